@@ -1,0 +1,143 @@
+"""The encoder stack: one shared (or N_max unshared) transformer block, iterated by ACT."""
+
+import keras
+from keras import ops
+
+from albert_act import checks
+from albert_act.halting import EXECUTIONS, HaltingUnit, halting_loop
+from albert_act.transformer_block import TransformerBlock
+
+HALTING_MODES = ("act", "none")
+
+
+@keras.saving.register_keras_serializable(package="albert_act")
+class AdaptiveDepthEncoder(keras.layers.Layer):
+    """Applies a transformer block to each token an adaptive number of times.
+
+    `halting="act"` learns per-token depth (DESIGN.md); `halting="none"` gives
+    fixed depth N_max. `share_weights=False` uses N_max distinct blocks
+    (BERT-style), so the paper's ALBERT and BERT baselines come from this class.
+
+    Args:
+        num_heads, intermediate_dim, dropout, layer_norm_epsilon, initializer_range:
+            passed to `TransformerBlock`.
+        max_iterations: int, N_max.
+        halting: "act" or "none".
+        share_weights: bool, one block for all iterations (ALBERT) or N_max (BERT).
+        halting_epsilon: float in (0, 1), eps of the threshold 1 - eps.
+        halting_bias_initializer: float, initial bias of the halting unit.
+        execution: "static" or "while" (see `halting.halting_loop`).
+        return_details: add per-iteration `halting_probabilities`,
+            `update_weights` and `iteration_states` to the outputs.
+
+    Call arguments:
+        hidden_states: float (B, T, H).
+        padding_mask: bool/int (B, T).
+
+    Returns:
+        dict: `sequence_output` (B, T, H), `iterations` (B, T), `remainders`
+        (B, T), `ponder_cost` (B,), plus the details when asked for; all float32.
+    """
+
+    def __init__(
+        self,
+        num_heads,
+        intermediate_dim,
+        max_iterations,
+        halting="act",
+        share_weights=True,
+        halting_epsilon=0.01,
+        halting_bias_initializer=0.0,
+        execution="static",
+        return_details=False,
+        dropout=0.0,
+        layer_norm_epsilon=1e-12,
+        initializer_range=0.02,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.num_heads = num_heads
+        self.intermediate_dim = intermediate_dim
+        self.max_iterations = checks.positive_int("max_iterations", max_iterations)
+        self.halting = checks.one_of("halting", halting, HALTING_MODES)
+        self.share_weights = checks.one_of("share_weights", share_weights, (True, False))
+        self.halting_epsilon = checks.probability("halting_epsilon", halting_epsilon, inclusive_low=False)
+        self.halting_bias_initializer = float(halting_bias_initializer)
+        self.execution = checks.one_of("execution", execution, EXECUTIONS)
+        self.return_details = bool(return_details)
+        self.dropout = dropout
+        self.layer_norm_epsilon = layer_norm_epsilon
+        self.initializer_range = initializer_range
+
+        num_blocks = 1 if share_weights else max_iterations
+        self.blocks = [
+            TransformerBlock(
+                num_heads=num_heads,
+                intermediate_dim=intermediate_dim,
+                dropout=dropout,
+                layer_norm_epsilon=layer_norm_epsilon,
+                initializer_range=initializer_range,
+                dtype=self.dtype_policy,
+                name=f"transformer_block_{i}",
+            )
+            for i in range(num_blocks)
+        ]
+        self.halting_unit = None
+        if halting == "act":
+            self.halting_unit = HaltingUnit(
+                bias_initializer=halting_bias_initializer,
+                initializer_range=initializer_range,
+                name="halting_unit",
+            )
+
+    def build(self, hidden_states_shape, padding_mask_shape=None):
+        for block in self.blocks:
+            block.build(hidden_states_shape)
+        if self.halting_unit is not None:
+            self.halting_unit.build(hidden_states_shape)
+
+    def call(self, hidden_states, padding_mask, training=None):
+        def layer_fn(h, i):
+            h = ops.cast(h, self.compute_dtype)
+            if len(self.blocks) == 1:
+                return self.blocks[0](h, padding_mask=padding_mask, training=training)
+            if isinstance(i, int):  # static loop: pick the block directly
+                return self.blocks[i](h, padding_mask=padding_mask, training=training)
+            return ops.switch(
+                i,
+                [lambda h, b=b: b(h, padding_mask=padding_mask, training=training) for b in self.blocks],
+                h,
+            )
+
+        halting_fn = None
+        if self.halting_unit is not None:
+            halting_fn = lambda y, i: self.halting_unit(y)  # noqa: E731
+
+        return halting_loop(
+            hidden_states,
+            padding_mask,
+            layer_fn,
+            halting_fn,
+            max_iterations=self.max_iterations,
+            epsilon=self.halting_epsilon,
+            execution=self.execution,
+            return_details=self.return_details,
+        )
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            num_heads=self.num_heads,
+            intermediate_dim=self.intermediate_dim,
+            max_iterations=self.max_iterations,
+            halting=self.halting,
+            share_weights=self.share_weights,
+            halting_epsilon=self.halting_epsilon,
+            halting_bias_initializer=self.halting_bias_initializer,
+            execution=self.execution,
+            return_details=self.return_details,
+            dropout=self.dropout,
+            layer_norm_epsilon=self.layer_norm_epsilon,
+            initializer_range=self.initializer_range,
+        )
+        return config

@@ -1,0 +1,177 @@
+"""`AlbertActBackbone`: embeddings -> adaptive-depth encoder -> pooled [CLS]."""
+
+import keras
+
+from albert_act.adaptive_encoder import AdaptiveDepthEncoder
+from albert_act.embeddings import FactorizedEmbedding
+
+
+@keras.saving.register_keras_serializable(package="albert_act")
+class AlbertActBackbone(keras.Model):
+    """ALBERT encoder whose shared layer runs a learned number of times per token.
+
+    Constructor arguments are the config; `get_config()` echoes every one.
+
+    Args:
+        vocabulary_size: int, V.
+        num_heads: int, attention heads.
+        embedding_dim: int, E (factorized embedding size).
+        hidden_dim: int, H.
+        intermediate_dim: int, FFN inner size.
+        max_iterations: int, N_max (the depth cap; the fixed depth when `halting="none"`).
+        halting: "act" (per-token ACT) or "none" (plain ALBERT, N_max iterations).
+        share_weights: True (ALBERT) or False (N_max distinct blocks, BERT-style).
+        halting_epsilon: float, eps in the threshold 1 - eps (0.01).
+        halting_bias_initializer: float, initial halting-unit bias (0, the authors').
+        execution: "static" (masked loop of N_max steps; XLA/TPU) or "while"
+            (exits as soon as every token has halted). Same numbers.
+        return_details: also output `halting_probabilities` and `update_weights`
+            (B, T, N_max) and `iteration_states` (B, N_max, T, H).
+        dropout: float, dropout everywhere (0 in pre-training, as the paper).
+        max_sequence_length: int, learned positions.
+        num_segments: int, segment ids.
+        layer_norm_epsilon: float (1e-12).
+        initializer_range: float, truncated-normal stddev (0.02).
+        dtype: dtype or policy, e.g. "mixed_bfloat16"; ACT state stays float32.
+
+    Inputs (dict): `token_ids` int (B, T), `segment_ids` int (B, T),
+    `padding_mask` int/bool (B, T), 1 on real tokens.
+
+    Outputs (dict): `sequence_output` (B, T, H) float32, `pooled_output` (B, H)
+    (tanh dense on position 0, [CLS]), `iterations` N_t (B, T) float32 (0 on
+    padding), `remainders` R_t (B, T), `ponder_cost` (B,) = sum over real
+    tokens of N_t + R_t; plus the details when `return_details=True`.
+
+    Example:
+    >>> import numpy as np
+    >>> backbone = AlbertActBackbone(vocabulary_size=100, num_heads=2, embedding_dim=8,
+    ...     hidden_dim=16, intermediate_dim=32, max_iterations=4, max_sequence_length=16)
+    >>> out = backbone({"token_ids": np.ones((2, 5), "int32"),
+    ...                 "segment_ids": np.zeros((2, 5), "int32"),
+    ...                 "padding_mask": np.array([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]])})
+    >>> out["iterations"].shape, out["ponder_cost"].shape
+    (TensorShape([2, 5]), TensorShape([2]))
+    """
+
+    def __init__(
+        self,
+        vocabulary_size,
+        num_heads,
+        embedding_dim,
+        hidden_dim,
+        intermediate_dim,
+        max_iterations,
+        halting="act",
+        share_weights=True,
+        halting_epsilon=0.01,
+        halting_bias_initializer=0.0,
+        execution="static",
+        return_details=False,
+        dropout=0.0,
+        max_sequence_length=512,
+        num_segments=2,
+        layer_norm_epsilon=1e-12,
+        initializer_range=0.02,
+        dtype=None,
+        **kwargs,
+    ):
+        # Layers first (they validate their arguments), then the functional graph.
+        self.embeddings = FactorizedEmbedding(
+            vocabulary_size=vocabulary_size,
+            embedding_dim=embedding_dim,
+            hidden_dim=hidden_dim,
+            max_sequence_length=max_sequence_length,
+            num_segments=num_segments,
+            layer_norm_epsilon=layer_norm_epsilon,
+            dropout=dropout,
+            initializer_range=initializer_range,
+            dtype=dtype,
+            name="embeddings",
+        )
+        self.encoder = AdaptiveDepthEncoder(
+            num_heads=num_heads,
+            intermediate_dim=intermediate_dim,
+            max_iterations=max_iterations,
+            halting=halting,
+            share_weights=share_weights,
+            halting_epsilon=halting_epsilon,
+            halting_bias_initializer=halting_bias_initializer,
+            execution=execution,
+            return_details=return_details,
+            dropout=dropout,
+            layer_norm_epsilon=layer_norm_epsilon,
+            initializer_range=initializer_range,
+            dtype=dtype,
+            name="encoder",
+        )
+        self.pooler = keras.layers.Dense(
+            hidden_dim,
+            activation="tanh",
+            kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),
+            dtype=dtype,
+            name="pooler",
+        )
+
+        inputs = {
+            "token_ids": keras.Input(shape=(None,), dtype="int32", name="token_ids"),
+            "segment_ids": keras.Input(shape=(None,), dtype="int32", name="segment_ids"),
+            "padding_mask": keras.Input(shape=(None,), dtype="int32", name="padding_mask"),
+        }
+        hidden = self.embeddings(inputs["token_ids"], inputs["segment_ids"])  # (B, T, H)
+        outputs = dict(self.encoder(hidden, inputs["padding_mask"]))
+        outputs["pooled_output"] = self.pooler(outputs["sequence_output"][:, 0, :])  # (B, H)
+        super().__init__(inputs=inputs, outputs=outputs, dtype=dtype, **kwargs)
+
+        self.vocabulary_size = vocabulary_size
+        self.num_heads = num_heads
+        self.embedding_dim = embedding_dim
+        self.hidden_dim = hidden_dim
+        self.intermediate_dim = intermediate_dim
+        self.max_iterations = max_iterations
+        self.halting = halting
+        self.share_weights = share_weights
+        self.halting_epsilon = halting_epsilon
+        self.halting_bias_initializer = halting_bias_initializer
+        self.execution = execution
+        self.return_details = return_details
+        self.dropout = dropout
+        self.max_sequence_length = max_sequence_length
+        self.num_segments = num_segments
+        self.layer_norm_epsilon = layer_norm_epsilon
+        self.initializer_range = initializer_range
+
+    @property
+    def token_embedding(self):
+        """The (reversible) token table, shared with the MLM decoder."""
+        return self.embeddings.token_embedding
+
+    def get_config(self):
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "dtype": keras.dtype_policies.serialize(self.dtype_policy),
+            "vocabulary_size": self.vocabulary_size,
+            "num_heads": self.num_heads,
+            "embedding_dim": self.embedding_dim,
+            "hidden_dim": self.hidden_dim,
+            "intermediate_dim": self.intermediate_dim,
+            "max_iterations": self.max_iterations,
+            "halting": self.halting,
+            "share_weights": self.share_weights,
+            "halting_epsilon": self.halting_epsilon,
+            "halting_bias_initializer": self.halting_bias_initializer,
+            "execution": self.execution,
+            "return_details": self.return_details,
+            "dropout": self.dropout,
+            "max_sequence_length": self.max_sequence_length,
+            "num_segments": self.num_segments,
+            "layer_norm_epsilon": self.layer_norm_epsilon,
+            "initializer_range": self.initializer_range,
+        }
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        if isinstance(config.get("dtype"), dict):
+            config["dtype"] = keras.dtype_policies.deserialize(config["dtype"])
+        return cls(**config)

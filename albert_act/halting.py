@@ -1,0 +1,194 @@
+"""Per-token Adaptive Computation Time (Graves 2016), as DESIGN.md states it.
+
+For token t at iteration n = 1..N_max, with layer output y_t^n = f(h^{n-1})_t:
+
+    p_t^n   = sigmoid(w . y_t^n + b)                            (HaltingUnit)
+    N_t     = min{n : sum_{k<=n} p_t^k >= 1 - eps}, capped at N_max
+    R_t     = 1 - sum_{k<N_t} p_t^k
+    lam_t^n = p_t^n if n < N_t;  R_t if n = N_t;  0 if n > N_t
+    h_t^n   = lam_t^n * y_t^n + (1 - lam_t^n) * h_t^{n-1}
+    ponder  = sum over real tokens of (N_t + R_t)               (per sequence)
+
+Decisions: the remainder is forced at the cap (every token's weights sum to 1);
+halting is tracked with a boolean mask, never by comparing a float sum with 1;
+padding is halted before the first iteration (N = R = 0); halted tokens keep
+their state, which stays visible as keys/values to running tokens; N_t carries
+no gradient, the ponder gradient flows through R_t. All ACT state is float32,
+whatever the compute dtype of the layer.
+
+`halting_loop` runs the iterations either as a static loop of N_max steps
+(`execution="static"`, XLA/TPU friendly) or as a while loop that exits once
+every token has halted (`execution="while"`); both run the same step function.
+"""
+
+import keras
+from keras import ops
+
+from albert_act import checks
+
+EXECUTIONS = ("static", "while")
+
+
+@keras.saving.register_keras_serializable(package="albert_act")
+class HaltingUnit(keras.layers.Layer):
+    """p = sigmoid(w . y + b): the per-token halting probability, always in float32.
+
+    Args:
+        bias_initializer: float, initial b. 0 (the authors' choice) gives p = 0.5
+            at the start, so tokens begin by halting after about two iterations.
+        initializer_range: float, stddev of the truncated-normal initializer of w.
+
+    Call arguments:
+        layer_output: float (B, T, H).
+
+    Returns:
+        float32 (B, T) in (0, 1).
+    """
+
+    def __init__(self, bias_initializer=0.0, initializer_range=0.02, **kwargs):
+        kwargs["dtype"] = "float32"  # ACT state and its inputs stay float32
+        super().__init__(**kwargs)
+        self.bias_initializer = float(bias_initializer)
+        self.initializer_range = initializer_range
+        self.dense = keras.layers.Dense(
+            1,
+            kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),
+            bias_initializer=keras.initializers.Constant(self.bias_initializer),
+            dtype="float32",
+            name="dense",
+        )
+
+    def build(self, layer_output_shape):
+        self.dense.build(layer_output_shape)
+
+    def call(self, layer_output):
+        return ops.sigmoid(self.dense(layer_output)[..., 0])  # (B, T)
+
+    def compute_output_shape(self, layer_output_shape):
+        return layer_output_shape[:-1]
+
+    def get_config(self):
+        config = super().get_config()
+        config.pop("dtype", None)
+        config.update(
+            bias_initializer=self.bias_initializer,
+            initializer_range=self.initializer_range,
+        )
+        return config
+
+
+def halting_loop(
+    hidden_states,
+    padding_mask,
+    layer_fn,
+    halting_fn,
+    max_iterations,
+    epsilon=0.01,
+    execution="static",
+    return_details=False,
+):
+    """Applies `layer_fn` to each token an adaptive number of times.
+
+    Args:
+        hidden_states: float (B, T, H), the initial states h^0.
+        padding_mask: bool/int (B, T), 1 for real tokens.
+        layer_fn: `layer_fn(h, i) -> y`, the layer output (B, T, H) for states h
+            (float32) at 0-based iteration i (a Python int in the static loop, a
+            scalar tensor in the while loop).
+        halting_fn: `halting_fn(y, i) -> p`, float (B, T) halting probabilities;
+            `None` gives fixed depth (plain ALBERT/BERT): every real token takes
+            lam = 1 at every iteration and halts at N_max with R = 0.
+        max_iterations: int, N_max.
+        epsilon: float, halting threshold is 1 - epsilon.
+        execution: "static" (N_max masked steps) or "while" (exits when all halted).
+        return_details: also return per-iteration `halting_probabilities`
+            (p_t^n while t runs, else 0), `update_weights` (lam_t^n), both
+            (B, T, N_max), and `iteration_states` h^n (B, N_max, T, H); after a
+            token halts its state is repeated.
+
+    Returns:
+        dict of float32 tensors: `sequence_output` (B, T, H) = h^{N_max},
+        `iterations` N_t (B, T), `remainders` R_t (B, T), `ponder_cost` (B,),
+        and the details when asked for.
+    """
+    checks.positive_int("max_iterations", max_iterations)
+    checks.probability("epsilon", epsilon, inclusive_low=False)
+    checks.one_of("execution", execution, EXECUTIONS)
+
+    is_real = ops.cast(padding_mask, "bool")  # (B, T)
+    hidden_states = ops.cast(hidden_states, "float32")
+    zeros = ops.zeros_like(ops.cast(is_real, "float32"))  # (B, T)
+    state = {
+        "h": hidden_states,  # h^{n-1}                         (B, T, H)
+        "halted": ops.logical_not(is_real),  # padding pre-halted (B, T)
+        "accumulated": zeros,  # sum_{k<n} p_t^k                (B, T)
+        "iterations": zeros,  # N_t once halted, else 0          (B, T)
+        "remainders": zeros,  # R_t once halted, else 0          (B, T)
+    }
+    if return_details:
+        state["probabilities"] = ops.zeros((max_iterations, *ops.shape(zeros)))  # (N, B, T)
+        state["weights"] = ops.zeros((max_iterations, *ops.shape(zeros)))  # (N, B, T)
+        state["states"] = ops.zeros((max_iterations, *ops.shape(hidden_states)))  # (N, B, T, H)
+
+    def step(i, state):
+        running = ops.logical_not(state["halted"])  # (B, T)
+        y = ops.cast(layer_fn(state["h"], i), "float32")  # (B, T, H)
+        at_cap = ops.equal(i + 1, max_iterations)
+        if halting_fn is None:
+            weight = ops.cast(running, "float32")
+            halts_now = ops.logical_and(running, at_cap)
+            probability = zeros
+            remainders = state["remainders"]
+            accumulated = state["accumulated"]
+        else:
+            probability = ops.where(running, ops.cast(halting_fn(y, i), "float32"), 0.0)
+            reaches = ops.greater_equal(state["accumulated"] + probability, 1.0 - epsilon)
+            halts_now = ops.logical_and(running, ops.logical_or(reaches, at_cap))
+            remainder = 1.0 - state["accumulated"]  # R_t = 1 - sum_{k<N_t} p_t^k
+            weight = ops.where(halts_now, remainder, probability)  # lam_t^n
+            remainders = ops.where(halts_now, remainder, state["remainders"])
+            accumulated = ops.where(halts_now, state["accumulated"], state["accumulated"] + probability)
+        lam = weight[..., None]  # (B, T, 1)
+        h = ops.where(running[..., None], lam * y + (1.0 - lam) * state["h"], state["h"])
+        new_state = {
+            "h": h,
+            "halted": ops.logical_or(state["halted"], halts_now),
+            "accumulated": accumulated,
+            "iterations": ops.where(halts_now, ops.cast(i + 1, "float32"), state["iterations"]),
+            "remainders": remainders,
+        }
+        if return_details:
+            for key, value in (("probabilities", probability), ("weights", weight), ("states", h)):
+                start = [i] + [0] * len(value.shape)
+                new_state[key] = ops.slice_update(state[key], start, value[None])
+        return new_state
+
+    if execution == "static":
+        for i in range(max_iterations):
+            state = step(i, state)
+        steps_run = max_iterations
+    else:
+        def cond(i, state):
+            return ops.logical_not(ops.all(state["halted"]))
+
+        def body(i, state):
+            return i + 1, step(i, state)
+
+        steps_run, state = ops.while_loop(
+            cond, body, (ops.convert_to_tensor(0, "int32"), state), maximum_iterations=max_iterations
+        )
+
+    outputs = {
+        "sequence_output": state["h"],
+        "iterations": state["iterations"],
+        "remainders": state["remainders"],
+        "ponder_cost": ops.sum(state["iterations"] + state["remainders"], axis=-1),  # padding: 0
+    }
+    if return_details:
+        # Iterations the while loop skipped leave every token frozen: repeat h.
+        skipped = ops.arange(max_iterations) >= steps_run  # (N,)
+        states = ops.where(skipped[:, None, None, None], state["h"][None], state["states"])
+        outputs["halting_probabilities"] = ops.transpose(state["probabilities"], (1, 2, 0))
+        outputs["update_weights"] = ops.transpose(state["weights"], (1, 2, 0))
+        outputs["iteration_states"] = ops.transpose(states, (1, 0, 2, 3))
+    return outputs

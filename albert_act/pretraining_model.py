@@ -1,0 +1,64 @@
+"""`AlbertActPretrainingModel`: backbone + MLM head + sentence-order-prediction head."""
+
+import keras
+
+from albert_act.masked_lm_head import MaskedLMHead
+from albert_act.task_model import DEPTH_OUTPUTS, backbone_from_config, backbone_inputs
+
+
+@keras.saving.register_keras_serializable(package="albert_act")
+class AlbertActPretrainingModel(keras.Model):
+    """Pre-training model: MLM logits at masked positions and SOP logits on [CLS].
+
+    The loss (MLM + SOP + tau * ponder) is computed by the training loop from
+    these outputs; the model itself holds no loss.
+
+    Args:
+        backbone: `AlbertActBackbone`.
+        initializer_range: float, stddev for the head kernels.
+
+    Inputs (dict): the backbone's three inputs plus `masked_positions` int (B, P).
+
+    Outputs (dict): `mlm_logits` (B, P, V) float32, `sop_logits` (B, 2) float32,
+    and the backbone's `iterations`, `remainders`, `ponder_cost`.
+    """
+
+    def __init__(self, backbone, initializer_range=0.02, **kwargs):
+        self.backbone = backbone
+        self.masked_lm_head = MaskedLMHead(
+            vocabulary_size=backbone.vocabulary_size,
+            embedding_dim=backbone.embedding_dim,
+            token_embedding=backbone.token_embedding,
+            layer_norm_epsilon=backbone.layer_norm_epsilon,
+            initializer_range=initializer_range,
+            dtype=backbone.dtype_policy,
+            name="masked_lm_head",
+        )
+        self.sop_head = keras.layers.Dense(
+            2,
+            kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),
+            dtype="float32",
+            name="sop_head",
+        )
+        inputs = backbone_inputs()
+        inputs["masked_positions"] = keras.Input(shape=(None,), dtype="int32", name="masked_positions")
+        features = self.backbone({k: inputs[k] for k in ("token_ids", "segment_ids", "padding_mask")})
+        outputs = {
+            "mlm_logits": self.masked_lm_head(features["sequence_output"], inputs["masked_positions"]),
+            "sop_logits": self.sop_head(features["pooled_output"]),
+        }
+        outputs.update({name: features[name] for name in DEPTH_OUTPUTS})
+        super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+        self.initializer_range = initializer_range
+
+    def get_config(self):
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "backbone": keras.saving.serialize_keras_object(self.backbone),
+            "initializer_range": self.initializer_range,
+        }
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**backbone_from_config(config))
