@@ -148,8 +148,12 @@ def halting_loop(
             weight = ops.where(halts_now, remainder, probability)  # lam_t^n
             remainders = ops.where(halts_now, remainder, state["remainders"])
             accumulated = ops.where(halts_now, state["accumulated"], state["accumulated"] + probability)
-        lam = weight[..., None]  # (B, T, 1)
-        h = ops.where(running[..., None], lam * y + (1.0 - lam) * state["h"], state["h"])
+        if halting_fn is None:  # lam is 1 or 0: select, no arithmetic
+            h = ops.where(running[..., None], y, state["h"])
+        else:
+            # lam y + (1 - lam) h, written as h + lam (y - h): one op fewer on (B, T, H),
+            # and halted/padding tokens (lam = 0) keep h exactly, no select needed.
+            h = state["h"] + weight[..., None] * (y - state["h"])
         new_state = {
             "h": h,
             "halted": ops.logical_or(state["halted"], halts_now),
