@@ -1,0 +1,302 @@
+"""Raw text -> sharded TFRecords of ALBERT pre-training instances (SOP + n-gram masking).
+
+    python -m pipelines.create_pretraining_data --input 'corpus/*.txt' --vocab vocab/albert.model \\
+        --output_dir data/pretraining --dupe_factor 10 --num_shards 8
+
+Input: one sentence per line, a blank line between documents (files or globs,
+local or gs://). Output in --output_dir: train-NNNNN-of-NNNNN.tfrecord,
+eval-00000-of-00001.tfrecord (held-out documents, never in train),
+stats.json and stats.md. The semantics are in `pipelines/instances.py`.
+
+Reproducible: the same inputs, vocabulary and flags give byte-identical shards
+for any --workers. Streaming: memory is bounded by --shuffle_buffer and the
+in-flight batches, not by the corpus. Shards are written to
+<output_dir>/_incomplete/ and moved into place only when everything succeeded;
+stats.json is written last.
+"""
+
+import argparse
+import collections
+import json
+import multiprocessing
+import os
+import random
+import sys
+import time
+
+from pipelines import instances, text_files
+from pipelines.tokenizer import Tokenizer
+
+
+def read_documents(files, skip_invalid_utf8=False, invalid_lines=None):
+    """Yields lists of sentence strings; a blank line (or a file's end) ends a document."""
+    for path in files:
+        document = []
+        for _, line in text_files.read_lines(path, skip_invalid_utf8, invalid_lines):
+            line = line.strip()
+            if line:
+                document.append(line)
+            elif document:
+                yield document
+                document = []
+        if document:
+            yield document
+
+
+def _batches(documents, size):
+    batch = []
+    for index, document in enumerate(documents):
+        batch.append((index, document))
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _ordered_map(fn, items, workers, initializer, initargs):
+    """Like Pool.imap, but never more than 4 tasks per worker in flight (bounded memory)."""
+    if workers == 1:
+        initializer(*initargs)
+        yield from map(fn, items)
+        return
+    context = multiprocessing.get_context("spawn")  # workers import no TensorFlow
+    with context.Pool(workers, initializer, initargs) as pool:
+        pending = collections.deque()
+        for item in items:
+            pending.append(pool.apply_async(fn, (item,)))
+            if len(pending) >= 4 * workers:
+                yield pending.popleft().get()
+        while pending:
+            yield pending.popleft().get()
+
+
+class _ShardWriter:
+    """Seeded shuffle buffer, then round-robin over the shards: deterministic output order."""
+
+    def __init__(self, directory, prefix, num_shards, buffer_size, seed):
+        import tensorflow as tf
+
+        self.names = [f"{prefix}-{i:05d}-of-{num_shards:05d}.tfrecord" for i in range(num_shards)]
+        self.writers = [tf.io.TFRecordWriter(os.path.join(directory, n)) for n in self.names]
+        self.buffer, self.buffer_size = [], buffer_size
+        self.rng = random.Random(f"{seed}/shuffle/{prefix}")
+        self.written = 0
+
+    def _write(self, record):
+        self.writers[self.written % len(self.writers)].write(record)
+        self.written += 1
+
+    def add(self, record):
+        if len(self.buffer) < self.buffer_size:
+            self.buffer.append(record)
+            return
+        j = self.rng.randrange(self.buffer_size)
+        self._write(self.buffer[j])
+        self.buffer[j] = record
+
+    def close(self):
+        self.rng.shuffle(self.buffer)
+        for record in self.buffer:
+            self._write(record)
+        for writer in self.writers:
+            writer.close()
+
+
+def create_pretraining_data(
+    input_patterns,
+    vocab,
+    output_dir,
+    config,
+    num_shards=8,
+    workers=None,
+    eval_fraction=0.01,
+    shuffle_buffer=10000,
+    docs_per_task=64,
+    skip_invalid_utf8=False,
+    progress=True,
+):
+    """Writes the shards and the stats report; returns the stats dict (also in stats.json).
+
+    Raises ValueError (naming the file, line or value) for: a pattern matching no
+    file, a missing file, non-UTF-8 text (unless skip_invalid_utf8), an empty
+    corpus, a vocabulary without ALBERT's special ids, an output directory that
+    already holds shards, and bad config values.
+    """
+    import tensorflow as tf
+
+    workers = workers or os.cpu_count()
+    if num_shards < 1:
+        raise ValueError(f"num_shards must be >= 1, got {num_shards}")
+    if not 0.0 <= eval_fraction < 1.0:
+        raise ValueError(f"eval_fraction must be in [0, 1), got {eval_fraction}")
+    files = text_files.expand_patterns(input_patterns)
+    tokenizer = Tokenizer.from_file(vocab)
+    if config.vocabulary_size != tokenizer.vocabulary_size:
+        raise ValueError(
+            f"config.vocabulary_size={config.vocabulary_size} but {vocab} has {tokenizer.vocabulary_size} pieces"
+        )
+    if tf.io.gfile.exists(output_dir):
+        existing = tf.io.gfile.glob(os.path.join(output_dir, "*.tfrecord"))
+        if existing:
+            raise ValueError(
+                f"{output_dir} already holds {len(existing)} shard(s) (e.g. {os.path.basename(existing[0])}); "
+                "choose a new directory or delete them"
+            )
+    staging = os.path.join(output_dir, "_incomplete")
+    if tf.io.gfile.exists(staging):
+        tf.io.gfile.rmtree(staging)  # left by a crashed run: never complete
+    tf.io.gfile.makedirs(staging)
+
+    start = time.perf_counter()
+    invalid_lines = []
+    stats = collections.Counter()
+    train = _ShardWriter(staging, "train", num_shards, shuffle_buffer, config.seed)
+    evaluation = _ShardWriter(staging, "eval", 1, shuffle_buffer, config.seed)
+    documents = read_documents(files, skip_invalid_utf8, invalid_lines)
+    results = _ordered_map(
+        instances.process_documents,
+        _batches(documents, docs_per_task),
+        workers,
+        instances.init_worker,
+        (tokenizer.model_proto, config, eval_fraction),
+    )
+    bar = _progress_bar(progress)
+    for train_records, eval_records, batch_stats in results:
+        for record in train_records:
+            train.add(record)
+        for record in eval_records:
+            evaluation.add(record)
+        stats.update(batch_stats)
+        bar.update(batch_stats["documents"])
+        bar.set_postfix(instances=stats["instances"], refresh=False)
+    bar.close()
+    train.close()
+    evaluation.close()
+    if stats["documents"] == 0:
+        tf.io.gfile.rmtree(staging)
+        raise ValueError(f"empty corpus: no non-blank line in {files}")
+
+    for name in train.names + evaluation.names:
+        tf.io.gfile.rename(os.path.join(staging, name), os.path.join(output_dir, name))
+    tf.io.gfile.rmtree(staging)
+    report = _report(stats, invalid_lines, config, files, vocab, num_shards, eval_fraction,
+                     workers, time.perf_counter() - start)
+    _write_report(report, output_dir)
+    return report
+
+
+def _progress_bar(enabled):
+    from tqdm import tqdm
+
+    return tqdm(unit=" docs", disable=not enabled, mininterval=1.0, file=sys.stderr)
+
+
+def _report(stats, invalid_lines, config, files, vocab, num_shards, eval_fraction, workers, seconds):
+    masked = stats["masked_tokens"]
+    spans = {n: stats[f"ngram_{n}"] for n in range(1, config.max_ngram + 1)}
+    total_spans = sum(spans.values())
+    harmonic = sum(1.0 / n for n in spans)
+    return {
+        "inputs": files,
+        "vocab": vocab,
+        "config": {**vars(config), "num_shards": num_shards, "eval_fraction": eval_fraction},
+        "documents": {"total": stats["documents"], "train": stats["train_documents"], "eval": stats["eval_documents"]},
+        "sentences": stats["sentences"],
+        "empty_sentences_skipped": stats["empty_sentences"],
+        "invalid_utf8_lines_skipped": [f"{path} line {line}" for path, line in invalid_lines],
+        "instances": {"total": stats["instances"], "train": stats["instances"] - stats["eval_instances"],
+                      "eval": stats["eval_instances"]},
+        "tokens": stats["tokens"],
+        "mean_tokens_per_instance": stats["tokens"] / max(1, stats["instances"]),
+        "masked_fraction": masked / max(1, stats["maskable_tokens"]),
+        "replacement_mix": {k: stats[f"replaced_{k}"] / max(1, masked) for k in ("mask", "keep", "random")},
+        "ngram_spans": {
+            str(n): {"count": c, "fraction": c / max(1, total_spans), "expected": (1.0 / n) / harmonic}
+            for n, c in spans.items()
+        },
+        "sop_swapped_fraction": stats["sop_swapped"] / max(1, stats["instances"]),
+        "truncation": {"instances": stats["truncated_instances"], "tokens_removed": stats["truncated_tokens"]},
+        "single_segment_chunks": {"split_at_a_word": stats["single_segment_split"],
+                                  "dropped_one_word": stats["single_segment_dropped"]},
+        "short_target_documents": stats["short_targets"],
+        "workers": workers,
+        "seconds": seconds,
+        "instances_per_second": stats["instances"] / max(seconds, 1e-9),
+    }
+
+
+def _write_report(report, output_dir):
+    import tensorflow as tf
+
+    lines = [
+        "# Pre-training data", "",
+        f"- documents: {report['documents']['total']} ({report['documents']['train']} train, "
+        f"{report['documents']['eval']} eval), sentences: {report['sentences']}",
+        f"- instances: {report['instances']['train']} train, {report['instances']['eval']} eval; "
+        f"tokens: {report['tokens']} ({report['mean_tokens_per_instance']:.1f} per instance)",
+        f"- masked fraction: {report['masked_fraction']:.4f} (target {report['config']['masked_lm_prob']})",
+        "- replacement mix: " + ", ".join(f"{k} {v:.4f}" for k, v in report["replacement_mix"].items()),
+        f"- SOP swapped: {report['sop_swapped_fraction']:.4f}",
+        f"- truncated instances: {report['truncation']['instances']} "
+        f"({report['truncation']['tokens_removed']} tokens removed)",
+        f"- single-segment chunks: {report['single_segment_chunks']['split_at_a_word']} split at a word, "
+        f"{report['single_segment_chunks']['dropped_one_word']} dropped (one word)",
+        f"- empty sentences skipped: {report['empty_sentences_skipped']}; "
+        f"invalid UTF-8 lines skipped: {len(report['invalid_utf8_lines_skipped'])}",
+        f"- {report['instances_per_second']:.0f} instances/s with {report['workers']} workers",
+        "", "| n-gram (words) | spans | fraction | expected (1/n) |", "|---|---|---|---|",
+    ]
+    lines += [f"| {n} | {v['count']} | {v['fraction']:.4f} | {v['expected']:.4f} |" for n, v in report["ngram_spans"].items()]
+    with tf.io.gfile.GFile(os.path.join(output_dir, "stats.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with tf.io.gfile.GFile(os.path.join(output_dir, "stats.json"), "w") as f:
+        json.dump(report, f, indent=2)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--input", nargs="+", required=True, help="text files or globs (local or gs://)")
+    parser.add_argument("--vocab", required=True, help="SentencePiece .model from pipelines.train_tokenizer")
+    parser.add_argument("--output_dir", required=True)
+    parser.add_argument("--max_seq_length", type=int, default=128)
+    parser.add_argument("--masked_lm_prob", type=float, default=0.20, help="fraction of tokens masked (paper: 0.20)")
+    parser.add_argument("--max_predictions_per_seq", type=int, default=None,
+                        help="default: 1.2 x round(masked_lm_prob * (max_seq_length - 3)), room for the last span")
+    parser.add_argument("--max_ngram", type=int, default=3)
+    parser.add_argument("--dupe_factor", type=int, default=10, help="maskings of each training document")
+    parser.add_argument("--short_seq_prob", type=float, default=0.1)
+    parser.add_argument("--seed", type=int, default=12345)
+    parser.add_argument("--num_shards", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=os.cpu_count(), help="processes (default: all cores)")
+    parser.add_argument("--eval_fraction", type=float, default=0.01,
+                        help="fraction of documents held out for the eval shard")
+    parser.add_argument("--shuffle_buffer", type=int, default=10000, help="instances in the writer's shuffle buffer")
+    parser.add_argument("--skip_invalid_utf8", action="store_true",
+                        help="skip (and count) lines that are not UTF-8 instead of failing")
+    args = parser.parse_args(argv)
+    try:
+        vocabulary_size = Tokenizer.from_file(args.vocab).vocabulary_size
+        config = instances.InstanceConfig(
+            vocabulary_size=vocabulary_size,
+            max_seq_length=args.max_seq_length,
+            masked_lm_prob=args.masked_lm_prob,
+            max_predictions_per_seq=args.max_predictions_per_seq,
+            max_ngram=args.max_ngram,
+            short_seq_prob=args.short_seq_prob,
+            dupe_factor=args.dupe_factor,
+            seed=args.seed,
+        )
+        report = create_pretraining_data(
+            args.input, args.vocab, args.output_dir, config, num_shards=args.num_shards,
+            workers=args.workers, eval_fraction=args.eval_fraction,
+            shuffle_buffer=args.shuffle_buffer, skip_invalid_utf8=args.skip_invalid_utf8,
+        )
+    except ValueError as error:
+        sys.exit(f"error: {error}")
+    print(f"wrote {report['instances']['train']} train and {report['instances']['eval']} eval instances "
+          f"to {args.output_dir} in {report['seconds']:.1f} s; stats in {args.output_dir}/stats.md")
+
+
+if __name__ == "__main__":
+    main()

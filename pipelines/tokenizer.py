@@ -1,0 +1,147 @@
+"""SentencePiece vocabulary with ALBERT's special ids, and encoding in Python and in the graph.
+
+Ids: <pad>=0, <unk>=1, [CLS]=2, [SEP]=3, [MASK]=4. The model's own normalizer is
+"identity"; `pipelines.normalization` is applied before SentencePiece, both when
+the vocabulary is trained and when text is encoded.
+"""
+
+import io
+import random
+import string
+
+import numpy as np
+import sentencepiece as spm
+
+from pipelines import normalization, text_files
+
+SPECIAL_TOKENS = ("<pad>", "<unk>", "[CLS]", "[SEP]", "[MASK]")
+PAD_ID, UNK_ID, CLS_ID, SEP_ID, MASK_ID = range(5)
+WORD_START = "\u2581"  # SentencePiece's "▁": the piece begins a new word
+_PUNCTUATION = frozenset(string.punctuation)
+
+
+def sample_sentences(files, max_sentences, seed):
+    """A seeded reservoir sample of normalized, non-empty lines: memory bounded by `max_sentences`."""
+    rng = random.Random(f"{seed}/tokenizer-sample")
+    sample, seen = [], 0
+    for path in files:
+        for _, line in text_files.read_lines(path):
+            line = normalization.normalize(line)
+            if not line:
+                continue
+            seen += 1
+            if len(sample) < max_sentences:
+                sample.append(line)
+            else:
+                j = rng.randrange(seen)
+                if j < max_sentences:
+                    sample[j] = line
+    return sample
+
+
+def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=12345, num_threads=1):
+    """Trains a unigram vocabulary on normalized text; returns the serialized model (bytes).
+
+    Raises ValueError when the files hold no text, or when `vocab_size` is larger
+    than the text supports (SentencePiece's message says the largest possible).
+    """
+    sentences = sample_sentences(files, max_sentences, seed)
+    if not sentences:
+        raise ValueError(f"no text to train a vocabulary on in {files}")
+    model = io.BytesIO()
+    try:
+        spm.SentencePieceTrainer.train(
+            sentence_iterator=iter(sentences),
+            model_writer=model,
+            vocab_size=vocab_size,
+            model_type="unigram",
+            pad_id=PAD_ID,
+            unk_id=UNK_ID,
+            bos_id=-1,
+            eos_id=-1,
+            control_symbols=list(SPECIAL_TOKENS[2:]),
+            normalization_rule_name="identity",
+            shuffle_input_sentence=False,  # our sample is already seeded
+            input_sentence_size=0,
+            num_threads=num_threads,
+            minloglevel=2,
+        )
+    except RuntimeError as error:
+        raise ValueError(f"SentencePiece could not train on {files}: {error}") from None
+    return model.getvalue()
+
+
+class Tokenizer:
+    """A SentencePiece model with ALBERT's special ids and normalization.
+
+    Args:
+        model_proto: bytes of a SentencePiece model.
+        source: where it came from, for error messages.
+
+    Raises:
+        ValueError if the vocabulary lacks a special token at its id.
+    """
+
+    def __init__(self, model_proto, source="<model bytes>"):
+        self.model_proto = model_proto
+        self.source = source
+        self.processor = spm.SentencePieceProcessor(model_proto=model_proto)
+        size = self.processor.get_piece_size()
+        for expected_id, piece in enumerate(SPECIAL_TOKENS):
+            found = self.processor.id_to_piece(expected_id) if expected_id < size else None
+            if found != piece:
+                raise ValueError(
+                    f"{source}: vocabulary must have {piece} at id {expected_id}, found {found!r} "
+                    f"(train it with `python -m pipelines.train_tokenizer`)"
+                )
+
+    @classmethod
+    def from_file(cls, path):
+        return cls(text_files.read_bytes(path), source=path)
+
+    @property
+    def vocabulary_size(self):
+        return self.processor.get_piece_size()
+
+    def encode(self, texts):
+        """Normalizes and encodes a list of strings -> list of lists of ids (no specials added)."""
+        return self.processor.encode([normalization.normalize(t) for t in texts])
+
+    def id_to_piece(self, ids):
+        return [self.processor.id_to_piece(int(i)) for i in ids]
+
+    def word_start_table(self):
+        """bool (V,): ids that begin a word (a "▁" piece, a punctuation piece, or a special token).
+
+        Whole-word masking groups every other piece with the word before it, as ALBERT does.
+        """
+        table = np.zeros(self.vocabulary_size, bool)
+        for i in range(self.vocabulary_size):
+            piece = self.processor.id_to_piece(i)
+            table[i] = piece.startswith(WORD_START) or piece in _PUNCTUATION or i < len(SPECIAL_TOKENS)
+        return table
+
+    def graph_tokenizer(self):
+        """A `tf.Module` whose `__call__(strings)` returns ragged ids, normalized in the graph."""
+        return GraphTokenizer(self.model_proto)
+
+
+def _graph_tokenizer_class():
+    import tensorflow as tf
+    import tensorflow_text as tf_text
+
+    class _GraphTokenizer(tf.Module):
+        """tensorflow-text SentencePiece + `normalization.normalize_tensor`, exportable."""
+
+        def __init__(self, model_proto):
+            super().__init__()
+            self.sentencepiece = tf_text.SentencepieceTokenizer(model=model_proto, out_type=tf.int32)
+
+        def __call__(self, strings):
+            return self.sentencepiece.tokenize(normalization.normalize_tensor(strings))
+
+    return _GraphTokenizer
+
+
+def GraphTokenizer(model_proto):  # noqa: N802  (a class built lazily: TF stays out of worker imports)
+    return _graph_tokenizer_class()(model_proto)

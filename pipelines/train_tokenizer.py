@@ -1,0 +1,49 @@
+"""Train the SentencePiece vocabulary (unigram, lowercase, ALBERT's normalization).
+
+    python -m pipelines.train_tokenizer --input 'corpus/*.txt' --output vocab/albert --vocab_size 30000
+
+Writes <output>.model (and <output>.vocab, one "piece<TAB>score" per line). Ids:
+<pad>=0 <unk>=1 [CLS]=2 [SEP]=3 [MASK]=4.
+"""
+
+import argparse
+import sys
+
+from pipelines import text_files
+from pipelines.tokenizer import Tokenizer, train_sentencepiece
+
+
+def write_vocabulary(model_proto, output_prefix):
+    """Writes <prefix>.model and <prefix>.vocab; returns the Tokenizer."""
+    tokenizer = Tokenizer(model_proto, source=output_prefix + ".model")
+    with text_files.open_binary(output_prefix + ".model", "wb") as f:
+        f.write(model_proto)
+    processor = tokenizer.processor
+    lines = (f"{processor.id_to_piece(i)}\t{processor.get_score(i)}\n" for i in range(tokenizer.vocabulary_size))
+    with text_files.open_binary(output_prefix + ".vocab", "wb") as f:
+        f.write("".join(lines).encode("utf-8"))
+    return tokenizer
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--input", nargs="+", required=True, help="text files or globs (local or gs://)")
+    parser.add_argument("--output", required=True, help="output prefix: writes PREFIX.model and PREFIX.vocab")
+    parser.add_argument("--vocab_size", type=int, default=30000)
+    parser.add_argument("--max_sentences", type=int, default=2_000_000,
+                        help="seeded reservoir sample of lines to train on (bounds memory)")
+    parser.add_argument("--seed", type=int, default=12345)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="SentencePiece threads (1 keeps the vocabulary byte-identical run to run)")
+    args = parser.parse_args(argv)
+    try:
+        files = text_files.expand_patterns(args.input)
+        proto = train_sentencepiece(files, args.vocab_size, args.max_sentences, args.seed, args.threads)
+        tokenizer = write_vocabulary(proto, args.output)
+    except ValueError as error:
+        sys.exit(f"error: {error}")
+    print(f"wrote {args.output}.model ({tokenizer.vocabulary_size} pieces) and {args.output}.vocab")
+
+
+if __name__ == "__main__":
+    main()
