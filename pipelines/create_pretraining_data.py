@@ -150,6 +150,25 @@ def create_pretraining_data(
 
     start = time.perf_counter()
     invalid_lines = []
+    try:
+        stats = _write_shards(files, tokenizer, config, staging, num_shards, workers, eval_fraction,
+                              shuffle_buffer, docs_per_task, skip_invalid_utf8, invalid_lines, progress)
+    except BaseException:
+        tf.io.gfile.rmtree(staging)  # a failed run leaves nothing that looks like output
+        raise
+
+    for name in tf.io.gfile.listdir(staging):
+        tf.io.gfile.rename(os.path.join(staging, name), os.path.join(output_dir, name))
+    tf.io.gfile.rmtree(staging)
+    report = _report(stats, invalid_lines, config, files, vocab, num_shards, eval_fraction,
+                     workers, time.perf_counter() - start)
+    _write_report(report, output_dir)
+    return report
+
+
+def _write_shards(files, tokenizer, config, staging, num_shards, workers, eval_fraction,
+                  shuffle_buffer, docs_per_task, skip_invalid_utf8, invalid_lines, progress):
+    """Documents -> workers -> shuffle buffers -> shards in `staging`; returns the summed stats."""
     stats = collections.Counter()
     train = _ShardWriter(staging, "train", num_shards, shuffle_buffer, config.seed)
     evaluation = _ShardWriter(staging, "eval", 1, shuffle_buffer, config.seed)
@@ -174,16 +193,8 @@ def create_pretraining_data(
     train.close()
     evaluation.close()
     if stats["documents"] == 0:
-        tf.io.gfile.rmtree(staging)
         raise ValueError(f"empty corpus: no non-blank line in {files}")
-
-    for name in train.names + evaluation.names:
-        tf.io.gfile.rename(os.path.join(staging, name), os.path.join(output_dir, name))
-    tf.io.gfile.rmtree(staging)
-    report = _report(stats, invalid_lines, config, files, vocab, num_shards, eval_fraction,
-                     workers, time.perf_counter() - start)
-    _write_report(report, output_dir)
-    return report
+    return stats
 
 
 def _progress_bar(enabled):

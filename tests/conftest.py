@@ -1,6 +1,7 @@
 """Shared test helpers: quiet TensorFlow, tiny configs, random inputs, round-trip checks."""
 
 import os
+from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -74,3 +75,34 @@ def _seeded_and_float32():
     keras.config.set_dtype_policy("float32")
     yield
     keras.config.set_dtype_policy("float32")
+
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def shared_data():
+    """../shared/data (real public data). Skipped in a user's clone without it; a failure under CI."""
+    if not SHARED_DATA.is_dir():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{SHARED_DATA} is missing; CI runs with ../shared/data beside the repository")
+        pytest.skip(f"{SHARED_DATA} not found: these tests read the real data there")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def wiki_vocab(shared_data, tmp_path_factory):
+    """Path of an 8,000-piece vocabulary trained (by the CLI) on the Wikipedia sample."""
+    from pipelines import train_tokenizer
+
+    prefix = str(tmp_path_factory.mktemp("vocab") / "wiki")
+    train_tokenizer.main(["--input", str(shared_data / "wikipedia_en_sample" / "wiki_en_train.txt"),
+                          "--output", prefix, "--vocab_size", "8000"])
+    return prefix + ".model"
+
+
+@pytest.fixture(scope="session")
+def wiki_tokenizer(wiki_vocab):
+    from pipelines.tokenizer import Tokenizer
+
+    return Tokenizer.from_file(wiki_vocab)

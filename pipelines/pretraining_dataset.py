@@ -1,0 +1,116 @@
+"""tf.data reader for pre-training TFRecords (ours or the original ALBERT tool's).
+
+Each element is `(inputs, labels)`:
+    inputs: token_ids, segment_ids, padding_mask (B, T) and masked_positions (B, P), int32;
+    labels: masked_lm_ids (B, P) int32, masked_lm_weights (B, P) float32,
+            sentence_order_label (B,) int32 (1 = segments swapped).
+
+    dataset = make_pretraining_dataset("data/train-*.tfrecord", batch_size=64)
+    strategy.distribute_datasets_from_function(
+        lambda context: make_pretraining_dataset(pattern, 4096, input_context=context))
+"""
+
+import tensorflow as tf
+
+
+def record_shapes(path):
+    """(max_seq_length, max_predictions_per_seq) of the first record in `path`."""
+    for raw in tf.data.TFRecordDataset(path).take(1):
+        feature = tf.train.Example.FromString(raw.numpy()).features.feature
+        return len(feature["input_ids"].int64_list.value), len(feature["masked_lm_positions"].int64_list.value)
+    raise ValueError(f"{path}: no records")
+
+
+def parse_examples(serialized, seq_length, max_predictions):
+    """A batch (or a single) serialized Example -> (inputs, labels) as documented above."""
+    int_feature = lambda n: tf.io.FixedLenFeature([n], tf.int64)  # noqa: E731
+    spec = {
+        "input_ids": int_feature(seq_length),
+        "input_mask": int_feature(seq_length),
+        "segment_ids": int_feature(seq_length),
+        "masked_lm_positions": int_feature(max_predictions),
+        "masked_lm_ids": int_feature(max_predictions),
+        "masked_lm_weights": tf.io.FixedLenFeature([max_predictions], tf.float32),
+        "next_sentence_labels": int_feature(1),
+    }
+    parsed = tf.io.parse_example(serialized, spec)
+    as_int32 = lambda name: tf.cast(parsed[name], tf.int32)  # noqa: E731
+    inputs = {
+        "token_ids": as_int32("input_ids"),
+        "segment_ids": as_int32("segment_ids"),
+        "padding_mask": as_int32("input_mask"),
+        "masked_positions": as_int32("masked_lm_positions"),
+    }
+    labels = {
+        "masked_lm_ids": as_int32("masked_lm_ids"),
+        "masked_lm_weights": parsed["masked_lm_weights"],
+        "sentence_order_label": tf.squeeze(as_int32("next_sentence_labels"), -1),
+    }
+    return inputs, labels
+
+
+def make_pretraining_dataset(
+    file_pattern,
+    batch_size,
+    training=True,
+    seq_length=None,
+    max_predictions=None,
+    seed=None,
+    deterministic=False,
+    shuffle_buffer=10000,
+    input_context=None,
+):
+    """Batched (inputs, labels) from TFRecord files.
+
+    Args:
+        file_pattern: glob or list of globs (local or gs://).
+        batch_size: global batch size; with `input_context` it is divided by the
+            number of replicas (per-replica batches) and files are sharded per
+            input pipeline.
+        training: shuffle files and records, repeat forever, drop the remainder.
+            False reads every record once, in file order, keeping the last batch.
+        seq_length, max_predictions: default to the first record's shapes.
+        seed: seeds file and record shuffling.
+        deterministic: fixed element order (with a seed: the same batches every run).
+        shuffle_buffer: records in the shuffle buffer.
+        input_context: `tf.distribute.InputContext`, as given by
+            `strategy.distribute_datasets_from_function`.
+    """
+    patterns = [file_pattern] if isinstance(file_pattern, str) else list(file_pattern)
+    files = sorted(f for p in patterns for f in tf.io.gfile.glob(p))
+    if not files:
+        raise ValueError(f"no TFRecord file matches {file_pattern!r}")
+    if seq_length is None or max_predictions is None:
+        found_seq, found_predictions = record_shapes(files[0])
+        seq_length = seq_length or found_seq
+        max_predictions = max_predictions or found_predictions
+
+    dataset = tf.data.Dataset.from_tensor_slices(files)
+    if input_context is not None:
+        batch_size = input_context.get_per_replica_batch_size(batch_size)
+        if input_context.num_input_pipelines > 1:
+            if len(files) < input_context.num_input_pipelines:
+                raise ValueError(
+                    f"{len(files)} file(s) for {input_context.num_input_pipelines} input pipelines: "
+                    "write at least one shard per pipeline (--num_shards)"
+                )
+            dataset = dataset.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)
+    if training:
+        dataset = dataset.shuffle(len(files), seed=seed).repeat()
+    dataset = dataset.interleave(
+        tf.data.TFRecordDataset,
+        cycle_length=min(len(files), 8),
+        num_parallel_calls=tf.data.AUTOTUNE,
+        deterministic=deterministic or not training,
+    )
+    if training:
+        dataset = dataset.shuffle(shuffle_buffer, seed=seed)
+    dataset = dataset.batch(batch_size, drop_remainder=training)
+    dataset = dataset.map(
+        lambda serialized: parse_examples(serialized, seq_length, max_predictions),
+        num_parallel_calls=tf.data.AUTOTUNE,
+        deterministic=deterministic or not training,
+    )
+    options = tf.data.Options()
+    options.deterministic = deterministic or not training
+    return dataset.with_options(options).prefetch(tf.data.AUTOTUNE)

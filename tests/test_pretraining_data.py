@@ -1,0 +1,235 @@
+"""Pre-training instances: statistics on the real Wikipedia sample, determinism, round trips, bad input."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from pipelines import create_pretraining_data as cpd
+from pipelines import tf_example
+from pipelines.instances import InstanceConfig
+from pipelines.pretraining_dataset import make_pretraining_dataset, parse_examples
+from pipelines.tokenizer import CLS_ID, MASK_ID, SEP_ID
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _create(vocab, inputs, output_dir, workers=2, eval_fraction=0.02, **config):
+    config = InstanceConfig(**{"vocabulary_size": 8000, "dupe_factor": 1, **config})
+    return cpd.create_pretraining_data(inputs, vocab, str(output_dir), config, num_shards=4,
+                                       workers=workers, eval_fraction=eval_fraction, progress=False)
+
+
+@pytest.fixture(scope="module")
+def wiki_shards(shared_data, wiki_vocab, tmp_path_factory):
+    output = tmp_path_factory.mktemp("shards")
+    report = _create(wiki_vocab, [str(shared_data / "wikipedia_en_sample" / "wiki_en_train.txt")], output)
+    return output, report
+
+
+@pytest.fixture(scope="module")
+def records(wiki_shards):
+    """Every instance, train and eval, as numpy arrays."""
+    output, _ = wiki_shards
+    dataset = make_pretraining_dataset(str(output / "*.tfrecord"), batch_size=4096, training=False)
+    batches = list(dataset.as_numpy_iterator())
+    inputs = {k: np.concatenate([b[0][k] for b in batches]) for k in batches[0][0]}
+    labels = {k: np.concatenate([b[1][k] for b in batches]) for k in batches[0][1]}
+    return inputs, labels
+
+
+def test_structure_of_every_instance(records, wiki_shards):
+    inputs, labels = records
+    _, report = wiki_shards
+    tokens, segments, mask = inputs["token_ids"], inputs["segment_ids"], inputs["padding_mask"]
+    assert len(tokens) == report["instances"]["total"] > 17000
+    lengths = mask.sum(1)
+    assert tokens.shape[1] == 128 and (lengths <= 128).all() and (lengths >= 5).all()
+    assert (tokens[:, 0] == CLS_ID).all()
+    assert (tokens[np.arange(len(tokens)), lengths - 1] == SEP_ID).all()
+    assert ((tokens == SEP_ID) & (mask == 1)).sum(1).tolist() == [2] * len(tokens)
+    assert (tokens[mask == 0] == 0).all() and (segments[mask == 0] == 0).all()
+    first_sep = np.argmax(tokens == SEP_ID, axis=1)
+    position = np.arange(128)[None]
+    expected_segments = ((position > first_sep[:, None]) & (mask == 1)).astype(int)
+    np.testing.assert_array_equal(segments, expected_segments)
+
+
+def test_masking_statistics_on_wikipedia(records, wiki_shards):
+    inputs, labels = records
+    tokens, positions, weights = inputs["token_ids"], inputs["masked_positions"], labels["masked_lm_weights"]
+    real = weights > 0
+    maskable = inputs["padding_mask"].sum() - 3 * len(tokens)
+    assert abs(real.sum() / maskable - 0.20) < 0.01  # masked fraction within 1 point
+    at = np.take_along_axis(tokens, positions, axis=1)[real]
+    gold = labels["masked_lm_ids"][real]
+    as_mask = np.mean(at == MASK_ID)
+    kept = np.mean(at == gold)
+    assert abs(as_mask - 0.8) < 0.02 and abs(kept - 0.1) < 0.02 and abs(1 - as_mask - kept - 0.1) < 0.02
+    # Never a special token, never padding; predictions padded with weight 0.
+    assert not np.isin(gold, [0, CLS_ID, SEP_ID, MASK_ID]).any()
+    assert (np.take_along_axis(inputs["padding_mask"], positions, axis=1)[real] == 1).all()
+    assert (positions[~real] == 0).all() and (labels["masked_lm_ids"][~real] == 0).all()
+    # SOP balance.
+    assert abs(labels["sentence_order_label"].mean() - 0.5) < 0.02
+
+
+def test_span_lengths_follow_one_over_n(wiki_shards):
+    _, report = wiki_shards
+    for n, span in report["ngram_spans"].items():
+        assert abs(span["fraction"] - span["expected"]) < 0.03, (n, span)
+    assert report["ngram_spans"]["3"]["count"] > 1000
+
+
+def test_whole_words_are_masked_together(wiki_shards):
+    output, _ = wiki_shards
+    # token_boundary is not a model input: parse it from the same raw records.
+    raw = next(iter(tf.data.TFRecordDataset(str(output / "train-00000-of-00004.tfrecord")).batch(3000)))
+    inputs, labels = (tree_to_numpy(x) for x in parse_examples(raw, 128, 30))
+    boundary = tf.io.parse_example(raw, {"token_boundary": tf.io.FixedLenFeature([128], tf.int64)})["token_boundary"].numpy()
+    n = len(boundary)
+    real = labels["masked_lm_weights"] > 0
+    rows = np.repeat(np.arange(n)[:, None], real.shape[1], axis=1)
+    masked = np.zeros((n, 128), bool)
+    masked[rows[real], inputs["masked_positions"][real]] = True
+    tokens = inputs["token_ids"].copy()
+    tokens[rows[real], inputs["masked_positions"][real]] = labels["masked_lm_ids"][real]
+    # A continuation piece: not a word start, real, and not the first piece of a segment.
+    continuation = (boundary == 0) & (inputs["padding_mask"] == 1)
+    continuation[:, 1:] &= ~np.isin(tokens[:, :-1], [CLS_ID, SEP_ID])
+    # A masked continuation has its predecessor masked; a masked piece, its continuation.
+    assert (masked[:, 1:] & continuation[:, 1:] <= masked[:, :-1]).all()
+    assert (masked[:, :-1] & continuation[:, 1:] <= masked[:, 1:]).all()
+    assert continuation.sum() > 10000 and masked.sum() > 50000  # the check had material
+    np.testing.assert_array_equal(boundary[:, 0], 1)
+
+
+def tree_to_numpy(tree):
+    return {k: v.numpy() for k, v in tree.items()}
+
+
+def test_labels_and_segments_are_the_original_text(records, wiki_tokenizer, shared_data):
+    """Un-masking and un-swapping gives two runs of tokens that occur, in order, in the corpus."""
+    inputs, labels = records
+    from pipelines.create_pretraining_data import read_documents
+
+    documents = read_documents([str(shared_data / "wikipedia_en_sample" / "wiki_en_train.txt")])
+    encoded = wiki_tokenizer.encode([s for doc in documents for s in doc])
+    stream = np.concatenate([np.asarray(s, np.int32) for s in encoded]).astype(">u2").tobytes()
+    rng = np.random.default_rng(0)
+    for i in rng.choice(len(inputs["token_ids"]), 300, replace=False):
+        tokens = inputs["token_ids"][i].copy()
+        real = labels["masked_lm_weights"][i] > 0
+        tokens[inputs["masked_positions"][i][real]] = labels["masked_lm_ids"][i][real]
+        length = inputs["padding_mask"][i].sum()
+        sep = np.flatnonzero(tokens[:length] == SEP_ID)
+        first, second = tokens[1 : sep[0]], tokens[sep[0] + 1 : length - 1]
+        if labels["sentence_order_label"][i] == 1:
+            first, second = second, first
+        at_first = stream.find(first.astype(">u2").tobytes())
+        assert at_first >= 0 and at_first % 2 == 0, i
+        assert stream.find(second.astype(">u2").tobytes(), at_first + 2 * len(first)) >= 0, i
+
+
+def test_report_matches_the_records(wiki_shards, records):
+    output, report = wiki_shards
+    inputs, labels = records
+    on_disk = json.loads((output / "stats.json").read_text())
+    assert on_disk["instances"] == report["instances"]
+    assert report["instances"]["eval"] > 0 and report["documents"]["eval"] > 0
+    real = labels["masked_lm_weights"] > 0
+    assert on_disk["tokens"] == int(inputs["padding_mask"].sum())
+    assert abs(on_disk["masked_fraction"] - real.sum() / (inputs["padding_mask"].sum() - 3 * len(real))) < 1e-9
+    assert abs(on_disk["sop_swapped_fraction"] - labels["sentence_order_label"].mean()) < 1e-9
+    assert "| 3 |" in (output / "stats.md").read_text()
+    assert not (output / "_incomplete").exists()
+
+
+def test_byte_identical_for_any_worker_count(shared_data, wiki_vocab, tmp_path):
+    text = [str(shared_data / "wikipedia_en_sample" / "wiki_en_valid.txt")]
+    runs = [_create(wiki_vocab, text, tmp_path / f"w{w}", workers=w) for w in (1, 2)]
+    _create(wiki_vocab, text, tmp_path / "again", workers=2)
+    names = sorted(p.name for p in (tmp_path / "w1").glob("*.tfrecord"))
+    assert names == ["eval-00000-of-00001.tfrecord"] + [f"train-{i:05d}-of-00004.tfrecord" for i in range(4)]
+    for name in names:
+        first = (tmp_path / "w1" / name).read_bytes()
+        assert first == (tmp_path / "w2" / name).read_bytes() == (tmp_path / "again" / name).read_bytes(), name
+    assert runs[0]["instances"] == runs[1]["instances"]
+    different_seed = _create(wiki_vocab, text, tmp_path / "seed", workers=2, seed=99)
+    assert (tmp_path / "seed" / names[1]).read_bytes() != (tmp_path / "w1" / names[1]).read_bytes()
+    assert different_seed["instances"]["total"] > 0
+
+
+def test_eval_documents_never_feed_training(shared_data, wiki_vocab, tmp_path):
+    _create(wiki_vocab, [str(shared_data / "wikipedia_en_sample" / "bert_sample_text.txt")], tmp_path / "a",
+            eval_fraction=0.0)
+    assert sum(1 for _ in tf.data.TFRecordDataset(str(tmp_path / "a" / "eval-00000-of-00001.tfrecord"))) == 0
+    from pipelines.instances import is_eval_document
+
+    held_out = [d for d in range(2000) if is_eval_document(d, 12345, 0.1)]
+    assert 150 < len(held_out) < 250  # ~10%, chosen per document, seeded
+    assert held_out == [d for d in range(2000) if is_eval_document(d, 12345, 0.1)]
+
+
+def test_hand_serialized_example_matches_tensorflow():
+    ours = tf_example.serialize_example({
+        "b": tf_example.int64_feature([0, 1, 127, 128, 300, 70000, 2**40]),
+        "a": tf_example.float_feature([1.0, 0.5, -2.25]),
+        "c": tf_example.int64_feature([]),
+    })
+    theirs = tf.train.Example(features=tf.train.Features(feature={
+        "b": tf.train.Feature(int64_list=tf.train.Int64List(value=[0, 1, 127, 128, 300, 70000, 2**40])),
+        "a": tf.train.Feature(float_list=tf.train.FloatList(value=[1.0, 0.5, -2.25])),
+        "c": tf.train.Feature(int64_list=tf.train.Int64List(value=[])),
+    }))
+    assert tf.train.Example.FromString(ours) == theirs
+
+
+def test_parse_eagerly_and_in_dataset_map(wiki_shards):
+    output, _ = wiki_shards
+    path = str(output / "eval-00000-of-00001.tfrecord")
+    serialized = [r.numpy() for r in tf.data.TFRecordDataset(path).take(8)]
+    eager_inputs, eager_labels = parse_examples(tf.constant(serialized), 128, 30)
+    mapped = tf.data.TFRecordDataset(path).take(8).batch(8).map(lambda s: parse_examples(s, 128, 30))
+    graph_inputs, graph_labels = next(iter(mapped))
+    for key in eager_inputs:
+        np.testing.assert_array_equal(eager_inputs[key], graph_inputs[key])
+    for key in eager_labels:
+        np.testing.assert_array_equal(eager_labels[key], graph_labels[key])
+    assert eager_inputs["masked_positions"].shape == (8, 30) and eager_labels["sentence_order_label"].shape == (8,)
+
+
+def test_training_dataset_repeats_shuffles_deterministically(wiki_shards):
+    output, _ = wiki_shards
+    pattern = str(output / "train-*.tfrecord")
+    first = make_pretraining_dataset(pattern, 16, seed=3, deterministic=True)
+    second = make_pretraining_dataset(pattern, 16, seed=3, deterministic=True)
+    a = [x[0]["token_ids"] for x in first.take(3).as_numpy_iterator()]
+    b = [x[0]["token_ids"] for x in second.take(3).as_numpy_iterator()]
+    assert all(np.array_equal(x, y) for x, y in zip(a, b)) and a[0].shape == (16, 128)
+    with pytest.raises(ValueError, match="no TFRecord file matches"):
+        make_pretraining_dataset(str(output / "nothing-*.tfrecord"), 4)
+
+
+def test_per_replica_batches_under_mirrored_strategy(wiki_shards):
+    output, _ = wiki_shards
+    script = textwrap.dedent(f"""
+        import tensorflow as tf
+        cpu = tf.config.list_physical_devices("CPU")[0]
+        tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+        from pipelines.pretraining_dataset import make_pretraining_dataset
+        strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+        dataset = strategy.distribute_datasets_from_function(
+            lambda context: make_pretraining_dataset({str(output / 'train-*.tfrecord')!r}, 8, seed=1,
+                                                     input_context=context))
+        inputs, labels = next(iter(dataset))
+        shapes = [t.shape for t in strategy.experimental_local_results(inputs["token_ids"])]
+        print("SHAPES", shapes)
+    """)
+    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert "SHAPES [TensorShape([4, 128]), TensorShape([4, 128])]" in result.stdout, result.stderr[-2000:]

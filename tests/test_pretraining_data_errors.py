@@ -1,0 +1,97 @@
+"""Bad input to the pre-training data tool: clear errors, and nothing half-written left behind."""
+
+import pytest
+
+from pipelines import create_pretraining_data as cpd
+from pipelines.instances import InstanceConfig
+
+
+def _run(vocab, inputs, output_dir, **kwargs):
+    config = InstanceConfig(vocabulary_size=8000, dupe_factor=1)
+    return cpd.create_pretraining_data([str(p) for p in inputs], vocab, str(output_dir), config,
+                                       num_shards=2, workers=2, progress=False, **kwargs)
+
+
+def _documents(count):
+    return "".join(f"Document {d} starts here with words.\nIt has a second sentence too.\n\n" for d in range(count))
+
+
+def _assert_nothing_written(output_dir):
+    leftovers = sorted(p.name for p in output_dir.rglob("*")) if output_dir.exists() else []
+    assert leftovers == []
+
+
+def test_missing_file_and_empty_pattern(wiki_vocab, tmp_path):
+    with pytest.raises(ValueError, match=r"no file matches '.*nowhere/\*\.txt'"):
+        _run(wiki_vocab, [tmp_path / "nowhere" / "*.txt"], tmp_path / "out")
+    _assert_nothing_written(tmp_path / "out")
+
+
+def test_empty_corpus(wiki_vocab, tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n   \n\n")
+    with pytest.raises(ValueError, match=r"empty corpus: no non-blank line in \[.*empty.txt'\]"):
+        _run(wiki_vocab, [empty], tmp_path / "out")
+    _assert_nothing_written(tmp_path / "out")
+
+
+def test_invalid_utf8_fails_naming_file_and_line_and_leaves_nothing(wiki_vocab, tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(_documents(500).encode() + b"caf\xe9 in latin-1\n" + _documents(3).encode())
+    bad_line = _documents(500).count("\n") + 1
+    with pytest.raises(ValueError, match=rf"corpus.txt line {bad_line}: not valid UTF-8 .*--skip_invalid_utf8"):
+        _run(wiki_vocab, [corpus], tmp_path / "out")
+    _assert_nothing_written(tmp_path / "out")
+
+
+def test_skip_invalid_utf8_counts_the_lines(wiki_vocab, tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(b"Good first line here.\n\xff\xfe broken\nGood last line here.\n\nAnother doc.\nYes it is.\n")
+    report = _run(wiki_vocab, [corpus], tmp_path / "out", skip_invalid_utf8=True)
+    assert report["invalid_utf8_lines_skipped"] == [f"{corpus} line 2"]
+    assert report["documents"]["total"] == 2 and report["instances"]["total"] >= 2
+
+
+def test_output_directory_with_shards_is_refused(wiki_vocab, tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(_documents(5))
+    _run(wiki_vocab, [corpus], tmp_path / "out")
+    before = sorted(p.name for p in (tmp_path / "out").iterdir())
+    with pytest.raises(ValueError, match=r"out already holds 3 shard\(s\) .*choose a new directory"):
+        _run(wiki_vocab, [corpus], tmp_path / "out")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == before
+
+
+def test_vocabulary_mismatch_and_missing_vocabulary(wiki_vocab, tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(_documents(2))
+    with pytest.raises(ValueError, match=r"vocab.model: no such file"):
+        _run(str(tmp_path / "vocab.model"), [corpus], tmp_path / "out")
+    config = InstanceConfig(vocabulary_size=30000)
+    with pytest.raises(ValueError, match=r"config.vocabulary_size=30000 but .*wiki.model has 8000 pieces"):
+        cpd.create_pretraining_data([str(corpus)], wiki_vocab, str(tmp_path / "o"), config, progress=False)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(max_predictions_per_seq=20), r"max_predictions_per_seq=20 is too small for masked_lm_prob=0.2: "
+                                           r"a full sequence has 125 maskable tokens and needs 25 predictions"),
+        (dict(masked_lm_prob=0.0), r"masked_lm_prob must be in \(0, 1\), got 0.0"),
+        (dict(max_seq_length=4), r"max_seq_length must be >= 5 \(\[CLS\] A \[SEP\] B \[SEP\]\), got 4"),
+        (dict(max_ngram=0), "max_ngram must be >= 1, got 0"),
+    ],
+)
+def test_bad_config_values(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        InstanceConfig(vocabulary_size=100, **kwargs)
+
+
+def test_default_max_predictions_leave_room_for_the_last_span():
+    assert InstanceConfig(vocabulary_size=100).max_predictions_per_seq == 30  # ceil(1.2 * 25)
+    assert InstanceConfig(vocabulary_size=100, max_predictions_per_seq=25).max_predictions_per_seq == 25
+
+
+def test_cli_reports_errors_without_a_traceback(wiki_vocab, tmp_path):
+    with pytest.raises(SystemExit, match=r"^error: no file matches"):
+        cpd.main(["--input", str(tmp_path / "none.txt"), "--vocab", wiki_vocab, "--output_dir", str(tmp_path / "o")])

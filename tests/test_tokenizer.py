@@ -1,0 +1,107 @@
+"""Normalization and the SentencePiece vocabulary: Python and in-graph agree on real text."""
+
+import numpy as np
+import pytest
+import sentencepiece as spm
+import tensorflow as tf
+
+from pipelines import normalization, train_tokenizer
+from pipelines.tokenizer import SPECIAL_TOKENS, Tokenizer, train_sentencepiece
+
+UNICODE_CASES = [
+    "Crème Brûlée  Ⅻ ﬁ", "İstanbul ΟΔΟΣ", "a\u00a0b\u2003c\u3000d", "  x  ", "ß Æ ø Ł",
+    "\u0301abc", "日本語のテキスト", "x\x85y\x1cz", "", "tab\there\nnewline", "Ａｂｃ１２３",
+]
+
+
+@pytest.fixture(scope="module")
+def wiki_lines(shared_data):
+    folder = shared_data / "wikipedia_en_sample"
+    return [line.rstrip("\n") for name in ("wiki_en_train.txt", "wiki_en_valid.txt")
+            for line in open(folder / name, encoding="utf-8")]
+
+
+def test_normalization_examples():
+    assert normalization.normalize("  Crème\u00a0BRÛLÉE\t\tÀ la  carte ") == "creme brulee a la carte"
+    assert normalization.normalize("ﬁ Ⅻ Ａ") == "fi xii a"  # NFKD compatibility forms
+    assert normalization.normalize("\u2003\u3000") == ""
+
+
+def test_whitespace_table_is_pythons_isspace():
+    spaces = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
+    assert normalization._PY_WHITESPACE.fullmatch(spaces)
+    assert all(normalization._PY_WHITESPACE.fullmatch(c) for c in spaces)
+    assert sum(b - a + 1 for a, b in normalization.WHITESPACE_RANGES) == len(spaces)
+
+
+def test_python_and_graph_normalization_agree(wiki_lines):
+    lines = wiki_lines + UNICODE_CASES
+    graph = [s.decode("utf-8") for s in normalization.normalize_tensor(tf.constant(lines)).numpy()]
+    mismatches = [(a, b) for a, b in zip((normalization.normalize(s) for s in lines), graph) if a != b]
+    assert mismatches == []
+
+
+def test_python_and_tensorflow_text_ids_agree_on_wikipedia(wiki_tokenizer, wiki_lines):
+    lines = wiki_lines + UNICODE_CASES
+    python_ids = wiki_tokenizer.encode(lines)
+    graph_ids = wiki_tokenizer.graph_tokenizer()(tf.constant(lines)).to_list()
+    mismatched = [line for line, a, b in zip(lines, python_ids, graph_ids) if a != b]
+    assert len(lines) > 85000 and mismatched == []
+
+
+def test_graph_tokenizer_inside_dataset_map(wiki_tokenizer):
+    texts = ["The Quick brown fox.", "Élan vital", "x"]
+    graph = wiki_tokenizer.graph_tokenizer()
+    dataset = tf.data.Dataset.from_tensor_slices(texts).map(graph)
+    assert [t.numpy().tolist() for t in dataset] == wiki_tokenizer.encode(texts)
+
+
+def test_special_ids_and_word_starts(wiki_tokenizer):
+    assert [wiki_tokenizer.processor.id_to_piece(i) for i in range(5)] == list(SPECIAL_TOKENS)
+    assert wiki_tokenizer.vocabulary_size == 8000
+    table = wiki_tokenizer.word_start_table()
+    pieces = wiki_tokenizer.id_to_piece(wiki_tokenizer.encode(["the unbelievably, tall"])[0])
+    starts = [bool(table[wiki_tokenizer.processor.piece_to_id(p)]) for p in pieces]
+    assert starts[0] and pieces[0] == "\u2581the"
+    assert starts == [p.startswith("\u2581") or p == "," for p in pieces]
+    assert not all(starts)  # "unbelievably" splits into several pieces
+
+
+def test_vocabulary_training_is_deterministic(shared_data, tmp_path):
+    path = [str(shared_data / "wikipedia_en_sample" / "wiki_en_valid.txt")]
+    first = train_sentencepiece(path, vocab_size=2000, max_sentences=3000, seed=7)
+    second = train_sentencepiece(path, vocab_size=2000, max_sentences=3000, seed=7)
+    other_seed = train_sentencepiece(path, vocab_size=2000, max_sentences=3000, seed=8)
+    assert first == second and first != other_seed
+
+
+def test_vocabulary_without_special_tokens_is_rejected(shared_data, tmp_path):
+    import io
+
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        input=str(shared_data / "wikipedia_en_sample" / "bert_sample_text.txt"), model_writer=model,
+        vocab_size=200, minloglevel=2)  # SentencePiece defaults: <unk>=0 <s>=1 </s>=2
+    with pytest.raises(ValueError, match=r"plain\.model: vocabulary must have <pad> at id 0, found '<unk>'"):
+        Tokenizer(model.getvalue(), source="plain.model")
+
+
+def test_train_tokenizer_cli_errors(tmp_path, capsys):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n\n")
+    with pytest.raises(SystemExit, match="error: no text to train a vocabulary on"):
+        train_tokenizer.main(["--input", str(empty), "--output", str(tmp_path / "v")])
+    with pytest.raises(SystemExit, match="error: no file matches '.*missing.txt'"):
+        train_tokenizer.main(["--input", str(tmp_path / "missing.txt"), "--output", str(tmp_path / "v")])
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"fine line\nanother\nbroken \xff\xfe line\n")
+    with pytest.raises(SystemExit, match=r"bad.txt line 3: not valid UTF-8"):
+        train_tokenizer.main(["--input", str(bad), "--output", str(tmp_path / "v")])
+
+
+def test_graph_tokenizer_is_a_tf_module_with_the_model(wiki_tokenizer):
+    graph = wiki_tokenizer.graph_tokenizer()
+    assert isinstance(graph, tf.Module)
+    ids = graph(tf.constant([["A b"], ["c"]]))  # any shape of strings
+    assert ids.shape[:2] == (2, 1)
+    assert np.array_equal(graph(tf.constant(["hello"])).to_list()[0], wiki_tokenizer.encode(["hello"])[0])
