@@ -25,6 +25,7 @@ import sys
 import time
 
 from pipelines import instances, text_files
+from pipelines.tfrecord_writer import TFRecordWriter
 from pipelines.tokenizer import Tokenizer
 
 
@@ -75,10 +76,8 @@ class _ShardWriter:
     """Seeded shuffle buffer, then round-robin over the shards: deterministic output order."""
 
     def __init__(self, directory, prefix, num_shards, buffer_size, seed):
-        import tensorflow as tf
-
         self.names = [f"{prefix}-{i:05d}-of-{num_shards:05d}.tfrecord" for i in range(num_shards)]
-        self.writers = [tf.io.TFRecordWriter(os.path.join(directory, n)) for n in self.names]
+        self.writers = [TFRecordWriter(os.path.join(directory, n)) for n in self.names]
         self.buffer, self.buffer_size = [], buffer_size
         self.rng = random.Random(f"{seed}/shuffle/{prefix}")
         self.written = 0
@@ -123,8 +122,6 @@ def create_pretraining_data(
     corpus, a vocabulary without ALBERT's special ids, an output directory that
     already holds shards, and bad config values.
     """
-    import tensorflow as tf
-
     workers = workers or os.cpu_count()
     if num_shards < 1:
         raise ValueError(f"num_shards must be >= 1, got {num_shards}")
@@ -136,17 +133,17 @@ def create_pretraining_data(
         raise ValueError(
             f"config.vocabulary_size={config.vocabulary_size} but {vocab} has {tokenizer.vocabulary_size} pieces"
         )
-    if tf.io.gfile.exists(output_dir):
-        existing = tf.io.gfile.glob(os.path.join(output_dir, "*.tfrecord"))
+    if text_files.exists(output_dir):
+        existing = text_files.glob(os.path.join(output_dir, "*.tfrecord"))
         if existing:
             raise ValueError(
                 f"{output_dir} already holds {len(existing)} shard(s) (e.g. {os.path.basename(existing[0])}); "
                 "choose a new directory or delete them"
             )
     staging = os.path.join(output_dir, "_incomplete")
-    if tf.io.gfile.exists(staging):
-        tf.io.gfile.rmtree(staging)  # left by a crashed run: never complete
-    tf.io.gfile.makedirs(staging)
+    if text_files.exists(staging):
+        text_files.rmtree(staging)  # left by a crashed run: never complete
+    text_files.makedirs(staging)
 
     start = time.perf_counter()
     invalid_lines = []
@@ -154,12 +151,12 @@ def create_pretraining_data(
         stats = _write_shards(files, tokenizer, config, staging, num_shards, workers, eval_fraction,
                               shuffle_buffer, docs_per_task, skip_invalid_utf8, invalid_lines, progress)
     except BaseException:
-        tf.io.gfile.rmtree(staging)  # a failed run leaves nothing that looks like output
+        text_files.rmtree(staging)  # a failed run leaves nothing that looks like output
         raise
 
-    for name in tf.io.gfile.listdir(staging):
-        tf.io.gfile.rename(os.path.join(staging, name), os.path.join(output_dir, name))
-    tf.io.gfile.rmtree(staging)
+    for name in text_files.listdir(staging):
+        text_files.rename(os.path.join(staging, name), os.path.join(output_dir, name))
+    text_files.rmtree(staging)
     report = _report(stats, invalid_lines, config, files, vocab, num_shards, eval_fraction,
                      workers, time.perf_counter() - start)
     _write_report(report, output_dir)
@@ -238,8 +235,6 @@ def _report(stats, invalid_lines, config, files, vocab, num_shards, eval_fractio
 
 
 def _write_report(report, output_dir):
-    import tensorflow as tf
-
     lines = [
         "# Pre-training data", "",
         f"- documents: {report['documents']['total']} ({report['documents']['train']} train, "
@@ -259,10 +254,10 @@ def _write_report(report, output_dir):
         "", "| n-gram (words) | spans | fraction | expected (1/n) |", "|---|---|---|---|",
     ]
     lines += [f"| {n} | {v['count']} | {v['fraction']:.4f} | {v['expected']:.4f} |" for n, v in report["ngram_spans"].items()]
-    with tf.io.gfile.GFile(os.path.join(output_dir, "stats.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    with tf.io.gfile.GFile(os.path.join(output_dir, "stats.json"), "w") as f:
-        json.dump(report, f, indent=2)
+    with text_files.open_binary(os.path.join(output_dir, "stats.md"), "wb") as f:
+        f.write(("\n".join(lines) + "\n").encode("utf-8"))
+    with text_files.open_binary(os.path.join(output_dir, "stats.json"), "wb") as f:
+        f.write(json.dumps(report, indent=2).encode("utf-8"))
 
 
 def main(argv=None):

@@ -196,6 +196,7 @@ def _mask(tokens, rng, config, word_start, stats):
 def document_instances(sentences, doc_index, duplicate, config, word_start, stats):
     """Serialized `tf.train.Example`s for one document (a list of token-id lists), one duplicate.
 
+    `word_start` is indexable by id, 1 where a piece begins a word (a list, for speed).
     `stats` (a Counter) is updated with what happened.
     """
     rng = random.Random(f"{config.seed}/{doc_index}/{duplicate}")
@@ -204,7 +205,7 @@ def document_instances(sentences, doc_index, duplicate, config, word_start, stat
     for tokens_a, tokens_b, label in _make_segments(sentences, rng, config, word_start, stats):
         tokens = [CLS_ID, *tokens_a, SEP_ID, *tokens_b, SEP_ID]
         segment_ids = [0] * (len(tokens_a) + 2) + [1] * (len(tokens_b) + 1)
-        boundary = [int(word_start[t]) for t in tokens]
+        boundary = [word_start[t] for t in tokens]
         positions, originals = _mask(tokens, rng, config, word_start, stats)
         pad, pad_predictions = seq - len(tokens), preds - len(positions)
         features = {
@@ -233,7 +234,9 @@ def init_worker(tokenizer_proto, config, eval_fraction):
     from pipelines.tokenizer import Tokenizer
 
     tokenizer = Tokenizer(tokenizer_proto)
-    _WORKER.update(tokenizer=tokenizer, word_start=tokenizer.word_start_table(),
+    # A list of 0/1 ints, not a numpy array: indexed per token in hot loops.
+    word_start = [int(x) for x in tokenizer.word_start_table()]
+    _WORKER.update(tokenizer=tokenizer, word_start=word_start,
                    config=config, eval_fraction=eval_fraction)
 
 

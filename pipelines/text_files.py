@@ -1,22 +1,53 @@
-"""Reading text files, local or remote (`gs://`, via tf.io.gfile), with line-accurate errors."""
+"""Files, local or remote (`gs://` through tf.io.gfile), with line-accurate errors.
+
+TensorFlow is imported only for remote paths: the data tools start in a fraction
+of a second on local files (importing TensorFlow takes ~4 s on a 2-core CPU).
+"""
 
 import glob as _glob
+import os
+import shutil
 
 
 def is_remote(path):
-    return "://" in path
+    return "://" in str(path)
+
+
+def _gfile():
+    import tensorflow as tf
+
+    return tf.io.gfile
+
+
+def glob(pattern):
+    return sorted(_gfile().glob(pattern) if is_remote(pattern) else _glob.glob(pattern))
+
+
+def exists(path):
+    return _gfile().exists(path) if is_remote(path) else os.path.exists(path)
+
+
+def makedirs(path):
+    _gfile().makedirs(path) if is_remote(path) else os.makedirs(path, exist_ok=True)
+
+
+def rmtree(path):
+    _gfile().rmtree(path) if is_remote(path) else shutil.rmtree(path)
+
+
+def rename(source, destination):
+    _gfile().rename(source, destination) if is_remote(source) else os.replace(source, destination)
+
+
+def listdir(path):
+    return sorted(_gfile().listdir(path) if is_remote(path) else os.listdir(path))
 
 
 def expand_patterns(patterns):
     """Sorted files matching each pattern; ValueError naming a pattern that matches nothing."""
     files = []
     for pattern in patterns:
-        if is_remote(pattern):
-            import tensorflow as tf
-
-            matches = sorted(tf.io.gfile.glob(pattern))
-        else:
-            matches = sorted(_glob.glob(pattern))
+        matches = glob(pattern)
         if not matches:
             raise ValueError(f"no file matches {pattern!r}")
         files.extend(matches)
@@ -24,11 +55,7 @@ def expand_patterns(patterns):
 
 
 def open_binary(path, mode="rb"):
-    if is_remote(path):
-        import tensorflow as tf
-
-        return tf.io.gfile.GFile(path, mode)
-    return open(path, mode)
+    return _gfile().GFile(path, mode) if is_remote(path) else open(path, mode)
 
 
 def read_bytes(path):
@@ -43,8 +70,8 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None):
     """Yields (line number, text without the newline) of a UTF-8 file.
 
     A line that is not valid UTF-8 raises ValueError("<path> line <n>: not valid
-    UTF-8 ...") unless `skip_invalid_utf8`, in which case it is skipped and its
-    line number appended to `invalid_lines` (a list) if given.
+    UTF-8 ...") unless `skip_invalid_utf8`, in which case it is skipped and
+    (path, line number) is appended to `invalid_lines` (a list) if given.
     """
     try:
         handle = open_binary(path)

@@ -30,6 +30,8 @@ _SMALL_VARINTS = [_varint(i) for i in range(1 << 16)]
 
 
 def _packed_varints(values):
+    if not values or (min(values) >= 0 and max(values) < 128):
+        return bytes(values)  # one byte each: masks, segment ids, boundaries, labels
     table = _SMALL_VARINTS
     return b"".join(table[v] if 0 <= v < 65536 else _varint(v) for v in values)
 

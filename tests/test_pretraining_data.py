@@ -233,3 +233,48 @@ def test_per_replica_batches_under_mirrored_strategy(wiki_shards):
     """)
     result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert "SHAPES [TensorShape([4, 128]), TensorShape([4, 128])]" in result.stdout, result.stderr[-2000:]
+
+
+def test_tfrecord_writer_matches_tensorflow_byte_for_byte(tmp_path):
+    from pipelines.tfrecord_writer import TFRecordWriter
+
+    records = [b"", b"a", b"hello world" * 100, bytes(range(256))]
+    with TFRecordWriter(str(tmp_path / "ours.tfrecord")) as writer:
+        for record in records:
+            writer.write(record)
+    with tf.io.TFRecordWriter(str(tmp_path / "theirs.tfrecord")) as writer:
+        for record in records:
+            writer.write(record)
+    assert (tmp_path / "ours.tfrecord").read_bytes() == (tmp_path / "theirs.tfrecord").read_bytes()
+
+
+def test_local_data_creation_does_not_import_tensorflow(wiki_vocab, tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("One sentence here.\nAnother one follows.\n\nA second document.\nWith two lines.\n")
+    script = textwrap.dedent(f"""
+        import sys
+        from pipelines import create_pretraining_data
+        create_pretraining_data.main(["--input", {str(corpus)!r}, "--vocab", {wiki_vocab!r},
+                                      "--output_dir", {str(tmp_path / 'out')!r}, "--workers", "1"])
+        print("TENSORFLOW IMPORTED" if "tensorflow" in sys.modules else "NO TENSORFLOW")
+    """)
+    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert "NO TENSORFLOW" in result.stdout, result.stdout + result.stderr[-2000:]
+
+
+def test_reads_records_in_the_original_albert_layout(tmp_path):
+    """Features as google-research/albert writes them (int64 lists, float weights, 20 predictions)."""
+    ints = lambda v: tf.train.Feature(int64_list=tf.train.Int64List(value=v))  # noqa: E731
+    ids = [2, 15, 4, 16, 3, 17, 4, 3] + [0] * 8
+    example = tf.train.Example(features=tf.train.Features(feature={
+        "input_ids": ints(ids), "input_mask": ints([1] * 8 + [0] * 8), "segment_ids": ints([0] * 5 + [1] * 3 + [0] * 8),
+        "token_boundary": ints([1] * 8 + [0] * 8), "masked_lm_positions": ints([2, 6] + [0] * 18),
+        "masked_lm_ids": ints([20, 21] + [0] * 18), "next_sentence_labels": ints([1]),
+        "masked_lm_weights": tf.train.Feature(float_list=tf.train.FloatList(value=[1.0, 1.0] + [0.0] * 18)),
+    }))
+    with tf.io.TFRecordWriter(str(tmp_path / "albert.tfrecord")) as writer:
+        writer.write(example.SerializeToString())
+    inputs, labels = next(iter(make_pretraining_dataset(str(tmp_path / "albert.tfrecord"), 4, training=False)))
+    assert inputs["token_ids"].numpy().tolist() == [ids] and inputs["masked_positions"].shape == (1, 20)
+    assert labels["masked_lm_ids"].numpy()[0, :2].tolist() == [20, 21]
+    assert labels["sentence_order_label"].numpy().tolist() == [1]
