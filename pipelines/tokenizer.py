@@ -122,26 +122,7 @@ class Tokenizer:
         return table
 
     def graph_tokenizer(self):
-        """A `tf.Module` whose `__call__(strings)` returns ragged ids, normalized in the graph."""
+        """A `pipelines.graph_tokenizer.GraphTokenizer` (tf.Module) with this model: same ids, in the graph."""
+        from pipelines.graph_tokenizer import GraphTokenizer  # TensorFlow only when asked for
+
         return GraphTokenizer(self.model_proto)
-
-
-def _graph_tokenizer_class():
-    import tensorflow as tf
-    import tensorflow_text as tf_text
-
-    class _GraphTokenizer(tf.Module):
-        """tensorflow-text SentencePiece + `normalization.normalize_tensor`, exportable."""
-
-        def __init__(self, model_proto):
-            super().__init__()
-            self.sentencepiece = tf_text.SentencepieceTokenizer(model=model_proto, out_type=tf.int32)
-
-        def __call__(self, strings):
-            return self.sentencepiece.tokenize(normalization.normalize_tensor(strings))
-
-    return _GraphTokenizer
-
-
-def GraphTokenizer(model_proto):  # noqa: N802  (a class built lazily: TF stays out of worker imports)
-    return _graph_tokenizer_class()(model_proto)

@@ -1,0 +1,23 @@
+"""In-graph tokenization (tensorflow-text): the same ids as `pipelines.tokenizer.Tokenizer.encode`."""
+
+import tensorflow as tf
+import tensorflow_text as tf_text
+
+from pipelines import normalization
+
+
+class GraphTokenizer(tf.Module):
+    """ALBERT normalization + SentencePiece in the graph; trackable, so it exports in a SavedModel.
+
+    Args:
+        model_proto: bytes of the SentencePiece model.
+
+    Call: a string tensor of any shape -> int32 RaggedTensor of ids (no specials added).
+    """
+
+    def __init__(self, model_proto):
+        super().__init__()
+        self.sentencepiece = tf_text.SentencepieceTokenizer(model=model_proto, out_type=tf.int32)
+
+    def __call__(self, strings):
+        return self.sentencepiece.tokenize(normalization.normalize_tensor(strings))
