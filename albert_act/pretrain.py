@@ -1,0 +1,110 @@
+"""Pre-train adaptive-depth ALBERT: MLM + SOP + tau * ponder cost, LAMB, gradient accumulation.
+
+With no arguments, runs the embedded default on the CPU in a few minutes:
+synthetic corpus -> vocabulary -> TFRecords (cached in data_cache/demo) -> `demo`
+preset -> training -> evaluation on the held-out shard -> checkpoint ->
+SavedModel in saved_models/albert_act_demo/1 -> mean iterations per token type.
+
+    python -m albert_act.pretrain
+    python -m albert_act.pretrain --preset tiny --train_files 'gs://b/data/train-*' \\
+        --eval_files 'gs://b/data/eval-*' --model_dir gs://b/runs/tiny --steps 112500 \\
+        --global_batch_size 4096 --micro_batch_size 128 --strategy tpu
+
+Re-running with the same --model_dir resumes from the last checkpoint.
+TensorBoard: tensorboard --logdir <model_dir>
+"""
+
+import argparse
+import json
+import os
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEMO = dict(steps=300, warmup_steps=30, global_batch_size=64, micro_batch_size=32, checkpoint_every=100, log_every=10)
+
+
+def _override(text):
+    key, _, value = text.partition("=")
+    if not key or not _:
+        raise argparse.ArgumentTypeError(f"--override expects key=value, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--preset", default="demo", choices=["tiny", "small", "base", "demo"])
+    parser.add_argument("--train_files", nargs="+", help="TFRecord globs (default: the embedded demo data)")
+    parser.add_argument("--eval_files", nargs="+", help="held-out TFRecord globs")
+    parser.add_argument("--model_dir", default=os.path.join(REPO, "runs", "demo"))
+    parser.add_argument("--steps", type=int, default=DEMO["steps"], help="optimizer updates")
+    parser.add_argument("--warmup_steps", type=int, default=DEMO["warmup_steps"])
+    parser.add_argument("--learning_rate", type=float, default=1.76e-3)
+    parser.add_argument("--global_batch_size", type=int, default=DEMO["global_batch_size"])
+    parser.add_argument("--micro_batch_size", type=int, default=DEMO["micro_batch_size"],
+                        help="per replica; accumulation = global / (micro x replicas)")
+    parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu"])
+    parser.add_argument("--precision", default="auto", choices=["auto", "float32", "mixed_bfloat16"],
+                        help="auto: mixed_bfloat16 on TPU, float32 elsewhere")
+    parser.add_argument("--seed", type=int, default=12345)
+    parser.add_argument("--deterministic", action="store_true", help="deterministic ops and data order")
+    parser.add_argument("--tau", type=float, default=None, help="ponder-cost weight (default: the preset's)")
+    parser.add_argument("--halting", default="act", choices=["act", "none"])
+    parser.add_argument("--unshared", action="store_true", help="N_max distinct layers (BERT baseline)")
+    parser.add_argument("--override", type=_override, action="append", default=[],
+                        help="backbone setting, e.g. --override hidden_dim=256 (repeatable)")
+    parser.add_argument("--checkpoint_every", type=int, default=DEMO["checkpoint_every"])
+    parser.add_argument("--keep_checkpoints", type=int, default=5)
+    parser.add_argument("--log_every", type=int, default=DEMO["log_every"])
+    parser.add_argument("--eval_batches", type=int, default=None, help="default: the whole eval shard")
+    parser.add_argument("--export_dir", default=None,
+                        help="SavedModel directory (default for the demo: saved_models/albert_act_demo/1)")
+    parser.add_argument("--no_export", action="store_true")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if bool(args.train_files) != bool(args.eval_files):
+        sys.exit("error: give both --train_files and --eval_files, or neither (the embedded demo data)")
+    from albert_act.pretrainer import PretrainConfig, run_pretraining
+
+    train_files, eval_files, export_dir = args.train_files, args.eval_files, args.export_dir
+    if not train_files:
+        from albert_act.demo_data import prepare_demo_data
+
+        train, evaluation, _ = prepare_demo_data(os.path.join(REPO, "data_cache", "demo"))
+        train_files, eval_files = [train], [evaluation]
+        export_dir = export_dir or os.path.join(REPO, "saved_models", "albert_act_demo", "1")
+    config = PretrainConfig(
+        train_files=train_files, eval_files=eval_files, model_dir=args.model_dir, preset=args.preset,
+        backbone_overrides=dict(args.override), halting=args.halting, share_weights=not args.unshared,
+        ponder_cost_weight=args.tau, steps=args.steps, warmup_steps=args.warmup_steps,
+        learning_rate=args.learning_rate, global_batch_size=args.global_batch_size,
+        micro_batch_size=args.micro_batch_size, strategy=args.strategy, precision=args.precision,
+        seed=args.seed, deterministic=args.deterministic, checkpoint_every=args.checkpoint_every,
+        keep_checkpoints=args.keep_checkpoints, log_every=args.log_every, eval_batches=args.eval_batches,
+        export_dir=None if args.no_export else export_dir,
+    )
+    try:
+        result = run_pretraining(config)
+    except (ValueError, FloatingPointError) as error:
+        sys.exit(f"error: {error}")
+    print(f"\nevaluation at step {result['step']} ({result['examples']} held-out sequences): "
+          f"loss {result['loss']:.3f} (MLM {result['mlm_loss']:.3f}, SOP {result['sop_loss']:.3f}, "
+          f"tau*ponder {result['ponder_loss']:.3f}), MLM accuracy {result['mlm_accuracy']:.3f}, "
+          f"SOP accuracy {result['sop_accuracy']:.3f}\n")
+    print(result["table"])
+    if config.export_dir:
+        from albert_act.export_backbone import export_backbone
+
+        export_backbone(result["backbone"], config.export_dir, config)
+        print(f"\nSavedModel: {config.export_dir}")
+    print(f"checkpoints: {os.path.join(args.model_dir, 'checkpoints')}")
+    print(f"TensorBoard: tensorboard --logdir {args.model_dir}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,400 @@
+"""Pre-training: data -> forward -> loss -> accumulated step -> checkpoint, under any tf.distribute strategy.
+
+Read top to bottom: `PretrainConfig` (every setting, saved as config.json in the
+model dir), `check_inputs` (bad input fails before any compute), `Pretrainer`
+(model, LAMB, the accumulating train step, evaluation, checkpoints, TensorBoard)
+and `run_pretraining` (the whole job).
+"""
+
+import dataclasses
+import json
+import math
+import os
+import time
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from albert_act import token_types
+from albert_act.backbone import AlbertActBackbone
+from albert_act.distribution import make_strategy
+from albert_act.lamb import Lamb
+from albert_act.learning_rate import WarmupLinearDecay
+from albert_act.presets import get_preset
+from albert_act.pretraining_loss import loss_sums, pretraining_loss
+from albert_act.pretraining_model import AlbertActPretrainingModel
+from pipelines.pretraining_dataset import make_pretraining_dataset, record_shapes
+
+PRECISIONS = ("auto", "float32", "mixed_bfloat16")
+# Settings that may change between a run and its resumption; anything else must match.
+RESUMABLE_CHANGES = {"train_files", "eval_files", "checkpoint_every", "keep_checkpoints", "log_every",
+                     "eval_batches", "strategy", "export_dir"}
+
+
+@dataclasses.dataclass
+class PretrainConfig:
+    """Everything a pre-training run depends on. `resolved()` fills the defaults that depend on others."""
+
+    train_files: list
+    eval_files: list
+    model_dir: str
+    preset: str = "demo"
+    backbone_overrides: dict = dataclasses.field(default_factory=dict)
+    halting: str = "act"
+    share_weights: bool = True
+    ponder_cost_weight: float | None = None  # None: the preset's tau
+    steps: int = 1000
+    warmup_steps: int | None = None  # None: 10% of steps
+    learning_rate: float = 1.76e-3
+    weight_decay_rate: float = 0.01
+    clip_norm: float = 1.0
+    global_batch_size: int = 64
+    micro_batch_size: int = 32  # per replica
+    strategy: str = "auto"
+    precision: str = "auto"  # bf16 on TPU, float32 elsewhere
+    seed: int = 12345
+    deterministic: bool = False
+    checkpoint_every: int = 100
+    keep_checkpoints: int = 5
+    log_every: int = 10
+    eval_batches: int | None = None  # None: the whole eval shard
+    export_dir: str | None = None
+
+    def resolved(self):
+        preset = get_preset(self.preset)
+        config = dataclasses.replace(self)
+        if config.ponder_cost_weight is None:
+            config.ponder_cost_weight = preset.ponder_cost_weight
+        if config.warmup_steps is None:
+            config.warmup_steps = max(1, self.steps // 10)
+        return config
+
+    def backbone_config(self):
+        return {**get_preset(self.preset).backbone, **self.backbone_overrides,
+                "halting": self.halting, "share_weights": self.share_weights}
+
+
+def _files(patterns, what):
+    files = sorted(f for p in patterns for f in tf.io.gfile.glob(p))
+    if not files:
+        raise ValueError(f"no {what} file matches {patterns}")
+    return files
+
+
+def check_inputs(config, replicas, sample_records=2000):
+    """Raises ValueError, before any compute, for the problems a user can fix."""
+    for name in ("steps", "global_batch_size", "micro_batch_size", "checkpoint_every", "log_every"):
+        if getattr(config, name) < 1:
+            raise ValueError(f"{name} must be >= 1, got {getattr(config, name)}")
+    if not 0 <= config.warmup_steps <= config.steps:
+        raise ValueError(f"warmup_steps must be in [0, steps={config.steps}], got {config.warmup_steps}")
+    if config.precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {list(PRECISIONS)}, got {config.precision!r}")
+    per_update = config.micro_batch_size * replicas
+    if config.global_batch_size % per_update:
+        raise ValueError(
+            f"global batch {config.global_batch_size} is not divisible by micro-batch "
+            f"{config.micro_batch_size} x {replicas} replica(s) = {per_update}"
+        )
+    train_files, eval_files = _files(config.train_files, "training"), _files(config.eval_files, "evaluation")
+    if set(train_files) & set(eval_files):
+        raise ValueError(f"evaluation files are also training files: {sorted(set(train_files) & set(eval_files))}")
+    backbone = config.backbone_config()
+    vocabulary, length = backbone["vocabulary_size"], backbone["max_sequence_length"]
+    shapes = {}
+    for path in train_files + eval_files:
+        seq, predictions = shapes[path] = record_shapes(path)
+        if seq > length:
+            raise ValueError(f"{path}: sequences of {seq} tokens, the model takes at most {length}")
+        spec = {"input_ids": tf.io.FixedLenFeature([seq], tf.int64),
+                "masked_lm_ids": tf.io.FixedLenFeature([predictions], tf.int64)}
+        for batch in tf.data.TFRecordDataset(path).take(sample_records).batch(sample_records):
+            parsed = tf.io.parse_example(batch, spec)
+            for key, values in parsed.items():
+                top = int(tf.reduce_max(values))
+                if top >= vocabulary:
+                    raise ValueError(
+                        f"{path}: {key} holds token id {top}, outside the model's vocabulary of {vocabulary} "
+                        "(was the data made with another vocabulary?)"
+                    )
+    if len(set(shapes.values())) > 1:
+        raise ValueError(f"files differ in (sequence length, predictions): {shapes}")
+    _check_model_dir(config)
+    return train_files, eval_files
+
+
+def _check_model_dir(config):
+    path = os.path.join(config.model_dir, "config.json")
+    if not tf.io.gfile.exists(path):
+        return
+    with tf.io.gfile.GFile(path) as f:
+        previous = json.load(f)
+    current = _config_record(config)
+    differing = sorted(k for k in set(previous) | set(current)
+                       if k not in RESUMABLE_CHANGES and previous.get(k) != current.get(k))
+    if differing:
+        details = ", ".join(f"{k}: {previous.get(k)!r} there, {current.get(k)!r} now" for k in differing)
+        raise ValueError(f"{config.model_dir} holds a run with another config ({details}); "
+                         "use a new --model_dir, or the same settings to resume")
+
+
+def _config_record(config):
+    record = dataclasses.asdict(config)
+    record["backbone"] = config.backbone_config()
+    return json.loads(json.dumps(record))
+
+
+def checkpoint_contents(model, optimizer=None):
+    """What a checkpoint holds, keyed by variable path ("model/<path>", "optimizer/<path>").
+
+    Explicit, so that any program can restore the model's weights by name (Keras 3
+    does not expose every sub-layer as a checkpoint child).
+    """
+    contents = {"model": {v.path: v for v in model.variables}}
+    if optimizer is not None:
+        contents["optimizer"] = {v.path: v for v in optimizer.variables}
+    if len(contents["model"]) != len(model.variables):
+        raise ValueError("duplicate variable paths in the model")
+    return contents
+
+
+def _tag(token_type):
+    return token_type.replace("[", "").replace("]", "").replace("->", "_to_")
+
+
+class Pretrainer:
+    """Model, optimizer and the compiled steps for one resolved `PretrainConfig`."""
+
+    def __init__(self, config, strategy, kind):
+        self.config, self.strategy, self.kind = config, strategy, kind
+        replicas = strategy.num_replicas_in_sync
+        self.accumulation = config.global_batch_size // (config.micro_batch_size * replicas)
+        precision = config.precision if config.precision != "auto" else ("mixed_bfloat16" if kind == "tpu" else "float32")
+        keras.config.set_dtype_policy(precision)
+        self.precision = precision
+        with strategy.scope():
+            keras.utils.set_random_seed(config.seed)
+            self.backbone = AlbertActBackbone(**config.backbone_config())
+            self.model = AlbertActPretrainingModel(self.backbone)
+            self.schedule = WarmupLinearDecay(config.learning_rate, config.warmup_steps, config.steps)
+            self.optimizer = Lamb(self.schedule, weight_decay_rate=config.weight_decay_rate)
+            self.optimizer.build(self.model.trainable_variables)
+
+    # --- the training step -------------------------------------------------------------------
+
+    def _replica_step(self, inputs, labels):
+        """One optimizer update from this replica's share of the global batch, in micro-batches."""
+        config, context = self.config, tf.distribute.get_replica_context()
+        variables = self.model.trainable_variables
+        # Every replica receives the global batch (a plain, checkpointable iterator feeds
+        # strategy.run) and takes its own slice.
+        share = config.global_batch_size // context.num_replicas_in_sync
+        start = context.replica_id_in_sync_group * share
+        inputs, labels = tf.nest.map_structure(lambda t: t[start:start + share], (inputs, labels))
+        # Global denominators: the accumulated gradient is exactly the global-batch gradient.
+        mlm_weight = context.all_reduce("sum", tf.reduce_sum(labels["masked_lm_weights"]))
+        examples = float(config.global_batch_size)
+        split = lambda t: tf.reshape(t, [self.accumulation, -1, *t.shape[1:]])  # noqa: E731
+        inputs, labels = tf.nest.map_structure(split, inputs), tf.nest.map_structure(split, labels)
+
+        def micro_step(i, gradients, sums):
+            micro_inputs = {k: v[i] for k, v in inputs.items()}
+            micro_labels = {k: v[i] for k, v in labels.items()}
+            with tf.GradientTape() as tape:
+                outputs = self.model(micro_inputs, training=True)
+                batch_sums = loss_sums(outputs, micro_labels)
+                loss = pretraining_loss(batch_sums, mlm_weight, examples, config.ponder_cost_weight)["loss"]
+            grads = tape.gradient(loss, variables)
+            gradients = [a + tf.convert_to_tensor(g) for a, g in zip(gradients, grads)]
+            masks = token_types.token_type_masks(micro_inputs, micro_labels)
+            for name, (total, squares, count) in token_types.iteration_sums(outputs["iterations"], masks).items():
+                batch_sums[f"{name}/sum"], batch_sums[f"{name}/squares"], batch_sums[f"{name}/count"] = total, squares, count
+            return i + 1, gradients, {k: sums[k] + batch_sums[k] for k in sums}
+
+        zero_sums = {k: tf.constant(0.0) for k in self._sum_keys()}
+        gradients = [tf.zeros_like(v) for v in variables]
+        _, gradients, sums = tf.while_loop(
+            lambda i, *_: i < self.accumulation, micro_step, (tf.constant(0), gradients, zero_sums)
+        )
+        gradients = context.all_reduce("sum", gradients)
+        gradients, norm = tf.clip_by_global_norm(gradients, config.clip_norm)
+        # Keras' optimizer sums gradients over replicas once more: hand it each replica's share.
+        replicas = float(self.strategy.num_replicas_in_sync)
+        self.optimizer.apply_gradients(zip([g / replicas for g in gradients], variables))
+        sums["gradient_norm"] = norm / replicas  # summed over replicas below
+        return sums
+
+    def _sum_keys(self):
+        keys = ["mlm_loss_sum", "mlm_correct", "mlm_weight", "sop_loss_sum", "sop_correct", "ponder_cost_sum", "examples"]
+        for name in token_types.TOKEN_TYPES:
+            keys += [f"{name}/sum", f"{name}/squares", f"{name}/count"]
+        return keys
+
+    def make_train_step(self):
+        @tf.function
+        def train_step(iterator):
+            inputs, labels = next(iterator)
+            per_replica = self.strategy.run(self._replica_step, args=(inputs, labels))
+            return {k: self.strategy.reduce("sum", v, axis=None) for k, v in per_replica.items()}
+
+        return train_step
+
+    # --- evaluation ----------------------------------------------------------------------------
+
+    def make_eval_step(self):
+        n_max = self.backbone.max_iterations
+
+        def replica_eval(inputs, labels):
+            outputs = self.model(inputs, training=False)
+            sums = loss_sums(outputs, labels)
+            masks = token_types.token_type_masks(inputs, labels)
+            for name, (total, squares, count) in token_types.iteration_sums(outputs["iterations"], masks).items():
+                sums[f"{name}/sum"], sums[f"{name}/squares"], sums[f"{name}/count"] = total, squares, count
+            real_iterations = tf.boolean_mask(tf.cast(outputs["iterations"], tf.int32), masks["all"])
+            sums["histogram"] = tf.cast(tf.math.bincount(real_iterations, minlength=n_max + 1, maxlength=n_max + 1), tf.float32)
+            return sums
+
+        @tf.function
+        def eval_step(batch):
+            per_replica = self.strategy.run(replica_eval, args=batch)
+            return {k: self.strategy.reduce("sum", v, axis=None) for k, v in per_replica.items()}
+
+        return eval_step
+
+    def evaluate(self, eval_files):
+        config = self.config
+        batch = config.micro_batch_size * self.strategy.num_replicas_in_sync
+        dataset = self.strategy.distribute_datasets_from_function(
+            lambda context: make_pretraining_dataset(eval_files, batch, training=False, input_context=context)
+        )
+        eval_step, totals = self.make_eval_step(), None
+        for i, element in enumerate(dataset):
+            if config.eval_batches is not None and i >= config.eval_batches:
+                break
+            sums = {k: v.numpy() for k, v in eval_step(element).items()}
+            totals = sums if totals is None else {k: totals[k] + sums[k] for k in totals}
+        if totals is None:
+            raise ValueError(f"no evaluation records in {eval_files}")
+        return summarize(totals, config.ponder_cost_weight)
+
+
+def summarize(sums, ponder_cost_weight):
+    """Losses, accuracies and the iteration table from summed step outputs (numpy)."""
+    losses = pretraining_loss(sums, sums["mlm_weight"], sums["examples"], ponder_cost_weight)
+    result = {k: float(v) for k, v in losses.items()}
+    result["mlm_accuracy"] = float(sums["mlm_correct"] / max(sums["mlm_weight"], 1.0))
+    result["sop_accuracy"] = float(sums["sop_correct"] / sums["examples"])
+    result["examples"] = int(sums["examples"])
+    result["iterations"] = token_types.summarize(
+        {name: (sums[f"{name}/sum"], sums[f"{name}/squares"], sums[f"{name}/count"]) for name in token_types.TOKEN_TYPES}
+    )
+    if "histogram" in sums:
+        result["iteration_histogram"] = [int(c) for c in sums["histogram"]]
+    if "gradient_norm" in sums:
+        result["gradient_norm"] = float(sums["gradient_norm"])
+    return result
+
+
+def _write_summaries(writer, step, result, extra=None):
+    with writer.as_default(step=step):
+        for key in ("loss", "mlm_loss", "sop_loss", "ponder_loss", "ponder_cost", "mlm_accuracy", "sop_accuracy",
+                    "gradient_norm"):
+            if key in result:
+                tf.summary.scalar(key, result[key])
+        for name, row in result["iterations"].items():
+            if row["count"]:
+                tf.summary.scalar(f"iterations/{_tag(name)}", row["mean"])
+        if "iteration_histogram" in result:
+            counts = np.asarray(result["iteration_histogram"])
+            tf.summary.histogram("iterations/histogram", np.repeat(np.arange(len(counts)), counts).astype("float32"))
+        for key, value in (extra or {}).items():
+            tf.summary.scalar(key, value)
+    writer.flush()
+
+
+def format_table(iterations, max_iterations):
+    """The paper's Table 1 as Markdown: mean +- std iterations per token type."""
+    lines = [f"| token type | mean iterations (of {max_iterations}) | std | tokens |", "|---|---|---|---|"]
+    for name in token_types.TOKEN_TYPES[1:] + token_types.TOKEN_TYPES[:1]:
+        row = iterations[name]
+        mean = "-" if not row["count"] else f"{row['mean']:.2f}"
+        std = "-" if not row["count"] else f"{row['std']:.2f}"
+        lines.append(f"| {name} | {mean} | {std} | {row['count']} |")
+    return "\n".join(lines)
+
+
+def run_pretraining(config, progress=True, stop_after=None):
+    """The whole job: checks, strategy, (resumed) training, checkpoints, TensorBoard, evaluation.
+
+    `stop_after` (int): return after that many optimizer updates of this call
+    (tests use it to emulate an interruption). Returns the final evaluation dict,
+    with `table` (Markdown) and `model_dir`.
+    """
+    config = config.resolved()
+    strategy, kind = make_strategy(config.strategy)
+    train_files, eval_files = check_inputs(config, strategy.num_replicas_in_sync)
+    if config.deterministic:
+        tf.config.experimental.enable_op_determinism()
+    trainer = Pretrainer(config, strategy, kind)
+    tf.io.gfile.makedirs(config.model_dir)
+    with tf.io.gfile.GFile(os.path.join(config.model_dir, "config.json"), "w") as f:
+        json.dump(_config_record(config), f, indent=2)
+
+    # A plain tf.data iterator of global batches: it is saved in the checkpoint (shuffle buffer
+    # included), so a resumed run continues with exactly the next batch, reading nothing twice.
+    dataset = make_pretraining_dataset(train_files, config.global_batch_size, training=True,
+                                       seed=config.seed, deterministic=config.deterministic)
+    iterator = iter(dataset)
+    checkpoint = tf.train.Checkpoint(**checkpoint_contents(trainer.model, trainer.optimizer), iterator=iterator)
+    manager = tf.train.CheckpointManager(checkpoint, os.path.join(config.model_dir, "checkpoints"),
+                                         max_to_keep=config.keep_checkpoints)
+    if manager.latest_checkpoint:
+        checkpoint.restore(manager.latest_checkpoint).assert_existing_objects_matched()
+    step = int(trainer.optimizer.iterations.numpy())
+    if progress:
+        resumed = f", resumed from {manager.latest_checkpoint}" if step else ""
+        print(f"pre-training {config.preset} ({config.halting}, {'shared' if config.share_weights else 'unshared'}) "
+              f"on {kind} x{strategy.num_replicas_in_sync}, {trainer.precision}, global batch "
+              f"{config.global_batch_size} = {trainer.accumulation} x {config.micro_batch_size} x "
+              f"{strategy.num_replicas_in_sync}{resumed}")
+
+    train_writer = tf.summary.create_file_writer(os.path.join(config.model_dir, "train"))
+    eval_writer = tf.summary.create_file_writer(os.path.join(config.model_dir, "eval"))
+    train_step = trainer.make_train_step()
+    bar = keras.utils.Progbar(config.steps, stateful_metrics=["loss", "mlm_acc", "sop_acc", "iterations"]) if progress else None
+    window, window_start = None, time.perf_counter()
+    updates_this_call = 0
+    while step < config.steps and (stop_after is None or updates_this_call < stop_after):
+        sums = {k: v.numpy() for k, v in train_step(iterator).items()}
+        step, updates_this_call = step + 1, updates_this_call + 1
+        result = summarize(sums, config.ponder_cost_weight)
+        if not math.isfinite(result["loss"]):
+            raise FloatingPointError(
+                f"non-finite loss at step {step} (mlm {result['mlm_loss']}, sop {result['sop_loss']}, "
+                f"ponder {result['ponder_cost']}); stopped without saving. Last good checkpoint: "
+                f"{manager.latest_checkpoint}"
+            )
+        window = sums if window is None else {k: window[k] + sums[k] for k in window}
+        if bar is not None:
+            bar.update(step, [("loss", result["loss"]), ("mlm_acc", result["mlm_accuracy"]),
+                              ("sop_acc", result["sop_accuracy"]), ("iterations", result["iterations"]["all"]["mean"])])
+        if step % config.log_every == 0 or step == config.steps:
+            elapsed = time.perf_counter() - window_start
+            logged = summarize(window, config.ponder_cost_weight)
+            logged["gradient_norm"] = window["gradient_norm"] / (window["examples"] / config.global_batch_size)
+            _write_summaries(train_writer, step, logged, {
+                "learning_rate": float(trainer.schedule(step - 1)),
+                "examples_per_second": window["examples"] / elapsed,
+            })
+            window, window_start = None, time.perf_counter()
+        if step % config.checkpoint_every == 0 or step == config.steps:
+            manager.save(checkpoint_number=step)
+
+    evaluation = trainer.evaluate(eval_files)
+    _write_summaries(eval_writer, step, evaluation)
+    evaluation["step"] = step
+    evaluation["model_dir"] = config.model_dir
+    evaluation["table"] = format_table(evaluation["iterations"], trainer.backbone.max_iterations)
+    evaluation["backbone"] = trainer.backbone
+    return evaluation

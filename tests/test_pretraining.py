@@ -1,0 +1,225 @@
+"""Pre-training: the loss, token types, accumulation, strategies, resume, TensorBoard, bad input."""
+
+import dataclasses
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from albert_act import token_types
+from albert_act.pretrainer import PretrainConfig, Pretrainer, run_pretraining
+from albert_act.pretraining_loss import loss_sums, pretraining_loss
+from pipelines import synthetic_corpus
+from pipelines.create_pretraining_data import create_pretraining_data
+from pipelines.instances import InstanceConfig
+from pipelines.tokenizer import train_sentencepiece
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TINY = dict(vocabulary_size=400, hidden_dim=32, intermediate_dim=64, num_heads=2, embedding_dim=16,
+            max_iterations=3, max_sequence_length=64)
+OVERRIDES = [arg for k, v in TINY.items() for arg in ("--override", f"{k}={v}")]
+
+
+@pytest.fixture(scope="session")
+def records(tmp_path_factory):
+    """Small pre-training shards (seq 64) from the embedded corpus, and their vocabulary."""
+    root = tmp_path_factory.mktemp("pretraining")
+    synthetic_corpus.write_corpus(root / "corpus.txt", 300, seed=4)
+    (root / "vocab.model").write_bytes(train_sentencepiece([str(root / "corpus.txt")], vocab_size=400))
+    config = InstanceConfig(vocabulary_size=400, max_seq_length=64, dupe_factor=2)
+    create_pretraining_data([str(root / "corpus.txt")], str(root / "vocab.model"), str(root / "data"), config,
+                            num_shards=2, workers=1, eval_fraction=0.05, progress=False)
+    return str(root / "data" / "train-*.tfrecord"), str(root / "data" / "eval-*.tfrecord")
+
+
+def _config(records, model_dir, **overrides):
+    train, evaluation = records
+    settings = dict(train_files=[train], eval_files=[evaluation], model_dir=str(model_dir),
+                    backbone_overrides=dict(TINY), steps=4, warmup_steps=1, global_batch_size=8,
+                    micro_batch_size=4, checkpoint_every=2, log_every=1, eval_batches=2)
+    settings.update(overrides)
+    return PretrainConfig(**settings)
+
+
+def test_loss_matches_numpy():
+    rng = np.random.default_rng(0)
+    outputs = {"mlm_logits": rng.normal(size=(2, 3, 5)).astype("float32"),
+               "sop_logits": rng.normal(size=(2, 2)).astype("float32"),
+               "ponder_cost": np.array([10.5, 7.25], "float32")}
+    labels = {"masked_lm_ids": np.array([[1, 4, 0], [2, 0, 0]]),
+              "masked_lm_weights": np.array([[1, 1, 0], [1, 0, 0]], "float32"),
+              "sentence_order_label": np.array([0, 1])}
+    log_softmax = lambda x: x - np.log(np.exp(x).sum(-1, keepdims=True))  # noqa: E731
+    mlm = -np.take_along_axis(log_softmax(outputs["mlm_logits"]), labels["masked_lm_ids"][..., None], -1)[..., 0]
+    sop = -np.take_along_axis(log_softmax(outputs["sop_logits"]), labels["sentence_order_label"][:, None], -1)[:, 0]
+    expected_mlm = (mlm * labels["masked_lm_weights"]).sum() / 3
+    sums = loss_sums(outputs, labels)
+    losses = {k: float(v) for k, v in pretraining_loss(sums, sums["mlm_weight"], sums["examples"], 0.01).items()}
+    np.testing.assert_allclose(losses["mlm_loss"], expected_mlm, rtol=1e-5)
+    np.testing.assert_allclose(losses["sop_loss"], sop.mean(), rtol=1e-5)
+    np.testing.assert_allclose(losses["ponder_cost"], 8.875)
+    np.testing.assert_allclose(losses["ponder_loss"], 0.08875, rtol=1e-6)
+    np.testing.assert_allclose(losses["loss"], expected_mlm + sop.mean() + 0.08875, rtol=1e-5)
+
+
+def test_token_types_by_hand():
+    # [CLS] a [MASK] c [SEP] d r [SEP] pad ; selected: 2 ([MASK], orig 9), 3 (kept, orig c=7), 6 (random 8, orig 5)
+    inputs = {"token_ids": np.array([[2, 6, 4, 7, 3, 5, 8, 3, 0]]), "padding_mask": np.array([[1] * 8 + [0]]),
+              "masked_positions": np.array([[2, 3, 6, 0]])}
+    labels = {"masked_lm_ids": np.array([[9, 7, 5, 0]]), "masked_lm_weights": np.array([[1.0, 1.0, 1.0, 0.0]])}
+    masks = {k: np.asarray(v)[0].nonzero()[0].tolist() for k, v in token_types.token_type_masks(inputs, labels).items()}
+    assert masks == {"all": [0, 1, 2, 3, 4, 5, 6, 7], "[CLS]": [0], "[SEP]": [4, 7], "unmasked": [1, 5],
+                     "[MASK]->[MASK]": [2], "[MASK]->random": [6], "[MASK]->original": [3]}
+    iterations = np.array([[6, 1, 3, 2, 5, 1, 4, 5, 0]], "float32")
+    table = token_types.summarize(token_types.iteration_sums(iterations, token_types.token_type_masks(inputs, labels)))
+    assert table["[SEP]"] == {"mean": 5.0, "std": 0.0, "count": 2}
+    assert table["unmasked"]["mean"] == 1.0 and table["all"]["count"] == 8
+
+
+def _fixed_batch(records, size=8):
+    from pipelines.pretraining_dataset import make_pretraining_dataset
+
+    return next(iter(make_pretraining_dataset(records[0], size, training=False)))
+
+
+def _one_update(config, strategy, batch):
+    config = dataclasses.replace(config, warmup_steps=0)  # with warmup, update 0 has learning rate 0
+    trainer = Pretrainer(config.resolved(), strategy, "cpu")
+    step = trainer.make_train_step()
+    step(iter(tf.data.Dataset.from_tensors(batch).repeat()))
+    return [v.numpy() for v in trainer.model.trainable_variables]
+
+
+def test_accumulation_equals_one_big_batch(records, tmp_path):
+    batch = _fixed_batch(records)
+    strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
+    big = _one_update(_config(records, tmp_path, micro_batch_size=8), strategy, batch)
+    accumulated = _one_update(_config(records, tmp_path, micro_batch_size=2), strategy, batch)  # 4 x 2
+    initial = Pretrainer(_config(records, tmp_path).resolved(), strategy, "cpu").model.trainable_variables
+    moved = max(np.abs(a - i.numpy()).max() for a, i in zip(big, initial))
+    assert moved > 1e-4  # the update did something
+    # Tolerance: float32 sums in another order; LAMB's per-variable update is ~lr, 1.76e-4 at step 1.
+    assert max(np.abs(a - b).max() for a, b in zip(big, accumulated)) < 1e-6
+
+
+def test_accumulation_under_mirrored_strategy_on_two_cpus(records, tmp_path):
+    script = textwrap.dedent(f"""
+        import numpy as np, tensorflow as tf
+        cpu = tf.config.list_physical_devices("CPU")[0]
+        tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+        import sys; sys.path.insert(0, {os.path.join(REPO, "tests")!r})
+        from test_pretraining import _config, _fixed_batch, _one_update
+        records = ({records[0]!r}, {records[1]!r})
+        batch = _fixed_batch(records)
+        mirrored = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+        single = tf.distribute.OneDeviceStrategy("/cpu:0")
+        a = _one_update(_config(records, {str(tmp_path)!r}, micro_batch_size=2), mirrored, batch)  # 2 x 2 x 2
+        b = _one_update(_config(records, {str(tmp_path)!r}, micro_batch_size=8), single, batch)
+        print("MAXDIFF", max(np.abs(x - y).max() for x, y in zip(a, b)))
+    """)
+    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=300)
+    lines = [line for line in result.stdout.splitlines() if line.startswith("MAXDIFF")]
+    assert lines, result.stderr[-3000:]
+    assert float(lines[0].split()[1]) < 1e-6
+
+
+def _cli(records, model_dir, *extra):
+    train, evaluation = records
+    return [sys.executable, "-m", "albert_act.pretrain", "--train_files", train, "--eval_files", evaluation,
+            "--model_dir", str(model_dir), "--steps", "8", "--warmup_steps", "2", "--global_batch_size", "8",
+            "--micro_batch_size", "4", "--checkpoint_every", "2", "--log_every", "2", "--eval_batches", "2",
+            "--deterministic", "--no_export", *OVERRIDES, *extra]
+
+
+def _final_weights(model_dir):
+    reader = tf.train.load_checkpoint(os.path.join(model_dir, "checkpoints"))
+    names = [n for n in reader.get_variable_to_shape_map() if n.startswith("model/")]
+    return {n: reader.get_tensor(n) for n in names}
+
+
+def test_killed_run_resumes_to_the_same_weights(records, tmp_path):
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    straight = subprocess.run(_cli(records, tmp_path / "straight"), cwd=REPO, env=env, capture_output=True,
+                              text=True, timeout=300)
+    assert straight.returncode == 0, straight.stderr[-3000:]
+
+    killed_dir = tmp_path / "killed"
+    process = subprocess.Popen(_cli(records, killed_dir), cwd=REPO, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 240
+    while not (killed_dir / "checkpoints" / "ckpt-4.index").exists() and time.time() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    assert process.wait() == -signal.SIGKILL
+    assert not (killed_dir / "checkpoints" / "ckpt-8.index").exists()  # really mid-way
+
+    resumed = subprocess.run(_cli(records, killed_dir), cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert "resumed from" in resumed.stdout
+    a, b = _final_weights(tmp_path / "straight"), _final_weights(killed_dir)
+    assert a.keys() == b.keys() and len(a) > 10
+    for name in a:
+        np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+
+
+def test_tensorboard_tags_and_resolved_config(records, tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    result = run_pretraining(_config(records, tmp_path), progress=False)
+    assert result["step"] == 4 and np.isfinite(result["loss"])
+    assert set(result["iterations"]) == set(token_types.TOKEN_TYPES)
+    assert "| [MASK]->random |" in result["table"]
+    train = EventAccumulator(str(tmp_path / "train")).Reload().Tags()["tensors"]
+    expected = {"loss", "mlm_loss", "sop_loss", "ponder_loss", "ponder_cost", "mlm_accuracy", "sop_accuracy",
+                "learning_rate", "gradient_norm", "examples_per_second", "iterations/all", "iterations/CLS",
+                "iterations/SEP", "iterations/unmasked", "iterations/MASK_to_MASK"}
+    assert expected <= set(train), expected - set(train)
+    evaluation = EventAccumulator(str(tmp_path / "eval")).Reload().Tags()["tensors"]
+    assert {"loss", "mlm_accuracy", "iterations/histogram", "iterations/all"} <= set(evaluation)
+    saved = (tmp_path / "config.json").read_text()
+    assert '"ponder_cost_weight": 0.001' in saved and '"max_iterations": 3' in saved
+
+
+def test_halting_none_and_unshared_baselines_run(records, tmp_path):
+    result = run_pretraining(_config(records, tmp_path / "bert", halting="none", share_weights=False, steps=2,
+                                     warmup_steps=0), progress=False)
+    assert result["iterations"]["all"]["mean"] == 3.0 and result["iterations"]["all"]["std"] == 0.0
+    assert result["backbone"].share_weights is False
+
+
+def test_non_finite_loss_stops_and_keeps_the_last_good_checkpoint(records, tmp_path):
+    config = _config(records, tmp_path, learning_rate=1e30, steps=6, checkpoint_every=1)
+    with pytest.raises(FloatingPointError, match=r"non-finite loss at step \d .*Last good checkpoint: .*ckpt-\d"):
+        run_pretraining(config, progress=False)
+    saved = sorted(p.name for p in (tmp_path / "checkpoints").glob("ckpt-*.index"))
+    reader = tf.train.load_checkpoint(str(tmp_path / "checkpoints"))
+    assert saved and all(np.isfinite(reader.get_tensor(n)).all() for n in reader.get_variable_to_shape_map()
+                         if n.startswith("model/") and reader.get_variable_to_dtype_map()[n].is_floating)
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (dict(train_files=["/nowhere/*.tfrecord"]), r"no training file matches \['/nowhere/\*.tfrecord'\]"),
+        (dict(global_batch_size=10, micro_batch_size=4), r"global batch 10 is not divisible by micro-batch 4 x 1"),
+        (dict(backbone_overrides={**TINY, "vocabulary_size": 50}),
+         r"train-0000\d-of-00002.tfrecord: input_ids holds token id \d+, outside the model's vocabulary of 50"),
+        (dict(warmup_steps=9), r"warmup_steps must be in \[0, steps=4\], got 9"),
+    ],
+)
+def test_bad_input_fails_before_compute(records, tmp_path, overrides, message):
+    with pytest.raises(ValueError, match=message):
+        run_pretraining(_config(records, tmp_path, **overrides), progress=False)
+    assert not (tmp_path / "checkpoints").exists()
+
+
+def test_model_dir_with_an_incompatible_run_is_refused(records, tmp_path):
+    run_pretraining(_config(records, tmp_path, steps=2, warmup_steps=0), progress=False)
+    with pytest.raises(ValueError, match=r"holds a run with another config \(ponder_cost_weight: 0.001 there, 0.5 now\)"):
+        run_pretraining(_config(records, tmp_path, steps=2, warmup_steps=0, ponder_cost_weight=0.5), progress=False)
