@@ -324,12 +324,11 @@ def format_table(iterations, max_iterations):
     return "\n".join(lines)
 
 
-def run_pretraining(config, progress=True, stop_after=None):
+def run_pretraining(config, progress=True):
     """The whole job: checks, strategy, (resumed) training, checkpoints, TensorBoard, evaluation.
 
-    `stop_after` (int): return after that many optimizer updates of this call
-    (tests use it to emulate an interruption). Returns the final evaluation dict,
-    with `table` (Markdown) and `model_dir`.
+    Returns the final evaluation dict, with `table` (Markdown), `step`, `model_dir`
+    and the trained `backbone`.
     """
     config = config.resolved()
     strategy, kind = make_strategy(config.strategy)
@@ -364,10 +363,9 @@ def run_pretraining(config, progress=True, stop_after=None):
     train_step = trainer.make_train_step()
     bar = keras.utils.Progbar(config.steps, stateful_metrics=["loss", "mlm_acc", "sop_acc", "iterations"]) if progress else None
     window, window_start = None, time.perf_counter()
-    updates_this_call = 0
-    while step < config.steps and (stop_after is None or updates_this_call < stop_after):
+    while step < config.steps:
         sums = {k: v.numpy() for k, v in train_step(iterator).items()}
-        step, updates_this_call = step + 1, updates_this_call + 1
+        step += 1
         result = summarize(sums, config.ponder_cost_weight)
         if not math.isfinite(result["loss"]):
             raise FloatingPointError(

@@ -223,3 +223,20 @@ def test_model_dir_with_an_incompatible_run_is_refused(records, tmp_path):
     run_pretraining(_config(records, tmp_path, steps=2, warmup_steps=0), progress=False)
     with pytest.raises(ValueError, match=r"holds a run with another config \(ponder_cost_weight: 0.001 there, 0.5 now\)"):
         run_pretraining(_config(records, tmp_path, steps=2, warmup_steps=0, ponder_cost_weight=0.5), progress=False)
+
+
+def test_mixed_bfloat16_training_and_savedmodel_export(records, tmp_path):
+    from albert_act.export_backbone import export_backbone
+
+    result = run_pretraining(_config(records, tmp_path, precision="mixed_bfloat16", steps=2, warmup_steps=0),
+                             progress=False)
+    assert np.isfinite(result["loss"]) and result["backbone"].encoder.blocks[0].compute_dtype == "bfloat16"
+    export_backbone(result["backbone"], str(tmp_path / "export"))
+    loaded = tf.saved_model.load(str(tmp_path / "export"))
+    inputs = {"token_ids": tf.constant([[2, 9, 10, 3, 0]]), "segment_ids": tf.zeros((1, 5), tf.int32),
+              "padding_mask": tf.constant([[1, 1, 1, 1, 0]])}
+    outputs = loaded.signatures["serving_default"](**inputs)
+    assert {"iterations", "remainders", "ponder_cost", "sequence_output", "pooled_output"} <= set(outputs)
+    np.testing.assert_array_equal(outputs["iterations"].numpy()[0, 4], 0.0)
+    assert (outputs["iterations"].numpy()[0, :4] >= 1).all()
+    assert '"max_iterations": 3' in (tmp_path / "export" / "albert_act_config.json").read_text()
