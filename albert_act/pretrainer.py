@@ -207,9 +207,7 @@ class Pretrainer:
                 loss = pretraining_loss(batch_sums, mlm_weight, examples, config.ponder_cost_weight)["loss"]
             grads = tape.gradient(loss, variables)
             gradients = [a + tf.convert_to_tensor(g) for a, g in zip(gradients, grads)]
-            masks = token_types.token_type_masks(micro_inputs, micro_labels)
-            for name, (total, squares, count) in token_types.iteration_sums(outputs["iterations"], masks).items():
-                batch_sums[f"{name}/sum"], batch_sums[f"{name}/squares"], batch_sums[f"{name}/count"] = total, squares, count
+            batch_sums.update(_depth_sums(outputs, micro_inputs, micro_labels))
             return i + 1, gradients, {k: sums[k] + batch_sums[k] for k in sums}
 
         zero_sums = {k: tf.constant(0.0) for k in self._sum_keys()}
@@ -226,10 +224,8 @@ class Pretrainer:
         return sums
 
     def _sum_keys(self):
-        keys = ["mlm_loss_sum", "mlm_correct", "mlm_weight", "sop_loss_sum", "sop_correct", "ponder_cost_sum", "examples"]
-        for name in token_types.TOKEN_TYPES:
-            keys += [f"{name}/sum", f"{name}/squares", f"{name}/count"]
-        return keys
+        return ("mlm_loss_sum", "mlm_correct", "mlm_weight", "sop_loss_sum", "sop_correct", "ponder_cost_sum",
+                "examples") + token_types.SUM_KEYS
 
     def make_train_step(self):
         @tf.function
@@ -247,11 +243,9 @@ class Pretrainer:
 
         def replica_eval(inputs, labels):
             outputs = self.model(inputs, training=False)
-            sums = loss_sums(outputs, labels)
-            masks = token_types.token_type_masks(inputs, labels)
-            for name, (total, squares, count) in token_types.iteration_sums(outputs["iterations"], masks).items():
-                sums[f"{name}/sum"], sums[f"{name}/squares"], sums[f"{name}/count"] = total, squares, count
-            real_iterations = tf.boolean_mask(tf.cast(outputs["iterations"], tf.int32), masks["all"])
+            sums = {**loss_sums(outputs, labels), **_depth_sums(outputs, inputs, labels)}
+            real = tf.cast(inputs["padding_mask"], tf.bool)
+            real_iterations = tf.boolean_mask(tf.cast(outputs["iterations"], tf.int32), real)
             sums["histogram"] = tf.cast(tf.math.bincount(real_iterations, minlength=n_max + 1, maxlength=n_max + 1), tf.float32)
             return sums
 
@@ -279,6 +273,11 @@ class Pretrainer:
         return summarize(totals, config.ponder_cost_weight)
 
 
+def _depth_sums(outputs, inputs, labels):
+    """Iteration sums per token type (Table 1) for one batch."""
+    return token_types.iteration_sums(outputs["iterations"], token_types.token_type_masks(inputs, labels))
+
+
 def summarize(sums, ponder_cost_weight):
     """Losses, accuracies and the iteration table from summed step outputs (numpy)."""
     losses = pretraining_loss(sums, sums["mlm_weight"], sums["examples"], ponder_cost_weight)
@@ -286,9 +285,7 @@ def summarize(sums, ponder_cost_weight):
     result["mlm_accuracy"] = float(sums["mlm_correct"] / max(sums["mlm_weight"], 1.0))
     result["sop_accuracy"] = float(sums["sop_correct"] / sums["examples"])
     result["examples"] = int(sums["examples"])
-    result["iterations"] = token_types.summarize(
-        {name: (sums[f"{name}/sum"], sums[f"{name}/squares"], sums[f"{name}/count"]) for name in token_types.TOKEN_TYPES}
-    )
+    result["iterations"] = token_types.summarize(sums)
     if "histogram" in sums:
         result["iteration_histogram"] = [int(c) for c in sums["histogram"]]
     if "gradient_norm" in sums:

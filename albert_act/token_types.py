@@ -37,21 +37,26 @@ def token_type_masks(inputs, labels):
     }
 
 
+SUM_KEYS = tuple(f"{name}/{part}" for name in TOKEN_TYPES for part in ("sum", "squares", "count"))
+
+
 def iteration_sums(iterations, masks):
-    """{type: (sum of N_t, sum of N_t^2, count)} as float32 scalars: mean and std are derived."""
+    """Flat {"<type>/sum", "<type>/squares", "<type>/count"} float32 scalars, summable across batches."""
     iterations = ops.cast(iterations, "float32")
     sums = {}
     for name, mask in masks.items():
         m = ops.cast(mask, "float32")
-        sums[name] = (ops.sum(iterations * m), ops.sum(ops.square(iterations) * m), ops.sum(m))
+        sums[f"{name}/sum"] = ops.sum(iterations * m)
+        sums[f"{name}/squares"] = ops.sum(ops.square(iterations) * m)
+        sums[f"{name}/count"] = ops.sum(m)
     return sums
 
 
 def summarize(sums):
-    """{type: {"mean", "std", "count"}} from accumulated `iteration_sums` (numpy-convertible)."""
+    """{type: {"mean", "std", "count"}} from summed `iteration_sums` (numpy-convertible)."""
     table = {}
-    for name, (total, squares, count) in sums.items():
-        total, squares, count = float(total), float(squares), float(count)
+    for name in TOKEN_TYPES:
+        total, squares, count = (float(sums[f"{name}/{part}"]) for part in ("sum", "squares", "count"))
         mean = total / count if count else float("nan")
         variance = max(squares / count - mean * mean, 0.0) if count else float("nan")
         table[name] = {"mean": mean, "std": variance ** 0.5, "count": int(count)}
