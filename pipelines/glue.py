@@ -1,0 +1,139 @@
+"""GLUE readers for the standard `glue_data/` layout, with each file's quirks handled.
+
+    examples, report = read_glue("rte", "glue_data/RTE", "train")
+
+Every file is split on TAB with no CSV quoting (RTE, MNLI, MRPC... contain
+unbalanced quotes). Quirks: CoLA train/dev have no header; MRPC files start with
+a byte-order mark; QQP has malformed rows (fewer fields: skipped and counted);
+MNLI train has 12 columns and dev 16 (label = last column); test files have an
+`index` column and no label; AX (diagnostic) is predicted with the MNLI model.
+"""
+
+import dataclasses
+import os
+
+
+@dataclasses.dataclass(frozen=True)
+class GlueTask:
+    """Where a task's files are and which columns hold what (0-based; negative from the end)."""
+
+    name: str  # as the GLUE server spells it in the submission
+    directory: str
+    splits: dict  # split -> file name
+    text_a: int
+    text_b: int | None
+    label: int | None  # train/dev label column
+    labels: tuple  # label set as spelled in the data; () for regression
+    header: bool = True
+    test_text_a: int = 1
+    test_text_b: int | None = 2
+    columns: int | None = None  # rows with another field count are malformed (skipped)
+    test_columns: int | None = None
+    submission: tuple = ()  # (file name in the zip, test split)
+
+    @property
+    def is_regression(self):
+        return not self.labels
+
+
+TASKS = {
+    "cola": GlueTask("CoLA", "CoLA", {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
+                     text_a=3, text_b=None, label=1, labels=("0", "1"), header=False,
+                     test_text_b=None, columns=4, submission=(("CoLA.tsv", "test"),)),
+    "sst-2": GlueTask("SST-2", "SST-2", {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
+                      text_a=0, text_b=None, label=1, labels=("0", "1"), test_text_b=None, columns=2,
+                      submission=(("SST-2.tsv", "test"),)),
+    "mrpc": GlueTask("MRPC", "MRPC", {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
+                     text_a=3, text_b=4, label=0, labels=("0", "1"), test_text_a=3, test_text_b=4, columns=5,
+                     submission=(("MRPC.tsv", "test"),)),
+    "sts-b": GlueTask("STS-B", "STS-B", {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
+                      text_a=7, text_b=8, label=-1, labels=(), test_text_a=7, test_text_b=8, columns=10,
+                      test_columns=9, submission=(("STS-B.tsv", "test"),)),
+    "qqp": GlueTask("QQP", "QQP", {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
+                    text_a=3, text_b=4, label=5, labels=("0", "1"), columns=6, test_columns=3,
+                    submission=(("QQP.tsv", "test"),)),
+    "mnli": GlueTask("MNLI", "MNLI", {"train": "train.tsv", "dev_matched": "dev_matched.tsv",
+                                      "dev_mismatched": "dev_mismatched.tsv", "test_matched": "test_matched.tsv",
+                                      "test_mismatched": "test_mismatched.tsv"},
+                     text_a=8, text_b=9, label=-1, labels=("contradiction", "entailment", "neutral"),
+                     test_text_a=8, test_text_b=9,
+                     submission=(("MNLI-m.tsv", "test_matched"), ("MNLI-mm.tsv", "test_mismatched"))),
+    "qnli": GlueTask("QNLI", "QNLI", {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
+                     text_a=1, text_b=2, label=-1, labels=("entailment", "not_entailment"),
+                     submission=(("QNLI.tsv", "test"),)),
+    "rte": GlueTask("RTE", "RTE", {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
+                    text_a=1, text_b=2, label=-1, labels=("entailment", "not_entailment"),
+                    submission=(("RTE.tsv", "test"),)),
+    "wnli": GlueTask("WNLI", "WNLI", {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
+                     text_a=1, text_b=2, label=-1, labels=("0", "1"), submission=(("WNLI.tsv", "test"),)),
+    # The diagnostic set: test only, predicted by the MNLI model with MNLI's labels.
+    "ax": GlueTask("AX", "diagnostic", {"test": "diagnostic.tsv"}, text_a=1, text_b=2, label=None,
+                   labels=("contradiction", "entailment", "neutral"), submission=(("AX.tsv", "test"),)),
+}
+DEV_SPLIT = {"mnli": "dev_matched"}  # the dev split used for model selection
+
+
+@dataclasses.dataclass(frozen=True)
+class Example:
+    guid: str  # the test `index` for test splits, else "<split>-<row>"
+    text_a: str
+    text_b: str | None
+    label: str | float | None
+
+
+def get_task(name):
+    key = name.lower()
+    if key not in TASKS:
+        raise ValueError(f"unknown GLUE task {name!r}; expected one of {sorted(TASKS)}")
+    return TASKS[key]
+
+
+def task_file(task, data_dir, split):
+    if split not in task.splits:
+        raise ValueError(f"{task.name} has no split {split!r}; it has {sorted(task.splits)}")
+    path = os.path.join(data_dir, task.splits[split])
+    if not os.path.exists(path):
+        raise ValueError(f"{path}: missing ({task.name} {split} split; expected the standard glue_data layout)")
+    return path
+
+
+def read_glue(name, data_dir, split):
+    """Returns (examples, report); report counts rows read and malformed rows skipped.
+
+    Raises ValueError naming the file and line for a label outside the task's set
+    (or a score outside [0, 5] for STS-B) and for a missing file.
+    """
+    task = get_task(name)
+    path = task_file(task, data_dir, split)
+    is_test = split.startswith("test")
+    with open(path, encoding="utf-8-sig", newline="") as f:  # utf-8-sig drops MRPC's byte-order mark
+        lines = f.read().split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    start = 1 if (task.header or is_test) else 0
+    expected = task.test_columns if is_test else task.columns
+    examples, skipped = [], []
+    for number, line in enumerate(lines[start:], start=start + 1):
+        fields = line.rstrip("\r").split("\t")
+        if expected is not None and len(fields) != expected:
+            skipped.append(number)
+            continue
+        if is_test:
+            text_a, text_b = fields[task.test_text_a], None if task.test_text_b is None else fields[task.test_text_b]
+            examples.append(Example(fields[0], text_a, text_b, None))
+            continue
+        text_b = None if task.text_b is None else fields[task.text_b]
+        label = fields[task.label]
+        if task.is_regression:
+            try:
+                label = float(label)
+            except ValueError:
+                raise ValueError(f"{path} line {number}: score {label!r} is not a number") from None
+            if not 0.0 <= label <= 5.0:
+                raise ValueError(f"{path} line {number}: score {label} outside [0, 5]")
+        elif label not in task.labels:
+            raise ValueError(f"{path} line {number}: label {label!r} not in {list(task.labels)}")
+        examples.append(Example(f"{split}-{number}", fields[task.text_a], text_b, label))
+    report = {"file": path, "rows": len(lines) - start, "examples": len(examples),
+              "malformed_rows_skipped": len(skipped), "skipped_lines": skipped[:20]}
+    return examples, report

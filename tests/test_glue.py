@@ -1,0 +1,80 @@
+"""GLUE readers on the real files: official row counts, label sets, quirks, bad input."""
+
+import collections
+
+import pytest
+
+from pipelines.glue import TASKS, get_task, read_glue
+
+# Official GLUE numbers (../shared/data/glue/SOURCE.md): rows per split, and label counts where public.
+EXPECTED = {
+    "cola": ({"train": 8551, "dev": 1043, "test": 1063}, {"train": {"1": 6023, "0": 2528}, "dev": {"1": 721, "0": 322}}),
+    "sst-2": ({"train": 67349, "dev": 872, "test": 1821}, {"train": {"1": 37569, "0": 29780}, "dev": {"1": 444, "0": 428}}),
+    "mrpc": ({"train": 3668, "dev": 408, "test": 1725}, {"train": {"1": 2474, "0": 1194}, "dev": {"1": 279, "0": 129}}),
+    "sts-b": ({"train": 5749, "dev": 1500, "test": 1379}, {}),
+    "rte": ({"train": 2490, "dev": 277, "test": 3000},
+            {"train": {"entailment": 1249, "not_entailment": 1241}, "dev": {"entailment": 146, "not_entailment": 131}}),
+    "wnli": ({"train": 635, "dev": 71, "test": 146}, {"train": {"0": 323, "1": 312}, "dev": {"0": 40, "1": 31}}),
+}
+
+
+@pytest.mark.parametrize("task", sorted(EXPECTED))
+def test_real_files_match_official_counts(shared_data, task):
+    rows, label_counts = EXPECTED[task]
+    directory = shared_data / "glue" / TASKS[task].directory
+    for split, count in rows.items():
+        examples, report = read_glue(task, str(directory), split)
+        assert len(examples) == count and report["malformed_rows_skipped"] == 0, (task, split)
+        assert all(e.text_a for e in examples)
+        if TASKS[task].text_b is not None:
+            assert all(e.text_b is not None for e in examples)
+        if split in label_counts:
+            assert dict(collections.Counter(e.label for e in examples)) == label_counts[split]
+        if split == "test":
+            assert [e.guid for e in examples] == [str(i) for i in range(count)]
+            assert all(e.label is None for e in examples)
+
+
+def test_quirks(shared_data):
+    glue = shared_data / "glue"
+    mrpc, _ = read_glue("mrpc", str(glue / "MRPC"), "train")
+    assert not mrpc[0].text_a.startswith("\ufeff") and mrpc[0].label in ("0", "1")
+    stsb, _ = read_glue("sts-b", str(glue / "STS-B"), "dev")
+    assert all(isinstance(e.label, float) and 0 <= e.label <= 5 for e in stsb)
+    rte, _ = read_glue("rte", str(glue / "RTE"), "train")
+    assert sum('"' in e.text_a + e.text_b for e in rte) > 400  # unbalanced quotes did not merge rows
+    cola, _ = read_glue("cola", str(glue / "CoLA"), "dev")  # no header, no trailing newline
+    assert cola[-1].text_a and len(cola) == 1043
+
+
+def test_malformed_rows_are_skipped_and_counted(tmp_path):
+    (tmp_path / "train.tsv").write_text(
+        "id\tqid1\tqid2\tquestion1\tquestion2\tis_duplicate\n"
+        "0\t1\t2\tHow?\tWhy?\t0\n"
+        "1\t3\t4\tbroken row\n"
+        "2\t5\t6\tA \"quoted\tB\t1\n"
+    )
+    examples, report = read_glue("qqp", str(tmp_path), "train")
+    assert [e.label for e in examples] == ["0", "1"] and examples[1].text_a == 'A "quoted'
+    assert report["malformed_rows_skipped"] == 1 and report["skipped_lines"] == [3]
+
+
+def test_mnli_takes_the_last_column_for_12_and_16_column_layouts(tmp_path):
+    head = "\t".join(f"c{i}" for i in range(10))
+    (tmp_path / "train.tsv").write_text(head + "\tlabel1\tgold_label\n" + "\t".join(["x"] * 8 + ["p", "h", "neutral", "neutral"]) + "\n")
+    (tmp_path / "dev_matched.tsv").write_text(head + "\tl1\tl2\tl3\tl4\tl5\tgold_label\n"
+                                              + "\t".join(["x"] * 8 + ["p", "h"] + ["entailment"] * 5 + ["contradiction"]) + "\n")
+    assert read_glue("mnli", str(tmp_path), "train")[0][0].label == "neutral"
+    assert read_glue("mnli", str(tmp_path), "dev_matched")[0][0].label == "contradiction"
+
+
+def test_bad_input(tmp_path):
+    with pytest.raises(ValueError, match=r"unknown GLUE task 'rtee'; expected one of \['ax', 'cola', "):
+        get_task("rtee")
+    with pytest.raises(ValueError, match=r"RTE/dev.tsv: missing \(RTE dev split"):
+        read_glue("rte", str(tmp_path / "RTE"), "dev")
+    (tmp_path / "train.tsv").write_text("index\tsentence1\tsentence2\tlabel\n0\ta\tb\tentails\n")
+    with pytest.raises(ValueError, match=r"train.tsv line 2: label 'entails' not in \['entailment', 'not_entailment'\]"):
+        read_glue("rte", str(tmp_path), "train")
+    with pytest.raises(ValueError, match=r"RTE has no split 'validation'"):
+        read_glue("rte", str(tmp_path), "validation")
