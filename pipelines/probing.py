@@ -1,0 +1,150 @@
+"""SentEval probing tasks: reading them, and building them from a parsed corpus (no download).
+
+    python -m pipelines.probing --conllu ud/en_ewt-ud-*.conllu --synthetic_documents 5000 --output_dir probing/
+
+File format (SentEval's): `split<TAB>label<TAB>sentence`, split in tr/va/te,
+sentence tokens separated by spaces. The builder writes the four tasks of the paper:
+
+* past_present.txt (Tense): PAST if the main verb is VBD, PRES if VBP or VBZ. The main
+  verb is the root; when the root is not a verb (UD copula), its `cop` child. Other
+  tags (e.g. a VBN root with an auxiliary) give no example.
+* subj_number.txt (SubjNum): NN or NNS, the tag of the root's `nsubj` when it is a
+  common noun (pronouns and proper nouns give no example).
+* obj_number.txt (ObjNum): NN or NNS, the tag of the root's `obj`, a common noun.
+* top_constituents.txt (TopConst): the sequence of constituents under the root
+  (e.g. ADVP_NP_VP_.). It needs a constituency analysis, which CoNLL-U lacks: it
+  comes from the embedded corpus's gold annotations only.
+
+From CoNLL-U the tags are the XPOS column (PTB tags in UD English). From the
+embedded corpus they are its gold labels; there, nouns are NOUN and pronoun or
+name subjects are left out of SubjNum as above. Each sentence goes to tr/va/te
+(80/10/10) by a hash of its text, so the split does not depend on file order.
+(SentEval additionally keeps target word forms apart across splits; we do not.)
+"""
+
+import argparse
+import collections
+import hashlib
+import os
+
+from pipelines import synthetic_corpus, text_files
+
+SPLITS = ("tr", "va", "te")
+TASK_FILES = {"tense": "past_present.txt", "subj_number": "subj_number.txt",
+              "obj_number": "obj_number.txt", "top_constituents": "top_constituents.txt"}
+PRESENT, PAST, NOUN_TAGS = ("VBP", "VBZ"), ("VBD",), ("NN", "NNS")
+
+
+def read_senteval(path):
+    """{split: [(label, sentence)]}; ValueError naming the file and line for a malformed line."""
+    data = {split: [] for split in SPLITS}
+    for number, line in text_files.read_lines(path):
+        if not line:
+            continue
+        parts = line.split("\t")
+        if len(parts) < 3 or parts[0] not in SPLITS:
+            raise ValueError(f"{path} line {number}: expected 'split<TAB>label<TAB>sentence' with split in "
+                             f"{list(SPLITS)}, got {line[:80]!r}")
+        data[parts[0]].append((parts[1], parts[-1]))
+    return data
+
+
+def read_conllu(path):
+    """Yields sentences as lists of (form, xpos, head, relation); multiword and empty nodes skipped."""
+    sentence = []
+    for number, line in text_files.read_lines(path):
+        if not line:
+            if sentence:
+                yield sentence
+            sentence = []
+            continue
+        if line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 10:
+            raise ValueError(f"{path} line {number}: CoNLL-U needs 10 TAB-separated fields, got {len(fields)}")
+        if "-" in fields[0] or "." in fields[0]:
+            continue
+        sentence.append((fields[1], fields[4], int(fields[6]), fields[7].split(":")[0]))
+    if sentence:
+        yield sentence
+
+
+def labels_from_dependencies(tokens):
+    """{task: label} derivable from one dependency-parsed sentence [(form, xpos, head, relation)]."""
+    roots = [i for i, t in enumerate(tokens, 1) if t[2] == 0]
+    if len(roots) != 1:
+        return {}
+    root = roots[0]
+    children = {rel: i for i, (_, _, head, rel) in enumerate(tokens, 1) if head == root}
+    labels = {}
+    verb_tag = tokens[root - 1][1]
+    if not verb_tag.startswith("VB") and "cop" in children:
+        verb_tag = tokens[children["cop"] - 1][1]
+    if verb_tag in PAST:
+        labels["tense"] = "PAST"
+    elif verb_tag in PRESENT:
+        labels["tense"] = "PRES"
+    for task, relation in (("subj_number", "nsubj"), ("obj_number", "obj")):
+        if relation in children and tokens[children[relation] - 1][1] in NOUN_TAGS:
+            labels[task] = tokens[children[relation] - 1][1]
+    return labels
+
+
+def labels_from_synthetic(sentence):
+    """{task: label} from the embedded corpus's gold annotations."""
+    labels = {"tense": sentence.tense, "top_constituents": sentence.top_constituents}
+    root = sentence.heads.index(0) + 1
+    subject = next(i for i, (head, relation) in enumerate(zip(sentence.heads, sentence.relations))
+                   if head == root and relation == "nsubj")
+    if sentence.upos[subject] == "NOUN":
+        labels["subj_number"] = sentence.subject_number
+    if sentence.object_number is not None:
+        labels["obj_number"] = sentence.object_number
+    return labels
+
+
+def split_of(sentence):
+    bucket = int(hashlib.md5(sentence.encode("utf-8")).hexdigest(), 16) % 10
+    return "tr" if bucket < 8 else ("va" if bucket == 8 else "te")
+
+
+def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed=0):
+    """Writes the four task files; returns {task: {split: count}}."""
+    rows = collections.defaultdict(list)
+    for path in conllu_paths:
+        for tokens in read_conllu(path):
+            text = " ".join(t[0] for t in tokens)
+            for task, label in labels_from_dependencies(tokens).items():
+                rows[task].append((split_of(text), label, text))
+    for document in synthetic_corpus.generate_documents(synthetic_documents, seed):
+        for sentence in document:
+            text = " ".join(sentence.words)
+            for task, label in labels_from_synthetic(sentence).items():
+                rows[task].append((split_of(text), label, text))
+    os.makedirs(output_dir, exist_ok=True)
+    counts = {}
+    for task, file_name in TASK_FILES.items():
+        ordered = sorted(rows[task], key=lambda r: SPLITS.index(r[0]))  # SentEval: tr, then va, then te
+        with open(os.path.join(output_dir, file_name), "w", encoding="utf-8") as f:
+            f.writelines(f"{split}\t{label}\t{text}\n" for split, label, text in ordered)
+        counts[task] = dict(collections.Counter(r[0] for r in ordered))
+    return counts
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--conllu", nargs="*", default=[], help="CoNLL-U files or globs")
+    parser.add_argument("--synthetic_documents", type=int, default=0, help="documents of the embedded corpus")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--output_dir", required=True)
+    args = parser.parse_args(argv)
+    files = text_files.expand_patterns(args.conllu) if args.conllu else []
+    if not files and args.synthetic_documents < 1:
+        parser.error("give --conllu files and/or --synthetic_documents N")
+    for task, counts in build_probing_tasks(args.output_dir, files, args.synthetic_documents, args.seed).items():
+        print(f"{TASK_FILES[task]}: {counts}")
+
+
+if __name__ == "__main__":
+    main()

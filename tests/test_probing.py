@@ -1,0 +1,61 @@
+"""SentEval probing: the reader on the real sample, labels derived from parses, the builder."""
+
+import collections
+
+import pytest
+
+from pipelines import probing, synthetic_corpus
+
+
+def test_reads_the_senteval_sample(shared_data):
+    data = probing.read_senteval(str(shared_data / "senteval_probing" / "past_present.sample.txt"))
+    assert len(data["tr"]) == 25 and len(data["va"]) == 25 and data["te"] == []
+    assert {label for split in data.values() for label, _ in split} <= {"PRES", "PAST"}
+    assert data["tr"][2] == ("PRES", '" Ugh ... " he mumbled .')
+
+
+def test_malformed_senteval_line_names_file_and_line(tmp_path):
+    path = tmp_path / "tense.txt"
+    path.write_text("tr\tPAST\tI went .\ntrain\tPRES\tI go .\n")
+    with pytest.raises(ValueError, match=r"tense.txt line 2: expected 'split<TAB>label<TAB>sentence'"):
+        probing.read_senteval(str(path))
+
+
+def test_labels_from_dependencies_by_hand():
+    # "The dogs chased a cat ." : root chased/VBD, nsubj dogs/NNS, obj cat/NN
+    tokens = [("The", "DT", 2, "det"), ("dogs", "NNS", 3, "nsubj"), ("chased", "VBD", 0, "root"),
+              ("a", "DT", 5, "det"), ("cat", "NN", 3, "obj"), (".", ".", 3, "punct")]
+    assert probing.labels_from_dependencies(tokens) == {"tense": "PAST", "subj_number": "NNS", "obj_number": "NN"}
+    # "She is happy ." : root happy/JJ with cop is/VBZ; pronoun subject gives no SubjNum
+    copula = [("She", "PRP", 3, "nsubj"), ("is", "VBZ", 3, "cop"), ("happy", "JJ", 0, "root"), (".", ".", 3, "punct")]
+    assert probing.labels_from_dependencies(copula) == {"tense": "PRES"}
+    # "has gone": VBN root, no tense label
+    assert "tense" not in probing.labels_from_dependencies([("He", "PRP", 3, "nsubj"), ("has", "VBZ", 3, "aux"),
+                                                             ("gone", "VBN", 0, "root")])
+
+
+def test_builder_on_ud_and_the_embedded_corpus(shared_data, tmp_path):
+    counts = probing.build_probing_tasks(str(tmp_path), [str(shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu")],
+                                         synthetic_documents=300)
+    for task, file_name in probing.TASK_FILES.items():
+        data = probing.read_senteval(str(tmp_path / file_name))
+        total = sum(len(v) for v in data.values())
+        assert total == sum(counts[task].values()) > 100, task
+        assert 0.7 < len(data["tr"]) / total < 0.9 and data["va"] and data["te"]
+    tense = probing.read_senteval(str(tmp_path / "past_present.txt"))
+    assert {label for label, _ in tense["tr"]} == {"PAST", "PRES"}
+    constituents = probing.read_senteval(str(tmp_path / "top_constituents.txt"))
+    assert {label for split in constituents.values() for label, _ in split} == set(synthetic_corpus.TOP_CONSTITUENTS)
+    subjects = collections.Counter(label for split in probing.read_senteval(str(tmp_path / "subj_number.txt")).values()
+                                   for label, _ in split)
+    assert set(subjects) == {"NN", "NNS"}
+
+
+def test_synthetic_labels_leave_out_pronoun_and_name_subjects():
+    for document in synthetic_corpus.generate_documents(50, seed=1):
+        for sentence in document:
+            labels = probing.labels_from_synthetic(sentence)
+            root = sentence.heads.index(0) + 1
+            subject = next(i for i, (h, r) in enumerate(zip(sentence.heads, sentence.relations)) if h == root and r == "nsubj")
+            assert ("subj_number" in labels) == (sentence.upos[subject] == "NOUN")
+            assert labels["tense"] == sentence.tense
