@@ -7,13 +7,15 @@ import os
 import tensorflow as tf
 
 
-def export_backbone(backbone, export_dir, config=None):
+def export_backbone(backbone, export_dir, config=None, vocab=None):
     """SavedModel with a `serving_default` signature over token_ids / segment_ids / padding_mask.
 
     The resolved run config (if given) and the backbone config are written beside it
-    as albert_act_config.json.
+    as albert_act_config.json, and the vocabulary (if given) as vocab.model.
     """
     backbone.export(export_dir, format="tf_saved_model", verbose=False)
+    if vocab:
+        tf.io.gfile.copy(vocab, os.path.join(export_dir, "vocab.model"), overwrite=True)
     record = {"backbone": backbone.get_config()}
     if config is not None:
         record["pretraining"] = json.loads(json.dumps(dataclasses.asdict(config)))

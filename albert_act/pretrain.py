@@ -62,6 +62,8 @@ def parse_args(argv=None):
     parser.add_argument("--export_dir", default=None,
                         help="SavedModel directory (default for the demo: saved_models/albert_act_demo/1)")
     parser.add_argument("--no_export", action="store_true")
+    parser.add_argument("--vocab", default=None,
+                        help="SentencePiece model of the data, kept with the run for fine-tuning (demo: its own)")
     return parser.parse_args(argv)
 
 
@@ -71,11 +73,11 @@ def main(argv=None):
         sys.exit("error: give both --train_files and --eval_files, or neither (the embedded demo data)")
     from albert_act.pretrainer import PretrainConfig, run_pretraining
 
-    train_files, eval_files, export_dir = args.train_files, args.eval_files, args.export_dir
+    train_files, eval_files, export_dir, vocab = args.train_files, args.eval_files, args.export_dir, args.vocab
     if not train_files:
         from albert_act.demo_data import prepare_demo_data
 
-        train, evaluation, _ = prepare_demo_data(os.path.join(REPO, "data_cache", "demo"))
+        train, evaluation, vocab = prepare_demo_data(os.path.join(REPO, "data_cache", "demo"))
         train_files, eval_files = [train], [evaluation]
         export_dir = export_dir or os.path.join(REPO, "saved_models", "albert_act_demo", "1")
     config = PretrainConfig(
@@ -86,7 +88,7 @@ def main(argv=None):
         micro_batch_size=args.micro_batch_size, strategy=args.strategy, precision=args.precision,
         seed=args.seed, deterministic=args.deterministic, checkpoint_every=args.checkpoint_every,
         keep_checkpoints=args.keep_checkpoints, log_every=args.log_every, eval_batches=args.eval_batches,
-        export_dir=None if args.no_export else export_dir,
+        export_dir=None if args.no_export else export_dir, vocab=vocab,
     )
     try:
         result = run_pretraining(config)
@@ -100,7 +102,7 @@ def main(argv=None):
     if config.export_dir:
         from albert_act.export_backbone import export_backbone
 
-        export_backbone(result["backbone"], config.export_dir, config)
+        export_backbone(result["backbone"], config.export_dir, config, vocab=vocab)
         print(f"\nSavedModel: {config.export_dir}")
     print(f"checkpoints: {os.path.join(args.model_dir, 'checkpoints')}")
     print(f"TensorBoard: tensorboard --logdir {args.model_dir}")

@@ -29,7 +29,7 @@ from pipelines.pretraining_dataset import make_pretraining_dataset, record_shape
 PRECISIONS = ("auto", "float32", "mixed_bfloat16")
 # Settings that may change between a run and its resumption; anything else must match.
 RESUMABLE_CHANGES = {"train_files", "eval_files", "checkpoint_every", "keep_checkpoints", "log_every",
-                     "eval_batches", "strategy", "export_dir"}
+                     "eval_batches", "strategy", "export_dir", "vocab"}
 
 
 @dataclasses.dataclass
@@ -60,6 +60,7 @@ class PretrainConfig:
     log_every: int = 10
     eval_batches: int | None = None  # None: the whole eval shard
     export_dir: str | None = None
+    vocab: str | None = None  # SentencePiece model of the data; copied to <model_dir>/vocab.model
 
     def resolved(self):
         preset = get_preset(self.preset)
@@ -336,6 +337,8 @@ def run_pretraining(config, progress=True):
     tf.io.gfile.makedirs(config.model_dir)
     with tf.io.gfile.GFile(os.path.join(config.model_dir, "config.json"), "w") as f:
         json.dump(_config_record(config), f, indent=2)
+    if config.vocab:  # the run dir is self-contained: fine-tuning finds the vocabulary there
+        tf.io.gfile.copy(config.vocab, os.path.join(config.model_dir, "vocab.model"), overwrite=True)
 
     # A plain tf.data iterator of global batches: it is saved in the checkpoint (shuffle buffer
     # included), so a resumed run continues with exactly the next batch, reading nothing twice.

@@ -106,3 +106,42 @@ def wiki_tokenizer(wiki_vocab):
     from pipelines.tokenizer import Tokenizer
 
     return Tokenizer.from_file(wiki_vocab)
+
+
+# A pre-training model small enough for several real training runs per test file.
+TINY_PRETRAINING = dict(vocabulary_size=400, hidden_dim=32, intermediate_dim=64, num_heads=2, embedding_dim=16,
+                        max_iterations=3, max_sequence_length=64)
+
+
+@pytest.fixture(scope="session")
+def records(tmp_path_factory):
+    """Small pre-training shards (seq 64) from the embedded corpus: (train glob, eval glob); vocab beside."""
+    from pipelines import synthetic_corpus
+    from pipelines.create_pretraining_data import create_pretraining_data
+    from pipelines.instances import InstanceConfig
+    from pipelines.tokenizer import train_sentencepiece
+
+    root = tmp_path_factory.mktemp("pretraining")
+    synthetic_corpus.write_corpus(root / "corpus.txt", 300, seed=4)
+    (root / "vocab.model").write_bytes(train_sentencepiece([str(root / "corpus.txt")], vocab_size=400))
+    config = InstanceConfig(vocabulary_size=400, max_seq_length=64, dupe_factor=2)
+    create_pretraining_data([str(root / "corpus.txt")], str(root / "vocab.model"), str(root / "data"), config,
+                            num_shards=2, workers=1, eval_fraction=0.05, progress=False)
+    return str(root / "data" / "train-*.tfrecord"), str(root / "data" / "eval-*.tfrecord")
+
+
+@pytest.fixture(scope="session")
+def tiny_run(records, tmp_path_factory):
+    """A finished tiny pre-training run dir (checkpoint, config.json, vocab.model) and its SavedModel."""
+    from albert_act.export_backbone import export_backbone
+    from albert_act.pretrainer import PretrainConfig, run_pretraining
+
+    root = tmp_path_factory.mktemp("tiny_run")
+    vocab = str(Path(records[0]).parent.parent / "vocab.model")
+    config = PretrainConfig(train_files=[records[0]], eval_files=[records[1]], model_dir=str(root / "run"),
+                            backbone_overrides=dict(TINY_PRETRAINING), steps=3, warmup_steps=0, global_batch_size=8,
+                            micro_batch_size=8, eval_batches=1, vocab=vocab)
+    result = run_pretraining(config, progress=False)
+    export_backbone(result["backbone"], str(root / "export"), config, vocab=vocab)
+    keras.config.set_dtype_policy("float32")
+    return str(root / "run"), str(root / "export")

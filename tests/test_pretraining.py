@@ -15,27 +15,10 @@ import tensorflow as tf
 from albert_act import token_types
 from albert_act.pretrainer import PretrainConfig, Pretrainer, run_pretraining
 from albert_act.pretraining_loss import loss_sums, pretraining_loss
-from pipelines import synthetic_corpus
-from pipelines.create_pretraining_data import create_pretraining_data
-from pipelines.instances import InstanceConfig
-from pipelines.tokenizer import train_sentencepiece
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TINY = dict(vocabulary_size=400, hidden_dim=32, intermediate_dim=64, num_heads=2, embedding_dim=16,
-            max_iterations=3, max_sequence_length=64)
+from conftest import TINY_PRETRAINING as TINY  # noqa: E402
 OVERRIDES = [arg for k, v in TINY.items() for arg in ("--override", f"{k}={v}")]
-
-
-@pytest.fixture(scope="session")
-def records(tmp_path_factory):
-    """Small pre-training shards (seq 64) from the embedded corpus, and their vocabulary."""
-    root = tmp_path_factory.mktemp("pretraining")
-    synthetic_corpus.write_corpus(root / "corpus.txt", 300, seed=4)
-    (root / "vocab.model").write_bytes(train_sentencepiece([str(root / "corpus.txt")], vocab_size=400))
-    config = InstanceConfig(vocabulary_size=400, max_seq_length=64, dupe_factor=2)
-    create_pretraining_data([str(root / "corpus.txt")], str(root / "vocab.model"), str(root / "data"), config,
-                            num_shards=2, workers=1, eval_fraction=0.05, progress=False)
-    return str(root / "data" / "train-*.tfrecord"), str(root / "data" / "eval-*.tfrecord")
 
 
 def _config(records, model_dir, **overrides):

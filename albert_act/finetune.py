@@ -1,0 +1,63 @@
+"""Fine-tune on a GLUE task or a probing task, from a pre-training run or an exported SavedModel.
+
+    python -m albert_act.finetune --task rte --data_dir ../shared/data/glue/RTE --init runs/demo
+    python -m albert_act.finetune --task tense --data_dir probing/ --init saved_models/albert_act_demo/1 --grid
+
+Classification (regression for STS-B) on the pooled output; GLUE's metrics on dev
+(Matthews for CoLA, F1 + accuracy for MRPC/QQP, Pearson + Spearman for STS-B,
+accuracy otherwise); the best dev epoch is kept and exported as a SavedModel in
+<output_dir>/export (with its vocabulary and task file, ready for
+`python -m albert_act.glue_submission`). --grid runs the paper's grid: learning
+rate {5e-5, 3e-5, 2e-5} x batch {16, 32} x epochs {2, 3, 4} x --seeds.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--task", required=True, help="cola, sst-2, mrpc, sts-b, qqp, mnli, qnli, rte, wnli, "
+                                                       "or a probing task: tense, subj_number, obj_number, top_constituents")
+    parser.add_argument("--data_dir", required=True, help="the task's glue_data folder, or the probing files' folder")
+    parser.add_argument("--init", required=True, help="pre-training run dir (e.g. runs/demo) or exported SavedModel")
+    parser.add_argument("--output_dir", default=None, help="default: runs/finetune/<task>")
+    parser.add_argument("--vocab", default=None, help="default: vocab.model inside --init")
+    parser.add_argument("--learning_rate", type=float, default=3e-5)
+    parser.add_argument("--batch_size", type=int, default=32)
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=12345)
+    parser.add_argument("--grid", action="store_true", help="the paper's grid instead of one run")
+    parser.add_argument("--seeds", type=int, default=1, help="with --grid: seeds per grid point")
+    parser.add_argument("--tau", type=float, default=0.0, help="ponder-cost weight during fine-tuning")
+    parser.add_argument("--max_seq_length", type=int, default=128)
+    parser.add_argument("--max_train_examples", type=int, default=None, help="a subset, for a quick run")
+    args = parser.parse_args(argv)
+    from albert_act import finetuning
+
+    output_dir = args.output_dir or os.path.join(REPO, "runs", "finetune", args.task.lower())
+    common = dict(ponder_cost_weight=args.tau, max_seq_length=args.max_seq_length, vocab=args.vocab,
+                  max_train_examples=args.max_train_examples)
+    try:
+        if args.grid:
+            summary = finetuning.grid_search(args.task, args.data_dir, args.init, output_dir,
+                                             seeds=tuple(args.seed + i for i in range(args.seeds)), **common)
+            result = summary["best"]
+            print(f"grid: {len(summary['runs'])} runs; best below")
+        else:
+            result = finetuning.finetune(args.task, args.data_dir, args.init, output_dir, args.learning_rate,
+                                         args.batch_size, args.epochs, args.seed, **common)
+    except ValueError as error:
+        sys.exit(f"error: {error}")
+    print(f"\n{result['task']} dev, {result['train_examples']} training examples:\n")
+    print(finetuning.format_results(result))
+    print(f"\nresults: {os.path.join(output_dir, 'results.json')}\nSavedModel: {result['export']}")
+    print(json.dumps({"best": result["best"]}))
+
+
+if __name__ == "__main__":
+    main()

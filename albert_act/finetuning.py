@@ -1,0 +1,259 @@
+"""Fine-tuning on GLUE and probing tasks: classification or regression on the pooled output.
+
+Read top to bottom: `load_pretrained_backbone` (a pre-training run dir or an exported
+SavedModel), `load_task` (examples and label set), `encode` ([CLS] A [SEP] B [SEP]),
+`finetune` (AdamW, warmup + linear decay, optional tau * ponder, best dev epoch kept,
+SavedModel export), `grid_search` (the paper's grid).
+"""
+
+import dataclasses
+import itertools
+import json
+import os
+import shutil
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from albert_act import glue_metrics
+from albert_act.backbone import AlbertActBackbone
+from albert_act.classifier import AlbertActClassifier
+from albert_act.learning_rate import WarmupLinearDecay
+from pipelines import glue, probing
+from pipelines.tokenizer import CLS_ID, SEP_ID, Tokenizer
+
+PAPER_GRID = {"learning_rate": (5e-5, 3e-5, 2e-5), "batch_size": (16, 32), "epochs": (2, 3, 4)}
+PROBING_TASKS = tuple(probing.TASK_FILES)
+
+
+def load_pretrained_backbone(init, vocab=None, dropout=0.1):
+    """(backbone, tokenizer) from a pre-training run dir (config.json + checkpoints/) or an
+    exported SavedModel dir (albert_act_config.json). Every backbone weight must be found."""
+    if tf.io.gfile.exists(os.path.join(init, "config.json")):
+        with tf.io.gfile.GFile(os.path.join(init, "config.json")) as f:
+            config = json.load(f)["backbone"]
+        checkpoint = tf.train.latest_checkpoint(os.path.join(init, "checkpoints"))
+        if checkpoint is None:
+            raise ValueError(f"{init}: no checkpoint in {os.path.join(init, 'checkpoints')}")
+        reader = tf.train.load_checkpoint(checkpoint)
+        key = lambda path: "model/" + path.replace("/", ".S") + "/.ATTRIBUTES/VARIABLE_VALUE"  # noqa: E731
+        values = {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()
+                  if name.startswith("model/")}  # not the input pipeline's state
+        lookup = lambda path: values.get(key(path))  # noqa: E731
+    elif tf.io.gfile.exists(os.path.join(init, "albert_act_config.json")):
+        with tf.io.gfile.GFile(os.path.join(init, "albert_act_config.json")) as f:
+            config = json.load(f)["backbone"]
+        values = {v.name.removesuffix(":0"): v.numpy() for v in tf.saved_model.load(init).variables}
+        lookup = values.get
+    else:
+        raise ValueError(f"{init}: neither a pre-training run dir (config.json) nor an albert-act SavedModel "
+                         "(albert_act_config.json)")
+    config = {k: v for k, v in config.items() if k not in ("name", "trainable", "dtype")}
+    backbone = AlbertActBackbone(**{**config, "dropout": dropout})
+    for variable in backbone.weights:
+        value = lookup(variable.path)
+        if value is None:
+            raise ValueError(f"{init}: no weight for {variable.path}")
+        if tuple(value.shape) != tuple(variable.shape):
+            raise ValueError(f"{init}: {variable.path} has shape {value.shape}, the model needs {variable.shape}")
+        variable.assign(value)
+    vocab = vocab or os.path.join(init, "vocab.model")
+    if not tf.io.gfile.exists(vocab):
+        raise ValueError(f"no vocabulary at {vocab}; pass --vocab (the SentencePiece model of pre-training)")
+    tokenizer = Tokenizer.from_file(vocab)
+    if tokenizer.vocabulary_size != backbone.vocabulary_size:
+        raise ValueError(f"{vocab} has {tokenizer.vocabulary_size} pieces, the model {backbone.vocabulary_size}")
+    return backbone, tokenizer
+
+
+@dataclasses.dataclass
+class TaskData:
+    name: str
+    labels: tuple  # () for regression
+    train: list
+    dev: list
+    metric_task: str  # key for glue_metrics.task_metrics
+
+
+def load_task(name, data_dir):
+    """Train and dev examples of a GLUE task (glue_data/<Task> dir) or a probing task (SentEval file dir)."""
+    key = name.lower()
+    if key in PROBING_TASKS:
+        data = probing.read_senteval(os.path.join(data_dir, probing.TASK_FILES[key]))
+        as_examples = lambda rows, split: [glue.Example(f"{split}-{i}", s, None, l) for i, (l, s) in enumerate(rows)]  # noqa: E731
+        labels = tuple(sorted({label for label, _ in data["tr"]}))
+        return TaskData(key, labels, as_examples(data["tr"], "tr"), as_examples(data["va"], "va"), key)
+    if key not in glue.TASKS:
+        raise ValueError(f"unknown task {name!r}; expected a GLUE task {sorted(glue.TASKS)} "
+                         f"or a probing task {sorted(PROBING_TASKS)}")
+    task = glue.TASKS[key]
+    if "train" not in task.splits:
+        raise ValueError(f"{task.name} has no training data: it is predicted with the MNLI model")
+    train, _ = glue.read_glue(key, data_dir, "train")
+    dev, _ = glue.read_glue(key, data_dir, glue.DEV_SPLIT.get(key, "dev"))
+    return TaskData(key, task.labels, train, dev, key)
+
+
+def encode(tokenizer, examples, max_seq_length):
+    """Token ids for `[CLS] A [SEP] (B [SEP])`, longest segment truncated first; returns (inputs, truncated count)."""
+    a_ids = tokenizer.encode([e.text_a for e in examples])
+    b_ids = tokenizer.encode([e.text_b for e in examples]) if examples and examples[0].text_b is not None else None
+    inputs = {k: np.zeros((len(examples), max_seq_length), "int32") for k in ("token_ids", "segment_ids", "padding_mask")}
+    truncated = 0
+    for i, a in enumerate(a_ids):
+        b = b_ids[i] if b_ids is not None else []
+        budget = max_seq_length - (3 if b_ids is not None else 2)
+        a, b = list(a), list(b)
+        if len(a) + len(b) > budget:
+            truncated += 1
+        while len(a) + len(b) > budget:
+            (a if len(a) >= len(b) else b).pop()
+        tokens = [CLS_ID, *a, SEP_ID] + ([*b, SEP_ID] if b_ids is not None else [])
+        segments = [0] * (len(a) + 2) + [1] * (len(tokens) - len(a) - 2)
+        inputs["token_ids"][i, : len(tokens)] = tokens
+        inputs["segment_ids"][i, : len(tokens)] = segments
+        inputs["padding_mask"][i, : len(tokens)] = 1
+    return inputs, truncated
+
+
+def _targets(task, examples):
+    if not task.labels:
+        return np.array([float(e.label) for e in examples], "float32")
+    index = {label: i for i, label in enumerate(task.labels)}
+    missing = sorted({e.label for e in examples} - set(index))
+    if missing:
+        raise ValueError(f"{task.name}: labels {missing} outside the task's set {list(task.labels)}")
+    return np.array([index[e.label] for e in examples], "int32")
+
+
+def _predict(model, inputs, batch_size=64):
+    outputs = {"logits": [], "iterations": []}
+    for start in range(0, len(inputs["token_ids"]), batch_size):
+        batch = {k: v[start : start + batch_size] for k, v in inputs.items()}
+        result = model(batch, training=False)
+        outputs["logits"].append(result["logits"].numpy())
+        outputs["iterations"].append(result["iterations"].numpy())
+    return {k: np.concatenate(v) for k, v in outputs.items()}
+
+
+def evaluate(task, model, inputs, targets):
+    """Task metrics and mean iterations per token on the given (dev) data."""
+    outputs = _predict(model, inputs)
+    if task.labels:
+        predictions = outputs["logits"].argmax(-1)
+    else:
+        predictions = outputs["logits"][:, 0]
+    metrics = glue_metrics.task_metrics(task.metric_task, targets, predictions)
+    real = inputs["padding_mask"].astype(bool)
+    tokens = inputs["token_ids"]
+    masks = {"all": real, "[CLS]": real & (tokens == CLS_ID), "[SEP]": real & (tokens == SEP_ID)}
+    masks["other"] = real & ~masks["[CLS]"] & ~masks["[SEP]"]
+    metrics["iterations"] = {name: float(outputs["iterations"][m].mean()) for name, m in masks.items()}
+    return metrics
+
+
+def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_size=32, epochs=3, seed=12345,
+             ponder_cost_weight=0.0, max_seq_length=128, vocab=None, max_train_examples=None, progress=True):
+    """Fine-tunes, keeps the best dev epoch, exports a SavedModel; returns the results dict (also results.json)."""
+    task = load_task(task_name, data_dir)
+    backbone, tokenizer = load_pretrained_backbone(init, vocab)
+    if max_seq_length > backbone.max_sequence_length:
+        raise ValueError(f"max_seq_length {max_seq_length} exceeds the model's {backbone.max_sequence_length}")
+    keras.utils.set_random_seed(seed)
+    model = AlbertActClassifier(backbone, num_classes=len(task.labels) or 1)
+    train = task.train[:max_train_examples] if max_train_examples else task.train
+    train_inputs, truncated = encode(tokenizer, train, max_seq_length)
+    dev_inputs, _ = encode(tokenizer, task.dev, max_seq_length)
+    train_targets, dev_targets = _targets(task, train), _targets(task, task.dev)
+
+    steps_per_epoch = max(1, len(train) // batch_size)
+    total = steps_per_epoch * epochs
+    optimizer = keras.optimizers.AdamW(WarmupLinearDecay(learning_rate, int(0.1 * total), total),
+                                       weight_decay=0.01, epsilon=1e-6, global_clipnorm=1.0)
+    optimizer.exclude_from_weight_decay(var_names=["layer_norm", "bias"])
+    regression = not task.labels
+
+    @tf.function
+    def train_step(inputs, targets):
+        with tf.GradientTape() as tape:
+            outputs = model(inputs, training=True)
+            if regression:
+                loss = tf.reduce_mean(tf.square(outputs["logits"][:, 0] - targets))
+            else:
+                loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(targets, outputs["logits"], from_logits=True))
+            loss += ponder_cost_weight * tf.reduce_mean(outputs["ponder_cost"])
+        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        return loss
+
+    os.makedirs(output_dir, exist_ok=True)
+    best_path = os.path.join(output_dir, "best.weights.h5")
+    initial = evaluate(task, model, dev_inputs, dev_targets)
+    history, best = [], None
+    main_metric = next(iter(glue_metrics.TASK_METRICS.get(task.metric_task, ("accuracy",))))
+    rng = np.random.default_rng(seed)
+    for epoch in range(1, epochs + 1):
+        order = rng.permutation(len(train))
+        bar = keras.utils.Progbar(steps_per_epoch, stateful_metrics=["loss"]) if progress else None
+        for step in range(steps_per_epoch):
+            index = order[step * batch_size : (step + 1) * batch_size]
+            loss = train_step({k: v[index] for k, v in train_inputs.items()}, train_targets[index])
+            if bar:
+                bar.update(step + 1, [("loss", float(loss))])
+        metrics = evaluate(task, model, dev_inputs, dev_targets)
+        history.append({"epoch": epoch, **metrics})
+        if best is None or metrics[main_metric] > best[main_metric]:
+            best = {"epoch": epoch, **metrics}
+            model.save_weights(best_path)
+    model.load_weights(best_path)
+    export_dir = os.path.join(output_dir, "export")
+    export_classifier(model, export_dir, task, tokenizer, max_seq_length)
+    result = {"task": task.name, "init": init, "learning_rate": learning_rate, "batch_size": batch_size,
+              "epochs": epochs, "seed": seed, "ponder_cost_weight": ponder_cost_weight,
+              "train_examples": len(train), "dev_examples": len(task.dev), "truncated_train_examples": truncated,
+              "metric": main_metric, "initial": initial, "history": history, "best": best, "export": export_dir}
+    with open(os.path.join(output_dir, "results.json"), "w") as f:
+        json.dump(result, f, indent=2)
+    return result
+
+
+def export_classifier(model, export_dir, task, tokenizer, max_seq_length):
+    """SavedModel (token ids in; logits and iterations out) + vocab.model + albert_act_task.json."""
+    if os.path.exists(export_dir):
+        shutil.rmtree(export_dir)
+    model.export(export_dir, format="tf_saved_model", verbose=False)
+    with open(os.path.join(export_dir, "vocab.model"), "wb") as f:
+        f.write(tokenizer.model_proto)
+    with open(os.path.join(export_dir, "albert_act_task.json"), "w") as f:
+        json.dump({"task": task.name, "labels": list(task.labels), "max_seq_length": max_seq_length,
+                   "backbone": model.backbone.get_config()}, f, indent=2)
+
+
+def grid_search(task_name, data_dir, init, output_dir, seeds=(12345,), grid=PAPER_GRID, **kwargs):
+    """Every combination of the grid and seeds; the best dev score's export is copied to <output_dir>/export."""
+    runs = []
+    for lr, batch, epochs, seed in itertools.product(grid["learning_rate"], grid["batch_size"], grid["epochs"], seeds):
+        run_dir = os.path.join(output_dir, "grid", f"lr{lr}_bs{batch}_ep{epochs}_seed{seed}")
+        runs.append(finetune(task_name, data_dir, init, run_dir, lr, batch, epochs, seed, **kwargs))
+    best = max(runs, key=lambda r: r["best"][r["metric"]])
+    if os.path.exists(os.path.join(output_dir, "export")):
+        shutil.rmtree(os.path.join(output_dir, "export"))
+    shutil.copytree(best["export"], os.path.join(output_dir, "export"))
+    summary = {"best": {**best, "export": os.path.join(output_dir, "export")}, "runs": runs}
+    with open(os.path.join(output_dir, "results.json"), "w") as f:
+        json.dump(summary, f, indent=2)
+    return summary
+
+
+def format_results(result):
+    """A readable table of one run's dev metrics per epoch, with mean iterations."""
+    metric_names = [k for k in result["best"] if k not in ("epoch", "iterations")]
+    lines = ["| epoch | " + " | ".join(metric_names) + " | iterations (all / [CLS]) |",
+             "|---" * (len(metric_names) + 2) + "|"]
+    for row in [{"epoch": "initial", **result["initial"]}] + result["history"]:
+        cells = " | ".join(f"{row[m]:.4f}" for m in metric_names)
+        lines.append(f"| {row['epoch']} | {cells} | {row['iterations']['all']:.2f} / {row['iterations']['[CLS]']:.2f} |")
+    lines.append(f"\nbest: epoch {result['best']['epoch']}, {result['metric']} {result['best'][result['metric']]:.4f}")
+    return "\n".join(lines)
+
+
