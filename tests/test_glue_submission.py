@@ -1,0 +1,68 @@
+"""GLUE submission from tiny exported models: files parsed back and validated; incomplete zips refused."""
+
+import zipfile
+
+import pytest
+
+from albert_act import finetuning, glue_submission
+from albert_act.classifier import AlbertActClassifier
+from pipelines import glue
+
+
+@pytest.fixture(scope="module")
+def models(tiny_run, tmp_path_factory):
+    """Untrained tiny classifiers exported for rte, sts-b and wnli (what the submission reads)."""
+    root = tmp_path_factory.mktemp("models")
+    for task in ("rte", "sts-b", "wnli"):
+        backbone, tokenizer = finetuning.load_pretrained_backbone(tiny_run[0])
+        spec = glue.TASKS[task]
+        model = AlbertActClassifier(backbone, num_classes=len(spec.labels) or 1)
+        data = finetuning.TaskData(spec.name, spec.labels, [], [], task)
+        finetuning.export_classifier(model, str(root / task), data, tokenizer, 64)
+    return root
+
+
+def test_partial_submission_is_written_validated_and_labelled(shared_data, models, tmp_path):
+    output = str(tmp_path / "submission.zip")
+    result = glue_submission.build_submission(str(models), str(shared_data / "glue"), output, allow_partial=True,
+                                              progress=False)
+    assert sorted(result["written"]) == ["RTE.tsv", "STS-B.tsv", "WNLI.tsv"]
+    assert set(result["missing"]) == set(glue_submission.SUBMISSION) - {"RTE.tsv", "STS-B.tsv", "WNLI.tsv"}
+    with zipfile.ZipFile(output) as archive:
+        assert sorted(archive.namelist()) == ["RTE.tsv", "STS-B.tsv", "WNLI.tsv"]
+        assert archive.comment.decode().startswith("PARTIAL submission, missing: CoLA.tsv")
+        rte = archive.read("RTE.tsv").decode().splitlines()
+        stsb = archive.read("STS-B.tsv").decode().splitlines()
+    assert rte[0] == "index\tprediction" and len(rte) == 3001
+    assert [line.split("\t")[0] for line in rte[1:]] == [str(i) for i in range(3000)]
+    assert {line.split("\t")[1] for line in rte[1:]} <= {"entailment", "not_entailment"}
+    assert len(stsb) == 1380 and all(0.0 <= float(line.split("\t")[1]) <= 5.0 for line in stsb[1:])
+
+
+def test_incomplete_submission_is_refused(shared_data, models, tmp_path):
+    with pytest.raises(ValueError, match=r"incomplete submission, not written; missing: CoLA.tsv \(no cola model"):
+        glue_submission.build_submission(str(models), str(shared_data / "glue"), str(tmp_path / "s.zip"), progress=False)
+    assert not (tmp_path / "s.zip").exists()
+
+
+def test_validation_catches_bad_files(shared_data, tmp_path):
+    examples, _ = glue.read_glue("rte", str(shared_data / "glue" / "RTE"), "test")
+    path = tmp_path / "RTE.tsv"
+    rows = [f"{e.guid}\tentailment" for e in examples]
+    rows[5] = "5\tentails"  # wrong spelling
+    rows[7] = rows[6]  # index 6 twice, 7 missing
+    path.write_text("index\tprediction\n" + "\n".join(rows) + "\n")
+    problems = glue_submission.validate(str(path), "rte", examples)
+    assert "RTE.tsv line 7: label 'entails' not in ['entailment', 'not_entailment']" in problems
+    assert "RTE.tsv: 1 test indices missing, 1 repeated, 0 unknown (expected 3000 rows)" in problems
+    path.write_text("id\tlabel\n")
+    assert glue_submission.validate(str(path), "rte", examples) == ["RTE.tsv: header must be 'index<TAB>prediction'"]
+
+
+def test_a_model_in_the_wrong_folder_is_refused(shared_data, models, tmp_path):
+    import shutil
+
+    shutil.copytree(models / "wnli", tmp_path / "models" / "rte")
+    with pytest.raises(ValueError, match=r"was fine-tuned on wnli, not rte"):
+        glue_submission.build_submission(str(tmp_path / "models"), str(shared_data / "glue"),
+                                         str(tmp_path / "s.zip"), allow_partial=True, progress=False)
