@@ -64,3 +64,16 @@ def test_bad_input(shared_data, tiny_run, tmp_path):
     task = finetuning.TaskData("rte", ("entailment", "not_entailment"), [], [], "rte")
     with pytest.raises(ValueError, match=r"rte: labels \['maybe'\] outside the task's set"):
         finetuning._targets(task, [Example("0", "a", "b", "maybe")])
+
+
+def test_sizes_that_do_not_fit_are_named(tiny_run, tmp_path):
+    import shutil
+
+    export = tmp_path / "export"
+    shutil.copytree(tiny_run[1], export)
+    config = json.loads((export / "albert_act_config.json").read_text())
+    config["backbone"]["intermediate_dim"] = 128  # the weights say 64
+    (export / "albert_act_config.json").write_text(json.dumps(config))
+    with pytest.raises(ValueError, match=r"export: encoder/transformer_block_0/intermediate/kernel has shape \(32, 64\), "
+                                         r"the model needs \(32, 128\)"):
+        finetuning.load_pretrained_backbone(str(export))
