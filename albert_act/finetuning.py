@@ -1,7 +1,6 @@
 """Fine-tuning on GLUE and probing tasks: classification or regression on the pooled output.
 
-Read top to bottom: `load_pretrained_backbone` (a pre-training run dir or an exported
-SavedModel), `load_task` (examples and label set), `encode` ([CLS] A [SEP] B [SEP]),
+Read top to bottom: `load_task` (examples and label set), `encode` ([CLS] A [SEP] B [SEP]),
 `finetune` (AdamW, warmup + linear decay, optional tau * ponder, best dev epoch kept,
 SavedModel export), `grid_search` (the paper's grid).
 """
@@ -17,54 +16,14 @@ import numpy as np
 import tensorflow as tf
 
 from albert_act import glue_metrics
-from albert_act.backbone import AlbertActBackbone
 from albert_act.classifier import AlbertActClassifier
 from albert_act.learning_rate import WarmupLinearDecay
+from albert_act.pretrained import load_pretrained_backbone
 from pipelines import glue, probing
-from pipelines.tokenizer import CLS_ID, SEP_ID, Tokenizer
+from pipelines.tokenizer import CLS_ID, SEP_ID
 
 PAPER_GRID = {"learning_rate": (5e-5, 3e-5, 2e-5), "batch_size": (16, 32), "epochs": (2, 3, 4)}
 PROBING_TASKS = tuple(probing.TASK_FILES)
-
-
-def load_pretrained_backbone(init, vocab=None, dropout=0.1):
-    """(backbone, tokenizer) from a pre-training run dir (config.json + checkpoints/) or an
-    exported SavedModel dir (albert_act_config.json). Every backbone weight must be found."""
-    if tf.io.gfile.exists(os.path.join(init, "config.json")):
-        with tf.io.gfile.GFile(os.path.join(init, "config.json")) as f:
-            config = json.load(f)["backbone"]
-        checkpoint = tf.train.latest_checkpoint(os.path.join(init, "checkpoints"))
-        if checkpoint is None:
-            raise ValueError(f"{init}: no checkpoint in {os.path.join(init, 'checkpoints')}")
-        reader = tf.train.load_checkpoint(checkpoint)
-        key = lambda path: "model/" + path.replace("/", ".S") + "/.ATTRIBUTES/VARIABLE_VALUE"  # noqa: E731
-        values = {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()
-                  if name.startswith("model/")}  # not the input pipeline's state
-        lookup = lambda path: values.get(key(path))  # noqa: E731
-    elif tf.io.gfile.exists(os.path.join(init, "albert_act_config.json")):
-        with tf.io.gfile.GFile(os.path.join(init, "albert_act_config.json")) as f:
-            config = json.load(f)["backbone"]
-        values = {v.name.removesuffix(":0"): v.numpy() for v in tf.saved_model.load(init).variables}
-        lookup = values.get
-    else:
-        raise ValueError(f"{init}: neither a pre-training run dir (config.json) nor an albert-act SavedModel "
-                         "(albert_act_config.json)")
-    config = {k: v for k, v in config.items() if k not in ("name", "trainable", "dtype")}
-    backbone = AlbertActBackbone(**{**config, "dropout": dropout})
-    for variable in backbone.weights:
-        value = lookup(variable.path)
-        if value is None:
-            raise ValueError(f"{init}: no weight for {variable.path}")
-        if tuple(value.shape) != tuple(variable.shape):
-            raise ValueError(f"{init}: {variable.path} has shape {value.shape}, the model needs {variable.shape}")
-        variable.assign(value)
-    vocab = vocab or os.path.join(init, "vocab.model")
-    if not tf.io.gfile.exists(vocab):
-        raise ValueError(f"no vocabulary at {vocab}; pass --vocab (the SentencePiece model of pre-training)")
-    tokenizer = Tokenizer.from_file(vocab)
-    if tokenizer.vocabulary_size != backbone.vocabulary_size:
-        raise ValueError(f"{vocab} has {tokenizer.vocabulary_size} pieces, the model {backbone.vocabulary_size}")
-    return backbone, tokenizer
 
 
 @dataclasses.dataclass

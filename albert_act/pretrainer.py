@@ -311,6 +311,16 @@ def _write_summaries(writer, step, result, extra=None):
     writer.flush()
 
 
+def _write_token_type_image(writer, step, iterations, max_iterations):
+    """The iterations-per-token-type bar chart (as in `albert_act.analyze`) as a TensorBoard image."""
+    from albert_act.analysis_plots import token_types_png
+
+    image = tf.image.decode_png(token_types_png(iterations, max_iterations), channels=4)
+    with writer.as_default(step=step):
+        tf.summary.image("iterations/token_types", image[None])
+    writer.flush()
+
+
 def format_table(iterations, max_iterations):
     """The paper's Table 1 as Markdown: mean +- std iterations per token type."""
     lines = [f"| token type | mean iterations (of {max_iterations}) | std | tokens |", "|---|---|---|---|"]
@@ -391,6 +401,7 @@ def run_pretraining(config, progress=True):
 
     evaluation = trainer.evaluate(eval_files)
     _write_summaries(eval_writer, step, evaluation)
+    _write_token_type_image(eval_writer, step, evaluation["iterations"], trainer.backbone.max_iterations)
     evaluation["step"] = step
     evaluation["model_dir"] = config.model_dir
     evaluation["table"] = format_table(evaluation["iterations"], trainer.backbone.max_iterations)

@@ -50,7 +50,9 @@ def read_senteval(path):
 
 
 def read_conllu(path):
-    """Yields sentences as lists of (form, xpos, head, relation); multiword and empty nodes skipped."""
+    """Yields sentences as lists of (form, xpos, head, relation) from CoNLL-U or CoNLL-X (same columns
+    for these fields); multiword-token ranges (1-2) and empty nodes (1.1) are skipped. Relations keep
+    their subtypes (nmod:poss)."""
     sentence = []
     for number, line in text_files.read_lines(path):
         if not line:
@@ -65,9 +67,36 @@ def read_conllu(path):
             raise ValueError(f"{path} line {number}: CoNLL-U needs 10 TAB-separated fields, got {len(fields)}")
         if "-" in fields[0] or "." in fields[0]:
             continue
-        sentence.append((fields[1], fields[4], int(fields[6]), fields[7].split(":")[0]))
+        try:
+            head = int(fields[6])
+        except ValueError:
+            raise ValueError(f"{path} line {number}: HEAD must be an integer, got {fields[6]!r}") from None
+        sentence.append((fields[1], fields[4], head, fields[7]))
     if sentence:
         yield sentence
+
+
+def read_head_only(path):
+    """PTB `.dp` files (word<TAB>POS<TAB>head, no relation labels): yields lists of
+    (form, POS, head, relation) with the POS tag standing in for the missing relation."""
+    sentence = []
+    for number, line in text_files.read_lines(path):
+        if not line.strip():
+            if sentence:
+                yield sentence
+            sentence = []
+            continue
+        fields = line.split("\t")
+        if len(fields) != 3 or not fields[2].isdigit():
+            raise ValueError(f"{path} line {number}: expected word<TAB>POS<TAB>head, got {line[:60]!r}")
+        sentence.append((fields[0], fields[1], int(fields[2]), fields[1]))
+    if sentence:
+        yield sentence
+
+
+def read_parsed(path):
+    """Sentences of a CoNLL-U / CoNLL-X (.conllu, .conll) or PTB head-only (.dp) file."""
+    return read_head_only(path) if path.endswith(".dp") else read_conllu(path)
 
 
 def labels_from_dependencies(tokens):
@@ -76,7 +105,7 @@ def labels_from_dependencies(tokens):
     if len(roots) != 1:
         return {}
     root = roots[0]
-    children = {rel: i for i, (_, _, head, rel) in enumerate(tokens, 1) if head == root}
+    children = {rel.split(":")[0]: i for i, (_, _, head, rel) in enumerate(tokens, 1) if head == root}
     labels = {}
     verb_tag = tokens[root - 1][1]
     if not verb_tag.startswith("VB") and "cop" in children:

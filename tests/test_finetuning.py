@@ -5,14 +5,14 @@ import json
 import numpy as np
 import pytest
 
-from albert_act import finetuning
+from albert_act import finetuning, pretrained
 from pipelines.glue import Example
 
 
 def test_backbone_from_run_dir_equals_backbone_from_savedmodel(tiny_run):
     run_dir, export_dir = tiny_run
-    a, tokenizer = finetuning.load_pretrained_backbone(run_dir)
-    b, _ = finetuning.load_pretrained_backbone(export_dir)
+    a, tokenizer = pretrained.load_pretrained_backbone(run_dir)
+    b, _ = pretrained.load_pretrained_backbone(export_dir)
     assert tokenizer.vocabulary_size == 400 and a.dropout == 0.1
     for x, y in zip(a.weights, b.weights):
         np.testing.assert_array_equal(x.numpy(), y.numpy(), err_msg=x.path)
@@ -20,7 +20,7 @@ def test_backbone_from_run_dir_equals_backbone_from_savedmodel(tiny_run):
 
 
 def test_encode_pairs_and_truncation(tiny_run):
-    _, tokenizer = finetuning.load_pretrained_backbone(tiny_run[0])
+    _, tokenizer = pretrained.load_pretrained_backbone(tiny_run[0])
     examples = [Example("0", "a dog .", "it .", "1"),
                 Example("1", "word " * 40, "other " * 40, "0")]
     inputs, truncated = finetuning.encode(tokenizer, examples, 16)
@@ -53,14 +53,14 @@ def test_bad_input(shared_data, tiny_run, tmp_path):
         (tmp_path / "train.tsv").write_text("index\tsentence1\tsentence2\tlabel\n0\ta\tb\tentailment\n")
         finetuning.load_task("rte", str(tmp_path))
     with pytest.raises(ValueError, match=r"neither a pre-training run dir \(config.json\) nor an albert-act SavedModel"):
-        finetuning.load_pretrained_backbone(str(tmp_path))
+        pretrained.load_pretrained_backbone(str(tmp_path))
     wiki_like = tmp_path / "other.model"
     from pipelines.tokenizer import train_sentencepiece
 
     wiki_like.write_bytes(train_sentencepiece([str(shared_data / "wikipedia_en_sample" / "bert_sample_text.txt")],
                                               vocab_size=300))
     with pytest.raises(ValueError, match=r"other.model has 300 pieces, the model 400"):
-        finetuning.load_pretrained_backbone(tiny_run[0], vocab=str(wiki_like))
+        pretrained.load_pretrained_backbone(tiny_run[0], vocab=str(wiki_like))
     task = finetuning.TaskData("rte", ("entailment", "not_entailment"), [], [], "rte")
     with pytest.raises(ValueError, match=r"rte: labels \['maybe'\] outside the task's set"):
         finetuning._targets(task, [Example("0", "a", "b", "maybe")])
@@ -76,4 +76,4 @@ def test_sizes_that_do_not_fit_are_named(tiny_run, tmp_path):
     (export / "albert_act_config.json").write_text(json.dumps(config))
     with pytest.raises(ValueError, match=r"export: encoder/transformer_block_0/intermediate/kernel has shape \(32, 64\), "
                                          r"the model needs \(32, 128\)"):
-        finetuning.load_pretrained_backbone(str(export))
+        pretrained.load_pretrained_backbone(str(export))

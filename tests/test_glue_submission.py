@@ -4,7 +4,7 @@ import zipfile
 
 import pytest
 
-from albert_act import finetuning, glue_submission
+from albert_act import finetuning, glue_submission, pretrained
 from albert_act.classifier import AlbertActClassifier
 from pipelines import glue
 
@@ -14,7 +14,7 @@ def models(tiny_run, tmp_path_factory):
     """Untrained tiny classifiers exported for rte, sts-b and wnli (what the submission reads)."""
     root = tmp_path_factory.mktemp("models")
     for task in ("rte", "sts-b", "wnli"):
-        backbone, tokenizer = finetuning.load_pretrained_backbone(tiny_run[0])
+        backbone, tokenizer = pretrained.load_pretrained_backbone(tiny_run[0])
         spec = glue.TASKS[task]
         model = AlbertActClassifier(backbone, num_classes=len(spec.labels) or 1)
         data = finetuning.TaskData(spec.name, spec.labels, [], [], task)

@@ -164,7 +164,7 @@ def test_tensorboard_tags_and_resolved_config(records, tmp_path):
                 "iterations/SEP", "iterations/unmasked", "iterations/MASK_to_MASK"}
     assert expected <= set(train), expected - set(train)
     evaluation = EventAccumulator(str(tmp_path / "eval")).Reload().Tags()["tensors"]
-    assert {"loss", "mlm_accuracy", "iterations/histogram", "iterations/all"} <= set(evaluation)
+    assert {"loss", "mlm_accuracy", "iterations/histogram", "iterations/all", "iterations/token_types"} <= set(evaluation)
     saved = (tmp_path / "config.json").read_text()
     assert '"ponder_cost_weight": 0.001' in saved and '"max_iterations": 3' in saved
 

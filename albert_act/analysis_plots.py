@@ -1,0 +1,111 @@
+"""PNG plots of the depth analyses (matplotlib, no display needed)."""
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def _save(figure, path):
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path
+
+
+def token_types_figure(types, max_iterations, depth_threshold=None):
+    """Bars of mean iterations per token type, error bars = std, token counts on the bars."""
+    names = [n for n, row in types.items() if row["count"]]
+    figure, axis = plt.subplots(figsize=(8, 4))
+    means = [types[n]["mean"] for n in names]
+    axis.bar(names, means, yerr=[types[n]["std"] for n in names], capsize=4, color="#4477aa")
+    for x, name in enumerate(names):
+        axis.text(x, 0.05, f"n={types[name]['count']}", ha="center", va="bottom", fontsize=7, color="white")
+    if depth_threshold:
+        axis.axhline(depth_threshold, color="#cc6677", linestyle="--", label=f"log3(H) = {depth_threshold:.1f}")
+        axis.legend(loc="upper right", fontsize=8)
+    axis.set_ylim(0, max_iterations + 0.5)
+    axis.set_ylabel("iterations (mean ± std)")
+    axis.set_title("Iterations per token type")
+    axis.tick_params(axis="x", rotation=20)
+    return figure
+
+
+def plot_token_types(types, max_iterations, path, depth_threshold=None):
+    return _save(token_types_figure(types, max_iterations, depth_threshold), path)
+
+
+def token_types_png(types, max_iterations):
+    """The token-type bars as PNG bytes (for TensorBoard images)."""
+    figure = token_types_figure(types, max_iterations)
+    buffer = io.BytesIO()
+    figure.tight_layout()
+    figure.savefig(buffer, format="png", dpi=80)
+    plt.close(figure)
+    return buffer.getvalue()
+
+
+def plot_histograms(types, path):
+    """Share of tokens at each iteration count, one group of bars per token type."""
+    names = [n for n, row in types.items() if row["count"]]
+    figure, axis = plt.subplots(figsize=(9, 4))
+    width = 0.8 / max(len(names), 1)
+    for i, name in enumerate(names):
+        counts = np.asarray(types[name]["histogram"], float)
+        axis.bar(np.arange(len(counts)) + i * width, counts / counts.sum(), width, label=name)
+    axis.set_xlabel("iterations N_t")
+    axis.set_ylabel("share of tokens")
+    axis.set_title("Distribution of iterations per token type")
+    axis.legend(fontsize=7)
+    return _save(figure, path)
+
+
+def plot_relations(relations, threshold, path):
+    """Relations sorted by first-piece mean; marked ones (above mean + std) in red."""
+    names = list(relations)
+    values = [relations[n]["first_piece_mean"] for n in names]
+    colors = ["#cc6677" if relations[n]["marked"] else "#4477aa" for n in names]
+    figure, axis = plt.subplots(figsize=(7, max(3, 0.22 * len(names))))
+    axis.barh(names[::-1], values[::-1], color=colors[::-1])
+    axis.axvline(threshold, color="gray", linestyle="--", label=f"mean + std = {threshold:.2f}")
+    axis.set_xlabel("mean iterations (first piece)")
+    axis.set_title("Iterations per dependency relation")
+    axis.legend(fontsize=8)
+    return _save(figure, path)
+
+
+def plot_cosine_curves(curves, path):
+    """Mean cos(h^n, h^{n+1}) per token type against n (running tokens only)."""
+    figure, axis = plt.subplots(figsize=(7, 4))
+    for name, points in curves.items():
+        xs = [p["n"] for p in points if p["mean_cosine"] is not None]
+        ys = [p["mean_cosine"] for p in points if p["mean_cosine"] is not None]
+        if xs:
+            axis.plot(xs, ys, marker="o", label=name)
+    axis.set_xlabel("iteration n")
+    axis.set_ylabel("mean cos(h^n, h^(n+1))")
+    axis.set_title("Convergence toward a fixed point (tokens still running)")
+    axis.legend(fontsize=7)
+    return _save(figure, path)
+
+
+def plot_heatmap(examples, max_iterations, path, max_tokens=40):
+    """Example sentences, each piece coloured by its number of iterations."""
+    rows = examples[:4]
+    figure, axis = plt.subplots(figsize=(min(2 + 0.45 * max_tokens, 20), 0.9 * len(rows) + 1))
+    grid = np.full((len(rows), max_tokens), np.nan)
+    for r, example in enumerate(rows):
+        values = example["iterations"][:max_tokens]
+        grid[r, : len(values)] = values
+        for c, token in enumerate(example["tokens"][:max_tokens]):
+            axis.text(c, r, token.replace("\u2581", ""), ha="center", va="center", fontsize=6, rotation=90)
+    image = axis.imshow(grid, cmap="viridis", vmin=0, vmax=max_iterations, aspect="auto")
+    figure.colorbar(image, ax=axis, label="iterations")
+    axis.set_yticks(range(len(rows)))
+    axis.set_yticklabels([f"example {i + 1}" for i in range(len(rows))])
+    axis.set_xticks([])
+    axis.set_title("Iterations per token")
+    return _save(figure, path)

@@ -1,0 +1,168 @@
+"""Depth analyses of a trained model: tables (Markdown), numbers (JSON) and plots (PNG).
+
+    python -m albert_act.analyze token-types  --init runs/demo
+    python -m albert_act.analyze dependencies --init runs/demo --parsed '../shared/data/ud_english_ewt/*.conllu'
+    python -m albert_act.analyze fixed-point  --init runs/demo
+    python -m albert_act.analyze report       --init runs/demo          # all three, one report.md
+
+--init: a pre-training run dir or an exported SavedModel (pre-training or a fine-tuned
+probing model). token-types and fixed-point read pre-training TFRecords (--records;
+default: the run's held-out shard). dependencies reads CoNLL-U / CoNLL-X / PTB .dp
+files (--parsed; default: gold parses of the embedded corpus, generated on the spot).
+Outputs go to --output_dir (default runs/analysis).
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODES = ("token-types", "dependencies", "fixed-point", "report")
+
+
+def _write(output_dir, name, result, markdown):
+    os.makedirs(output_dir, exist_ok=True)
+    with open(os.path.join(output_dir, f"{name}.json"), "w") as f:
+        json.dump(result, f, indent=2)
+    with open(os.path.join(output_dir, f"{name}.md"), "w") as f:
+        f.write(markdown + "\n")
+
+
+def token_types_markdown(result, hidden_dim):
+    types, n_max = result["types"], result["max_iterations"]
+    threshold = math.log(hidden_dim, 3)
+    lines = [f"| token type | mean iterations (of {n_max}) | std | tokens |", "|---|---|---|---|"]
+    for name, row in types.items():
+        cells = ("-", "-") if not row["count"] else (f"{row['mean']:.2f}", f"{row['std']:.2f}")
+        lines.append(f"| {name} | {cells[0]} | {cells[1]} | {row['count']} |")
+    masked = [types[k] for k in ("[MASK]->[MASK]", "[MASK]->random", "[MASK]->original") if types[k]["count"]]
+    masked_mean = sum(r["mean"] * r["count"] for r in masked) / max(sum(r["count"] for r in masked), 1)
+    verdict = "more" if masked_mean > types["unmasked"]["mean"] else "not more"
+    lines += ["", f"Masked positions get {verdict} iterations than unmasked tokens "
+                  f"({masked_mean:.2f} vs {types['unmasked']['mean']:.2f}; the paper found more).",
+              f"Depth-efficiency threshold log3(H) for H = {hidden_dim}: {threshold:.2f} "
+              f"(Levine et al. 2020); mean depth here: {types['all']['mean']:.2f}."]
+    return "\n".join(lines)
+
+
+def dependencies_markdown(result):
+    lines = ["| relation | words | first-piece mean | all-piece mean | pieces |", "|---|---|---|---|---|"]
+    for name, row in result["relations"].items():
+        mark = " **\\***" if row["marked"] else ""
+        lines.append(f"| {name}{mark} | {row['words']} | {row['first_piece_mean']:.2f} | "
+                     f"{row['all_piece_mean']:.2f} | {row['pieces']} |")
+    lines += ["", f"\\* above mean + std over relations ({result['threshold_mean_plus_std']:.2f}). "
+                  f"{result['sentences']} sentences, {result['words']} words; all pieces: "
+                  f"{result['mean_all_pieces']:.2f} ± {result['std_all_pieces']:.2f}; "
+                  f"{result['words_dropped_at_max_length']} words beyond the maximum length left out (whole words)."]
+    return "\n".join(lines)
+
+
+def fixed_point_markdown(result):
+    curves = result["curves"]
+    names = list(curves)
+    lines = ["| n | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+    for i in range(result["max_iterations"] - 1):
+        cells = []
+        for name in names:
+            point = curves[name][i]
+            cells.append("-" if point["mean_cosine"] is None else f"{point['mean_cosine']:.3f} ({point['tokens']})")
+        lines.append(f"| {i + 1} | " + " | ".join(cells) + " |")
+    lines += ["", "Mean cos(h^n, h^(n+1)) over tokens still running at n (token counts in brackets)."]
+    return "\n".join(lines)
+
+
+def _parsed_sentences(patterns, documents):
+    from pipelines import probing, synthetic_corpus, text_files
+
+    if patterns:
+        sentences = [s for path in text_files.expand_patterns(patterns) for s in probing.read_parsed(path)]
+        source = ", ".join(patterns)
+    else:
+        sentences = [list(zip(s.words, s.upos, s.heads, s.relations))
+                     for d in synthetic_corpus.generate_documents(documents, seed=1) for s in d]
+        source = f"embedded corpus, {documents} documents (gold parses)"
+    if not sentences:
+        raise ValueError(f"no sentences in {source}")
+    return sentences, source
+
+
+def _records(args):
+    if args.records:
+        return args.records
+    config_path = os.path.join(args.init, "config.json")
+    if os.path.exists(config_path):
+        with open(config_path) as f:
+            return json.load(f)["eval_files"]
+    raise ValueError(f"{args.init} is not a run dir with a held-out shard: pass --records")
+
+
+def run(mode, args):
+    from albert_act import analysis_plots as plots
+    from albert_act import depth_analysis as analysis
+    from albert_act.pretrained import load_pretrained_backbone
+
+    backbone, tokenizer = load_pretrained_backbone(args.init, args.vocab, dropout=0.0,
+                                                   return_details=mode in ("fixed-point", "report"))
+    out, n_max, sections = args.output_dir, backbone.max_iterations, []
+    os.makedirs(out, exist_ok=True)
+    if mode in ("token-types", "report"):
+        result = analysis.token_type_statistics(backbone, tokenizer, _records(args), max_batches=args.max_batches)
+        markdown = token_types_markdown(result, backbone.hidden_dim)
+        _write(out, "token_types", result, markdown)
+        plots.plot_token_types(result["types"], n_max, os.path.join(out, "token_types.png"), math.log(backbone.hidden_dim, 3))
+        plots.plot_histograms(result["types"], os.path.join(out, "token_type_histograms.png"))
+        plots.plot_heatmap(result["examples"], n_max, os.path.join(out, "token_types_heatmap.png"))
+        sections.append(("Iterations per token type", markdown,
+                         ["token_types.png", "token_type_histograms.png", "token_types_heatmap.png"]))
+    if mode in ("dependencies", "report"):
+        sentences, source = _parsed_sentences(args.parsed, args.documents)
+        result = analysis.dependency_statistics(backbone, tokenizer, sentences, fold_subtypes=not args.keep_subtypes)
+        result["source"] = source
+        markdown = f"Parsed data: {source}.\n\n" + dependencies_markdown(result)
+        _write(out, "dependencies", result, markdown)
+        plots.plot_relations(result["relations"], result["threshold_mean_plus_std"], os.path.join(out, "dependencies.png"))
+        plots.plot_heatmap(result["examples"], n_max, os.path.join(out, "dependencies_heatmap.png"))
+        sections.append(("Iterations per dependency relation", markdown, ["dependencies.png", "dependencies_heatmap.png"]))
+    if mode in ("fixed-point", "report"):
+        result = analysis.fixed_point_statistics(backbone, _records(args), max_batches=args.max_batches)
+        markdown = fixed_point_markdown(result)
+        _write(out, "fixed_point", result, markdown)
+        plots.plot_cosine_curves(result["curves"], os.path.join(out, "fixed_point.png"))
+        sections.append(("Fixed point: cosine of consecutive states", markdown, ["fixed_point.png"]))
+    if mode == "report":
+        parts = [f"# Depth report: {args.init}", "",
+                 f"N_max = {n_max}, H = {backbone.hidden_dim}, halting = {backbone.halting}.", ""]
+        for title, markdown, images in sections:
+            parts += [f"## {title}", "", markdown, ""] + [f"![{image}]({image})" for image in images] + [""]
+        with open(os.path.join(out, "report.md"), "w") as f:
+            f.write("\n".join(parts))
+    return sections
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("mode", choices=MODES)
+    parser.add_argument("--init", required=True, help="pre-training run dir or exported SavedModel")
+    parser.add_argument("--vocab", default=None, help="default: vocab.model inside --init")
+    parser.add_argument("--records", nargs="+", default=None, help="pre-training TFRecords (default: the run's eval shard)")
+    parser.add_argument("--parsed", nargs="+", default=None, help="CoNLL-U / CoNLL-X / .dp files or globs")
+    parser.add_argument("--documents", type=int, default=500, help="embedded-corpus documents when no --parsed")
+    parser.add_argument("--keep_subtypes", action="store_true", help="keep nmod:poss apart from nmod")
+    parser.add_argument("--max_batches", type=int, default=None, help="limit the TFRecord batches read")
+    parser.add_argument("--output_dir", default=os.path.join(REPO, "runs", "analysis"))
+    args = parser.parse_args(argv)
+    try:
+        sections = run(args.mode, args)
+    except ValueError as error:
+        sys.exit(f"error: {error}")
+    for title, markdown, _ in sections:
+        print(f"\n## {title}\n\n{markdown}")
+    target = "report.md" if args.mode == "report" else "*.md, *.json, *.png"
+    print(f"\nwritten to {args.output_dir} ({target})")
+
+
+if __name__ == "__main__":
+    main()

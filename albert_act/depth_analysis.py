@@ -1,0 +1,182 @@
+"""Where the depth goes: iterations per token type, per dependency relation, and the fixed-point curves.
+
+Each analysis returns plain dicts (JSON-ready). The computations that define the
+numbers are small pure functions, tested by hand:
+  `type_histograms`      iterations per token type (Table 1),
+  `align_words`          SentencePiece pieces aligned to words, tokenized word by word,
+  `relation_table`       first-piece and all-piece means per relation (Tables 3-5),
+  `cosine_curves`        mean cos(h^n, h^{n+1}) over tokens still running at n (Figures 2-4).
+Corrections to the authors' scripts: [MASK]->random excludes [MASK] inputs, sentences are
+never truncated mid-word, and halted tokens are left out of the cosine curves (not filled with 1.0).
+"""
+
+import collections
+import math
+
+import numpy as np
+import tensorflow as tf
+
+from albert_act import token_types
+from pipelines.pretraining_dataset import make_pretraining_dataset
+from pipelines.tokenizer import CLS_ID, SEP_ID
+
+
+def _run(backbone):
+    if "iterations" not in backbone.output:
+        raise ValueError("the model has no `iterations` output: not an albert-act backbone")
+    return tf.function(lambda inputs: backbone(inputs, training=False))
+
+
+def _model_inputs(inputs):
+    return {k: inputs[k] for k in ("token_ids", "segment_ids", "padding_mask")}
+
+
+# --- Table 1: token types -------------------------------------------------------------------
+
+def type_histograms(iterations, masks, max_iterations):
+    """{type: counts of N_t = 0..N_max} for one batch (numpy)."""
+    return {name: np.bincount(np.asarray(iterations)[np.asarray(mask)].astype(int), minlength=max_iterations + 1)
+            for name, mask in masks.items()}
+
+
+def summarize_histograms(histograms):
+    """{type: {mean, std, count, histogram}} from summed histograms."""
+    table = {}
+    for name, counts in histograms.items():
+        counts = np.asarray(counts, float)
+        total = counts.sum()
+        values = np.arange(len(counts))
+        mean = float((values * counts).sum() / total) if total else float("nan")
+        std = float(math.sqrt(max(((values - mean) ** 2 * counts).sum() / total, 0.0))) if total else float("nan")
+        table[name] = {"mean": mean, "std": std, "count": int(total), "histogram": [int(c) for c in counts]}
+    return table
+
+
+def token_type_statistics(backbone, tokenizer, files, batch_size=64, max_batches=None, examples=4):
+    """Iterations per token type on pre-training TFRecords, and a few example sequences for heat maps."""
+    run, n_max = _run(backbone), backbone.max_iterations
+    totals, kept = None, []
+    dataset = make_pretraining_dataset(files, batch_size, training=False)
+    for i, (inputs, labels) in enumerate(dataset):
+        if max_batches is not None and i >= max_batches:
+            break
+        iterations = run(_model_inputs(inputs))["iterations"].numpy()
+        masks = {k: v.numpy() for k, v in token_types.token_type_masks(inputs, labels).items()}
+        batch = type_histograms(iterations, masks, n_max)
+        totals = batch if totals is None else {k: totals[k] + batch[k] for k in totals}
+        for row in range(min(examples - len(kept), len(iterations))):
+            length = int(inputs["padding_mask"][row].numpy().sum())
+            ids = inputs["token_ids"][row, :length].numpy()
+            kept.append({"tokens": tokenizer.id_to_piece(ids), "iterations": iterations[row, :length].tolist()})
+    if totals is None:
+        raise ValueError(f"no records in {files}")
+    return {"max_iterations": n_max, "types": summarize_histograms(totals), "examples": kept}
+
+
+# --- Tables 3-5: dependency relations --------------------------------------------------------
+
+def align_words(tokenizer, words, max_length):
+    """Pieces of `[CLS] w1 ... wk [SEP]`, each word encoded on its own (so no piece crosses a word),
+    and the word index of every piece (-1 for [CLS]/[SEP]). Words that do not fit are dropped whole.
+    Returns (ids, word_of_piece, words kept)."""
+    ids, word_of = [CLS_ID], [-1]
+    for index, pieces in enumerate(tokenizer.encode(words)):
+        if len(ids) + len(pieces) + 1 > max_length:
+            return ids + [SEP_ID], word_of + [-1], index
+        ids += pieces
+        word_of += [index] * len(pieces)
+    return ids + [SEP_ID], word_of + [-1], len(words)
+
+
+def relation_table(records, fold_subtypes=True):
+    """Per relation: words, first-piece mean, all-piece mean (and pieces), from
+    records = [(relation, [iterations of the word's pieces])]. Relations whose first-piece
+    mean is above (mean + std over relations) are marked, as in the paper's tables."""
+    first, every = collections.defaultdict(list), collections.defaultdict(list)
+    for relation, piece_iterations in records:
+        relation = relation.split(":")[0] if fold_subtypes else relation
+        first[relation].append(piece_iterations[0])
+        every[relation].extend(piece_iterations)
+    rows = {r: {"words": len(first[r]), "first_piece_mean": float(np.mean(first[r])), "pieces": len(every[r]),
+                "all_piece_mean": float(np.mean(every[r]))} for r in first}
+    means = np.array([row["first_piece_mean"] for row in rows.values()])
+    threshold = float(means.mean() + means.std()) if len(means) else float("nan")
+    for row in rows.values():
+        row["marked"] = row["first_piece_mean"] > threshold
+    return {"relations": dict(sorted(rows.items(), key=lambda kv: -kv[1]["first_piece_mean"])),
+            "threshold_mean_plus_std": threshold}
+
+
+def dependency_statistics(backbone, tokenizer, sentences, fold_subtypes=True, batch_size=32, examples=4):
+    """Iterations per dependency relation on parsed sentences [(form, tag, head, relation)]."""
+    run = _run(backbone)
+    length = backbone.max_sequence_length
+    aligned = [align_words(tokenizer, [t[0] for t in s], length) for s in sentences]
+    if not aligned:
+        raise ValueError("no sentences to analyse")
+    records, kept, dropped_words = [], [], 0
+    for start in range(0, len(aligned), batch_size):
+        chunk = aligned[start : start + batch_size]
+        width = max(len(ids) for ids, _, _ in chunk)
+        tokens = np.zeros((len(chunk), width), "int32")
+        for row, (ids, _, _) in enumerate(chunk):
+            tokens[row, : len(ids)] = ids
+        iterations = run({"token_ids": tokens, "segment_ids": np.zeros_like(tokens),
+                          "padding_mask": (tokens > 0).astype("int32")})["iterations"].numpy()
+        for row, (ids, word_of, kept_words) in enumerate(chunk):
+            sentence = sentences[start + row]
+            dropped_words += len(sentence) - kept_words
+            per_word = collections.defaultdict(list)
+            for position, word in enumerate(word_of):
+                if word >= 0:
+                    per_word[word].append(float(iterations[row, position]))
+            records += [(sentence[w][3], per_word[w]) for w in sorted(per_word)]
+            if len(kept) < examples:
+                kept.append({"tokens": tokenizer.id_to_piece(ids), "iterations": iterations[row, : len(ids)].tolist()})
+    table = relation_table(records, fold_subtypes)
+    every = [i for _, pieces in records for i in pieces]
+    table.update(sentences=len(sentences), words=len(records), words_dropped_at_max_length=dropped_words,
+                 mean_all_pieces=float(np.mean(every)), std_all_pieces=float(np.std(every)), examples=kept,
+                 max_iterations=backbone.max_iterations)
+    return table
+
+
+# --- Figures 2-4: fixed point ----------------------------------------------------------------
+
+def cosine_sums(states, iterations, masks):
+    """For n = 1..N_max-1: sum and count of cos(h^n, h^{n+1}) per type over tokens with N_t > n
+    (still running at n: h^{n+1} is a real update). states (B, N_max, T, H); iterations (B, T)."""
+    states = np.asarray(states, np.float64)
+    a, b = states[:, :-1], states[:, 1:]  # (B, N-1, T, H): h^n and h^{n+1}
+    cosine = (a * b).sum(-1) / np.maximum(np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1), 1e-12)
+    steps = np.arange(1, states.shape[1])[None, :, None]  # n
+    running = np.asarray(iterations)[:, None, :] > steps  # (B, N-1, T)
+    sums = {}
+    for name, mask in masks.items():
+        selected = running & np.asarray(mask, bool)[:, None, :]
+        sums[name] = ((cosine * selected).sum(axis=(0, 2)), selected.sum(axis=(0, 2)))
+    return sums
+
+
+def cosine_curves(sums):
+    """{type: [{n, mean_cosine, tokens}]} from summed `cosine_sums` (n counted from 1)."""
+    return {name: [{"n": n + 1, "mean_cosine": float(total[n] / count[n]) if count[n] else None, "tokens": int(count[n])}
+                   for n in range(len(total))] for name, (total, count) in sums.items()}
+
+
+def fixed_point_statistics(backbone, files, batch_size=32, max_batches=None):
+    """Cosine curves per token type on pre-training TFRecords (the backbone needs return_details=True)."""
+    if "iteration_states" not in backbone.output:
+        raise ValueError("the fixed-point analysis needs a backbone built with return_details=True")
+    run = _run(backbone)
+    totals = None
+    for i, (inputs, labels) in enumerate(make_pretraining_dataset(files, batch_size, training=False)):
+        if max_batches is not None and i >= max_batches:
+            break
+        outputs = run(_model_inputs(inputs))
+        masks = {k: v.numpy() for k, v in token_types.token_type_masks(inputs, labels).items()}
+        batch = cosine_sums(outputs["iteration_states"].numpy(), outputs["iterations"].numpy(), masks)
+        totals = batch if totals is None else {k: (totals[k][0] + batch[k][0], totals[k][1] + batch[k][1]) for k in totals}
+    if totals is None:
+        raise ValueError(f"no records in {files}")
+    return {"max_iterations": backbone.max_iterations, "curves": cosine_curves(totals)}

@@ -1,0 +1,117 @@
+"""Depth analyses: token-type buckets, word alignment on real UD sentences, cosine curves, plots, CLI."""
+
+import json
+
+import numpy as np
+import pytest
+
+from albert_act import analysis_plots, analyze, depth_analysis, token_types
+from pipelines import probing
+
+
+def test_token_type_buckets_and_histograms_by_hand():
+    # [CLS] a [MASK] c [SEP] d r [SEP] pad; selected: 2 ([MASK]), 3 (kept), 6 (random: input 8, original 5)
+    inputs = {"token_ids": np.array([[2, 6, 4, 7, 3, 5, 8, 3, 0]]), "padding_mask": np.array([[1] * 8 + [0]]),
+              "masked_positions": np.array([[2, 3, 6, 0]])}
+    labels = {"masked_lm_ids": np.array([[9, 7, 5, 0]]), "masked_lm_weights": np.array([[1.0, 1.0, 1.0, 0.0]])}
+    masks = {k: np.asarray(v) for k, v in token_types.token_type_masks(inputs, labels).items()}
+    assert masks["[MASK]->random"][0].nonzero()[0].tolist() == [6]  # not position 2, whose input is [MASK]
+    iterations = np.array([[6, 1, 3, 2, 5, 1, 4, 5, 0]])
+    table = depth_analysis.summarize_histograms(depth_analysis.type_histograms(iterations, masks, 6))
+    assert table["[SEP]"]["histogram"] == [0, 0, 0, 0, 0, 2, 0] and table["[SEP]"]["mean"] == 5.0
+    assert table["unmasked"] == {"mean": 1.0, "std": 0.0, "count": 2, "histogram": [0, 2, 0, 0, 0, 0, 0]}
+    assert table["all"]["count"] == 8 and table["all"]["mean"] == pytest.approx(27 / 8)
+
+
+def test_alignment_on_real_ud_sentences(shared_data, wiki_tokenizer):
+    sentences = list(probing.read_conllu(str(shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu")))
+    hard = [s for s in sentences if any(t[0] in ("n't", "'s", ",", "%") or t[0][:1].isdigit() for t in s)][:200]
+    assert len(hard) == 200
+    for sentence in hard:
+        words = [t[0] for t in sentence]
+        ids, word_of, kept = depth_analysis.align_words(wiki_tokenizer, words, 512)
+        assert kept == len(words) and ids[0] == 2 and ids[-1] == 3
+        # Every word's pieces, in order, are exactly that word tokenized alone: no drift.
+        for index, word in enumerate(words):
+            pieces = [ids[p] for p, w in enumerate(word_of) if w == index]
+            assert pieces == wiki_tokenizer.encode([word])[0], (word, sentence)
+        assert sorted(set(word_of) - {-1}) == list(range(len(words)))
+    ids, word_of, kept = depth_analysis.align_words(wiki_tokenizer, [t[0] for t in hard[0]], 6)
+    assert len(ids) <= 6 and kept < len(hard[0]) and max(word_of) == kept - 1  # whole words dropped, not cut
+
+
+def test_relation_table_folds_subtypes_and_marks_outliers():
+    records = [("nsubj", [2.0]), ("nmod:poss", [4.0, 2.0]), ("nmod", [6.0]), ("det", [1.0]), ("punct", [1.0])]
+    table = depth_analysis.relation_table(records)
+    nmod = table["relations"]["nmod"]
+    assert nmod == {"words": 2, "first_piece_mean": 5.0, "pieces": 3, "all_piece_mean": 4.0, "marked": True}
+    means = np.array([5.0, 2.0, 1.0, 1.0])
+    assert table["threshold_mean_plus_std"] == pytest.approx(means.mean() + means.std())
+    assert not table["relations"]["nsubj"]["marked"] and list(table["relations"])[0] == "nmod"
+    kept = depth_analysis.relation_table(records, fold_subtypes=False)
+    assert kept["relations"]["nmod:poss"]["words"] == 1
+
+
+def test_cosine_curve_on_hand_built_states():
+    # One sequence, 3 tokens, N_max = 3, H = 2. Token 0 runs 3 iterations, token 1 halts at 1, token 2 is padding.
+    states = np.zeros((1, 3, 3, 2))
+    states[0, :, 0] = [[1, 0], [1, 1], [0, 1]]  # cos(h1,h2) = 1/sqrt2, cos(h2,h3) = 1/sqrt2
+    states[0, :, 1] = [[1, 0], [1, 0], [1, 0]]  # frozen after n = 1: must not count (authors filled 1.0)
+    iterations = np.array([[3, 1, 0]])
+    masks = {"all": np.array([[True, True, False]])}
+    curves = depth_analysis.cosine_curves(depth_analysis.cosine_sums(states, iterations, masks))
+    assert curves["all"][0] == {"n": 1, "mean_cosine": pytest.approx(1 / np.sqrt(2)), "tokens": 1}
+    assert curves["all"][1] == {"n": 2, "mean_cosine": pytest.approx(1 / np.sqrt(2)), "tokens": 1}
+
+
+def test_plots_are_written_and_not_empty(tmp_path):
+    types = {"all": {"mean": 2.5, "std": 0.5, "count": 10, "histogram": [0, 2, 3, 5]},
+             "[CLS]": {"mean": 3.0, "std": 0.0, "count": 1, "histogram": [0, 0, 0, 1]},
+             "[SEP]": {"mean": float("nan"), "std": float("nan"), "count": 0, "histogram": [0, 0, 0, 0]}}
+    paths = [analysis_plots.plot_token_types(types, 3, str(tmp_path / "a.png"), 2.0),
+             analysis_plots.plot_histograms(types, str(tmp_path / "b.png")),
+             analysis_plots.plot_relations({"nsubj": {"first_piece_mean": 2.0, "marked": True},
+                                            "det": {"first_piece_mean": 1.0, "marked": False}}, 1.5, str(tmp_path / "c.png")),
+             analysis_plots.plot_cosine_curves({"all": [{"n": 1, "mean_cosine": 0.9, "tokens": 3},
+                                                        {"n": 2, "mean_cosine": None, "tokens": 0}]}, str(tmp_path / "d.png")),
+             analysis_plots.plot_heatmap([{"tokens": ["[CLS]", "\u2581a", "[SEP]"], "iterations": [3, 1, 2]}], 3,
+                                         str(tmp_path / "e.png"))]
+    for path in paths:
+        assert open(path, "rb").read(8) == b"\x89PNG\r\n\x1a\n" and len(open(path, "rb").read()) > 5000
+    assert analysis_plots.token_types_png(types, 3)[:4] == b"\x89PNG"
+
+
+def test_report_on_a_trained_model(tiny_run, records, tmp_path, capsys):
+    analyze.main(["report", "--init", tiny_run[0], "--output_dir", str(tmp_path), "--documents", "30"])
+    report = (tmp_path / "report.md").read_text()
+    for image in ("token_types.png", "token_type_histograms.png", "token_types_heatmap.png", "dependencies.png",
+                  "dependencies_heatmap.png", "fixed_point.png"):
+        assert f"![{image}]({image})" in report and (tmp_path / image).stat().st_size > 5000
+    types = json.loads((tmp_path / "token_types.json").read_text())["types"]
+    assert set(types) == set(token_types.TOKEN_TYPES) and types["all"]["count"] > 0
+    relations = json.loads((tmp_path / "dependencies.json").read_text())["relations"]
+    assert {"nsubj", "det", "punct", "root"} <= set(relations) and "nmod:poss" not in relations
+    assert "| [MASK]->random |" in report and "Masked positions get" in report
+    assert "Mean cos(h^n, h^(n+1))" in report
+
+
+def test_bad_input(tiny_run, tmp_path):
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_\n2\tdog\n")
+    with pytest.raises(ValueError, match=r"bad.conllu line 2: CoNLL-U needs 10 TAB-separated fields, got 2"):
+        list(probing.read_conllu(str(bad)))
+    multi = tmp_path / "multi.conllu"
+    multi.write_text("# text = don't\n1-2\tdon't\t_\t_\t_\t_\t_\t_\t_\t_\n1\tdo\tdo\tAUX\tVBP\t_\t0\troot\t_\t_\n"
+                     "2\tn't\tnot\tPART\tRB\t_\t1\tadvmod\t_\t_\n2.1\tx\t_\t_\t_\t_\t_\t_\t_\t_\n\n")
+    assert [t[0] for t in next(probing.read_conllu(str(multi)))] == ["do", "n't"]
+    empty = tmp_path / "empty.conllu"
+    empty.write_text("")
+    with pytest.raises(SystemExit, match=r"error: no sentences in .*empty.conllu"):
+        analyze.main(["dependencies", "--init", tiny_run[0], "--parsed", str(empty), "--output_dir", str(tmp_path)])
+    with pytest.raises(SystemExit, match=r"is not a run dir with a held-out shard: pass --records"):
+        analyze.main(["token-types", "--init", tiny_run[1], "--output_dir", str(tmp_path)])
+    from albert_act.backbone import AlbertActBackbone
+
+    with pytest.raises(ValueError, match="needs a backbone built with return_details=True"):
+        depth_analysis.fixed_point_statistics(AlbertActBackbone(vocabulary_size=10, num_heads=1, embedding_dim=4,
+                                                                hidden_dim=4, intermediate_dim=4, max_iterations=2), [])
