@@ -39,7 +39,7 @@ def token_types_markdown(result, hidden_dim):
         lines.append(f"| {name} | {cells[0]} | {cells[1]} | {row['count']} |")
     masked = [types[k] for k in ("[MASK]->[MASK]", "[MASK]->random", "[MASK]->original") if types[k]["count"]]
     masked_mean = sum(r["mean"] * r["count"] for r in masked) / max(sum(r["count"] for r in masked), 1)
-    verdict = "more" if masked_mean > types["unmasked"]["mean"] else "not more"
+    verdict = "more" if masked_mean > types["unmasked"]["mean"] else "no more"
     lines += ["", f"Masked positions get {verdict} iterations than unmasked tokens "
                   f"({masked_mean:.2f} vs {types['unmasked']['mean']:.2f}; the paper found more).",
               f"Depth-efficiency threshold log3(H) for H = {hidden_dim}: {threshold:.2f} "

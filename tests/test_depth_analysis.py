@@ -91,7 +91,7 @@ def test_report_on_a_trained_model(tiny_run, records, tmp_path, capsys):
     assert set(types) == set(token_types.TOKEN_TYPES) and types["all"]["count"] > 0
     relations = json.loads((tmp_path / "dependencies.json").read_text())["relations"]
     assert {"nsubj", "det", "punct", "root"} <= set(relations) and "nmod:poss" not in relations
-    assert "| [MASK]->random |" in report and "Masked positions get" in report
+    assert "| [MASK]->random |" in report and "Masked positions get" in report and "iterations than unmasked tokens" in report
     assert "Mean cos(h^n, h^(n+1))" in report
 
 
