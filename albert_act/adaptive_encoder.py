@@ -26,7 +26,7 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
         share_weights: bool, one block for all iterations (ALBERT) or N_max (BERT).
         halting_epsilon: float in (0, 1), eps of the threshold 1 - eps.
         halting_bias_initializer: float, initial bias of the halting unit.
-        execution: "static" or "while" (see `halting.halting_loop`).
+        execution: "static", "while" or "sparse" (see `halting.halting_loop`).
         return_details: add per-iteration `halting_probabilities`,
             `update_weights` and `iteration_states` to the outputs.
 
@@ -97,17 +97,15 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
             self.halting_unit.build(hidden_states_shape)
 
     def call(self, hidden_states, padding_mask, training=None):
-        def layer_fn(h, i):
+        def layer_fn(h, i, query_indices=None):
             h = ops.cast(h, self.compute_dtype)
+            run = lambda block, h: block(h, padding_mask=padding_mask, query_indices=query_indices,  # noqa: E731
+                                         training=training)
             if len(self.blocks) == 1:
-                return self.blocks[0](h, padding_mask=padding_mask, training=training)
+                return run(self.blocks[0], h)
             if isinstance(i, int):  # static loop: pick the block directly
-                return self.blocks[i](h, padding_mask=padding_mask, training=training)
-            return ops.switch(
-                i,
-                [lambda h, b=b: b(h, padding_mask=padding_mask, training=training) for b in self.blocks],
-                h,
-            )
+                return run(self.blocks[i], h)
+            return ops.switch(i, [lambda h, b=b: run(b, h) for b in self.blocks], h)
 
         halting_fn = None
         if self.halting_unit is not None:

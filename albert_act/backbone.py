@@ -23,8 +23,10 @@ class AlbertActBackbone(keras.Model):
         share_weights: True (ALBERT) or False (N_max distinct blocks, BERT-style).
         halting_epsilon: float, eps in the threshold 1 - eps (0.01).
         halting_bias_initializer: float, initial halting-unit bias (0, the authors').
-        execution: "static" (masked loop of N_max steps; XLA/TPU) or "while"
-            (exits as soon as every token has halted). Same numbers.
+        execution: "static" (masked loop of N_max steps; XLA/TPU, the training
+            default), "while" (exits as soon as every token has halted) or
+            "sparse" (inference on CPU/GPU: each iteration computes only the
+            tokens still running; dynamic shapes). Same numbers.
         return_details: also output `halting_probabilities` and `update_weights`
             (B, T, N_max) and `iteration_states` (B, N_max, T, H).
         dropout: float, dropout everywhere (0 in pre-training, as the paper).

@@ -17,8 +17,11 @@ no gradient, the ponder gradient flows through R_t. All ACT state is float32,
 whatever the compute dtype of the layer.
 
 `halting_loop` runs the iterations either as a static loop of N_max steps
-(`execution="static"`, XLA/TPU friendly) or as a while loop that exits once
-every token has halted (`execution="while"`); both run the same step function.
+(`execution="static"`, XLA/TPU friendly), as a while loop that exits once
+every token has halted (`execution="while"`), or as that while loop computing
+the layer and the halting unit for running tokens only (`execution="sparse"`,
+for inference on CPU/GPU: the cost follows sum N_t, not T x N_max; dynamic
+shapes, so not for TPU). All three run the same step function.
 """
 
 import keras
@@ -26,7 +29,7 @@ from keras import ops
 
 from albert_act import checks
 
-EXECUTIONS = ("static", "while")
+EXECUTIONS = ("static", "while", "sparse")
 
 
 @keras.saving.register_keras_serializable(package="albert_act")
@@ -94,13 +97,16 @@ def halting_loop(
         padding_mask: bool/int (B, T), 1 for real tokens.
         layer_fn: `layer_fn(h, i) -> y`, the layer output (B, T, H) for states h
             (float32) at 0-based iteration i (a Python int in the static loop, a
-            scalar tensor in the while loop).
+            scalar tensor in the while loop). For `execution="sparse"`:
+            `layer_fn(h, i, query_indices) -> y` (B, Q, H), the output at the
+            positions `query_indices` (B, Q) only, attending to all of h.
         halting_fn: `halting_fn(y, i) -> p`, float (B, T) halting probabilities;
             `None` gives fixed depth (plain ALBERT/BERT): every real token takes
             lam = 1 at every iteration and halts at N_max with R = 0.
         max_iterations: int, N_max.
         epsilon: float, halting threshold is 1 - epsilon.
-        execution: "static" (N_max masked steps) or "while" (exits when all halted).
+        execution: "static" (N_max masked steps), "while" (exits when all halted)
+            or "sparse" (while, computing only running tokens; inference).
         return_details: also return per-iteration `halting_probabilities`
             (p_t^n while t runs, else 0), `update_weights` (lam_t^n), both
             (B, T, N_max), and `iteration_states` h^n (B, N_max, T, H); after a
@@ -130,9 +136,15 @@ def halting_loop(
         state["weights"] = ops.zeros((max_iterations, *ops.shape(zeros)))  # (N, B, T)
         state["states"] = ops.zeros((max_iterations, *ops.shape(hidden_states)))  # (N, B, T, H)
 
+    def dense_outputs(h, i, running):
+        y = ops.cast(layer_fn(h, i), "float32")  # (B, T, H)
+        return y, None if halting_fn is None else halting_fn(y, i)
+
+    compute = _sparse_outputs(layer_fn, halting_fn) if execution == "sparse" else dense_outputs
+
     def step(i, state):
         running = ops.logical_not(state["halted"])  # (B, T)
-        y = ops.cast(layer_fn(state["h"], i), "float32")  # (B, T, H)
+        y, raw_probability = compute(state["h"], i, running)  # y: (B, T, H), p: (B, T)
         at_cap = ops.equal(i + 1, max_iterations)
         if halting_fn is None:
             weight = ops.cast(running, "float32")
@@ -141,7 +153,7 @@ def halting_loop(
             remainders = state["remainders"]
             accumulated = state["accumulated"]
         else:
-            probability = ops.where(running, ops.cast(halting_fn(y, i), "float32"), 0.0)
+            probability = ops.where(running, ops.cast(raw_probability, "float32"), 0.0)
             reaches = ops.greater_equal(state["accumulated"] + probability, 1.0 - epsilon)
             halts_now = ops.logical_and(running, ops.logical_or(reaches, at_cap))
             remainder = 1.0 - state["accumulated"]  # R_t = 1 - sum_{k<N_t} p_t^k
@@ -196,3 +208,31 @@ def halting_loop(
         outputs["update_weights"] = ops.transpose(state["weights"], (1, 2, 0))
         outputs["iteration_states"] = ops.transpose(states, (1, 0, 2, 3))
     return outputs
+
+
+def _sparse_outputs(layer_fn, halting_fn):
+    """Layer output and halting probability computed at running positions only, scattered to (B, T, ...).
+
+    Each sequence's running tokens are gathered (running first, stable order) and
+    padded to the largest running count in the batch; the padded slots are computed
+    but never scattered. Non-running positions get y = 0 and p = 0, which the step's
+    update leaves unused (their weight is 0).
+    """
+    import tensorflow as tf  # dynamic shapes: the TensorFlow backend only
+
+    def compute(h, i, running):
+        counts = tf.reduce_sum(tf.cast(running, tf.int32), axis=1)  # (B,)
+        width = tf.reduce_max(counts)
+        order = tf.argsort(tf.cast(tf.logical_not(running), tf.int32), axis=1, stable=True)  # running first
+        query = order[:, :width]  # (B, Q)
+        slots = tf.where(tf.range(width)[None, :] < counts[:, None])  # (M, 2): (sequence, slot)
+        positions = tf.stack([slots[:, 0], tf.cast(tf.gather_nd(query, slots), tf.int64)], axis=-1)  # (M, 2)
+        shape = tf.shape(h, out_type=tf.int64)
+        y_query = tf.cast(layer_fn(h, i, query), tf.float32)  # (B, Q, H)
+        y = tf.scatter_nd(positions, tf.gather_nd(y_query, slots), shape)
+        if halting_fn is None:
+            return y, None
+        p_query = tf.cast(halting_fn(y_query, i), tf.float32)  # (B, Q)
+        return y, tf.scatter_nd(positions, tf.gather_nd(p_query, slots), shape[:2])
+
+    return compute

@@ -1,0 +1,124 @@
+"""Dense vs sparse inference: wall time against the share of iterations actually needed.
+
+    .venv/bin/python -m benchmarks.adaptive_inference [--runs 5] [--checkpoint runs/demo]
+
+Settings:
+* synthetic: demo-sized random weights (max length 512), the real shared block, and a
+  scripted halting unit: [CLS] (position 0) gets p = 0.001 and runs to the cap
+  N_max = 6, every other token p = 0.5 and halts at 2, so mean N_t / N_max ~ 1/3 and
+  the batch can never stop early. Runs `halting_loop` itself, dense (static) vs sparse.
+* checkpoint: the trained demo backbone (positions <= 128) on held-out pre-training
+  records, static vs sparse execution of the whole backbone.
+Each cell: median of --runs calls of a tf.function after warm-up. The time ratio is
+sparse / dense; mean N / N_max is the share of iterations that ACT actually needs.
+"""
+
+import argparse
+import os
+import statistics
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+from albert_act.halting import halting_loop  # noqa: E402
+from albert_act.presets import backbone_from_preset  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def median_seconds(fn, inputs, runs):
+    fn(inputs)["iterations"].numpy()  # trace and warm up
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn(inputs)["iterations"].numpy()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def synthetic_loop(backbone, execution):
+    """halting_loop over the backbone's real embeddings and block, halting scripted by position."""
+    block, n_max = backbone.encoder.blocks[0], backbone.max_iterations
+    stash = {}
+
+    def layer_fn(h, i, query_indices=None):
+        if query_indices is None:
+            query_indices = tf.broadcast_to(tf.range(tf.shape(h)[1])[None], tf.shape(h)[:2])
+        stash["positions"] = query_indices  # read by halting_fn right after, in the same trace
+        return block(h, padding_mask=stash["mask"], query_indices=None if execution != "sparse" else query_indices)
+
+    def halting_fn(y, i):
+        return tf.where(stash["positions"] == 0, 0.001, 0.5)
+
+    @tf.function
+    def run(inputs):
+        stash["mask"] = inputs["padding_mask"]
+        hidden = backbone.embeddings(inputs["token_ids"], inputs["segment_ids"])
+        return halting_loop(hidden, inputs["padding_mask"], layer_fn, halting_fn, n_max, execution=execution)
+
+    return run
+
+
+def synthetic_inputs(batch, length, vocabulary, seed=0):
+    rng = np.random.default_rng(seed)
+    tokens = rng.integers(5, vocabulary, (batch, length)).astype("int32")
+    tokens[:, 0] = 2
+    return {"token_ids": tf.constant(tokens), "segment_ids": tf.zeros((batch, length), tf.int32),
+            "padding_mask": tf.ones((batch, length), tf.int32)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--batch_sizes", type=int, nargs="+", default=[1, 8, 64])
+    parser.add_argument("--lengths", type=int, nargs="+", default=[128, 512])
+    parser.add_argument("--checkpoint", default=os.path.join(REPO, "runs", "demo"),
+                        help="trained pre-training run dir (skipped if absent)")
+    args = parser.parse_args()
+    rows = []
+
+    backbone = backbone_from_preset("demo", max_sequence_length=max(args.lengths))
+    dense, sparse = synthetic_loop(backbone, "static"), synthetic_loop(backbone, "sparse")
+    for length in args.lengths:
+        for batch in args.batch_sizes:
+            inputs = synthetic_inputs(batch, length, backbone.vocabulary_size)
+            share = float(tf.reduce_mean(dense(inputs)["iterations"])) / backbone.max_iterations
+            runs = args.runs if batch * length <= 8 * 512 else max(2, args.runs // 2)
+            t_dense, t_sparse = median_seconds(dense, inputs, runs), median_seconds(sparse, inputs, runs)
+            rows.append(("synthetic, [CLS] at cap", batch, length, share, t_dense, t_sparse))
+
+    if os.path.exists(os.path.join(args.checkpoint, "config.json")):
+        from albert_act.pretrained import load_pretrained_backbone
+        from pipelines.pretraining_dataset import make_pretraining_dataset
+
+        import json
+
+        with open(os.path.join(args.checkpoint, "config.json")) as f:
+            eval_files = json.load(f)["eval_files"]
+        trained = {e: load_pretrained_backbone(args.checkpoint, dropout=0.0, execution=e)[0] for e in ("static", "sparse")}
+        for batch in args.batch_sizes:
+            inputs, _ = next(iter(make_pretraining_dataset(eval_files, batch, training=False)))
+            inputs = {k: inputs[k] for k in ("token_ids", "segment_ids", "padding_mask")}
+            fns = {e: tf.function(lambda x, m=m: m(x, training=False)) for e, m in trained.items()}
+            out = fns["static"](inputs)
+            real = tf.cast(inputs["padding_mask"], tf.bool)
+            share = float(tf.reduce_mean(tf.boolean_mask(out["iterations"], real))) / trained["static"].max_iterations
+            t_dense, t_sparse = median_seconds(fns["static"], inputs, args.runs), median_seconds(fns["sparse"], inputs, args.runs)
+            rows.append((f"trained {os.path.basename(args.checkpoint.rstrip('/'))}", batch, 128, share, t_dense, t_sparse))
+    else:
+        print(f"(no trained checkpoint at {args.checkpoint}: run `python -m albert_act.pretrain` for those rows)")
+
+    print(f"\nCPU threads {os.cpu_count()}, TF {tf.__version__}, medians of up to {args.runs} calls\n")
+    print("| setting | batch | length | mean N / N_max | dense ms | sparse ms | time ratio | ratio / (N / N_max) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for setting, batch, length, share, t_dense, t_sparse in rows:
+        ratio = t_sparse / t_dense
+        print(f"| {setting} | {batch} | {length} | {share:.3f} | {t_dense * 1e3:.1f} | {t_sparse * 1e3:.1f} | "
+              f"{ratio:.2f} | {ratio / share:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+"""Sparse inference (only running tokens computed) gives the dense outputs, on random and trained weights."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from albert_act import AlbertActBackbone
+from albert_act.pretrained import load_pretrained_backbone
+from conftest import TINY_BACKBONE, random_inputs, spread_halting, to_numpy
+from pipelines.pretraining_dataset import make_pretraining_dataset
+
+
+def _pair(**overrides):
+    dense = AlbertActBackbone(**{**TINY_BACKBONE, **overrides}, return_details=True)
+    sparse = AlbertActBackbone(**{**TINY_BACKBONE, **overrides}, return_details=True, execution="sparse")
+    if dense.encoder.halting_unit is not None:
+        spread_halting(dense)
+    sparse.set_weights(dense.get_weights())
+    return dense, sparse
+
+
+def _assert_same(dense, sparse, inputs, atol=1e-5):
+    expected = to_numpy(dense(inputs))
+    actual = to_numpy(tf.function(sparse)(inputs))
+    assert expected.keys() == actual.keys()
+    for key in expected:
+        np.testing.assert_allclose(actual[key], expected[key], atol=atol, err_msg=key)
+    return expected
+
+
+@pytest.mark.parametrize("lengths", [[7], [12, 9, 4, 1], [16, 3, 16, 8, 1, 11, 5, 14]])
+def test_same_outputs_as_dense_at_every_batch_size_with_padding(lengths):
+    dense, sparse = _pair()
+    out = _assert_same(dense, sparse, random_inputs(lengths, padded_length=max(lengths), seed=len(lengths)))
+    real = out["iterations"][out["iterations"] > 0]
+    assert len(np.unique(real)) >= 2 or len(lengths) == 1  # tokens really halt at different depths
+
+
+@pytest.mark.parametrize("overrides", [dict(share_weights=False), dict(halting="none")])
+def test_unshared_and_fixed_depth(overrides):
+    dense, sparse = _pair(**overrides)
+    _assert_same(dense, sparse, random_inputs([10, 6, 2], padded_length=10))
+
+
+def test_same_outputs_on_trained_weights(tiny_run, records):
+    dense, _ = load_pretrained_backbone(tiny_run[0], dropout=0.0, return_details=True)
+    sparse, _ = load_pretrained_backbone(tiny_run[0], dropout=0.0, return_details=True, execution="sparse")
+    inputs, _ = next(iter(make_pretraining_dataset(records[1], 16, training=False)))
+    _assert_same(dense, sparse, {k: inputs[k] for k in ("token_ids", "segment_ids", "padding_mask")})
