@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 from albert_act import checks
-from albert_act.halting import EXECUTIONS, HaltingUnit, halting_loop
+from albert_act.halting import EXECUTIONS, HaltingUnit, SparseLayer, halting_loop
 from albert_act.transformer_block import TransformerBlock
 
 HALTING_MODES = ("act", "none")
@@ -96,16 +96,27 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
         if self.halting_unit is not None:
             self.halting_unit.build(hidden_states_shape)
 
+    def _per_block(self, i, fn, *args):
+        """fn(block, *args) with the block of iteration i (the shared one, or block i)."""
+        if len(self.blocks) == 1:
+            return fn(self.blocks[0], *args)
+        if isinstance(i, int):  # static loop: pick the block directly
+            return fn(self.blocks[i], *args)
+        return ops.switch(i, [lambda *a, b=b: fn(b, *a) for b in self.blocks], *args)
+
     def call(self, hidden_states, padding_mask, training=None):
-        def layer_fn(h, i, query_indices=None):
-            h = ops.cast(h, self.compute_dtype)
-            run = lambda block, h: block(h, padding_mask=padding_mask, query_indices=query_indices,  # noqa: E731
-                                         training=training)
-            if len(self.blocks) == 1:
-                return run(self.blocks[0], h)
-            if isinstance(i, int):  # static loop: pick the block directly
-                return run(self.blocks[i], h)
-            return ops.switch(i, [lambda h, b=b: run(b, h) for b in self.blocks], h)
+        def layer_fn(h, i):
+            return self._per_block(i, lambda b, h: b(h, padding_mask=padding_mask, training=training),
+                                   ops.cast(h, self.compute_dtype))
+
+        sparse_layer = SparseLayer(
+            key_value_fn=lambda states, i: self._per_block(
+                i, lambda b, s: b.key_value(s), ops.cast(states, self.compute_dtype)),
+            attend_fn=lambda query, key, value, i: self._per_block(
+                i, lambda b, q, k, v: b.attend(q, k, v, padding_mask, training=training),
+                ops.cast(query, self.compute_dtype), key, value),
+            reuse_keys=self.share_weights,
+        )
 
         halting_fn = None
         if self.halting_unit is not None:
@@ -120,6 +131,7 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
             epsilon=self.halting_epsilon,
             execution=self.execution,
             return_details=self.return_details,
+            sparse_layer=sparse_layer,
         )
 
     def get_config(self):

@@ -6,13 +6,17 @@ import os
 
 import tensorflow as tf
 
+from albert_act.pretrained import with_execution
 
-def export_backbone(backbone, export_dir, config=None, vocab=None):
+
+def export_backbone(backbone, export_dir, config=None, vocab=None, execution="sparse"):
     """SavedModel with a `serving_default` signature over token_ids / segment_ids / padding_mask.
 
-    The resolved run config (if given) and the backbone config are written beside it
-    as albert_act_config.json, and the vocabulary (if given) as vocab.model.
+    `execution` defaults to "sparse" (CPU/GPU serving computes only running tokens);
+    pass "static" for a TPU. The resolved run config (if given) and the backbone config
+    are written beside it as albert_act_config.json, the vocabulary (if given) as vocab.model.
     """
+    backbone = with_execution(backbone, execution)
     backbone.export(export_dir, format="tf_saved_model", verbose=False)
     if vocab:
         tf.io.gfile.copy(vocab, os.path.join(export_dir, "vocab.model"), overwrite=True)

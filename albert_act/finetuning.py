@@ -18,7 +18,7 @@ import tensorflow as tf
 from albert_act import glue_metrics
 from albert_act.classifier import AlbertActClassifier
 from albert_act.learning_rate import WarmupLinearDecay
-from albert_act.pretrained import load_pretrained_backbone
+from albert_act.pretrained import load_pretrained_backbone, with_execution
 from pipelines import glue, probing
 from pipelines.tokenizer import CLS_ID, SEP_ID
 
@@ -176,16 +176,22 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
     return result
 
 
-def export_classifier(model, export_dir, task, tokenizer, max_seq_length):
-    """SavedModel (token ids in; logits and iterations out) + vocab.model + albert_act_task.json."""
+def export_classifier(model, export_dir, task, tokenizer, max_seq_length, execution="sparse"):
+    """SavedModel (token ids in; logits and iterations out) + vocab.model + albert_act_task.json.
+
+    The exported backbone runs `execution` ("sparse" by default: CPU/GPU serving; "static" for TPU).
+    """
     if os.path.exists(export_dir):
         shutil.rmtree(export_dir)
-    model.export(export_dir, format="tf_saved_model", verbose=False)
+    serving = AlbertActClassifier(with_execution(model.backbone, execution), num_classes=model.num_classes,
+                                  dropout=model.dropout)
+    serving.set_weights(model.get_weights())
+    serving.export(export_dir, format="tf_saved_model", verbose=False)
     with open(os.path.join(export_dir, "vocab.model"), "wb") as f:
         f.write(tokenizer.model_proto)
     with open(os.path.join(export_dir, "albert_act_task.json"), "w") as f:
         json.dump({"task": task.name, "labels": list(task.labels), "max_seq_length": max_seq_length,
-                   "backbone": model.backbone.get_config()}, f, indent=2)
+                   "backbone": serving.backbone.get_config()}, f, indent=2)
 
 
 def grid_search(task_name, data_dir, init, output_dir, seeds=(12345,), grid=PAPER_GRID, **kwargs):

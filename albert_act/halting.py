@@ -89,6 +89,7 @@ def halting_loop(
     epsilon=0.01,
     execution="static",
     return_details=False,
+    sparse_layer=None,
 ):
     """Applies `layer_fn` to each token an adaptive number of times.
 
@@ -97,9 +98,7 @@ def halting_loop(
         padding_mask: bool/int (B, T), 1 for real tokens.
         layer_fn: `layer_fn(h, i) -> y`, the layer output (B, T, H) for states h
             (float32) at 0-based iteration i (a Python int in the static loop, a
-            scalar tensor in the while loop). For `execution="sparse"`:
-            `layer_fn(h, i, query_indices) -> y` (B, Q, H), the output at the
-            positions `query_indices` (B, Q) only, attending to all of h.
+            scalar tensor in the while loop). Unused by `execution="sparse"`.
         halting_fn: `halting_fn(y, i) -> p`, float (B, T) halting probabilities;
             `None` gives fixed depth (plain ALBERT/BERT): every real token takes
             lam = 1 at every iteration and halts at N_max with R = 0.
@@ -107,6 +106,8 @@ def halting_loop(
         epsilon: float, halting threshold is 1 - epsilon.
         execution: "static" (N_max masked steps), "while" (exits when all halted)
             or "sparse" (while, computing only running tokens; inference).
+        sparse_layer: for `execution="sparse"`, a `SparseLayer` (the layer split
+            into keys/values and attention, so frozen tokens' keys are reused).
         return_details: also return per-iteration `halting_probabilities`
             (p_t^n while t runs, else 0), `update_weights` (lam_t^n), both
             (B, T, N_max), and `iteration_states` h^n (B, N_max, T, H); after a
@@ -120,6 +121,8 @@ def halting_loop(
     checks.positive_int("max_iterations", max_iterations)
     checks.probability("epsilon", epsilon, inclusive_low=False)
     checks.one_of("execution", execution, EXECUTIONS)
+    if execution == "sparse" and sparse_layer is None:
+        raise ValueError('execution="sparse" needs sparse_layer (the layer as keys/values + attention)')
 
     is_real = ops.cast(padding_mask, "bool")  # (B, T)
     hidden_states = ops.cast(hidden_states, "float32")
@@ -136,15 +139,19 @@ def halting_loop(
         state["weights"] = ops.zeros((max_iterations, *ops.shape(zeros)))  # (N, B, T)
         state["states"] = ops.zeros((max_iterations, *ops.shape(hidden_states)))  # (N, B, T, H)
 
-    def dense_outputs(h, i, running):
-        y = ops.cast(layer_fn(h, i), "float32")  # (B, T, H)
-        return y, None if halting_fn is None else halting_fn(y, i)
+    def dense_outputs(state, i, running):
+        y = ops.cast(layer_fn(state["h"], i), "float32")  # (B, T, H)
+        return y, None if halting_fn is None else halting_fn(y, i), {}
 
-    compute = _sparse_outputs(layer_fn, halting_fn) if execution == "sparse" else dense_outputs
+    if execution == "sparse":
+        compute = _sparse_outputs(sparse_layer, halting_fn)
+        state.update(sparse_layer.initial_cache(hidden_states))
+    else:
+        compute = dense_outputs
 
     def step(i, state):
         running = ops.logical_not(state["halted"])  # (B, T)
-        y, raw_probability = compute(state["h"], i, running)  # y: (B, T, H), p: (B, T)
+        y, raw_probability, cache = compute(state, i, running)  # y: (B, T, H), p: (B, T)
         at_cap = ops.equal(i + 1, max_iterations)
         if halting_fn is None:
             weight = ops.cast(running, "float32")
@@ -172,6 +179,7 @@ def halting_loop(
             "accumulated": accumulated,
             "iterations": ops.where(halts_now, ops.cast(i + 1, "float32"), state["iterations"]),
             "remainders": remainders,
+            **cache,
         }
         if return_details:
             for key, value in (("probabilities", probability), ("weights", weight), ("states", h)):
@@ -210,29 +218,65 @@ def halting_loop(
     return outputs
 
 
-def _sparse_outputs(layer_fn, halting_fn):
+class SparseLayer:
+    """A layer as the sparse loop needs it: keys/values and attention, apart.
+
+    key_value_fn(states, i) -> (key, value), each (B, S, ...) for states (B, S, H);
+    attend_fn(query_states, key, value, i) -> y (B, Q, H), attending to all T keys.
+    reuse_keys: keys of frozen tokens stay valid from one iteration to the next
+    (True for a shared layer; False when each iteration has its own weights).
+    """
+
+    def __init__(self, key_value_fn, attend_fn, reuse_keys=True):
+        self.key_value_fn, self.attend_fn, self.reuse_keys = key_value_fn, attend_fn, reuse_keys
+
+    def initial_cache(self, hidden_states):
+        """Keys/values of h^0 for every position; nothing changed since."""
+        import tensorflow as tf
+
+        key, value = self.key_value_fn(tf.cast(hidden_states, tf.float32), 0)
+        return {"key": key, "value": value, "changed": tf.zeros(tf.shape(hidden_states)[:2], tf.bool)}
+
+
+def _gather_rows(mask):
+    """Indices (B, W) of each row's True positions first (stable), and the (row, slot) pairs that are real."""
+    import tensorflow as tf
+
+    counts = tf.reduce_sum(tf.cast(mask, tf.int32), axis=1)  # (B,)
+    width = tf.reduce_max(counts)
+    order = tf.argsort(tf.cast(tf.logical_not(mask), tf.int32), axis=1, stable=True)[:, :width]  # (B, W)
+    slots = tf.where(tf.range(width)[None, :] < counts[:, None])  # (M, 2): (row, slot)
+    positions = tf.stack([slots[:, 0], tf.cast(tf.gather_nd(order, slots), tf.int64)], axis=-1)  # (M, 2): (row, t)
+    return order, slots, positions
+
+
+def _sparse_outputs(layer, halting_fn):
     """Layer output and halting probability computed at running positions only, scattered to (B, T, ...).
 
-    Each sequence's running tokens are gathered (running first, stable order) and
-    padded to the largest running count in the batch; the padded slots are computed
-    but never scattered. Non-running positions get y = 0 and p = 0, which the step's
-    update leaves unused (their weight is 0).
+    Keys/values are cached in the loop state and recomputed only for tokens whose
+    state changed at the previous iteration (all of them when `layer.reuse_keys` is
+    False). Running tokens are gathered per sequence (stable order), padded to the
+    largest running count; padded slots are computed but never scattered. Non-running
+    positions get y = 0 and p = 0, which the step leaves unused (their weight is 0).
     """
     import tensorflow as tf  # dynamic shapes: the TensorFlow backend only
 
-    def compute(h, i, running):
-        counts = tf.reduce_sum(tf.cast(running, tf.int32), axis=1)  # (B,)
-        width = tf.reduce_max(counts)
-        order = tf.argsort(tf.cast(tf.logical_not(running), tf.int32), axis=1, stable=True)  # running first
-        query = order[:, :width]  # (B, Q)
-        slots = tf.where(tf.range(width)[None, :] < counts[:, None])  # (M, 2): (sequence, slot)
-        positions = tf.stack([slots[:, 0], tf.cast(tf.gather_nd(query, slots), tf.int64)], axis=-1)  # (M, 2)
+    def compute(state, i, running):
+        h = state["h"]
+        changed = state["changed"] if layer.reuse_keys else tf.ones_like(state["changed"])
+        order, slots, positions = _gather_rows(changed)
+        fresh_key, fresh_value = layer.key_value_fn(tf.gather(h, order, batch_dims=1), i)  # (B, W, ...)
+        key = tf.tensor_scatter_nd_update(state["key"], positions, tf.gather_nd(fresh_key, slots))
+        value = tf.tensor_scatter_nd_update(state["value"], positions, tf.gather_nd(fresh_value, slots))
+
+        order, slots, positions = _gather_rows(running)
+        y_query = tf.cast(layer.attend_fn(tf.gather(h, order, batch_dims=1), key, value, i), tf.float32)  # (B, Q, H)
         shape = tf.shape(h, out_type=tf.int64)
-        y_query = tf.cast(layer_fn(h, i, query), tf.float32)  # (B, Q, H)
         y = tf.scatter_nd(positions, tf.gather_nd(y_query, slots), shape)
+        cache = {"key": key, "value": value, "changed": running}  # running tokens change this iteration
         if halting_fn is None:
-            return y, None
+            return y, None, cache
         p_query = tf.cast(halting_fn(y_query, i), tf.float32)  # (B, Q)
-        return y, tf.scatter_nd(positions, tf.gather_nd(p_query, slots), shape[:2])
+        return y, tf.scatter_nd(positions, tf.gather_nd(p_query, slots), shape[:2]), cache
 
     return compute

@@ -58,3 +58,13 @@ def load_pretrained_backbone(init, vocab=None, dropout=0.1, **overrides):
     if tokenizer.vocabulary_size != backbone.vocabulary_size:
         raise ValueError(f"{vocab} has {tokenizer.vocabulary_size} pieces, the model {backbone.vocabulary_size}")
     return backbone, tokenizer
+
+
+def with_execution(backbone, execution):
+    """The same backbone (same weights) with another execution mode, e.g. "sparse" for serving."""
+    if backbone.execution == execution:
+        return backbone
+    config = {k: v for k, v in backbone.get_config().items() if k not in ("name", "trainable")}
+    rebuilt = AlbertActBackbone(**{**config, "execution": execution})
+    rebuilt.set_weights(backbone.get_weights())
+    return rebuilt

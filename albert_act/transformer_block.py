@@ -13,9 +13,10 @@ class TransformerBlock(keras.layers.Layer):
     """Post-LN encoder block: self-attention + residual + LN, GELU FFN + residual + LN.
 
     The block can compute its output for a *subset* of query positions while
-    attending to all positions (`query_indices`); the adaptive-depth loop uses
-    this to skip tokens that have already halted. Softmax runs in float32 even
-    under mixed precision.
+    attending to all positions (`query_indices`), and is split into `key_value`
+    and `attend` so keys/values of frozen tokens can be reused; sparse inference
+    uses both to skip tokens that have already halted. Softmax runs in float32
+    even under mixed precision.
 
     Args:
         num_heads: int, attention heads; must divide the hidden size.
@@ -101,17 +102,13 @@ class TransformerBlock(keras.layers.Layer):
         self.output_layer_norm = layer_norm("output_layer_norm")
         self.dropout_layer = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy)
 
-    def call(self, hidden_states, padding_mask=None, query_indices=None, training=None):
-        if query_indices is None:
-            query_states = hidden_states  # (B, Q=T, H)
-        else:
-            query_states = ops.take_along_axis(
-                hidden_states, ops.cast(query_indices, "int32")[:, :, None], axis=1
-            )  # (B, Q, H)
+    def key_value(self, states):
+        """Keys and values (B, T, heads, head_dim) of `states` (B, T, H): reusable while states are frozen."""
+        return self.key_dense(states), self.value_dense(states)
 
+    def attend(self, query_states, key, value, padding_mask=None, training=None):
+        """The block's output for `query_states` (B, Q, H) attending to precomputed keys/values."""
         query = self.query_dense(query_states) * ops.cast(self._scale, self.compute_dtype)
-        key = self.key_dense(hidden_states)  # (B, T, heads, head_dim)
-        value = self.value_dense(hidden_states)
         scores = ops.cast(ops.einsum("bqnh,btnh->bnqt", query, key), "float32")
         if padding_mask is not None:
             # Padding keys get a large negative score: exp() underflows to exactly 0.
@@ -126,6 +123,16 @@ class TransformerBlock(keras.layers.Layer):
         ffn = ops.gelu(self.intermediate_dense(x), approximate=True)  # (B, Q, F)
         ffn = self.dropout_layer(self.output_dense(ffn), training=training)
         return self.output_layer_norm(x + ffn)  # (B, Q, H)
+
+    def call(self, hidden_states, padding_mask=None, query_indices=None, training=None):
+        if query_indices is None:
+            query_states = hidden_states  # (B, Q=T, H)
+        else:
+            query_states = ops.take_along_axis(
+                hidden_states, ops.cast(query_indices, "int32")[:, :, None], axis=1
+            )  # (B, Q, H)
+        key, value = self.key_value(hidden_states)
+        return self.attend(query_states, key, value, padding_mask, training)
 
     def compute_output_shape(self, hidden_states_shape, padding_mask_shape=None, query_indices_shape=None):
         if query_indices_shape is None:

@@ -44,20 +44,35 @@ def synthetic_loop(backbone, execution):
     block, n_max = backbone.encoder.blocks[0], backbone.max_iterations
     stash = {}
 
-    def layer_fn(h, i, query_indices=None):
-        if query_indices is None:
-            query_indices = tf.broadcast_to(tf.range(tf.shape(h)[1])[None], tf.shape(h)[:2])
-        stash["positions"] = query_indices  # read by halting_fn right after, in the same trace
-        return block(h, padding_mask=stash["mask"], query_indices=None if execution != "sparse" else query_indices)
+    def layer_fn(h, i):  # dense: every position is a query
+        stash["positions"] = tf.broadcast_to(tf.range(tf.shape(h)[1])[None], tf.shape(h)[:2])
+        return block(h, padding_mask=stash["mask"])
 
-    def halting_fn(y, i):
+    def attend_fn(query_states, key, value, i):  # sparse: running positions only
+        return block.attend(query_states, key, value, stash["mask"])
+
+    def halting_fn(y, i):  # read right after the layer, in the same trace
         return tf.where(stash["positions"] == 0, 0.001, 0.5)
+
+    def key_value_fn(states, i):
+        return block.key_value(states)
+
+    def sparse_attend(query_states, key, value, i):
+        # The sparse loop gathers running positions in a stable order, so [CLS] (position 0)
+        # is the first query of every sequence while it runs: slot 0 stands for position 0.
+        stash["positions"] = tf.broadcast_to(tf.range(tf.shape(query_states)[1])[None], tf.shape(query_states)[:2])
+        return attend_fn(query_states, key, value, i)
+
+    from albert_act.halting import SparseLayer
+
+    sparse_layer = SparseLayer(key_value_fn, sparse_attend)
 
     @tf.function
     def run(inputs):
         stash["mask"] = inputs["padding_mask"]
         hidden = backbone.embeddings(inputs["token_ids"], inputs["segment_ids"])
-        return halting_loop(hidden, inputs["padding_mask"], layer_fn, halting_fn, n_max, execution=execution)
+        return halting_loop(hidden, inputs["padding_mask"], layer_fn, halting_fn, n_max, execution=execution,
+                            sparse_layer=sparse_layer)
 
     return run
 

@@ -47,3 +47,19 @@ def test_same_outputs_on_trained_weights(tiny_run, records):
     sparse, _ = load_pretrained_backbone(tiny_run[0], dropout=0.0, return_details=True, execution="sparse")
     inputs, _ = next(iter(make_pretraining_dataset(records[1], 16, training=False)))
     _assert_same(dense, sparse, {k: inputs[k] for k in ("token_ids", "segment_ids", "padding_mask")})
+
+
+def test_exports_serve_sparse_with_the_same_numbers(tiny_run, tmp_path):
+    import json
+
+    from albert_act.export_backbone import export_backbone
+
+    backbone, _ = load_pretrained_backbone(tiny_run[0], dropout=0.0)
+    export_backbone(backbone, str(tmp_path / "export"))
+    assert json.loads((tmp_path / "export" / "albert_act_config.json").read_text())["backbone"]["execution"] == "sparse"
+    inputs = random_inputs([20, 7], padded_length=20, vocabulary_size=400)
+    served = tf.saved_model.load(str(tmp_path / "export")).signatures["serving_default"](
+        **{k: tf.constant(v) for k, v in inputs.items()})
+    expected = to_numpy(backbone(inputs))
+    for key in ("sequence_output", "iterations", "pooled_output", "ponder_cost"):
+        np.testing.assert_allclose(served[key].numpy(), expected[key], atol=1e-5, err_msg=key)
