@@ -166,8 +166,8 @@ def test_mixed_bfloat16_keeps_act_state_float32(execution):
         assert out[key].dtype == "float32", key
     real = inputs["padding_mask"].astype("float32")
     np.testing.assert_allclose(out["update_weights"].numpy().sum(-1), real, atol=1e-5)
-    grads = tf.GradientTape  # the mixed policy must also train: one gradient step is finite
-    with grads() as tape:
+    # The mixed policy must also train: the halting unit's gradient is finite.
+    with tf.GradientTape() as tape:
         loss = tf.reduce_mean(backbone(inputs)["ponder_cost"])
     g = tape.gradient(loss, backbone.encoder.halting_unit.dense.kernel)
     assert np.isfinite(g.numpy()).all()
