@@ -31,12 +31,11 @@ def _write(output_dir, name, result, markdown):
 
 
 def token_types_markdown(result, hidden_dim):
+    from albert_act.token_types import markdown_table
+
     types, n_max = result["types"], result["max_iterations"]
     threshold = math.log(hidden_dim, 3)
-    lines = [f"| token type | mean iterations (of {n_max}) | std | tokens |", "|---|---|---|---|"]
-    for name, row in types.items():
-        cells = ("-", "-") if not row["count"] else (f"{row['mean']:.2f}", f"{row['std']:.2f}")
-        lines.append(f"| {name} | {cells[0]} | {cells[1]} | {row['count']} |")
+    lines = [markdown_table(types, n_max)]
     masked = [types[k] for k in ("[MASK]->[MASK]", "[MASK]->random", "[MASK]->original") if types[k]["count"]]
     masked_mean = sum(r["mean"] * r["count"] for r in masked) / max(sum(r["count"] for r in masked), 1)
     verdict = "more" if masked_mean > types["unmasked"]["mean"] else "no more"

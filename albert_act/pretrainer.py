@@ -321,17 +321,6 @@ def _write_token_type_image(writer, step, iterations, max_iterations):
     writer.flush()
 
 
-def format_table(iterations, max_iterations):
-    """The paper's Table 1 as Markdown: mean +- std iterations per token type."""
-    lines = [f"| token type | mean iterations (of {max_iterations}) | std | tokens |", "|---|---|---|---|"]
-    for name in token_types.TOKEN_TYPES[1:] + token_types.TOKEN_TYPES[:1]:
-        row = iterations[name]
-        mean = "-" if not row["count"] else f"{row['mean']:.2f}"
-        std = "-" if not row["count"] else f"{row['std']:.2f}"
-        lines.append(f"| {name} | {mean} | {std} | {row['count']} |")
-    return "\n".join(lines)
-
-
 def run_pretraining(config, progress=True):
     """The whole job: checks, strategy, (resumed) training, checkpoints, TensorBoard, evaluation.
 
@@ -404,6 +393,6 @@ def run_pretraining(config, progress=True):
     _write_token_type_image(eval_writer, step, evaluation["iterations"], trainer.backbone.max_iterations)
     evaluation["step"] = step
     evaluation["model_dir"] = config.model_dir
-    evaluation["table"] = format_table(evaluation["iterations"], trainer.backbone.max_iterations)
+    evaluation["table"] = token_types.markdown_table(evaluation["iterations"], trainer.backbone.max_iterations)
     evaluation["backbone"] = trainer.backbone
     return evaluation

@@ -61,3 +61,13 @@ def summarize(sums):
         variance = max(squares / count - mean * mean, 0.0) if count else float("nan")
         table[name] = {"mean": mean, "std": variance ** 0.5, "count": int(count)}
     return table
+
+
+def markdown_table(table, max_iterations):
+    """The paper's Table 1 as Markdown from a `summarize`d table: mean +- std iterations per type, `all` last."""
+    lines = [f"| token type | mean iterations (of {max_iterations}) | std | tokens |", "|---|---|---|---|"]
+    for name in TOKEN_TYPES[1:] + TOKEN_TYPES[:1]:
+        row = table[name]
+        mean, std = ("-", "-") if not row["count"] else (f"{row['mean']:.2f}", f"{row['std']:.2f}")
+        lines.append(f"| {name} | {mean} | {std} | {row['count']} |")
+    return "\n".join(lines)
