@@ -24,6 +24,7 @@ from albert_act.learning_rate import WarmupLinearDecay
 from albert_act.presets import get_preset
 from albert_act.pretraining_loss import loss_sums, pretraining_loss
 from albert_act.pretraining_model import AlbertActPretrainingModel
+from pipelines import text_files
 from pipelines.pretraining_dataset import make_pretraining_dataset, record_shapes
 
 PRECISIONS = ("auto", "float32", "mixed_bfloat16")
@@ -77,7 +78,7 @@ class PretrainConfig:
 
 
 def _files(patterns, what):
-    files = sorted(f for p in patterns for f in tf.io.gfile.glob(p))
+    files = sorted(f for p in patterns for f in text_files.glob(p))
     if not files:
         raise ValueError(f"no {what} file matches {patterns}")
     return files

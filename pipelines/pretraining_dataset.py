@@ -12,6 +12,8 @@ Each element is `(inputs, labels)`:
 
 import tensorflow as tf
 
+from pipelines import text_files
+
 
 def record_shapes(path):
     """(max_seq_length, max_predictions_per_seq) of the first record in `path`."""
@@ -77,7 +79,7 @@ def make_pretraining_dataset(
             `strategy.distribute_datasets_from_function`.
     """
     patterns = [file_pattern] if isinstance(file_pattern, str) else list(file_pattern)
-    files = sorted(f for p in patterns for f in tf.io.gfile.glob(p))
+    files = sorted(f for p in patterns for f in text_files.glob(p))
     if not files:
         raise ValueError(f"no TFRecord file matches {file_pattern!r}")
     if seq_length is None or max_predictions is None:
