@@ -14,6 +14,7 @@ sparse / dense; mean N / N_max is the share of iterations that ACT actually need
 """
 
 import argparse
+import json
 import os
 import statistics
 import time
@@ -23,8 +24,10 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from albert_act.halting import halting_loop  # noqa: E402
+from albert_act.halting import SparseLayer, halting_loop  # noqa: E402
 from albert_act.presets import backbone_from_preset  # noqa: E402
+from albert_act.pretrained import load_pretrained_backbone  # noqa: E402
+from pipelines.pretraining_dataset import make_pretraining_dataset  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -48,22 +51,17 @@ def synthetic_loop(backbone, execution):
         stash["positions"] = tf.broadcast_to(tf.range(tf.shape(h)[1])[None], tf.shape(h)[:2])
         return block(h, padding_mask=stash["mask"])
 
-    def attend_fn(query_states, key, value, i):  # sparse: running positions only
-        return block.attend(query_states, key, value, stash["mask"])
-
     def halting_fn(y, i):  # read right after the layer, in the same trace
         return tf.where(stash["positions"] == 0, 0.001, 0.5)
 
     def key_value_fn(states, i):
         return block.key_value(states)
 
-    def sparse_attend(query_states, key, value, i):
+    def sparse_attend(query_states, key, value, i):  # sparse: running positions only
         # The sparse loop gathers running positions in a stable order, so [CLS] (position 0)
         # is the first query of every sequence while it runs: slot 0 stands for position 0.
         stash["positions"] = tf.broadcast_to(tf.range(tf.shape(query_states)[1])[None], tf.shape(query_states)[:2])
-        return attend_fn(query_states, key, value, i)
-
-    from albert_act.halting import SparseLayer
+        return block.attend(query_states, key, value, stash["mask"])
 
     sparse_layer = SparseLayer(key_value_fn, sparse_attend)
 
@@ -106,11 +104,6 @@ def main():
             rows.append(("synthetic, [CLS] at cap", batch, length, share, t_dense, t_sparse))
 
     if os.path.exists(os.path.join(args.checkpoint, "config.json")):
-        from albert_act.pretrained import load_pretrained_backbone
-        from pipelines.pretraining_dataset import make_pretraining_dataset
-
-        import json
-
         with open(os.path.join(args.checkpoint, "config.json")) as f:
             eval_files = json.load(f)["eval_files"]
         trained = {e: load_pretrained_backbone(args.checkpoint, dropout=0.0, execution=e)[0] for e in ("static", "sparse")}
