@@ -5,9 +5,10 @@
 
 Classification (regression for STS-B) on the pooled output; GLUE's metrics on dev
 (Matthews for CoLA, F1 + accuracy for MRPC/QQP, Pearson + Spearman for STS-B,
-accuracy otherwise); the best dev epoch is kept and exported as a SavedModel in
-<output_dir>/export (with its vocabulary and task file, ready for
-`python -m albert_act.glue_submission`). --grid runs the paper's grid: learning
+accuracy otherwise); the best dev epoch is kept (<output_dir>/classifier.weights.h5,
+classifier.json, vocab.model) and exported as a raw-text SavedModel in
+<output_dir>/export/1 (strings in, labels and per-token iterations out; ready for
+TensorFlow Serving and `python -m albert_act.glue_submission`). --grid runs the paper's grid: learning
 rate {5e-5, 3e-5, 2e-5} x batch {16, 32} x epochs {2, 3, 4} x --seeds.
 """
 

@@ -2,7 +2,11 @@
 
 Read top to bottom: `load_task` (examples and label set), `encode` ([CLS] A [SEP] B [SEP]),
 `finetune` (AdamW, warmup + linear decay, optional tau * ponder, best dev epoch kept,
-SavedModel export), `grid_search` (the paper's grid).
+raw-text SavedModel export), `load_finetuned`, `grid_search` (the paper's grid).
+
+A fine-tuning output dir holds classifier.json (task, labels, settings, backbone config),
+classifier.weights.h5 (the best dev epoch), vocab.model, results.json, and the
+SavedModel in export/1 (TensorFlow Serving's versioned layout; see `albert_act.serving`).
 """
 
 import dataclasses
@@ -15,13 +19,15 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from albert_act import glue_metrics
+from albert_act import glue_metrics, serving
+from albert_act.backbone import AlbertActBackbone
 from albert_act.classifier import AlbertActClassifier
 from albert_act.learning_rate import WarmupLinearDecay
-from albert_act.pretrained import load_pretrained_backbone, with_execution
+from albert_act.pretrained import FINETUNED_INFO, load_pretrained_backbone, load_tokenizer
 from pipelines import glue, probing
 from pipelines.tokenizer import CLS_ID, SEP_ID
 
+WEIGHTS = "classifier.weights.h5"
 PAPER_GRID = {"learning_rate": (5e-5, 3e-5, 2e-5), "batch_size": (16, 32), "epochs": (2, 3, 4)}
 PROBING_TASKS = tuple(probing.TASK_FILES)
 
@@ -146,7 +152,14 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
         return loss
 
     os.makedirs(output_dir, exist_ok=True)
-    best_path = os.path.join(output_dir, "best.weights.h5")
+    pair = bool(train) and train[0].text_b is not None
+    with open(os.path.join(output_dir, FINETUNED_INFO), "w") as f:
+        json.dump({"kind": "classifier", "task": task.name, "labels": list(task.labels), "pair": pair,
+                   "max_seq_length": max_seq_length, "num_classes": model.num_classes, "dropout": model.dropout,
+                   "backbone": backbone.get_config()}, f, indent=2)
+    with open(os.path.join(output_dir, serving.VOCAB), "wb") as f:
+        f.write(tokenizer.model_proto)
+    best_path = os.path.join(output_dir, WEIGHTS)
     initial = evaluate(task, model, dev_inputs, dev_targets)
     history, best = [], None
     main_metric = next(iter(glue_metrics.TASK_METRICS.get(task.metric_task, ("accuracy",))))
@@ -165,8 +178,8 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
             best = {"epoch": epoch, **metrics}
             model.save_weights(best_path)
     model.load_weights(best_path)
-    export_dir = os.path.join(output_dir, "export")
-    export_classifier(model, export_dir, task, tokenizer, max_seq_length)
+    export_dir = serving.export_classifier(model, os.path.join(output_dir, "export", "1"), tokenizer.model_proto,
+                                           task.name, task.labels, pair, max_seq_length, overwrite=True)
     result = {"task": task.name, "init": init, "learning_rate": learning_rate, "batch_size": batch_size,
               "epochs": epochs, "seed": seed, "ponder_cost_weight": ponder_cost_weight,
               "train_examples": len(train), "dev_examples": len(task.dev), "truncated_train_examples": truncated,
@@ -176,35 +189,32 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
     return result
 
 
-def export_classifier(model, export_dir, task, tokenizer, max_seq_length, execution="sparse"):
-    """SavedModel (token ids in; logits and iterations out) + vocab.model + albert_act_task.json.
-
-    The exported backbone runs `execution` ("sparse" by default: CPU/GPU serving; "static" for TPU).
-    """
-    if os.path.exists(export_dir):
-        shutil.rmtree(export_dir)
-    serving = AlbertActClassifier(with_execution(model.backbone, execution), num_classes=model.num_classes,
-                                  dropout=model.dropout)
-    serving.set_weights(model.get_weights())
-    serving.export(export_dir, format="tf_saved_model", verbose=False)
-    with open(os.path.join(export_dir, "vocab.model"), "wb") as f:
-        f.write(tokenizer.model_proto)
-    with open(os.path.join(export_dir, "albert_act_task.json"), "w") as f:
-        json.dump({"task": task.name, "labels": list(task.labels), "max_seq_length": max_seq_length,
-                   "backbone": serving.backbone.get_config()}, f, indent=2)
+def load_finetuned(output_dir, dropout=None):
+    """(AlbertActClassifier with the best epoch's weights, its classifier.json dict, tokenizer) of a fine-tuning dir."""
+    with open(os.path.join(output_dir, FINETUNED_INFO)) as f:
+        info = json.load(f)
+    config = {k: v for k, v in info["backbone"].items() if k not in ("name", "trainable", "dtype")}
+    model = AlbertActClassifier(AlbertActBackbone(**config, name=info["backbone"]["name"]),
+                                num_classes=info["num_classes"], dropout=info["dropout"] if dropout is None else dropout)
+    weights = os.path.join(output_dir, WEIGHTS)
+    if not os.path.exists(weights):
+        raise ValueError(f"{output_dir}: no {WEIGHTS} (fine-tuning did not finish an epoch)")
+    model.load_weights(weights)
+    return model, info, load_tokenizer(output_dir, vocabulary_size=model.backbone.vocabulary_size)
 
 
 def grid_search(task_name, data_dir, init, output_dir, seeds=(12345,), grid=PAPER_GRID, **kwargs):
-    """Every combination of the grid and seeds; the best dev score's export is copied to <output_dir>/export."""
+    """Every combination of the grid and seeds; the best dev score's export/ is copied to <output_dir>/export."""
     runs = []
     for lr, batch, epochs, seed in itertools.product(grid["learning_rate"], grid["batch_size"], grid["epochs"], seeds):
         run_dir = os.path.join(output_dir, "grid", f"lr{lr}_bs{batch}_ep{epochs}_seed{seed}")
         runs.append(finetune(task_name, data_dir, init, run_dir, lr, batch, epochs, seed, **kwargs))
     best = max(runs, key=lambda r: r["best"][r["metric"]])
-    if os.path.exists(os.path.join(output_dir, "export")):
-        shutil.rmtree(os.path.join(output_dir, "export"))
-    shutil.copytree(best["export"], os.path.join(output_dir, "export"))
-    summary = {"best": {**best, "export": os.path.join(output_dir, "export")}, "runs": runs}
+    export_root = os.path.join(output_dir, "export")
+    if os.path.exists(export_root):
+        shutil.rmtree(export_root)
+    shutil.copytree(os.path.dirname(best["export"]), export_root)
+    summary = {"best": {**best, "export": os.path.join(export_root, os.path.basename(best["export"]))}, "runs": runs}
     with open(os.path.join(output_dir, "results.json"), "w") as f:
         json.dump(summary, f, indent=2)
     return summary

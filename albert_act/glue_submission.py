@@ -3,8 +3,10 @@
     python -m albert_act.glue_submission --models runs/finetune --data_dir glue_data --output submission.zip
 
 --models holds one folder per task (cola, sst-2, mrpc, sts-b, qqp, mnli, qnli, rte,
-wnli), each an export of `python -m albert_act.finetune` (or its output dir, with
-the export in export/). MNLI's model also predicts MNLI-mm and the diagnostic AX.
+wnli): a raw-text classifier export (`python -m albert_act.export --kind classifier`),
+a TensorFlow Serving model base path (its highest version is used), or a fine-tuning
+output dir (its export/). MNLI's model also predicts MNLI-mm and the diagnostic AX.
+Only TensorFlow and tensorflow-text run the models: the exports hold their tokenizer.
 Writes the 11 files the server expects (header `index<TAB>prediction`; labels as
 the server spells them; STS-B a score in [0, 5]), checks each one against its
 test file (every index once, label spelling, row count) and refuses an incomplete
@@ -19,8 +21,7 @@ import sys
 import tempfile
 import zipfile
 
-import numpy as np
-
+from albert_act.serving import find_export
 from pipelines import glue
 
 # Submission file -> (task whose model predicts it, GLUE task of the test data, test split)
@@ -33,42 +34,37 @@ SUBMISSION = {
 }
 
 
-def find_export(models_dir, task):
-    """The SavedModel dir for `task` under --models, or None."""
-    for candidate in (os.path.join(models_dir, task), os.path.join(models_dir, task, "export")):
-        if os.path.exists(os.path.join(candidate, "albert_act_task.json")):
-            return candidate
-    return None
-
-
 class ExportedClassifier:
-    """A fine-tuned SavedModel with its vocabulary and label names."""
+    """A raw-text classifier export (`albert_act.serving`): strings in, label names or scores out."""
 
     def __init__(self, export_dir):
         import tensorflow as tf
+        import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export uses)
 
-        from pipelines.tokenizer import Tokenizer
+        from albert_act.serving import EXPORT_INFO
 
-        with open(os.path.join(export_dir, "albert_act_task.json")) as f:
+        with tf.io.gfile.GFile(os.path.join(export_dir, "assets", EXPORT_INFO)) as f:
             self.info = json.load(f)
-        self.tokenizer = Tokenizer.from_file(os.path.join(export_dir, "vocab.model"))
+        if self.info["kind"] != "classifier":
+            raise ValueError(f"{export_dir} is a {self.info['kind']} export, not a fine-tuned classifier")
         self.serve = tf.saved_model.load(export_dir).signatures["serving_default"]
 
     def predict(self, examples, batch_size=64):
         """Label strings (classification) or scores clipped to [0, 5] (regression)."""
         import tensorflow as tf
 
-        from albert_act.finetuning import encode
-
-        inputs, _ = encode(self.tokenizer, examples, self.info["max_seq_length"])
-        logits = np.concatenate([
-            self.serve(**{k: tf.constant(v[i : i + batch_size]) for k, v in inputs.items()})["logits"].numpy()
-            for i in range(0, len(examples), batch_size)
-        ])
-        labels = self.info["labels"]
-        if not labels:
-            return [f"{min(max(float(x), 0.0), 5.0):.3f}" for x in logits[:, 0]]
-        return [labels[i] for i in logits.argmax(-1)]
+        predictions = []
+        for start in range(0, len(examples), batch_size):
+            batch = examples[start : start + batch_size]
+            inputs = {"text": tf.constant([e.text_a for e in batch])}
+            if self.info["pair"]:
+                inputs["text_pair"] = tf.constant([e.text_b or "" for e in batch])
+            outputs = self.serve(**inputs)
+            if self.info["labels"]:
+                predictions += [label.decode() for label in outputs["label_names"].numpy()]
+            else:
+                predictions += [f"{min(max(float(x), 0.0), 5.0):.3f}" for x in outputs["score"].numpy()]
+        return predictions
 
 
 def validate(path, task, test_examples):
@@ -116,7 +112,7 @@ def build_submission(models_dir, data_dir, output, allow_partial=False, progress
 def _build(models_dir, data_dir, output, allow_partial, progress, staging):
     written, missing, problems, models = [], {}, [], {}
     for file_name, (model_task, data_task, split) in SUBMISSION.items():
-        export = find_export(models_dir, model_task)
+        export = find_export(os.path.join(models_dir, model_task))
         task = glue.TASKS[data_task]
         test_path = os.path.join(data_dir, task.directory, task.splits[split])
         if export is None:

@@ -15,6 +15,7 @@ TensorBoard: tensorboard --logdir <model_dir>
 """
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -60,7 +61,8 @@ def parse_args(argv=None):
     parser.add_argument("--log_every", type=int, default=DEMO["log_every"])
     parser.add_argument("--eval_batches", type=int, default=None, help="default: the whole eval shard")
     parser.add_argument("--export_dir", default=None,
-                        help="SavedModel directory (default for the demo: saved_models/albert_act_demo/1)")
+                        help="raw-text SavedModel written at the end, needs --vocab "
+                             "(default for the demo: saved_models/albert_act_demo/1)")
     parser.add_argument("--no_export", action="store_true")
     parser.add_argument("--vocab", default=None,
                         help="SentencePiece model of the data, kept with the run for fine-tuning (demo: its own)")
@@ -99,11 +101,20 @@ def main(argv=None):
           f"tau*ponder {result['ponder_loss']:.3f}), MLM accuracy {result['mlm_accuracy']:.3f}, "
           f"SOP accuracy {result['sop_accuracy']:.3f}\n")
     print(result["table"])
-    if config.export_dir:
-        from albert_act.export_backbone import export_backbone
+    if config.export_dir and vocab:
+        from albert_act.export import example_query
+        from albert_act.serving import export_pretraining
+        from pipelines.tokenizer import Tokenizer
 
-        export_backbone(result["backbone"], config.export_dir, config, vocab=vocab)
-        print(f"\nSavedModel: {config.export_dir}")
+        export_pretraining(result["model"], config.export_dir, Tokenizer.from_file(vocab).model_proto,
+                           pretraining_config=json.loads(json.dumps(dataclasses.asdict(config))), overwrite=True)
+        answer = example_query(config.export_dir)["fill_mask"]
+        print(f"\nSavedModel (raw text in; fill_mask, encoder): {config.export_dir}")
+        print(f"  fill_mask({answer['tokens'][1:-1]}) -> {answer['top_k_tokens'][0][:3]}, "
+              f"iterations {answer['iterations'][:sum(answer['padding_mask'])]}")
+    elif config.export_dir:
+        print(f"\nno --vocab, so no raw-text SavedModel; write one with python -m albert_act.export "
+              f"--checkpoint {args.model_dir} --kind pretraining --vocab <model> --output {config.export_dir}")
     print(f"checkpoints: {os.path.join(args.model_dir, 'checkpoints')}")
     print(f"TensorBoard: tensorboard --logdir {args.model_dir}")
 

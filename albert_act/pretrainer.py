@@ -325,8 +325,8 @@ def _write_token_type_image(writer, step, iterations, max_iterations):
 def run_pretraining(config, progress=True):
     """The whole job: checks, strategy, (resumed) training, checkpoints, TensorBoard, evaluation.
 
-    Returns the final evaluation dict, with `table` (Markdown), `step`, `model_dir`
-    and the trained `backbone`.
+    Returns the final evaluation dict, with `table` (Markdown), `step`, `model_dir`,
+    the trained pre-training `model` and its `backbone`.
     """
     config = config.resolved()
     strategy, kind = make_strategy(config.strategy)
@@ -396,4 +396,5 @@ def run_pretraining(config, progress=True):
     evaluation["model_dir"] = config.model_dir
     evaluation["table"] = token_types.markdown_table(evaluation["iterations"], trainer.backbone.max_iterations)
     evaluation["backbone"] = trainer.backbone
+    evaluation["model"] = trainer.model
     return evaluation

@@ -132,16 +132,17 @@ def records(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def tiny_run(records, tmp_path_factory):
-    """A finished tiny pre-training run dir (checkpoint, config.json, vocab.model) and its SavedModel."""
-    from albert_act.export_backbone import export_backbone
+    """A finished tiny pre-training run dir (checkpoint, config.json, vocab.model) and its raw-text SavedModel."""
     from albert_act.pretrainer import PretrainConfig, run_pretraining
+    from albert_act.serving import export_pretraining
 
     root = tmp_path_factory.mktemp("tiny_run")
-    vocab = str(Path(records[0]).parent.parent / "vocab.model")
+    vocab = Path(records[0]).parent.parent / "vocab.model"
     config = PretrainConfig(train_files=[records[0]], eval_files=[records[1]], model_dir=str(root / "run"),
                             backbone_overrides=dict(TINY_PRETRAINING), steps=3, warmup_steps=0, global_batch_size=8,
-                            micro_batch_size=8, eval_batches=1, vocab=vocab)
+                            micro_batch_size=8, eval_batches=1, vocab=str(vocab))
     result = run_pretraining(config, progress=False)
-    export_backbone(result["backbone"], str(root / "export"), config, vocab=vocab)
+    export = export_pretraining(result["model"], str(root / "saved_models" / "tiny" / "1"), vocab.read_bytes(),
+                                max_seq_length=64)
     keras.config.set_dtype_policy("float32")
-    return str(root / "run"), str(root / "export")
+    return str(root / "run"), export

@@ -42,8 +42,31 @@ def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp
     assert set(result["best"]) >= {"accuracy", "iterations"} and result["best"]["iterations"]["all"] >= 1
     saved = json.loads((tmp_path / "results.json").read_text())
     assert saved["best"]["epoch"] == 1 and "| initial |" in finetuning.format_results(saved)
-    task_file = json.loads((tmp_path / "export" / "albert_act_task.json").read_text())
-    assert task_file["labels"] == ["entailment", "not_entailment"] and (tmp_path / "export" / "vocab.model").exists()
+    info = pretrained.read_info(result["export"])
+    assert result["export"] == str(tmp_path / "export" / "1") and (tmp_path / "export" / "1" / "assets" / "vocab.model").exists()
+    assert info["kind"] == "classifier" and info["labels"] == ["entailment", "not_entailment"] and info["pair"]
+
+    # The fine-tuning dir re-exports through the CLI (as a TPU would serve it), with the same answers.
+    from albert_act import export
+
+    export.main(["--checkpoint", str(tmp_path), "--kind", "classifier", "--output", str(tmp_path / "tpu" / "1"),
+                 "--execution", "static"])
+    assert pretrained.read_info(str(tmp_path / "tpu" / "1"))["backbone"]["execution"] == "static"
+    import tensorflow as tf
+
+    texts = {"text": tf.constant(["A man is playing a guitar.", ""]), "text_pair": tf.constant(["A man plays.", "x"])}
+    sparse = tf.saved_model.load(result["export"]).signatures["serving_default"](**texts)
+    static = tf.saved_model.load(str(tmp_path / "tpu" / "1")).signatures["serving_default"](**texts)
+    np.testing.assert_allclose(sparse["probabilities"].numpy(), static["probabilities"].numpy(), atol=1e-5)
+    np.testing.assert_array_equal(sparse["iterations"].numpy(), static["iterations"].numpy())
+    model, _, tokenizer = finetuning.load_finetuned(str(tmp_path))
+    inputs, _ = finetuning.encode(tokenizer, [Example("0", "A man is playing a guitar.", "A man plays.", None)], 64)
+    keras_logits = model(inputs, training=False)["logits"].numpy()[0]
+    np.testing.assert_allclose(sparse["logits"].numpy()[0], keras_logits, atol=1e-5)
+    with pytest.raises(SystemExit, match="holds a classifier model, not --kind pretraining"):
+        export.main(["--checkpoint", str(tmp_path), "--kind", "pretraining", "--output", str(tmp_path / "x" / "1")])
+    with pytest.raises(SystemExit, match="exists; choose a new version number or pass --overwrite"):
+        export.main(["--checkpoint", str(tmp_path), "--kind", "classifier", "--output", str(tmp_path / "tpu" / "1")])
 
 
 def test_bad_input(shared_data, tiny_run, tmp_path):
@@ -52,7 +75,7 @@ def test_bad_input(shared_data, tiny_run, tmp_path):
     with pytest.raises(ValueError, match=r"dev.tsv: missing \(RTE dev split"):
         (tmp_path / "train.tsv").write_text("index\tsentence1\tsentence2\tlabel\n0\ta\tb\tentailment\n")
         finetuning.load_task("rte", str(tmp_path))
-    with pytest.raises(ValueError, match=r"neither a pre-training run dir \(config.json\) nor an albert-act SavedModel"):
+    with pytest.raises(ValueError, match=r"not a pre-training run dir \(config.json \+ checkpoints/\), a fine-tuning dir"):
         pretrained.load_pretrained_backbone(str(tmp_path))
     wiki_like = tmp_path / "other.model"
     from pipelines.tokenizer import train_sentencepiece
@@ -71,9 +94,10 @@ def test_sizes_that_do_not_fit_are_named(tiny_run, tmp_path):
 
     export = tmp_path / "export"
     shutil.copytree(tiny_run[1], export)
-    config = json.loads((export / "albert_act_config.json").read_text())
+    info = export / "assets" / "albert_act_export.json"
+    config = json.loads(info.read_text())
     config["backbone"]["intermediate_dim"] = 128  # the weights say 64
-    (export / "albert_act_config.json").write_text(json.dumps(config))
+    info.write_text(json.dumps(config))
     with pytest.raises(ValueError, match=r"export: encoder/transformer_block_0/intermediate/kernel has shape \(32, 64\), "
                                          r"the model needs \(32, 128\)"):
         pretrained.load_pretrained_backbone(str(export))

@@ -4,21 +4,23 @@ import zipfile
 
 import pytest
 
-from albert_act import finetuning, glue_submission, pretrained
+from albert_act import glue_submission, pretrained, serving
 from albert_act.classifier import AlbertActClassifier
 from pipelines import glue
 
 
 @pytest.fixture(scope="module")
 def models(tiny_run, tmp_path_factory):
-    """Untrained tiny classifiers exported for rte, sts-b and wnli (what the submission reads)."""
+    """Untrained tiny classifiers exported for rte, sts-b and wnli (what the submission reads),
+    in TensorFlow Serving's layout: <models>/<task>/<version>; the highest version is used."""
     root = tmp_path_factory.mktemp("models")
     for task in ("rte", "sts-b", "wnli"):
         backbone, tokenizer = pretrained.load_pretrained_backbone(tiny_run[0])
         spec = glue.TASKS[task]
         model = AlbertActClassifier(backbone, num_classes=len(spec.labels) or 1)
-        data = finetuning.TaskData(spec.name, spec.labels, [], [], task)
-        finetuning.export_classifier(model, str(root / task), data, tokenizer, 64)
+        serving.export_classifier(model, str(root / task / "2"), tokenizer.model_proto, spec.name, spec.labels,
+                                  True, 64)
+    (root / "rte" / "1").mkdir()  # an older, empty version: not picked
     return root
 
 

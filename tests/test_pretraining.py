@@ -8,6 +8,8 @@ import sys
 import textwrap
 import time
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -209,17 +211,16 @@ def test_model_dir_with_an_incompatible_run_is_refused(records, tmp_path):
 
 
 def test_mixed_bfloat16_training_and_savedmodel_export(records, tmp_path):
-    from albert_act.export_backbone import export_backbone
+    from albert_act.pretrained import read_info
+    from albert_act.serving import export_pretraining
 
     result = run_pretraining(_config(records, tmp_path, precision="mixed_bfloat16", steps=2, warmup_steps=0),
                              progress=False)
     assert np.isfinite(result["loss"]) and result["backbone"].encoder.blocks[0].compute_dtype == "bfloat16"
-    export_backbone(result["backbone"], str(tmp_path / "export"))
-    loaded = tf.saved_model.load(str(tmp_path / "export"))
-    inputs = {"token_ids": tf.constant([[2, 9, 10, 3, 0]]), "segment_ids": tf.zeros((1, 5), tf.int32),
-              "padding_mask": tf.constant([[1, 1, 1, 1, 0]])}
-    outputs = loaded.signatures["serving_default"](**inputs)
-    assert {"iterations", "remainders", "ponder_cost", "sequence_output", "pooled_output"} <= set(outputs)
-    np.testing.assert_array_equal(outputs["iterations"].numpy()[0, 4], 0.0)
-    assert (outputs["iterations"].numpy()[0, :4] >= 1).all()
-    assert '"max_iterations": 3' in (tmp_path / "export" / "albert_act_config.json").read_text()
+    vocab = Path(records[0]).parent.parent / "vocab.model"
+    export = export_pretraining(result["model"], str(tmp_path / "export" / "1"), vocab.read_bytes())
+    outputs = tf.saved_model.load(export).signatures["encoder"](text=tf.constant(["a b c", ""]))
+    assert outputs["sequence_output"].dtype == tf.float32  # the export computes in float32
+    np.testing.assert_array_equal(outputs["iterations"].numpy()[1, 2:], 0)  # padding
+    assert (outputs["iterations"].numpy()[0] >= 1).all() and (outputs["iterations"].numpy()[1, :2] >= 1).all()
+    assert read_info(export)["backbone"]["max_iterations"] == 3

@@ -49,16 +49,13 @@ def test_same_outputs_on_trained_weights(tiny_run, records):
     _assert_same(dense, sparse, {k: inputs[k] for k in ("token_ids", "segment_ids", "padding_mask")})
 
 
-def test_exports_serve_sparse_with_the_same_numbers(tiny_run, tmp_path):
-    import json
-
-    from albert_act.export_backbone import export_backbone
+def test_exports_serve_sparse_with_the_same_numbers(tiny_run):
+    from albert_act.pretrained import read_info
 
     backbone, _ = load_pretrained_backbone(tiny_run[0], dropout=0.0)
-    export_backbone(backbone, str(tmp_path / "export"))
-    assert json.loads((tmp_path / "export" / "albert_act_config.json").read_text())["backbone"]["execution"] == "sparse"
+    assert read_info(tiny_run[1])["backbone"]["execution"] == "sparse"
     inputs = random_inputs([20, 7], padded_length=20, vocabulary_size=400)
-    served = tf.saved_model.load(str(tmp_path / "export")).signatures["serving_default"](
+    served = tf.saved_model.load(tiny_run[1]).signatures["encoder_ids"](
         **{k: tf.constant(v) for k, v in inputs.items()})
     expected = to_numpy(backbone(inputs))
     for key in ("sequence_output", "iterations", "pooled_output", "ponder_cost"):

@@ -1,0 +1,302 @@
+"""Raw-text SavedModels: ALBERT's normalization, SentencePiece and the model in one graph.
+
+`export_classifier(model, ...)` and `export_pretraining(model, ...)` write a SavedModel
+that takes strings and answers with the prediction and each token's number of
+iterations. It needs TensorFlow and tensorflow-text to load (`import tensorflow_text`
+registers the tokenizer ops), not albert_act. Signatures:
+
+classifier:   serving_default(text [, text_pair])
+              -> label_ids, label_names, probabilities (classification) or score (regression),
+                 logits, and the depth fields below
+pre-training: fill_mask(text with literal "[MASK]")
+              -> mask_positions (B, M; -1 pads), top_k_ids, top_k_tokens, top_k_probabilities (B, M, k),
+                 and the depth fields
+              encoder(text) = serving_default
+              -> sequence_output (B, T, H), pooled_output (B, H), and the depth fields
+              encoder_ids(token_ids, segment_ids, padding_mask)  (your own tokenization)
+              -> sequence_output, pooled_output, iterations, remainders, ponder_cost
+depth fields: iterations int32 (B, T) (0 on padding), mean_iterations (B,), tokens (B, T)
+              SentencePiece pieces ("" on padding), token_ids, padding_mask, truncated bool (B,)
+
+Batches are padded to their longest member; inputs longer than `max_seq_length` are
+cut, longest segment first (as `albert_act.finetuning.encode`), and flagged `truncated`.
+The export's settings (task, labels, backbone config) are the asset albert_act_export.json,
+its vocabulary the asset vocab.model.
+"""
+
+import json
+import os
+import shutil
+import tempfile
+
+import tensorflow as tf
+import tensorflow_text as tf_text
+
+from albert_act.backbone import AlbertActBackbone
+from albert_act.classifier import AlbertActClassifier
+from albert_act.pretraining_model import AlbertActPretrainingModel
+from pipelines import text_files
+from pipelines.graph_tokenizer import GraphTokenizer
+from pipelines.tokenizer import CLS_ID, MASK_ID, SEP_ID
+
+EXPORT_INFO = "albert_act_export.json"
+VOCAB = "vocab.model"
+MASK_TEXT = "[MASK]"
+EXECUTIONS = ("sparse", "static", "while")
+_STRINGS = tf.TensorSpec([None], tf.string)
+
+
+class TextEncoder(tf.Module):
+    """Strings -> the backbone's inputs, in the graph.
+
+    Args:
+        model_proto: bytes of the SentencePiece model.
+        max_seq_length: int, the longest packed sequence (specials included).
+    """
+
+    def __init__(self, model_proto, max_seq_length):
+        super().__init__()
+        if max_seq_length < 3:
+            raise ValueError(f"max_seq_length must be at least 3 ([CLS] A [SEP] B [SEP] needs room), got {max_seq_length}")
+        self.tokenizer = GraphTokenizer(model_proto)
+        self.max_seq_length = max_seq_length
+
+    def tokenize(self, text):
+        """(B,) strings -> int32 ragged (B, (n)) ids, no specials."""
+        return self.tokenizer(text)
+
+    def tokenize_with_masks(self, text):
+        """Like `tokenize`, with each literal "[MASK]" becoming the [MASK] id.
+
+        The text is split on "[MASK]" before normalization (which would lowercase it);
+        each part is encoded on its own, so a part starts a new word.
+        """
+        parts = tf.strings.split(text, MASK_TEXT)  # (B, (P)); "" -> [""]
+        ids = self.tokenizer(parts.flat_values)  # (N, (n))
+        marker = tf.RaggedTensor.from_tensor(tf.fill([tf.shape(parts.flat_values)[0], 1], MASK_ID))
+        per_part = tf.concat([ids, marker], axis=1)  # every part followed by [MASK] ...
+        per_text = tf.RaggedTensor.from_row_splits(per_part, parts.row_splits).merge_dims(1, 2)
+        return per_text[:, :-1]  # ... but the last
+
+    def pack(self, segments):
+        """[CLS] A [SEP] (B [SEP]) from 1 or 2 ragged id segments; longest segment trimmed first.
+
+        Returns (inputs dict of int32 (B, T), truncated bool (B,)), T = the longest packed row.
+        """
+        budget = self.max_seq_length - 1 - len(segments)
+        if len(segments) == 1:  # (ShrinkLongestTrimmer fails to trace one segment in TF 2.21)
+            trimmed = [segments[0][:, :budget]]
+        else:
+            trimmed = tf_text.ShrinkLongestTrimmer(budget, axis=-1).trim(segments)
+        truncated = tf.reduce_any(
+            tf.stack([t.row_lengths() < s.row_lengths() for t, s in zip(trimmed, segments)]), axis=0)
+        ids, segment_ids = tf_text.combine_segments(trimmed, start_of_sequence_id=CLS_ID, end_of_segment_id=SEP_ID)
+        token_ids, segment_ids = (tf.cast(x.to_tensor(0), tf.int32) for x in (ids, segment_ids))
+        short = tf.maximum(0, 2 - tf.shape(token_ids)[1])  # an empty batch still has [CLS] [SEP] columns
+        token_ids, segment_ids = (tf.pad(x, [[0, 0], [0, short]]) for x in (token_ids, segment_ids))
+        inputs = {
+            "token_ids": token_ids,
+            "segment_ids": segment_ids,
+            "padding_mask": tf.sequence_mask(ids.row_lengths(), tf.shape(token_ids)[1], tf.int32),
+        }
+        return inputs, truncated
+
+    def pieces(self, token_ids, padding_mask):
+        """SentencePiece pieces of the ids, "" on padding."""
+        return tf.where(padding_mask > 0, self.tokenizer.sentencepiece.id_to_string(token_ids), "")
+
+
+def _depth_fields(encoder, inputs, outputs, truncated):
+    real = tf.cast(inputs["padding_mask"], tf.float32)
+    iterations = outputs["iterations"] * real
+    return {
+        "iterations": tf.cast(tf.round(iterations), tf.int32),
+        "mean_iterations": tf.reduce_sum(iterations, 1) / tf.maximum(tf.reduce_sum(real, 1), 1.0),
+        "tokens": encoder.pieces(inputs["token_ids"], inputs["padding_mask"]),
+        "token_ids": inputs["token_ids"],
+        "padding_mask": inputs["padding_mask"],
+        "truncated": truncated,
+    }
+
+
+def serving_backbone(backbone, execution="sparse"):
+    """A float32 copy of `backbone` (same weights, no dropout) that runs `execution`."""
+    if execution not in EXECUTIONS:
+        raise ValueError(f"execution must be one of {EXECUTIONS}, got {execution!r}")
+    config = {k: v for k, v in backbone.get_config().items() if k not in ("name", "trainable", "dtype")}
+    copy = AlbertActBackbone(**{**config, "execution": execution, "return_details": False, "dropout": 0.0},
+                             dtype="float32", name=backbone.name)
+    copy.set_weights(backbone.get_weights())
+    return copy
+
+
+def find_export(path):
+    """The export dir at `path`: `path` itself, its highest numeric version (TensorFlow Serving's
+    <model_base_path>/<version>), or that inside <path>/export (a fine-tuning dir); None if none."""
+    for base in (path, os.path.join(path, "export")):
+        if tf.io.gfile.exists(os.path.join(base, "assets", EXPORT_INFO)):
+            return base
+        if tf.io.gfile.isdir(base):
+            versions = [int(v.rstrip("/")) for v in tf.io.gfile.listdir(base) if v.rstrip("/").isdigit()]
+            for version in sorted(versions, reverse=True):
+                candidate = os.path.join(base, str(version))
+                if tf.io.gfile.exists(os.path.join(candidate, "assets", EXPORT_INFO)):
+                    return candidate
+    return None
+
+
+def _write(export_dir, model, encoder, endpoints, info, model_proto, overwrite):
+    """Saves the SavedModel in a staging dir, then moves (or, to gs://, copies) it to `export_dir`.
+
+    `endpoints`: {signature name: (function, input signature)}; each is also an attribute
+    of the loaded object (e.g. `tf.saved_model.load(dir).fill_mask(text)`).
+    """
+    remote = text_files.is_remote(export_dir)
+    export_dir = export_dir if remote else os.path.abspath(export_dir)
+    if tf.io.gfile.exists(export_dir) and tf.io.gfile.listdir(export_dir) and not overwrite:
+        raise ValueError(f"{export_dir} exists; choose a new version number or pass --overwrite")
+    parent = None if remote else os.path.dirname(export_dir)
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=parent, prefix=".staging-") as staging:
+        files = os.path.join(staging, "files")
+        os.makedirs(files)
+        with open(os.path.join(files, EXPORT_INFO), "w") as f:
+            json.dump(info, f, indent=2)
+        with open(os.path.join(files, VOCAB), "wb") as f:
+            f.write(model_proto)
+        root = tf.__internal__.tracking.AutoTrackable()  # what Keras's own exports use: `variables` settable
+        root.model = model
+        root.variables = list(model.variables)
+        root.text_encoder = encoder  # the SentencePiece resource
+        root.export_info = tf.saved_model.Asset(os.path.join(files, EXPORT_INFO))
+        root.vocabulary = tf.saved_model.Asset(os.path.join(files, VOCAB))
+        signatures, captured = {}, {}
+        for name, (function, input_signature) in endpoints.items():
+            traced = tf.function(function, input_signature=input_signature, autograph=False)
+            setattr(root, name, traced)
+            signatures[name] = traced.get_concrete_function()
+            captured.update({id(v): v for v in signatures[name].variables})
+        # The tf.Variables the graphs read, tracked as themselves: TF1-style loaders
+        # (`saved_model_cli run`, TensorFlow Serving) restore variables by these names.
+        root.captured_variables = list(captured.values())
+        saved = os.path.join(staging, "saved_model")
+        tf.saved_model.save(root, saved, signatures=signatures)
+        if tf.io.gfile.exists(export_dir):
+            tf.io.gfile.rmtree(export_dir)
+        if remote:
+            _copy_tree(saved, export_dir)
+        else:
+            os.replace(saved, export_dir)
+    return export_dir
+
+
+def _copy_tree(source, destination):
+    for directory, _, names in tf.io.gfile.walk(source):
+        target = os.path.join(destination, os.path.relpath(directory, source))
+        tf.io.gfile.makedirs(target)
+        for name in names:
+            tf.io.gfile.copy(os.path.join(directory, name), os.path.join(target, name), overwrite=True)
+
+
+def export_classifier(model, export_dir, model_proto, task, labels, pair, max_seq_length,
+                      execution="sparse", overwrite=False):
+    """Raw-text SavedModel of a fine-tuned `AlbertActClassifier`; returns the export dir.
+
+    Args:
+        model: `AlbertActClassifier` (num_classes 1 = regression, `labels` empty).
+        model_proto: bytes of its SentencePiece model.
+        task: str, the task name (stored in the export's info).
+        labels: label names, index = class id; () for regression.
+        pair: bool, the task takes sentence pairs (signature inputs text, text_pair).
+        execution: the backbone's execution mode in the export ("sparse": only running
+            tokens are computed; "static" for a TPU).
+    """
+    if len(labels) != (model.num_classes if model.num_classes > 1 else 0):
+        raise ValueError(f"{len(labels)} labels for a model with {model.num_classes} outputs")
+    if max_seq_length > model.backbone.max_sequence_length:
+        raise ValueError(f"max_seq_length {max_seq_length} exceeds the model's {model.backbone.max_sequence_length}")
+    serving = AlbertActClassifier(serving_backbone(model.backbone, execution), num_classes=model.num_classes,
+                                  dropout=model.dropout, initializer_range=model.initializer_range)
+    serving.set_weights(model.get_weights())
+    encoder = TextEncoder(model_proto, max_seq_length)
+    label_names = tf.constant(list(labels) or [""])
+
+    def classify(segments):
+        inputs, truncated = encoder.pack(segments)
+        outputs = serving(inputs, training=False)
+        result = {"logits": outputs["logits"], **_depth_fields(encoder, inputs, outputs, truncated)}
+        if labels:
+            result["probabilities"] = tf.nn.softmax(outputs["logits"], axis=-1)
+            result["label_ids"] = tf.argmax(outputs["logits"], axis=-1, output_type=tf.int32)
+            result["label_names"] = tf.gather(label_names, result["label_ids"])
+        else:
+            result["score"] = outputs["logits"][:, 0]
+        return result
+
+    if pair:
+        endpoint = (lambda text, text_pair: classify([encoder.tokenize(text), encoder.tokenize(text_pair)]),
+                    [_STRINGS, _STRINGS])
+    else:
+        endpoint = (lambda text: classify([encoder.tokenize(text)]), [_STRINGS])
+    info = {"kind": "classifier", "task": task, "labels": list(labels), "pair": bool(pair),
+            "max_seq_length": max_seq_length, "execution": execution, "num_classes": model.num_classes,
+            "backbone": serving.backbone.get_config()}
+    return _write(export_dir, serving, encoder, {"serving_default": endpoint}, info, model_proto, overwrite)
+
+
+def export_pretraining(model, export_dir, model_proto, max_seq_length=None, top_k=5, execution="sparse",
+                       pretraining_config=None, overwrite=False):
+    """Raw-text SavedModel of an `AlbertActPretrainingModel` (fill_mask, encoder, encoder_ids).
+
+    Args:
+        max_seq_length: default the backbone's `max_sequence_length`.
+        top_k: predictions per [MASK].
+        pretraining_config: dict, stored in the info asset (the run's resolved settings).
+    """
+    backbone = serving_backbone(model.backbone, execution)
+    serving = AlbertActPretrainingModel(backbone, initializer_range=model.initializer_range)
+    serving.set_weights(model.get_weights())
+    max_seq_length = max_seq_length or backbone.max_sequence_length
+    if max_seq_length > backbone.max_sequence_length:
+        raise ValueError(f"max_seq_length {max_seq_length} exceeds the model's {backbone.max_sequence_length}")
+    if not 1 <= top_k <= backbone.vocabulary_size:
+        raise ValueError(f"top_k must be in [1, {backbone.vocabulary_size}], got {top_k}")
+    encoder = TextEncoder(model_proto, max_seq_length)
+
+    def fill_mask(text):
+        inputs, truncated = encoder.pack([encoder.tokenize_with_masks(text)])
+        is_mask = (inputs["token_ids"] == MASK_ID) & (inputs["padding_mask"] > 0)
+        where = tf.where(is_mask)  # row-major: (row, position) pairs in order
+        positions = tf.RaggedTensor.from_value_rowids(
+            tf.cast(where[:, 1], tf.int32), where[:, 0], nrows=tf.shape(is_mask, out_type=tf.int64)[0]
+        ).to_tensor(-1)  # (B, M)
+        outputs = serving({**inputs, "masked_positions": tf.maximum(positions, 0)}, training=False)
+        probabilities = tf.nn.softmax(outputs["mlm_logits"], axis=-1)
+        top = tf.math.top_k(probabilities, k=top_k)
+        valid = (positions >= 0)[:, :, None]
+        return {
+            "mask_positions": positions,
+            "top_k_ids": tf.where(valid, top.indices, -1),
+            "top_k_tokens": tf.where(valid, encoder.tokenizer.sentencepiece.id_to_string(top.indices), ""),
+            "top_k_probabilities": tf.where(valid, top.values, 0.0),
+            **_depth_fields(encoder, inputs, outputs, truncated),
+        }
+
+    def encode(text):
+        inputs, truncated = encoder.pack([encoder.tokenize(text)])
+        outputs = backbone(inputs, training=False)
+        return {"sequence_output": outputs["sequence_output"], "pooled_output": outputs["pooled_output"],
+                **_depth_fields(encoder, inputs, outputs, truncated)}
+
+    def encode_ids(token_ids, segment_ids, padding_mask):
+        outputs = backbone({"token_ids": token_ids, "segment_ids": segment_ids, "padding_mask": padding_mask},
+                           training=False)
+        return {k: outputs[k] for k in ("sequence_output", "pooled_output", "iterations", "remainders", "ponder_cost")}
+
+    ids = tf.TensorSpec([None, None], tf.int32)
+    endpoints = {"serving_default": (encode, [_STRINGS]), "encoder": (encode, [_STRINGS]),
+                 "fill_mask": (fill_mask, [_STRINGS]), "encoder_ids": (encode_ids, [ids, ids, ids])}
+    info = {"kind": "pretraining", "max_seq_length": max_seq_length, "top_k": top_k, "execution": execution,
+            "backbone": backbone.get_config(), "pretraining": pretraining_config}
+    return _write(export_dir, serving, encoder, endpoints, info, model_proto, overwrite)

@@ -1,0 +1,280 @@
+"""Raw-text SavedModels: in-graph packing = Python packing; a fresh process without albert_act and
+`saved_model_cli run` give the Keras model's numbers; thousands of hostile strings do not crash."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from albert_act import export, finetuning, pretrained, serving
+from albert_act.classifier import AlbertActClassifier
+from conftest import spread_halting
+from pipelines.glue import Example
+from pipelines.tokenizer import MASK_ID
+
+MAX_SEQ_LENGTH = 24
+LABELS = ("entailment", "neutral", "contradiction")
+FILL_MASK_TEXTS = ["The [MASK] sat on the mat.", "[MASK]", "", "no mask at all", "Über [MASK] [MASK]!",
+                   "word " * 40 + "[MASK]"]  # the last one's [MASK] is cut off by truncation
+PAIRS = [("A man is playing a guitar.", "A man plays."), ("", ""), ("naïve café", "x " * 50),
+         ("Совсем другой текст 漢字", "[MASK] stays text here")]
+
+
+def encode_with_masks(tokenizer, text):
+    """Python statement of `TextEncoder.tokenize_with_masks`: parts between "[MASK]" encoded alone."""
+    ids = []
+    for i, part in enumerate(text.split("[MASK]")):
+        ids += ([MASK_ID] if i else []) + tokenizer.encode([part])[0]
+    return ids
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tiny_run):
+    return pretrained.load_tokenizer(tiny_run[0])
+
+
+@pytest.fixture(scope="module")
+def exports(tiny_run, tmp_path_factory):
+    """A pre-training model and a 3-class pair classifier on its backbone, halting spread over depths, exported."""
+    root = tmp_path_factory.mktemp("serving")
+    model, tokenizer, _ = pretrained.load_pretraining_model(tiny_run[0])
+    spread_halting(model.backbone, seed=3, scale=2.0, bias=-0.5)
+    classifier = AlbertActClassifier(model.backbone, num_classes=3, dropout=0.0)
+    regression = AlbertActClassifier(model.backbone, num_classes=1, dropout=0.0)
+    proto = tokenizer.model_proto
+    dirs = {
+        "pretraining": serving.export_pretraining(model, str(root / "pre" / "1"), proto, MAX_SEQ_LENGTH, top_k=4),
+        "classifier": serving.export_classifier(classifier, str(root / "mnli" / "1"), proto, "mnli", LABELS, True,
+                                                MAX_SEQ_LENGTH),
+        "regression": serving.export_classifier(regression, str(root / "stsb" / "1"), proto, "sts-b", (), False,
+                                                MAX_SEQ_LENGTH),
+    }
+    return {"dirs": dirs, "model": model, "classifier": classifier, "regression": regression, "root": root}
+
+
+def _packed(tokenizer, segments):
+    """finetuning.encode for lists of texts (one or two segments) -> (inputs, truncated flags)."""
+    examples = [Example(str(i), a, b, None) for i, (a, b) in
+                enumerate(zip(segments[0], segments[1] if len(segments) > 1 else [None] * len(segments[0])))]
+    inputs, _ = finetuning.encode(tokenizer, examples, MAX_SEQ_LENGTH)
+    return inputs
+
+
+def test_in_graph_packing_equals_python_packing(tokenizer):
+    rng = np.random.default_rng(0)
+    words = ["a", "dog", "runs", "über", "漢字", "the", "river", ",", "."]
+    texts = [" ".join(rng.choice(words, rng.integers(0, 30))) for _ in range(200)]
+    pairs = [" ".join(rng.choice(words, rng.integers(0, 30))) for _ in range(200)]
+    encoder = serving.TextEncoder(tokenizer.model_proto, MAX_SEQ_LENGTH)
+    for segments in ([texts], [texts, pairs]):
+        graph, truncated = encoder.pack([encoder.tokenize(tf.constant(s)) for s in segments])
+        python = _packed(tokenizer, segments)
+        width = graph["token_ids"].shape[1]
+        assert width == python["padding_mask"].sum(1).max()  # padded to the longest row, not to the maximum
+        for key in python:
+            np.testing.assert_array_equal(graph[key].numpy(), python[key][:, :width], err_msg=key)
+        lengths = sum(np.array([len(x) for x in tokenizer.encode(s)]) for s in segments)
+        np.testing.assert_array_equal(truncated.numpy(), lengths > MAX_SEQ_LENGTH - 1 - len(segments))
+        assert 0 < truncated.numpy().sum() < len(texts)
+
+
+def test_mask_markers_are_split_out_before_normalization(tokenizer):
+    encoder = serving.TextEncoder(tokenizer.model_proto, MAX_SEQ_LENGTH)
+    texts = FILL_MASK_TEXTS + ["a[MASK]b", "[mask] is text, [MASK] is not"]
+    graph = encoder.tokenize_with_masks(tf.constant(texts)).to_list()
+    assert graph == [encode_with_masks(tokenizer, t) for t in texts]
+    assert graph[1] == [MASK_ID] and graph[2] == [] and graph[-1].count(MASK_ID) == 1
+
+
+FRESH_PROCESS = textwrap.dedent("""
+    import importlib.util, json, sys
+    import numpy as np
+    import tensorflow as tf
+    import tensorflow_text  # registers the SentencePiece and normalization ops
+    assert importlib.util.find_spec("albert_act") is None, "albert_act must not be importable here"
+    dirs, texts, pairs = json.loads(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])
+    results = {}
+    pre = tf.saved_model.load(dirs["pretraining"])
+    for name, out in (("fill_mask", pre.signatures["fill_mask"](text=tf.constant(texts))),
+                      ("encoder", pre.signatures["encoder"](text=tf.constant([a for a, _ in pairs]))),
+                      ("classifier", tf.saved_model.load(dirs["classifier"]).signatures["serving_default"](
+                          text=tf.constant([a for a, _ in pairs]), text_pair=tf.constant([b for _, b in pairs]))),
+                      ("regression", tf.saved_model.load(dirs["regression"]).signatures["serving_default"](
+                          text=tf.constant([a for a, _ in pairs])))):
+        results.update({f"{name}/{k}": v.numpy().astype("S") if v.dtype == tf.string else v.numpy()
+                        for k, v in out.items()})
+    np.savez(sys.argv[4], **results)
+""")
+
+
+@pytest.fixture(scope="module")
+def fresh(exports, tmp_path_factory):
+    """The exports' answers computed in a fresh interpreter that cannot import albert_act."""
+    work = tmp_path_factory.mktemp("fresh")
+    script = work / "serve.py"
+    script.write_text(FRESH_PROCESS)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run(
+        [sys.executable, "-I", str(script), json.dumps(exports["dirs"]), json.dumps(FILL_MASK_TEXTS),
+         json.dumps(PAIRS), str(work / "out.npz")],
+        cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return dict(np.load(work / "out.npz"))
+
+
+def test_fill_mask_in_a_fresh_process_equals_keras(fresh, exports, tokenizer):
+    model = exports["model"]
+    positions = fresh["fill_mask/mask_positions"]
+    assert positions.shape == (6, 2) and positions[1].tolist() == [1, -1] and positions[2].tolist() == [-1, -1]
+    assert fresh["fill_mask/truncated"].tolist() == [False, False, False, False, False, True]
+    for row, text in enumerate(FILL_MASK_TEXTS):
+        ids = encode_with_masks(tokenizer, text)[: MAX_SEQ_LENGTH - 2]
+        ids = [2, *ids, 3]
+        assert fresh["fill_mask/token_ids"][row, : len(ids)].tolist() == ids
+        tokens = fresh["fill_mask/tokens"][row]
+        assert tokens[0] == b"[CLS]" and tokens[len(ids) - 1] == b"[SEP]" and (tokens[len(ids):] == b"").all()
+        real = [p for p in positions[row] if p >= 0]
+        assert real == [i for i, t in enumerate(ids) if t == MASK_ID]
+        inputs = {"token_ids": np.array([ids], "int32"), "segment_ids": np.zeros((1, len(ids)), "int32"),
+                  "padding_mask": np.ones((1, len(ids)), "int32"), "masked_positions": np.array([real or [0]], "int32")}
+        outputs = model(inputs, training=False)
+        np.testing.assert_array_equal(fresh["fill_mask/iterations"][row, : len(ids)], outputs["iterations"].numpy()[0])
+        assert (fresh["fill_mask/iterations"][row, len(ids):] == 0).all()
+        probabilities = tf.nn.softmax(outputs["mlm_logits"]).numpy()[0]
+        for m in range(len(real)):
+            served_ids = fresh["fill_mask/top_k_ids"][row, m]
+            np.testing.assert_allclose(fresh["fill_mask/top_k_probabilities"][row, m], probabilities[m][served_ids],
+                                       atol=1e-5)
+            assert np.sort(probabilities[m])[-4] <= probabilities[m][served_ids].min() + 1e-5  # they are the top 4
+            assert [t.decode() for t in fresh["fill_mask/top_k_tokens"][row, m]] == tokenizer.id_to_piece(served_ids)
+        assert (fresh["fill_mask/top_k_ids"][row, len(real):] == -1).all()
+    assert len(np.unique(fresh["fill_mask/iterations"][fresh["fill_mask/padding_mask"] > 0])) >= 3  # depths differ
+
+
+def test_encoder_and_classifiers_in_a_fresh_process_equal_keras(fresh, exports, tokenizer):
+    inputs = _packed(tokenizer, [[a for a, _ in PAIRS], [b for _, b in PAIRS]])
+    expected = exports["classifier"](inputs, training=False)
+    width = fresh["classifier/token_ids"].shape[1]
+    np.testing.assert_array_equal(fresh["classifier/token_ids"], inputs["token_ids"][:, :width])
+    np.testing.assert_allclose(fresh["classifier/logits"], expected["logits"].numpy(), atol=1e-5)
+    np.testing.assert_allclose(fresh["classifier/probabilities"], tf.nn.softmax(expected["logits"]).numpy(), atol=1e-5)
+    np.testing.assert_array_equal(fresh["classifier/iterations"], expected["iterations"].numpy()[:, :width])
+    labels = [LABELS[i] for i in expected["logits"].numpy().argmax(-1)]
+    assert [x.decode() for x in fresh["classifier/label_names"]] == labels
+    lengths = [len(a) + len(b) for a, b in zip(*(tokenizer.encode(list(s)) for s in zip(*PAIRS)))]
+    assert fresh["classifier/truncated"].tolist() == [n > MAX_SEQ_LENGTH - 3 for n in lengths]
+    assert fresh["classifier/truncated"][1] == False and fresh["classifier/truncated"][2] == True  # noqa: E712
+    real = inputs["padding_mask"][:, :width] > 0
+    mean = (expected["iterations"].numpy()[:, :width] * real).sum(1) / real.sum(1)
+    np.testing.assert_allclose(fresh["classifier/mean_iterations"], mean, rtol=1e-6)
+    assert fresh["classifier/tokens"][3].tolist()[:2] == [b"[CLS]", tokenizer.id_to_piece([inputs["token_ids"][3, 1]])[0].encode()]
+
+    single = _packed(tokenizer, [[a for a, _ in PAIRS]])
+    width = fresh["encoder/token_ids"].shape[1]
+    backbone = exports["model"].backbone(single, training=False)
+    for key in ("sequence_output", "pooled_output"):
+        reference = backbone[key].numpy()[:, :width] if key == "sequence_output" else backbone[key].numpy()
+        got = fresh[f"encoder/{key}"]
+        if key == "sequence_output":  # padding positions are not outputs of interest
+            got, reference = got[single["padding_mask"][:, :width] > 0], reference[single["padding_mask"][:, :width] > 0]
+        np.testing.assert_allclose(got, reference, atol=1e-5, err_msg=key)
+    score = exports["regression"](single, training=False)["logits"].numpy()[:, 0]
+    np.testing.assert_allclose(fresh["regression/score"], score, atol=1e-5)
+    assert "regression/label_names" not in fresh and "classifier/score" not in fresh
+
+
+def _saved_model_cli(*args):
+    """saved_model_cli, with tensorflow-text's ops registered first (as the README says)."""
+    code = ("import sys, tensorflow_text; from tensorflow.python.tools.saved_model_cli import main; "
+            "sys.argv[0] = 'saved_model_cli'; sys.exit(main())")
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300)
+
+
+def test_saved_model_cli_shows_the_signatures_and_runs_them(exports, tokenizer, tmp_path):
+    shown = _saved_model_cli("show", "--dir", exports["dirs"]["pretraining"], "--tag_set", "serve")
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    for name in ("serving_default", "encoder", "fill_mask", "encoder_ids"):
+        assert f'SignatureDef key: "{name}"' in shown.stdout
+    shown = _saved_model_cli("show", "--dir", exports["dirs"]["classifier"], "--tag_set", "serve",
+                             "--signature_def", "serving_default")
+    assert "inputs['text'] tensor_info:" in shown.stdout and "inputs['text_pair'] tensor_info:" in shown.stdout
+    assert "outputs['iterations'] tensor_info:" in shown.stdout and "DT_STRING" in shown.stdout
+
+    ran = _saved_model_cli("run", "--dir", exports["dirs"]["classifier"], "--tag_set", "serve", "--signature_def",
+                           "serving_default", "--input_exprs", 'text=["A man is playing a guitar."];text_pair=["A man plays."]',
+                           "--outdir", str(tmp_path))
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    expected = exports["classifier"](_packed(tokenizer, [[PAIRS[0][0]], [PAIRS[0][1]]]), training=False)
+    np.testing.assert_allclose(np.load(tmp_path / "probabilities.npy"), tf.nn.softmax(expected["logits"]).numpy(),
+                               atol=1e-5)
+    iterations = np.load(tmp_path / "iterations.npy")
+    np.testing.assert_array_equal(iterations, expected["iterations"].numpy()[:, : iterations.shape[1]])
+
+
+def _hostile_strings(count, seed=0):
+    """Empty, whitespace, very long, mixed scripts, combining marks, control and bidi characters, emoji."""
+    rng = np.random.default_rng(seed)
+    pools = ["abcdefghij ", "абвгдежз ", "漢字仮名交じり文", "مرحبا بالعالم ", "🙂👍🏽🇫🇷", "e\u0301a\u0308o\u0303 ",
+             "".join(map(chr, range(0, 32))) + "\x7f", "\u202e\u200b\ufeff\u00a0\u3000\u2028", "[MASK][CLS][SEP]<pad> "]
+    strings = ["", " ", "\t\n", "a" * 20000, "word " * 3000]
+    while len(strings) < count:
+        parts = rng.choice(len(pools), rng.integers(1, 4))
+        strings.append("".join("".join(rng.choice(list(pools[p]), rng.integers(0, 60))) for p in parts))
+    return strings[:count]
+
+
+def test_thousands_of_hostile_strings_do_not_crash_and_tokenize_as_python(exports, tokenizer):
+    serve = tf.saved_model.load(exports["dirs"]["classifier"]).signatures["serving_default"]
+    strings = _hostile_strings(3000)
+    python_ids = tokenizer.encode(strings)
+    rng = np.random.default_rng(1)
+    for start in range(0, len(strings), 500):
+        batch = strings[start : start + 500]
+        second = list(rng.permutation(batch))
+        out = serve(text=tf.constant(batch), text_pair=tf.constant(second))
+        probabilities = out["probabilities"].numpy()
+        assert np.isfinite(probabilities).all() and np.allclose(probabilities.sum(1), 1.0, atol=1e-5)
+        real = out["padding_mask"].numpy() > 0
+        iterations = out["iterations"].numpy()
+        assert (iterations[real] >= 1).all() and (iterations[real] <= 3).all() and (iterations[~real] == 0).all()
+        assert real.sum(1).max() <= MAX_SEQ_LENGTH
+        # The graph tokenizes exactly as Python does (the pair's lengths follow from the same rule).
+        singles = serving.TextEncoder(tokenizer.model_proto, 10**6).tokenize(tf.constant(batch))
+        assert singles.to_list() == python_ids[start : start + 500]
+    bad_bytes = serve(text=tf.constant([b"\xff\xfe broken \xc3"]), text_pair=tf.constant([b"\x80"]))
+    assert bad_bytes["tokens"].numpy()[0, 0] == b"[CLS]" and b"<unk>" in bad_bytes["tokens"].numpy()[0]
+    empty = serve(text=tf.constant([], tf.string), text_pair=tf.constant([], tf.string))
+    assert empty["probabilities"].shape == (0, 3) and empty["iterations"].shape[0] == 0
+
+
+def test_a_mixed_batch_answers_as_each_string_alone(exports):
+    serve = tf.saved_model.load(exports["dirs"]["regression"]).signatures["serving_default"]
+    texts = ["short", "a somewhat longer sentence about the river and the dog", "", "mid length text here"]
+    together = serve(text=tf.constant(texts))
+    for i, text in enumerate(texts):
+        alone = serve(text=tf.constant([text]))
+        width = alone["iterations"].shape[1]
+        np.testing.assert_allclose(together["score"].numpy()[i], alone["score"].numpy()[0], atol=1e-5)
+        np.testing.assert_array_equal(together["iterations"].numpy()[i, :width], alone["iterations"].numpy()[0])
+
+
+def test_export_cli_from_a_pretraining_run(tiny_run, tmp_path, capsys):
+    export.main(["--checkpoint", tiny_run[0], "--kind", "pretraining", "--output", str(tmp_path / "demo" / "1"),
+                 "--top_k", "3"])
+    printed = capsys.readouterr().out
+    assert "fill_mask: {" in printed and '"iterations": [' in printed and "tensorflow/serving" in printed
+    info = pretrained.read_info(str(tmp_path / "demo" / "1"))
+    assert info["kind"] == "pretraining" and info["top_k"] == 3 and info["pretraining"]["steps"] == 3
+    assert serving.find_export(str(tmp_path / "demo")) == str(tmp_path / "demo" / "1")
+    # The export round-trips as a backbone source, with the run's weights.
+    a, _ = pretrained.load_pretrained_backbone(tiny_run[0])
+    b, _ = pretrained.load_pretrained_backbone(str(tmp_path / "demo" / "1"))
+    for x, y in zip(a.weights, b.weights):
+        np.testing.assert_array_equal(x.numpy(), y.numpy(), err_msg=x.path)
+    with pytest.raises(SystemExit, match="holds a pretraining model, not --kind classifier"):
+        export.main(["--checkpoint", tiny_run[0], "--kind", "classifier", "--output", str(tmp_path / "c" / "1")])
