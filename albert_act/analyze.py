@@ -91,10 +91,11 @@ def _parsed_sentences(patterns, documents):
 def _records(args):
     if args.records:
         return args.records
+    from pipelines import text_files
+
     config_path = os.path.join(args.init, "config.json")
-    if os.path.exists(config_path):
-        with open(config_path) as f:
-            return json.load(f)["eval_files"]
+    if text_files.exists(config_path):  # a local or gs:// run dir
+        return json.loads(text_files.read_bytes(config_path))["eval_files"]
     raise ValueError(f"{args.init} is not a run dir with a held-out shard: pass --records")
 
 

@@ -22,10 +22,10 @@ import json
 import os
 import sys
 
-EXAMPLES = {
-    "fill_mask": ["the [MASK] of the river was quiet ."],
-    "encoder": ["the water of the river was quiet ."],
-    "serving_default": ["the water of the river was quiet ."],
+EXAMPLES = {  # (the demo's synthetic corpus has such sentences)
+    "fill_mask": ["He remembered the [MASK] brave key."],
+    "encoder": ["He remembered the poor brave key."],
+    "serving_default": ["He remembered the poor brave key."],
 }
 
 
