@@ -47,7 +47,8 @@ def parse_args(argv=None):
 def export(args):
     """Writes the export; returns its directory."""
     from albert_act import serving
-    from albert_act.pretrained import kind_of, load_pretraining_model, load_tokenizer, read_info, read_weights
+    from albert_act.pretrained import (assign_weights, classifier_from_info, load_pretraining_model, load_tokenizer,
+                                       read_info, read_weights)
 
     info = read_info(args.checkpoint)
     if info["kind"] != args.kind:
@@ -56,21 +57,10 @@ def export(args):
         model, tokenizer, info = load_pretraining_model(args.checkpoint, args.vocab)
         return serving.export_pretraining(model, args.output, tokenizer.model_proto, args.max_seq_length, args.top_k,
                                           args.execution, info.get("pretraining"), args.overwrite)
-    if kind_of(args.checkpoint) == "finetuned":
-        from albert_act.finetuning import load_finetuned
-
-        model, info, tokenizer = load_finetuned(args.checkpoint, dropout=0.0)
-        tokenizer = load_tokenizer(args.checkpoint, args.vocab, model.backbone.vocabulary_size)
-    else:  # an earlier classifier export
-        from albert_act.backbone import AlbertActBackbone
-        from albert_act.classifier import AlbertActClassifier
-        from albert_act.pretrained import assign_weights
-
-        config = {k: v for k, v in info["backbone"].items() if k not in ("name", "trainable", "dtype")}
-        backbone = AlbertActBackbone(**config, name=info["backbone"]["name"])
-        model = AlbertActClassifier(backbone, num_classes=info["num_classes"], dropout=0.0)
-        assign_weights(model, read_weights(args.checkpoint), args.checkpoint)
-        tokenizer = load_tokenizer(args.checkpoint, args.vocab, backbone.vocabulary_size)
+    # A fine-tuning dir or an earlier classifier export: the weights by path, either way.
+    model = classifier_from_info(info, dropout=0.0)
+    assign_weights(model, read_weights(args.checkpoint), args.checkpoint)
+    tokenizer = load_tokenizer(args.checkpoint, args.vocab, model.backbone.vocabulary_size)
     return serving.export_classifier(model, args.output, tokenizer.model_proto, info["task"], info["labels"],
                                      info["pair"], args.max_seq_length or info["max_seq_length"], args.execution,
                                      args.overwrite)

@@ -20,10 +20,9 @@ import numpy as np
 import tensorflow as tf
 
 from albert_act import glue_metrics, serving
-from albert_act.backbone import AlbertActBackbone
 from albert_act.classifier import AlbertActClassifier
 from albert_act.learning_rate import WarmupLinearDecay
-from albert_act.pretrained import FINETUNED_INFO, load_pretrained_backbone, load_tokenizer
+from albert_act.pretrained import FINETUNED_INFO, classifier_from_info, load_pretrained_backbone, load_tokenizer
 from pipelines import glue, probing
 from pipelines.tokenizer import CLS_ID, SEP_ID
 
@@ -189,18 +188,16 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
     return result
 
 
-def load_finetuned(output_dir, dropout=None):
+def load_finetuned(output_dir, dropout=None, vocab=None):
     """(AlbertActClassifier with the best epoch's weights, its classifier.json dict, tokenizer) of a fine-tuning dir."""
     with open(os.path.join(output_dir, FINETUNED_INFO)) as f:
         info = json.load(f)
-    config = {k: v for k, v in info["backbone"].items() if k not in ("name", "trainable", "dtype")}
-    model = AlbertActClassifier(AlbertActBackbone(**config, name=info["backbone"]["name"]),
-                                num_classes=info["num_classes"], dropout=info["dropout"] if dropout is None else dropout)
+    model = classifier_from_info(info, dropout)
     weights = os.path.join(output_dir, WEIGHTS)
     if not os.path.exists(weights):
         raise ValueError(f"{output_dir}: no {WEIGHTS} (fine-tuning did not finish an epoch)")
     model.load_weights(weights)
-    return model, info, load_tokenizer(output_dir, vocabulary_size=model.backbone.vocabulary_size)
+    return model, info, load_tokenizer(output_dir, vocab, model.backbone.vocabulary_size)
 
 
 def grid_search(task_name, data_dir, init, output_dir, seeds=(12345,), grid=PAPER_GRID, **kwargs):

@@ -17,17 +17,13 @@ from pipelines.tokenizer import Tokenizer
 FINETUNED_INFO = "classifier.json"  # a fine-tuning output dir: this + classifier.weights.h5 + vocab.model
 
 
-def _join(*parts):
-    return os.path.join(*parts)
-
-
 def kind_of(init):
     """"pretraining-run", "finetuned", or "export"; ValueError for anything else."""
-    if tf.io.gfile.exists(_join(init, "config.json")) and tf.io.gfile.exists(_join(init, "checkpoints")):
+    if tf.io.gfile.exists(os.path.join(init, "config.json")) and tf.io.gfile.exists(os.path.join(init, "checkpoints")):
         return "pretraining-run"
-    if tf.io.gfile.exists(_join(init, FINETUNED_INFO)):
+    if tf.io.gfile.exists(os.path.join(init, FINETUNED_INFO)):
         return "finetuned"
-    if tf.io.gfile.exists(_join(init, "assets", EXPORT_INFO)):
+    if tf.io.gfile.exists(os.path.join(init, "assets", EXPORT_INFO)):
         return "export"
     raise ValueError(f"{init}: not a pre-training run dir (config.json + checkpoints/), a fine-tuning dir "
                      f"({FINETUNED_INFO}) or an albert-act SavedModel (assets/{EXPORT_INFO})")
@@ -37,10 +33,10 @@ def read_info(init):
     """The description of `init`: {"kind": "pretraining" | "classifier", "backbone": config, ...}."""
     kind = kind_of(init)
     if kind == "pretraining-run":
-        with tf.io.gfile.GFile(_join(init, "config.json")) as f:
+        with tf.io.gfile.GFile(os.path.join(init, "config.json")) as f:
             run = json.load(f)
         return {"kind": "pretraining", "backbone": run["backbone"], "pretraining": run}
-    path = _join(init, FINETUNED_INFO) if kind == "finetuned" else _join(init, "assets", EXPORT_INFO)
+    path = os.path.join(init, FINETUNED_INFO) if kind == "finetuned" else os.path.join(init, "assets", EXPORT_INFO)
     with tf.io.gfile.GFile(path) as f:
         return json.load(f)
 
@@ -49,18 +45,19 @@ def read_weights(init):
     """{variable path: numpy value} of every model weight stored in `init`."""
     kind = kind_of(init)
     if kind == "pretraining-run":
-        checkpoint = tf.train.latest_checkpoint(_join(init, "checkpoints"))
+        checkpoint = tf.train.latest_checkpoint(os.path.join(init, "checkpoints"))
         if checkpoint is None:
-            raise ValueError(f"{init}: no checkpoint in {_join(init, 'checkpoints')}")
+            raise ValueError(f"{init}: no checkpoint in {os.path.join(init, 'checkpoints')}")
         reader = tf.train.load_checkpoint(checkpoint)
         prefix, suffix = "model/", "/.ATTRIBUTES/VARIABLE_VALUE"
         return {name[len(prefix) : -len(suffix)].replace(".S", "/"): reader.get_tensor(name)
                 for name in reader.get_variable_to_shape_map()
                 if name.startswith(prefix)}  # not the optimizer's or the input pipeline's state
     if kind == "finetuned":
-        from albert_act.finetuning import load_finetuned
+        from albert_act.finetuning import WEIGHTS
 
-        model, _, _ = load_finetuned(init)
+        model = classifier_from_info(read_info(init))
+        model.load_weights(os.path.join(init, WEIGHTS))
         return {v.path: v.numpy() for v in model.variables}
     return {v.name.removesuffix(":0"): v.numpy() for v in tf.saved_model.load(init).variables}
 
@@ -78,7 +75,7 @@ def assign_weights(model, values, source):
 
 def load_tokenizer(init, vocab=None, vocabulary_size=None):
     """The vocabulary given, or the one stored in `init` (vocab.model, or assets/vocab.model)."""
-    candidates = [vocab] if vocab else [_join(init, VOCAB), _join(init, "assets", VOCAB)]
+    candidates = [vocab] if vocab else [os.path.join(init, VOCAB), os.path.join(init, "assets", VOCAB)]
     found = next((c for c in candidates if tf.io.gfile.exists(c)), None)
     if found is None:
         raise ValueError(f"no vocabulary at {candidates[0]}; pass --vocab (the SentencePiece model of pre-training)")
@@ -90,6 +87,15 @@ def load_tokenizer(init, vocab=None, vocabulary_size=None):
 
 def _backbone_kwargs(config):
     return {k: v for k, v in config.items() if k not in ("name", "trainable", "dtype")}
+
+
+def classifier_from_info(info, dropout=None):
+    """An untrained `AlbertActClassifier` shaped (and named, so weight paths match) as `info` describes."""
+    from albert_act.classifier import AlbertActClassifier
+
+    backbone = AlbertActBackbone(**_backbone_kwargs(info["backbone"]), name=info["backbone"]["name"])
+    return AlbertActClassifier(backbone, num_classes=info["num_classes"],
+                               dropout=info.get("dropout", 0.0) if dropout is None else dropout)
 
 
 def load_pretrained_backbone(init, vocab=None, dropout=0.1, **overrides):
@@ -115,13 +121,3 @@ def load_pretraining_model(init, vocab=None):
     model = AlbertActPretrainingModel(backbone)
     assign_weights(model, read_weights(init), init)
     return model, load_tokenizer(init, vocab, backbone.vocabulary_size), info
-
-
-def with_execution(backbone, execution):
-    """The same backbone (same weights) with another execution mode, e.g. "sparse" for serving."""
-    if backbone.execution == execution:
-        return backbone
-    config = {k: v for k, v in backbone.get_config().items() if k not in ("name", "trainable")}
-    rebuilt = AlbertActBackbone(**{**config, "execution": execution})
-    rebuilt.set_weights(backbone.get_weights())
-    return rebuilt

@@ -59,6 +59,12 @@ def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp
     static = tf.saved_model.load(str(tmp_path / "tpu" / "1")).signatures["serving_default"](**texts)
     np.testing.assert_allclose(sparse["probabilities"].numpy(), static["probabilities"].numpy(), atol=1e-5)
     np.testing.assert_array_equal(sparse["iterations"].numpy(), static["iterations"].numpy())
+    # ... and an export re-exports too (weights read back from the SavedModel by path).
+    export.main(["--checkpoint", str(tmp_path / "tpu" / "1"), "--kind", "classifier", "--output",
+                 str(tmp_path / "again" / "1")])
+    again = tf.saved_model.load(str(tmp_path / "again" / "1")).signatures["serving_default"](**texts)
+    np.testing.assert_allclose(again["probabilities"].numpy(), sparse["probabilities"].numpy(), atol=1e-5)
+    np.testing.assert_array_equal(again["iterations"].numpy(), sparse["iterations"].numpy())
     model, _, tokenizer = finetuning.load_finetuned(str(tmp_path))
     inputs, _ = finetuning.encode(tokenizer, [Example("0", "A man is playing a guitar.", "A man plays.", None)], 64)
     keras_logits = model(inputs, training=False)["logits"].numpy()[0]
