@@ -109,12 +109,13 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
             return self._per_block(i, lambda b, h: b(h, padding_mask=padding_mask, training=training),
                                    ops.cast(h, self.compute_dtype))
 
-        sparse_layer = SparseLayer(
-            key_value_fn=lambda states, i: self._per_block(
-                i, lambda b, s: b.key_value(s), ops.cast(states, self.compute_dtype)),
-            attend_fn=lambda query, key, value, i: self._per_block(
-                i, lambda b, q, k, v: b.attend(q, k, v, padding_mask, training=training),
-                ops.cast(query, self.compute_dtype), key, value),
+        qkv_weights = {b.name: b.qkv_weights() for b in self.blocks} if self.execution == "sparse" else {}
+        sparse_layer = SparseLayer(  # weights concatenated once, not at every iteration
+            project_fn=lambda states, i: self._per_block(
+                i, lambda b, s: b.project(s, qkv_weights[b.name]), ops.cast(states, self.compute_dtype)),
+            attend_fn=lambda query_states, query, keys, i: self._per_block(
+                i, lambda b, s, q, g: b.attend(s, q, g, training=training),
+                ops.cast(query_states, self.compute_dtype), query, keys),
             reuse_keys=self.share_weights,
         )
 

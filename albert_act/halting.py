@@ -107,7 +107,7 @@ def halting_loop(
         execution: "static" (N_max masked steps), "while" (exits when all halted)
             or "sparse" (while, computing only running tokens; inference).
         sparse_layer: for `execution="sparse"`, a `SparseLayer` (the layer split
-            into keys/values and attention, so frozen tokens' keys are reused).
+            into projections and attention, so frozen tokens' keys/values are reused).
         return_details: also return per-iteration `halting_probabilities`
             (p_t^n while t runs, else 0), `update_weights` (lam_t^n), both
             (B, T, N_max), and `iteration_states` h^n (B, N_max, T, H); after a
@@ -122,10 +122,14 @@ def halting_loop(
     checks.probability("epsilon", epsilon, inclusive_low=False)
     checks.one_of("execution", execution, EXECUTIONS)
     if execution == "sparse" and sparse_layer is None:
-        raise ValueError('execution="sparse" needs sparse_layer (the layer as keys/values + attention)')
+        raise ValueError('execution="sparse" needs sparse_layer (the layer as projections + attention)')
 
     is_real = ops.cast(padding_mask, "bool")  # (B, T)
     hidden_states = ops.cast(hidden_states, "float32")
+    if execution == "sparse":
+        return _sparse_loop(hidden_states, is_real, sparse_layer, halting_fn, max_iterations, epsilon,
+                            return_details)
+
     zeros = ops.zeros_like(ops.cast(is_real, "float32"))  # (B, T)
     state = {
         "h": hidden_states,  # h^{n-1}                         (B, T, H)
@@ -135,56 +139,17 @@ def halting_loop(
         "remainders": zeros,  # R_t once halted, else 0          (B, T)
     }
     if return_details:
-        state["probabilities"] = ops.zeros((max_iterations, *ops.shape(zeros)))  # (N, B, T)
-        state["weights"] = ops.zeros((max_iterations, *ops.shape(zeros)))  # (N, B, T)
-        state["states"] = ops.zeros((max_iterations, *ops.shape(hidden_states)))  # (N, B, T, H)
-
-    def dense_outputs(state, i, running):
-        y = ops.cast(layer_fn(state["h"], i), "float32")  # (B, T, H)
-        return y, None if halting_fn is None else halting_fn(y, i), {}
-
-    if execution == "sparse":
-        compute = _sparse_outputs(sparse_layer, halting_fn)
-        state.update(sparse_layer.initial_cache(hidden_states))
-    else:
-        compute = dense_outputs
+        state.update(_empty_details(max_iterations, hidden_states))
 
     def step(i, state):
         running = ops.logical_not(state["halted"])  # (B, T)
-        y, raw_probability, cache = compute(state, i, running)  # y: (B, T, H), p: (B, T)
-        at_cap = ops.equal(i + 1, max_iterations)
-        if halting_fn is None:
-            weight = ops.cast(running, "float32")
-            halts_now = ops.logical_and(running, at_cap)
-            probability = zeros
-            remainders = state["remainders"]
-            accumulated = state["accumulated"]
-        else:
-            probability = ops.where(running, ops.cast(raw_probability, "float32"), 0.0)
-            reaches = ops.greater_equal(state["accumulated"] + probability, 1.0 - epsilon)
-            halts_now = ops.logical_and(running, ops.logical_or(reaches, at_cap))
-            remainder = 1.0 - state["accumulated"]  # R_t = 1 - sum_{k<N_t} p_t^k
-            weight = ops.where(halts_now, remainder, probability)  # lam_t^n
-            remainders = ops.where(halts_now, remainder, state["remainders"])
-            accumulated = ops.where(halts_now, state["accumulated"], state["accumulated"] + probability)
-        if halting_fn is None:  # lam is 1 or 0: select, no arithmetic
-            h = ops.where(running[..., None], y, state["h"])
-        else:
-            # lam y + (1 - lam) h, written as h + lam (y - h): one op fewer on (B, T, H),
-            # and halted/padding tokens (lam = 0) keep h exactly, no select needed.
-            h = state["h"] + weight[..., None] * (y - state["h"])
-        new_state = {
-            "h": h,
-            "halted": ops.logical_or(state["halted"], halts_now),
-            "accumulated": accumulated,
-            "iterations": ops.where(halts_now, ops.cast(i + 1, "float32"), state["iterations"]),
-            "remainders": remainders,
-            **cache,
-        }
+        y = ops.cast(layer_fn(state["h"], i), "float32")  # (B, T, H)
+        raw_probability = None if halting_fn is None else halting_fn(y, i)
+        new_state, halts_now, probability, weight = _act_step(
+            state, y, raw_probability, running, i, max_iterations, epsilon)
+        new_state["halted"] = ops.logical_or(state["halted"], halts_now)
         if return_details:
-            for key, value in (("probabilities", probability), ("weights", weight), ("states", h)):
-                start = [i] + [0] * len(value.shape)
-                new_state[key] = ops.slice_update(state[key], start, value[None])
+            new_state.update(_record_details(state, i, probability, weight, new_state["h"]))
         return new_state
 
     if execution == "static":
@@ -201,7 +166,62 @@ def halting_loop(
         steps_run, state = ops.while_loop(
             cond, body, (ops.convert_to_tensor(0, "int32"), state), maximum_iterations=max_iterations
         )
+    return _outputs(state, steps_run, max_iterations, return_details)
 
+
+def _act_step(state, y, raw_probability, running, i, max_iterations, epsilon):
+    """One ACT update, elementwise over any token layout ((B, T) dense, (B, W) running slots).
+
+    state holds `h` (..., H) and `accumulated`, `iterations`, `remainders` (...);
+    y (..., H) is the layer output, raw_probability (...) p_t^n or None (fixed depth).
+    Returns (new state without `halted`, halts_now, probability, weight lam_t^n).
+    """
+    at_cap = ops.equal(i + 1, max_iterations)
+    if raw_probability is None:  # fixed depth: lam is 1 while running, halting at the cap
+        weight = ops.cast(running, "float32")
+        halts_now = ops.logical_and(running, at_cap)
+        probability = ops.zeros_like(weight)
+        remainders, accumulated = state["remainders"], state["accumulated"]
+        h = ops.where(running[..., None], y, state["h"])  # lam is 1 or 0: select, no arithmetic
+    else:
+        probability = ops.where(running, ops.cast(raw_probability, "float32"), 0.0)
+        reaches = ops.greater_equal(state["accumulated"] + probability, 1.0 - epsilon)
+        halts_now = ops.logical_and(running, ops.logical_or(reaches, at_cap))
+        remainder = 1.0 - state["accumulated"]  # R_t = 1 - sum_{k<N_t} p_t^k
+        weight = ops.where(halts_now, remainder, probability)  # lam_t^n
+        remainders = ops.where(halts_now, remainder, state["remainders"])
+        accumulated = ops.where(halts_now, state["accumulated"], state["accumulated"] + probability)
+        # lam y + (1 - lam) h, written as h + lam (y - h): one op fewer on (..., H),
+        # and halted/padding tokens (lam = 0) keep h exactly, no select needed.
+        h = state["h"] + weight[..., None] * (y - state["h"])
+    new_state = {
+        "h": h,
+        "accumulated": accumulated,
+        "iterations": ops.where(halts_now, ops.cast(i + 1, "float32"), state["iterations"]),
+        "remainders": remainders,
+    }
+    return new_state, halts_now, probability, weight
+
+
+def _empty_details(max_iterations, hidden_states):
+    shape = ops.shape(hidden_states)
+    return {
+        "probabilities": ops.zeros((max_iterations, shape[0], shape[1])),  # (N, B, T)
+        "weights": ops.zeros((max_iterations, shape[0], shape[1])),  # (N, B, T)
+        "states": ops.zeros((max_iterations, *shape)),  # (N, B, T, H)
+    }
+
+
+def _record_details(state, i, probability, weight, h):
+    """The details arrays with iteration i's p (B, T), lam (B, T) and h (B, T, H) written in."""
+    recorded = {}
+    for key, value in (("probabilities", probability), ("weights", weight), ("states", h)):
+        start = [i] + [0] * len(value.shape)
+        recorded[key] = ops.slice_update(state[key], start, value[None])
+    return recorded
+
+
+def _outputs(state, steps_run, max_iterations, return_details):
     outputs = {
         "sequence_output": state["h"],
         "iterations": state["iterations"],
@@ -219,64 +239,167 @@ def halting_loop(
 
 
 class SparseLayer:
-    """A layer as the sparse loop needs it: keys/values and attention, apart.
+    """A layer as the sparse loop needs it: projections and attention, apart.
 
-    key_value_fn(states, i) -> (key, value), each (B, S, ...) for states (B, S, H);
-    attend_fn(query_states, key, value, i) -> y (B, Q, H), attending to all T keys.
-    reuse_keys: keys of frozen tokens stay valid from one iteration to the next
-    (True for a shared layer; False when each iteration has its own weights).
+    project_fn(states, i) -> (query, key, value), each (B, heads, S, head_dim) for
+        states (B, S, H) at 0-based iteration i.
+    attend_fn(query_states, query, keys, i) -> y (B, Q, H): the layer output for Q
+        tokens, whose queries attend to `keys`, a list of groups (key, value, mask),
+        key/value (B, heads, S, head_dim), mask (B, 1, 1, S) bool, one softmax over all.
+    reuse_keys: keys/values of frozen tokens stay valid from one iteration to the next
+        (True for a shared layer; False when each iteration has its own weights, then
+        every position is projected again at every iteration).
     """
 
-    def __init__(self, key_value_fn, attend_fn, reuse_keys=True):
-        self.key_value_fn, self.attend_fn, self.reuse_keys = key_value_fn, attend_fn, reuse_keys
-
-    def initial_cache(self, hidden_states):
-        """Keys/values of h^0 for every position; nothing changed since."""
-        import tensorflow as tf
-
-        key, value = self.key_value_fn(tf.cast(hidden_states, tf.float32), 0)
-        return {"key": key, "value": value, "changed": tf.zeros(tf.shape(hidden_states)[:2], tf.bool)}
+    def __init__(self, project_fn, attend_fn, reuse_keys=True):
+        self.project_fn, self.attend_fn, self.reuse_keys = project_fn, attend_fn, reuse_keys
 
 
-def _gather_rows(mask):
-    """Indices (B, W) of each row's True positions first (stable), and the (row, slot) pairs that are real."""
-    import tensorflow as tf
+def _sparse_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, return_details):
+    """The ACT loop computing, at each iteration, only the tokens still running.
 
-    counts = tf.reduce_sum(tf.cast(mask, tf.int32), axis=1)  # (B,)
-    width = tf.reduce_max(counts)
-    order = tf.argsort(tf.cast(tf.logical_not(mask), tf.int32), axis=1, stable=True)[:, :width]  # (B, W)
-    slots = tf.where(tf.range(width)[None, :] < counts[:, None])  # (M, 2): (row, slot)
-    positions = tf.stack([slots[:, 0], tf.cast(tf.gather_nd(order, slots), tf.int64)], axis=-1)  # (M, 2): (row, t)
-    return order, slots, positions
+    The state lives in slot space: `slots` (B, W) are token positions and `h`,
+    `running`, `accumulated`, ... their values. Slots start as every position
+    (W = T, in order); whenever every row has fewer running tokens than W, the slots
+    are narrowed to each row's running tokens (stable order, so [CLS] stays first;
+    shorter rows are filled with some of their own halted tokens, which are computed
+    but never change). Halted tokens leave the slots only then, after their state,
+    N_t, R_t and keys/values are written back to the (B, T, ...) tensors; so an
+    iteration that narrows nothing gathers and scatters nothing.
 
-
-def _sparse_outputs(layer, halting_fn):
-    """Layer output and halting probability computed at running positions only, scattered to (B, T, ...).
-
-    Keys/values are cached in the loop state and recomputed only for tokens whose
-    state changed at the previous iteration (all of them when `layer.reuse_keys` is
-    False). Running tokens are gathered per sequence (stable order), padded to the
-    largest running count; padded slots are computed but never scattered. Non-running
-    positions get y = 0 and p = 0, which the step leaves unused (their weight is 0).
+    Keys/values: after each update the slots are projected once, which gives their
+    queries for the next iteration and their fresh keys/values. While the slots are
+    every position, those are all the keys. Once narrowed, queries attend to two
+    groups: the cache (B, heads, T, head_dim) of tokens that left the slots, with the
+    slots' own (stale) positions masked, and the slots' fresh keys/values. So the
+    cache is written only when slots narrow, never rewritten per iteration. The loop
+    ends when nothing runs.
     """
     import tensorflow as tf  # dynamic shapes: the TensorFlow backend only
 
-    def compute(state, i, running):
-        h = state["h"]
-        changed = state["changed"] if layer.reuse_keys else tf.ones_like(state["changed"])
-        order, slots, positions = _gather_rows(changed)
-        fresh_key, fresh_value = layer.key_value_fn(tf.gather(h, order, batch_dims=1), i)  # (B, W, ...)
-        key = tf.tensor_scatter_nd_update(state["key"], positions, tf.gather_nd(fresh_key, slots))
-        value = tf.tensor_scatter_nd_update(state["value"], positions, tf.gather_nd(fresh_value, slots))
+    batch_size, length = tf.shape(is_real)[0], tf.shape(is_real)[1]
+    slot_keys = ("slots", "h", "running", "accumulated", "iterations", "remainders", "query", "key", "value")
+    real_keys = is_real[:, None, None, :]  # (B, 1, 1, T)
 
-        order, slots, positions = _gather_rows(running)
-        y_query = tf.cast(layer.attend_fn(tf.gather(h, order, batch_dims=1), key, value, i), tf.float32)  # (B, Q, H)
-        shape = tf.shape(h, out_type=tf.int64)
-        y = tf.scatter_nd(positions, tf.gather_nd(y_query, slots), shape)
-        cache = {"key": key, "value": value, "changed": running}  # running tokens change this iteration
-        if halting_fn is None:
-            return y, None, cache
-        p_query = tf.cast(halting_fn(y_query, i), tf.float32)  # (B, Q)
-        return y, tf.scatter_nd(positions, tf.gather_nd(p_query, slots), shape[:2]), cache
+    def is_every_position(state):  # slots were never narrowed: slot w is position w
+        return tf.equal(tf.shape(state["slots"])[1], length)
 
-    return compute
+    def to_positions(state, values, base, axis=1):
+        """Slot values (B, W, ...) (slot axis `axis`) written over `base` (B, T, ...) at their positions."""
+        def scatter():
+            if axis == 1:
+                rows = tf.broadcast_to(tf.range(batch_size)[:, None], tf.shape(state["slots"]))
+                return tf.tensor_scatter_nd_update(base, tf.stack([rows, state["slots"]], axis=-1), values)
+            shape = tf.shape(values)[:3]  # (B, heads, W): keys/values
+            index = tf.stack([tf.broadcast_to(tf.range(batch_size)[:, None, None], shape),
+                              tf.broadcast_to(tf.range(shape[1])[None, :, None], shape),
+                              tf.broadcast_to(state["slots"][:, None, :], shape)], axis=-1)  # (row, head, t)
+            return tf.tensor_scatter_nd_update(base, index, values)
+
+        return tf.cond(is_every_position(state), lambda: values, scatter)
+
+    def write_back(state):
+        written = {f"full_{k}": to_positions(state, state[k], state[f"full_{k}"])
+                   for k in ("h", "iterations", "remainders")}
+        if layer.reuse_keys:
+            written.update({f"cache_{k}": to_positions(state, state[k], state[f"cache_{k}"], axis=2)
+                            for k in ("key", "value")})
+        return written
+
+    def narrow(state):
+        """Slots cut to each row's running tokens, everything about the leavers written back first."""
+        state = {**state, **write_back(state)}
+        width = tf.reduce_max(tf.reduce_sum(tf.cast(state["running"], tf.int32), axis=1))
+        order = tf.argsort(tf.cast(tf.logical_not(state["running"]), tf.int32), axis=1, stable=True)[:, :width]
+        for k in slot_keys:
+            if k in state:  # queries/keys/values: slot axis 2
+                state[k] = tf.gather(state[k], order, axis=2 if k in ("query", "key", "value") else 1, batch_dims=1)
+        if layer.reuse_keys:  # the cache stands for every token but the slots
+            rows = tf.broadcast_to(tf.range(batch_size)[:, None], tf.shape(state["slots"]))
+            in_slots = tf.scatter_nd(tf.stack([rows, state["slots"]], axis=-1),
+                                     tf.ones(tf.shape(state["slots"]), tf.int32), tf.shape(is_real))
+            state["cache_mask"] = tf.logical_and(real_keys, tf.equal(in_slots, 0)[:, None, None, :])
+        return state
+
+    zeros = tf.zeros([batch_size, length])
+    state = {
+        "slots": tf.broadcast_to(tf.range(length)[None], [batch_size, length]),  # (B, W)
+        "h": hidden_states,  # (B, W, H)
+        "running": is_real,  # (B, W)
+        "accumulated": zeros,
+        "iterations": zeros,
+        "remainders": zeros,
+        "full_h": hidden_states,  # (B, T, H), written back when slots narrow
+        "full_iterations": zeros,  # (B, T)
+        "full_remainders": zeros,
+    }
+    if layer.reuse_keys:
+        query, key, value = layer.project_fn(hidden_states, 0)  # (B, heads, W, head_dim), the slots'
+        state.update(query=query, key=key, value=value, cache_key=tf.zeros_like(key),
+                     cache_value=tf.zeros_like(value), cache_mask=tf.zeros_like(real_keys))
+    if return_details:
+        state.update(_empty_details(max_iterations, hidden_states))
+
+    # Shapes through the loop: slots narrow (axis 1; axis 2 of queries/keys/values), nothing else.
+    invariants = {k: tf.TensorShape(v.shape) for k, v in state.items()}
+    for k in slot_keys:
+        if k in invariants:
+            shape = invariants[k].as_list()
+            shape[2 if k in ("query", "key", "value") else 1] = None
+            invariants[k] = tf.TensorShape(shape)
+
+    def with_shapes(state):  # tf.cond forgets static sizes that both branches share
+        for k, v in state.items():
+            v.set_shape(invariants[k])
+        return state
+
+    def attend(state, i):
+        """Layer output (B, W, H) of the slots: attending to every current key/value."""
+        if not layer.reuse_keys:  # this iteration's weights: every position's keys/values anew
+            query, key, value = layer.project_fn(state["full_h"], i)
+            query = tf.gather(query, state["slots"], axis=2, batch_dims=1)
+            return layer.attend_fn(state["h"], query, [(key, value, real_keys)], i)
+        fresh = (state["key"], state["value"])
+        return tf.cond(
+            is_every_position(state),
+            lambda: layer.attend_fn(state["h"], state["query"], [(*fresh, real_keys)], i),
+            lambda: layer.attend_fn(state["h"], state["query"], [
+                (state["cache_key"], state["cache_value"], state["cache_mask"]),
+                (*fresh, tf.gather(is_real, state["slots"], batch_dims=1)[:, None, None, :])], i))
+
+    def body(i, state):
+        running_width = tf.reduce_max(tf.reduce_sum(tf.cast(state["running"], tf.int32), axis=1))
+        state = with_shapes(tf.cond(running_width < tf.shape(state["slots"])[1],
+                                    lambda: narrow(state), lambda: dict(state)))
+        if not layer.reuse_keys:
+            state.update(write_back(state))
+
+        slot = {k: state[k] for k in ("h", "accumulated", "iterations", "remainders")}
+        y = tf.cast(attend(state, i), tf.float32)  # (B, W, H)
+        raw_probability = None if halting_fn is None else halting_fn(y, i)
+        updated, halts_now, probability, weight = _act_step(
+            slot, y, raw_probability, state["running"], i, max_iterations, epsilon)
+        state.update(updated, running=tf.logical_and(state["running"], tf.logical_not(halts_now)))
+        if layer.reuse_keys:  # the slots' new queries/keys/values (none after the last iteration)
+            projections = {k: state[k] for k in ("query", "key", "value")}
+            state.update(zip(("query", "key", "value"), tf.cond(
+                tf.reduce_any(state["running"]),
+                lambda: layer.project_fn(updated["h"], i + 1), lambda: tuple(projections.values()))))
+        if return_details:
+            full_h = to_positions(state, updated["h"], state["full_h"])
+            state.update(_record_details(
+                state, i, to_positions(state, probability, zeros), to_positions(state, weight, zeros), full_h))
+        return i + 1, with_shapes(state)
+
+    def cond(i, state):
+        return tf.reduce_any(state["running"])
+
+    steps_run, state = tf.while_loop(
+        cond, body, (tf.constant(0, tf.int32), state), maximum_iterations=max_iterations,
+        shape_invariants=(tf.TensorShape([]), invariants))
+    full = {k: to_positions(state, state[k], state[f"full_{k}"]) for k in ("h", "iterations", "remainders")}
+    for k, v in full.items():
+        v.set_shape(invariants[f"full_{k}"])
+    if return_details:
+        full.update({k: state[k] for k in ("probabilities", "weights", "states")})
+    return _outputs(full, steps_run, max_iterations, return_details)

@@ -13,10 +13,13 @@ class TransformerBlock(keras.layers.Layer):
     """Post-LN encoder block: self-attention + residual + LN, GELU FFN + residual + LN.
 
     The block can compute its output for a *subset* of query positions while
-    attending to all positions (`query_indices`), and is split into `key_value`
-    and `attend` so keys/values of frozen tokens can be reused; sparse inference
-    uses both to skip tokens that have already halted. Softmax runs in float32
-    even under mixed precision.
+    attending to all positions (`query_indices`), and is split into `project`
+    (queries, keys, values) and `attend`, so keys/values of frozen tokens can be
+    reused; sparse inference uses both to skip tokens that have already halted.
+    The projections keep the kernel shapes of `keras.layers.MultiHeadAttention`
+    (weights copy over one to one) but run as plain 2-D matmuls, which are faster
+    than einsum for the few rows of late sparse iterations. Softmax runs in
+    float32 even under mixed precision.
 
     Args:
         num_heads: int, attention heads; must divide the hidden size.
@@ -102,37 +105,85 @@ class TransformerBlock(keras.layers.Layer):
         self.output_layer_norm = layer_norm("output_layer_norm")
         self.dropout_layer = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy)
 
-    def key_value(self, states):
-        """Keys and values (B, T, heads, head_dim) of `states` (B, T, H): reusable while states are frozen."""
-        return self.key_dense(states), self.value_dense(states)
+    def qkv_weights(self):
+        """(kernel (H, 3 H), bias (3 H,)): the query, key and value kernels side by side.
 
-    def attend(self, query_states, key, value, padding_mask=None, training=None):
-        """The block's output for `query_states` (B, Q, H) attending to precomputed keys/values."""
-        query = self.query_dense(query_states) * ops.cast(self._scale, self.compute_dtype)
-        scores = ops.cast(ops.einsum("bqnh,btnh->bnqt", query, key), "float32")
-        if padding_mask is not None:
-            # Padding keys get a large negative score: exp() underflows to exactly 0.
-            is_padding = 1.0 - ops.cast(padding_mask, "float32")  # (B, T)
-            scores = scores - 1e9 * is_padding[:, None, None, :]
-        probs = ops.cast(ops.softmax(scores, axis=-1), self.compute_dtype)  # (B, heads, Q, T)
+        Computed once per call of a loop (not per iteration) by sparse inference.
+        """
+        layers = (self.query_dense, self.key_dense, self.value_dense)
+        kernel = ops.concatenate([ops.reshape(self._cast(d.kernel), (ops.shape(d.kernel)[0], -1))
+                                  for d in layers], axis=1)
+        bias = ops.concatenate([ops.reshape(self._cast(d.bias), (-1,)) for d in layers], axis=0)
+        return kernel, bias
+
+    def project(self, states, qkv_weights=None):
+        """Queries, keys and values of `states` (B, S, H), each (B, heads, S, head_dim).
+
+        One matmul against `qkv_weights` (default: `self.qkv_weights()`). Keys/values
+        of a token depend on its state only, so sparse inference keeps those of frozen tokens.
+        """
+        kernel, bias = self.qkv_weights() if qkv_weights is None else qkv_weights
+        qkv = _dense(states, kernel, bias)  # (B, S, 3 H)
+        batch_size, length = ops.shape(states)[0], ops.shape(states)[1]
+        qkv = ops.reshape(qkv, (batch_size, length, 3, self.num_heads, self.query_dense.kernel.shape[-1]))
+        qkv = ops.transpose(qkv, (2, 0, 3, 1, 4))  # (3, B, heads, S, head_dim)
+        return qkv[0], qkv[1], qkv[2]
+
+    def attend(self, query_states, query, keys, training=None):
+        """The block's output (B, Q, H) for `query_states` (B, Q, H) with their `query` (B, heads, Q, head_dim).
+
+        `keys`: one or more groups `(key, value, mask)` that the queries attend to, one
+        softmax over all of them: key/value (B, heads, S, head_dim), mask (B, 1, 1, S) bool
+        or None (see `key_mask`). One group is plain self-attention; sparse inference adds
+        the running tokens' fresh keys/values beside the cache of frozen ones.
+        """
+        query = query * ops.cast(self._scale, query.dtype)
+        scores = []
+        for key, _, mask in keys:
+            group = ops.cast(ops.matmul(query, ops.swapaxes(key, -1, -2)), "float32")  # (B, heads, Q, S)
+            if mask is not None:
+                # Masked keys get a large negative score: exp() underflows to exactly 0. A select,
+                # not an added bias: oneDNN's fused batch-matmul + broadcast add (TF 2.21) returned
+                # empty tensors from inside the sparse while loop.
+                group = ops.where(mask, group, -1e9)
+            scores.append(group)
+        scores = scores[0] if len(scores) == 1 else ops.concatenate(scores, axis=-1)
+        probs = ops.cast(ops.softmax(scores, axis=-1), self.compute_dtype)
         probs = self.dropout_layer(probs, training=training)
-        context = ops.einsum("bnqt,btnh->bqnh", probs, value)  # (B, Q, heads, head_dim)
-        attention = self.dropout_layer(self.attention_output_dense(context), training=training)
+        if len(keys) == 1:
+            context = ops.matmul(probs, keys[0][1])  # (B, heads, Q, head_dim)
+        else:  # each group's share of the probabilities against its own values, summed
+            context, start = None, 0
+            for key, value, _ in keys:
+                end = start + ops.shape(key)[2]
+                part = ops.matmul(probs[..., start:end], value)
+                context, start = part if context is None else context + part, end
+        context = ops.transpose(context, (0, 2, 1, 3))  # (B, Q, heads, head_dim)
+        context = ops.reshape(context, ops.shape(query_states))  # (B, Q, H)
+        attention = self.dropout_layer(self._apply(self.attention_output_dense, context), training=training)
         x = self.attention_layer_norm(query_states + attention)  # (B, Q, H)
 
-        ffn = ops.gelu(self.intermediate_dense(x), approximate=True)  # (B, Q, F)
-        ffn = self.dropout_layer(self.output_dense(ffn), training=training)
+        ffn = ops.gelu(self._apply(self.intermediate_dense, x), approximate=True)  # (B, Q, F)
+        ffn = self.dropout_layer(self._apply(self.output_dense, ffn), training=training)
         return self.output_layer_norm(x + ffn)  # (B, Q, H)
 
     def call(self, hidden_states, padding_mask=None, query_indices=None, training=None):
-        if query_indices is None:
-            query_states = hidden_states  # (B, Q=T, H)
-        else:
-            query_states = ops.take_along_axis(
-                hidden_states, ops.cast(query_indices, "int32")[:, :, None], axis=1
-            )  # (B, Q, H)
-        key, value = self.key_value(hidden_states)
-        return self.attend(query_states, key, value, padding_mask, training)
+        query, key, value = self.project(hidden_states)
+        query_states = hidden_states  # (B, Q=T, H)
+        if query_indices is not None:
+            query_indices = ops.cast(query_indices, "int32")  # (B, Q)
+            query_states = ops.take_along_axis(hidden_states, query_indices[:, :, None], axis=1)
+            query = ops.take_along_axis(query, query_indices[:, None, :, None], axis=2)
+        mask = None if padding_mask is None else key_mask(padding_mask)
+        return self.attend(query_states, query, [(key, value, mask)], training)
+
+    def _cast(self, variable):
+        return ops.cast(variable, self.compute_dtype)
+
+    def _apply(self, layer, x):
+        """An EinsumDense sub-layer's kernel/bias applied as one 2-D matmul (fast at any shape)."""
+        kernel = self._cast(layer.kernel)
+        return _dense(x, ops.reshape(kernel, (-1, ops.shape(kernel)[-1])), self._cast(layer.bias))
 
     def compute_output_shape(self, hidden_states_shape, padding_mask_shape=None, query_indices_shape=None):
         if query_indices_shape is None:
@@ -149,3 +200,14 @@ class TransformerBlock(keras.layers.Layer):
             initializer_range=self.initializer_range,
         )
         return config
+
+
+def key_mask(padding_mask):
+    """bool (B, 1, 1, T) from a padding mask (B, T): the keys every query may attend to."""
+    return ops.cast(padding_mask, "bool")[:, None, None, :]
+
+
+def _dense(x, kernel, bias):
+    """x (..., D) @ kernel (D, F) + bias (F,) as one 2-D matmul, whatever the leading shape."""
+    flat = ops.matmul(ops.reshape(x, (-1, ops.shape(kernel)[0])), kernel) + bias
+    return ops.reshape(flat, (*ops.shape(x)[:-1], ops.shape(kernel)[1]))

@@ -1,6 +1,6 @@
 """Dense vs sparse inference: wall time against the share of iterations actually needed.
 
-    .venv/bin/python -m benchmarks.adaptive_inference [--runs 5] [--checkpoint runs/demo]
+    .venv/bin/python -m benchmarks.adaptive_inference [--runs 11] [--checkpoint runs/demo]
 
 Settings:
 * synthetic: demo-sized random weights (max length 512), the real shared block, and a
@@ -9,7 +9,8 @@ Settings:
   the batch can never stop early. Runs `halting_loop` itself, dense (static) vs sparse.
 * checkpoint: the trained demo backbone (positions <= 128) on held-out pre-training
   records, static vs sparse execution of the whole backbone.
-Each cell: median of --runs calls of a tf.function after warm-up. The time ratio is
+Each cell: median of --runs calls of a tf.function after warm-up, dense and sparse calls
+interleaved (a third as many for the largest batches). The time ratio is
 sparse / dense; mean N / N_max is the share of iterations that ACT actually needs.
 """
 
@@ -32,14 +33,17 @@ from pipelines.pretraining_dataset import make_pretraining_dataset  # noqa: E402
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def median_seconds(fn, inputs, runs):
-    fn(inputs)["iterations"].numpy()  # trace and warm up
-    times = []
+def median_seconds(fns, inputs, runs):
+    """Median wall seconds of each fn(inputs), calls interleaved so that drift hits all alike."""
+    for fn in fns:
+        fn(inputs)["iterations"].numpy()  # trace and warm up
+    times = [[] for _ in fns]
     for _ in range(runs):
-        start = time.perf_counter()
-        fn(inputs)["iterations"].numpy()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for fn, spent in zip(fns, times):
+            start = time.perf_counter()
+            fn(inputs)["iterations"].numpy()
+            spent.append(time.perf_counter() - start)
+    return [statistics.median(spent) for spent in times]
 
 
 def synthetic_loop(backbone, execution):
@@ -48,26 +52,25 @@ def synthetic_loop(backbone, execution):
     stash = {}
 
     def layer_fn(h, i):  # dense: every position is a query
-        stash["positions"] = tf.broadcast_to(tf.range(tf.shape(h)[1])[None], tf.shape(h)[:2])
         return block(h, padding_mask=stash["mask"])
 
-    def halting_fn(y, i):  # read right after the layer, in the same trace
-        return tf.where(stash["positions"] == 0, 0.001, 0.5)
+    def halting_fn(y, i):
+        # y (B, W, H): every position (dense), or the sparse loop's slots. Slots keep
+        # running tokens in position order, and [CLS] (position 0) runs to the cap, so
+        # slot 0 is position 0 in both.
+        return tf.where(tf.range(tf.shape(y)[1])[None] == 0, 0.001, 0.5) * tf.ones(tf.shape(y)[:2])
 
-    def key_value_fn(states, i):
-        return block.key_value(states)
+    def project_fn(states, i):
+        return block.project(states, stash["qkv_weights"])
 
-    def sparse_attend(query_states, key, value, i):  # sparse: running positions only
-        # The sparse loop gathers running positions in a stable order, so [CLS] (position 0)
-        # is the first query of every sequence while it runs: slot 0 stands for position 0.
-        stash["positions"] = tf.broadcast_to(tf.range(tf.shape(query_states)[1])[None], tf.shape(query_states)[:2])
-        return block.attend(query_states, key, value, stash["mask"])
+    def sparse_attend(query_states, query, keys, i):  # sparse: running positions only
+        return block.attend(query_states, query, keys)
 
-    sparse_layer = SparseLayer(key_value_fn, sparse_attend)
+    sparse_layer = SparseLayer(project_fn, sparse_attend)
 
     @tf.function
     def run(inputs):
-        stash["mask"] = inputs["padding_mask"]
+        stash["mask"], stash["qkv_weights"] = inputs["padding_mask"], block.qkv_weights()
         hidden = backbone.embeddings(inputs["token_ids"], inputs["segment_ids"])
         return halting_loop(hidden, inputs["padding_mask"], layer_fn, halting_fn, n_max, execution=execution,
                             sparse_layer=sparse_layer)
@@ -85,7 +88,7 @@ def synthetic_inputs(batch, length, vocabulary, seed=0):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--batch_sizes", type=int, nargs="+", default=[1, 8, 64])
     parser.add_argument("--lengths", type=int, nargs="+", default=[128, 512])
     parser.add_argument("--checkpoint", default=os.path.join(REPO, "runs", "demo"),
@@ -99,8 +102,8 @@ def main():
         for batch in args.batch_sizes:
             inputs = synthetic_inputs(batch, length, backbone.vocabulary_size)
             share = float(tf.reduce_mean(dense(inputs)["iterations"])) / backbone.max_iterations
-            runs = args.runs if batch * length <= 8 * 512 else max(2, args.runs // 2)
-            t_dense, t_sparse = median_seconds(dense, inputs, runs), median_seconds(sparse, inputs, runs)
+            runs = args.runs if batch * length <= 8 * 512 else max(3, args.runs // 3)
+            t_dense, t_sparse = median_seconds((dense, sparse), inputs, runs)
             rows.append(("synthetic, [CLS] at cap", batch, length, share, t_dense, t_sparse))
 
     if os.path.exists(os.path.join(args.checkpoint, "config.json")):
@@ -114,7 +117,7 @@ def main():
             out = fns["static"](inputs)
             real = tf.cast(inputs["padding_mask"], tf.bool)
             share = float(tf.reduce_mean(tf.boolean_mask(out["iterations"], real))) / trained["static"].max_iterations
-            t_dense, t_sparse = median_seconds(fns["static"], inputs, args.runs), median_seconds(fns["sparse"], inputs, args.runs)
+            t_dense, t_sparse = median_seconds((fns["static"], fns["sparse"]), inputs, args.runs)
             rows.append((f"trained {os.path.basename(args.checkpoint.rstrip('/'))}", batch, 128, share, t_dense, t_sparse))
     else:
         print(f"(no trained checkpoint at {args.checkpoint}: run `python -m albert_act.pretrain` for those rows)")
