@@ -35,6 +35,19 @@ def test_query_subset_equals_gathered_full_output():
     np.testing.assert_allclose(subset, np.take_along_axis(full, indices[..., None], axis=1), atol=1e-6)
 
 
+def test_attending_to_key_groups_equals_one_softmax_over_all_keys():
+    # Sparse inference splits the keys into the cache and the running tokens' fresh
+    # keys/values; any split, in any order, with masks, must give plain attention.
+    block, x, real = _block_and_inputs()
+    query, key, value = (t.numpy() for t in block.project(x))  # (B, heads, T, head_dim)
+    mask = real[:, None, None, :]
+    whole = block.attend(x, query, [(key, value, mask)]).numpy()
+    order = np.array([7, 2, 9, 0, 4, 1, 8, 3, 6, 5])  # groups in a shuffled order
+    groups = [(key[:, :, order[a:b]], value[:, :, order[a:b]], mask[..., order[a:b]]) for a, b in ((0, 6), (6, 10))]
+    np.testing.assert_allclose(block.attend(x, query, groups).numpy(), whole, atol=1e-6)
+    np.testing.assert_allclose(whole[real], block(x, padding_mask=real).numpy()[real], atol=1e-6)
+
+
 def test_padding_keys_are_ignored():
     block, x, real = _block_and_inputs()
     changed = x.copy()
