@@ -21,7 +21,8 @@ whatever the compute dtype of the layer.
 every token has halted (`execution="while"`), or as that while loop computing
 the layer and the halting unit for running tokens only (`execution="sparse"`,
 for inference on CPU/GPU: the cost follows sum N_t, not T x N_max; dynamic
-shapes, so not for TPU). All three run the same step function.
+shapes, so not for TPU). All three apply the same ACT update (`_act_step`), to
+(B, T) tokens in the dense loops and to the running tokens' slots in the sparse one.
 """
 
 import keras
