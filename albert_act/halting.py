@@ -279,7 +279,8 @@ def _sparse_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsi
     import tensorflow as tf  # dynamic shapes: the TensorFlow backend only
 
     batch_size, length = tf.shape(is_real)[0], tf.shape(is_real)[1]
-    slot_keys = ("slots", "h", "running", "accumulated", "iterations", "remainders", "query", "key", "value")
+    # Slot tensors and the axis their slots run along (queries/keys/values: (B, heads, W, head_dim)).
+    slot_axis = dict(slots=1, h=1, running=1, accumulated=1, iterations=1, remainders=1, query=2, key=2, value=2)
     real_keys = is_real[:, None, None, :]  # (B, 1, 1, T)
 
     def is_every_position(state):  # slots were never narrowed: slot w is position w
@@ -312,14 +313,12 @@ def _sparse_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsi
         state = {**state, **write_back(state)}
         width = tf.reduce_max(tf.reduce_sum(tf.cast(state["running"], tf.int32), axis=1))
         order = tf.argsort(tf.cast(tf.logical_not(state["running"]), tf.int32), axis=1, stable=True)[:, :width]
-        for k in slot_keys:
-            if k in state:  # queries/keys/values: slot axis 2
-                state[k] = tf.gather(state[k], order, axis=2 if k in ("query", "key", "value") else 1, batch_dims=1)
+        for k, axis in slot_axis.items():
+            if k in state:
+                state[k] = tf.gather(state[k], order, axis=axis, batch_dims=1)
         if layer.reuse_keys:  # the cache stands for every token but the slots
-            rows = tf.broadcast_to(tf.range(batch_size)[:, None], tf.shape(state["slots"]))
-            in_slots = tf.scatter_nd(tf.stack([rows, state["slots"]], axis=-1),
-                                     tf.ones(tf.shape(state["slots"]), tf.int32), tf.shape(is_real))
-            state["cache_mask"] = tf.logical_and(real_keys, tf.equal(in_slots, 0)[:, None, None, :])
+            not_in_slots = to_positions(state, tf.zeros(tf.shape(state["slots"]), tf.bool), is_real)
+            state["cache_mask"] = not_in_slots[:, None, None, :]
         return state
 
     zeros = tf.zeros([batch_size, length])
@@ -343,10 +342,10 @@ def _sparse_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsi
 
     # Shapes through the loop: slots narrow (axis 1; axis 2 of queries/keys/values), nothing else.
     invariants = {k: tf.TensorShape(v.shape) for k, v in state.items()}
-    for k in slot_keys:
+    for k, axis in slot_axis.items():
         if k in invariants:
             shape = invariants[k].as_list()
-            shape[2 if k in ("query", "key", "value") else 1] = None
+            shape[axis] = None
             invariants[k] = tf.TensorShape(shape)
 
     def with_shapes(state):  # tf.cond forgets static sizes that both branches share
@@ -382,10 +381,10 @@ def _sparse_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsi
             slot, y, raw_probability, state["running"], i, max_iterations, epsilon)
         state.update(updated, running=tf.logical_and(state["running"], tf.logical_not(halts_now)))
         if layer.reuse_keys:  # the slots' new queries/keys/values (none after the last iteration)
-            projections = {k: state[k] for k in ("query", "key", "value")}
-            state.update(zip(("query", "key", "value"), tf.cond(
-                tf.reduce_any(state["running"]),
-                lambda: layer.project_fn(updated["h"], i + 1), lambda: tuple(projections.values()))))
+            names = ("query", "key", "value")
+            state.update(zip(names, tf.cond(tf.reduce_any(state["running"]),
+                                            lambda: layer.project_fn(updated["h"], i + 1),
+                                            lambda: tuple(state[k] for k in names))))
         if return_details:
             full_h = to_positions(state, updated["h"], state["full_h"])
             state.update(_record_details(
