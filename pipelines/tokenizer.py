@@ -39,12 +39,23 @@ def sample_sentences(files, max_sentences, seed):
     return sample
 
 
-def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=12345, num_threads=1):
-    """Trains a unigram vocabulary on normalized text; returns the serialized model (bytes).
+MODEL_TYPES = ("unigram", "bpe")
+
+
+def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=12345, num_threads=1,
+                        model_type="unigram"):
+    """Trains a vocabulary on normalized text; returns the serialized model (bytes).
+
+    model_type: "unigram" (ALBERT's) or "bpe". SentencePiece's unigram trainer splits
+    very frequent short words of a low-diversity corpus into letters ("near" ->
+    "▁nea r", "a" -> "▁ a"; google/sentencepiece issue 967): fine on real text,
+    but the embedded synthetic corpus needs "bpe".
 
     Raises ValueError when the files hold no text, or when `vocab_size` is larger
     than the text supports (SentencePiece's message says the largest possible).
     """
+    if model_type not in MODEL_TYPES:
+        raise ValueError(f"model_type must be one of {list(MODEL_TYPES)}, got {model_type!r}")
     sentences = sample_sentences(files, max_sentences, seed)
     if not sentences:
         raise ValueError(f"no text to train a vocabulary on in {files}")
@@ -54,7 +65,7 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
             sentence_iterator=iter(sentences),
             model_writer=model,
             vocab_size=vocab_size,
-            model_type="unigram",
+            model_type=model_type,
             pad_id=PAD_ID,
             unk_id=UNK_ID,
             bos_id=-1,

@@ -1,4 +1,4 @@
-"""Train the SentencePiece vocabulary (unigram, lowercase, ALBERT's normalization).
+"""Train the SentencePiece vocabulary (unigram or BPE, lowercase, ALBERT's normalization).
 
     python -m pipelines.train_tokenizer --input 'corpus/*.txt' --output vocab/albert --vocab_size 30000
 
@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from pipelines import text_files
-from pipelines.tokenizer import Tokenizer, train_sentencepiece
+from pipelines.tokenizer import MODEL_TYPES, Tokenizer, train_sentencepiece
 
 
 def write_vocabulary(model_proto, output_prefix):
@@ -30,6 +30,9 @@ def main(argv=None):
     parser.add_argument("--input", nargs="+", required=True, help="text files or globs (local or gs://)")
     parser.add_argument("--output", required=True, help="output prefix: writes PREFIX.model and PREFIX.vocab")
     parser.add_argument("--vocab_size", type=int, default=30000)
+    parser.add_argument("--model_type", default="unigram", choices=MODEL_TYPES,
+                        help="unigram (ALBERT's); bpe for small synthetic corpora, where SentencePiece's "
+                             "unigram trainer splits the most frequent words into letters")
     parser.add_argument("--max_sentences", type=int, default=2_000_000,
                         help="seeded reservoir sample of lines to train on (bounds memory)")
     parser.add_argument("--seed", type=int, default=12345)
@@ -38,7 +41,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         files = text_files.expand_patterns(args.input)
-        proto = train_sentencepiece(files, args.vocab_size, args.max_sentences, args.seed, args.threads)
+        proto = train_sentencepiece(files, args.vocab_size, args.max_sentences, args.seed, args.threads,
+                                    model_type=args.model_type)
         tokenizer = write_vocabulary(proto, args.output)
     except ValueError as error:
         sys.exit(f"error: {error}")

@@ -105,3 +105,25 @@ def test_graph_tokenizer_is_a_tf_module_with_the_model(wiki_tokenizer):
     ids = graph(tf.constant([["A b"], ["c"]]))  # any shape of strings
     assert ids.shape[:2] == (2, 1)
     assert np.array_equal(graph(tf.constant(["hello"])).to_list()[0], wiki_tokenizer.encode(["hello"])[0])
+
+
+def test_bpe_vocabulary_of_the_embedded_corpus(tmp_path):
+    """The demo's vocabulary: BPE keeps the grammar's words whole where unigram splits the most frequent
+    into letters (google/sentencepiece issue 967), and Python and in-graph encodings stay identical."""
+    from pipelines import synthetic_corpus
+
+    corpus = tmp_path / "corpus.txt"
+    synthetic_corpus.write_corpus(corpus, 3000, seed=0)
+    lines = [line for line in corpus.read_text().splitlines() if line]
+    words = "near the a she their afterwards".split()
+    pieces = {}
+    for model_type in ("unigram", "bpe"):
+        tokenizer = Tokenizer(train_sentencepiece([str(corpus)], 1000, model_type=model_type))
+        pieces[model_type] = [tokenizer.id_to_piece(ids) for ids in tokenizer.encode(words)]
+        if model_type == "bpe":
+            assert tokenizer.graph_tokenizer()(tf.constant(lines + UNICODE_CASES)).to_list() == \
+                tokenizer.encode(lines + UNICODE_CASES)
+    assert pieces["bpe"] == [["\u2581" + w] for w in words]
+    assert sum(len(p) > 1 for p in pieces["unigram"]) >= 3  # the upstream behaviour the demo avoids
+    with pytest.raises(ValueError, match="model_type must be one of"):
+        train_sentencepiece([str(corpus)], 1000, model_type="wordpiece")
