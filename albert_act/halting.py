@@ -8,6 +8,12 @@ For token t at iteration n = 1..N_max, with layer output y_t^n = f(h^{n-1})_t:
     lam_t^n = p_t^n if n < N_t;  R_t if n = N_t;  0 if n > N_t
     h_t^n   = lam_t^n * y_t^n + (1 - lam_t^n) * h_t^{n-1}
     ponder  = sum over real tokens of (N_t + R_t)               (per sequence)
+    E_t     = sum_n n * lam_t^n                                 (expected iterations)
+
+lam_t^1..N_t is the halting distribution of token t: it sums to 1, and E_t, its
+mean, is a continuous depth (E_t <= N_t) that moves with the halting
+probabilities even while N_t, a whole number, stays put. With fixed depth
+E_t = N_max.
 
 Decisions: the remainder is forced at the cap (every token's weights sum to 1);
 halting is tracked with a boolean mask, never by comparing a float sum with 1;
@@ -116,8 +122,9 @@ def halting_loop(
 
     Returns:
         dict of float32 tensors: `sequence_output` (B, T, H) = h^{N_max},
-        `iterations` N_t (B, T), `remainders` R_t (B, T), `ponder_cost` (B,),
-        and the details when asked for.
+        `iterations` N_t (B, T), `remainders` R_t (B, T), `expected_iterations`
+        E_t (B, T), `ponder_cost` (B,), and the details when asked for.
+        Padding has N = R = E = 0.
     """
     checks.positive_int("max_iterations", max_iterations)
     checks.probability("epsilon", epsilon, inclusive_low=False)
@@ -138,6 +145,7 @@ def halting_loop(
         "accumulated": zeros,  # sum_{k<n} p_t^k                (B, T)
         "iterations": zeros,  # N_t once halted, else 0          (B, T)
         "remainders": zeros,  # R_t once halted, else 0          (B, T)
+        "expected": zeros,  # sum_{k<n} k lam_t^k                (B, T)
     }
     if return_details:
         state.update(_empty_details(max_iterations, hidden_states))
@@ -173,7 +181,7 @@ def halting_loop(
 def _act_step(state, y, raw_probability, running, i, max_iterations, epsilon):
     """One ACT update, elementwise over any token layout ((B, T) dense, (B, W) running slots).
 
-    state holds `h` (..., H) and `accumulated`, `iterations`, `remainders` (...);
+    state holds `h` (..., H) and `accumulated`, `iterations`, `remainders`, `expected` (...);
     y (..., H) is the layer output, raw_probability (...) p_t^n or None (fixed depth).
     Returns (new state without `halted`, halts_now, probability, weight lam_t^n).
     """
@@ -184,6 +192,7 @@ def _act_step(state, y, raw_probability, running, i, max_iterations, epsilon):
         probability = ops.zeros_like(weight)
         remainders, accumulated = state["remainders"], state["accumulated"]
         h = ops.where(running[..., None], y, state["h"])  # lam is 1 or 0: select, no arithmetic
+        expected = ops.where(halts_now, ops.cast(i + 1, "float32"), state["expected"])  # all weight at N_max
     else:
         probability = ops.where(running, ops.cast(raw_probability, "float32"), 0.0)
         reaches = ops.greater_equal(state["accumulated"] + probability, 1.0 - epsilon)
@@ -195,11 +204,13 @@ def _act_step(state, y, raw_probability, running, i, max_iterations, epsilon):
         # lam y + (1 - lam) h, written as h + lam (y - h): one op fewer on (..., H),
         # and halted/padding tokens (lam = 0) keep h exactly, no select needed.
         h = state["h"] + weight[..., None] * (y - state["h"])
+        expected = state["expected"] + ops.cast(i + 1, "float32") * weight
     new_state = {
         "h": h,
         "accumulated": accumulated,
         "iterations": ops.where(halts_now, ops.cast(i + 1, "float32"), state["iterations"]),
         "remainders": remainders,
+        "expected": expected,
     }
     return new_state, halts_now, probability, weight
 
@@ -227,6 +238,7 @@ def _outputs(state, steps_run, max_iterations, return_details):
         "sequence_output": state["h"],
         "iterations": state["iterations"],
         "remainders": state["remainders"],
+        "expected_iterations": state["expected"],
         "ponder_cost": ops.sum(state["iterations"] + state["remainders"], axis=-1),  # padding: 0
     }
     if return_details:
@@ -279,8 +291,10 @@ def _sparse_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsi
     import tensorflow as tf  # dynamic shapes: the TensorFlow backend only
 
     batch_size, length = tf.shape(is_real)[0], tf.shape(is_real)[1]
+    PER_TOKEN = ("h", "iterations", "remainders", "expected")  # slot values also kept at full (B, T, ...) size
     # Slot tensors and the axis their slots run along (queries/keys/values: (B, heads, W, head_dim)).
-    slot_axis = dict(slots=1, h=1, running=1, accumulated=1, iterations=1, remainders=1, query=2, key=2, value=2)
+    slot_axis = dict(slots=1, h=1, running=1, accumulated=1, iterations=1, remainders=1, expected=1,
+                     query=2, key=2, value=2)
     real_keys = is_real[:, None, None, :]  # (B, 1, 1, T)
 
     def is_every_position(state):  # slots were never narrowed: slot w is position w
@@ -301,8 +315,7 @@ def _sparse_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsi
         return tf.cond(is_every_position(state), lambda: values, scatter)
 
     def write_back(state):
-        written = {f"full_{k}": to_positions(state, state[k], state[f"full_{k}"])
-                   for k in ("h", "iterations", "remainders")}
+        written = {f"full_{k}": to_positions(state, state[k], state[f"full_{k}"]) for k in PER_TOKEN}
         if layer.reuse_keys:
             written.update({f"cache_{k}": to_positions(state, state[k], state[f"cache_{k}"], axis=2)
                             for k in ("key", "value")})
@@ -329,9 +342,11 @@ def _sparse_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsi
         "accumulated": zeros,
         "iterations": zeros,
         "remainders": zeros,
+        "expected": zeros,
         "full_h": hidden_states,  # (B, T, H), written back when slots narrow
         "full_iterations": zeros,  # (B, T)
         "full_remainders": zeros,
+        "full_expected": zeros,
     }
     if layer.reuse_keys:
         query, key, value = layer.project_fn(hidden_states, 0)  # (B, heads, W, head_dim), the slots'
@@ -374,7 +389,7 @@ def _sparse_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsi
         if not layer.reuse_keys:
             state.update(write_back(state))
 
-        slot = {k: state[k] for k in ("h", "accumulated", "iterations", "remainders")}
+        slot = {k: state[k] for k in ("accumulated",) + PER_TOKEN}
         y = tf.cast(attend(state, i), tf.float32)  # (B, W, H)
         raw_probability = None if halting_fn is None else halting_fn(y, i)
         updated, halts_now, probability, weight = _act_step(
@@ -397,7 +412,7 @@ def _sparse_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsi
     steps_run, state = tf.while_loop(
         cond, body, (tf.constant(0, tf.int32), state), maximum_iterations=max_iterations,
         shape_invariants=(tf.TensorShape([]), invariants))
-    full = {k: to_positions(state, state[k], state[f"full_{k}"]) for k in ("h", "iterations", "remainders")}
+    full = {k: to_positions(state, state[k], state[f"full_{k}"]) for k in PER_TOKEN}
     for k, v in full.items():
         v.set_shape(invariants[f"full_{k}"])
     if return_details:

@@ -14,7 +14,7 @@ def act(h0, real, layer, halting, max_iterations, epsilon=0.01):
 
     h0: (B, T, H) initial states; real: (B, T) bool; layer(h) -> y (B, T, H);
     halting(y) -> p (B, T). Returns a dict with sequence_output, iterations,
-    remainders, ponder_cost, update_weights (B, T, N_max), halting_probabilities.
+    remainders, expected_iterations, ponder_cost, update_weights (B, T, N_max), halting_probabilities.
     """
     h = np.array(h0, dtype=np.float64)
     batch, length, _ = h.shape
@@ -47,6 +47,8 @@ def act(h0, real, layer, halting, max_iterations, epsilon=0.01):
         "sequence_output": h,
         "iterations": iterations,
         "remainders": remainders,
+        # E_t = sum_n n lam_t^n, written as a loop over iterations
+        "expected_iterations": sum(n * weights[..., n - 1] for n in range(1, max_iterations + 1)),
         "ponder_cost": (iterations + remainders).sum(axis=1),
         "update_weights": weights,
         "halting_probabilities": probabilities,
@@ -115,7 +117,7 @@ def backbone(model, inputs):
         for _ in range(n_max):
             h = np.where(real[..., None], layer(h), h)
         iterations = real * float(n_max)
-        out = {"sequence_output": h, "iterations": iterations,
+        out = {"sequence_output": h, "iterations": iterations, "expected_iterations": iterations,
                "remainders": np.zeros_like(iterations), "ponder_cost": iterations.sum(1)}
     else:
         out = act(h0, real, layer, halting, n_max, model.halting_epsilon)

@@ -17,7 +17,7 @@ from conftest import (
     to_numpy,
 )
 
-OUTPUT_NAMES = {"sequence_output", "pooled_output", "iterations", "remainders", "ponder_cost"}
+OUTPUT_NAMES = {"sequence_output", "pooled_output", "iterations", "remainders", "expected_iterations", "ponder_cost"}
 
 
 def _backbone(**overrides):
@@ -33,7 +33,7 @@ def test_matches_numpy_reference_with_varied_depths(execution):
     expected = numpy_reference.backbone(backbone, inputs)
     real = inputs["padding_mask"].astype(bool)
     assert len(np.unique(expected["iterations"][real])) >= 3  # varied depths, not one
-    for key in ("iterations", "remainders", "ponder_cost", "pooled_output"):
+    for key in ("iterations", "remainders", "expected_iterations", "ponder_cost", "pooled_output"):
         np.testing.assert_allclose(actual[key], expected[key], atol=1e-5, err_msg=key)
     np.testing.assert_allclose(actual["sequence_output"][real], expected["sequence_output"][real], atol=1e-5)
     np.testing.assert_allclose(actual["update_weights"], expected["update_weights"], atol=1e-5)

@@ -47,6 +47,8 @@ def test_hand_computed_mixed_halting(execution):
     np.testing.assert_allclose(out["iterations"], [[3, 1, 4, 0]])
     np.testing.assert_allclose(out["remainders"], [[0.2, 1.0, 0.7, 0.0]], atol=1e-6)
     np.testing.assert_allclose(out["ponder_cost"], [3.2 + 2.0 + 4.7], atol=1e-5)
+    # E = sum n lam: t0 .3 + 1.0 + .6 = 1.9; t1 1; t2 .1 + .2 + .3 + 2.8 = 3.4; padding 0.
+    np.testing.assert_allclose(out["expected_iterations"], [[1.9, 1.0, 3.4, 0.0]], atol=1e-5)
     np.testing.assert_allclose(
         out["update_weights"][0],
         [[0.3, 0.5, 0.2, 0], [1, 0, 0, 0], [0.1, 0.1, 0.1, 0.7], [0, 0, 0, 0]],
@@ -73,6 +75,7 @@ def test_every_token_halts_at_step_one(execution):
     np.testing.assert_array_equal(out["iterations"], np.ones((2, 3)))
     np.testing.assert_allclose(out["remainders"], np.ones((2, 3)))  # R = 1 - (empty sum)
     np.testing.assert_allclose(out["ponder_cost"], [6.0, 6.0])
+    np.testing.assert_allclose(out["expected_iterations"], np.ones((2, 3)))
     np.testing.assert_allclose(out["sequence_output"], h0 + 1.0, atol=1e-6)  # lam = 1: h^1 = y^1
     np.testing.assert_allclose(out["update_weights"][..., 0], 1.0)
     np.testing.assert_allclose(out["update_weights"][..., 1:], 0.0)
@@ -87,6 +90,7 @@ def test_remainder_is_forced_at_the_cap(execution):
     np.testing.assert_allclose(out["remainders"], [[0.75, 0.75]], atol=1e-6)
     np.testing.assert_allclose(out["update_weights"].sum(-1), 1.0, atol=1e-6)  # weights sum to 1
     np.testing.assert_allclose(out["update_weights"][0, 0], [0.05] * 5 + [0.75], atol=1e-6)
+    np.testing.assert_allclose(out["expected_iterations"], [[0.05 * 15 + 0.75 * 6] * 2], atol=1e-5)
 
 
 @pytest.mark.parametrize("execution", EXECUTIONS)
@@ -114,6 +118,7 @@ def test_fixed_depth_when_halting_fn_is_none():
         out = {k: keras.ops.convert_to_numpy(v) for k, v in out.items()}
         np.testing.assert_array_equal(out["iterations"], [[3, 3, 0]])
         np.testing.assert_array_equal(out["remainders"], 0.0)
+        np.testing.assert_array_equal(out["expected_iterations"], [[3, 3, 0]])  # all weight at N_max
         # 1 -> 3 -> 7 -> 15 on real tokens; padding stays 1.
         np.testing.assert_array_equal(out["sequence_output"][0, :, 0], [15, 15, 1])
 
@@ -156,7 +161,8 @@ def test_matches_numpy_reference_on_random_inputs(execution):
     out = {k: keras.ops.convert_to_numpy(v) for k, v in out.items()}
     # The case must exercise varied depths, or it proves little.
     assert len(np.unique(expected["iterations"][real])) >= 3
-    for key in ("iterations", "remainders", "ponder_cost", "update_weights", "halting_probabilities", "sequence_output"):
+    for key in ("iterations", "remainders", "expected_iterations", "ponder_cost", "update_weights",
+                "halting_probabilities", "sequence_output"):
         np.testing.assert_allclose(out[key], expected[key], atol=1e-5, err_msg=key)
 
 
