@@ -16,21 +16,41 @@ def _save(figure, path):
     return path
 
 
+def _types(types):
+    from albert_act.token_types import TOKEN_TYPES
+
+    return [n for n in TOKEN_TYPES if n in types and types[n]["count"]]
+
+
+def _error_bars(types, names, key):
+    """(2, n) distances to the 95% interval when known, else the std (symmetric)."""
+    interval = key.replace("mean", "interval")
+    if all(interval in types[n] for n in names):
+        return np.array([[types[n][key] - types[n][interval][0] for n in names],
+                         [types[n][interval][1] - types[n][key] for n in names]])
+    std = [types[n]["std" if key == "mean" else "expected_std"] for n in names]
+    return np.array([std, std])
+
+
 def token_types_figure(types, max_iterations, depth_threshold=None):
-    """Bars of mean iterations per token type, error bars = std, token counts on the bars."""
-    names = [n for n, row in types.items() if row["count"]]
-    figure, axis = plt.subplots(figsize=(8, 4))
-    means = [types[n]["mean"] for n in names]
-    axis.bar(names, means, yerr=[types[n]["std"] for n in names], capsize=4, color="#4477aa")
-    for x, name in enumerate(names):
-        axis.text(x, 0.05, f"n={types[name]['count']}", ha="center", va="bottom", fontsize=7, color="white")
+    """Per token type: mean iterations N and mean expected iterations E side by side; error bars
+    are 95% intervals when known (else the std); token counts in the labels."""
+    names = _types(types)
+    with_intervals = all("interval" in types[n] for n in names)
+    figure, axis = plt.subplots(figsize=(9, 4.5))
+    x, width = np.arange(len(names)), 0.38
+    for offset, key, label, color in ((-width / 2, "mean", "iterations N", "#4477aa"),
+                                      (width / 2, "expected_mean", "expected iterations E", "#66ccee")):
+        axis.bar(x + offset, [types[n][key] for n in names], width, yerr=_error_bars(types, names, key),
+                 capsize=3, color=color, label=label)
     if depth_threshold:
         axis.axhline(depth_threshold, color="#cc6677", linestyle="--", label=f"log3(H) = {depth_threshold:.1f}")
-        axis.legend(loc="upper right", fontsize=8)
+    axis.legend(loc="upper right", fontsize=9)
     axis.set_ylim(0, max_iterations + 0.5)
-    axis.set_ylabel("iterations (mean ± std)")
+    axis.set_xticks(x)
+    axis.set_xticklabels([f"{n}\n{types[n]['count']} tokens" for n in names], fontsize=8)
+    axis.set_ylabel("mean " + ("± 95% CI" if with_intervals else "± std"))
     axis.set_title("Iterations per token type")
-    axis.tick_params(axis="x", rotation=20)
     return figure
 
 
@@ -50,7 +70,7 @@ def token_types_png(types, max_iterations):
 
 def plot_histograms(types, path):
     """Share of tokens at each iteration count, one group of bars per token type."""
-    names = [n for n, row in types.items() if row["count"]]
+    names = _types(types)
     figure, axis = plt.subplots(figsize=(9, 4))
     width = 0.8 / max(len(names), 1)
     for i, name in enumerate(names):

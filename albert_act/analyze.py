@@ -35,7 +35,7 @@ def token_types_markdown(result, hidden_dim):
 
     types, n_max = result["types"], result["max_iterations"]
     threshold = math.log(hidden_dim, 3)
-    lines = [markdown_table(types, n_max)]
+    lines = [markdown_table(types, n_max, result.get("differences"))]
     masked = [types[k] for k in ("[MASK]->[MASK]", "[MASK]->random", "[MASK]->original") if types[k]["count"]]
     masked_mean = sum(r["mean"] * r["count"] for r in masked) / max(sum(r["count"] for r in masked), 1)
     verdict = "more" if masked_mean > types["unmasked"]["mean"] else "no more"

@@ -2,7 +2,7 @@
 
 Each analysis returns plain dicts (JSON-ready). The computations that define the
 numbers are small pure functions, tested by hand:
-  `type_histograms`      iterations per token type (Table 1),
+  `token_types.summarize` iterations per token type with intervals (Table 1),
   `align_words`          SentencePiece pieces aligned to words, tokenized word by word,
   `relation_table`       first-piece and all-piece means per relation (Tables 3-5),
   `cosine_curves`        mean cos(h^n, h^{n+1}) over tokens still running at n (Figures 2-4).
@@ -33,44 +33,30 @@ def _model_inputs(inputs):
 
 # --- Table 1: token types -------------------------------------------------------------------
 
-def type_histograms(iterations, masks, max_iterations):
-    """{type: counts of N_t = 0..N_max} for one batch (numpy)."""
-    return {name: np.bincount(np.asarray(iterations)[np.asarray(mask)].astype(int), minlength=max_iterations + 1)
-            for name, mask in masks.items()}
-
-
-def summarize_histograms(histograms):
-    """{type: {mean, std, count, histogram}} from summed histograms."""
-    table = {}
-    for name, counts in histograms.items():
-        counts = np.asarray(counts, float)
-        total = counts.sum()
-        values = np.arange(len(counts))
-        mean = float((values * counts).sum() / total) if total else float("nan")
-        std = float(math.sqrt(max(((values - mean) ** 2 * counts).sum() / total, 0.0))) if total else float("nan")
-        table[name] = {"mean": mean, "std": std, "count": int(total), "histogram": [int(c) for c in counts]}
-    return table
-
-
 def token_type_statistics(backbone, tokenizer, files, batch_size=64, max_batches=None, examples=4):
-    """Iterations per token type on pre-training TFRecords, and a few example sequences for heat maps."""
+    """Iterations N and expected iterations E per token type on pre-training TFRecords, with 95%
+    bootstrap intervals over the sequences (`token_types.summarize`), histograms of N, and a few
+    example sequences for heat maps."""
     run, n_max = _run(backbone), backbone.max_iterations
-    totals, kept = None, []
+    depth, histogram, kept = [], 0, []
     dataset = make_pretraining_dataset(files, batch_size, training=False)
     for i, (inputs, labels) in enumerate(dataset):
         if max_batches is not None and i >= max_batches:
             break
-        iterations = run(_model_inputs(inputs))["iterations"].numpy()
-        masks = {k: v.numpy() for k, v in token_types.token_type_masks(inputs, labels).items()}
-        batch = type_histograms(iterations, masks, n_max)
-        totals = batch if totals is None else {k: totals[k] + batch[k] for k in totals}
+        outputs = run(_model_inputs(inputs))
+        masks = token_types.token_type_masks(inputs, labels)
+        depth.append(token_types.depth_sums(outputs["iterations"], outputs["expected_iterations"], masks).numpy())
+        histogram = histogram + token_types.iteration_histogram(outputs["iterations"], masks, n_max).numpy()
+        iterations = outputs["iterations"].numpy()
         for row in range(min(examples - len(kept), len(iterations))):
             length = int(inputs["padding_mask"][row].numpy().sum())
             ids = inputs["token_ids"][row, :length].numpy()
             kept.append({"tokens": tokenizer.id_to_piece(ids), "iterations": iterations[row, :length].tolist()})
-    if totals is None:
+    if not depth:
         raise ValueError(f"no records in {files}")
-    return {"max_iterations": n_max, "types": summarize_histograms(totals), "examples": kept}
+    depth = np.concatenate(depth)
+    return {"max_iterations": n_max, "types": token_types.summarize(depth, histogram),
+            "differences": token_types.differences(depth), "examples": kept}
 
 
 # --- Tables 3-5: dependency relations --------------------------------------------------------

@@ -9,20 +9,6 @@ from albert_act import analysis_plots, analyze, depth_analysis, token_types
 from pipelines import probing
 
 
-def test_token_type_buckets_and_histograms_by_hand():
-    # [CLS] a [MASK] c [SEP] d r [SEP] pad; selected: 2 ([MASK]), 3 (kept), 6 (random: input 8, original 5)
-    inputs = {"token_ids": np.array([[2, 6, 4, 7, 3, 5, 8, 3, 0]]), "padding_mask": np.array([[1] * 8 + [0]]),
-              "masked_positions": np.array([[2, 3, 6, 0]])}
-    labels = {"masked_lm_ids": np.array([[9, 7, 5, 0]]), "masked_lm_weights": np.array([[1.0, 1.0, 1.0, 0.0]])}
-    masks = {k: np.asarray(v) for k, v in token_types.token_type_masks(inputs, labels).items()}
-    assert masks["[MASK]->random"][0].nonzero()[0].tolist() == [6]  # not position 2, whose input is [MASK]
-    iterations = np.array([[6, 1, 3, 2, 5, 1, 4, 5, 0]])
-    table = depth_analysis.summarize_histograms(depth_analysis.type_histograms(iterations, masks, 6))
-    assert table["[SEP]"]["histogram"] == [0, 0, 0, 0, 0, 2, 0] and table["[SEP]"]["mean"] == 5.0
-    assert table["unmasked"] == {"mean": 1.0, "std": 0.0, "count": 2, "histogram": [0, 2, 0, 0, 0, 0, 0]}
-    assert table["all"]["count"] == 8 and table["all"]["mean"] == pytest.approx(27 / 8)
-
-
 def test_alignment_on_real_ud_sentences(shared_data, wiki_tokenizer):
     sentences = list(probing.read_conllu(str(shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu")))
     hard = [s for s in sentences if any(t[0] in ("n't", "'s", ",", "%") or t[0][:1].isdigit() for t in s)][:200]
@@ -65,9 +51,12 @@ def test_cosine_curve_on_hand_built_states():
 
 
 def test_plots_are_written_and_not_empty(tmp_path):
-    types = {"all": {"mean": 2.5, "std": 0.5, "count": 10, "histogram": [0, 2, 3, 5]},
-             "[CLS]": {"mean": 3.0, "std": 0.0, "count": 1, "histogram": [0, 0, 0, 1]},
-             "[SEP]": {"mean": float("nan"), "std": float("nan"), "count": 0, "histogram": [0, 0, 0, 0]}}
+    types = {"all": {"mean": 2.5, "std": 0.5, "expected_mean": 2.1, "expected_std": 0.4, "count": 10,
+                     "histogram": [0, 2, 3, 5], "interval": [2.2, 2.8], "expected_interval": [1.9, 2.3]},
+             "[CLS]": {"mean": 3.0, "std": 0.0, "expected_mean": 2.5, "expected_std": 0.0, "count": 1,
+                       "histogram": [0, 0, 0, 1], "interval": [3.0, 3.0], "expected_interval": [2.5, 2.5]},
+             "[SEP]": {"mean": float("nan"), "std": float("nan"), "expected_mean": float("nan"),
+                       "expected_std": float("nan"), "count": 0, "histogram": [0, 0, 0, 0]}}
     paths = [analysis_plots.plot_token_types(types, 3, str(tmp_path / "a.png"), 2.0),
              analysis_plots.plot_histograms(types, str(tmp_path / "b.png")),
              analysis_plots.plot_relations({"nsubj": {"first_piece_mean": 2.0, "marked": True},
