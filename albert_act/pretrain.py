@@ -21,7 +21,7 @@ import os
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEMO = dict(steps=300, warmup_steps=30, global_batch_size=64, micro_batch_size=32, checkpoint_every=100, log_every=10)
+PRESET_NAMES = ("tiny", "small", "base", "demo")  # albert_act.presets.PRESETS, without importing Keras for --help
 
 
 def _override(text):
@@ -34,31 +34,59 @@ def _override(text):
         return key, value
 
 
+def _tau(text):
+    if text == "auto":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--tau expects a number or 'auto', got {text!r}") from None
+
+
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--preset", default="demo", choices=["tiny", "small", "base", "demo"])
+    parser = argparse.ArgumentParser(prog="python -m albert_act.pretrain", description=__doc__,
+                                     formatter_class=_HelpFormatter)
+    preset_help = "default: the preset's (albert_act/presets.py)"
+    parser.add_argument("--preset", default="demo", choices=sorted(PRESET_NAMES),
+                        help="model and run settings; the paper's tiny/small/base, or the CPU demo")
     parser.add_argument("--train_files", nargs="+", help="TFRecord globs (default: the embedded demo data)")
     parser.add_argument("--eval_files", nargs="+", help="held-out TFRecord globs")
-    parser.add_argument("--model_dir", default=os.path.join(REPO, "runs", "demo"))
-    parser.add_argument("--steps", type=int, default=DEMO["steps"], help="optimizer updates")
-    parser.add_argument("--warmup_steps", type=int, default=DEMO["warmup_steps"])
-    parser.add_argument("--learning_rate", type=float, default=1.76e-3)
-    parser.add_argument("--global_batch_size", type=int, default=DEMO["global_batch_size"])
-    parser.add_argument("--micro_batch_size", type=int, default=DEMO["micro_batch_size"],
-                        help="per replica; accumulation = global / (micro x replicas)")
+    parser.add_argument("--model_dir", default=None, help="run directory (default: runs/<preset>)")
+    parser.add_argument("--steps", type=int, default=None,
+                        help=f"optimizer updates; the preset's warm-up counts scale with it ({preset_help})")
+    parser.add_argument("--warmup_steps", type=int, default=None, help=f"learning-rate warm-up updates ({preset_help})")
+    parser.add_argument("--learning_rate", type=float, default=None, help=f"peak LAMB learning rate ({preset_help})")
+    parser.add_argument("--global_batch_size", type=int, default=None,
+                        help=f"sequences per optimizer update ({preset_help})")
+    parser.add_argument("--micro_batch_size", type=int, default=None,
+                        help=f"per replica; accumulation = global / (micro x replicas) ({preset_help})")
     parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu"])
     parser.add_argument("--precision", default="auto", choices=["auto", "float32", "mixed_bfloat16"],
                         help="auto: mixed_bfloat16 on TPU, float32 elsewhere")
+    parser.add_argument("--jit_compile", action=argparse.BooleanOptionalAction, default=None,
+                        help=f"XLA-compile the per-replica steps; always on for TPU ({preset_help})")
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--deterministic", action="store_true", help="deterministic ops and data order")
-    parser.add_argument("--tau", type=float, default=None, help="ponder-cost weight (default: the preset's)")
-    parser.add_argument("--halting", default="act", choices=["act", "none"])
+    parser.add_argument("--tau", type=_tau, default=None,
+                        help="ponder-cost weight: a number, or 'auto' (tau x ponder cost = 10%% of MLM + SOP "
+                             f"when the ponder cost switches on) ({preset_help})")
+    parser.add_argument("--ponder_warmup_start", type=int, default=None,
+                        help=f"updates trained with tau = 0 before the ponder cost switches on ({preset_help})")
+    parser.add_argument("--ponder_warmup_steps", type=int, default=None,
+                        help=f"updates over which tau then ramps linearly from 0 to its value ({preset_help})")
+    parser.add_argument("--execution", default=None, choices=["static", "while"],
+                        help="ACT loop in training: static (N_max masked steps; XLA/TPU) or while "
+                             f"(stops once every token of the batch has halted; CPU/GPU) ({preset_help})")
+    parser.add_argument("--halting", default="act", choices=["act", "none"],
+                        help="act: learned per-token depth; none: fixed depth N_max (the ALBERT baseline)")
     parser.add_argument("--unshared", action="store_true", help="N_max distinct layers (BERT baseline)")
-    parser.add_argument("--override", type=_override, action="append", default=[],
-                        help="backbone setting, e.g. --override hidden_dim=256 (repeatable)")
-    parser.add_argument("--checkpoint_every", type=int, default=DEMO["checkpoint_every"])
+    parser.add_argument("--override", type=_override, action="append", default=[], metavar="KEY=VALUE",
+                        help="change one backbone setting of the preset, e.g. --override hidden_dim=256 "
+                             "(repeatable; the keys are AlbertActBackbone's arguments)")
+    parser.add_argument("--checkpoint_every", type=int, default=500, help="updates between checkpoints")
     parser.add_argument("--keep_checkpoints", type=int, default=5)
-    parser.add_argument("--log_every", type=int, default=DEMO["log_every"])
+    parser.add_argument("--log_every", type=int, default=50,
+                        help="updates averaged into each TensorBoard point")
     parser.add_argument("--eval_batches", type=int, default=None, help="default: the whole eval shard")
     parser.add_argument("--export_dir", default=None,
                         help="raw-text SavedModel written at the end, needs --vocab "
@@ -66,7 +94,30 @@ def parse_args(argv=None):
     parser.add_argument("--no_export", action="store_true")
     parser.add_argument("--vocab", default=None,
                         help="SentencePiece model of the data, kept with the run for fine-tuning (demo: its own)")
-    return parser.parse_args(argv)
+    parser.add_argument("--demo_data_dir", default=os.path.join(REPO, "data_cache", "demo"),
+                        help="where the embedded default's corpus, vocabulary and TFRecords are built once and reused")
+    args = parser.parse_args(argv)
+    if args.model_dir is None:
+        args.model_dir = os.path.join(REPO, "runs", args.preset)
+    return args
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """The module docstring as written, and every default shown."""
+
+
+def evaluation_summary(result):
+    """The held-out numbers in words: losses, accuracies with 95% intervals beside their baselines."""
+    mlm_low, mlm_high = result["mlm_accuracy_interval"]
+    sop_low, sop_high = result["sop_accuracy_interval"]
+    return (f"\nheld-out evaluation after {result['step']} updates ({result['examples']} sequences):\n"
+            f"  loss {result['loss']:.3f} = MLM {result['mlm_loss']:.3f} + SOP {result['sop_loss']:.3f} "
+            f"+ tau x ponder {result['ponder_loss']:.3f} (MLM loss without context: {result['mlm_unigram_loss']:.3f})\n"
+            f"  MLM accuracy {result['mlm_accuracy']:.3f} [95% CI {mlm_low:.3f}, {mlm_high:.3f}]; "
+            f"baseline (always the most frequent masked token) {result['mlm_unigram_baseline']:.3f}\n"
+            f"  SOP accuracy {result['sop_accuracy']:.3f} [95% CI {sop_low:.3f}, {sop_high:.3f}]; "
+            f"baseline (majority class) {result['sop_majority_baseline']:.3f}\n"
+            f"\nIterations per token type on the held-out sequences (the paper's Table 1):\n")
 
 
 def main(argv=None):
@@ -79,13 +130,15 @@ def main(argv=None):
     if not train_files:
         from albert_act.demo_data import prepare_demo_data
 
-        train, evaluation, vocab = prepare_demo_data(os.path.join(REPO, "data_cache", "demo"))
+        train, evaluation, vocab = prepare_demo_data(args.demo_data_dir)
         train_files, eval_files = [train], [evaluation]
         export_dir = export_dir or os.path.join(REPO, "saved_models", "albert_act_demo", "1")
     config = PretrainConfig(
         train_files=train_files, eval_files=eval_files, model_dir=args.model_dir, preset=args.preset,
         backbone_overrides=dict(args.override), halting=args.halting, share_weights=not args.unshared,
-        ponder_cost_weight=args.tau, steps=args.steps, warmup_steps=args.warmup_steps,
+        ponder_cost_weight=args.tau, ponder_warmup_start=args.ponder_warmup_start,
+        ponder_warmup_steps=args.ponder_warmup_steps, execution=args.execution, jit_compile=args.jit_compile,
+        steps=args.steps, warmup_steps=args.warmup_steps,
         learning_rate=args.learning_rate, global_batch_size=args.global_batch_size,
         micro_batch_size=args.micro_batch_size, strategy=args.strategy, precision=args.precision,
         seed=args.seed, deterministic=args.deterministic, checkpoint_every=args.checkpoint_every,
@@ -96,10 +149,7 @@ def main(argv=None):
         result = run_pretraining(config)
     except (ValueError, FloatingPointError) as error:
         sys.exit(f"error: {error}")
-    print(f"\nevaluation at step {result['step']} ({result['examples']} held-out sequences): "
-          f"loss {result['loss']:.3f} (MLM {result['mlm_loss']:.3f}, SOP {result['sop_loss']:.3f}, "
-          f"tau*ponder {result['ponder_loss']:.3f}), MLM accuracy {result['mlm_accuracy']:.3f}, "
-          f"SOP accuracy {result['sop_accuracy']:.3f}\n")
+    print(evaluation_summary(result))
     print(result["table"])
     if config.export_dir and vocab:
         from albert_act.export import example_query

@@ -15,8 +15,9 @@ import time
 import keras
 import numpy as np
 import tensorflow as tf
+from keras import ops
 
-from albert_act import token_types
+from albert_act import confidence, token_types
 from albert_act.backbone import AlbertActBackbone
 from albert_act.distribution import make_strategy
 from albert_act.lamb import Lamb
@@ -28,6 +29,14 @@ from pipelines import text_files
 from pipelines.pretraining_dataset import make_pretraining_dataset, record_shapes
 
 PRECISIONS = ("auto", "float32", "mixed_bfloat16")
+TRAINING_EXECUTIONS = ("static", "while")  # "sparse" is for inference
+# Preset update counts that scale with --steps when only --steps is given.
+SCALED_WITH_STEPS = ("warmup_steps", "ponder_warmup_start", "ponder_warmup_steps")
+PER_SEQUENCE = ("depth", "accuracy")  # evaluation outputs kept per held-out sequence (gathered, not summed)
+AUTO = "auto"  # --tau auto: tau x ponder cost = AUTO_SHARE x (MLM + SOP) when the ponder cost switches on
+AUTO_SHARE = 0.1
+# Scalar sums of a step (see pretraining_loss.loss_sums); "depth" (token_types.depth_sums) comes beside them.
+SUM_KEYS = ("mlm_loss_sum", "mlm_correct", "mlm_weight", "sop_loss_sum", "sop_correct", "ponder_cost_sum", "examples")
 # Settings that may change between a run and its resumption; anything else must match.
 RESUMABLE_CHANGES = {"train_files", "eval_files", "checkpoint_every", "keep_checkpoints", "log_every",
                      "eval_batches", "strategy", "export_dir", "vocab"}
@@ -44,14 +53,21 @@ class PretrainConfig:
     backbone_overrides: dict = dataclasses.field(default_factory=dict)
     halting: str = "act"
     share_weights: bool = True
-    ponder_cost_weight: float | None = None  # None: the preset's tau
-    steps: int = 1000
-    warmup_steps: int | None = None  # None: 10% of steps
-    learning_rate: float = 1.76e-3
+    ponder_cost_weight: float | str | None = None  # None: the preset's tau; "auto": calibrated, see below
+    # Ponder-cost warm-up: tau is 0 before update `ponder_warmup_start`, then ramps linearly to
+    # its full value over `ponder_warmup_steps` updates (0, 0: the paper's constant tau).
+    # Settings left at None take the preset's value (`Preset.training`).
+    ponder_warmup_start: int | None = None
+    ponder_warmup_steps: int | None = None
+    execution: str | None = None  # the ACT loop in training: "static" (XLA/TPU) or "while" (stops once all halted)
+    jit_compile: bool | None = None  # XLA-compile every per-replica step (always on TPU; ~1.8x faster on a CPU)
+    steps: int | None = None
+    warmup_steps: int | None = None
+    learning_rate: float | None = None
     weight_decay_rate: float = 0.01
     clip_norm: float = 1.0
-    global_batch_size: int = 64
-    micro_batch_size: int = 32  # per replica
+    global_batch_size: int | None = None
+    micro_batch_size: int | None = None  # per replica
     strategy: str = "auto"
     precision: str = "auto"  # bf16 on TPU, float32 elsewhere
     seed: int = 12345
@@ -68,13 +84,20 @@ class PretrainConfig:
         config = dataclasses.replace(self)
         if config.ponder_cost_weight is None:
             config.ponder_cost_weight = preset.ponder_cost_weight
-        if config.warmup_steps is None:
-            config.warmup_steps = max(1, self.steps // 10)
+        given_steps = config.steps
+        for name, value in preset.training.items():
+            if getattr(config, name) is None:
+                setattr(config, name, value)
+        if given_steps is not None:  # the preset's update counts scale with the updates asked for
+            scale = given_steps / preset.training["steps"]
+            for name in SCALED_WITH_STEPS:
+                if getattr(self, name) is None:
+                    setattr(config, name, int(round(preset.training[name] * scale)))
         return config
 
     def backbone_config(self):
         return {**get_preset(self.preset).backbone, **self.backbone_overrides,
-                "halting": self.halting, "share_weights": self.share_weights}
+                "halting": self.halting, "share_weights": self.share_weights, "execution": self.execution}
 
 
 def _files(patterns, what):
@@ -91,6 +114,14 @@ def check_inputs(config, replicas, sample_records=2000):
             raise ValueError(f"{name} must be >= 1, got {getattr(config, name)}")
     if not 0 <= config.warmup_steps <= config.steps:
         raise ValueError(f"warmup_steps must be in [0, steps={config.steps}], got {config.warmup_steps}")
+    tau = config.ponder_cost_weight
+    if tau != AUTO and not (isinstance(tau, (int, float)) and tau >= 0):
+        raise ValueError(f"ponder_cost_weight (--tau) must be a number >= 0 or {AUTO!r}, got {tau!r}")
+    for name in ("ponder_warmup_start", "ponder_warmup_steps"):
+        if getattr(config, name) < 0:
+            raise ValueError(f"{name} must be >= 0, got {getattr(config, name)}")
+    if config.execution not in TRAINING_EXECUTIONS:
+        raise ValueError(f"execution must be one of {list(TRAINING_EXECUTIONS)} in training, got {config.execution!r}")
     if config.precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {list(PRECISIONS)}, got {config.precision!r}")
     per_update = config.micro_batch_size * replicas
@@ -175,6 +206,10 @@ class Pretrainer:
         precision = config.precision if config.precision != "auto" else ("mixed_bfloat16" if kind == "tpu" else "float32")
         keras.config.set_dtype_policy(precision)
         self.precision = precision
+        self.jit_compile = bool(config.jit_compile) or kind == "tpu"
+        if self.jit_compile and kind == "cpu" and replicas > 1:
+            raise ValueError(f"jit_compile: XLA cannot compile per-replica steps over {replicas} CPU replicas "
+                             "(logical devices share one XLA CPU device); use --no-jit_compile")
         with strategy.scope():
             keras.utils.set_random_seed(config.seed)
             self.backbone = AlbertActBackbone(**config.backbone_config())
@@ -182,10 +217,32 @@ class Pretrainer:
             self.schedule = WarmupLinearDecay(config.learning_rate, config.warmup_steps, config.steps)
             self.optimizer = Lamb(self.schedule, weight_decay_rate=config.weight_decay_rate)
             self.optimizer.build(self.model.trainable_variables)
+            # Full tau, checkpointed: "auto" starts at -1 (not calibrated yet; no ponder cost meanwhile).
+            auto = config.ponder_cost_weight == AUTO
+            self.tau = tf.Variable(-1.0 if auto else float(config.ponder_cost_weight), trainable=False,
+                                   name="ponder_cost_weight")
+
+    # --- the ponder-cost weight ------------------------------------------------------------------
+
+    def tau_at(self, update):
+        """tau applied at 0-based optimizer update `update` (a tensor in the step, a number outside)."""
+        config = self.config
+        ramp = ponder_ramp(update, config.ponder_warmup_start, config.ponder_warmup_steps)
+        return ops.maximum(ops.convert_to_tensor(self.tau), 0.0) * ramp
+
+    def calibrate_tau(self, mlm_loss, sop_loss, ponder_cost):
+        """--tau auto: sets tau so that tau x ponder cost = AUTO_SHARE x (MLM + SOP); returns it."""
+        tau = AUTO_SHARE * (mlm_loss + sop_loss) / max(ponder_cost, 1e-6)
+        self.tau.assign(tau)
+        return tau
+
+    @property
+    def needs_calibration(self):
+        return float(self.tau.numpy()) < 0
 
     # --- the training step -------------------------------------------------------------------
 
-    def _replica_step(self, inputs, labels):
+    def replica_step(self, inputs, labels):
         """One optimizer update from this replica's share of the global batch, in micro-batches."""
         config, context = self.config, tf.distribute.get_replica_context()
         variables = self.model.trainable_variables
@@ -199,6 +256,7 @@ class Pretrainer:
         examples = float(config.global_batch_size)
         split = lambda t: tf.reshape(t, [self.accumulation, -1, *t.shape[1:]])  # noqa: E731
         inputs, labels = tf.nest.map_structure(split, inputs), tf.nest.map_structure(split, labels)
+        tau = self.tau_at(self.optimizer.iterations)  # the same for every micro-batch of the update
 
         def micro_step(i, gradients, sums):
             micro_inputs = {k: v[i] for k, v in inputs.items()}
@@ -206,13 +264,14 @@ class Pretrainer:
             with tf.GradientTape() as tape:
                 outputs = self.model(micro_inputs, training=True)
                 batch_sums = loss_sums(outputs, micro_labels)
-                loss = pretraining_loss(batch_sums, mlm_weight, examples, config.ponder_cost_weight)["loss"]
+                loss = pretraining_loss(batch_sums, mlm_weight, examples, tau)["loss"]
             grads = tape.gradient(loss, variables)
             gradients = [a + tf.convert_to_tensor(g) for a, g in zip(gradients, grads)]
-            batch_sums.update(_depth_sums(outputs, micro_inputs, micro_labels))
+            batch_sums["depth"] = tf.reduce_sum(_depth_sums(outputs, micro_inputs, micro_labels), axis=0)
             return i + 1, gradients, {k: sums[k] + batch_sums[k] for k in sums}
 
-        zero_sums = {k: tf.constant(0.0) for k in self._sum_keys()}
+        zero_sums = {k: tf.constant(0.0) for k in SUM_KEYS}
+        zero_sums["depth"] = tf.zeros([len(token_types.TOKEN_TYPES), len(token_types.PARTS)])
         gradients = [tf.zeros_like(v) for v in variables]
         _, gradients, sums = tf.while_loop(
             lambda i, *_: i < self.accumulation, micro_step, (tf.constant(0), gradients, zero_sums)
@@ -225,36 +284,45 @@ class Pretrainer:
         sums["gradient_norm"] = norm / replicas  # summed over replicas below
         return sums
 
-    def _sum_keys(self):
-        return ("mlm_loss_sum", "mlm_correct", "mlm_weight", "sop_loss_sum", "sop_correct", "ponder_cost_sum",
-                "examples") + token_types.SUM_KEYS
-
     def make_train_step(self):
         @tf.function
         def train_step(iterator):
             inputs, labels = next(iterator)
-            per_replica = self.strategy.run(self._replica_step, args=(inputs, labels))
+            per_replica = self.strategy.run(replica_step, args=(inputs, labels))
             return {k: self.strategy.reduce("sum", v, axis=None) for k, v in per_replica.items()}
 
+        replica_step = self.compiled(self.replica_step)
         return train_step
+
+    def compiled(self, replica_fn):
+        """`replica_fn` as given to strategy.run: XLA-compiled when jit_compile (as TPUStrategy does)."""
+        return tf.function(replica_fn, jit_compile=True) if self.jit_compile else replica_fn
 
     # --- evaluation ----------------------------------------------------------------------------
 
-    def make_eval_step(self):
-        n_max = self.backbone.max_iterations
+    def replica_eval(self, inputs, labels):
+        """Sums (and per-sequence rows) of one replica's evaluation batch; static shapes, so XLA compiles it."""
+        n_max, vocabulary = self.backbone.max_iterations, self.backbone.vocabulary_size
+        outputs = self.model(inputs, training=False)
+        sums = loss_sums(outputs, labels)
+        masks = token_types.token_type_masks(inputs, labels)
+        sums["histogram"] = token_types.iteration_histogram(outputs["iterations"], masks, n_max)  # (K, N+1)
+        sums["depth"] = _depth_sums(outputs, inputs, labels)  # (B, K, 5): per sequence, for intervals
+        sums["accuracy"] = _accuracy_per_sequence(outputs, labels)  # (B, 3): per sequence, for intervals
+        # Baselines: how often each token is a masked target; how many pairs were swapped.
+        sums["target_counts"] = tf.math.unsorted_segment_sum(
+            tf.reshape(labels["masked_lm_weights"], [-1]), tf.reshape(labels["masked_lm_ids"], [-1]), vocabulary)
+        sums["sop_swapped"] = tf.reduce_sum(tf.cast(labels["sentence_order_label"], tf.float32))
+        return sums
 
-        def replica_eval(inputs, labels):
-            outputs = self.model(inputs, training=False)
-            sums = {**loss_sums(outputs, labels), **_depth_sums(outputs, inputs, labels)}
-            real = tf.cast(inputs["padding_mask"], tf.bool)
-            real_iterations = tf.boolean_mask(tf.cast(outputs["iterations"], tf.int32), real)
-            sums["histogram"] = tf.cast(tf.math.bincount(real_iterations, minlength=n_max + 1, maxlength=n_max + 1), tf.float32)
-            return sums
+    def make_eval_step(self):
+        replica_eval = self.compiled(self.replica_eval)
 
         @tf.function
         def eval_step(batch):
             per_replica = self.strategy.run(replica_eval, args=batch)
-            return {k: self.strategy.reduce("sum", v, axis=None) for k, v in per_replica.items()}
+            return {k: self.strategy.gather(v, axis=0) if k in PER_SEQUENCE
+                    else self.strategy.reduce("sum", v, axis=None) for k, v in per_replica.items()}
 
         return eval_step
 
@@ -269,30 +337,69 @@ class Pretrainer:
             if config.eval_batches is not None and i >= config.eval_batches:
                 break
             sums = {k: v.numpy() for k, v in eval_step(element).items()}
-            totals = sums if totals is None else {k: totals[k] + sums[k] for k in totals}
+            totals = sums if totals is None else {
+                k: np.concatenate([totals[k], sums[k]]) if k in PER_SEQUENCE else totals[k] + sums[k] for k in totals}
         if totals is None:
             raise ValueError(f"no evaluation records in {eval_files}")
-        return summarize(totals, config.ponder_cost_weight)
+        return summarize(totals, float(self.tau_at(self.optimizer.iterations.numpy() - 1)))
+
+
+def ponder_ramp(update, start, steps):
+    """Share of tau at 0-based update `update`: 0 before `start`, then linear up to 1 over `steps` updates."""
+    update = ops.cast(update, "float32")
+    if steps <= 0:
+        return ops.cast(update >= start, "float32")
+    return ops.clip((update - start + 1.0) / steps, 0.0, 1.0)
 
 
 def _depth_sums(outputs, inputs, labels):
-    """Iteration sums per token type (Table 1) for one batch."""
-    return token_types.iteration_sums(outputs["iterations"], token_types.token_type_masks(inputs, labels))
+    """(B, K, 5) per-sequence depth sums per token type (Table 1) for one batch."""
+    masks = token_types.token_type_masks(inputs, labels)
+    return token_types.depth_sums(outputs["iterations"], outputs["expected_iterations"], masks)
 
 
 def summarize(sums, ponder_cost_weight):
-    """Losses, accuracies and the iteration table from summed step outputs (numpy)."""
+    """Losses, accuracies and the iteration table from summed step outputs (numpy).
+
+    `sums["depth"]` is (K, 5) totals while training, (S, K, 5) per held-out sequence at
+    evaluation (then the table has 95% intervals).
+    """
     losses = pretraining_loss(sums, sums["mlm_weight"], sums["examples"], ponder_cost_weight)
     result = {k: float(v) for k, v in losses.items()}
     result["mlm_accuracy"] = float(sums["mlm_correct"] / max(sums["mlm_weight"], 1.0))
     result["sop_accuracy"] = float(sums["sop_correct"] / sums["examples"])
     result["examples"] = int(sums["examples"])
-    result["iterations"] = token_types.summarize(sums)
+    result["iterations"] = token_types.summarize(sums["depth"], sums.get("histogram"))
+    if np.ndim(sums["depth"]) == 3:  # per held-out sequence: the paper's ordering, with intervals
+        result["differences"] = token_types.differences(sums["depth"])
     if "histogram" in sums:
-        result["iteration_histogram"] = [int(c) for c in sums["histogram"]]
+        result["iteration_histogram"] = result["iterations"]["all"]["histogram"]
     if "gradient_norm" in sums:
         result["gradient_norm"] = float(sums["gradient_norm"])
+    if "accuracy" in sums:  # evaluation: intervals over sequences, and the baselines to beat
+        per_sequence = np.asarray(sums["accuracy"], np.float64)
+        counts = confidence.resample_counts(len(per_sequence))
+        result["mlm_accuracy_interval"] = [float(v) for v in confidence.percentile_interval(
+            confidence.resampled_ratios(per_sequence[:, 0], per_sequence[:, 1], counts))]
+        result["sop_accuracy_interval"] = [float(v) for v in confidence.percentile_interval(
+            confidence.resampled_ratios(per_sequence[:, 2], np.ones(len(per_sequence)), counts))]
+        targets = np.asarray(sums["target_counts"], np.float64)
+        result["mlm_unigram_baseline"] = float(targets.max() / max(targets.sum(), 1.0))
+        share = targets[targets > 0] / targets.sum()
+        result["mlm_unigram_loss"] = float(-(share * np.log(share)).sum())  # the best loss without context
+        swapped = float(sums["sop_swapped"]) / max(float(sums["examples"]), 1.0)
+        result["sop_majority_baseline"] = max(swapped, 1.0 - swapped)
     return result
+
+
+def _accuracy_per_sequence(outputs, labels):
+    """float32 (B, 3): correct MLM predictions (weighted), MLM weight, SOP correct, per sequence."""
+    weights = tf.cast(labels["masked_lm_weights"], tf.float32)
+    predicted = tf.argmax(outputs["mlm_logits"], axis=-1, output_type=tf.int32)
+    mlm_hit = tf.cast(tf.equal(predicted, tf.cast(labels["masked_lm_ids"], tf.int32)), tf.float32) * weights
+    sop_hit = tf.equal(tf.argmax(outputs["sop_logits"], axis=-1, output_type=tf.int32),
+                       tf.cast(labels["sentence_order_label"], tf.int32))
+    return tf.stack([tf.reduce_sum(mlm_hit, axis=1), tf.reduce_sum(weights, axis=1), tf.cast(sop_hit, tf.float32)], axis=1)
 
 
 def _write_summaries(writer, step, result, extra=None):
@@ -301,9 +408,11 @@ def _write_summaries(writer, step, result, extra=None):
                     "gradient_norm"):
             if key in result:
                 tf.summary.scalar(key, result[key])
-        for name, row in result["iterations"].items():
+        for name in token_types.TOKEN_TYPES:
+            row = result["iterations"][name]
             if row["count"]:
                 tf.summary.scalar(f"iterations/{_tag(name)}", row["mean"])
+                tf.summary.scalar(f"expected_iterations/{_tag(name)}", row["expected_mean"])
         if "iteration_histogram" in result:
             counts = np.asarray(result["iteration_histogram"])
             tf.summary.histogram("iterations/histogram", np.repeat(np.arange(len(counts)), counts).astype("float32"))
@@ -345,7 +454,8 @@ def run_pretraining(config, progress=True):
     dataset = make_pretraining_dataset(train_files, config.global_batch_size, training=True,
                                        seed=config.seed, deterministic=config.deterministic)
     iterator = iter(dataset)
-    checkpoint = tf.train.Checkpoint(**checkpoint_contents(trainer.model, trainer.optimizer), iterator=iterator)
+    checkpoint = tf.train.Checkpoint(**checkpoint_contents(trainer.model, trainer.optimizer), iterator=iterator,
+                                     ponder_cost_weight=trainer.tau)
     manager = tf.train.CheckpointManager(checkpoint, os.path.join(config.model_dir, "checkpoints"),
                                          max_to_keep=config.keep_checkpoints)
     if manager.latest_checkpoint:
@@ -365,8 +475,15 @@ def run_pretraining(config, progress=True):
     window, window_start = None, time.perf_counter()
     while step < config.steps:
         sums = {k: v.numpy() for k, v in train_step(iterator).items()}
+        tau = float(trainer.tau_at(step))  # what this update used
         step += 1
-        result = summarize(sums, config.ponder_cost_weight)
+        result = summarize(sums, tau)
+        if trainer.needs_calibration and step >= max(config.ponder_warmup_start, 1):
+            # From this one update's global batch: the same number whether or not the run was resumed.
+            calibrated = trainer.calibrate_tau(result["mlm_loss"], result["sop_loss"], result["ponder_cost"])
+            if progress:
+                print(f"\n--tau auto at update {step}: tau = {AUTO_SHARE} x (MLM {result['mlm_loss']:.3f} + SOP "
+                      f"{result['sop_loss']:.3f}) / ponder cost {result['ponder_cost']:.1f} = {calibrated:.3g}")
         if not math.isfinite(result["loss"]):
             raise FloatingPointError(
                 f"non-finite loss at step {step} (mlm {result['mlm_loss']}, sop {result['sop_loss']}, "
@@ -379,10 +496,11 @@ def run_pretraining(config, progress=True):
                               ("sop_acc", result["sop_accuracy"]), ("iterations", result["iterations"]["all"]["mean"])])
         if step % config.log_every == 0 or step == config.steps:
             elapsed = time.perf_counter() - window_start
-            logged = summarize(window, config.ponder_cost_weight)
+            logged = summarize(window, tau)
             logged["gradient_norm"] = window["gradient_norm"] / (window["examples"] / config.global_batch_size)
             _write_summaries(train_writer, step, logged, {
                 "learning_rate": float(trainer.schedule(step - 1)),
+                "ponder_cost_weight": tau,
                 "examples_per_second": window["examples"] / elapsed,
             })
             window, window_start = None, time.perf_counter()
@@ -394,7 +512,8 @@ def run_pretraining(config, progress=True):
     _write_token_type_image(eval_writer, step, evaluation["iterations"], trainer.backbone.max_iterations)
     evaluation["step"] = step
     evaluation["model_dir"] = config.model_dir
-    evaluation["table"] = token_types.markdown_table(evaluation["iterations"], trainer.backbone.max_iterations)
+    evaluation["table"] = token_types.markdown_table(evaluation["iterations"], trainer.backbone.max_iterations,
+                                                     evaluation["differences"])
     evaluation["backbone"] = trainer.backbone
     evaluation["model"] = trainer.model
     return evaluation

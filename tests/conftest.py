@@ -140,7 +140,8 @@ def tiny_run(records, tmp_path_factory):
     vocab = Path(records[0]).parent.parent / "vocab.model"
     config = PretrainConfig(train_files=[records[0]], eval_files=[records[1]], model_dir=str(root / "run"),
                             backbone_overrides=dict(TINY_PRETRAINING), steps=3, warmup_steps=0, global_batch_size=8,
-                            micro_batch_size=8, eval_batches=1, vocab=str(vocab))
+                            micro_batch_size=8, eval_batches=1, vocab=str(vocab), jit_compile=False,
+                            learning_rate=1.76e-3)
     result = run_pretraining(config, progress=False)
     export = export_pretraining(result["model"], str(root / "saved_models" / "tiny" / "1"), vocab.read_bytes(),
                                 max_seq_length=64)

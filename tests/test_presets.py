@@ -14,12 +14,29 @@ def test_paper_presets(name, tau, n_max):
     expected_sizes = dict(vocabulary_size=30000, embedding_dim=128, hidden_dim=768, num_heads=12,
                           intermediate_dim=3072, max_sequence_length=128, dropout=0.0)
     assert {k: preset.backbone[k] for k in expected_sizes} == expected_sizes
+    # ... and the paper's run: ALBERT's LAMB schedule at batch 4096, constant tau, static loop.
+    assert {k: preset.training[k] for k in ("steps", "warmup_steps", "learning_rate", "global_batch_size",
+                                             "ponder_warmup_start", "ponder_warmup_steps", "execution")} == \
+        dict(steps=112500, warmup_steps=3125, learning_rate=1.76e-3, global_batch_size=4096,
+             ponder_warmup_start=0, ponder_warmup_steps=0, execution="static")
+
+
+def test_run_settings_come_from_the_preset_and_scale_with_steps():
+    from albert_act.pretrainer import PretrainConfig
+
+    demo = PretrainConfig(train_files=[], eval_files=[], model_dir="x").resolved()
+    assert (demo.steps, demo.warmup_steps, demo.ponder_warmup_start, demo.ponder_cost_weight) == \
+        (2000, 100, 1000, "auto")
+    halved = PretrainConfig(train_files=[], eval_files=[], model_dir="x", steps=1000, ponder_warmup_steps=7).resolved()
+    assert (halved.warmup_steps, halved.ponder_warmup_start, halved.ponder_warmup_steps) == (50, 500, 7)
+    tiny = PretrainConfig(train_files=[], eval_files=[], model_dir="x", preset="tiny", learning_rate=1e-3).resolved()
+    assert (tiny.steps, tiny.global_batch_size, tiny.learning_rate, tiny.ponder_cost_weight) == (112500, 4096, 1e-3, 1e-3)
 
 
 def test_every_preset_builds_and_demo_runs():
     assert set(PRESETS) == {"tiny", "small", "base", "demo"}
     backbone = backbone_from_preset("demo", max_sequence_length=16)
-    out = backbone(random_inputs([16, 9], padded_length=16, vocabulary_size=8000))
+    out = backbone(random_inputs([16, 9], padded_length=16, vocabulary_size=2000))
     assert tuple(out["sequence_output"].shape) == (2, 16, 128)
     base = backbone_from_preset("base")
     assert base.max_iterations == 24 and len(base.encoder.blocks) == 1

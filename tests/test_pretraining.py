@@ -27,7 +27,8 @@ def _config(records, model_dir, **overrides):
     train, evaluation = records
     settings = dict(train_files=[train], eval_files=[evaluation], model_dir=str(model_dir),
                     backbone_overrides=dict(TINY), steps=4, warmup_steps=1, global_batch_size=8,
-                    micro_batch_size=4, checkpoint_every=2, log_every=1, eval_batches=2)
+                    micro_batch_size=4, checkpoint_every=2, log_every=1, eval_batches=2,
+                    jit_compile=False)  # XLA compiles for ~10 s; tests/test_xla.py covers it
     settings.update(overrides)
     return PretrainConfig(**settings)
 
@@ -51,20 +52,6 @@ def test_loss_matches_numpy():
     np.testing.assert_allclose(losses["ponder_cost"], 8.875)
     np.testing.assert_allclose(losses["ponder_loss"], 0.08875, rtol=1e-6)
     np.testing.assert_allclose(losses["loss"], expected_mlm + sop.mean() + 0.08875, rtol=1e-5)
-
-
-def test_token_types_by_hand():
-    # [CLS] a [MASK] c [SEP] d r [SEP] pad ; selected: 2 ([MASK], orig 9), 3 (kept, orig c=7), 6 (random 8, orig 5)
-    inputs = {"token_ids": np.array([[2, 6, 4, 7, 3, 5, 8, 3, 0]]), "padding_mask": np.array([[1] * 8 + [0]]),
-              "masked_positions": np.array([[2, 3, 6, 0]])}
-    labels = {"masked_lm_ids": np.array([[9, 7, 5, 0]]), "masked_lm_weights": np.array([[1.0, 1.0, 1.0, 0.0]])}
-    masks = {k: np.asarray(v)[0].nonzero()[0].tolist() for k, v in token_types.token_type_masks(inputs, labels).items()}
-    assert masks == {"all": [0, 1, 2, 3, 4, 5, 6, 7], "[CLS]": [0], "[SEP]": [4, 7], "unmasked": [1, 5],
-                     "[MASK]->[MASK]": [2], "[MASK]->random": [6], "[MASK]->original": [3]}
-    iterations = np.array([[6, 1, 3, 2, 5, 1, 4, 5, 0]], "float32")
-    table = token_types.summarize(token_types.iteration_sums(iterations, token_types.token_type_masks(inputs, labels)))
-    assert table["[SEP]"] == {"mean": 5.0, "std": 0.0, "count": 2}
-    assert table["unmasked"]["mean"] == 1.0 and table["all"]["count"] == 8
 
 
 def _fixed_batch(records, size=8):
@@ -119,7 +106,7 @@ def _cli(records, model_dir, *extra):
     return [sys.executable, "-m", "albert_act.pretrain", "--train_files", train, "--eval_files", evaluation,
             "--model_dir", str(model_dir), "--steps", "8", "--warmup_steps", "2", "--global_batch_size", "8",
             "--micro_batch_size", "4", "--checkpoint_every", "2", "--log_every", "2", "--eval_batches", "2",
-            "--deterministic", "--no_export", *OVERRIDES, *extra]
+            "--deterministic", "--no_export", "--no-jit_compile", *OVERRIDES, *extra]
 
 
 def _final_weights(model_dir):
@@ -159,16 +146,22 @@ def test_tensorboard_tags_and_resolved_config(records, tmp_path):
     result = run_pretraining(_config(records, tmp_path), progress=False)
     assert result["step"] == 4 and np.isfinite(result["loss"])
     assert set(result["iterations"]) == set(token_types.TOKEN_TYPES)
-    assert "| [MASK]->random |" in result["table"]
+    assert set(result["differences"]) == {"[CLS] - unmasked", "[MASK]->[MASK] - unmasked"}
+    assert "| [MASK]->random |" in result["table"] and "ordering" in result["table"]
     train = EventAccumulator(str(tmp_path / "train")).Reload().Tags()["tensors"]
     expected = {"loss", "mlm_loss", "sop_loss", "ponder_loss", "ponder_cost", "mlm_accuracy", "sop_accuracy",
                 "learning_rate", "gradient_norm", "examples_per_second", "iterations/all", "iterations/CLS",
-                "iterations/SEP", "iterations/unmasked", "iterations/MASK_to_MASK"}
+                "iterations/SEP", "iterations/unmasked", "iterations/MASK_to_MASK", "expected_iterations/all",
+                "expected_iterations/CLS", "ponder_cost_weight"}
     assert expected <= set(train), expected - set(train)
+    # The demo's ponder warm-up, scaled to 4 updates: tau = 0 for updates 1-2, then "auto" calibrates it.
+    tau = [float(tf.make_ndarray(e.tensor_proto))
+           for e in EventAccumulator(str(tmp_path / "train")).Reload().Tensors("ponder_cost_weight")]
+    assert tau[:2] == [0.0, 0.0] and tau[2] > 0 and tau[3] == pytest.approx(tau[2])
     evaluation = EventAccumulator(str(tmp_path / "eval")).Reload().Tags()["tensors"]
     assert {"loss", "mlm_accuracy", "iterations/histogram", "iterations/all", "iterations/token_types"} <= set(evaluation)
     saved = (tmp_path / "config.json").read_text()
-    assert '"ponder_cost_weight": 0.001' in saved and '"max_iterations": 3' in saved
+    assert '"ponder_cost_weight": "auto"' in saved and '"max_iterations": 3' in saved
 
 
 def test_halting_none_and_unshared_baselines_run(records, tmp_path):
@@ -206,7 +199,7 @@ def test_bad_input_fails_before_compute(records, tmp_path, overrides, message):
 
 def test_model_dir_with_an_incompatible_run_is_refused(records, tmp_path):
     run_pretraining(_config(records, tmp_path, steps=2, warmup_steps=0), progress=False)
-    with pytest.raises(ValueError, match=r"holds a run with another config \(ponder_cost_weight: 0.001 there, 0.5 now\)"):
+    with pytest.raises(ValueError, match=r"holds a run with another config \(ponder_cost_weight: 'auto' there, 0.5 now\)"):
         run_pretraining(_config(records, tmp_path, steps=2, warmup_steps=0, ponder_cost_weight=0.5), progress=False)
 
 
