@@ -35,7 +35,8 @@ def main(argv=None):
     parser.add_argument("--grid", action="store_true", help="the paper's grid instead of one run")
     parser.add_argument("--seeds", type=int, default=1, help="with --grid: seeds per grid point")
     parser.add_argument("--tau", type=float, default=0.0, help="ponder-cost weight during fine-tuning")
-    parser.add_argument("--max_seq_length", type=int, default=128)
+    parser.add_argument("--max_seq_length", type=int, default=None,
+                        help="default: 128, or the model's maximum if shorter (the demo's: 64)")
     parser.add_argument("--max_train_examples", type=int, default=None, help="a subset, for a quick run")
     args = parser.parse_args(argv)
     from albert_act import finetuning

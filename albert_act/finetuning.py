@@ -118,10 +118,14 @@ def evaluate(task, model, inputs, targets):
 
 
 def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_size=32, epochs=3, seed=12345,
-             ponder_cost_weight=0.0, max_seq_length=128, vocab=None, max_train_examples=None, progress=True):
-    """Fine-tunes, keeps the best dev epoch, exports a SavedModel; returns the results dict (also results.json)."""
+             ponder_cost_weight=0.0, max_seq_length=None, vocab=None, max_train_examples=None, progress=True):
+    """Fine-tunes, keeps the best dev epoch, exports a SavedModel; returns the results dict (also results.json).
+
+    max_seq_length: default 128, or the model's `max_sequence_length` if shorter (the demo's: 64).
+    """
     task = load_task(task_name, data_dir)
     backbone, tokenizer = load_pretrained_backbone(init, vocab)
+    max_seq_length = max_seq_length or min(128, backbone.max_sequence_length)
     if max_seq_length > backbone.max_sequence_length:
         raise ValueError(f"max_seq_length {max_seq_length} exceeds the model's {backbone.max_sequence_length}")
     keras.utils.set_random_seed(seed)

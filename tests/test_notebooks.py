@@ -2,7 +2,6 @@
 (ALBERT_ACT_SMOKE=1: CPU, embedded corpus, demo preset) by a real notebook runner (nbclient)."""
 
 import ast
-import shutil
 from pathlib import Path
 
 import nbformat
@@ -30,10 +29,10 @@ def test_committed_without_outputs_with_a_parameters_cell_and_no_logic_of_their_
 
 
 @pytest.fixture(scope="module")
-def smoke_dir():
-    """A fresh runs/colab_smoke for the finetune and analysis notebooks (they pre-train into it)."""
-    shutil.rmtree(REPO / "runs" / "colab_smoke", ignore_errors=True)
-    yield REPO / "runs" / "colab_smoke"
+def smoke_dir(tmp_path_factory):
+    """Where the notebooks write in smoke mode (ALBERT_ACT_SMOKE_DIR): shared by the three, so the
+    finetune and analysis notebooks build the demo data once; nothing goes into the repository."""
+    return tmp_path_factory.mktemp("colab_smoke")
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
@@ -41,6 +40,7 @@ def test_runs_end_to_end_in_smoke_mode(name, smoke_dir, monkeypatch, request):
     if name == "finetune_glue":
         request.getfixturevalue("shared_data")  # GLUE from ../shared/data (skips, or fails under CI, without it)
     monkeypatch.setenv("ALBERT_ACT_SMOKE", "1")
+    monkeypatch.setenv("ALBERT_ACT_SMOKE_DIR", str(smoke_dir))
     monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", "3")
     notebook = _read(name)
     # Executes every cell in a fresh Python kernel, from the repository root, like a clone on Colab.
@@ -48,8 +48,9 @@ def test_runs_end_to_end_in_smoke_mode(name, smoke_dir, monkeypatch, request):
     text = "\n".join(output.get("text", "") for cell in notebook.cells if cell.cell_type == "code"
                      for output in cell.outputs)
     if name == "pretrain_tpu":
-        assert "cpu: 1 replica(s)" in text and "resumed from file://" in text and "/runs/colab_smoke/bucket/runs/demo/checkpoints/ckpt-4" in text
-        assert "/runs/colab_smoke/bucket/saved_models/demo/1" in text and "fill_mask: {" in text
+        bucket = f"file://{smoke_dir}/bucket"
+        assert "cpu: 1 replica(s)" in text and f"resumed from {bucket}/runs/demo/checkpoints/ckpt-4" in text
+        assert f"{bucket}/saved_models/demo/1" in text and "fill_mask: {" in text
     if name == "finetune_glue":
         assert (smoke_dir / "finetune" / "submission.zip").exists() and "written: ['STS-B.tsv', 'RTE.tsv']" in text
         assert "('[CLS]'," in text  # tokens paired with their iterations
