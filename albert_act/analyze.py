@@ -31,7 +31,7 @@ def _write(output_dir, name, result, markdown):
 
 
 def token_types_markdown(result, hidden_dim):
-    from albert_act.token_types import markdown_table
+    from albert_act.analysis.token_types import markdown_table
 
     types, n_max = result["types"], result["max_iterations"]
     threshold = math.log(hidden_dim, 3)
@@ -100,16 +100,16 @@ def _records(args):
 
 
 def run(mode, args):
-    from albert_act import analysis_plots as plots
-    from albert_act import depth_analysis as analysis
-    from albert_act.pretrained import load_pretrained_backbone
+    from albert_act.analysis import plots
+    from albert_act.analysis import depth
+    from albert_act.model.loading import load_pretrained_backbone
 
     backbone, tokenizer = load_pretrained_backbone(args.init, args.vocab, dropout=0.0,
                                                    return_details=mode in ("fixed-point", "report"))
     out, n_max, sections = args.output_dir, backbone.max_iterations, []
     os.makedirs(out, exist_ok=True)
     if mode in ("token-types", "report"):
-        result = analysis.token_type_statistics(backbone, tokenizer, _records(args), max_batches=args.max_batches)
+        result = depth.token_type_statistics(backbone, tokenizer, _records(args), max_batches=args.max_batches)
         markdown = token_types_markdown(result, backbone.hidden_dim)
         _write(out, "token_types", result, markdown)
         plots.plot_token_types(result["types"], n_max, os.path.join(out, "token_types.png"), math.log(backbone.hidden_dim, 3))
@@ -119,7 +119,7 @@ def run(mode, args):
                          ["token_types.png", "token_type_histograms.png", "token_types_heatmap.png"]))
     if mode in ("dependencies", "report"):
         sentences, source = _parsed_sentences(args.parsed, args.documents)
-        result = analysis.dependency_statistics(backbone, tokenizer, sentences, fold_subtypes=not args.keep_subtypes)
+        result = depth.dependency_statistics(backbone, tokenizer, sentences, fold_subtypes=not args.keep_subtypes)
         result["source"] = source
         markdown = f"Parsed data: {source}.\n\n" + dependencies_markdown(result)
         _write(out, "dependencies", result, markdown)
@@ -127,7 +127,7 @@ def run(mode, args):
         plots.plot_heatmap(result["examples"], n_max, os.path.join(out, "dependencies_heatmap.png"))
         sections.append(("Iterations per dependency relation", markdown, ["dependencies.png", "dependencies_heatmap.png"]))
     if mode in ("fixed-point", "report"):
-        result = analysis.fixed_point_statistics(backbone, _records(args), max_batches=args.max_batches)
+        result = depth.fixed_point_statistics(backbone, _records(args), max_batches=args.max_batches)
         markdown = fixed_point_markdown(result)
         _write(out, "fixed_point", result, markdown)
         plots.plot_cosine_curves(result["curves"], os.path.join(out, "fixed_point.png"))

@@ -22,20 +22,17 @@ import json
 import os
 import sys
 
-EXAMPLES = {  # (the demo's synthetic corpus has such sentences)
-    "fill_mask": ["He remembered the [MASK] brave key."],
-    "encoder": ["He remembered the poor brave key."],
-    "serving_default": ["He remembered the poor brave key."],
-}
+from albert_act.model.halting import EXECUTIONS
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m albert_act.export", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--checkpoint", required=True, help="run dir, fine-tuning dir or earlier export")
     parser.add_argument("--kind", required=True, choices=["pretraining", "classifier"])
     parser.add_argument("--output", required=True, help="saved_models/<name>/<version>")
     parser.add_argument("--vocab", default=None, help="SentencePiece model (default: the one stored with --checkpoint)")
-    parser.add_argument("--execution", default="sparse", choices=["sparse", "static", "while"],
+    parser.add_argument("--execution", default="sparse", choices=EXECUTIONS,
                         help="sparse: compute only running tokens (CPU/GPU serving); static: TPU")
     parser.add_argument("--max_seq_length", type=int, default=None,
                         help="longer inputs are truncated (default: the fine-tuning length / the model's maximum)")
@@ -44,61 +41,13 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def export(args):
-    """Writes the export; returns its directory."""
-    from albert_act import serving
-    from albert_act.pretrained import (assign_weights, classifier_from_info, load_pretraining_model, load_tokenizer,
-                                       read_info, read_weights)
-
-    info = read_info(args.checkpoint)
-    if info["kind"] != args.kind:
-        raise ValueError(f"{args.checkpoint} holds a {info['kind']} model, not --kind {args.kind}")
-    if args.kind == "pretraining":
-        model, tokenizer, info = load_pretraining_model(args.checkpoint, args.vocab)
-        return serving.export_pretraining(model, args.output, tokenizer.model_proto, args.max_seq_length, args.top_k,
-                                          args.execution, info.get("pretraining"), args.overwrite)
-    # A fine-tuning dir or an earlier classifier export: the weights by path, either way.
-    model = classifier_from_info(info, dropout=0.0)
-    assign_weights(model, read_weights(args.checkpoint), args.checkpoint)
-    tokenizer = load_tokenizer(args.checkpoint, args.vocab, model.backbone.vocabulary_size)
-    return serving.export_classifier(model, args.output, tokenizer.model_proto, info["task"], info["labels"],
-                                     info["pair"], args.max_seq_length or info["max_seq_length"], args.execution,
-                                     args.overwrite)
-
-
-def example_query(export_dir):
-    """Loads the export as a server would and answers one query per signature, JSON-ready."""
-    import tensorflow as tf
-
-    loaded = tf.saved_model.load(export_dir)
-    answers = {}
-    for name, function in loaded.signatures.items():
-        inputs = function.structured_input_signature[1]
-        if not all(spec.dtype == tf.string for spec in inputs.values()):
-            continue  # encoder_ids: token ids, not text
-        text = EXAMPLES.get(name, EXAMPLES["serving_default"])
-        outputs = function(**{key: tf.constant(text) for key in inputs})
-        answers[name] = {k: _jsonable(v.numpy()[0]) for k, v in outputs.items()
-                         if k not in ("sequence_output", "pooled_output")}
-    return answers
-
-
-def _jsonable(value):
-    if hasattr(value, "tolist"):
-        value = value.tolist()
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    if isinstance(value, list):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, float):
-        return round(value, 4)
-    return value
-
-
 def main(argv=None):
     args = parse_args(argv)
+    from albert_act.serve.savedmodel import example_query, export_from
+
     try:
-        export_dir = export(args)
+        export_dir = export_from(args.checkpoint, args.kind, args.output, args.vocab, args.execution,
+                                 args.max_seq_length, args.top_k, args.overwrite)
     except ValueError as error:
         sys.exit(f"error: {error}")
     print(f"SavedModel: {export_dir}")

@@ -39,24 +39,24 @@ def main(argv=None):
                         help="default: 128, or the model's maximum if shorter (the demo's: 64)")
     parser.add_argument("--max_train_examples", type=int, default=None, help="a subset, for a quick run")
     args = parser.parse_args(argv)
-    from albert_act import finetuning
+    from albert_act.train import finetuning_run
 
     output_dir = args.output_dir or os.path.join(REPO, "runs", "finetune", args.task.lower())
     common = dict(ponder_cost_weight=args.tau, max_seq_length=args.max_seq_length, vocab=args.vocab,
                   max_train_examples=args.max_train_examples)
     try:
         if args.grid:
-            summary = finetuning.grid_search(args.task, args.data_dir, args.init, output_dir,
+            summary = finetuning_run.grid_search(args.task, args.data_dir, args.init, output_dir,
                                              seeds=tuple(args.seed + i for i in range(args.seeds)), **common)
             result = summary["best"]
             print(f"grid: {len(summary['runs'])} runs; best below")
         else:
-            result = finetuning.finetune(args.task, args.data_dir, args.init, output_dir, args.learning_rate,
+            result = finetuning_run.finetune(args.task, args.data_dir, args.init, output_dir, args.learning_rate,
                                          args.batch_size, args.epochs, args.seed, **common)
     except ValueError as error:
         sys.exit(f"error: {error}")
     print(f"\n{result['task']} dev, {result['train_examples']} training examples:\n")
-    print(finetuning.format_results(result))
+    print(finetuning_run.format_results(result))
     print(f"\nresults: {os.path.join(output_dir, 'results.json')}\nSavedModel: {result['export']}")
     print(json.dumps({"best": result["best"]}))
 

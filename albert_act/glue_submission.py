@@ -15,138 +15,7 @@ the zip's comment.
 """
 
 import argparse
-import json
-import os
 import sys
-import tempfile
-import zipfile
-
-from albert_act.serving import find_export
-from pipelines import glue
-
-# Submission file -> (task whose model predicts it, GLUE task of the test data, test split)
-SUBMISSION = {
-    "CoLA.tsv": ("cola", "cola", "test"), "SST-2.tsv": ("sst-2", "sst-2", "test"),
-    "MRPC.tsv": ("mrpc", "mrpc", "test"), "STS-B.tsv": ("sts-b", "sts-b", "test"),
-    "QQP.tsv": ("qqp", "qqp", "test"), "MNLI-m.tsv": ("mnli", "mnli", "test_matched"),
-    "MNLI-mm.tsv": ("mnli", "mnli", "test_mismatched"), "QNLI.tsv": ("qnli", "qnli", "test"),
-    "RTE.tsv": ("rte", "rte", "test"), "WNLI.tsv": ("wnli", "wnli", "test"), "AX.tsv": ("mnli", "ax", "test"),
-}
-
-
-class ExportedClassifier:
-    """A raw-text classifier export (`albert_act.serving`): strings in, label names or scores out."""
-
-    def __init__(self, export_dir):
-        import tensorflow as tf
-        import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export uses)
-
-        from albert_act.serving import EXPORT_INFO
-
-        with tf.io.gfile.GFile(os.path.join(export_dir, "assets", EXPORT_INFO)) as f:
-            self.info = json.load(f)
-        if self.info["kind"] != "classifier":
-            raise ValueError(f"{export_dir} is a {self.info['kind']} export, not a fine-tuned classifier")
-        self.serve = tf.saved_model.load(export_dir).signatures["serving_default"]
-
-    def predict(self, examples, batch_size=64):
-        """Label strings (classification) or scores clipped to [0, 5] (regression)."""
-        import tensorflow as tf
-
-        predictions = []
-        for start in range(0, len(examples), batch_size):
-            batch = examples[start : start + batch_size]
-            inputs = {"text": tf.constant([e.text_a for e in batch])}
-            if self.info["pair"]:
-                inputs["text_pair"] = tf.constant([e.text_b or "" for e in batch])
-            outputs = self.serve(**inputs)
-            if self.info["labels"]:
-                predictions += [label.decode() for label in outputs["label_names"].numpy()]
-            else:
-                predictions += [f"{min(max(float(x), 0.0), 5.0):.3f}" for x in outputs["score"].numpy()]
-        return predictions
-
-
-def validate(path, task, test_examples):
-    """Problems with a written submission file (empty list when it is right)."""
-    with open(path, encoding="utf-8") as f:
-        lines = f.read().splitlines()
-    problems = []
-    if not lines or lines[0] != "index\tprediction":
-        problems.append(f"{os.path.basename(path)}: header must be 'index<TAB>prediction'")
-        return problems
-    seen = {}
-    allowed = set(glue.TASKS[task].labels)
-    for number, line in enumerate(lines[1:], start=2):
-        parts = line.split("\t")
-        if len(parts) != 2:
-            problems.append(f"{os.path.basename(path)} line {number}: expected 2 fields")
-            continue
-        index, prediction = parts
-        seen[index] = seen.get(index, 0) + 1
-        if allowed and prediction not in allowed:
-            problems.append(f"{os.path.basename(path)} line {number}: label {prediction!r} not in {sorted(allowed)}")
-        if not allowed:
-            try:
-                ok = 0.0 <= float(prediction) <= 5.0
-            except ValueError:
-                ok = False
-            if not ok:
-                problems.append(f"{os.path.basename(path)} line {number}: score {prediction!r} not in [0, 5]")
-    expected = [e.guid for e in test_examples]
-    missing = [i for i in expected if i not in seen]
-    repeated = [i for i, c in seen.items() if c > 1]
-    extra = sorted(set(seen) - set(expected))
-    if missing or repeated or extra:
-        problems.append(f"{os.path.basename(path)}: {len(missing)} test indices missing, {len(repeated)} repeated, "
-                        f"{len(extra)} unknown (expected {len(expected)} rows)")
-    return problems
-
-
-def build_submission(models_dir, data_dir, output, allow_partial=False, progress=True):
-    """Writes the zip; returns {"written": [...], "missing": {file: reason}}. ValueError if not complete (unless allowed) or invalid."""
-    with tempfile.TemporaryDirectory() as staging:
-        return _build(models_dir, data_dir, output, allow_partial, progress, staging)
-
-
-def _build(models_dir, data_dir, output, allow_partial, progress, staging):
-    written, missing, problems, models = [], {}, [], {}
-    for file_name, (model_task, data_task, split) in SUBMISSION.items():
-        export = find_export(os.path.join(models_dir, model_task))
-        task = glue.TASKS[data_task]
-        test_path = os.path.join(data_dir, task.directory, task.splits[split])
-        if export is None:
-            missing[file_name] = f"no {model_task} model in {models_dir}"
-            continue
-        if not os.path.exists(test_path):
-            missing[file_name] = f"no test data at {test_path}"
-            continue
-        if model_task not in models:
-            models[model_task] = ExportedClassifier(export)
-            trained_for = models[model_task].info["task"].lower()
-            if trained_for != model_task:
-                raise ValueError(f"{export} was fine-tuned on {trained_for}, not {model_task}")
-        examples, _ = glue.read_glue(data_task, os.path.join(data_dir, task.directory), split)
-        predictions = models[model_task].predict(examples)
-        path = os.path.join(staging, file_name)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write("index\tprediction\n" + "".join(f"{e.guid}\t{p}\n" for e, p in zip(examples, predictions)))
-        problems += validate(path, data_task, examples)
-        written.append(file_name)
-        if progress:
-            print(f"{file_name}: {len(examples)} predictions from {export}")
-    if problems:
-        raise ValueError("invalid submission files:\n" + "\n".join(problems))
-    if missing and not allow_partial:
-        raise ValueError("incomplete submission, not written; missing: "
-                         + "; ".join(f"{k} ({v})" for k, v in missing.items())
-                         + ". Pass --allow_partial to write the files that exist.")
-    with zipfile.ZipFile(output, "w", zipfile.ZIP_DEFLATED) as archive:
-        for file_name in written:
-            archive.write(os.path.join(staging, file_name), file_name)
-        if missing:
-            archive.comment = ("PARTIAL submission, missing: " + ", ".join(missing)).encode()
-    return {"written": written, "missing": missing}
 
 
 def main(argv=None):
@@ -156,6 +25,8 @@ def main(argv=None):
     parser.add_argument("--output", default="submission.zip")
     parser.add_argument("--allow_partial", action="store_true", help="write a zip without the missing tasks")
     args = parser.parse_args(argv)
+    from albert_act.serve.submission import SUBMISSION, build_submission
+
     try:
         result = build_submission(args.models, args.data_dir, args.output, args.allow_partial)
     except ValueError as error:

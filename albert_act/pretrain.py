@@ -15,13 +15,15 @@ TensorBoard: tensorboard --logdir <model_dir>
 """
 
 import argparse
-import dataclasses
 import json
 import os
 import sys
 
+from albert_act import artifacts
+from albert_act.model.halting import TRAINING_EXECUTIONS
+from albert_act.model.presets import PRESETS
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PRESET_NAMES = ("tiny", "small", "base", "demo")  # albert_act.presets.PRESETS, without importing Keras for --help
 
 
 def _override(text):
@@ -46,8 +48,8 @@ def _tau(text):
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(prog="python -m albert_act.pretrain", description=__doc__,
                                      formatter_class=_HelpFormatter)
-    preset_help = "default: the preset's (albert_act/presets.py)"
-    parser.add_argument("--preset", default="demo", choices=sorted(PRESET_NAMES),
+    preset_help = "default: the preset's (albert_act/model/presets.py)"
+    parser.add_argument("--preset", default="demo", choices=sorted(PRESETS),
                         help="model and run settings; the paper's tiny/small/base, or the CPU demo")
     parser.add_argument("--train_files", nargs="+", help="TFRecord globs (default: the embedded demo data)")
     parser.add_argument("--eval_files", nargs="+", help="held-out TFRecord globs")
@@ -74,7 +76,7 @@ def parse_args(argv=None):
                         help=f"updates trained with tau = 0 before the ponder cost switches on ({preset_help})")
     parser.add_argument("--ponder_warmup_steps", type=int, default=None,
                         help=f"updates over which tau then ramps linearly from 0 to its value ({preset_help})")
-    parser.add_argument("--execution", default=None, choices=["static", "while"],
+    parser.add_argument("--execution", default=None, choices=TRAINING_EXECUTIONS,
                         help="ACT loop in training: static (N_max masked steps; XLA/TPU) or while "
                              f"(stops once every token of the batch has halted; CPU/GPU) ({preset_help})")
     parser.add_argument("--halting", default="act", choices=["act", "none"],
@@ -124,11 +126,11 @@ def main(argv=None):
     args = parse_args(argv)
     if bool(args.train_files) != bool(args.eval_files):
         sys.exit("error: give both --train_files and --eval_files, or neither (the embedded demo data)")
-    from albert_act.pretrainer import PretrainConfig, run_pretraining
+    from albert_act.train.pretraining_run import PretrainConfig, run_pretraining
 
     train_files, eval_files, export_dir, vocab = args.train_files, args.eval_files, args.export_dir, args.vocab
     if not train_files:
-        from albert_act.demo_data import prepare_demo_data
+        from albert_act.train.demo_data import prepare_demo_data
 
         train, evaluation, vocab = prepare_demo_data(args.demo_data_dir)
         train_files, eval_files = [train], [evaluation]
@@ -151,21 +153,13 @@ def main(argv=None):
         sys.exit(f"error: {error}")
     print(evaluation_summary(result))
     print(result["table"])
-    if config.export_dir and vocab:
-        from albert_act.export import example_query
-        from albert_act.serving import export_pretraining
-        from pipelines.tokenizer import Tokenizer
-
-        export_pretraining(result["model"], config.export_dir, Tokenizer.from_file(vocab).model_proto,
-                           pretraining_config=json.loads(json.dumps(dataclasses.asdict(config))), overwrite=True)
-        answer = example_query(config.export_dir)["fill_mask"]
-        print(f"\nSavedModel (raw text in; fill_mask, encoder): {config.export_dir}")
+    if "export" in result:
+        answer = result["export"]["fill_mask"]
+        print(f"\nSavedModel (raw text in; fill_mask, encoder): {result['export']['dir']}")
         print(f"  fill_mask({answer['tokens'][1:-1]}) -> {answer['top_k_tokens'][0][:3]}, "
               f"iterations {answer['iterations'][:sum(answer['padding_mask'])]}")
-    elif config.export_dir:
-        print(f"\nno --vocab, so no raw-text SavedModel; write one with python -m albert_act.export "
-              f"--checkpoint {args.model_dir} --kind pretraining --vocab <model> --output {config.export_dir}")
-    print(f"checkpoints: {os.path.join(args.model_dir, 'checkpoints')}")
+    print(f"checkpoints: {os.path.join(args.model_dir, artifacts.CHECKPOINTS)}")
+    print(f"held-out evaluation: {os.path.join(args.model_dir, artifacts.EVALUATION)}")
     print(f"TensorBoard: tensorboard --logdir {args.model_dir}")
 
 

@@ -25,9 +25,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from albert_act.halting import SparseLayer, halting_loop  # noqa: E402
-from albert_act.presets import backbone_from_preset  # noqa: E402
-from albert_act.pretrained import load_pretrained_backbone  # noqa: E402
+from albert_act.model.halting import IteratedLayer, halting_loop  # noqa: E402
+from albert_act.model.presets import backbone_from_preset  # noqa: E402
+from albert_act.model.loading import load_pretrained_backbone  # noqa: E402
 from pipelines.pretraining_dataset import make_pretraining_dataset  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -66,14 +66,13 @@ def synthetic_loop(backbone, execution):
     def sparse_attend(query_states, query, keys, i):  # sparse: running positions only
         return block.attend(query_states, query, keys)
 
-    sparse_layer = SparseLayer(project_fn, sparse_attend)
+    layer = IteratedLayer(layer_fn, project_fn, sparse_attend)
 
     @tf.function
     def run(inputs):
         stash["mask"], stash["qkv_weights"] = inputs["padding_mask"], block.qkv_weights()
         hidden = backbone.embeddings(inputs["token_ids"], inputs["segment_ids"])
-        return halting_loop(hidden, inputs["padding_mask"], layer_fn, halting_fn, n_max, execution=execution,
-                            sparse_layer=sparse_layer)
+        return halting_loop(hidden, inputs["padding_mask"], layer, halting_fn, n_max, execution=execution)
 
     return run
 

@@ -36,7 +36,7 @@ def majority_baseline(task):
     """Dev metric of always predicting the training set's most frequent label (0 for Matthews)."""
     import numpy as np
 
-    from albert_act import glue_metrics
+    from albert_act.train import glue_metrics
 
     label = collections.Counter(e.label for e in task.train).most_common(1)[0][0]
     targets = np.array([task.labels.index(e.label) for e in task.dev])
@@ -44,7 +44,7 @@ def majority_baseline(task):
 
 
 def pretrain_all(args, train, evaluation, vocab):
-    from albert_act.pretrainer import PretrainConfig, run_pretraining
+    from albert_act.train.pretraining_run import PretrainConfig, run_pretraining
 
     results = {}
     for name, settings in MODELS:
@@ -62,16 +62,16 @@ def pretrain_all(args, train, evaluation, vocab):
 
 
 def finetune_all(args, pretrained):
-    from albert_act import finetuning
+    from albert_act.train import finetuning_run
 
     scores = {}
     for task_name in args.tasks:
         folder = {"rte": "RTE", "sst-2": "SST-2", "cola": "CoLA", "mrpc": "MRPC", "sts-b": "STS-B"}[task_name]
         data_dir = os.path.join(args.glue, folder)
-        task = finetuning.load_task(task_name, data_dir)
+        task = finetuning_run.load_task(task_name, data_dir)
         baseline = majority_baseline(task) if task.labels else None
-        for name, info in pretrained.items():
-            result = finetuning.finetune(task_name, data_dir, info["model_dir"],
+        for name, info in loading.items():
+            result = finetuning_run.finetune(task_name, data_dir, info["model_dir"],
                                          os.path.join(args.output_dir, "finetune", name.lower(), task_name),
                                          learning_rate=args.finetune_learning_rate, epochs=args.epochs,
                                          seed=args.seed, max_train_examples=args.train_examples, progress=False)
@@ -87,12 +87,12 @@ def markdown(pretrained, scores, steps):
     lines = [f"Pre-training: {steps} updates each, the demo preset's batch and schedule, the same data and seed.", "",
              "| model | MLM accuracy [95% CI] | SOP accuracy [95% CI] | mean N | mean E | minutes |",
              "|---|---|---|---|---|---|"]
-    for name, r in pretrained.items():
+    for name, r in loading.items():
         (ml, mh), (sl, sh) = r["mlm_accuracy_interval"], r["sop_accuracy_interval"]
         every = r["iterations"]["all"]
         lines.append(f"| {name} | {r['mlm_accuracy']:.3f} [{ml:.3f}, {mh:.3f}] | {r['sop_accuracy']:.3f} "
                      f"[{sl:.3f}, {sh:.3f}] | {every['mean']:.2f} | {every['expected_mean']:.2f} | {r['seconds'] / 60:.1f} |")
-    first = next(iter(pretrained.values()))
+    first = next(iter(loading.values()))
     lines += [f"| baseline | {first['mlm_unigram_baseline']:.3f} (most frequent token) | "
               f"{first['sop_majority_baseline']:.3f} (majority) | | | |", "",
               "Table 1 of the ACT model (held-out sequences):", "", pretrained["ACT"]["table"]]
@@ -126,7 +126,7 @@ def main(argv=None):
     if args.glue and not os.path.isdir(args.glue):
         sys.exit(f"error: no GLUE data at {args.glue} (pass --glue DIR, or --glue '' to skip fine-tuning)")
 
-    from albert_act.demo_data import prepare_demo_data
+    from albert_act.train.demo_data import prepare_demo_data
 
     train, evaluation, vocab = prepare_demo_data(os.path.join(REPO, "data_cache", "demo"))
     pretrained = pretrain_all(args, train, evaluation, vocab)

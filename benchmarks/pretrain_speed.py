@@ -2,7 +2,7 @@
 
     .venv/bin/python -m benchmarks.pretrain_speed [--runs 5] [--presets demo tiny]
 
-Each row times the real training step of `albert_act.pretrainer` (forward, loss,
+Each row times the real training step of `albert_act.train.pretraining_run` (forward, loss,
 backward, gradient accumulation, LAMB update) on random data shaped like
 pre-training batches (sequence 128, 20% masked), after one warm-up update;
 medians over --runs updates. tokens/s counts real (non-padding) tokens. The ACT
@@ -21,8 +21,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from albert_act.pretrainer import PretrainConfig, Pretrainer  # noqa: E402
-from albert_act.presets import get_preset  # noqa: E402
+from albert_act.train.pretraining_run import PretrainConfig, Pretrainer  # noqa: E402
+from albert_act.model.presets import get_preset  # noqa: E402
 
 
 def random_batch(batch, length, predictions, vocabulary, seed=0):

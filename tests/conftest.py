@@ -9,16 +9,18 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-# A backbone small enough for many tests per second on a 2-core CPU.
-TINY_BACKBONE = dict(
-    vocabulary_size=64,
+# The one tiny model of the tests: small enough for many tests per second on a 2-core CPU.
+TINY = dict(
+    vocabulary_size=400,
     num_heads=2,
-    embedding_dim=8,
-    hidden_dim=16,
-    intermediate_dim=32,
+    embedding_dim=16,
+    hidden_dim=32,
+    intermediate_dim=64,
     max_iterations=5,
     max_sequence_length=128,
 )
+# The same model for training runs on `records`: their sequence length, and 3 iterations to keep runs short.
+TINY_RUN = {**TINY, "max_iterations": 3, "max_sequence_length": 64}
 
 
 def random_inputs(lengths, padded_length, vocabulary_size=64, seed=0):
@@ -108,9 +110,15 @@ def wiki_tokenizer(wiki_vocab):
     return Tokenizer.from_file(wiki_vocab)
 
 
-# A pre-training model small enough for several real training runs per test file.
-TINY_PRETRAINING = dict(vocabulary_size=400, hidden_dim=32, intermediate_dim=64, num_heads=2, embedding_dim=16,
-                        max_iterations=3, max_sequence_length=64)
+def create_shards(vocab, inputs, output_dir, num_shards=4, workers=2, eval_fraction=0.02, instance=None, **kwargs):
+    """Runs the pre-training data tool quietly: 8,000-piece vocab, dupe factor 1 unless `instance` says
+    otherwise; kwargs go to `create_pretraining_data` (e.g. skip_invalid_utf8)."""
+    from pipelines import create_pretraining_data as cpd
+    from pipelines.instances import InstanceConfig
+
+    config = InstanceConfig(**{"vocabulary_size": 8000, "dupe_factor": 1, **(instance or {})})
+    return cpd.create_pretraining_data([str(p) for p in inputs], vocab, str(output_dir), config, num_shards=num_shards,
+                                       workers=workers, eval_fraction=eval_fraction, progress=False, **kwargs)
 
 
 @pytest.fixture(scope="session")
@@ -133,17 +141,36 @@ def records(tmp_path_factory):
 @pytest.fixture(scope="session")
 def tiny_run(records, tmp_path_factory):
     """A finished tiny pre-training run dir (checkpoint, config.json, vocab.model) and its raw-text SavedModel."""
-    from albert_act.pretrainer import PretrainConfig, run_pretraining
-    from albert_act.serving import export_pretraining
+    from albert_act.train.pretraining_run import PretrainConfig, run_pretraining
 
     root = tmp_path_factory.mktemp("tiny_run")
     vocab = Path(records[0]).parent.parent / "vocab.model"
     config = PretrainConfig(train_files=[records[0]], eval_files=[records[1]], model_dir=str(root / "run"),
-                            backbone_overrides=dict(TINY_PRETRAINING), steps=3, warmup_steps=0, global_batch_size=8,
+                            backbone_overrides=dict(TINY_RUN), steps=3, warmup_steps=0, global_batch_size=8,
                             micro_batch_size=8, eval_batches=1, vocab=str(vocab), jit_compile=False,
-                            learning_rate=1.76e-3)
+                            learning_rate=1.76e-3, export_dir=str(root / "saved_models" / "tiny" / "1"))
     result = run_pretraining(config, progress=False)
-    export = export_pretraining(result["model"], str(root / "saved_models" / "tiny" / "1"), vocab.read_bytes(),
-                                max_seq_length=64)
     keras.config.set_dtype_policy("float32")
-    return str(root / "run"), export
+    return str(root / "run"), result["export"]["dir"]
+
+
+def png_ink(path):
+    """(height, width, ink, colour) of a PNG: ink = fraction of pixels unlike the background (the
+    corner pixel); colour = fraction of saturated pixels (data marks: axes and text are grey)."""
+    import matplotlib.image
+
+    with open(path, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    pixels = matplotlib.image.imread(path)[..., :3]
+    ink = np.abs(pixels - pixels[0, 0]).max(-1) > 0.1
+    colour = (pixels.max(-1) - pixels.min(-1)) > 0.25
+    return pixels.shape[0], pixels.shape[1], float(ink.mean()), float(colour.mean())
+
+
+def assert_drawn_png(path, min_colour=0.01):
+    """A readable figure with data on it: at least 400 x 150 pixels, some but not all ink, and coloured
+    marks on at least `min_colour` of it (a figure with only axes, text and a reference line has < 0.004)."""
+    height, width, ink, colour = png_ink(path)
+    assert width >= 400 and height >= 150, f"{path}: {width}x{height} pixels"
+    assert 0.02 < ink < 0.9, f"{path}: ink {ink:.3f} (blank or solid)"
+    assert colour >= min_colour, f"{path}: {colour:.4f} of the pixels coloured (no data drawn?)"

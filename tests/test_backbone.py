@@ -9,7 +9,7 @@ import tensorflow as tf
 import numpy_reference
 from albert_act import AlbertActBackbone, copy_keras_hub_albert_weights
 from conftest import (
-    TINY_BACKBONE,
+    TINY,
     assert_config_round_trip,
     assert_keras_file_round_trip,
     random_inputs,
@@ -21,7 +21,7 @@ OUTPUT_NAMES = {"sequence_output", "pooled_output", "iterations", "remainders", 
 
 
 def _backbone(**overrides):
-    return AlbertActBackbone(**{**TINY_BACKBONE, **overrides})
+    return AlbertActBackbone(**{**TINY, **overrides})
 
 
 @pytest.mark.parametrize("execution", ["static", "while"])
@@ -45,10 +45,11 @@ def test_named_outputs_and_shapes():
     backbone = _backbone(return_details=True)
     out = backbone(random_inputs([7, 3], padded_length=7))
     assert OUTPUT_NAMES | {"halting_probabilities", "update_weights", "iteration_states"} == set(out)
-    assert tuple(out["sequence_output"].shape) == (2, 7, 16)
-    assert tuple(out["pooled_output"].shape) == (2, 16)
+    hidden = TINY["hidden_dim"]
+    assert tuple(out["sequence_output"].shape) == (2, 7, hidden)
+    assert tuple(out["pooled_output"].shape) == (2, hidden)
     assert tuple(out["halting_probabilities"].shape) == (2, 7, 5)
-    assert tuple(out["iteration_states"].shape) == (2, 5, 7, 16)
+    assert tuple(out["iteration_states"].shape) == (2, 5, 7, hidden)
     np.testing.assert_array_equal(out["iterations"].numpy()[1, 3:], 0.0)  # padding: N = 0
     assert set(_backbone()(random_inputs([3], padded_length=3))) == OUTPUT_NAMES
 
@@ -99,7 +100,7 @@ def test_unshared_weights_have_max_iterations_blocks():
 
 @pytest.mark.parametrize("share_weights", [True, False])
 def test_parity_with_keras_hub_albert(share_weights):
-    sizes = {k: TINY_BACKBONE[k] for k in ("vocabulary_size", "num_heads", "embedding_dim", "hidden_dim", "intermediate_dim", "max_sequence_length")}
+    sizes = {k: TINY[k] for k in ("vocabulary_size", "num_heads", "embedding_dim", "hidden_dim", "intermediate_dim", "max_sequence_length")}
     hub = keras_hub.models.AlbertBackbone(num_layers=5, num_groups=1 if share_weights else 5, **sizes)
     ours = AlbertActBackbone(max_iterations=5, halting="none", share_weights=share_weights, **sizes)
     copy_keras_hub_albert_weights(hub, ours)
@@ -117,7 +118,7 @@ def test_keras_hub_copy_rejects_mismatched_layouts():
         copy_keras_hub_albert_weights(hub, _backbone())
     hub = keras_hub.models.AlbertBackbone(num_layers=5, num_heads=2, vocabulary_size=99, embedding_dim=8,
                                           hidden_dim=16, intermediate_dim=32, max_sequence_length=128)
-    with pytest.raises(ValueError, match=r"token embedding: weight .* has shape \(64, 8\), keras-hub's .* has \(99, 8\)"):
+    with pytest.raises(ValueError, match=r"token embedding: weight .* has shape \(400, 16\), keras-hub's .* has \(99, 8\)"):
         copy_keras_hub_albert_weights(hub, _backbone())
 
 
@@ -190,7 +191,7 @@ def test_config_round_trip_and_keras_file(tmp_path):
         (dict(halting_epsilon=1.5), r"halting_epsilon must be a number in \(0, 1\), got 1.5"),
         (dict(vocabulary_size=-3), "vocabulary_size must be an integer >= 1, got -3"),
         (dict(share_weights="yes"), r"share_weights must be one of \[True, False\], got 'yes'"),
-        (dict(num_heads=3), r"hidden size \(16\) must be divisible by num_heads \(3\)"),
+        (dict(num_heads=3), r"hidden size \(32\) must be divisible by num_heads \(3\)"),
     ],
 )
 def test_bad_config_raises_naming_the_value(overrides, message):

@@ -1,29 +1,37 @@
 """Fine-tuning: loading a pre-trained backbone, a smoke run on real MRPC data, the export, bad input."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from albert_act import finetuning, pretrained
+from albert_act import artifacts
+from albert_act.train import finetuning_run
+from albert_act.model import loading
 from pipelines.glue import Example
 
 
 def test_backbone_from_run_dir_equals_backbone_from_savedmodel(tiny_run):
     run_dir, export_dir = tiny_run
-    a, tokenizer = pretrained.load_pretrained_backbone(run_dir)
-    b, _ = pretrained.load_pretrained_backbone(export_dir)
+    a, tokenizer = loading.load_pretrained_backbone(run_dir)
+    b, _ = loading.load_pretrained_backbone(export_dir)
     assert tokenizer.vocabulary_size == 400 and a.dropout == 0.1
     for x, y in zip(a.weights, b.weights):
         np.testing.assert_array_equal(x.numpy(), y.numpy(), err_msg=x.path)
-    assert np.abs(a.embeddings.token_embedding.embeddings.numpy()).sum() > 0
+    # ... and they are the trained values that the run's last checkpoint holds, not a fresh init.
+    import tensorflow as tf
+
+    reader = tf.train.load_checkpoint(str(Path(run_dir) / artifacts.CHECKPOINTS))
+    saved = reader.get_tensor("model/embeddings.Stoken_embedding.Sembeddings/.ATTRIBUTES/VARIABLE_VALUE")
+    np.testing.assert_array_equal(a.embeddings.token_embedding.embeddings.numpy(), saved)
 
 
 def test_encode_pairs_and_truncation(tiny_run):
-    _, tokenizer = pretrained.load_pretrained_backbone(tiny_run[0])
+    _, tokenizer = loading.load_pretrained_backbone(tiny_run[0])
     examples = [Example("0", "a dog .", "it .", "1"),
                 Example("1", "word " * 40, "other " * 40, "0")]
-    inputs, truncated = finetuning.encode(tokenizer, examples, 16)
+    inputs, truncated = finetuning_run.encode(tokenizer, examples, 16)
     tokens = inputs["token_ids"]
     assert truncated == 1 and tokens[:, 0].tolist() == [2, 2]
     assert (tokens[1] == 3).sum() == 2 and inputs["padding_mask"][1].all()  # full: [CLS] a [SEP] b [SEP]
@@ -35,14 +43,14 @@ def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp
     # What this shows: the loop trains, selects and exports on real data. A 32-wide model
     # pre-trained for 3 updates starts on the minority class (47.3% of RTE dev) and learns
     # the prior (52.7%, the majority); it does not learn entailment, and is not asked to.
-    result = finetuning.finetune("rte", str(shared_data / "glue" / "RTE"), tiny_run[0], str(tmp_path),
+    result = finetuning_run.finetune("rte", str(shared_data / "glue" / "RTE"), tiny_run[0], str(tmp_path),
                                  learning_rate=1e-3, batch_size=16, epochs=1, max_seq_length=64, progress=False)
     assert result["dev_examples"] == 277 and result["train_examples"] == 2490
     assert result["best"]["accuracy"] > result["initial"]["accuracy"]
     assert set(result["best"]) >= {"accuracy", "iterations"} and result["best"]["iterations"]["all"] >= 1
     saved = json.loads((tmp_path / "results.json").read_text())
-    assert saved["best"]["epoch"] == 1 and "| initial |" in finetuning.format_results(saved)
-    info = pretrained.read_info(result["export"])
+    assert saved["best"]["epoch"] == 1 and "| initial |" in finetuning_run.format_results(saved)
+    info = artifacts.read_info(result["export"])
     assert result["export"] == str(tmp_path / "export" / "1") and (tmp_path / "export" / "1" / "assets" / "vocab.model").exists()
     assert info["kind"] == "classifier" and info["labels"] == ["entailment", "not_entailment"] and info["pair"]
 
@@ -51,7 +59,7 @@ def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp
 
     export.main(["--checkpoint", str(tmp_path), "--kind", "classifier", "--output", str(tmp_path / "tpu" / "1"),
                  "--execution", "static"])
-    assert pretrained.read_info(str(tmp_path / "tpu" / "1"))["backbone"]["execution"] == "static"
+    assert artifacts.read_info(str(tmp_path / "tpu" / "1"))["backbone"]["execution"] == "static"
     import tensorflow as tf
 
     texts = {"text": tf.constant(["A man is playing a guitar.", ""]), "text_pair": tf.constant(["A man plays.", "x"])}
@@ -65,8 +73,8 @@ def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp
     again = tf.saved_model.load(str(tmp_path / "again" / "1")).signatures["serving_default"](**texts)
     np.testing.assert_allclose(again["probabilities"].numpy(), sparse["probabilities"].numpy(), atol=1e-5)
     np.testing.assert_array_equal(again["iterations"].numpy(), sparse["iterations"].numpy())
-    model, _, tokenizer = finetuning.load_finetuned(str(tmp_path))
-    inputs, _ = finetuning.encode(tokenizer, [Example("0", "A man is playing a guitar.", "A man plays.", None)], 64)
+    model, _, tokenizer = loading.load_finetuned(str(tmp_path))
+    inputs, _ = finetuning_run.encode(tokenizer, [Example("0", "A man is playing a guitar.", "A man plays.", None)], 64)
     keras_logits = model(inputs, training=False)["logits"].numpy()[0]
     np.testing.assert_allclose(sparse["logits"].numpy()[0], keras_logits, atol=1e-5)
     with pytest.raises(SystemExit, match="holds a classifier model, not --kind pretraining"):
@@ -77,22 +85,22 @@ def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp
 
 def test_bad_input(shared_data, tiny_run, tmp_path):
     with pytest.raises(ValueError, match=r"unknown task 'paraphrase'; expected a GLUE task \[.*'rte'.*\] or a probing task"):
-        finetuning.load_task("paraphrase", str(tmp_path))
+        finetuning_run.load_task("paraphrase", str(tmp_path))
     with pytest.raises(ValueError, match=r"dev.tsv: missing \(RTE dev split"):
         (tmp_path / "train.tsv").write_text("index\tsentence1\tsentence2\tlabel\n0\ta\tb\tentailment\n")
-        finetuning.load_task("rte", str(tmp_path))
+        finetuning_run.load_task("rte", str(tmp_path))
     with pytest.raises(ValueError, match=r"not a pre-training run dir \(config.json \+ checkpoints/\), a fine-tuning dir"):
-        pretrained.load_pretrained_backbone(str(tmp_path))
+        loading.load_pretrained_backbone(str(tmp_path))
     wiki_like = tmp_path / "other.model"
     from pipelines.tokenizer import train_sentencepiece
 
     wiki_like.write_bytes(train_sentencepiece([str(shared_data / "wikipedia_en_sample" / "bert_sample_text.txt")],
                                               vocab_size=300))
     with pytest.raises(ValueError, match=r"other.model has 300 pieces, the model 400"):
-        pretrained.load_pretrained_backbone(tiny_run[0], vocab=str(wiki_like))
-    task = finetuning.TaskData("rte", ("entailment", "not_entailment"), [], [], "rte")
+        loading.load_pretrained_backbone(tiny_run[0], vocab=str(wiki_like))
+    task = finetuning_run.TaskData("rte", ("entailment", "not_entailment"), [], [], "rte")
     with pytest.raises(ValueError, match=r"rte: labels \['maybe'\] outside the task's set"):
-        finetuning._targets(task, [Example("0", "a", "b", "maybe")])
+        finetuning_run._targets(task, [Example("0", "a", "b", "maybe")])
 
 
 def test_sizes_that_do_not_fit_are_named(tiny_run, tmp_path):
@@ -106,4 +114,4 @@ def test_sizes_that_do_not_fit_are_named(tiny_run, tmp_path):
     info.write_text(json.dumps(config))
     with pytest.raises(ValueError, match=r"export: encoder/transformer_block_0/intermediate/kernel has shape \(32, 64\), "
                                          r"the model needs \(32, 128\)"):
-        pretrained.load_pretrained_backbone(str(export))
+        loading.load_pretrained_backbone(str(export))

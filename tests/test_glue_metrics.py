@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from albert_act import glue_metrics as m
+from albert_act.train import glue_metrics as m
 
 
 def test_matthews_by_hand():

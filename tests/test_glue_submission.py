@@ -4,8 +4,10 @@ import zipfile
 
 import pytest
 
-from albert_act import glue_submission, pretrained, serving
-from albert_act.classifier import AlbertActClassifier
+from albert_act.serve import submission
+from albert_act.model import loading
+from albert_act.serve import savedmodel
+from albert_act.model.classifier import AlbertActClassifier
 from pipelines import glue
 
 
@@ -15,10 +17,10 @@ def models(tiny_run, tmp_path_factory):
     in TensorFlow Serving's layout: <models>/<task>/<version>; the highest version is used."""
     root = tmp_path_factory.mktemp("models")
     for task in ("rte", "sts-b", "wnli"):
-        backbone, tokenizer = pretrained.load_pretrained_backbone(tiny_run[0])
+        backbone, tokenizer = loading.load_pretrained_backbone(tiny_run[0])
         spec = glue.TASKS[task]
         model = AlbertActClassifier(backbone, num_classes=len(spec.labels) or 1)
-        serving.export_classifier(model, str(root / task / "2"), tokenizer.model_proto, spec.name, spec.labels,
+        savedmodel.export_classifier(model, str(root / task / "2"), tokenizer.model_proto, spec.name, spec.labels,
                                   True, 64)
     (root / "rte" / "1").mkdir()  # an older, empty version: not picked
     return root
@@ -26,10 +28,10 @@ def models(tiny_run, tmp_path_factory):
 
 def test_partial_submission_is_written_validated_and_labelled(shared_data, models, tmp_path):
     output = str(tmp_path / "submission.zip")
-    result = glue_submission.build_submission(str(models), str(shared_data / "glue"), output, allow_partial=True,
+    result = submission.build_submission(str(models), str(shared_data / "glue"), output, allow_partial=True,
                                               progress=False)
     assert sorted(result["written"]) == ["RTE.tsv", "STS-B.tsv", "WNLI.tsv"]
-    assert set(result["missing"]) == set(glue_submission.SUBMISSION) - {"RTE.tsv", "STS-B.tsv", "WNLI.tsv"}
+    assert set(result["missing"]) == set(submission.SUBMISSION) - {"RTE.tsv", "STS-B.tsv", "WNLI.tsv"}
     with zipfile.ZipFile(output) as archive:
         assert sorted(archive.namelist()) == ["RTE.tsv", "STS-B.tsv", "WNLI.tsv"]
         assert archive.comment.decode().startswith("PARTIAL submission, missing: CoLA.tsv")
@@ -43,7 +45,7 @@ def test_partial_submission_is_written_validated_and_labelled(shared_data, model
 
 def test_incomplete_submission_is_refused(shared_data, models, tmp_path):
     with pytest.raises(ValueError, match=r"incomplete submission, not written; missing: CoLA.tsv \(no cola model"):
-        glue_submission.build_submission(str(models), str(shared_data / "glue"), str(tmp_path / "s.zip"), progress=False)
+        submission.build_submission(str(models), str(shared_data / "glue"), str(tmp_path / "s.zip"), progress=False)
     assert not (tmp_path / "s.zip").exists()
 
 
@@ -54,11 +56,11 @@ def test_validation_catches_bad_files(shared_data, tmp_path):
     rows[5] = "5\tentails"  # wrong spelling
     rows[7] = rows[6]  # index 6 twice, 7 missing
     path.write_text("index\tprediction\n" + "\n".join(rows) + "\n")
-    problems = glue_submission.validate(str(path), "rte", examples)
+    problems = submission.validate(str(path), "rte", examples)
     assert "RTE.tsv line 7: label 'entails' not in ['entailment', 'not_entailment']" in problems
     assert "RTE.tsv: 1 test indices missing, 1 repeated, 0 unknown (expected 3000 rows)" in problems
     path.write_text("id\tlabel\n")
-    assert glue_submission.validate(str(path), "rte", examples) == ["RTE.tsv: header must be 'index<TAB>prediction'"]
+    assert submission.validate(str(path), "rte", examples) == ["RTE.tsv: header must be 'index<TAB>prediction'"]
 
 
 def test_a_model_in_the_wrong_folder_is_refused(shared_data, models, tmp_path):
@@ -66,5 +68,5 @@ def test_a_model_in_the_wrong_folder_is_refused(shared_data, models, tmp_path):
 
     shutil.copytree(models / "wnli", tmp_path / "models" / "rte")
     with pytest.raises(ValueError, match=r"was fine-tuned on wnli, not rte"):
-        glue_submission.build_submission(str(tmp_path / "models"), str(shared_data / "glue"),
+        submission.build_submission(str(tmp_path / "models"), str(shared_data / "glue"),
                                          str(tmp_path / "s.zip"), allow_partial=True, progress=False)

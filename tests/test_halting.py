@@ -1,4 +1,4 @@
-"""The ACT loop (`albert_act.halting`): hand-computed cases, NumPy reference, modes, gradients."""
+"""The ACT loop (`albert_act.model.halting`): hand-computed cases, NumPy reference, modes, gradients."""
 
 import keras
 import numpy as np
@@ -7,22 +7,33 @@ import tensorflow as tf
 from keras import ops
 
 import numpy_reference
-from albert_act.halting import HaltingUnit, halting_loop
+from albert_act.model.halting import EXECUTIONS, HaltingUnit, IteratedLayer, halting_loop
 
-EXECUTIONS = ("static", "while")
+DENSE = ("static", "while")  # the executions that train (gradients, XLA)
+
+
+def tokenwise(fn):
+    """An `IteratedLayer` for a layer without attention, y = fn(h, i), in the form every execution
+    takes: sparse calls it through project_fn (keys unused) and attend_fn."""
+    return IteratedLayer(fn, project_fn=lambda states, i: (states[:, None],) * 3,
+                         attend_fn=lambda query_states, query, keys, i: fn(query_states, i))
 
 
 def scripted(probabilities):
-    """halting_fn returning p[:, :, i] from a (B, T, N) table, and a layer_fn y = h + (i + 1)."""
+    """(layer, halting_fn): the layer adds (i + 1) to every channel of h but the last, which carries
+    the token's position; halting_fn returns p[b, position, i] from a (B, T, N) table. The position
+    travels with the state, so the table is read right in the sparse loop's slots too."""
     table = ops.convert_to_tensor(np.asarray(probabilities, "float32"))
 
-    def halting_fn(y, i):
-        return ops.take(table, i, axis=2)
-
     def layer_fn(h, i):
-        return h + ops.cast(i + 1, "float32")
+        step = ops.cast(i + 1, "float32") * ops.concatenate([ops.ones(h.shape[-1] - 1), ops.zeros(1)])
+        return h + step
 
-    return layer_fn, halting_fn
+    def halting_fn(y, i):
+        positions = ops.cast(ops.round(y[..., -1]), "int32")  # (B, W)
+        return ops.take_along_axis(ops.take(table, i, axis=2), positions, axis=1)
+
+    return tokenwise(layer_fn), halting_fn
 
 
 def run_scripted(probabilities, real, n_max, execution, h0=None):
@@ -30,9 +41,14 @@ def run_scripted(probabilities, real, n_max, execution, h0=None):
     batch, length, _ = probabilities.shape
     if h0 is None:
         h0 = np.zeros((batch, length, 1), "float32")
-    layer_fn, halting_fn = scripted(probabilities)
-    out = halting_loop(h0, real, layer_fn, halting_fn, n_max, execution=execution, return_details=True)
-    return {k: keras.ops.convert_to_numpy(v) for k, v in out.items()}
+    positions = np.broadcast_to(np.arange(length, dtype="float32")[None, :, None], (batch, length, 1))
+    layer, halting_fn = scripted(probabilities)
+    out = halting_loop(np.concatenate([h0, positions], -1), real, layer, halting_fn, n_max, execution=execution,
+                       return_details=True)
+    out = {k: keras.ops.convert_to_numpy(v) for k, v in out.items()}
+    np.testing.assert_array_equal(out["sequence_output"][..., -1], positions[..., 0])  # positions kept
+    out["sequence_output"], out["iteration_states"] = out["sequence_output"][..., :-1], out["iteration_states"][..., :-1]
+    return out
 
 
 @pytest.mark.parametrize("execution", EXECUTIONS)
@@ -114,7 +130,7 @@ def test_fixed_depth_when_halting_fn_is_none():
     layer_fn = lambda h, i: 2.0 * h + 1.0  # noqa: E731
     h0 = np.ones((1, 3, 2), "float32")
     for execution in EXECUTIONS:
-        out = halting_loop(h0, np.array([[1, 1, 0]]), layer_fn, None, 3, execution=execution)
+        out = halting_loop(h0, np.array([[1, 1, 0]]), tokenwise(layer_fn), None, 3, execution=execution)
         out = {k: keras.ops.convert_to_numpy(v) for k, v in out.items()}
         np.testing.assert_array_equal(out["iterations"], [[3, 3, 0]])
         np.testing.assert_array_equal(out["remainders"], 0.0)
@@ -148,6 +164,23 @@ class _Mixing:
     def halting_fn(self, y, i):
         return ops.sigmoid(ops.matmul(y, self.w.astype("float32")) - 0.2)
 
+    def mix(self, h, mean):
+        return ops.tanh(ops.matmul(h, self.W.astype("float32")) + ops.matmul(mean, self.U.astype("float32")))
+
+    def iterated_layer(self):
+        """The same layer as projections + attention (what the sparse loop needs): the mean over
+        real tokens is an attention with equal weights, over the key/value groups it is given."""
+
+        def project_fn(states, i):
+            return (states[:, None],) * 3  # (B, 1, S, H): one head
+
+        def attend_fn(query_states, query, keys, i):
+            total = sum(ops.sum(ops.where(ops.transpose(mask, (0, 1, 3, 2)), value, 0.0), axis=2) for _, value, mask in keys)
+            count = sum(ops.sum(ops.cast(mask, "float32"), axis=3) for _, _, mask in keys)  # (B, 1, 1)
+            return self.mix(query_states, total / count)
+
+        return IteratedLayer(self.layer_fn, project_fn, attend_fn)
+
 
 @pytest.mark.parametrize("execution", EXECUTIONS)
 def test_matches_numpy_reference_on_random_inputs(execution):
@@ -157,7 +190,7 @@ def test_matches_numpy_reference_on_random_inputs(execution):
     h0 = rng.normal(size=(4, 11, 6)).astype("float32")
     mixing = _Mixing(6, real, seed=3)
     expected = numpy_reference.act(h0, real, mixing.numpy_layer, mixing.numpy_halting, max_iterations=6)
-    out = halting_loop(h0, real, mixing.layer_fn, mixing.halting_fn, 6, execution=execution, return_details=True)
+    out = halting_loop(h0, real, mixing.iterated_layer(), mixing.halting_fn, 6, execution=execution, return_details=True)
     out = {k: keras.ops.convert_to_numpy(v) for k, v in out.items()}
     # The case must exercise varied depths, or it proves little.
     assert len(np.unique(expected["iterations"][real])) >= 3
@@ -188,7 +221,7 @@ def test_ponder_gradient_flows_through_remainder_only():
     b = tf.Variable(-0.5)
     layer_fn = lambda h, i: h  # noqa: E731
     halting_fn = lambda y, i: tf.sigmoid(b) * tf.ones(tf.shape(y)[:2])  # noqa: E731
-    for execution in EXECUTIONS:
+    for execution in DENSE:
         with tf.GradientTape(persistent=True) as tape:
             out = halting_loop(tf.zeros((1, 1, 1)), [[1]], layer_fn, halting_fn, 6, execution=execution)
             ponder = tf.reduce_sum(out["ponder_cost"])

@@ -5,7 +5,7 @@ import pytest
 
 import numpy_reference
 from albert_act import AlbertActBackbone, AlbertActClassifier, AlbertActPretrainingModel, MaskedLMHead
-from conftest import TINY_BACKBONE, assert_config_round_trip, assert_keras_file_round_trip, random_inputs, to_numpy
+from conftest import TINY, assert_config_round_trip, assert_keras_file_round_trip, random_inputs, to_numpy
 
 
 def _pretraining_inputs():
@@ -15,11 +15,11 @@ def _pretraining_inputs():
 
 
 def test_mlm_logits_use_the_tied_token_embedding():
-    backbone = AlbertActBackbone(**TINY_BACKBONE)
+    backbone = AlbertActBackbone(**TINY)
     model = AlbertActPretrainingModel(backbone)
     inputs = _pretraining_inputs()
     out = to_numpy(model(inputs))
-    assert tuple(out["mlm_logits"].shape) == (2, 3, 64) and tuple(out["sop_logits"].shape) == (2, 2)
+    assert tuple(out["mlm_logits"].shape) == (2, 3, TINY["vocabulary_size"]) and tuple(out["sop_logits"].shape) == (2, 2)
     assert {"iterations", "remainders", "ponder_cost"} <= set(out)
 
     # NumPy: gather -> dense E -> GELU(tanh) -> LayerNorm -> x @ token_table^T + bias.
@@ -38,7 +38,7 @@ def test_mlm_logits_use_the_tied_token_embedding():
 
 
 def test_pretraining_model_round_trips(tmp_path):
-    model = AlbertActPretrainingModel(AlbertActBackbone(**TINY_BACKBONE, halting_bias_initializer=-1.0))
+    model = AlbertActPretrainingModel(AlbertActBackbone(**TINY, halting_bias_initializer=-1.0))
     rebuilt = assert_config_round_trip(model)
     assert rebuilt.backbone.halting_bias_initializer == -1.0
     restored = assert_keras_file_round_trip(model, _pretraining_inputs(), tmp_path)
@@ -54,7 +54,7 @@ def test_untied_head_round_trips():
 
 
 def test_classifier_logits_and_regression(tmp_path):
-    backbone = AlbertActBackbone(**TINY_BACKBONE)
+    backbone = AlbertActBackbone(**TINY)
     classifier = AlbertActClassifier(backbone, num_classes=3)
     inputs = random_inputs([8, 5, 2], padded_length=8)
     out = to_numpy(classifier(inputs))
@@ -62,7 +62,7 @@ def test_classifier_logits_and_regression(tmp_path):
     weights = numpy_reference.numpy_weights(classifier.output_dense)
     np.testing.assert_allclose(out["logits"], pooled @ weights["kernel"] + weights["bias"], atol=1e-5)
     assert {"iterations", "remainders", "ponder_cost"} <= set(out)
-    regressor = AlbertActClassifier(AlbertActBackbone(**TINY_BACKBONE), num_classes=1)
+    regressor = AlbertActClassifier(AlbertActBackbone(**TINY), num_classes=1)
     assert tuple(regressor(inputs)["logits"].shape) == (3, 1)
     assert_config_round_trip(classifier)
     assert_keras_file_round_trip(classifier, inputs, tmp_path)

@@ -4,8 +4,8 @@ import keras
 import numpy as np
 import pytest
 
-from albert_act.lamb import Lamb
-from albert_act.learning_rate import WarmupLinearDecay
+from albert_act.train.lamb import Lamb
+from albert_act.train.learning_rate import WarmupLinearDecay
 
 
 def numpy_lamb(weights, gradients, lr, steps, decay_excluded, adaptation_excluded,

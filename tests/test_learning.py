@@ -6,7 +6,7 @@ before attention becomes selective (about 250 updates for the demo), so the run 
 hundred updates of a small model, ~20 s on 2 CPU cores with XLA.
 """
 
-from albert_act.pretrainer import PretrainConfig, run_pretraining
+from albert_act.train.pretraining_run import PretrainConfig, run_pretraining
 from pipelines import synthetic_corpus
 from pipelines.create_pretraining_data import create_pretraining_data
 from pipelines.instances import InstanceConfig

@@ -22,7 +22,7 @@ def test_paper_presets(name, tau, n_max):
 
 
 def test_run_settings_come_from_the_preset_and_scale_with_steps():
-    from albert_act.pretrainer import PretrainConfig
+    from albert_act.train.pretraining_run import PretrainConfig
 
     demo = PretrainConfig(train_files=[], eval_files=[], model_dir="x").resolved()
     assert (demo.steps, demo.warmup_steps, demo.ponder_warmup_start, demo.ponder_cost_weight) == \

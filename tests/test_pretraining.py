@@ -1,6 +1,7 @@
 """Pre-training: the loss, token types, accumulation, strategies, resume, TensorBoard, bad input."""
 
 import dataclasses
+import json
 import os
 import signal
 import subprocess
@@ -14,19 +15,19 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from albert_act import token_types
-from albert_act.pretrainer import PretrainConfig, Pretrainer, run_pretraining
-from albert_act.pretraining_loss import loss_sums, pretraining_loss
+from albert_act.analysis import token_types
+from albert_act.train.pretraining_run import PretrainConfig, Pretrainer, run_pretraining
+from albert_act.train.losses import loss_sums, pretraining_loss
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-from conftest import TINY_PRETRAINING as TINY  # noqa: E402
-OVERRIDES = [arg for k, v in TINY.items() for arg in ("--override", f"{k}={v}")]
+from conftest import TINY_RUN  # noqa: E402
+OVERRIDES = [arg for k, v in TINY_RUN.items() for arg in ("--override", f"{k}={v}")]
 
 
 def _config(records, model_dir, **overrides):
     train, evaluation = records
     settings = dict(train_files=[train], eval_files=[evaluation], model_dir=str(model_dir),
-                    backbone_overrides=dict(TINY), steps=4, warmup_steps=1, global_batch_size=8,
+                    backbone_overrides=dict(TINY_RUN), steps=4, warmup_steps=1, global_batch_size=8,
                     micro_batch_size=4, checkpoint_every=2, log_every=1, eval_batches=2,
                     jit_compile=False)  # XLA compiles for ~10 s; tests/test_xla.py covers it
     settings.update(overrides)
@@ -168,7 +169,7 @@ def test_halting_none_and_unshared_baselines_run(records, tmp_path):
     result = run_pretraining(_config(records, tmp_path / "bert", halting="none", share_weights=False, steps=2,
                                      warmup_steps=0), progress=False)
     assert result["iterations"]["all"]["mean"] == 3.0 and result["iterations"]["all"]["std"] == 0.0
-    assert result["backbone"].share_weights is False
+    assert json.loads((tmp_path / "bert" / "config.json").read_text())["backbone"]["share_weights"] is False
 
 
 def test_non_finite_loss_stops_and_keeps_the_last_good_checkpoint(records, tmp_path):
@@ -186,7 +187,7 @@ def test_non_finite_loss_stops_and_keeps_the_last_good_checkpoint(records, tmp_p
     [
         (dict(train_files=["/nowhere/*.tfrecord"]), r"no training file matches \['/nowhere/\*.tfrecord'\]"),
         (dict(global_batch_size=10, micro_batch_size=4), r"global batch 10 is not divisible by micro-batch 4 x 1"),
-        (dict(backbone_overrides={**TINY, "vocabulary_size": 50}),
+        (dict(backbone_overrides={**TINY_RUN, "vocabulary_size": 50}),
          r"train-0000\d-of-00002.tfrecord: input_ids holds token id \d+, outside the model's vocabulary of 50"),
         (dict(warmup_steps=9), r"warmup_steps must be in \[0, steps=4\], got 9"),
     ],
@@ -204,14 +205,15 @@ def test_model_dir_with_an_incompatible_run_is_refused(records, tmp_path):
 
 
 def test_mixed_bfloat16_training_and_savedmodel_export(records, tmp_path):
-    from albert_act.pretrained import read_info
-    from albert_act.serving import export_pretraining
-
-    result = run_pretraining(_config(records, tmp_path, precision="mixed_bfloat16", steps=2, warmup_steps=0),
-                             progress=False)
-    assert np.isfinite(result["loss"]) and result["backbone"].encoder.blocks[0].compute_dtype == "bfloat16"
-    vocab = Path(records[0]).parent.parent / "vocab.model"
-    export = export_pretraining(result["model"], str(tmp_path / "export" / "1"), vocab.read_bytes())
+    from albert_act.artifacts import read_info
+    config = _config(records, tmp_path, precision="mixed_bfloat16", steps=2, warmup_steps=0,
+                     vocab=str(Path(records[0]).parent.parent / "vocab.model"), export_dir=str(tmp_path / "export" / "1"))
+    trainer = Pretrainer(config.resolved(), tf.distribute.OneDeviceStrategy("/cpu:0"), "cpu")
+    assert trainer.backbone.encoder.blocks[0].compute_dtype == "bfloat16"
+    result = run_pretraining(config, progress=False)
+    assert np.isfinite(result["loss"]) and json.loads((tmp_path / "evaluation.json").read_text())["step"] == 2
+    export = result["export"]["dir"]
+    assert result["export"]["fill_mask"]["top_k_tokens"]  # loaded back and asked
     outputs = tf.saved_model.load(export).signatures["encoder"](text=tf.constant(["a b c", ""]))
     assert outputs["sequence_output"].dtype == tf.float32  # the export computes in float32
     np.testing.assert_array_equal(outputs["iterations"].numpy()[1, 2:], 0)  # padding

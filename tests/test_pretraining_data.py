@@ -10,30 +10,23 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from pipelines import create_pretraining_data as cpd
+from conftest import create_shards
 from pipelines import tf_example
-from pipelines.instances import InstanceConfig
 from pipelines.pretraining_dataset import make_pretraining_dataset, parse_examples
 from pipelines.tokenizer import CLS_ID, MASK_ID, SEP_ID
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _create(vocab, inputs, output_dir, workers=2, eval_fraction=0.02, **config):
-    config = InstanceConfig(**{"vocabulary_size": 8000, "dupe_factor": 1, **config})
-    return cpd.create_pretraining_data(inputs, vocab, str(output_dir), config, num_shards=4,
-                                       workers=workers, eval_fraction=eval_fraction, progress=False)
-
-
 @pytest.fixture(scope="module")
 def wiki_shards(shared_data, wiki_vocab, tmp_path_factory):
     output = tmp_path_factory.mktemp("shards")
-    report = _create(wiki_vocab, [str(shared_data / "wikipedia_en_sample" / "wiki_en_train.txt")], output)
+    report = create_shards(wiki_vocab, [str(shared_data / "wikipedia_en_sample" / "wiki_en_train.txt")], output)
     return output, report
 
 
 @pytest.fixture(scope="module")
-def records(wiki_shards):
+def wiki_instances(wiki_shards):
     """Every instance, train and eval, as numpy arrays."""
     output, _ = wiki_shards
     dataset = make_pretraining_dataset(str(output / "*.tfrecord"), batch_size=4096, training=False)
@@ -43,8 +36,8 @@ def records(wiki_shards):
     return inputs, labels
 
 
-def test_structure_of_every_instance(records, wiki_shards):
-    inputs, labels = records
+def test_structure_of_every_instance(wiki_instances, wiki_shards):
+    inputs, labels = wiki_instances
     _, report = wiki_shards
     tokens, segments, mask = inputs["token_ids"], inputs["segment_ids"], inputs["padding_mask"]
     assert len(tokens) == report["instances"]["total"] > 17000
@@ -60,8 +53,8 @@ def test_structure_of_every_instance(records, wiki_shards):
     np.testing.assert_array_equal(segments, expected_segments)
 
 
-def test_masking_statistics_on_wikipedia(records, wiki_shards):
-    inputs, labels = records
+def test_masking_statistics_on_wikipedia(wiki_instances, wiki_shards):
+    inputs, labels = wiki_instances
     tokens, positions, weights = inputs["token_ids"], inputs["masked_positions"], labels["masked_lm_weights"]
     real = weights > 0
     maskable = inputs["padding_mask"].sum() - 3 * len(tokens)
@@ -113,9 +106,9 @@ def tree_to_numpy(tree):
     return {k: v.numpy() for k, v in tree.items()}
 
 
-def test_labels_and_segments_are_the_original_text(records, wiki_tokenizer, shared_data):
+def test_labels_and_segments_are_the_original_text(wiki_instances, wiki_tokenizer, shared_data):
     """Un-masking and un-swapping gives two runs of tokens that occur, in order, in the corpus."""
-    inputs, labels = records
+    inputs, labels = wiki_instances
     from pipelines.create_pretraining_data import read_documents
 
     documents = read_documents([str(shared_data / "wikipedia_en_sample" / "wiki_en_train.txt")])
@@ -136,9 +129,9 @@ def test_labels_and_segments_are_the_original_text(records, wiki_tokenizer, shar
         assert stream.find(second.astype(">u2").tobytes(), at_first + 2 * len(first)) >= 0, i
 
 
-def test_report_matches_the_records(wiki_shards, records):
+def test_report_matches_the_records(wiki_shards, wiki_instances):
     output, report = wiki_shards
-    inputs, labels = records
+    inputs, labels = wiki_instances
     on_disk = json.loads((output / "stats.json").read_text())
     assert on_disk["instances"] == report["instances"]
     assert report["instances"]["eval"] > 0 and report["documents"]["eval"] > 0
@@ -152,21 +145,21 @@ def test_report_matches_the_records(wiki_shards, records):
 
 def test_byte_identical_for_any_worker_count(shared_data, wiki_vocab, tmp_path):
     text = [str(shared_data / "wikipedia_en_sample" / "wiki_en_valid.txt")]
-    runs = [_create(wiki_vocab, text, tmp_path / f"w{w}", workers=w) for w in (1, 2)]
-    _create(wiki_vocab, text, tmp_path / "again", workers=2)
+    runs = [create_shards(wiki_vocab, text, tmp_path / f"w{w}", workers=w) for w in (1, 2)]
+    create_shards(wiki_vocab, text, tmp_path / "again", workers=2)
     names = sorted(p.name for p in (tmp_path / "w1").glob("*.tfrecord"))
     assert names == ["eval-00000-of-00001.tfrecord"] + [f"train-{i:05d}-of-00004.tfrecord" for i in range(4)]
     for name in names:
         first = (tmp_path / "w1" / name).read_bytes()
         assert first == (tmp_path / "w2" / name).read_bytes() == (tmp_path / "again" / name).read_bytes(), name
     assert runs[0]["instances"] == runs[1]["instances"]
-    different_seed = _create(wiki_vocab, text, tmp_path / "seed", workers=2, seed=99)
+    different_seed = create_shards(wiki_vocab, text, tmp_path / "seed", workers=2, instance={"seed": 99})
     assert (tmp_path / "seed" / names[1]).read_bytes() != (tmp_path / "w1" / names[1]).read_bytes()
     assert different_seed["instances"]["total"] > 0
 
 
 def test_eval_documents_never_feed_training(shared_data, wiki_vocab, tmp_path):
-    _create(wiki_vocab, [str(shared_data / "wikipedia_en_sample" / "bert_sample_text.txt")], tmp_path / "a",
+    create_shards(wiki_vocab, [str(shared_data / "wikipedia_en_sample" / "bert_sample_text.txt")], tmp_path / "a",
             eval_fraction=0.0)
     assert sum(1 for _ in tf.data.TFRecordDataset(str(tmp_path / "a" / "eval-00000-of-00001.tfrecord"))) == 0
     from pipelines.instances import is_eval_document

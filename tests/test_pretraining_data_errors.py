@@ -2,14 +2,13 @@
 
 import pytest
 
+from conftest import create_shards
 from pipelines import create_pretraining_data as cpd
 from pipelines.instances import InstanceConfig
 
 
 def _run(vocab, inputs, output_dir, **kwargs):
-    config = InstanceConfig(vocabulary_size=8000, dupe_factor=1)
-    return cpd.create_pretraining_data([str(p) for p in inputs], vocab, str(output_dir), config,
-                                       num_shards=2, workers=2, progress=False, **kwargs)
+    return create_shards(vocab, inputs, output_dir, num_shards=2, **kwargs)
 
 
 def _documents(count):

@@ -11,11 +11,16 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from albert_act import export, finetuning, pretrained, serving
-from albert_act.classifier import AlbertActClassifier
+from albert_act import artifacts
+from albert_act import export
+from albert_act.train import finetuning_run
+from albert_act.model import loading
+from albert_act.serve import savedmodel
+from albert_act.model.classifier import AlbertActClassifier
 from conftest import spread_halting
+from pipelines.packing import TextEncoder
 from pipelines.glue import Example
-from pipelines.tokenizer import MASK_ID
+from pipelines.tokenizer import CLS_ID, MASK_ID, SEP_ID
 
 MAX_SEQ_LENGTH = 24
 LABELS = ("entailment", "neutral", "contradiction")
@@ -35,56 +40,79 @@ def encode_with_masks(tokenizer, text):
 
 @pytest.fixture(scope="module")
 def tokenizer(tiny_run):
-    return pretrained.load_tokenizer(tiny_run[0])
+    return loading.load_tokenizer(tiny_run[0])
 
 
 @pytest.fixture(scope="module")
 def exports(tiny_run, tmp_path_factory):
     """A pre-training model and a 3-class pair classifier on its backbone, halting spread over depths, exported."""
     root = tmp_path_factory.mktemp("serving")
-    model, tokenizer, _ = pretrained.load_pretraining_model(tiny_run[0])
+    model, tokenizer, _ = loading.load_pretraining_model(tiny_run[0])
     spread_halting(model.backbone, seed=3, scale=2.0, bias=-0.5)
     classifier = AlbertActClassifier(model.backbone, num_classes=3, dropout=0.0)
     regression = AlbertActClassifier(model.backbone, num_classes=1, dropout=0.0)
     proto = tokenizer.model_proto
     dirs = {
-        "pretraining": serving.export_pretraining(model, str(root / "pre" / "1"), proto, MAX_SEQ_LENGTH, top_k=4),
-        "classifier": serving.export_classifier(classifier, str(root / "mnli" / "1"), proto, "mnli", LABELS, True,
+        "pretraining": savedmodel.export_pretraining(model, str(root / "pre" / "1"), proto, MAX_SEQ_LENGTH, top_k=4),
+        "classifier": savedmodel.export_classifier(classifier, str(root / "mnli" / "1"), proto, "mnli", LABELS, True,
                                                 MAX_SEQ_LENGTH),
-        "regression": serving.export_classifier(regression, str(root / "stsb" / "1"), proto, "sts-b", (), False,
+        "regression": savedmodel.export_classifier(regression, str(root / "stsb" / "1"), proto, "sts-b", (), False,
                                                 MAX_SEQ_LENGTH),
     }
     return {"dirs": dirs, "model": model, "classifier": classifier, "regression": regression, "root": root}
 
 
+def python_pack(tokenizer, segments, max_seq_length=MAX_SEQ_LENGTH):
+    """Python statement of the packing rule: `[CLS] A [SEP] (B [SEP])` from the Python tokenizer's
+    ids; while too long, the last piece of the longer segment (A on a tie) goes. Padded to
+    max_seq_length; returns (inputs, truncated flags)."""
+    rows = list(zip(*[tokenizer.encode(list(texts)) for texts in segments]))
+    inputs = {k: np.zeros((len(rows), max_seq_length), "int32") for k in ("token_ids", "segment_ids", "padding_mask")}
+    truncated = []
+    for i, row in enumerate(rows):
+        parts = [list(ids) for ids in row]
+        budget = max_seq_length - 1 - len(parts)
+        truncated.append(sum(map(len, parts)) > budget)
+        while sum(map(len, parts)) > budget:
+            max(parts, key=len).pop()  # max() keeps the first of equal lengths: A
+        tokens, segment_ids = [CLS_ID], [0]
+        for s_index, ids in enumerate(parts):
+            tokens += ids + [SEP_ID]
+            segment_ids += [s_index] * (len(ids) + 1)
+        inputs["token_ids"][i, : len(tokens)] = tokens
+        inputs["segment_ids"][i, : len(tokens)] = segment_ids
+        inputs["padding_mask"][i, : len(tokens)] = 1
+    return inputs, np.array(truncated)
+
+
 def _packed(tokenizer, segments):
-    """finetuning.encode for lists of texts (one or two segments) -> (inputs, truncated flags)."""
+    """What fine-tuning feeds the model for lists of texts (one or two segments)."""
     examples = [Example(str(i), a, b, None) for i, (a, b) in
                 enumerate(zip(segments[0], segments[1] if len(segments) > 1 else [None] * len(segments[0])))]
-    inputs, _ = finetuning.encode(tokenizer, examples, MAX_SEQ_LENGTH)
+    inputs, _ = finetuning_run.encode(tokenizer, examples, MAX_SEQ_LENGTH)
     return inputs
 
 
-def test_in_graph_packing_equals_python_packing(tokenizer):
+def test_the_one_packer_follows_the_packing_rule(tokenizer):
     rng = np.random.default_rng(0)
     words = ["a", "dog", "runs", "über", "漢字", "the", "river", ",", "."]
     texts = [" ".join(rng.choice(words, rng.integers(0, 30))) for _ in range(200)]
     pairs = [" ".join(rng.choice(words, rng.integers(0, 30))) for _ in range(200)]
-    encoder = serving.TextEncoder(tokenizer.model_proto, MAX_SEQ_LENGTH)
+    encoder = TextEncoder(tokenizer.model_proto, MAX_SEQ_LENGTH)
     for segments in ([texts], [texts, pairs]):
-        graph, truncated = encoder.pack([encoder.tokenize(tf.constant(s)) for s in segments])
-        python = _packed(tokenizer, segments)
+        graph, truncated = encoder.pack([encoder.tokenize(tf.constant(s)) for s in segments])  # what exports run
+        expected, expected_truncated = python_pack(tokenizer, segments)
         width = graph["token_ids"].shape[1]
-        assert width == python["padding_mask"].sum(1).max()  # padded to the longest row, not to the maximum
-        for key in python:
-            np.testing.assert_array_equal(graph[key].numpy(), python[key][:, :width], err_msg=key)
-        lengths = sum(np.array([len(x) for x in tokenizer.encode(s)]) for s in segments)
-        np.testing.assert_array_equal(truncated.numpy(), lengths > MAX_SEQ_LENGTH - 1 - len(segments))
-        assert 0 < truncated.numpy().sum() < len(texts)
+        assert width == expected["padding_mask"].sum(1).max()  # padded to the longest row, not to the maximum
+        for key in expected:
+            np.testing.assert_array_equal(graph[key].numpy(), expected[key][:, :width], err_msg=key)
+            np.testing.assert_array_equal(_packed(tokenizer, segments)[key], expected[key], err_msg=key)  # fine-tuning
+        np.testing.assert_array_equal(truncated.numpy(), expected_truncated)
+        assert 0 < expected_truncated.sum() < len(texts)
 
 
 def test_mask_markers_are_split_out_before_normalization(tokenizer):
-    encoder = serving.TextEncoder(tokenizer.model_proto, MAX_SEQ_LENGTH)
+    encoder = TextEncoder(tokenizer.model_proto, MAX_SEQ_LENGTH)
     texts = FILL_MASK_TEXTS + ["a[MASK]b", "[mask] is text, [MASK] is not"]
     graph = encoder.tokenize_with_masks(tf.constant(texts)).to_list()
     assert graph == [encode_with_masks(tokenizer, t) for t in texts]
@@ -244,7 +272,7 @@ def test_thousands_of_hostile_strings_do_not_crash_and_tokenize_as_python(export
         assert (iterations[real] >= 1).all() and (iterations[real] <= 3).all() and (iterations[~real] == 0).all()
         assert real.sum(1).max() <= MAX_SEQ_LENGTH
         # The graph tokenizes exactly as Python does (the pair's lengths follow from the same rule).
-        singles = serving.TextEncoder(tokenizer.model_proto, 10**6).tokenize(tf.constant(batch))
+        singles = TextEncoder(tokenizer.model_proto, 10**6).tokenize(tf.constant(batch))
         assert singles.to_list() == python_ids[start : start + 500]
     bad_bytes = serve(text=tf.constant([b"\xff\xfe broken \xc3"]), text_pair=tf.constant([b"\x80"]))
     assert bad_bytes["tokens"].numpy()[0, 0] == b"[CLS]" and b"<unk>" in bad_bytes["tokens"].numpy()[0]
@@ -268,12 +296,12 @@ def test_export_cli_from_a_pretraining_run(tiny_run, tmp_path, capsys):
                  "--top_k", "3"])
     printed = capsys.readouterr().out
     assert "fill_mask: {" in printed and '"iterations": [' in printed and "tensorflow/serving" in printed
-    info = pretrained.read_info(str(tmp_path / "demo" / "1"))
+    info = artifacts.read_info(str(tmp_path / "demo" / "1"))
     assert info["kind"] == "pretraining" and info["top_k"] == 3 and info["pretraining"]["steps"] == 3
-    assert serving.find_export(str(tmp_path / "demo")) == str(tmp_path / "demo" / "1")
+    assert artifacts.find_export(str(tmp_path / "demo")) == str(tmp_path / "demo" / "1")
     # The export round-trips as a backbone source, with the run's weights.
-    a, _ = pretrained.load_pretrained_backbone(tiny_run[0])
-    b, _ = pretrained.load_pretrained_backbone(str(tmp_path / "demo" / "1"))
+    a, _ = loading.load_pretrained_backbone(tiny_run[0])
+    b, _ = loading.load_pretrained_backbone(str(tmp_path / "demo" / "1"))
     for x, y in zip(a.weights, b.weights):
         np.testing.assert_array_equal(x.numpy(), y.numpy(), err_msg=x.path)
     with pytest.raises(SystemExit, match="holds a pretraining model, not --kind classifier"):

@@ -4,7 +4,7 @@ bootstrap intervals, checked against a plain NumPy restatement."""
 import numpy as np
 import pytest
 
-from albert_act import confidence, token_types
+from albert_act.analysis import confidence, token_types
 
 # [CLS] a [MASK] c [SEP] d r [SEP] pad ; selected: 2 ([MASK], orig 9), 3 (kept, orig c=7), 6 (random 8, orig 5)
 INPUTS = {"token_ids": np.array([[2, 6, 4, 7, 3, 5, 8, 3, 0]]), "padding_mask": np.array([[1] * 8 + [0]]),

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import numpy_reference
-from albert_act.embeddings import FactorizedEmbedding
-from albert_act.transformer_block import TransformerBlock
+from albert_act.model.embeddings import FactorizedEmbedding
+from albert_act.model.transformer_block import TransformerBlock
 from conftest import assert_config_round_trip
 
 

@@ -7,7 +7,7 @@ sized for a 2-core CPU so the whole pipeline runs in minutes.
 
 import dataclasses
 
-from albert_act.backbone import AlbertActBackbone
+from albert_act.model.backbone import AlbertActBackbone
 
 # ALBERT-base: E=128, H=768, 12 heads, FFN 3072, vocabulary 30k, sequence 128.
 # GELU (tanh approximation), LayerNorm eps 1e-12 and post-LN are fixed in the layers;
@@ -65,7 +65,7 @@ PRESETS = {
     # minutes on 2 CPU cores (README "Quick start" gives how each setting was measured).
     "demo": Preset(
         backbone=dict(
-            vocabulary_size=2000,  # a BPE vocabulary of the embedded corpus (albert_act.demo_data)
+            vocabulary_size=2000,  # a BPE vocabulary of the embedded corpus (albert_act.train.demo_data)
             embedding_dim=64,
             hidden_dim=128,
             num_heads=4,

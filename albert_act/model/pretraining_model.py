@@ -2,8 +2,8 @@
 
 import keras
 
-from albert_act.masked_lm_head import MaskedLMHead
-from albert_act.task_model import DEPTH_OUTPUTS, backbone_from_config, backbone_inputs
+from albert_act.model.masked_lm_head import MaskedLMHead
+from albert_act.model.task_model import DEPTH_OUTPUTS, backbone_from_config, backbone_inputs
 
 
 @keras.saving.register_keras_serializable(package="albert_act")

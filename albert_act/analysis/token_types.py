@@ -8,9 +8,9 @@ For a pre-training instance, each real token is one of:
 (The authors' scripts counted [MASK] inputs in "random" too; we do not.)
 
 Two depths per token: N_t, the whole number of iterations, and E_t, the expected
-iteration of its halting distribution (`albert_act.halting`), which shows
+iteration of its halting distribution (`albert_act.model.halting`), which shows
 differences smaller than one iteration. Statistics are kept per sequence, so
-that intervals come from a bootstrap over sequences (`albert_act.confidence`).
+that intervals come from a bootstrap over sequences (`albert_act.analysis.confidence`).
 Everything on the TensorFlow side has static shapes (masks and one-hot sums),
 so the steps that compute it compile with XLA.
 """
@@ -18,9 +18,9 @@ so the steps that compute it compile with XLA.
 import numpy as np
 from keras import ops
 
-from albert_act import confidence
+from albert_act.analysis import confidence
+from pipelines.tokenizer import CLS_ID, MASK_ID, SEP_ID
 
-CLS_ID, SEP_ID, MASK_ID = 2, 3, 4
 TOKEN_TYPES = ("all", "[CLS]", "[SEP]", "unmasked", "[MASK]->[MASK]", "[MASK]->random", "[MASK]->original")
 # Parts of the per-sequence sums, last axis of `depth_sums`.
 PARTS = ("count", "iterations", "iterations_squared", "expected", "expected_squared")

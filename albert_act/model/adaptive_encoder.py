@@ -4,8 +4,8 @@ import keras
 from keras import ops
 
 from albert_act import checks
-from albert_act.halting import EXECUTIONS, HaltingUnit, SparseLayer, halting_loop
-from albert_act.transformer_block import TransformerBlock
+from albert_act.model.halting import EXECUTIONS, HaltingUnit, IteratedLayer, halting_loop
+from albert_act.model.transformer_block import TransformerBlock
 
 HALTING_MODES = ("act", "none")
 
@@ -105,12 +105,13 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
         return ops.switch(i, [lambda *a, b=b: fn(b, *a) for b in self.blocks], *args)
 
     def call(self, hidden_states, padding_mask, training=None):
-        def layer_fn(h, i):
+        def apply_fn(h, i):
             return self._per_block(i, lambda b, h: b(h, padding_mask=padding_mask, training=training),
                                    ops.cast(h, self.compute_dtype))
 
         qkv_weights = {b.name: b.qkv_weights() for b in self.blocks} if self.execution == "sparse" else {}
-        sparse_layer = SparseLayer(  # weights concatenated once, not at every iteration
+        layer = IteratedLayer(  # for sparse: weights concatenated once, not at every iteration
+            apply_fn,
             project_fn=lambda states, i: self._per_block(
                 i, lambda b, s: b.project(s, qkv_weights[b.name]), ops.cast(states, self.compute_dtype)),
             attend_fn=lambda query_states, query, keys, i: self._per_block(
@@ -126,13 +127,12 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
         return halting_loop(
             hidden_states,
             padding_mask,
-            layer_fn,
+            layer,
             halting_fn,
             max_iterations=self.max_iterations,
             epsilon=self.halting_epsilon,
             execution=self.execution,
             return_details=self.return_details,
-            sparse_layer=sparse_layer,
         )
 
     def get_config(self):

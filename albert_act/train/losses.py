@@ -1,4 +1,4 @@
-"""The pre-training loss, in one place: MLM + SOP + tau * ponder.
+"""The losses, in one place: pre-training (MLM + SOP + tau * ponder) and fine-tuning.
 
     loss = sum(w * xent(mlm)) / sum(w)          weighted mean over masked positions
          + mean over sequences of xent(sop)
@@ -56,3 +56,14 @@ def pretraining_loss(sums, mlm_weight, examples, ponder_cost_weight):
         "ponder_cost": ponder_cost,
         "ponder_loss": ponder_loss,
     }
+
+
+def finetuning_loss(outputs, targets, regression, ponder_cost_weight=0.0):
+    """Mean cross-entropy of the logits (classification) or squared error of the score
+    (regression, e.g. STS-B), + tau * mean ponder cost. outputs: the classifier's dict."""
+    logits = ops.cast(outputs["logits"], "float32")
+    if regression:
+        loss = ops.mean(ops.square(logits[:, 0] - ops.cast(targets, "float32")))
+    else:
+        loss = ops.mean(ops.sparse_categorical_crossentropy(targets, logits, from_logits=True))
+    return loss + ponder_cost_weight * ops.mean(ops.cast(outputs["ponder_cost"], "float32"))

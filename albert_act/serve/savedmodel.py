@@ -19,7 +19,7 @@ depth fields: iterations int32 (B, T) (0 on padding), mean_iterations (B,), toke
               SentencePiece pieces ("" on padding), token_ids, padding_mask, truncated bool (B,)
 
 Batches are padded to their longest member; inputs longer than `max_seq_length` are
-cut, longest segment first (as `albert_act.finetuning.encode`), and flagged `truncated`.
+cut, longest segment first (`pipelines.packing`, as in fine-tuning), and flagged `truncated`.
 The export's settings (task, labels, backbone config) are the asset albert_act_export.json,
 its vocabulary the asset vocab.model.
 """
@@ -30,80 +30,19 @@ import shutil
 import tempfile
 
 import tensorflow as tf
-import tensorflow_text as tf_text
 
-from albert_act.backbone import AlbertActBackbone
-from albert_act.classifier import AlbertActClassifier
-from albert_act.pretraining_model import AlbertActPretrainingModel
+from albert_act import artifacts, checks
+from albert_act.model.backbone import AlbertActBackbone
+from albert_act.model.classifier import AlbertActClassifier
+from albert_act.model.halting import EXECUTIONS
+from albert_act.model.loading import (assign_weights, classifier_from_info, load_pretraining_model,
+                                     load_tokenizer, read_weights)
+from albert_act.model.pretraining_model import AlbertActPretrainingModel
 from pipelines import text_files
-from pipelines.graph_tokenizer import GraphTokenizer
-from pipelines.tokenizer import CLS_ID, MASK_ID, SEP_ID
+from pipelines.packing import TextEncoder
+from pipelines.tokenizer import MASK_ID
 
-EXPORT_INFO = "albert_act_export.json"
-VOCAB = "vocab.model"
-MASK_TEXT = "[MASK]"
-EXECUTIONS = ("sparse", "static", "while")
 _STRINGS = tf.TensorSpec([None], tf.string)
-
-
-class TextEncoder(tf.Module):
-    """Strings -> the backbone's inputs, in the graph.
-
-    Args:
-        model_proto: bytes of the SentencePiece model.
-        max_seq_length: int, the longest packed sequence (specials included).
-    """
-
-    def __init__(self, model_proto, max_seq_length):
-        super().__init__()
-        if max_seq_length < 3:
-            raise ValueError(f"max_seq_length must be at least 3 ([CLS] A [SEP] B [SEP] needs room), got {max_seq_length}")
-        self.tokenizer = GraphTokenizer(model_proto)
-        self.max_seq_length = max_seq_length
-
-    def tokenize(self, text):
-        """(B,) strings -> int32 ragged (B, (n)) ids, no specials."""
-        return self.tokenizer(text)
-
-    def tokenize_with_masks(self, text):
-        """Like `tokenize`, with each literal "[MASK]" becoming the [MASK] id.
-
-        The text is split on "[MASK]" before normalization (which would lowercase it);
-        each part is encoded on its own, so a part starts a new word.
-        """
-        parts = tf.strings.split(text, MASK_TEXT)  # (B, (P)); "" -> [""]
-        ids = self.tokenizer(parts.flat_values)  # (N, (n))
-        marker = tf.RaggedTensor.from_tensor(tf.fill([tf.shape(parts.flat_values)[0], 1], MASK_ID))
-        per_part = tf.concat([ids, marker], axis=1)  # every part followed by [MASK] ...
-        per_text = tf.RaggedTensor.from_row_splits(per_part, parts.row_splits).merge_dims(1, 2)
-        return per_text[:, :-1]  # ... but the last
-
-    def pack(self, segments):
-        """[CLS] A [SEP] (B [SEP]) from 1 or 2 ragged id segments; longest segment trimmed first.
-
-        Returns (inputs dict of int32 (B, T), truncated bool (B,)), T = the longest packed row.
-        """
-        budget = self.max_seq_length - 1 - len(segments)
-        if len(segments) == 1:  # (ShrinkLongestTrimmer fails to trace one segment in TF 2.21)
-            trimmed = [segments[0][:, :budget]]
-        else:
-            trimmed = tf_text.ShrinkLongestTrimmer(budget, axis=-1).trim(segments)
-        truncated = tf.reduce_any(
-            tf.stack([t.row_lengths() < s.row_lengths() for t, s in zip(trimmed, segments)]), axis=0)
-        ids, segment_ids = tf_text.combine_segments(trimmed, start_of_sequence_id=CLS_ID, end_of_segment_id=SEP_ID)
-        token_ids, segment_ids = (tf.cast(x.to_tensor(0), tf.int32) for x in (ids, segment_ids))
-        short = tf.maximum(0, 2 - tf.shape(token_ids)[1])  # an empty batch still has [CLS] [SEP] columns
-        token_ids, segment_ids = (tf.pad(x, [[0, 0], [0, short]]) for x in (token_ids, segment_ids))
-        inputs = {
-            "token_ids": token_ids,
-            "segment_ids": segment_ids,
-            "padding_mask": tf.sequence_mask(ids.row_lengths(), tf.shape(token_ids)[1], tf.int32),
-        }
-        return inputs, truncated
-
-    def pieces(self, token_ids, padding_mask):
-        """SentencePiece pieces of the ids, "" on padding."""
-        return tf.where(padding_mask > 0, self.tokenizer.sentencepiece.id_to_string(token_ids), "")
 
 
 def _depth_fields(encoder, inputs, outputs, truncated):
@@ -121,28 +60,12 @@ def _depth_fields(encoder, inputs, outputs, truncated):
 
 def serving_backbone(backbone, execution="sparse"):
     """A float32 copy of `backbone` (same weights, no dropout) that runs `execution`."""
-    if execution not in EXECUTIONS:
-        raise ValueError(f"execution must be one of {EXECUTIONS}, got {execution!r}")
+    checks.one_of("execution", execution, EXECUTIONS)
     config = {k: v for k, v in backbone.get_config().items() if k not in ("name", "trainable", "dtype")}
     copy = AlbertActBackbone(**{**config, "execution": execution, "return_details": False, "dropout": 0.0},
                              dtype="float32", name=backbone.name)
     copy.set_weights(backbone.get_weights())
     return copy
-
-
-def find_export(path):
-    """The export dir at `path`: `path` itself, its highest numeric version (TensorFlow Serving's
-    <model_base_path>/<version>), or that inside <path>/export (a fine-tuning dir); None if none."""
-    for base in (path, os.path.join(path, "export")):
-        if tf.io.gfile.exists(os.path.join(base, "assets", EXPORT_INFO)):
-            return base
-        if tf.io.gfile.isdir(base):
-            versions = [int(v.rstrip("/")) for v in tf.io.gfile.listdir(base) if v.rstrip("/").isdigit()]
-            for version in sorted(versions, reverse=True):
-                candidate = os.path.join(base, str(version))
-                if tf.io.gfile.exists(os.path.join(candidate, "assets", EXPORT_INFO)):
-                    return candidate
-    return None
 
 
 def _write(export_dir, model, encoder, endpoints, info, model_proto, overwrite):
@@ -161,16 +84,16 @@ def _write(export_dir, model, encoder, endpoints, info, model_proto, overwrite):
     with tempfile.TemporaryDirectory(dir=parent, prefix=".staging-") as staging:
         files = os.path.join(staging, "files")
         os.makedirs(files)
-        with open(os.path.join(files, EXPORT_INFO), "w") as f:
+        with open(os.path.join(files, artifacts.EXPORT_INFO), "w") as f:
             json.dump(info, f, indent=2)
-        with open(os.path.join(files, VOCAB), "wb") as f:
+        with open(os.path.join(files, artifacts.VOCAB), "wb") as f:
             f.write(model_proto)
         root = tf.__internal__.tracking.AutoTrackable()  # what Keras's own exports use: `variables` settable
         root.model = model
         root.variables = list(model.variables)
         root.text_encoder = encoder  # the SentencePiece resource
-        root.export_info = tf.saved_model.Asset(os.path.join(files, EXPORT_INFO))
-        root.vocabulary = tf.saved_model.Asset(os.path.join(files, VOCAB))
+        root.export_info = tf.saved_model.Asset(os.path.join(files, artifacts.EXPORT_INFO))
+        root.vocabulary = tf.saved_model.Asset(os.path.join(files, artifacts.VOCAB))
         signatures, captured = {}, {}
         for name, (function, input_signature) in endpoints.items():
             traced = tf.function(function, input_signature=input_signature, autograph=False)
@@ -300,3 +223,57 @@ def export_pretraining(model, export_dir, model_proto, max_seq_length=None, top_
     info = {"kind": "pretraining", "max_seq_length": max_seq_length, "top_k": top_k, "execution": execution,
             "backbone": backbone.get_config(), "pretraining": pretraining_config}
     return _write(export_dir, serving, encoder, endpoints, info, model_proto, overwrite)
+
+
+# Queries `example_query` asks (the demo's synthetic corpus has such sentences).
+EXAMPLES = {
+    "fill_mask": ["He remembered the [MASK] brave key."],
+    "encoder": ["He remembered the poor brave key."],
+    "serving_default": ["He remembered the poor brave key."],
+}
+
+
+def export_from(source, kind, output, vocab=None, execution="sparse", max_seq_length=None, top_k=5,
+                overwrite=False):
+    """A raw-text SavedModel of the model in `source` (a pre-training run dir, a fine-tuning dir or
+    an earlier export) written to `output`; returns its directory. `kind` must match the source."""
+    info = artifacts.read_info(source)
+    if info["kind"] != kind:
+        raise ValueError(f"{source} holds a {info['kind']} model, not --kind {kind}")
+    if kind == "pretraining":
+        model, tokenizer, info = load_pretraining_model(source, vocab)
+        return export_pretraining(model, output, tokenizer.model_proto, max_seq_length, top_k, execution,
+                                  info.get("pretraining"), overwrite)
+    # A fine-tuning dir or an earlier classifier export: the weights by path, either way.
+    model = classifier_from_info(info, dropout=0.0)
+    assign_weights(model, read_weights(source), source)
+    tokenizer = load_tokenizer(source, vocab, model.backbone.vocabulary_size)
+    return export_classifier(model, output, tokenizer.model_proto, info["task"], info["labels"], info["pair"],
+                             max_seq_length or info["max_seq_length"], execution, overwrite)
+
+
+def example_query(export_dir):
+    """Loads the export as a server would and answers one query per signature, JSON-ready."""
+    loaded = tf.saved_model.load(export_dir)
+    answers = {}
+    for name, function in loaded.signatures.items():
+        inputs = function.structured_input_signature[1]
+        if not all(spec.dtype == tf.string for spec in inputs.values()):
+            continue  # encoder_ids: token ids, not text
+        text = EXAMPLES.get(name, EXAMPLES["serving_default"])
+        outputs = function(**{key: tf.constant(text) for key in inputs})
+        answers[name] = {k: _jsonable(v.numpy()[0]) for k, v in outputs.items()
+                         if k not in ("sequence_output", "pooled_output")}
+    return answers
+
+
+def _jsonable(value):
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, float):
+        return round(value, 4)
+    return value

@@ -17,7 +17,7 @@ def _save(figure, path):
 
 
 def _types(types):
-    from albert_act.token_types import TOKEN_TYPES
+    from albert_act.analysis.token_types import TOKEN_TYPES
 
     return [n for n in TOKEN_TYPES if n in types and types[n]["count"]]
 

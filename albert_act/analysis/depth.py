@@ -16,7 +16,7 @@ import math
 import numpy as np
 import tensorflow as tf
 
-from albert_act import token_types
+from albert_act.analysis import token_types
 from pipelines.pretraining_dataset import make_pretraining_dataset
 from pipelines.tokenizer import CLS_ID, SEP_ID
 

@@ -17,19 +17,20 @@ import numpy as np
 import tensorflow as tf
 from keras import ops
 
-from albert_act import confidence, token_types
-from albert_act.backbone import AlbertActBackbone
-from albert_act.distribution import make_strategy
-from albert_act.lamb import Lamb
-from albert_act.learning_rate import WarmupLinearDecay
-from albert_act.presets import get_preset
-from albert_act.pretraining_loss import loss_sums, pretraining_loss
-from albert_act.pretraining_model import AlbertActPretrainingModel
+from albert_act import artifacts
+from albert_act.analysis import confidence, token_types
+from albert_act.model.backbone import AlbertActBackbone
+from albert_act.model.halting import TRAINING_EXECUTIONS
+from albert_act.model.presets import get_preset
+from albert_act.model.pretraining_model import AlbertActPretrainingModel
+from albert_act.train.distribution import make_strategy
+from albert_act.train.lamb import Lamb
+from albert_act.train.learning_rate import WarmupLinearDecay
+from albert_act.train.losses import loss_sums, pretraining_loss
 from pipelines import text_files
 from pipelines.pretraining_dataset import make_pretraining_dataset, record_shapes
 
 PRECISIONS = ("auto", "float32", "mixed_bfloat16")
-TRAINING_EXECUTIONS = ("static", "while")  # "sparse" is for inference
 # Preset update counts that scale with --steps when only --steps is given.
 SCALED_WITH_STEPS = ("warmup_steps", "ponder_warmup_start", "ponder_warmup_steps")
 PER_SEQUENCE = ("depth", "accuracy")  # evaluation outputs kept per held-out sequence (gathered, not summed)
@@ -120,6 +121,9 @@ def check_inputs(config, replicas, sample_records=2000):
     for name in ("ponder_warmup_start", "ponder_warmup_steps"):
         if getattr(config, name) < 0:
             raise ValueError(f"{name} must be >= 0, got {getattr(config, name)}")
+    if config.export_dir and not config.vocab:
+        raise ValueError("export_dir needs vocab (the SentencePiece model of the data): the export tokenizes raw "
+                         "text; pass --vocab, or --no_export")
     if config.execution not in TRAINING_EXECUTIONS:
         raise ValueError(f"execution must be one of {list(TRAINING_EXECUTIONS)} in training, got {config.execution!r}")
     if config.precision not in PRECISIONS:
@@ -158,7 +162,7 @@ def check_inputs(config, replicas, sample_records=2000):
 
 
 def _check_model_dir(config):
-    path = os.path.join(config.model_dir, "config.json")
+    path = os.path.join(config.model_dir, artifacts.CONFIG)
     if not tf.io.gfile.exists(path):
         return
     with tf.io.gfile.GFile(path) as f:
@@ -423,7 +427,7 @@ def _write_summaries(writer, step, result, extra=None):
 
 def _write_token_type_image(writer, step, iterations, max_iterations):
     """The iterations-per-token-type bar chart (as in `albert_act.analyze`) as a TensorBoard image."""
-    from albert_act.analysis_plots import token_types_png
+    from albert_act.analysis.plots import token_types_png
 
     image = tf.image.decode_png(token_types_png(iterations, max_iterations), channels=4)
     with writer.as_default(step=step):
@@ -432,10 +436,13 @@ def _write_token_type_image(writer, step, iterations, max_iterations):
 
 
 def run_pretraining(config, progress=True):
-    """The whole job: checks, strategy, (resumed) training, checkpoints, TensorBoard, evaluation.
+    """The whole job: checks, strategy, (resumed) training, checkpoints, TensorBoard, evaluation,
+    and the SavedModel when `config.export_dir` is set (it needs `config.vocab`).
 
-    Returns the final evaluation dict, with `table` (Markdown), `step`, `model_dir`,
-    the trained pre-training `model` and its `backbone`.
+    Returns the final held-out evaluation (JSON-ready; also <model_dir>/evaluation.json):
+    losses, accuracies with intervals and baselines, `iterations` (Table 1), `differences`,
+    `table` (Markdown), `step`, `model_dir`, and `export` when one was written. The trained
+    model is in the run dir: `albert_act.model.loading.load_pretraining_model(model_dir)`.
     """
     config = config.resolved()
     strategy, kind = make_strategy(config.strategy)
@@ -444,10 +451,9 @@ def run_pretraining(config, progress=True):
         tf.config.experimental.enable_op_determinism()
     trainer = Pretrainer(config, strategy, kind)
     tf.io.gfile.makedirs(config.model_dir)
-    with tf.io.gfile.GFile(os.path.join(config.model_dir, "config.json"), "w") as f:
-        json.dump(_config_record(config), f, indent=2)
+    artifacts.write_json(os.path.join(config.model_dir, artifacts.CONFIG), _config_record(config))
     if config.vocab:  # the run dir is self-contained: fine-tuning finds the vocabulary there
-        tf.io.gfile.copy(config.vocab, os.path.join(config.model_dir, "vocab.model"), overwrite=True)
+        tf.io.gfile.copy(config.vocab, os.path.join(config.model_dir, artifacts.VOCAB), overwrite=True)
 
     # A plain tf.data iterator of global batches: it is saved in the checkpoint (shuffle buffer
     # included), so a resumed run continues with exactly the next batch, reading nothing twice.
@@ -456,7 +462,7 @@ def run_pretraining(config, progress=True):
     iterator = iter(dataset)
     checkpoint = tf.train.Checkpoint(**checkpoint_contents(trainer.model, trainer.optimizer), iterator=iterator,
                                      ponder_cost_weight=trainer.tau)
-    manager = tf.train.CheckpointManager(checkpoint, os.path.join(config.model_dir, "checkpoints"),
+    manager = tf.train.CheckpointManager(checkpoint, os.path.join(config.model_dir, artifacts.CHECKPOINTS),
                                          max_to_keep=config.keep_checkpoints)
     if manager.latest_checkpoint:
         checkpoint.restore(manager.latest_checkpoint).assert_existing_objects_matched()
@@ -514,6 +520,11 @@ def run_pretraining(config, progress=True):
     evaluation["model_dir"] = config.model_dir
     evaluation["table"] = token_types.markdown_table(evaluation["iterations"], trainer.backbone.max_iterations,
                                                      evaluation["differences"])
-    evaluation["backbone"] = trainer.backbone
-    evaluation["model"] = trainer.model
+    if config.export_dir:  # the raw-text SavedModel the config names, loaded back and asked one query
+        from albert_act.serve.savedmodel import example_query, export_pretraining
+
+        export_pretraining(trainer.model, config.export_dir, text_files.read_bytes(config.vocab),
+                           pretraining_config=_config_record(config), overwrite=True)
+        evaluation["export"] = {"dir": config.export_dir, "fill_mask": example_query(config.export_dir)["fill_mask"]}
+    artifacts.write_json(os.path.join(config.model_dir, artifacts.EVALUATION), evaluation)
     return evaluation

@@ -2,8 +2,8 @@
 
 import keras
 
-from albert_act.adaptive_encoder import AdaptiveDepthEncoder
-from albert_act.embeddings import FactorizedEmbedding
+from albert_act.model.adaptive_encoder import AdaptiveDepthEncoder
+from albert_act.model.embeddings import FactorizedEmbedding
 
 
 @keras.saving.register_keras_serializable(package="albert_act")

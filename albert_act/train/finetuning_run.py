@@ -1,17 +1,13 @@
 """Fine-tuning on GLUE and probing tasks: classification or regression on the pooled output.
 
-Read top to bottom: `load_task` (examples and label set), `encode` ([CLS] A [SEP] B [SEP]),
-`finetune` (AdamW, warmup + linear decay, optional tau * ponder, best dev epoch kept,
-raw-text SavedModel export), `load_finetuned`, `grid_search` (the paper's grid).
-
-A fine-tuning output dir holds classifier.json (task, labels, settings, backbone config),
-classifier.weights.h5 (the best dev epoch), vocab.model, results.json, and the
-SavedModel in export/1 (TensorFlow Serving's versioned layout; see `albert_act.serving`).
+Read top to bottom: `load_task` (examples and label set), `encode` ([CLS] A [SEP] B [SEP],
+`pipelines.packing`), `finetune` (AdamW, warmup + linear decay, the loss of
+`albert_act.train.losses`, best dev epoch kept, raw-text SavedModel export), `grid_search`
+(the paper's grid). What a fine-tuning dir holds: `albert_act.artifacts`.
 """
 
 import dataclasses
 import itertools
-import json
 import os
 import shutil
 
@@ -19,14 +15,17 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from albert_act import glue_metrics, serving
-from albert_act.classifier import AlbertActClassifier
-from albert_act.learning_rate import WarmupLinearDecay
-from albert_act.pretrained import FINETUNED_INFO, classifier_from_info, load_pretrained_backbone, load_tokenizer
+from albert_act import artifacts
+from albert_act.model.classifier import AlbertActClassifier
+from albert_act.model.loading import load_pretrained_backbone
+from albert_act.serve import savedmodel
+from albert_act.train import glue_metrics
+from albert_act.train.learning_rate import WarmupLinearDecay
+from albert_act.train.losses import finetuning_loss
 from pipelines import glue, probing
+from pipelines.packing import TextEncoder, pack_texts
 from pipelines.tokenizer import CLS_ID, SEP_ID
 
-WEIGHTS = "classifier.weights.h5"
 PAPER_GRID = {"learning_rate": (5e-5, 3e-5, 2e-5), "batch_size": (16, 32), "epochs": (2, 3, 4)}
 PROBING_TASKS = tuple(probing.TASK_FILES)
 
@@ -60,25 +59,13 @@ def load_task(name, data_dir):
 
 
 def encode(tokenizer, examples, max_seq_length):
-    """Token ids for `[CLS] A [SEP] (B [SEP])`, longest segment truncated first; returns (inputs, truncated count)."""
-    a_ids = tokenizer.encode([e.text_a for e in examples])
-    b_ids = tokenizer.encode([e.text_b for e in examples]) if examples and examples[0].text_b is not None else None
-    inputs = {k: np.zeros((len(examples), max_seq_length), "int32") for k in ("token_ids", "segment_ids", "padding_mask")}
-    truncated = 0
-    for i, a in enumerate(a_ids):
-        b = b_ids[i] if b_ids is not None else []
-        budget = max_seq_length - (3 if b_ids is not None else 2)
-        a, b = list(a), list(b)
-        if len(a) + len(b) > budget:
-            truncated += 1
-        while len(a) + len(b) > budget:
-            (a if len(a) >= len(b) else b).pop()
-        tokens = [CLS_ID, *a, SEP_ID] + ([*b, SEP_ID] if b_ids is not None else [])
-        segments = [0] * (len(a) + 2) + [1] * (len(tokens) - len(a) - 2)
-        inputs["token_ids"][i, : len(tokens)] = tokens
-        inputs["segment_ids"][i, : len(tokens)] = segments
-        inputs["padding_mask"][i, : len(tokens)] = 1
-    return inputs, truncated
+    """`[CLS] A [SEP] (B [SEP])` ids of the examples, by the packer the exports run
+    (`pipelines.packing`); returns (inputs of int32 (N, max_seq_length), truncated count)."""
+    encoder = TextEncoder(tokenizer.model_proto, max_seq_length)
+    pair = bool(examples) and examples[0].text_b is not None
+    inputs, truncated = pack_texts(encoder, [e.text_a for e in examples],
+                                   [e.text_b for e in examples] if pair else None)
+    return inputs, int(truncated.sum())
 
 
 def _targets(task, examples):
@@ -128,12 +115,12 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
     max_seq_length = max_seq_length or min(128, backbone.max_sequence_length)
     if max_seq_length > backbone.max_sequence_length:
         raise ValueError(f"max_seq_length {max_seq_length} exceeds the model's {backbone.max_sequence_length}")
-    keras.utils.set_random_seed(seed)
-    model = AlbertActClassifier(backbone, num_classes=len(task.labels) or 1)
     train = task.train[:max_train_examples] if max_train_examples else task.train
     train_inputs, truncated = encode(tokenizer, train, max_seq_length)
     dev_inputs, _ = encode(tokenizer, task.dev, max_seq_length)
     train_targets, dev_targets = _targets(task, train), _targets(task, task.dev)
+    keras.utils.set_random_seed(seed)  # after encoding: the head's initial weights depend on the seed alone
+    model = AlbertActClassifier(backbone, num_classes=len(task.labels) or 1)
 
     steps_per_epoch = max(1, len(train) // batch_size)
     total = steps_per_epoch * epochs
@@ -146,23 +133,19 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
     def train_step(inputs, targets):
         with tf.GradientTape() as tape:
             outputs = model(inputs, training=True)
-            if regression:
-                loss = tf.reduce_mean(tf.square(outputs["logits"][:, 0] - targets))
-            else:
-                loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(targets, outputs["logits"], from_logits=True))
-            loss += ponder_cost_weight * tf.reduce_mean(outputs["ponder_cost"])
+            loss = finetuning_loss(outputs, targets, regression, ponder_cost_weight)
         optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
         return loss
 
     os.makedirs(output_dir, exist_ok=True)
     pair = bool(train) and train[0].text_b is not None
-    with open(os.path.join(output_dir, FINETUNED_INFO), "w") as f:
-        json.dump({"kind": "classifier", "task": task.name, "labels": list(task.labels), "pair": pair,
-                   "max_seq_length": max_seq_length, "num_classes": model.num_classes, "dropout": model.dropout,
-                   "backbone": backbone.get_config()}, f, indent=2)
-    with open(os.path.join(output_dir, serving.VOCAB), "wb") as f:
+    artifacts.write_json(os.path.join(output_dir, artifacts.FINETUNED_INFO), {
+        "kind": "classifier", "task": task.name, "labels": list(task.labels), "pair": pair,
+        "max_seq_length": max_seq_length, "num_classes": model.num_classes, "dropout": model.dropout,
+        "backbone": backbone.get_config()})
+    with open(os.path.join(output_dir, artifacts.VOCAB), "wb") as f:
         f.write(tokenizer.model_proto)
-    best_path = os.path.join(output_dir, WEIGHTS)
+    best_path = os.path.join(output_dir, artifacts.WEIGHTS)
     initial = evaluate(task, model, dev_inputs, dev_targets)
     history, best = [], None
     main_metric = next(iter(glue_metrics.TASK_METRICS.get(task.metric_task, ("accuracy",))))
@@ -181,27 +164,14 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
             best = {"epoch": epoch, **metrics}
             model.save_weights(best_path)
     model.load_weights(best_path)
-    export_dir = serving.export_classifier(model, os.path.join(output_dir, "export", "1"), tokenizer.model_proto,
+    export_dir = savedmodel.export_classifier(model, os.path.join(output_dir, artifacts.EXPORT, "1"), tokenizer.model_proto,
                                            task.name, task.labels, pair, max_seq_length, overwrite=True)
     result = {"task": task.name, "init": init, "learning_rate": learning_rate, "batch_size": batch_size,
               "epochs": epochs, "seed": seed, "ponder_cost_weight": ponder_cost_weight,
               "train_examples": len(train), "dev_examples": len(task.dev), "truncated_train_examples": truncated,
               "metric": main_metric, "initial": initial, "history": history, "best": best, "export": export_dir}
-    with open(os.path.join(output_dir, "results.json"), "w") as f:
-        json.dump(result, f, indent=2)
+    artifacts.write_json(os.path.join(output_dir, artifacts.RESULTS), result)
     return result
-
-
-def load_finetuned(output_dir, dropout=None, vocab=None):
-    """(AlbertActClassifier with the best epoch's weights, its classifier.json dict, tokenizer) of a fine-tuning dir."""
-    with open(os.path.join(output_dir, FINETUNED_INFO)) as f:
-        info = json.load(f)
-    model = classifier_from_info(info, dropout)
-    weights = os.path.join(output_dir, WEIGHTS)
-    if not os.path.exists(weights):
-        raise ValueError(f"{output_dir}: no {WEIGHTS} (fine-tuning did not finish an epoch)")
-    model.load_weights(weights)
-    return model, info, load_tokenizer(output_dir, vocab, model.backbone.vocabulary_size)
 
 
 def grid_search(task_name, data_dir, init, output_dir, seeds=(12345,), grid=PAPER_GRID, **kwargs):
@@ -211,13 +181,12 @@ def grid_search(task_name, data_dir, init, output_dir, seeds=(12345,), grid=PAPE
         run_dir = os.path.join(output_dir, "grid", f"lr{lr}_bs{batch}_ep{epochs}_seed{seed}")
         runs.append(finetune(task_name, data_dir, init, run_dir, lr, batch, epochs, seed, **kwargs))
     best = max(runs, key=lambda r: r["best"][r["metric"]])
-    export_root = os.path.join(output_dir, "export")
+    export_root = os.path.join(output_dir, artifacts.EXPORT)
     if os.path.exists(export_root):
         shutil.rmtree(export_root)
     shutil.copytree(os.path.dirname(best["export"]), export_root)
     summary = {"best": {**best, "export": os.path.join(export_root, os.path.basename(best["export"]))}, "runs": runs}
-    with open(os.path.join(output_dir, "results.json"), "w") as f:
-        json.dump(summary, f, indent=2)
+    artifacts.write_json(os.path.join(output_dir, artifacts.RESULTS), summary)
     return summary
 
 

@@ -1,0 +1,1 @@
+"""Depth analyses: per token type with intervals, per dependency relation, fixed-point curves, plots."""

@@ -1,0 +1,89 @@
+"""Every name albert-act writes to disk, and what a directory holds. The one owner: readers
+and writers import these names, never spell them.
+
+Three kinds of directories (local or gs://):
+
+    pre-training run    <run>/config.json            the resolved PretrainConfig (+ "backbone")
+                        <run>/checkpoints/ckpt-N.*   model, optimizer, input position, tau
+                        <run>/vocab.model            the data's SentencePiece model
+                        <run>/evaluation.json        the final held-out evaluation
+                        <run>/train/, <run>/eval/    TensorBoard event files
+    fine-tuning dir     <dir>/classifier.json        task, labels, settings, backbone config
+                        <dir>/classifier.weights.h5  the best dev epoch's weights
+                        <dir>/vocab.model, <dir>/results.json, <dir>/export/1 (a SavedModel)
+    SavedModel export   <export>/saved_model.pb, variables/,
+                        <export>/assets/albert_act_export.json, <export>/assets/vocab.model
+                        exports are versioned as TensorFlow Serving expects: <base>/<version>
+"""
+
+import json
+import os
+
+import tensorflow as tf
+
+CONFIG = "config.json"
+CHECKPOINTS = "checkpoints"
+VOCAB = "vocab.model"
+EVALUATION = "evaluation.json"
+FINETUNED_INFO = "classifier.json"
+WEIGHTS = "classifier.weights.h5"
+RESULTS = "results.json"
+EXPORT = "export"  # inside a fine-tuning dir: export/<version>
+EXPORT_INFO = "albert_act_export.json"  # an asset of every SavedModel
+ASSETS = "assets"
+SAVED_MODEL = "saved_model.pb"
+
+KINDS = ("pretraining-run", "finetuned", "export")
+
+
+def kind_of(path):
+    """"pretraining-run", "finetuned" or "export"; ValueError naming what each needs otherwise."""
+    if tf.io.gfile.exists(os.path.join(path, CONFIG)) and tf.io.gfile.exists(os.path.join(path, CHECKPOINTS)):
+        return "pretraining-run"
+    if tf.io.gfile.exists(os.path.join(path, FINETUNED_INFO)):
+        return "finetuned"
+    if tf.io.gfile.exists(os.path.join(path, ASSETS, EXPORT_INFO)):
+        return "export"
+    raise ValueError(f"{path}: not a pre-training run dir ({CONFIG} + {CHECKPOINTS}/), a fine-tuning dir "
+                     f"({FINETUNED_INFO}) or an albert-act SavedModel ({ASSETS}/{EXPORT_INFO})")
+
+
+def read_json(path):
+    with tf.io.gfile.GFile(path) as f:
+        return json.load(f)
+
+
+def write_json(path, value):
+    with tf.io.gfile.GFile(path, "w") as f:
+        json.dump(value, f, indent=2)
+
+
+def read_info(path):
+    """What `path` holds: {"kind": "pretraining" | "classifier", "backbone": config, ...}."""
+    kind = kind_of(path)
+    if kind == "pretraining-run":
+        run = read_json(os.path.join(path, CONFIG))
+        return {"kind": "pretraining", "backbone": run["backbone"], "pretraining": run}
+    if kind == "finetuned":
+        return read_json(os.path.join(path, FINETUNED_INFO))
+    return read_json(os.path.join(path, ASSETS, EXPORT_INFO))
+
+
+def vocab_candidates(path):
+    """Where the vocabulary of a run, fine-tuning dir or export lies, in the order to try."""
+    return [os.path.join(path, VOCAB), os.path.join(path, ASSETS, VOCAB)]
+
+
+def find_export(path):
+    """The export dir at `path`: `path` itself, its highest numeric version (TensorFlow Serving's
+    <model_base_path>/<version>), or that inside <path>/export (a fine-tuning dir); None if none."""
+    for base in (path, os.path.join(path, EXPORT)):
+        if tf.io.gfile.exists(os.path.join(base, ASSETS, EXPORT_INFO)):
+            return base
+        if tf.io.gfile.isdir(base):
+            versions = [int(v.rstrip("/")) for v in tf.io.gfile.listdir(base) if v.rstrip("/").isdigit()]
+            for version in sorted(versions, reverse=True):
+                candidate = os.path.join(base, str(version))
+                if tf.io.gfile.exists(os.path.join(candidate, ASSETS, EXPORT_INFO)):
+                    return candidate
+    return None

@@ -1,0 +1,1 @@
+"""The network: embeddings, transformer block, halting unit and loops, backbone, heads, presets, loading."""

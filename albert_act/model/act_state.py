@@ -1,0 +1,82 @@
+"""The ACT update and loop state that the dense loops (`albert_act.model.halting`) and the
+sparse loop (`albert_act.model.sparse_halting`) share: one update rule, one meaning of `running`.
+
+The maths is the one `albert_act.model.halting` states. State keys: `h` (..., H) h^{n-1};
+`accumulated` sum_{k<n} p_t^k; `iterations` N_t and `remainders` R_t once halted, else 0;
+`expected` sum_{k<n} k lam_t^k; `running`, the tokens still taking updates (padding never runs).
+"""
+
+from keras import ops
+
+
+def act_update(state, y, raw_probability, running, i, max_iterations, epsilon):
+    """One ACT update, elementwise over any token layout ((B, T) dense, (B, W) running slots).
+
+    state holds `h` (..., H) and `accumulated`, `iterations`, `remainders`, `expected` (...);
+    y (..., H) is the layer output, raw_probability (...) p_t^n or None (fixed depth).
+    Returns (new state without `running`, halts_now, probability, weight lam_t^n).
+    """
+    at_cap = ops.equal(i + 1, max_iterations)
+    if raw_probability is None:  # fixed depth: lam is 1 while running, halting at the cap
+        weight = ops.cast(running, "float32")
+        halts_now = ops.logical_and(running, at_cap)
+        probability = ops.zeros_like(weight)
+        remainders, accumulated = state["remainders"], state["accumulated"]
+        h = ops.where(running[..., None], y, state["h"])  # lam is 1 or 0: select, no arithmetic
+        expected = ops.where(halts_now, ops.cast(i + 1, "float32"), state["expected"])  # all weight at N_max
+    else:
+        probability = ops.where(running, ops.cast(raw_probability, "float32"), 0.0)
+        reaches = ops.greater_equal(state["accumulated"] + probability, 1.0 - epsilon)
+        halts_now = ops.logical_and(running, ops.logical_or(reaches, at_cap))
+        remainder = 1.0 - state["accumulated"]  # R_t = 1 - sum_{k<N_t} p_t^k
+        weight = ops.where(halts_now, remainder, probability)  # lam_t^n
+        remainders = ops.where(halts_now, remainder, state["remainders"])
+        accumulated = ops.where(halts_now, state["accumulated"], state["accumulated"] + probability)
+        # lam y + (1 - lam) h, written as h + lam (y - h): one op fewer on (..., H),
+        # and halted/padding tokens (lam = 0) keep h exactly, no select needed.
+        h = state["h"] + weight[..., None] * (y - state["h"])
+        expected = state["expected"] + ops.cast(i + 1, "float32") * weight
+    new_state = {
+        "h": h,
+        "accumulated": accumulated,
+        "iterations": ops.where(halts_now, ops.cast(i + 1, "float32"), state["iterations"]),
+        "remainders": remainders,
+        "expected": expected,
+    }
+    return new_state, halts_now, probability, weight
+
+
+def empty_details(max_iterations, hidden_states):
+    shape = ops.shape(hidden_states)
+    return {
+        "probabilities": ops.zeros((max_iterations, shape[0], shape[1])),  # (N, B, T)
+        "weights": ops.zeros((max_iterations, shape[0], shape[1])),  # (N, B, T)
+        "states": ops.zeros((max_iterations, *shape)),  # (N, B, T, H)
+    }
+
+
+def record_details(state, i, probability, weight, h):
+    """The details arrays with iteration i's p (B, T), lam (B, T) and h (B, T, H) written in."""
+    recorded = {}
+    for key, value in (("probabilities", probability), ("weights", weight), ("states", h)):
+        start = [i] + [0] * len(value.shape)
+        recorded[key] = ops.slice_update(state[key], start, value[None])
+    return recorded
+
+
+def outputs_of(state, steps_run, max_iterations, return_details):
+    outputs = {
+        "sequence_output": state["h"],
+        "iterations": state["iterations"],
+        "remainders": state["remainders"],
+        "expected_iterations": state["expected"],
+        "ponder_cost": ops.sum(state["iterations"] + state["remainders"], axis=-1),  # padding: 0
+    }
+    if return_details:
+        # Iterations the while loop skipped leave every token frozen: repeat h.
+        skipped = ops.arange(max_iterations) >= steps_run  # (N,)
+        states = ops.where(skipped[:, None, None, None], state["h"][None], state["states"])
+        outputs["halting_probabilities"] = ops.transpose(state["probabilities"], (1, 2, 0))
+        outputs["update_weights"] = ops.transpose(state["weights"], (1, 2, 0))
+        outputs["iteration_states"] = ops.transpose(states, (1, 0, 2, 3))
+    return outputs

@@ -1,0 +1,202 @@
+"""Per-token Adaptive Computation Time (Graves 2016), as DESIGN.md states it.
+
+For token t at iteration n = 1..N_max, with layer output y_t^n = f(h^{n-1})_t:
+
+    p_t^n   = sigmoid(w . y_t^n + b)                            (HaltingUnit)
+    N_t     = min{n : sum_{k<=n} p_t^k >= 1 - eps}, capped at N_max
+    R_t     = 1 - sum_{k<N_t} p_t^k
+    lam_t^n = p_t^n if n < N_t;  R_t if n = N_t;  0 if n > N_t
+    h_t^n   = lam_t^n * y_t^n + (1 - lam_t^n) * h_t^{n-1}
+    ponder  = sum over real tokens of (N_t + R_t)               (per sequence)
+    E_t     = sum_n n * lam_t^n                                 (expected iterations)
+
+lam_t^1..N_t is the halting distribution of token t: it sums to 1, and E_t, its
+mean, is a continuous depth (E_t <= N_t) that moves with the halting
+probabilities even while N_t, a whole number, stays put. With fixed depth
+E_t = N_max.
+
+Decisions: the remainder is forced at the cap (every token's weights sum to 1);
+halting is tracked with a boolean mask, never by comparing a float sum with 1;
+padding is halted before the first iteration (N = R = 0); halted tokens keep
+their state, which stays visible as keys/values to running tokens; N_t carries
+no gradient, the ponder gradient flows through R_t. All ACT state is float32,
+whatever the compute dtype of the layer.
+
+`halting_loop` runs the iterations either as a static loop of N_max steps
+(`execution="static"`, XLA/TPU friendly), as a while loop that exits once
+every token has halted (`execution="while"`), or as that while loop computing
+the layer and the halting unit for running tokens only (`execution="sparse"`,
+`albert_act.model.sparse_halting`, for inference on CPU/GPU: the cost follows
+sum N_t, not T x N_max; dynamic shapes, so not for TPU). All three apply the same
+ACT update (`albert_act.model.act_state.act_update`), to (B, T) tokens in the dense loops and to the running
+tokens' slots in the sparse one; in all three, `running` marks the tokens that
+still take updates (padding never runs).
+"""
+
+import keras
+from keras import ops
+
+from albert_act import checks
+from albert_act.model.act_state import act_update, empty_details, outputs_of, record_details
+from albert_act.model.sparse_halting import sparse_loop
+
+EXECUTIONS = ("static", "while", "sparse")  # the one list; CLIs take their choices from it
+TRAINING_EXECUTIONS = EXECUTIONS[:2]  # sparse is for inference: dynamic shapes, no XLA
+
+
+class IteratedLayer:
+    """The layer the loop iterates, in the forms the executions need.
+
+    apply_fn(h, i) -> y: the layer output (B, T, H) for states h (float32) at 0-based
+        iteration i (a Python int in the static loop, a scalar tensor in the while loops).
+    project_fn(states, i) -> (query, key, value), each (B, heads, S, head_dim) for states
+        (B, S, H); attend_fn(query_states, query, keys, i) -> y (B, Q, H), the output for Q
+        tokens whose queries attend to `keys`, a list of groups (key, value, mask), key/value
+        (B, heads, S, head_dim), mask (B, 1, 1, S) bool, one softmax over all groups.
+        Needed by `execution="sparse"` only, which computes the layer for running tokens.
+    reuse_keys: keys/values of frozen tokens stay valid from one iteration to the next
+        (True for a shared layer; False when each iteration has its own weights).
+    """
+
+    def __init__(self, apply_fn, project_fn=None, attend_fn=None, reuse_keys=True):
+        self.apply_fn, self.project_fn, self.attend_fn, self.reuse_keys = apply_fn, project_fn, attend_fn, reuse_keys
+
+    @property
+    def splits(self):
+        """True when the layer comes as projections + attention (what the sparse loop needs)."""
+        return self.project_fn is not None and self.attend_fn is not None
+
+
+@keras.saving.register_keras_serializable(package="albert_act")
+class HaltingUnit(keras.layers.Layer):
+    """p = sigmoid(w . y + b): the per-token halting probability, always in float32.
+
+    Args:
+        bias_initializer: float, initial b. 0 (the authors' choice) gives p = 0.5
+            at the start, so tokens begin by halting after about two iterations.
+        initializer_range: float, stddev of the truncated-normal initializer of w.
+
+    Call arguments:
+        layer_output: float (B, T, H).
+
+    Returns:
+        float32 (B, T) in (0, 1).
+    """
+
+    def __init__(self, bias_initializer=0.0, initializer_range=0.02, **kwargs):
+        kwargs["dtype"] = "float32"  # ACT state and its inputs stay float32
+        super().__init__(**kwargs)
+        self.bias_initializer = float(bias_initializer)
+        self.initializer_range = initializer_range
+        self.dense = keras.layers.Dense(
+            1,
+            kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),
+            bias_initializer=keras.initializers.Constant(self.bias_initializer),
+            dtype="float32",
+            name="dense",
+        )
+
+    def build(self, layer_output_shape):
+        self.dense.build(layer_output_shape)
+
+    def call(self, layer_output):
+        return ops.sigmoid(self.dense(layer_output)[..., 0])  # (B, T)
+
+    def compute_output_shape(self, layer_output_shape):
+        return layer_output_shape[:-1]
+
+    def get_config(self):
+        config = super().get_config()
+        config.pop("dtype", None)
+        config.update(
+            bias_initializer=self.bias_initializer,
+            initializer_range=self.initializer_range,
+        )
+        return config
+
+
+def halting_loop(
+    hidden_states,
+    padding_mask,
+    layer,
+    halting_fn,
+    max_iterations,
+    epsilon=0.01,
+    execution="static",
+    return_details=False,
+):
+    """Applies `layer` to each token an adaptive number of times.
+
+    Args:
+        hidden_states: float (B, T, H), the initial states h^0.
+        padding_mask: bool/int (B, T), 1 for real tokens.
+        layer: an `IteratedLayer`, or a function `apply_fn(h, i) -> y` (dense executions only).
+        halting_fn: `halting_fn(y, i) -> p`, float (B, T) halting probabilities;
+            `None` gives fixed depth (plain ALBERT/BERT): every real token takes
+            lam = 1 at every iteration and halts at N_max with R = 0.
+        max_iterations: int, N_max.
+        epsilon: float, halting threshold is 1 - epsilon.
+        execution: "static" (N_max masked steps), "while" (exits when all halted)
+            or "sparse" (while, computing only running tokens; inference; needs
+            `layer` with project_fn and attend_fn).
+        return_details: also return per-iteration `halting_probabilities`
+            (p_t^n while t runs, else 0), `update_weights` (lam_t^n), both
+            (B, T, N_max), and `iteration_states` h^n (B, N_max, T, H); after a
+            token halts its state is repeated.
+
+    Returns:
+        dict of float32 tensors: `sequence_output` (B, T, H) = h^{N_max},
+        `iterations` N_t (B, T), `remainders` R_t (B, T), `expected_iterations`
+        E_t (B, T), `ponder_cost` (B,), and the details when asked for.
+        Padding has N = R = E = 0.
+    """
+    checks.positive_int("max_iterations", max_iterations)
+    checks.probability("epsilon", epsilon, inclusive_low=False)
+    checks.one_of("execution", execution, EXECUTIONS)
+    layer = layer if isinstance(layer, IteratedLayer) else IteratedLayer(layer)
+    if execution == "sparse" and not layer.splits:
+        raise ValueError('execution="sparse" needs an IteratedLayer with project_fn and attend_fn '
+                         "(the layer as projections + attention)")
+
+    is_real = ops.cast(padding_mask, "bool")  # (B, T)
+    hidden_states = ops.cast(hidden_states, "float32")
+    if execution == "sparse":
+        return sparse_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, return_details)
+
+    zeros = ops.zeros_like(ops.cast(is_real, "float32"))  # (B, T)
+    state = {
+        "h": hidden_states,  # h^{n-1}                         (B, T, H)
+        "running": is_real,  # still taking updates; padding never runs (B, T)
+        "accumulated": zeros,  # sum_{k<n} p_t^k                (B, T)
+        "iterations": zeros,  # N_t once halted, else 0          (B, T)
+        "remainders": zeros,  # R_t once halted, else 0          (B, T)
+        "expected": zeros,  # sum_{k<n} k lam_t^k                (B, T)
+    }
+    if return_details:
+        state.update(empty_details(max_iterations, hidden_states))
+
+    def step(i, state):
+        y = ops.cast(layer.apply_fn(state["h"], i), "float32")  # (B, T, H)
+        raw_probability = None if halting_fn is None else halting_fn(y, i)
+        new_state, halts_now, probability, weight = act_update(
+            state, y, raw_probability, state["running"], i, max_iterations, epsilon)
+        new_state["running"] = ops.logical_and(state["running"], ops.logical_not(halts_now))
+        if return_details:
+            new_state.update(record_details(state, i, probability, weight, new_state["h"]))
+        return new_state
+
+    if execution == "static":
+        for i in range(max_iterations):
+            state = step(i, state)
+        steps_run = max_iterations
+    else:
+        def cond(i, state):
+            return ops.any(state["running"])
+
+        def body(i, state):
+            return i + 1, step(i, state)
+
+        steps_run, state = ops.while_loop(
+            cond, body, (ops.convert_to_tensor(0, "int32"), state), maximum_iterations=max_iterations
+        )
+    return outputs_of(state, steps_run, max_iterations, return_details)

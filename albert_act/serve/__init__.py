@@ -1,0 +1,1 @@
+"""Serving: raw-text SavedModels and GLUE submission files."""
