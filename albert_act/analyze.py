@@ -18,6 +18,8 @@ import math
 import os
 import sys
 
+from albert_act import distribution
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODES = ("token-types", "dependencies", "fixed-point", "report")
 
@@ -104,12 +106,16 @@ def run(mode, args):
     from albert_act.analysis import depth
     from albert_act.model.loading import load_pretrained_backbone
 
-    backbone, tokenizer = load_pretrained_backbone(args.init, args.vocab, dropout=0.0,
-                                                   return_details=mode in ("fixed-point", "report"))
+    strategy, _, _, jit_compile = distribution.resolve(args.strategy, args.precision, args.jit_compile)
+    with strategy.scope():
+        backbone, tokenizer = load_pretrained_backbone(args.init, args.vocab, dropout=0.0,
+                                                       return_details=mode in ("fixed-point", "report"))
+    infer = depth.inference(backbone, strategy, jit_compile)
     out, n_max, sections = args.output_dir, backbone.max_iterations, []
     os.makedirs(out, exist_ok=True)
     if mode in ("token-types", "report"):
-        result = depth.token_type_statistics(backbone, tokenizer, _records(args), max_batches=args.max_batches)
+        result = depth.token_type_statistics(backbone, tokenizer, _records(args), max_batches=args.max_batches,
+                                             run=infer)
         markdown = token_types_markdown(result, backbone.hidden_dim)
         _write(out, "token_types", result, markdown)
         plots.plot_token_types(result["types"], n_max, os.path.join(out, "token_types.png"), math.log(backbone.hidden_dim, 3))
@@ -119,7 +125,8 @@ def run(mode, args):
                          ["token_types.png", "token_type_histograms.png", "token_types_heatmap.png"]))
     if mode in ("dependencies", "report"):
         sentences, source = _parsed_sentences(args.parsed, args.documents)
-        result = depth.dependency_statistics(backbone, tokenizer, sentences, fold_subtypes=not args.keep_subtypes)
+        result = depth.dependency_statistics(backbone, tokenizer, sentences, fold_subtypes=not args.keep_subtypes,
+                                             run=infer)
         result["source"] = source
         markdown = f"Parsed data: {source}.\n\n" + dependencies_markdown(result)
         _write(out, "dependencies", result, markdown)
@@ -127,7 +134,7 @@ def run(mode, args):
         plots.plot_heatmap(result["examples"], n_max, os.path.join(out, "dependencies_heatmap.png"))
         sections.append(("Iterations per dependency relation", markdown, ["dependencies.png", "dependencies_heatmap.png"]))
     if mode in ("fixed-point", "report"):
-        result = depth.fixed_point_statistics(backbone, _records(args), max_batches=args.max_batches)
+        result = depth.fixed_point_statistics(backbone, _records(args), max_batches=args.max_batches, run=infer)
         markdown = fixed_point_markdown(result)
         _write(out, "fixed_point", result, markdown)
         plots.plot_cosine_curves(result["curves"], os.path.join(out, "fixed_point.png"))
@@ -153,6 +160,7 @@ def main(argv=None):
     parser.add_argument("--keep_subtypes", action="store_true", help="keep nmod:poss apart from nmod")
     parser.add_argument("--max_batches", type=int, default=None, help="limit the TFRecord batches read")
     parser.add_argument("--output_dir", default=os.path.join(REPO, "runs", "analysis"))
+    distribution.add_arguments(parser)
     args = parser.parse_args(argv)
     try:
         sections = run(args.mode, args)

@@ -17,6 +17,8 @@ import json
 import os
 import sys
 
+from albert_act import distribution
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -38,12 +40,14 @@ def main(argv=None):
     parser.add_argument("--max_seq_length", type=int, default=None,
                         help="default: 128, or the model's maximum if shorter (the demo's: 64)")
     parser.add_argument("--max_train_examples", type=int, default=None, help="a subset, for a quick run")
+    distribution.add_arguments(parser)
     args = parser.parse_args(argv)
     from albert_act.train import finetuning_run
 
     output_dir = args.output_dir or os.path.join(REPO, "runs", "finetune", args.task.lower())
     common = dict(ponder_cost_weight=args.tau, max_seq_length=args.max_seq_length, vocab=args.vocab,
-                  max_train_examples=args.max_train_examples)
+                  max_train_examples=args.max_train_examples, strategy=args.strategy, precision=args.precision,
+                  jit_compile=args.jit_compile)
     try:
         if args.grid:
             summary = finetuning_run.grid_search(args.task, args.data_dir, args.init, output_dir,

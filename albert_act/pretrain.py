@@ -19,7 +19,7 @@ import json
 import os
 import sys
 
-from albert_act import artifacts
+from albert_act import artifacts, distribution
 from albert_act.model.halting import TRAINING_EXECUTIONS
 from albert_act.model.presets import PRESETS
 
@@ -62,11 +62,7 @@ def parse_args(argv=None):
                         help=f"sequences per optimizer update ({preset_help})")
     parser.add_argument("--micro_batch_size", type=int, default=None,
                         help=f"per replica; accumulation = global / (micro x replicas) ({preset_help})")
-    parser.add_argument("--strategy", default="auto", choices=["auto", "tpu", "gpu", "cpu"])
-    parser.add_argument("--precision", default="auto", choices=["auto", "float32", "mixed_bfloat16"],
-                        help="auto: mixed_bfloat16 on TPU, float32 elsewhere")
-    parser.add_argument("--jit_compile", action=argparse.BooleanOptionalAction, default=None,
-                        help=f"XLA-compile the per-replica steps; always on for TPU ({preset_help})")
+    distribution.add_arguments(parser, f"XLA-compile the per-replica steps; always on for TPU ({preset_help})")
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--deterministic", action="store_true", help="deterministic ops and data order")
     parser.add_argument("--tau", type=_tau, default=None,

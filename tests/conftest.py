@@ -174,3 +174,20 @@ def assert_drawn_png(path, min_colour=0.01):
     assert width >= 400 and height >= 150, f"{path}: {width}x{height} pixels"
     assert 0.02 < ink < 0.9, f"{path}: ink {ink:.3f} (blank or solid)"
     assert colour >= min_colour, f"{path}: {colour:.4f} of the pixels coloured (no data drawn?)"
+
+
+def compile_per_replica(replica_fn, *args, strategy=None):
+    """Runs `replica_fn(*args)` as TPUStrategy would: XLA-compiled (jit_compile=True, which fails
+    rather than falls back), given to `strategy.run` (default: the default strategy) inside a
+    tf.function. Returns its outputs as numpy. The one check every per-replica step gets."""
+    import tensorflow as tf
+
+    strategy = strategy or tf.distribute.get_strategy()
+    compiled = tf.function(replica_fn, jit_compile=True)
+
+    @tf.function
+    def step(*inputs):
+        return strategy.run(compiled, args=inputs)
+
+    outputs = step(*args)
+    return to_numpy(outputs) if isinstance(outputs, dict) else keras.ops.convert_to_numpy(outputs)

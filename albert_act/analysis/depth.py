@@ -16,15 +16,26 @@ import math
 import numpy as np
 import tensorflow as tf
 
+from albert_act import distribution
 from albert_act.analysis import token_types
 from pipelines.pretraining_dataset import make_pretraining_dataset
 from pipelines.tokenizer import CLS_ID, SEP_ID
 
 
-def _run(backbone):
+def inference(backbone, strategy=None, jit_compile=False):
+    """The analyses' forward pass: dict of numpy (B, T) inputs -> dict of numpy outputs
+    (`iterations`, `expected_iterations`, and `iteration_states` when the backbone returns
+    details), each replica of `strategy` computing its rows, XLA-compiled when jit_compile
+    (`albert_act.distribution.row_runner`). Build the backbone inside `strategy.scope()`."""
     if "iterations" not in backbone.output:
         raise ValueError("the model has no `iterations` output: not an albert-act backbone")
-    return tf.function(lambda inputs: backbone(inputs, training=False))
+    keys = [k for k in ("iterations", "expected_iterations", "iteration_states") if k in backbone.output]
+
+    def replica_fn(inputs):
+        outputs = backbone(inputs, training=False)
+        return {k: outputs[k] for k in keys}
+
+    return distribution.row_runner(replica_fn, strategy or tf.distribute.get_strategy(), jit_compile)
 
 
 def _model_inputs(inputs):
@@ -33,11 +44,11 @@ def _model_inputs(inputs):
 
 # --- Table 1: token types -------------------------------------------------------------------
 
-def token_type_statistics(backbone, tokenizer, files, batch_size=64, max_batches=None, examples=4):
+def token_type_statistics(backbone, tokenizer, files, batch_size=64, max_batches=None, examples=4, run=None):
     """Iterations N and expected iterations E per token type on pre-training TFRecords, with 95%
     bootstrap intervals over the sequences (`token_types.summarize`), histograms of N, and a few
-    example sequences for heat maps."""
-    run, n_max = _run(backbone), backbone.max_iterations
+    example sequences for heat maps. run: `inference(backbone, ...)` (default: no strategy, no XLA)."""
+    run, n_max = run or inference(backbone), backbone.max_iterations
     depth, histogram, kept = [], 0, []
     dataset = make_pretraining_dataset(files, batch_size, training=False)
     for i, (inputs, labels) in enumerate(dataset):
@@ -47,7 +58,7 @@ def token_type_statistics(backbone, tokenizer, files, batch_size=64, max_batches
         masks = token_types.token_type_masks(inputs, labels)
         depth.append(token_types.depth_sums(outputs["iterations"], outputs["expected_iterations"], masks).numpy())
         histogram = histogram + token_types.iteration_histogram(outputs["iterations"], masks, n_max).numpy()
-        iterations = outputs["iterations"].numpy()
+        iterations = outputs["iterations"]
         for row in range(min(examples - len(kept), len(iterations))):
             length = int(inputs["padding_mask"][row].numpy().sum())
             ids = inputs["token_ids"][row, :length].numpy()
@@ -93,9 +104,10 @@ def relation_table(records, fold_subtypes=True):
             "threshold_mean_plus_std": threshold}
 
 
-def dependency_statistics(backbone, tokenizer, sentences, fold_subtypes=True, batch_size=32, examples=4):
-    """Iterations per dependency relation on parsed sentences [(form, tag, head, relation)]."""
-    run = _run(backbone)
+def dependency_statistics(backbone, tokenizer, sentences, fold_subtypes=True, batch_size=32, examples=4, run=None):
+    """Iterations per dependency relation on parsed sentences [(form, tag, head, relation)].
+    Batches are padded to a multiple of 16 positions: few shapes for XLA to compile."""
+    run = run or inference(backbone)
     length = backbone.max_sequence_length
     aligned = [align_words(tokenizer, [t[0] for t in s], length) for s in sentences]
     if not aligned:
@@ -103,12 +115,12 @@ def dependency_statistics(backbone, tokenizer, sentences, fold_subtypes=True, ba
     records, kept, dropped_words = [], [], 0
     for start in range(0, len(aligned), batch_size):
         chunk = aligned[start : start + batch_size]
-        width = max(len(ids) for ids, _, _ in chunk)
+        width = min(length, -(-max(len(ids) for ids, _, _ in chunk) // 16) * 16)
         tokens = np.zeros((len(chunk), width), "int32")
         for row, (ids, _, _) in enumerate(chunk):
             tokens[row, : len(ids)] = ids
         iterations = run({"token_ids": tokens, "segment_ids": np.zeros_like(tokens),
-                          "padding_mask": (tokens > 0).astype("int32")})["iterations"].numpy()
+                          "padding_mask": (tokens > 0).astype("int32")})["iterations"]
         for row, (ids, word_of, kept_words) in enumerate(chunk):
             sentence = sentences[start + row]
             dropped_words += len(sentence) - kept_words
@@ -150,18 +162,18 @@ def cosine_curves(sums):
                    for n in range(len(total))] for name, (total, count) in sums.items()}
 
 
-def fixed_point_statistics(backbone, files, batch_size=32, max_batches=None):
+def fixed_point_statistics(backbone, files, batch_size=32, max_batches=None, run=None):
     """Cosine curves per token type on pre-training TFRecords (the backbone needs return_details=True)."""
     if "iteration_states" not in backbone.output:
         raise ValueError("the fixed-point analysis needs a backbone built with return_details=True")
-    run = _run(backbone)
+    run = run or inference(backbone)
     totals = None
     for i, (inputs, labels) in enumerate(make_pretraining_dataset(files, batch_size, training=False)):
         if max_batches is not None and i >= max_batches:
             break
         outputs = run(_model_inputs(inputs))
         masks = {k: v.numpy() for k, v in token_types.token_type_masks(inputs, labels).items()}
-        batch = cosine_sums(outputs["iteration_states"].numpy(), outputs["iterations"].numpy(), masks)
+        batch = cosine_sums(outputs["iteration_states"], outputs["iterations"], masks)
         totals = batch if totals is None else {k: (totals[k][0] + batch[k][0], totals[k][1] + batch[k][1]) for k in totals}
     if totals is None:
         raise ValueError(f"no records in {files}")

@@ -15,7 +15,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from albert_act import artifacts
+from albert_act import artifacts, checks, distribution
 from albert_act.model.classifier import AlbertActClassifier
 from albert_act.model.loading import load_pretrained_backbone
 from albert_act.serve import savedmodel
@@ -78,19 +78,58 @@ def _targets(task, examples):
     return np.array([index[e.label] for e in examples], "int32")
 
 
-def _predict(model, inputs, batch_size=64):
-    outputs = {"logits": [], "iterations": []}
-    for start in range(0, len(inputs["token_ids"]), batch_size):
-        batch = {k: v[start : start + batch_size] for k, v in inputs.items()}
-        result = model(batch, training=False)
-        outputs["logits"].append(result["logits"].numpy())
-        outputs["iterations"].append(result["iterations"].numpy())
-    return {k: np.concatenate(v) for k, v in outputs.items()}
+def _predict(steps, inputs, batch_size=64):
+    outputs = [steps.predict({k: v[start : start + batch_size] for k, v in inputs.items()})
+               for start in range(0, len(inputs["token_ids"]), batch_size)]
+    return {k: np.concatenate([o[k] for o in outputs]) for k in ("logits", "iterations")}
 
 
-def evaluate(task, model, inputs, targets):
-    """Task metrics and mean iterations per token on the given (dev) data."""
-    outputs = _predict(model, inputs)
+class ClassifierSteps:
+    """The per-replica functions of fine-tuning, as `strategy.run` runs them (XLA-compiled when
+    `jit_compile`, as TPUStrategy compiles them): `replica_train` (one AdamW update from this
+    replica's rows of the global batch) and `replica_predict` (logits and iterations).
+
+    Build `model` and `optimizer` inside `strategy.scope()`, after `distribution.resolve`.
+    """
+
+    def __init__(self, model, optimizer, strategy, regression, ponder_cost_weight=0.0, jit_compile=False):
+        self.model, self.optimizer, self.strategy = model, optimizer, strategy
+        self.regression, self.ponder_cost_weight = regression, ponder_cost_weight
+        with strategy.scope():  # variables exist before any step is traced (XLA creates none)
+            model({k: np.zeros((1, 2), "int32") + 1 for k in ("token_ids", "padding_mask")} | {
+                "segment_ids": np.zeros((1, 2), "int32")}, training=False)
+            optimizer.build(model.trainable_variables)
+        replica_train = distribution.compiled(self.replica_train, jit_compile)
+
+        @tf.function
+        def train_step(inputs, targets):
+            loss = strategy.run(replica_train, args=(inputs, targets))
+            return strategy.reduce("mean", loss, axis=None)
+
+        self.train_step = train_step
+        self.predict = distribution.row_runner(self.replica_predict, strategy, jit_compile)
+
+    def replica_train(self, inputs, targets):
+        """The mean loss of this replica's rows; its gradient / replicas, which the optimizer sums
+        over replicas: the update is the global batch's."""
+        inputs, targets = distribution.replica_rows((inputs, targets))
+        variables, replicas = self.model.trainable_variables, self.strategy.num_replicas_in_sync
+        with tf.GradientTape() as tape:
+            outputs = self.model(inputs, training=True)
+            loss = finetuning_loss(outputs, targets, self.regression, self.ponder_cost_weight)
+            share = loss / replicas
+        gradients = tape.gradient(share, variables)
+        self.optimizer.apply_gradients(zip(gradients, variables))
+        return loss
+
+    def replica_predict(self, inputs):
+        outputs = self.model(inputs, training=False)
+        return {"logits": tf.cast(outputs["logits"], tf.float32), "iterations": outputs["iterations"]}
+
+
+def evaluate(task, steps, inputs, targets):
+    """Task metrics and mean iterations per token on the given (dev) data (`steps`: ClassifierSteps)."""
+    outputs = _predict(steps, inputs)
     if task.labels:
         predictions = outputs["logits"].argmax(-1)
     else:
@@ -105,13 +144,19 @@ def evaluate(task, model, inputs, targets):
 
 
 def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_size=32, epochs=3, seed=12345,
-             ponder_cost_weight=0.0, max_seq_length=None, vocab=None, max_train_examples=None, progress=True):
+             ponder_cost_weight=0.0, max_seq_length=None, vocab=None, max_train_examples=None, progress=True,
+             strategy="auto", precision="auto", jit_compile=None):
     """Fine-tunes, keeps the best dev epoch, exports a SavedModel; returns the results dict (also results.json).
 
     max_seq_length: default 128, or the model's `max_sequence_length` if shorter (the demo's: 64).
+    strategy, precision, jit_compile: as for pre-training (`albert_act.distribution.resolve`);
+    batch_size is the global batch, divided among the replicas.
     """
     task = load_task(task_name, data_dir)
-    backbone, tokenizer = load_pretrained_backbone(init, vocab)
+    strategy, kind, precision, jit_compile = distribution.resolve(strategy, precision, jit_compile)
+    checks.divisible("batch_size", batch_size, "replicas", strategy.num_replicas_in_sync)
+    with strategy.scope():
+        backbone, tokenizer = load_pretrained_backbone(init, vocab)
     max_seq_length = max_seq_length or min(128, backbone.max_sequence_length)
     if max_seq_length > backbone.max_sequence_length:
         raise ValueError(f"max_seq_length {max_seq_length} exceeds the model's {backbone.max_sequence_length}")
@@ -119,23 +164,16 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
     train_inputs, truncated = encode(tokenizer, train, max_seq_length)
     dev_inputs, _ = encode(tokenizer, task.dev, max_seq_length)
     train_targets, dev_targets = _targets(task, train), _targets(task, task.dev)
-    keras.utils.set_random_seed(seed)  # after encoding: the head's initial weights depend on the seed alone
-    model = AlbertActClassifier(backbone, num_classes=len(task.labels) or 1)
 
     steps_per_epoch = max(1, len(train) // batch_size)
     total = steps_per_epoch * epochs
-    optimizer = keras.optimizers.AdamW(WarmupLinearDecay(learning_rate, int(0.1 * total), total),
-                                       weight_decay=0.01, epsilon=1e-6, global_clipnorm=1.0)
-    optimizer.exclude_from_weight_decay(var_names=["layer_norm", "bias"])
-    regression = not task.labels
-
-    @tf.function
-    def train_step(inputs, targets):
-        with tf.GradientTape() as tape:
-            outputs = model(inputs, training=True)
-            loss = finetuning_loss(outputs, targets, regression, ponder_cost_weight)
-        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
-        return loss
+    with strategy.scope():
+        keras.utils.set_random_seed(seed)  # after encoding: the head's initial weights depend on the seed alone
+        model = AlbertActClassifier(backbone, num_classes=len(task.labels) or 1)
+        optimizer = keras.optimizers.AdamW(WarmupLinearDecay(learning_rate, int(0.1 * total), total),
+                                           weight_decay=0.01, epsilon=1e-6, global_clipnorm=1.0)
+        optimizer.exclude_from_weight_decay(var_names=["layer_norm", "bias"])
+    steps = ClassifierSteps(model, optimizer, strategy, not task.labels, ponder_cost_weight, jit_compile)
 
     os.makedirs(output_dir, exist_ok=True)
     pair = bool(train) and train[0].text_b is not None
@@ -146,7 +184,7 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
     with open(os.path.join(output_dir, artifacts.VOCAB), "wb") as f:
         f.write(tokenizer.model_proto)
     best_path = os.path.join(output_dir, artifacts.WEIGHTS)
-    initial = evaluate(task, model, dev_inputs, dev_targets)
+    initial = evaluate(task, steps, dev_inputs, dev_targets)
     history, best = [], None
     main_metric = next(iter(glue_metrics.TASK_METRICS.get(task.metric_task, ("accuracy",))))
     rng = np.random.default_rng(seed)
@@ -155,10 +193,10 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
         bar = keras.utils.Progbar(steps_per_epoch, stateful_metrics=["loss"]) if progress else None
         for step in range(steps_per_epoch):
             index = order[step * batch_size : (step + 1) * batch_size]
-            loss = train_step({k: v[index] for k, v in train_inputs.items()}, train_targets[index])
+            loss = steps.train_step({k: v[index] for k, v in train_inputs.items()}, train_targets[index])
             if bar:
                 bar.update(step + 1, [("loss", float(loss))])
-        metrics = evaluate(task, model, dev_inputs, dev_targets)
+        metrics = evaluate(task, steps, dev_inputs, dev_targets)
         history.append({"epoch": epoch, **metrics})
         if best is None or metrics[main_metric] > best[main_metric]:
             best = {"epoch": epoch, **metrics}
@@ -167,6 +205,7 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
     export_dir = savedmodel.export_classifier(model, os.path.join(output_dir, artifacts.EXPORT, "1"), tokenizer.model_proto,
                                            task.name, task.labels, pair, max_seq_length, overwrite=True)
     result = {"task": task.name, "init": init, "learning_rate": learning_rate, "batch_size": batch_size,
+              "strategy": f"{kind} x{strategy.num_replicas_in_sync}", "precision": precision, "jit_compile": jit_compile,
               "epochs": epochs, "seed": seed, "ponder_cost_weight": ponder_cost_weight,
               "train_examples": len(train), "dev_examples": len(task.dev), "truncated_train_examples": truncated,
               "metric": main_metric, "initial": initial, "history": history, "best": best, "export": export_dir}

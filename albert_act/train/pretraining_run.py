@@ -17,20 +17,18 @@ import numpy as np
 import tensorflow as tf
 from keras import ops
 
-from albert_act import artifacts
+from albert_act import artifacts, checks, distribution
 from albert_act.analysis import confidence, token_types
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.halting import TRAINING_EXECUTIONS
 from albert_act.model.presets import get_preset
 from albert_act.model.pretraining_model import AlbertActPretrainingModel
-from albert_act.train.distribution import make_strategy
 from albert_act.train.lamb import Lamb
 from albert_act.train.learning_rate import WarmupLinearDecay
 from albert_act.train.losses import loss_sums, pretraining_loss
 from pipelines import text_files
 from pipelines.pretraining_dataset import make_pretraining_dataset, record_shapes
 
-PRECISIONS = ("auto", "float32", "mixed_bfloat16")
 # Preset update counts that scale with --steps when only --steps is given.
 SCALED_WITH_STEPS = ("warmup_steps", "ponder_warmup_start", "ponder_warmup_steps")
 PER_SEQUENCE = ("depth", "accuracy")  # evaluation outputs kept per held-out sequence (gathered, not summed)
@@ -126,8 +124,7 @@ def check_inputs(config, replicas, sample_records=2000):
                          "text; pass --vocab, or --no_export")
     if config.execution not in TRAINING_EXECUTIONS:
         raise ValueError(f"execution must be one of {list(TRAINING_EXECUTIONS)} in training, got {config.execution!r}")
-    if config.precision not in PRECISIONS:
-        raise ValueError(f"precision must be one of {list(PRECISIONS)}, got {config.precision!r}")
+    checks.one_of("precision", config.precision, distribution.PRECISIONS)
     per_update = config.micro_batch_size * replicas
     if config.global_batch_size % per_update:
         raise ValueError(
@@ -207,13 +204,8 @@ class Pretrainer:
         self.config, self.strategy, self.kind = config, strategy, kind
         replicas = strategy.num_replicas_in_sync
         self.accumulation = config.global_batch_size // (config.micro_batch_size * replicas)
-        precision = config.precision if config.precision != "auto" else ("mixed_bfloat16" if kind == "tpu" else "float32")
-        keras.config.set_dtype_policy(precision)
-        self.precision = precision
-        self.jit_compile = bool(config.jit_compile) or kind == "tpu"
-        if self.jit_compile and kind == "cpu" and replicas > 1:
-            raise ValueError(f"jit_compile: XLA cannot compile per-replica steps over {replicas} CPU replicas "
-                             "(logical devices share one XLA CPU device); use --no-jit_compile")
+        self.precision = distribution.resolve_precision(config.precision, kind)
+        self.jit_compile = distribution.resolve_jit(config.jit_compile, kind, replicas)
         with strategy.scope():
             keras.utils.set_random_seed(config.seed)
             self.backbone = AlbertActBackbone(**config.backbone_config())
@@ -299,8 +291,7 @@ class Pretrainer:
         return train_step
 
     def compiled(self, replica_fn):
-        """`replica_fn` as given to strategy.run: XLA-compiled when jit_compile (as TPUStrategy does)."""
-        return tf.function(replica_fn, jit_compile=True) if self.jit_compile else replica_fn
+        return distribution.compiled(replica_fn, self.jit_compile)
 
     # --- evaluation ----------------------------------------------------------------------------
 
@@ -445,7 +436,7 @@ def run_pretraining(config, progress=True):
     model is in the run dir: `albert_act.model.loading.load_pretraining_model(model_dir)`.
     """
     config = config.resolved()
-    strategy, kind = make_strategy(config.strategy)
+    strategy, kind = distribution.make_strategy(config.strategy)
     train_files, eval_files = check_inputs(config, strategy.num_replicas_in_sync)
     if config.deterministic:
         tf.config.experimental.enable_op_determinism()

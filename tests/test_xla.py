@@ -1,0 +1,118 @@
+"""Every per-replica function compiles with XLA, in float32 and mixed_bfloat16, on the CPU.
+
+TPUStrategy compiles each function given to `strategy.run` with XLA; a TPU is not reachable here,
+so `compile_per_replica` does the same on the CPU: pre-training's train and eval steps, fine-tuning's
+train and predict, and the analyses' inference. An op XLA cannot compile (a boolean_mask, a
+bincount, a shape known only at run time) fails here, not at a TPU run's first evaluation.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from albert_act import distribution
+from conftest import TINY_RUN, compile_per_replica
+
+PRECISIONS = ("float32", "mixed_bfloat16")
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture
+def precision(request):
+    keras.config.set_dtype_policy(request.param)
+    yield request.param
+    keras.config.set_dtype_policy("float32")
+
+
+def _batch(records):
+    from pipelines.pretraining_dataset import make_pretraining_dataset
+
+    return next(iter(make_pretraining_dataset(records[0], 8, training=False)))
+
+
+@pytest.mark.parametrize("precision", PRECISIONS, indirect=True)
+def test_pretraining_train_and_eval_steps(records, tmp_path, precision):
+    from albert_act.train.pretraining_run import PretrainConfig, Pretrainer
+
+    config = PretrainConfig(train_files=[records[0]], eval_files=[records[1]], model_dir=str(tmp_path),
+                            backbone_overrides=dict(TINY_RUN), steps=2, warmup_steps=0, global_batch_size=8,
+                            micro_batch_size=4, precision=precision, jit_compile=True).resolved()
+    trainer = Pretrainer(config, tf.distribute.get_strategy(), "cpu")
+    assert trainer.precision == precision and trainer.backbone.compute_dtype == precision[-8:].replace("mixed_", "")
+    inputs, labels = _batch(records)
+    before = [v.numpy() for v in trainer.model.trainable_variables]
+    sums = compile_per_replica(trainer.replica_step, inputs, labels)
+    assert np.isfinite(sums["mlm_loss_sum"]) and sums["mlm_weight"] > 0 and sums["gradient_norm"] > 0
+    assert any((a != b.numpy()).any() for a, b in zip(before, trainer.model.trainable_variables))  # it updated
+    sums = compile_per_replica(trainer.replica_eval, inputs, labels)
+    from albert_act.analysis.token_types import TOKEN_TYPES
+
+    assert sums["histogram"].shape == (len(TOKEN_TYPES), TINY_RUN["max_iterations"] + 1) and sums["depth"].shape[0] == 8
+    assert sums["histogram"][0].sum() == inputs["padding_mask"].numpy().sum()  # "all": every real token once
+
+
+@pytest.mark.parametrize("precision", PRECISIONS, indirect=True)
+def test_finetuning_train_and_predict(precision):
+    from albert_act import AlbertActBackbone, AlbertActClassifier
+    from albert_act.train.finetuning_run import ClassifierSteps
+    from conftest import random_inputs
+
+    model = AlbertActClassifier(AlbertActBackbone(**TINY_RUN), num_classes=3)
+    steps = ClassifierSteps(model, keras.optimizers.AdamW(1e-3), tf.distribute.get_strategy(), regression=False,
+                            ponder_cost_weight=0.01)
+    inputs = random_inputs([9, 4, 6, 2], padded_length=9)
+    loss = compile_per_replica(steps.replica_train, inputs, np.array([0, 2, 1, 0], "int32"))
+    assert np.isfinite(loss) and loss > 0
+    outputs = compile_per_replica(steps.replica_predict, inputs)
+    assert outputs["logits"].shape == (4, 3) and outputs["logits"].dtype == np.float32
+    np.testing.assert_array_equal(outputs["iterations"][1, 4:], 0.0)  # padding
+
+
+@pytest.mark.parametrize("precision", PRECISIONS, indirect=True)
+def test_analysis_inference(precision):
+    from albert_act import AlbertActBackbone
+    from albert_act.analysis.depth import inference
+    from conftest import random_inputs
+
+    backbone = AlbertActBackbone(**TINY_RUN, return_details=True)
+    inputs = random_inputs([9, 4, 6], padded_length=9)
+    eager = {k: v.numpy() for k, v in backbone(inputs, training=False).items()}
+    outputs = inference(backbone, jit_compile=True)(inputs)
+    assert set(outputs) == {"iterations", "expected_iterations", "iteration_states"}
+    np.testing.assert_array_equal(outputs["iterations"], eager["iterations"])
+    np.testing.assert_allclose(outputs["expected_iterations"], eager["expected_iterations"], atol=0.05)
+
+
+def test_the_helper_fails_on_what_xla_cannot_compile():
+    # The eval step's former statistics: boolean_mask then bincount has no static shape.
+    def histogram(iterations, mask):
+        return tf.math.bincount(tf.cast(tf.boolean_mask(iterations, mask), tf.int32), minlength=4)
+
+    with pytest.raises(Exception, match="compile-time constant|Bincount|XLA|jit"):
+        compile_per_replica(histogram, tf.constant([[1.0, 2.0]]), tf.constant([[True, False]]))
+
+
+def test_row_runner_splits_rows_among_replicas_and_pads():
+    # Two logical CPU replicas (a fresh process: devices are fixed at start): each computes its
+    # rows, in order; 5 rows are padded to 6 and the padding dropped.
+    script = textwrap.dedent("""
+        import numpy as np, tensorflow as tf
+        cpu = tf.config.list_physical_devices("CPU")[0]
+        tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+        from albert_act import distribution
+        strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+        def replica_fn(batch):
+            replica = tf.distribute.get_replica_context().replica_id_in_sync_group
+            return {"x": batch["x"] * 10 + tf.cast(replica, tf.float32)}
+        out = distribution.row_runner(replica_fn, strategy, jit_compile=False)({"x": np.arange(5, dtype="float32")})
+        print("ROWS", out["x"].tolist())
+    """)
+    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=300)
+    rows = [line for line in result.stdout.splitlines() if line.startswith("ROWS")]
+    assert rows == ["ROWS [0.0, 10.0, 20.0, 31.0, 41.0]"], result.stderr[-2000:]
