@@ -1,28 +1,32 @@
-"""albert-act: ALBERT with per-token adaptive depth (Adaptive Computation Time)."""
+"""albert-act: ALBERT with per-token adaptive depth (Adaptive Computation Time).
 
-from albert_act.model.adaptive_encoder import AdaptiveDepthEncoder
-from albert_act.model.backbone import AlbertActBackbone
-from albert_act.model.classifier import AlbertActClassifier
-from albert_act.model.embeddings import FactorizedEmbedding
-from albert_act.model.halting import HaltingUnit, halting_loop
-from albert_act.model.keras_hub_weights import copy_keras_hub_albert_weights
-from albert_act.model.masked_lm_head import MaskedLMHead
-from albert_act.model.presets import PRESETS, backbone_from_preset, get_preset
-from albert_act.model.pretraining_model import AlbertActPretrainingModel
-from albert_act.model.transformer_block import TransformerBlock
+The model's classes are importable from here (`from albert_act import AlbertActBackbone`); they
+load on first use, so `import albert_act.quiet` (or any CLI) does not load Keras first.
+"""
 
-__all__ = [
-    "PRESETS",
-    "AdaptiveDepthEncoder",
-    "AlbertActBackbone",
-    "AlbertActClassifier",
-    "AlbertActPretrainingModel",
-    "MaskedLMHead",
-    "FactorizedEmbedding",
-    "HaltingUnit",
-    "TransformerBlock",
-    "backbone_from_preset",
-    "copy_keras_hub_albert_weights",
-    "get_preset",
-    "halting_loop",
-]
+import importlib
+
+_EXPORTS = {
+    "AdaptiveDepthEncoder": "albert_act.model.adaptive_encoder",
+    "AlbertActBackbone": "albert_act.model.backbone",
+    "AlbertActClassifier": "albert_act.model.classifier",
+    "AlbertActPretrainingModel": "albert_act.model.pretraining_model",
+    "FactorizedEmbedding": "albert_act.model.embeddings",
+    "HaltingUnit": "albert_act.model.halting",
+    "MaskedLMHead": "albert_act.model.masked_lm_head",
+    "PRESETS": "albert_act.model.presets",
+    "TransformerBlock": "albert_act.model.transformer_block",
+    "backbone_from_preset": "albert_act.model.presets",
+    "copy_keras_hub_albert_weights": "albert_act.model.keras_hub_weights",
+    "get_preset": "albert_act.model.presets",
+    "halting_loop": "albert_act.model.halting",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'albert_act' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value

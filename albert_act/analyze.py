@@ -9,14 +9,17 @@
 probing model). token-types and fixed-point read pre-training TFRecords (--records;
 default: the run's held-out shard). dependencies reads CoNLL-U / CoNLL-X / PTB .dp
 files (--parsed; default: gold parses of the embedded corpus, generated on the spot).
-Outputs go to --output_dir (default runs/analysis).
+Outputs go to --output_dir (default runs/analysis/<mode>, so that modes do not overwrite each other).
 """
 
-import argparse
 import json
 import math
 import os
 import sys
+
+from albert_act import cli
+
+cli.silence()  # before TensorFlow loads: quiet unless --verbose
 
 from albert_act import distribution
 
@@ -115,7 +118,7 @@ def run(mode, args):
     os.makedirs(out, exist_ok=True)
     if mode in ("token-types", "report"):
         result = depth.token_type_statistics(backbone, tokenizer, _records(args), max_batches=args.max_batches,
-                                             run=infer)
+                                             run=infer, progress=True)
         markdown = token_types_markdown(result, backbone.hidden_dim)
         _write(out, "token_types", result, markdown)
         plots.plot_token_types(result["types"], n_max, os.path.join(out, "token_types.png"), math.log(backbone.hidden_dim, 3))
@@ -126,7 +129,7 @@ def run(mode, args):
     if mode in ("dependencies", "report"):
         sentences, source = _parsed_sentences(args.parsed, args.documents)
         result = depth.dependency_statistics(backbone, tokenizer, sentences, fold_subtypes=not args.keep_subtypes,
-                                             run=infer)
+                                             run=infer, progress=True)
         result["source"] = source
         markdown = f"Parsed data: {source}.\n\n" + dependencies_markdown(result)
         _write(out, "dependencies", result, markdown)
@@ -134,7 +137,8 @@ def run(mode, args):
         plots.plot_heatmap(result["examples"], n_max, os.path.join(out, "dependencies_heatmap.png"))
         sections.append(("Iterations per dependency relation", markdown, ["dependencies.png", "dependencies_heatmap.png"]))
     if mode in ("fixed-point", "report"):
-        result = depth.fixed_point_statistics(backbone, _records(args), max_batches=args.max_batches, run=infer)
+        result = depth.fixed_point_statistics(backbone, _records(args), max_batches=args.max_batches, run=infer,
+                                             progress=True)
         markdown = fixed_point_markdown(result)
         _write(out, "fixed_point", result, markdown)
         plots.plot_cosine_curves(result["curves"], os.path.join(out, "fixed_point.png"))
@@ -150,7 +154,7 @@ def run(mode, args):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.parser("analyze", __doc__)
     parser.add_argument("mode", choices=MODES)
     parser.add_argument("--init", required=True, help="pre-training run dir or exported SavedModel")
     parser.add_argument("--vocab", default=None, help="default: vocab.model inside --init")
@@ -159,9 +163,10 @@ def main(argv=None):
     parser.add_argument("--documents", type=int, default=500, help="embedded-corpus documents when no --parsed")
     parser.add_argument("--keep_subtypes", action="store_true", help="keep nmod:poss apart from nmod")
     parser.add_argument("--max_batches", type=int, default=None, help="limit the TFRecord batches read")
-    parser.add_argument("--output_dir", default=os.path.join(REPO, "runs", "analysis"))
+    parser.add_argument("--output_dir", default=None, help="default: runs/analysis/<mode>")
     distribution.add_arguments(parser)
     args = parser.parse_args(argv)
+    args.output_dir = args.output_dir or os.path.join(REPO, "runs", "analysis", args.mode)
     try:
         sections = run(args.mode, args)
     except ValueError as error:

@@ -87,3 +87,36 @@ def find_export(path):
                 if tf.io.gfile.exists(os.path.join(candidate, ASSETS, EXPORT_INFO)):
                     return candidate
     return None
+
+
+SAVED_MODEL_ENTRIES = {SAVED_MODEL, "variables", ASSETS, "fingerprint.pb", "saved_model.pbtxt"}
+
+
+def check_export_target(export_dir, overwrite=False, source=None):
+    """Refuses, before any model is loaded, to write an export where it would destroy something.
+
+    An empty or missing dir is fine. An existing SavedModel is replaced only with `overwrite`.
+    Never replaced: `source` itself (the checkpoint being exported), a pre-training run, a
+    fine-tuning dir, or a dir holding anything a SavedModel does not.
+    """
+    def same(a, b):
+        norm = lambda p: p.rstrip("/") if "://" in p else os.path.realpath(p)  # noqa: E731
+        return norm(str(a)) == norm(str(b))
+
+    if source is not None and same(export_dir, source):
+        raise ValueError(f"{export_dir} is the --checkpoint being exported; write the export to another dir")
+    if not tf.io.gfile.exists(export_dir) or not tf.io.gfile.listdir(export_dir):
+        return
+    if not tf.io.gfile.isdir(export_dir):
+        raise ValueError(f"{export_dir} is a file, not a directory")
+    entries = sorted(e.rstrip("/") for e in tf.io.gfile.listdir(export_dir))
+    for kind, marker in (("a pre-training run", CONFIG), ("a fine-tuning dir", FINETUNED_INFO)):
+        if marker in entries:
+            raise ValueError(f"{export_dir} holds {kind} ({marker}); --overwrite replaces only a SavedModel, "
+                             "so choose another --output")
+    others = [e for e in entries if e not in SAVED_MODEL_ENTRIES]
+    if others:
+        raise ValueError(f"{export_dir} holds other files ({', '.join(others[:5])}); --overwrite replaces only a "
+                         "SavedModel, so choose another --output")
+    if not overwrite:
+        raise ValueError(f"{export_dir} exists; choose a new version number (e.g. .../2) or pass --overwrite")

@@ -17,17 +17,20 @@ Every answer carries the per-token `iterations` and the `tokens`. After writing,
 export is loaded back and asked one query, printed as the JSON TensorFlow Serving returns.
 """
 
-import argparse
 import json
 import os
 import sys
 
+from albert_act import cli
+
+cli.silence()  # before TensorFlow loads: quiet unless --verbose
+
+from albert_act import artifacts
 from albert_act.model.halting import EXECUTIONS
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m albert_act.export", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.parser("export", __doc__)
     parser.add_argument("--checkpoint", required=True, help="run dir, fine-tuning dir or earlier export")
     parser.add_argument("--kind", required=True, choices=["pretraining", "classifier"])
     parser.add_argument("--output", required=True, help="saved_models/<name>/<version>")
@@ -43,6 +46,10 @@ def parse_args(argv=None):
 
 def main(argv=None):
     args = parse_args(argv)
+    try:
+        artifacts.check_export_target(args.output, args.overwrite, source=args.checkpoint)  # before loading
+    except ValueError as error:
+        sys.exit(f"error: {error}")
     from albert_act.serve.savedmodel import example_query, export_from
 
     try:

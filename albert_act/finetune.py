@@ -12,10 +12,13 @@ TensorFlow Serving and `python -m albert_act.glue_submission`). --grid runs the 
 rate {5e-5, 3e-5, 2e-5} x batch {16, 32} x epochs {2, 3, 4} x --seeds.
 """
 
-import argparse
 import json
 import os
 import sys
+
+from albert_act import cli
+
+cli.silence()  # before TensorFlow loads: quiet unless --verbose
 
 from albert_act import distribution
 
@@ -23,7 +26,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.parser("finetune", __doc__)
     parser.add_argument("--task", required=True, help="cola, sst-2, mrpc, sts-b, qqp, mnli, qnli, rte, wnli, "
                                                        "or a probing task: tense, subj_number, obj_number, top_constituents")
     parser.add_argument("--data_dir", required=True, help="the task's glue_data folder, or the probing files' folder")

@@ -1,6 +1,6 @@
 """Build the GLUE server submission zip from fine-tuned SavedModels.
 
-    python -m albert_act.glue_submission --models runs/finetune --data_dir glue_data --output submission.zip
+    python -m albert_act.glue_submission --models runs/finetune --data_dir glue_data --output runs/submission.zip
 
 --models holds one folder per task (cola, sst-2, mrpc, sts-b, qqp, mnli, qnli, rte,
 wnli): a raw-text classifier export (`python -m albert_act.export --kind classifier`),
@@ -14,15 +14,21 @@ zip unless --allow_partial, which then names the missing files on screen and in
 the zip's comment.
 """
 
-import argparse
+import os
 import sys
+
+from albert_act import cli
+
+cli.silence()  # before TensorFlow loads: quiet unless --verbose
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.parser("glue_submission", __doc__)
     parser.add_argument("--models", required=True, help="folder with one fine-tuned export per task")
     parser.add_argument("--data_dir", required=True, help="glue_data folder (CoLA/, SST-2/, ..., diagnostic/)")
-    parser.add_argument("--output", default="submission.zip")
+    parser.add_argument("--output", default=os.path.join(REPO, "runs", "submission.zip"))
     parser.add_argument("--allow_partial", action="store_true", help="write a zip without the missing tasks")
     args = parser.parse_args(argv)
     from albert_act.serve.submission import SUBMISSION, build_submission

@@ -19,6 +19,10 @@ import json
 import os
 import sys
 
+from albert_act import cli
+
+cli.silence()  # before TensorFlow loads: quiet unless --verbose
+
 from albert_act import artifacts, distribution
 from albert_act.model.halting import TRAINING_EXECUTIONS
 from albert_act.model.presets import PRESETS
@@ -46,8 +50,7 @@ def _tau(text):
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m albert_act.pretrain", description=__doc__,
-                                     formatter_class=_HelpFormatter)
+    parser = cli.parser("pretrain", __doc__)
     preset_help = "default: the preset's (albert_act/model/presets.py)"
     parser.add_argument("--preset", default="demo", choices=sorted(PRESETS),
                         help="model and run settings; the paper's tiny/small/base, or the CPU demo")
@@ -100,10 +103,6 @@ def parse_args(argv=None):
     return args
 
 
-class _HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    """The module docstring as written, and every default shown."""
-
-
 def evaluation_summary(result):
     """The held-out numbers in words: losses, accuracies with 95% intervals beside their baselines."""
     mlm_low, mlm_high = result["mlm_accuracy_interval"]
@@ -154,6 +153,8 @@ def main(argv=None):
         print(f"\nSavedModel (raw text in; fill_mask, encoder): {result['export']['dir']}")
         print(f"  fill_mask({answer['tokens'][1:-1]}) -> {answer['top_k_tokens'][0][:3]}, "
               f"iterations {answer['iterations'][:sum(answer['padding_mask'])]}")
+    else:
+        print("\nno SavedModel written (--export_dir and --vocab give one; python -m albert_act.export makes one later)")
     print(f"checkpoints: {os.path.join(args.model_dir, artifacts.CHECKPOINTS)}")
     print(f"held-out evaluation: {os.path.join(args.model_dir, artifacts.EVALUATION)}")
     print(f"TensorBoard: tensorboard --logdir {args.model_dir}")

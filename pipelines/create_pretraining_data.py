@@ -15,7 +15,6 @@ in-flight batches, not by the corpus. Shards are written to
 stats.json is written last.
 """
 
-import argparse
 import collections
 import json
 import multiprocessing
@@ -133,6 +132,12 @@ def create_pretraining_data(
         raise ValueError(
             f"config.vocabulary_size={config.vocabulary_size} but {vocab} has {tokenizer.vocabulary_size} pieces"
         )
+    if "://" not in output_dir:  # a local path must lead through directories
+        ancestor = os.path.abspath(output_dir)
+        while not os.path.exists(ancestor):
+            ancestor = os.path.dirname(ancestor)
+        if not os.path.isdir(ancestor):
+            raise ValueError(f"--output_dir {output_dir}: {ancestor} is a file, not a directory")
     if text_files.exists(output_dir):
         existing = text_files.glob(os.path.join(output_dir, "*.tfrecord"))
         if existing:
@@ -261,7 +266,9 @@ def _write_report(report, output_dir):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    from albert_act import cli
+
+    parser = cli.parser("create_pretraining_data", __doc__, package="pipelines")
     parser.add_argument("--input", nargs="+", required=True, help="text files or globs (local or gs://)")
     parser.add_argument("--vocab", required=True, help="SentencePiece .model from pipelines.train_tokenizer")
     parser.add_argument("--output_dir", required=True)

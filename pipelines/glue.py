@@ -100,8 +100,11 @@ def task_file(task, data_dir, split):
 def read_glue(name, data_dir, split):
     """Returns (examples, report); report counts rows read and malformed rows skipped.
 
-    Raises ValueError naming the file and line for a label outside the task's set
-    (or a score outside [0, 5] for STS-B) and for a missing file.
+    Rows are checked against the task's field count (QQP's and CoLA's known malformed rows are
+    skipped and counted) or, for tasks whose count varies by file (MNLI, QNLI, RTE, WNLI), against
+    the header's: there a row with another count is an error, since its columns would shift.
+    Raises ValueError naming the file and line for such a row, for a label outside the task's set
+    (or a score outside [0, 5] for STS-B), for a missing file, and for a file with no examples.
     """
     task = get_task(name)
     path = task_file(task, data_dir, split)
@@ -112,10 +115,17 @@ def read_glue(name, data_dir, split):
         lines.pop()
     start = 1 if (task.header or is_test) else 0
     expected = task.test_columns if is_test else task.columns
-    examples, skipped = [], []
+    from_header = expected is None and start == 1 and bool(lines)
+    if from_header:
+        expected = len(lines[0].rstrip("\r").split("\t"))
+    examples, skipped, counts = [], [], set()
     for number, line in enumerate(lines[start:], start=start + 1):
         fields = line.rstrip("\r").split("\t")
+        counts.add(len(fields))
         if expected is not None and len(fields) != expected:
+            if from_header:
+                raise ValueError(f"{path} line {number}: {len(fields)} fields where the header has {expected} "
+                                 "(a TAB inside a sentence, or a missing column?)")
             skipped.append(number)
             continue
         if is_test:
@@ -134,6 +144,11 @@ def read_glue(name, data_dir, split):
         elif label not in task.labels:
             raise ValueError(f"{path} line {number}: label {label!r} not in {list(task.labels)}")
         examples.append(Example(f"{split}-{number}", fields[task.text_a], text_b, label))
+    if not examples:
+        rows = max(len(lines) - start, 0)
+        detail = (f"{rows} rows, every one with {' or '.join(map(str, sorted(counts)))} fields where {task.name} "
+                  f"has {expected}; is this the {task.name} folder?" if rows else "the file has no rows")
+        raise ValueError(f"{path}: no {task.name} examples: {detail}")
     report = {"file": path, "rows": len(lines) - start, "examples": len(examples),
               "malformed_rows_skipped": len(skipped), "skipped_lines": skipped[:20]}
     return examples, report

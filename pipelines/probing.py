@@ -22,7 +22,6 @@ name subjects are left out of SubjNum as above. Each sentence goes to tr/va/te
 (SentEval additionally keeps target word forms apart across splits; we do not.)
 """
 
-import argparse
 import collections
 import hashlib
 import os
@@ -162,7 +161,9 @@ def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    from albert_act import cli
+
+    parser = cli.parser("probing", __doc__, package="pipelines")
     parser.add_argument("--conllu", nargs="*", default=[], help="CoNLL-U files or globs")
     parser.add_argument("--synthetic_documents", type=int, default=0, help="documents of the embedded corpus")
     parser.add_argument("--seed", type=int, default=0)

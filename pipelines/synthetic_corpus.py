@@ -20,7 +20,6 @@ for the SOP task. Proper names are built from syllables, which gives SentencePie
 a realistic open vocabulary. Document d depends only on (seed, d).
 """
 
-import argparse
 import dataclasses
 import random
 
@@ -290,7 +289,9 @@ def write_corpus(path, num_documents, seed=0, conllu_path=None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    from albert_act import cli
+
+    parser = cli.parser("synthetic_corpus", __doc__, package="pipelines")
     parser.add_argument("--output", required=True, help="text file to write (pre-training format)")
     parser.add_argument("--documents", type=int, default=20000)
     parser.add_argument("--seed", type=int, default=0)

@@ -20,12 +20,12 @@ WORD_START = "\u2581"  # SentencePiece's "▁": the piece begins a new word
 _PUNCTUATION = frozenset(string.punctuation)
 
 
-def sample_sentences(files, max_sentences, seed):
+def sample_sentences(files, max_sentences, seed, skip_invalid_utf8=False):
     """A seeded reservoir sample of normalized, non-empty lines: memory bounded by `max_sentences`."""
     rng = random.Random(f"{seed}/tokenizer-sample")
     sample, seen = [], 0
     for path in files:
-        for _, line in text_files.read_lines(path):
+        for _, line in text_files.read_lines(path, skip_invalid_utf8):
             line = normalization.normalize(line)
             if not line:
                 continue
@@ -43,7 +43,7 @@ MODEL_TYPES = ("unigram", "bpe")
 
 
 def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=12345, num_threads=1,
-                        model_type="unigram"):
+                        model_type="unigram", skip_invalid_utf8=False):
     """Trains a vocabulary on normalized text; returns the serialized model (bytes).
 
     model_type: "unigram" (ALBERT's) or "bpe". SentencePiece's unigram trainer splits
@@ -56,7 +56,7 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
     """
     if model_type not in MODEL_TYPES:
         raise ValueError(f"model_type must be one of {list(MODEL_TYPES)}, got {model_type!r}")
-    sentences = sample_sentences(files, max_sentences, seed)
+    sentences = sample_sentences(files, max_sentences, seed, skip_invalid_utf8)
     if not sentences:
         raise ValueError(f"no text to train a vocabulary on in {files}")
     model = io.BytesIO()
@@ -96,7 +96,11 @@ class Tokenizer:
     def __init__(self, model_proto, source="<model bytes>"):
         self.model_proto = model_proto
         self.source = source
-        self.processor = spm.SentencePieceProcessor(model_proto=model_proto)
+        try:
+            self.processor = spm.SentencePieceProcessor(model_proto=model_proto)
+        except RuntimeError:
+            raise ValueError(f"{source}: not a SentencePiece model (make one with "
+                             "`python -m pipelines.train_tokenizer`)") from None
         size = self.processor.get_piece_size()
         for expected_id, piece in enumerate(SPECIAL_TOKENS):
             found = self.processor.id_to_piece(expected_id) if expected_id < size else None
@@ -108,6 +112,8 @@ class Tokenizer:
 
     @classmethod
     def from_file(cls, path):
+        if not text_files.exists(path):
+            raise ValueError(f"{path}: no such file (the SentencePiece model)")
         return cls(text_files.read_bytes(path), source=path)
 
     @property

@@ -6,7 +6,6 @@ Writes <output>.model (and <output>.vocab, one "piece<TAB>score" per line). Ids:
 <pad>=0 <unk>=1 [CLS]=2 [SEP]=3 [MASK]=4.
 """
 
-import argparse
 import sys
 
 from pipelines import text_files
@@ -26,7 +25,9 @@ def write_vocabulary(model_proto, output_prefix):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    from albert_act import cli
+
+    parser = cli.parser("train_tokenizer", __doc__, package="pipelines")
     parser.add_argument("--input", nargs="+", required=True, help="text files or globs (local or gs://)")
     parser.add_argument("--output", required=True, help="output prefix: writes PREFIX.model and PREFIX.vocab")
     parser.add_argument("--vocab_size", type=int, default=30000)
@@ -36,13 +37,15 @@ def main(argv=None):
     parser.add_argument("--max_sentences", type=int, default=2_000_000,
                         help="seeded reservoir sample of lines to train on (bounds memory)")
     parser.add_argument("--seed", type=int, default=12345)
+    parser.add_argument("--skip_invalid_utf8", action="store_true",
+                        help="skip lines that are not UTF-8 instead of failing")
     parser.add_argument("--threads", type=int, default=1,
                         help="SentencePiece threads (1 keeps the vocabulary byte-identical run to run)")
     args = parser.parse_args(argv)
     try:
         files = text_files.expand_patterns(args.input)
         proto = train_sentencepiece(files, args.vocab_size, args.max_sentences, args.seed, args.threads,
-                                    model_type=args.model_type)
+                                    model_type=args.model_type, skip_invalid_utf8=args.skip_invalid_utf8)
         tokenizer = write_vocabulary(proto, args.output)
     except ValueError as error:
         sys.exit(f"error: {error}")

@@ -23,6 +23,23 @@ TINY = dict(
 TINY_RUN = {**TINY, "max_iterations": 3, "max_sequence_length": 64}
 
 
+@pytest.fixture(scope="session", autouse=True)
+def temporary_files_under_pytest(tmp_path_factory):
+    """Everything written to "the temporary directory" (TensorFlow's autograph files, staging
+    dirs, notebook kernels' files), here and in subprocesses, lands under pytest's own."""
+    import tempfile
+
+    folder = str(tmp_path_factory.mktemp("tmp"))
+    saved = tempfile.tempdir, os.environ.get("TMPDIR")
+    tempfile.tempdir, os.environ["TMPDIR"] = folder, folder
+    yield folder
+    tempfile.tempdir = saved[0]
+    if saved[1] is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = saved[1]
+
+
 def random_inputs(lengths, padded_length, vocabulary_size=64, seed=0):
     """Backbone inputs for sequences of the given real lengths, padded with id 0."""
     rng = np.random.default_rng(seed)

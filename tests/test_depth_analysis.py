@@ -84,7 +84,7 @@ def test_report_on_a_trained_model(tiny_run, records, tmp_path, capsys):
     for image in ("token_types.png", "token_type_histograms.png", "token_types_heatmap.png", "dependencies.png",
                   "dependencies_heatmap.png", "fixed_point.png"):
         assert f"![{image}]({image})" in report
-        assert_drawn_png(tmp_path / image)
+        assert_drawn_png(tmp_path / image, min_colour=0.004 if image == "fixed_point.png" else 0.01)  # lines: less colour
     types = json.loads((tmp_path / "token_types.json").read_text())["types"]
     assert set(types) == set(token_types.TOKEN_TYPES) and types["all"]["count"] > 0
     relations = json.loads((tmp_path / "dependencies.json").read_text())["relations"]

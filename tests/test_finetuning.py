@@ -41,12 +41,13 @@ def test_encode_pairs_and_truncation(tiny_run):
 
 def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp_path):
     # What this shows: the loop trains, selects and exports on real data. A 32-wide model
-    # pre-trained for 3 updates starts on the minority class (47.3% of RTE dev) and learns
-    # the prior (52.7%, the majority); it does not learn entailment, and is not asked to.
+    # pre-trained for 3 updates learns the prior within an epoch: it ends on the majority class
+    # (146 of 277 RTE dev pairs, 52.7%) whichever class its random head started on; it does not
+    # learn entailment, and is not asked to.
     result = finetuning_run.finetune("rte", str(shared_data / "glue" / "RTE"), tiny_run[0], str(tmp_path),
                                  learning_rate=1e-3, batch_size=16, epochs=1, max_seq_length=64, progress=False)
     assert result["dev_examples"] == 277 and result["train_examples"] == 2490
-    assert result["best"]["accuracy"] > result["initial"]["accuracy"]
+    assert result["best"]["accuracy"] >= 146 / 277 - 1e-9 and result["history"][0]["accuracy"] >= 146 / 277 - 1e-9
     assert set(result["best"]) >= {"accuracy", "iterations"} and result["best"]["iterations"]["all"] >= 1
     saved = json.loads((tmp_path / "results.json").read_text())
     assert saved["best"]["epoch"] == 1 and "| initial |" in finetuning_run.format_results(saved)
@@ -79,7 +80,7 @@ def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp
     np.testing.assert_allclose(sparse["logits"].numpy()[0], keras_logits, atol=1e-5)
     with pytest.raises(SystemExit, match="holds a classifier model, not --kind pretraining"):
         export.main(["--checkpoint", str(tmp_path), "--kind", "pretraining", "--output", str(tmp_path / "x" / "1")])
-    with pytest.raises(SystemExit, match="exists; choose a new version number or pass --overwrite"):
+    with pytest.raises(SystemExit, match="exists; choose a new version number"):
         export.main(["--checkpoint", str(tmp_path), "--kind", "classifier", "--output", str(tmp_path / "tpu" / "1")])
 
 

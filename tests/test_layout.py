@@ -1,7 +1,7 @@
 """The package's shape: the import graph has no cycle and no import running back up the data's path.
 
 Stages, lowest first: shared names (`albert_act.checks`, `albert_act.artifacts`,
-`albert_act.distribution`) -> `pipelines`
+`albert_act.distribution`, `albert_act.cli`) -> `pipelines`
 (text to records) -> `albert_act.model` -> `albert_act.serve` and `albert_act.analysis` (side by
 side, neither imports the other) -> `albert_act.train` -> the CLIs (`python -m albert_act.<verb>`).
 A module imports its own sub-package and lower stages only. Lazy imports inside functions count.
@@ -16,6 +16,7 @@ STAGES = {
     "albert_act.checks": 0,
     "albert_act.artifacts": 1,
     "albert_act.distribution": 1,
+    "albert_act.cli": 1,  # what every command line shares: quiet start, --verbose, --help
     "pipelines": 2,
     "albert_act": 3,  # the package's __init__ re-exports the model
     "albert_act.model": 3,

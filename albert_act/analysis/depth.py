@@ -44,14 +44,15 @@ def _model_inputs(inputs):
 
 # --- Table 1: token types -------------------------------------------------------------------
 
-def token_type_statistics(backbone, tokenizer, files, batch_size=64, max_batches=None, examples=4, run=None):
+def token_type_statistics(backbone, tokenizer, files, batch_size=64, max_batches=None, examples=4, run=None,
+                          progress=False):
     """Iterations N and expected iterations E per token type on pre-training TFRecords, with 95%
     bootstrap intervals over the sequences (`token_types.summarize`), histograms of N, and a few
     example sequences for heat maps. run: `inference(backbone, ...)` (default: no strategy, no XLA)."""
     run, n_max = run or inference(backbone), backbone.max_iterations
     depth, histogram, kept = [], 0, []
     dataset = make_pretraining_dataset(files, batch_size, training=False)
-    for i, (inputs, labels) in enumerate(dataset):
+    for i, (inputs, labels) in enumerate(_progress(dataset, progress, "token types (batches)", max_batches)):
         if max_batches is not None and i >= max_batches:
             break
         outputs = run(_model_inputs(inputs))
@@ -104,16 +105,26 @@ def relation_table(records, fold_subtypes=True):
             "threshold_mean_plus_std": threshold}
 
 
-def dependency_statistics(backbone, tokenizer, sentences, fold_subtypes=True, batch_size=32, examples=4, run=None):
+def _progress(iterable, enabled, what, total=None):
+    """A progress bar on stderr when enabled (and stderr is a terminal: no escapes in log files)."""
+    from tqdm import tqdm
+
+    return tqdm(iterable, total=total, desc=what, disable=None if enabled else True, mininterval=1.0, leave=False)
+
+
+def dependency_statistics(backbone, tokenizer, sentences, fold_subtypes=True, batch_size=32, examples=4, run=None,
+                          progress=False):
     """Iterations per dependency relation on parsed sentences [(form, tag, head, relation)].
     Batches are padded to a multiple of 16 positions: few shapes for XLA to compile."""
     run = run or inference(backbone)
     length = backbone.max_sequence_length
-    aligned = [align_words(tokenizer, [t[0] for t in s], length) for s in sentences]
+    aligned = [align_words(tokenizer, [t[0] for t in s], length)
+               for s in _progress(sentences, progress, "aligning words to pieces")]
     if not aligned:
         raise ValueError("no sentences to analyse")
     records, kept, dropped_words = [], [], 0
-    for start in range(0, len(aligned), batch_size):
+    for start in _progress(range(0, len(aligned), batch_size), progress, "dependencies",
+                           total=-(-len(aligned) // batch_size)):
         chunk = aligned[start : start + batch_size]
         width = min(length, -(-max(len(ids) for ids, _, _ in chunk) // 16) * 16)
         tokens = np.zeros((len(chunk), width), "int32")
@@ -162,13 +173,14 @@ def cosine_curves(sums):
                    for n in range(len(total))] for name, (total, count) in sums.items()}
 
 
-def fixed_point_statistics(backbone, files, batch_size=32, max_batches=None, run=None):
+def fixed_point_statistics(backbone, files, batch_size=32, max_batches=None, run=None, progress=False):
     """Cosine curves per token type on pre-training TFRecords (the backbone needs return_details=True)."""
     if "iteration_states" not in backbone.output:
         raise ValueError("the fixed-point analysis needs a backbone built with return_details=True")
     run = run or inference(backbone)
     totals = None
-    for i, (inputs, labels) in enumerate(make_pretraining_dataset(files, batch_size, training=False)):
+    batches = make_pretraining_dataset(files, batch_size, training=False)
+    for i, (inputs, labels) in enumerate(_progress(batches, progress, "fixed point (batches)", max_batches)):
         if max_batches is not None and i >= max_batches:
             break
         outputs = run(_model_inputs(inputs))

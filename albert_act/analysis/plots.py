@@ -73,9 +73,14 @@ def plot_histograms(types, path):
     names = _types(types)
     figure, axis = plt.subplots(figsize=(9, 4))
     width = 0.8 / max(len(names), 1)
+    max_iterations = 1
     for i, name in enumerate(names):
-        counts = np.asarray(types[name]["histogram"], float)
-        axis.bar(np.arange(len(counts)) + i * width, counts / counts.sum(), width, label=name)
+        counts = np.asarray(types[name]["histogram"], float)[1:]  # N = 1..N_max (0 is padding only)
+        max_iterations = len(counts)
+        offset = (i - (len(names) - 1) / 2) * width  # each group centred on its whole number
+        axis.bar(np.arange(1, len(counts) + 1) + offset, counts / max(counts.sum(), 1), width, label=name)
+    axis.set_xticks(range(1, max_iterations + 1))
+    axis.set_xlim(0.5, max_iterations + 0.5)
     axis.set_xlabel("iterations N_t")
     axis.set_ylabel("share of tokens")
     axis.set_title("Distribution of iterations per token type")
@@ -98,34 +103,61 @@ def plot_relations(relations, threshold, path):
 
 
 def plot_cosine_curves(curves, path):
-    """Mean cos(h^n, h^{n+1}) per token type against n (running tokens only)."""
+    """Mean cos(h^n, h^{n+1}) per token type against n (running tokens only).
+
+    Whole-number iterations on x; plain values on y (no offset notation), from just below the
+    lowest mean to 1; iterations where no token runs any more are named on the plot.
+    """
     figure, axis = plt.subplots(figsize=(7, 4))
+    steps = sorted({p["n"] for points in curves.values() for p in points})
+    values = [p["mean_cosine"] for points in curves.values() for p in points if p["mean_cosine"] is not None]
     for name, points in curves.items():
         xs = [p["n"] for p in points if p["mean_cosine"] is not None]
         ys = [p["mean_cosine"] for p in points if p["mean_cosine"] is not None]
         if xs:
             axis.plot(xs, ys, marker="o", label=name)
+    low = min(values, default=0.0)
+    axis.set_ylim(min(low - 0.1 * (1 - low) - 0.005, 0.99), 1.002)
+    axis.ticklabel_format(axis="y", useOffset=False, style="plain")
+    if steps:
+        axis.set_xticks(steps)
+        axis.set_xlim(steps[0] - 0.5, steps[-1] + 0.5)
+    empty = [n for n in steps if all(p["mean_cosine"] is None for points in curves.values() for p in points if p["n"] == n)]
+    for n in empty:
+        axis.text(n, axis.get_ylim()[0], "no token\nruns", ha="center", va="bottom", fontsize=8, color="0.4")
     axis.set_xlabel("iteration n")
     axis.set_ylabel("mean cos(h^n, h^(n+1))")
     axis.set_title("Convergence toward a fixed point (tokens still running)")
-    axis.legend(fontsize=7)
+    if values:
+        axis.legend(fontsize=8)
     return _save(figure, path)
 
 
-def plot_heatmap(examples, max_iterations, path, max_tokens=40):
-    """Example sentences, each piece coloured by its number of iterations."""
-    rows = examples[:4]
-    figure, axis = plt.subplots(figsize=(min(2 + 0.45 * max_tokens, 20), 0.9 * len(rows) + 1))
-    grid = np.full((len(rows), max_tokens), np.nan)
-    for r, example in enumerate(rows):
-        values = example["iterations"][:max_tokens]
-        grid[r, : len(values)] = values
-        for c, token in enumerate(example["tokens"][:max_tokens]):
-            axis.text(c, r, token.replace("\u2581", ""), ha="center", va="center", fontsize=6, rotation=90)
-    image = axis.imshow(grid, cmap="viridis", vmin=0, vmax=max_iterations, aspect="auto")
-    figure.colorbar(image, ax=axis, label="iterations")
-    axis.set_yticks(range(len(rows)))
-    axis.set_yticklabels([f"example {i + 1}" for i in range(len(rows))])
+def plot_heatmap(examples, max_iterations, path, max_tokens=40, per_line=14):
+    """Example sentences, each piece coloured by its number of iterations, written across
+    (lines of `per_line` pieces, at most `max_tokens` per example)."""
+    lines, labels = [], []
+    for i, example in enumerate(examples[:4]):
+        pieces = list(zip(example["tokens"][:max_tokens], example["iterations"][:max_tokens]))
+        for start in range(0, max(len(pieces), 1), per_line):
+            lines.append(pieces[start : start + per_line])
+            labels.append(f"example {i + 1}" if start == 0 else "")
+    figure, axis = plt.subplots(figsize=(2 + 0.85 * per_line, 0.5 * len(lines) + 1.2))
+    grid = np.full((len(lines), per_line), np.nan)
+    colormap = plt.get_cmap("viridis", max_iterations + 1)  # one colour per whole number of iterations
+    for r, line in enumerate(lines):
+        for c, (token, iterations) in enumerate(line):
+            grid[r, c] = iterations
+            shade = colormap(int(iterations))
+            ink = "black" if 0.299 * shade[0] + 0.587 * shade[1] + 0.114 * shade[2] > 0.5 else "white"
+            axis.text(c, r, token.replace("\u2581", ""), ha="center", va="center", fontsize=8, color=ink)
+    image = axis.imshow(grid, cmap=colormap, vmin=-0.5, vmax=max_iterations + 0.5, aspect="auto")
+    figure.colorbar(image, ax=axis, label="iterations", ticks=range(max_iterations + 1))
+    for r, label in enumerate(labels[1:], start=1):
+        if label:  # a line between examples
+            axis.axhline(r - 0.5, color="white", linewidth=3)
+    axis.set_yticks(range(len(lines)))
+    axis.set_yticklabels(labels)
     axis.set_xticks([])
     axis.set_title("Iterations per token")
     return _save(figure, path)

@@ -76,8 +76,7 @@ def _write(export_dir, model, encoder, endpoints, info, model_proto, overwrite):
     """
     remote = text_files.is_remote(export_dir)
     export_dir = export_dir if remote else os.path.abspath(export_dir)
-    if tf.io.gfile.exists(export_dir) and tf.io.gfile.listdir(export_dir) and not overwrite:
-        raise ValueError(f"{export_dir} exists; choose a new version number or pass --overwrite")
+    artifacts.check_export_target(export_dir, overwrite)
     parent = None if remote else os.path.dirname(export_dir)
     if parent:
         os.makedirs(parent, exist_ok=True)

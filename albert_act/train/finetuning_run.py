@@ -37,6 +37,7 @@ class TaskData:
     train: list
     dev: list
     metric_task: str  # key for glue_metrics.task_metrics
+    skipped: tuple = ()  # (file, [line numbers]) of malformed rows the GLUE reader skipped
 
 
 def load_task(name, data_dir):
@@ -53,9 +54,11 @@ def load_task(name, data_dir):
     task = glue.TASKS[key]
     if "train" not in task.splits:
         raise ValueError(f"{task.name} has no training data: it is predicted with the MNLI model")
-    train, _ = glue.read_glue(key, data_dir, "train")
-    dev, _ = glue.read_glue(key, data_dir, glue.DEV_SPLIT.get(key, "dev"))
-    return TaskData(key, task.labels, train, dev, key)
+    train, train_report = glue.read_glue(key, data_dir, "train")
+    dev, dev_report = glue.read_glue(key, data_dir, glue.DEV_SPLIT.get(key, "dev"))
+    skipped = tuple((r["file"], r["skipped_lines"], r["malformed_rows_skipped"]) for r in (train_report, dev_report)
+                    if r["malformed_rows_skipped"])
+    return TaskData(key, task.labels, train, dev, key, skipped)
 
 
 def encode(tokenizer, examples, max_seq_length):
@@ -152,6 +155,10 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
     strategy, precision, jit_compile: as for pre-training (`albert_act.distribution.resolve`);
     batch_size is the global batch, divided among the replicas.
     """
+    checks.positive_int("batch_size", batch_size)
+    checks.positive_int("epochs", epochs)
+    if not learning_rate > 0:
+        raise ValueError(f"learning_rate must be > 0, got {learning_rate}")
     task = load_task(task_name, data_dir)
     strategy, kind, precision, jit_compile = distribution.resolve(strategy, precision, jit_compile)
     checks.divisible("batch_size", batch_size, "replicas", strategy.num_replicas_in_sync)
@@ -188,8 +195,21 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
     history, best = [], None
     main_metric = next(iter(glue_metrics.TASK_METRICS.get(task.metric_task, ("accuracy",))))
     rng = np.random.default_rng(seed)
+    if progress:
+        print(f"{task.name}: {len(train)} training examples, {len(task.dev)} dev; {steps_per_epoch} updates of "
+              f"{batch_size} per epoch on {kind} x{strategy.num_replicas_in_sync}, {precision}"
+              f"{', XLA' if jit_compile else ''}")
+        for path, lines, count in task.skipped:
+            print(f"note: {path}: {count} malformed row(s) skipped (lines {', '.join(map(str, lines))}"
+                  f"{', ...' if count > len(lines) else ''})")
+        if truncated:
+            print(f"note: {truncated} of {len(train)} training examples ({truncated / len(train):.0%}) are longer "
+                  f"than {max_seq_length} pieces and were cut (longest segment first)")
+        print(f"before training: dev {main_metric} {initial[main_metric]:.4f}")
     for epoch in range(1, epochs + 1):
         order = rng.permutation(len(train))
+        if progress:
+            print(f"epoch {epoch}/{epochs}")
         bar = keras.utils.Progbar(steps_per_epoch, stateful_metrics=["loss"]) if progress else None
         for step in range(steps_per_epoch):
             index = order[step * batch_size : (step + 1) * batch_size]
@@ -198,6 +218,9 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
                 bar.update(step + 1, [("loss", float(loss))])
         metrics = evaluate(task, steps, dev_inputs, dev_targets)
         history.append({"epoch": epoch, **metrics})
+        if progress:
+            print(f"epoch {epoch}: dev {main_metric} {metrics[main_metric]:.4f}, "
+                  f"mean iterations {metrics['iterations']['all']:.2f}")
         if best is None or metrics[main_metric] > best[main_metric]:
             best = {"epoch": epoch, **metrics}
             model.save_weights(best_path)

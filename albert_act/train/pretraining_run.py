@@ -28,6 +28,7 @@ from albert_act.train.learning_rate import WarmupLinearDecay
 from albert_act.train.losses import loss_sums, pretraining_loss
 from pipelines import text_files
 from pipelines.pretraining_dataset import make_pretraining_dataset, record_shapes
+from pipelines.tokenizer import Tokenizer
 
 # Preset update counts that scale with --steps when only --steps is given.
 SCALED_WITH_STEPS = ("warmup_steps", "ponder_warmup_start", "ponder_warmup_steps")
@@ -38,7 +39,8 @@ AUTO_SHARE = 0.1
 SUM_KEYS = ("mlm_loss_sum", "mlm_correct", "mlm_weight", "sop_loss_sum", "sop_correct", "ponder_cost_sum", "examples")
 # Settings that may change between a run and its resumption; anything else must match.
 RESUMABLE_CHANGES = {"train_files", "eval_files", "checkpoint_every", "keep_checkpoints", "log_every",
-                     "eval_batches", "strategy", "export_dir", "vocab"}
+                     "eval_batches", "strategy", "export_dir", "vocab",
+                     "model_dir"}  # the same run, copied, moved or written with a trailing slash
 
 
 @dataclasses.dataclass
@@ -80,6 +82,7 @@ class PretrainConfig:
 
     def resolved(self):
         preset = get_preset(self.preset)
+        _check_overrides(self.backbone_overrides, preset.backbone)
         config = dataclasses.replace(self)
         if config.ponder_cost_weight is None:
             config.ponder_cost_weight = preset.ponder_cost_weight
@@ -97,6 +100,23 @@ class PretrainConfig:
     def backbone_config(self):
         return {**get_preset(self.preset).backbone, **self.backbone_overrides,
                 "halting": self.halting, "share_weights": self.share_weights, "execution": self.execution}
+
+
+def _check_overrides(overrides, preset_backbone):
+    """--override keys must be backbone settings, with values of the preset's type."""
+    import inspect
+
+    known = sorted(set(inspect.signature(AlbertActBackbone.__init__).parameters) - {"self", "kwargs", "dtype"})
+    for key, value in overrides.items():
+        if key not in known:
+            raise ValueError(f"--override {key}: not a backbone setting; known: {', '.join(known)}")
+        like = preset_backbone.get(key)
+        if like is None:
+            continue
+        kinds = {bool: (bool,), int: (int,), float: (int, float), str: (str,)}.get(type(like), (type(like),))
+        if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+            name = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}.get(type(like), type(like).__name__)
+            raise ValueError(f"--override {key}={value}: expected {name} (the preset has {like!r})")
 
 
 def _files(patterns, what):
@@ -119,6 +139,12 @@ def check_inputs(config, replicas, sample_records=2000):
     for name in ("ponder_warmup_start", "ponder_warmup_steps"):
         if getattr(config, name) < 0:
             raise ValueError(f"{name} must be >= 0, got {getattr(config, name)}")
+    if config.vocab:
+        pieces = Tokenizer.from_file(config.vocab).vocabulary_size
+        rows = config.backbone_config()["vocabulary_size"]
+        if pieces != rows:
+            raise ValueError(f"{config.vocab} has {pieces} pieces but the model's vocabulary_size is {rows}; "
+                             f"make the data with a {rows}-piece vocabulary, or pass --override vocabulary_size={pieces}")
     if config.export_dir and not config.vocab:
         raise ValueError("export_dir needs vocab (the SentencePiece model of the data): the export tokenizes raw "
                          "text; pass --vocab, or --no_export")

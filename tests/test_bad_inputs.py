@@ -1,0 +1,194 @@
+"""The catalogue of bad inputs: every command refuses them with a clean message, and loses nothing.
+
+One row per case: the command (`python -m <module>` arguments, with placeholders filled from a tiny
+pre-training run, its export, its records and scratch files), the expected exit status (1: an
+"error: ..." line, 2: argparse's usage error, 0: it runs and says what it did), a fragment of the
+message that names the file, line or value, and the paths that must still be intact afterwards.
+A traceback fails the case: commands are run in-process through their `main`, so any exception
+other than SystemExit surfaces here.
+"""
+
+import importlib
+import shutil
+from pathlib import Path
+
+import keras
+import pytest
+
+from conftest import TINY_RUN
+
+OVERRIDES = " ".join(f"--override {k}={v}" for k, v in TINY_RUN.items())
+PRETRAIN = (f"albert_act.pretrain --train_files {{train}} --eval_files {{eval}} --model_dir {{tmp}}/new_run "
+            f"--steps 2 --global_batch_size 8 --micro_batch_size 8 --no-jit_compile --no_export {OVERRIDES}")
+FINETUNE = "albert_act.finetune --init {run} --output_dir {tmp}/ft --epochs 1 --batch_size 8 --strategy cpu"
+DATA = "pipelines.create_pretraining_data --vocab {vocab} --output_dir {tmp}/records --workers 1 --num_shards 1"
+RTE_HEADER = "index\tsentence1\tsentence2\tlabel\n"
+RTE_ROW = "{i}\tA man plays a guitar.\tA man plays.\tentailment\n"
+
+# (id, command, status, message fragment (regex), paths that must stay intact)
+CASES = [
+    # --- export: never deletes what is not a SavedModel -------------------------------------
+    ("export-over-its-run", "albert_act.export --checkpoint {run} --kind pretraining --output {run} --overwrite",
+     1, r"is the --checkpoint", ["{run}/config.json", "{run}/checkpoints"]),
+    ("export-over-a-run", "albert_act.export --checkpoint {export} --kind pretraining --output {run} --overwrite",
+     1, r"holds a pre-training run.*--overwrite replaces only a SavedModel", ["{run}/config.json"]),
+    ("export-over-other-files", "albert_act.export --checkpoint {run} --kind pretraining --output {notes_dir} --overwrite",
+     1, r"notes_dir holds other files \(notes.txt\)", ["{notes_dir}/notes.txt"]),
+    ("export-over-itself", "albert_act.export --checkpoint {export} --kind pretraining --output {export} --overwrite",
+     1, r"is the --checkpoint", ["{export}/saved_model.pb"]),
+    ("export-exists", "albert_act.export --checkpoint {run} --kind pretraining --output {export}",
+     1, r"exists; choose a new version number", ["{export}/saved_model.pb"]),
+    ("export-no-checkpoint", "albert_act.export --checkpoint {tmp}/nowhere --kind pretraining --output {tmp}/e/1",
+     1, r"nowhere: not a pre-training run dir", []),
+    ("export-bad-execution", "albert_act.export --checkpoint {run} --kind pretraining --output {tmp}/e/1 --execution fast",
+     2, r"invalid choice: 'fast'", []),
+    ("export-bad-kind", "albert_act.export --checkpoint {run} --kind tagger --output {tmp}/e/1",
+     2, r"invalid choice: 'tagger'", []),
+    ("export-classifier-from-run", "albert_act.export --checkpoint {run} --kind classifier --output {tmp}/e/1",
+     1, r"run holds a pretraining model, not --kind classifier", []),
+    # --- fine-tuning: GLUE files and settings ------------------------------------------------
+    ("finetune-batch-0", FINETUNE + " --task rte --data_dir {rte} --batch_size 0", 1, r"batch_size must be an integer >= 1, got 0", []),
+    ("finetune-epochs-0", FINETUNE + " --task rte --data_dir {rte} --epochs 0", 1, r"epochs must be an integer >= 1, got 0", []),
+    ("finetune-lr-negative", FINETUNE + " --task rte --data_dir {rte} --learning_rate -1", 1, r"learning_rate must be > 0, got -1", []),
+    ("finetune-unknown-task", FINETUNE + " --task nosuch --data_dir {rte}", 1, r"unknown task 'nosuch'", []),
+    ("finetune-wrong-folder", FINETUNE + " --task sst-2 --data_dir {rte}", 1,
+     r"RTE/train.tsv: no SST-2 examples: 2490 rows, every one with 4 fields where SST-2 has 2", []),
+    ("finetune-empty-train", FINETUNE + " --task rte --data_dir {glue_empty}", 1, r"glue_empty/train.tsv: no RTE examples", []),
+    ("finetune-header-only", FINETUNE + " --task rte --data_dir {glue_header}", 1, r"glue_header/train.tsv: no RTE examples", []),
+    ("finetune-bad-label", FINETUNE + " --task rte --data_dir {glue_label}", 1, r"glue_label/train.tsv line 3: label 'maybe'", []),
+    ("finetune-extra-tab", FINETUNE + " --task rte --data_dir {glue_tab}", 1,
+     r"glue_tab/train.tsv line 3: 5 fields where the header has 4", []),
+    ("finetune-missing-column", FINETUNE + " --task rte --data_dir {glue_short}", 1,
+     r"glue_short/train.tsv line 2: 3 fields where the header has 4", []),
+    ("finetune-missing-dev", FINETUNE + " --task rte --data_dir {glue_nodev}", 1, r"glue_nodev/dev.tsv: missing", []),
+    ("finetune-no-init", FINETUNE.replace("{run}", "{tmp}/nowhere") + " --task rte --data_dir {rte}", 1,
+     r"nowhere: not a pre-training run dir", []),
+    ("finetune-long", FINETUNE + " --task rte --data_dir {rte} --max_seq_length 1000", 1, r"max_seq_length 1000 exceeds the model's 64", []),
+    ("finetune-short", FINETUNE + " --task rte --data_dir {rte} --max_seq_length 2", 1, r"max_seq_length must be at least 3", []),
+    ("finetune-not-a-vocab", FINETUNE + " --task rte --data_dir {rte} --vocab {not_a_vocab}", 1,
+     r"not_a_vocab.model: not a SentencePiece model", []),
+    ("finetune-bad-precision", FINETUNE + " --task rte --data_dir {rte} --precision float8", 2, r"invalid choice: 'float8'", []),
+    ("finetune-no-tpu", FINETUNE.replace("--strategy cpu", "--strategy tpu") + " --task rte --data_dir {rte}", 1,
+     r"--strategy tpu: no TPU found", []),
+    # --- pre-training: settings, vocabulary, records, run dirs ---------------------------------
+    ("pretrain-unknown-override", PRETRAIN + " --override nonsense_key=3", 1,
+     r"--override nonsense_key: not a backbone setting; known: .*hidden_dim", []),
+    ("pretrain-override-type", PRETRAIN + " --override vocabulary_size=abc", 1,
+     r"--override vocabulary_size=abc: expected an integer", []),
+    ("pretrain-override-form", PRETRAIN + " --override novalue", 2, r"--override expects key=value, got 'novalue'", []),
+    ("pretrain-not-a-vocab", PRETRAIN + " --vocab {not_a_vocab}", 1, r"not_a_vocab.model: not a SentencePiece model", []),
+    ("pretrain-vocab-size", PRETRAIN + " --vocab {vocab} --override vocabulary_size=500", 1,
+     r"vocab.model has 400 pieces but the model's vocabulary_size is 500", []),
+    ("pretrain-steps-0", PRETRAIN + " --steps 0", 1, r"steps must be >= 1, got 0", []),
+    ("pretrain-batch-split", PRETRAIN + " --global_batch_size 12", 1, r"global batch 12 is not divisible by micro-batch 8", []),
+    ("pretrain-no-train-files", PRETRAIN.replace("{train}", "'{tmp}/none-*.tfrecord'"), 1, r"no training file matches", []),
+    ("pretrain-eval-is-train", PRETRAIN.replace("{eval}", "{train}"), 1, r"evaluation files are also training files", []),
+    ("pretrain-tau-negative", PRETRAIN + " --tau -1", 1, r"--tau\) must be a number >= 0 or 'auto', got -1", []),
+    ("pretrain-tau-text", PRETRAIN + " --tau much", 2, r"--tau expects a number or 'auto', got 'much'", []),
+    ("pretrain-warmup", PRETRAIN + " --warmup_steps 5", 1, r"warmup_steps must be in \[0, steps=2\], got 5", []),
+    ("pretrain-sparse", PRETRAIN + " --execution sparse", 2, r"invalid choice: 'sparse'", []),
+    ("pretrain-long-records", PRETRAIN + " --override max_sequence_length=32", 1, r"sequences of 64 tokens, the model takes at most 32", []),
+    ("pretrain-ids-outside-vocab", PRETRAIN + " --override vocabulary_size=100", 1, r"outside the model's vocabulary of 100", []),
+    ("pretrain-other-run", PRETRAIN.replace("{tmp}/new_run", "{run}"), 1, r"holds a run with another config", ["{run}/config.json"]),
+    ("pretrain-export-needs-vocab", PRETRAIN.replace(" --no_export", " --export_dir {tmp}/e/1"), 1,
+     r"export_dir needs vocab", []),
+    # --- the data tool and the tokenizer --------------------------------------------------------
+    ("data-no-input", DATA + " --input {tmp}/nowhere/*.txt", 1, r"no file matches '.*nowhere/\*\.txt'", []),
+    ("data-not-a-vocab", DATA.replace("{vocab}", "{not_a_vocab}") + " --input {corpus}", 1,
+     r"not_a_vocab.model: not a SentencePiece model", []),
+    ("data-output-under-a-file", DATA.replace("{tmp}/records", "{notes_dir}/notes.txt/records") + " --input {corpus}", 1,
+     r"notes.txt is a file, not a directory", ["{notes_dir}/notes.txt"]),
+    ("data-invalid-utf8", DATA + " --input {bad_utf8}", 1, r"bad_utf8.txt line 2: not valid UTF-8", []),
+    ("data-empty-corpus", DATA + " --input {empty_txt}", 1, r"empty corpus: no non-blank line in .*empty.txt", []),
+    ("data-bad-ngram", DATA + " --input {corpus} --max_ngram 0", 1, r"max_ngram", []),
+    ("tokenizer-invalid-utf8", "pipelines.train_tokenizer --input {bad_utf8} --output {tmp}/v --vocab_size 50", 1,
+     r"bad_utf8.txt line 2: not valid UTF-8.*--skip_invalid_utf8", []),
+    ("tokenizer-skip-invalid-utf8", "pipelines.train_tokenizer --input {bad_utf8} {corpus} --output {tmp}/v --vocab_size 40 "
+     "--model_type bpe --skip_invalid_utf8", 0, r"wrote .*v.model \(40 pieces\)", []),
+    ("tokenizer-no-input", "pipelines.train_tokenizer --input {tmp}/nowhere.txt --output {tmp}/v --vocab_size 50", 1,
+     r"no file matches", []),
+    # --- analyses and the submission ----------------------------------------------------------
+    ("analyze-no-init", "albert_act.analyze token-types --init {tmp}/nowhere --output_dir {tmp}/a", 1,
+     r"nowhere: not a pre-training run dir", []),
+    ("analyze-no-records", "albert_act.analyze token-types --init {run} --records {tmp}/none-*.tfrecord --output_dir {tmp}/a",
+     1, r"no TFRecord file matches .*none-\*\.tfrecord", []),
+    ("analyze-bad-mode", "albert_act.analyze depth --init {run}", 2, r"invalid choice: 'depth'", []),
+    ("submission-no-models", "albert_act.glue_submission --models {tmp}/empty_models --data_dir {glue} --output {tmp}/s.zip",
+     1, r"empty_models", []),
+]
+
+
+@pytest.fixture(scope="module")
+def places(tiny_run, records, shared_data, tmp_path_factory):
+    """Scratch copies and bad files the cases point at; the tiny run and export are copied so that
+    a case that wrongly deletes cannot harm another."""
+    root = tmp_path_factory.mktemp("bad_inputs")
+    run, export = root / "run", root / "export" / "1"
+    shutil.copytree(tiny_run[0], run)
+    shutil.copytree(tiny_run[1], export)
+    (root / "notes_dir").mkdir()
+    (root / "notes_dir" / "notes.txt").write_text("keep me\n")
+    (root / "not_a_vocab.model").write_text("this is not a SentencePiece model\n")
+    (root / "bad_utf8.txt").write_bytes(b"A fine line.\n\xff\xfe broken\n")
+    (root / "empty.txt").write_text("")
+    (root / "empty_models").mkdir()
+    corpus = root / "corpus.txt"
+    corpus.write_text("".join(f"Document {d} starts here.\nIt has a second sentence.\n\n" for d in range(20)))
+    rte = shared_data / "glue" / "RTE"
+    variants = {"glue_empty": "", "glue_header": RTE_HEADER,
+                "glue_label": RTE_HEADER + RTE_ROW.format(i=0) + RTE_ROW.format(i=1).replace("entailment", "maybe"),
+                "glue_tab": RTE_HEADER + RTE_ROW.format(i=0) + RTE_ROW.format(i=1).replace("\tentailment", "\tEXTRA\tentailment"),
+                "glue_short": RTE_HEADER + "0\tA man plays a guitar.\tentailment\n", "glue_nodev": None}
+    for name, train in variants.items():
+        (root / name).mkdir()
+        (root / name / "train.tsv").write_text(train if train is not None else RTE_HEADER + RTE_ROW.format(i=0))
+        if name != "glue_nodev":
+            shutil.copy(rte / "dev.tsv", root / name / "dev.tsv")
+    vocab = Path(records[0]).parent.parent / "vocab.model"
+    return {"tmp": root, "run": run, "export": export, "train": records[0], "eval": records[1], "vocab": vocab,
+            "rte": rte, "glue": shared_data / "glue", "notes_dir": root / "notes_dir", "corpus": corpus,
+            "not_a_vocab": root / "not_a_vocab.model", "bad_utf8": root / "bad_utf8.txt",
+            "empty_txt": root / "empty.txt", **{name: root / name for name in variants}}
+
+
+def run_main(module, argv, capsys):
+    """(exit status, message) of `python -m module argv`, run in-process."""
+    main = importlib.import_module(module).main
+    try:
+        main(argv)
+        status = 0
+    except SystemExit as exit_:
+        status = exit_.code if isinstance(exit_.code, int) else 1
+        if isinstance(exit_.code, str):
+            print(exit_.code)
+    finally:
+        keras.config.set_dtype_policy("float32")
+    captured = capsys.readouterr()
+    return status, captured.out + captured.err
+
+
+def test_the_catalogue_is_large_and_its_ids_unique():
+    assert len(CASES) >= 50 and len({case[0] for case in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case[0] for case in CASES])
+def test_bad_input(case, places, capsys):
+    _, command, status, message, intact = case
+    filled = command.format(**{k: str(v) for k, v in places.items()})
+    module, *argv = filled.split()
+    argv = [a.strip("'") for a in argv]
+    before = {path: _snapshot(Path(path.format(**{k: str(v) for k, v in places.items()}))) for path in intact}
+    actual_status, output = run_main(module, argv, capsys)
+    assert actual_status == status, output[-2000:]
+    import re
+
+    assert re.search(message, output, re.S), output[-2000:]
+    for path, snapshot in before.items():
+        assert _snapshot(Path(path.format(**{k: str(v) for k, v in places.items()}))) == snapshot, path
+
+
+def _snapshot(path):
+    """The names and sizes under `path` (a file: its bytes' length), to compare before and after."""
+    if path.is_file():
+        return ("file", path.stat().st_size)
+    return sorted((str(p.relative_to(path)), p.stat().st_size if p.is_file() else -1) for p in path.rglob("*"))

@@ -1,0 +1,80 @@
+"""Every command block of the README, run in order as a new user would, in a copy of the repository.
+
+Slow (the quick start alone is ~5 minutes): `pytest -m slow tests/test_readme.py`. The commands are
+read from the README itself, so a documented command that stops working fails here. Each must exit
+0, and the project's own commands must print no TensorFlow start-up noise (no `E0000`/`W0000`
+lines, no traceback). Two changes, both to keep the run in CI's budget: `.venv/bin/python` is
+this interpreter, and the `--preset tiny` example (the paper's 112,500 updates of 4,096) runs
+4 updates of 8. The install and test commands of the quick start are not re-run.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHORT_TINY = ["--steps", "4", "--global_batch_size", "8", "--micro_batch_size", "8", "--eval_batches", "1"]
+
+
+def readme_commands(text):
+    """The README's indented shell commands, in order, continuation lines joined; the quick
+    start's `python3 -m venv ... && ...` line reduced to its last command."""
+    commands, current = [], None
+    for line in text.splitlines():
+        body = line[4:] if line.startswith("    ") else None
+        if current is not None:
+            current += " " + body.strip().rstrip("\\").strip() if body is not None else ""
+            if body is None or not body.rstrip().endswith("\\"):
+                commands.append(current.strip())
+                current = None
+            continue
+        if body is None:
+            continue
+        stripped = body.strip()
+        if stripped.startswith("python3 -m venv"):
+            stripped = stripped.split("&&")[-1].strip()
+        if re.match(r"(\.venv/bin/)?python -(m|c) ", stripped):
+            command = stripped.split("  #")[0].rstrip("\\").strip()
+            if stripped.endswith("\\"):
+                current = command
+            else:
+                commands.append(command)
+    return commands
+
+
+def test_readme_commands_are_found():
+    commands = readme_commands((REPO / "README.md").read_text())
+    assert commands[0] == ".venv/bin/python -m albert_act.pretrain"
+    assert any(c.startswith(".venv/bin/python -m albert_act.finetune --task rte") for c in commands)
+    assert any("--output_dir data/pretraining" in c for c in commands)  # a continuation line joined
+    assert commands[1] == ".venv/bin/python -m pytest"  # found, and not re-run below
+
+
+@pytest.mark.slow
+def test_every_readme_command_runs_in_order(tmp_path):
+    clone = tmp_path / "albert-act"
+    files = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
+    for name in files:
+        (clone / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / name, clone / name)
+    shared = REPO.parent / "shared"
+    if shared.exists():
+        (tmp_path / "shared").symlink_to(shared)
+    for command in readme_commands((REPO / "README.md").read_text()):
+        if command.endswith("-m pytest"):
+            continue
+        args = command.replace(".venv/bin/python", sys.executable, 1)
+        if "--preset tiny" in args:
+            args += " " + " ".join(SHORT_TINY)
+        result = subprocess.run(args, shell=True, cwd=clone, capture_output=True, text=True, timeout=1200,
+                                env={**os.environ, "PYTHONPATH": str(clone)})
+        output = result.stdout + result.stderr
+        assert result.returncode == 0, f"{command}\n{output[-3000:]}"
+        if "-m albert_act." in command or "-m pipelines." in command:
+            noisy = [line for line in output.splitlines() if re.match(r"[EWI]0000|Traceback", line)]
+            assert noisy == [], f"{command}: {noisy[:3]}"
