@@ -1,6 +1,6 @@
 """ALBERT's text normalization, in Python and in the TensorFlow graph, identical by test.
 
-Steps, in this order: Unicode NFKD; drop combining marks (category Mn, i.e. strip
+Steps, in this order: NUL to a space (graph ops read C strings, which end at NUL); Unicode NFKD; drop combining marks (category Mn, i.e. strip
 accents); lowercase; collapse runs of Unicode whitespace to one space; strip the ends.
 NFKD runs first because it can itself produce spaces (no-break space -> space).
 
@@ -32,6 +32,7 @@ _RE2_WHITESPACE = _whitespace_run(lambda c: f"\\x{{{c:x}}}")
 
 def normalize(text):
     """Normalizes one Python string (see the module docstring)."""
+    text = text.replace("\x00", " ")  # NUL ends a C string in the graph's ops: a space in both
     if text.isascii():  # fast path: NFKD and accent stripping change no ASCII character
         return _PY_WHITESPACE.sub(" ", text.lower()).strip(" ")
     text = unicodedata.normalize("NFKD", text)
@@ -44,6 +45,7 @@ def normalize_tensor(text):
     import tensorflow as tf
     import tensorflow_text as tf_text
 
+    text = tf.strings.regex_replace(text, r"\x00", " ")  # before ops that would end the string there
     text = tf_text.normalize_utf8(text, "NFKD")
     text = tf.strings.regex_replace(text, r"\p{Mn}", "")
     text = tf.strings.lower(text, encoding="utf-8")

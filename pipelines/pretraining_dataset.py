@@ -12,13 +12,27 @@ Each element is `(inputs, labels)`:
 
 import tensorflow as tf
 
+from google.protobuf.message import DecodeError
+
 from pipelines import text_files
 
 
+REQUIRED_FEATURES = ("input_ids", "input_mask", "segment_ids", "masked_lm_positions", "masked_lm_ids",
+                     "masked_lm_weights", "next_sentence_labels")
+
+
 def record_shapes(path):
-    """(max_seq_length, max_predictions_per_seq) of the first record in `path`."""
-    for raw in tf.data.TFRecordDataset(path).take(1):
-        feature = tf.train.Example.FromString(raw.numpy()).features.feature
+    """(max_seq_length, max_predictions_per_seq) of the first record in `path`; ValueError naming
+    the file when it is not a TFRecord of tf.train.Examples with every feature the reader parses."""
+    try:
+        raws = [raw.numpy() for raw in tf.data.TFRecordDataset(path).take(1)]
+        feature = tf.train.Example.FromString(raws[0]).features.feature if raws else None
+    except (tf.errors.OpError, DecodeError) as error:  # truncated/flipped bytes, or not an Example
+        raise ValueError(f"{path}: not a readable TFRecord of tf.train.Examples ({str(error).splitlines()[0]})") from None
+    for raw in raws:
+        missing = sorted(set(REQUIRED_FEATURES) - set(feature))
+        if missing:
+            raise ValueError(f"{path}: records lack {', '.join(missing)} (not ALBERT pre-training records?)")
         return len(feature["input_ids"].int64_list.value), len(feature["masked_lm_positions"].int64_list.value)
     raise ValueError(f"{path}: no records")
 
@@ -61,6 +75,7 @@ def make_pretraining_dataset(
     deterministic=False,
     shuffle_buffer=10000,
     input_context=None,
+    max_length=None,
 ):
     """Batched (inputs, labels) from TFRecord files.
 
@@ -77,6 +92,7 @@ def make_pretraining_dataset(
         shuffle_buffer: records in the shuffle buffer.
         input_context: `tf.distribute.InputContext`, as given by
             `strategy.distribute_datasets_from_function`.
+        max_length: the model's longest sequence; longer records are refused, naming the file.
     """
     patterns = [file_pattern] if isinstance(file_pattern, str) else list(file_pattern)
     files = sorted(f for p in patterns for f in text_files.glob(p))
@@ -86,6 +102,8 @@ def make_pretraining_dataset(
         found_seq, found_predictions = record_shapes(files[0])
         seq_length = seq_length or found_seq
         max_predictions = max_predictions or found_predictions
+    if max_length is not None and seq_length > max_length:
+        raise ValueError(f"{files[0]}: sequences of {seq_length} tokens, the model takes at most {max_length}")
 
     dataset = tf.data.Dataset.from_tensor_slices(files)
     if input_context is not None:

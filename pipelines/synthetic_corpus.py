@@ -21,6 +21,7 @@ a realistic open vocabulary. Document d depends only on (seed, d).
 """
 
 import dataclasses
+import os
 import random
 
 NOUNS = [  # singular, plural, animate
@@ -271,6 +272,9 @@ def generate_documents(num_documents, seed=0):
 def write_corpus(path, num_documents, seed=0, conllu_path=None):
     """Writes the pre-training text (and optionally gold CoNLL-U); returns the sentence count."""
     count = 0
+    for target in (path, conllu_path):
+        if target and os.path.dirname(str(target)):
+            os.makedirs(os.path.dirname(str(target)), exist_ok=True)
     with open(path, "w", encoding="utf-8") as text:
         conllu = open(conllu_path, "w", encoding="utf-8") if conllu_path else None
         try:

@@ -6,6 +6,7 @@ Writes <output>.model (and <output>.vocab, one "piece<TAB>score" per line). Ids:
 <pad>=0 <unk>=1 [CLS]=2 [SEP]=3 [MASK]=4.
 """
 
+import os
 import sys
 
 from pipelines import text_files
@@ -15,6 +16,8 @@ from pipelines.tokenizer import MODEL_TYPES, Tokenizer, train_sentencepiece
 def write_vocabulary(model_proto, output_prefix):
     """Writes <prefix>.model and <prefix>.vocab; returns the Tokenizer."""
     tokenizer = Tokenizer(model_proto, source=output_prefix + ".model")
+    if os.path.dirname(output_prefix):
+        text_files.makedirs(os.path.dirname(output_prefix))
     with text_files.open_binary(output_prefix + ".model", "wb") as f:
         f.write(model_proto)
     processor = tokenizer.processor

@@ -9,6 +9,7 @@ other than SystemExit surfaces here.
 """
 
 import importlib
+import json
 import shutil
 from pathlib import Path
 
@@ -90,6 +91,14 @@ CASES = [
     ("pretrain-long-records", PRETRAIN + " --override max_sequence_length=32", 1, r"sequences of 64 tokens, the model takes at most 32", []),
     ("pretrain-ids-outside-vocab", PRETRAIN + " --override vocabulary_size=100", 1, r"outside the model's vocabulary of 100", []),
     ("pretrain-other-run", PRETRAIN.replace("{tmp}/new_run", "{run}"), 1, r"holds a run with another config", ["{run}/config.json"]),
+    ("pretrain-records-lack-a-feature", PRETRAIN.replace("{train}", "{no_weights}"), 1,
+     r"no_weights.tfrecord: records lack masked_lm_weights", []),
+    ("pretrain-truncated-records", PRETRAIN.replace("{train}", "{truncated}"), 1,
+     r"truncated.tfrecord: (corrupt|not a readable TFRecord)", ["{truncated}"]),
+    ("export-config-not-the-checkpoint", "albert_act.export --checkpoint {edited_run} --kind pretraining --output {tmp}/e/1",
+     1, r"edited_run: holds encoder/halting_unit.* has no place for: does the config match the checkpoint", []),
+    ("analyze-records-too-long", "albert_act.analyze token-types --init {run} --records {long_records} --output_dir {tmp}/a",
+     1, r"long.tfrecord: sequences of 128 tokens, the model takes at most 64", []),
     ("pretrain-export-needs-vocab", PRETRAIN.replace(" --no_export", " --export_dir {tmp}/e/1"), 1,
      r"export_dir needs vocab", []),
     # --- the data tool and the tokenizer --------------------------------------------------------
@@ -145,10 +154,43 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
         if name != "glue_nodev":
             shutil.copy(rte / "dev.tsv", root / name / "dev.tsv")
     vocab = Path(records[0]).parent.parent / "vocab.model"
+    _bad_records(root, records)
+    edited = root / "edited_run"
+    shutil.copytree(tiny_run[0], edited)
+    config = json.loads((edited / "config.json").read_text())
+    config["halting"] = config["backbone"]["halting"] = "none"
+    (edited / "config.json").write_text(json.dumps(config))
     return {"tmp": root, "run": run, "export": export, "train": records[0], "eval": records[1], "vocab": vocab,
             "rte": rte, "glue": shared_data / "glue", "notes_dir": root / "notes_dir", "corpus": corpus,
             "not_a_vocab": root / "not_a_vocab.model", "bad_utf8": root / "bad_utf8.txt",
-            "empty_txt": root / "empty.txt", **{name: root / name for name in variants}}
+            "empty_txt": root / "empty.txt", "edited_run": edited, "no_weights": root / "no_weights.tfrecord",
+            "truncated": root / "truncated.tfrecord", "long_records": root / "long.tfrecord",
+            **{name: root / name for name in variants}}
+
+
+def _bad_records(root, records):
+    """A shard without masked_lm_weights, a truncated copy of a real shard, a shard of length 128."""
+    from pipelines import tf_example
+
+    def example(length, weights=True):
+        features = {"input_ids": tf_example.int64_feature([2] + [9] * (length - 2) + [3]),
+                    "input_mask": tf_example.int64_feature([1] * length),
+                    "segment_ids": tf_example.int64_feature([0] * length),
+                    "masked_lm_positions": tf_example.int64_feature([1] * 10),
+                    "masked_lm_ids": tf_example.int64_feature([9] * 10),
+                    "next_sentence_labels": tf_example.int64_feature([0])}
+        if weights:
+            features["masked_lm_weights"] = tf_example.float_feature([1.0] * 10)
+        return tf_example.serialize_example(features)
+
+    import tensorflow as tf
+
+    for name, record in (("no_weights", example(64, weights=False)), ("long", example(128))):
+        with tf.io.TFRecordWriter(str(root / f"{name}.tfrecord")) as writer:
+            for _ in range(4):
+                writer.write(record)
+    shard = sorted(Path(records[0]).parent.glob(Path(records[0]).name))[0].read_bytes()
+    (root / "truncated.tfrecord").write_bytes(shard[: len(shard) // 3 + 7])
 
 
 def run_main(module, argv, capsys):

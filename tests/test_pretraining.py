@@ -219,3 +219,14 @@ def test_mixed_bfloat16_training_and_savedmodel_export(records, tmp_path):
     np.testing.assert_array_equal(outputs["iterations"].numpy()[1, 2:], 0)  # padding
     assert (outputs["iterations"].numpy()[0] >= 1).all() and (outputs["iterations"].numpy()[1, :2] >= 1).all()
     assert read_info(export)["backbone"]["max_iterations"] == 3
+
+
+def test_a_truncated_checkpoint_is_named_and_the_one_before_resumes(records, tmp_path, capsys):
+    run_pretraining(_config(records, tmp_path), progress=False)  # ckpt-2 and ckpt-4
+    data = tmp_path / "checkpoints" / "ckpt-4.data-00000-of-00001"
+    data.write_bytes(data.read_bytes()[: data.stat().st_size // 2])  # as a crash mid-write leaves it
+    capsys.readouterr()
+    result = run_pretraining(_config(records, tmp_path), progress=True)
+    out = capsys.readouterr().out
+    assert "ckpt-4: unreadable" in out and "resumed from" in out and out.index("ckpt-4: unreadable") < out.index("ckpt-2")
+    assert result["step"] == 4 and np.isfinite(result["loss"])  # the two lost updates were trained again

@@ -11,6 +11,7 @@ from pipelines.tokenizer import SPECIAL_TOKENS, Tokenizer, train_sentencepiece
 UNICODE_CASES = [
     "Crème Brûlée  Ⅻ ﬁ", "İstanbul ΟΔΟΣ", "a\u00a0b\u2003c\u3000d", "  x  ", "ß Æ ø Ł",
     "\u0301abc", "日本語のテキスト", "x\x85y\x1cz", "", "tab\there\nnewline", "Ａｂｃ１２３",
+    "the key\x00 he remembered", "\x00", "a\x00\x00b\x07c\x1bd",  # NUL ends C strings in graph ops
 ]
 
 
@@ -47,6 +48,14 @@ def test_python_and_tensorflow_text_ids_agree_on_wikipedia(wiki_tokenizer, wiki_
     graph_ids = wiki_tokenizer.graph_tokenizer()(tf.constant(lines)).to_list()
     mismatched = [line for line, a, b in zip(lines, python_ids, graph_ids) if a != b]
     assert len(lines) > 85000 and mismatched == []
+
+
+def test_a_nul_byte_is_a_space_in_python_and_in_the_graph(wiki_tokenizer):
+    text = "the key\x00 he remembered"
+    assert normalization.normalize(text) == "the key he remembered"
+    python_ids = wiki_tokenizer.encode([text])[0]
+    assert wiki_tokenizer.graph_tokenizer()(tf.constant([text])).to_list()[0] == python_ids
+    assert python_ids == wiki_tokenizer.encode(["the key he remembered"])[0]  # nothing cut at the NUL
 
 
 def test_graph_tokenizer_inside_dataset_map(wiki_tokenizer):

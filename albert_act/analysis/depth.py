@@ -51,7 +51,7 @@ def token_type_statistics(backbone, tokenizer, files, batch_size=64, max_batches
     example sequences for heat maps. run: `inference(backbone, ...)` (default: no strategy, no XLA)."""
     run, n_max = run or inference(backbone), backbone.max_iterations
     depth, histogram, kept = [], 0, []
-    dataset = make_pretraining_dataset(files, batch_size, training=False)
+    dataset = make_pretraining_dataset(files, batch_size, training=False, max_length=backbone.max_sequence_length)
     for i, (inputs, labels) in enumerate(_progress(dataset, progress, "token types (batches)", max_batches)):
         if max_batches is not None and i >= max_batches:
             break
@@ -179,7 +179,7 @@ def fixed_point_statistics(backbone, files, batch_size=32, max_batches=None, run
         raise ValueError("the fixed-point analysis needs a backbone built with return_details=True")
     run = run or inference(backbone)
     totals = None
-    batches = make_pretraining_dataset(files, batch_size, training=False)
+    batches = make_pretraining_dataset(files, batch_size, training=False, max_length=backbone.max_sequence_length)
     for i, (inputs, labels) in enumerate(_progress(batches, progress, "fixed point (batches)", max_batches)):
         if max_batches is not None and i >= max_batches:
             break

@@ -35,7 +35,16 @@ def read_weights(init):
 
 
 def assign_weights(model, values, source):
-    """Sets every weight of `model` from `values` by path; ValueError names a missing or misshapen one."""
+    """Sets every weight of `model` from `values` by path; ValueError names a missing or misshapen one,
+    and a stored weight of the model's own layers that the model has no place for (a config that
+    does not match the checkpoint, e.g. halting=none over an ACT checkpoint)."""
+    paths = {variable.path for variable in model.weights}
+    layers = {path.split("/")[0] for path in paths}
+    unused = sorted(k for k in values  # (dropout's RNG state is numbered per process: not a weight)
+                    if k.split("/")[0] in layers and k not in paths and "seed_generator" not in k)
+    if unused:
+        raise ValueError(f"{source}: holds {unused[0]} (and {len(unused) - 1} more), which the model built from "
+                         "its config has no place for: does the config match the checkpoint?")
     for variable in model.weights:
         value = values.get(variable.path)
         if value is None:

@@ -169,7 +169,12 @@ def check_inputs(config, replicas, sample_records=2000):
             raise ValueError(f"{path}: sequences of {seq} tokens, the model takes at most {length}")
         spec = {"input_ids": tf.io.FixedLenFeature([seq], tf.int64),
                 "masked_lm_ids": tf.io.FixedLenFeature([predictions], tf.int64)}
-        for batch in tf.data.TFRecordDataset(path).take(sample_records).batch(sample_records):
+        try:
+            batches = list(tf.data.TFRecordDataset(path).take(sample_records).batch(sample_records))
+        except tf.errors.DataLossError as error:
+            raise ValueError(f"{path}: corrupt within its first {sample_records} records "
+                             f"({str(error).splitlines()[0]})") from None
+        for batch in batches:
             parsed = tf.io.parse_example(batch, spec)
             for key, values in parsed.items():
                 top = int(tf.reduce_max(values))
@@ -182,6 +187,36 @@ def check_inputs(config, replicas, sample_records=2000):
         raise ValueError(f"files differ in (sequence length, predictions): {shapes}")
     _check_model_dir(config)
     return train_files, eval_files
+
+
+def restore_latest_intact(checkpoint, manager):
+    """Restores the newest checkpoint that reads whole; an unreadable one (a truncated .data file,
+    a crash mid-write) is named, and the one before it is tried. Returns the path restored, or None."""
+    failures = []
+    for path in reversed(manager.checkpoints):
+        try:
+            checkpoint.restore(path).assert_existing_objects_matched()
+        except Exception as error:  # noqa: BLE001 (TensorFlow raises OpError, IndexError, ValueError...)
+            failures.append(f"{path}: unreadable ({type(error).__name__}: {str(error).splitlines()[0][:200]})")
+            print(f"warning: {failures[-1]}; trying the checkpoint before it")
+            continue
+        if failures:
+            print(f"resumed from {path}, the newest intact checkpoint")
+        return path
+    if failures:
+        raise ValueError(f"no intact checkpoint in {manager.directory}: " + "; ".join(failures))
+    return None
+
+
+def corrupt_file(files):
+    """The first of `files` that does not read through to its end (which shard a DataLossError came from)."""
+    for path in files:
+        try:
+            for _ in tf.data.TFRecordDataset(path):
+                pass
+        except tf.errors.DataLossError:
+            return path
+    return f"one of {files}"
 
 
 def _check_model_dir(config):
@@ -481,11 +516,10 @@ def run_pretraining(config, progress=True):
                                      ponder_cost_weight=trainer.tau)
     manager = tf.train.CheckpointManager(checkpoint, os.path.join(config.model_dir, artifacts.CHECKPOINTS),
                                          max_to_keep=config.keep_checkpoints)
-    if manager.latest_checkpoint:
-        checkpoint.restore(manager.latest_checkpoint).assert_existing_objects_matched()
+    restored = restore_latest_intact(checkpoint, manager)
     step = int(trainer.optimizer.iterations.numpy())
     if progress:
-        resumed = f", resumed from {manager.latest_checkpoint}" if step else ""
+        resumed = f", resumed from {restored}" if step else ""
         print(f"pre-training {config.preset} ({config.halting}, {'shared' if config.share_weights else 'unshared'}) "
               f"on {kind} x{strategy.num_replicas_in_sync}, {trainer.precision}, global batch "
               f"{config.global_batch_size} = {trainer.accumulation} x {config.micro_batch_size} x "
@@ -497,7 +531,12 @@ def run_pretraining(config, progress=True):
     bar = keras.utils.Progbar(config.steps, stateful_metrics=["loss", "mlm_acc", "sop_acc", "iterations"]) if progress else None
     window, window_start = None, time.perf_counter()
     while step < config.steps:
-        sums = {k: v.numpy() for k, v in train_step(iterator).items()}
+        try:
+            sums = {k: v.numpy() for k, v in train_step(iterator).items()}
+        except tf.errors.DataLossError as error:
+            raise ValueError(f"{corrupt_file(train_files)}: a corrupt record at update {step + 1} "
+                             f"({str(error).splitlines()[0]}); the checkpoints written so far are intact: "
+                             "replace the shard and re-run to resume") from None
         tau = float(trainer.tau_at(step))  # what this update used
         step += 1
         result = summarize(sums, tau)
