@@ -34,6 +34,11 @@ def _stderr_to_devnull():
         os.close(saved)
 
 
+def quiet_stderr():
+    """Descriptor 2 to /dev/null for a block, in a quiet command (ALBERT_ACT_QUIET=1) only."""
+    return _stderr_to_devnull() if os.environ.get("ALBERT_ACT_QUIET") == "1" else contextlib.nullcontext()
+
+
 def silence(verbose=None):
     """TensorFlow loads quietly from now on, unless verbose (default: `--verbose` in sys.argv).
 
@@ -92,3 +97,25 @@ def parser(verb, doc, package="albert_act"):
     result.add_argument(VERBOSE_FLAG, action="store_true",
                         help="show TensorFlow's start-up messages and warnings (hidden by default)")
     return result
+
+
+class LogLines:
+    """Progress for a log file: a plain line every `every` steps and at the end, no escapes."""
+
+    def __init__(self, total, every):
+        self.total, self.every = total, max(1, every)
+
+    def update(self, step, values=()):
+        if step % self.every == 0 or step == self.total:
+            shown = " - ".join(f"{name}: {value:.4g}" for name, value in values)
+            print(f"{step}/{self.total}" + (f" - {shown}" if shown else ""), flush=True)
+
+
+def progress_bar(total, stateful_metrics=()):
+    """Keras' progress bar on a terminal; in a log file (stdout not a terminal), `LogLines` about
+    every tenth of the way, since the bar's redrawing writes escapes into files."""
+    if sys.stdout.isatty():
+        import keras
+
+        return keras.utils.Progbar(total, stateful_metrics=list(stateful_metrics))
+    return LogLines(total, -(-total // 10))

@@ -70,7 +70,7 @@ def finetune_all(args, pretrained):
         data_dir = os.path.join(args.glue, folder)
         task = finetuning_run.load_task(task_name, data_dir)
         baseline = majority_baseline(task) if task.labels else None
-        for name, info in loading.items():
+        for name, info in pretrained.items():
             result = finetuning_run.finetune(task_name, data_dir, info["model_dir"],
                                          os.path.join(args.output_dir, "finetune", name.lower(), task_name),
                                          learning_rate=args.finetune_learning_rate, epochs=args.epochs,
@@ -87,12 +87,12 @@ def markdown(pretrained, scores, steps):
     lines = [f"Pre-training: {steps} updates each, the demo preset's batch and schedule, the same data and seed.", "",
              "| model | MLM accuracy [95% CI] | SOP accuracy [95% CI] | mean N | mean E | minutes |",
              "|---|---|---|---|---|---|"]
-    for name, r in loading.items():
+    for name, r in pretrained.items():
         (ml, mh), (sl, sh) = r["mlm_accuracy_interval"], r["sop_accuracy_interval"]
         every = r["iterations"]["all"]
         lines.append(f"| {name} | {r['mlm_accuracy']:.3f} [{ml:.3f}, {mh:.3f}] | {r['sop_accuracy']:.3f} "
                      f"[{sl:.3f}, {sh:.3f}] | {every['mean']:.2f} | {every['expected_mean']:.2f} | {r['seconds'] / 60:.1f} |")
-    first = next(iter(loading.values()))
+    first = next(iter(pretrained.values()))
     lines += [f"| baseline | {first['mlm_unigram_baseline']:.3f} (most frequent token) | "
               f"{first['sop_majority_baseline']:.3f} (majority) | | | |", "",
               "Table 1 of the ACT model (held-out sequences):", "", pretrained["ACT"]["table"]]

@@ -202,7 +202,8 @@ def _write_shards(files, tokenizer, config, staging, num_shards, workers, eval_f
 def _progress_bar(enabled):
     from tqdm import tqdm
 
-    return tqdm(unit=" docs", disable=not enabled, mininterval=1.0, file=sys.stderr)
+    # disable=None: shown on a terminal only (redrawing writes escapes into log files)
+    return tqdm(unit=" docs", disable=None if enabled else True, mininterval=1.0, file=sys.stderr)
 
 
 def _report(stats, invalid_lines, config, files, vocab, num_shards, eval_fraction, workers, seconds):

@@ -3,6 +3,7 @@
 import tensorflow as tf
 import tensorflow_text as tf_text
 
+from albert_act import cli
 from pipelines import normalization
 
 
@@ -17,7 +18,8 @@ class GraphTokenizer(tf.Module):
 
     def __init__(self, model_proto):
         super().__init__()
-        self.sentencepiece = tf_text.SentencepieceTokenizer(model=model_proto, out_type=tf.int32)
+        with cli.quiet_stderr():  # SentencePiece's C++ logs an INFO line as it loads the model
+            self.sentencepiece = tf_text.SentencepieceTokenizer(model=model_proto, out_type=tf.int32)
 
     def __call__(self, strings):
         return self.sentencepiece.tokenize(normalization.normalize_tensor(strings))

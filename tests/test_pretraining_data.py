@@ -143,6 +143,7 @@ def test_report_matches_the_records(wiki_shards, wiki_instances):
     assert not (output / "_incomplete").exists()
 
 
+@pytest.mark.slow  # ~15 s: three runs of the data tool; `pytest -m slow`
 def test_byte_identical_for_any_worker_count(shared_data, wiki_vocab, tmp_path):
     text = [str(shared_data / "wikipedia_en_sample" / "wiki_en_valid.txt")]
     runs = [create_shards(wiki_vocab, text, tmp_path / f"w{w}", workers=w) for w in (1, 2)]

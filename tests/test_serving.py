@@ -223,6 +223,7 @@ def _saved_model_cli(*args):
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow  # ~15 s: saved_model_cli in subprocesses; `pytest -m slow`
 def test_saved_model_cli_shows_the_signatures_and_runs_them(exports, tokenizer, tmp_path):
     shown = _saved_model_cli("show", "--dir", exports["dirs"]["pretraining"], "--tag_set", "serve")
     assert shown.returncode == 0, shown.stderr[-2000:]
@@ -291,6 +292,7 @@ def test_a_mixed_batch_answers_as_each_string_alone(exports):
         np.testing.assert_array_equal(together["iterations"].numpy()[i, :width], alone["iterations"].numpy()[0])
 
 
+@pytest.mark.slow  # ~18 s: the export CLI end to end (the README test runs it too); `pytest -m slow`
 def test_export_cli_from_a_pretraining_run(tiny_run, tmp_path, capsys):
     export.main(["--checkpoint", tiny_run[0], "--kind", "pretraining", "--output", str(tmp_path / "demo" / "1"),
                  "--top_k", "3"])

@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from albert_act import distribution
 from conftest import TINY_RUN, compile_per_replica
 
 PRECISIONS = ("float32", "mixed_bfloat16")
@@ -98,6 +97,7 @@ def test_the_helper_fails_on_what_xla_cannot_compile():
         compile_per_replica(histogram, tf.constant([[1.0, 2.0]]), tf.constant([[True, False]]))
 
 
+@pytest.mark.slow  # ~8 s: a second process with two CPU replicas; `pytest -m slow`
 def test_row_runner_splits_rows_among_replicas_and_pads():
     # Two logical CPU replicas (a fresh process: devices are fixed at start): each computes its
     # rows, in order; 5 rows are padded to 6 and the padding dropped.

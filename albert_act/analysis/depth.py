@@ -11,7 +11,6 @@ never truncated mid-word, and halted tokens are left out of the cosine curves (n
 """
 
 import collections
-import math
 
 import numpy as np
 import tensorflow as tf

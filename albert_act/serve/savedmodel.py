@@ -26,7 +26,6 @@ its vocabulary the asset vocab.model.
 
 import json
 import os
-import shutil
 import tempfile
 
 import tensorflow as tf

@@ -15,7 +15,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from albert_act import artifacts, checks, distribution
+from albert_act import artifacts, checks, cli, distribution
 from albert_act.model.classifier import AlbertActClassifier
 from albert_act.model.loading import load_pretrained_backbone
 from albert_act.serve import savedmodel
@@ -210,7 +210,7 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
         order = rng.permutation(len(train))
         if progress:
             print(f"epoch {epoch}/{epochs}")
-        bar = keras.utils.Progbar(steps_per_epoch, stateful_metrics=["loss"]) if progress else None
+        bar = cli.progress_bar(steps_per_epoch, ["loss"]) if progress else None
         for step in range(steps_per_epoch):
             index = order[step * batch_size : (step + 1) * batch_size]
             loss = steps.train_step({k: v[index] for k, v in train_inputs.items()}, train_targets[index])

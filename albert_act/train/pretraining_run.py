@@ -17,7 +17,7 @@ import numpy as np
 import tensorflow as tf
 from keras import ops
 
-from albert_act import artifacts, checks, distribution
+from albert_act import artifacts, checks, cli, distribution
 from albert_act.analysis import confidence, token_types
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.halting import TRAINING_EXECUTIONS
@@ -528,7 +528,7 @@ def run_pretraining(config, progress=True):
     train_writer = tf.summary.create_file_writer(os.path.join(config.model_dir, "train"))
     eval_writer = tf.summary.create_file_writer(os.path.join(config.model_dir, "eval"))
     train_step = trainer.make_train_step()
-    bar = keras.utils.Progbar(config.steps, stateful_metrics=["loss", "mlm_acc", "sop_acc", "iterations"]) if progress else None
+    bar = cli.progress_bar(config.steps, ["loss", "mlm_acc", "sop_acc", "iterations"]) if progress else None
     window, window_start = None, time.perf_counter()
     while step < config.steps:
         try:
