@@ -155,8 +155,12 @@ def create_pretraining_data(
     try:
         stats = _write_shards(files, tokenizer, config, staging, num_shards, workers, eval_fraction,
                               shuffle_buffer, docs_per_task, skip_invalid_utf8, invalid_lines, progress)
-    except BaseException:
+    except BaseException as error:
         text_files.rmtree(staging)  # a failed run leaves nothing that looks like output
+        if isinstance(error, OSError):  # a full disk (ENOSPC), a lost mount: a message, not a traceback
+            raise ValueError(f"writing shards to {output_dir} failed: {error.strerror or error}"
+                             f"{f' ({error.filename})' if error.filename else ''}; nothing was kept: "
+                             "free space and re-run") from None
         raise
 
     for name in text_files.listdir(staging):
@@ -310,6 +314,9 @@ def main(argv=None):
         sys.exit(f"error: {error}")
     print(f"wrote {report['instances']['train']} train and {report['instances']['eval']} eval instances "
           f"to {args.output_dir} in {report['seconds']:.1f} s; stats in {args.output_dir}/stats.md")
+    if args.eval_fraction > 0 and not report["instances"]["eval"]:
+        print(f"note: the eval shard is empty (--eval_fraction {args.eval_fraction} of too few documents); "
+              "pre-training needs held-out records: raise --eval_fraction or give more documents")
 
 
 if __name__ == "__main__":

@@ -230,3 +230,18 @@ def test_a_truncated_checkpoint_is_named_and_the_one_before_resumes(records, tmp
     out = capsys.readouterr().out
     assert "ckpt-4: unreadable" in out and "resumed from" in out and out.index("ckpt-4: unreadable") < out.index("ckpt-2")
     assert result["step"] == 4 and np.isfinite(result["loss"])  # the two lost updates were trained again
+
+
+def test_a_failed_checkpoint_write_is_named_and_cleaned_up(records, tmp_path, monkeypatch):
+    save = tf.train.CheckpointManager.save
+
+    def disk_full_at_4(manager, checkpoint_number=None, **kwargs):
+        if checkpoint_number == 4:
+            os.makedirs(os.path.join(manager.directory, "ckpt-4_temp"))  # what a write cut short leaves
+            raise tf.errors.ResourceExhaustedError(None, None, "No space left on device")
+        return save(manager, checkpoint_number=checkpoint_number, **kwargs)
+
+    monkeypatch.setattr(tf.train.CheckpointManager, "save", disk_full_at_4)
+    with pytest.raises(ValueError, match=r"could not write ckpt-4 \(No space left on device\).*newest checkpoint is .*ckpt-2"):
+        run_pretraining(_config(records, tmp_path), progress=False)
+    assert sorted(p.name for p in (tmp_path / "checkpoints").iterdir() if "ckpt-4" in p.name) == []

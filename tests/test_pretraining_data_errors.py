@@ -1,5 +1,7 @@
 """Bad input to the pre-training data tool: clear errors, and nothing half-written left behind."""
 
+from pathlib import Path
+
 import pytest
 
 from conftest import create_shards
@@ -94,3 +96,19 @@ def test_default_max_predictions_leave_room_for_the_last_span():
 def test_cli_reports_errors_without_a_traceback(wiki_vocab, tmp_path):
     with pytest.raises(SystemExit, match=r"^error: no file matches"):
         cpd.main(["--input", str(tmp_path / "none.txt"), "--vocab", wiki_vocab, "--output_dir", str(tmp_path / "o")])
+
+
+def test_a_full_disk_is_a_message_and_leaves_nothing(wiki_vocab, tmp_path, monkeypatch):
+    import errno
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(_documents(3))
+
+    def full_disk(files, tokenizer, config, staging, *args):
+        (Path(staging) / "train-00000-of-00002.tfrecord").write_bytes(b"half a shard")
+        raise OSError(errno.ENOSPC, "No space left on device", str(Path(staging) / "train-00000-of-00002.tfrecord"))
+
+    monkeypatch.setattr(cpd, "_write_shards", full_disk)
+    with pytest.raises(ValueError, match=r"writing shards to .*out failed: No space left on device \(.*train-00000"):
+        _run(wiki_vocab, [corpus], tmp_path / "out")
+    _assert_nothing_written(tmp_path / "out")

@@ -9,7 +9,7 @@ import os
 
 import tensorflow as tf
 
-from albert_act import artifacts
+from albert_act import artifacts, cli
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.classifier import AlbertActClassifier
 from albert_act.model.pretraining_model import AlbertActPretrainingModel
@@ -31,7 +31,9 @@ def read_weights(init):
     if kind == "finetuned":
         model, _, _ = load_finetuned(init, load_vocabulary=False)
         return {v.path: v.numpy() for v in model.variables}
-    return {v.name.removesuffix(":0"): v.numpy() for v in tf.saved_model.load(init).variables}
+    with cli.quiet_stderr():  # loading runs SentencePiece, which logs an INFO line
+        loaded = tf.saved_model.load(init)
+    return {v.name.removesuffix(":0"): v.numpy() for v in loaded.variables}
 
 
 def assign_weights(model, values, source):

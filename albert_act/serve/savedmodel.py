@@ -30,7 +30,7 @@ import tempfile
 
 import tensorflow as tf
 
-from albert_act import artifacts, checks
+from albert_act import artifacts, checks, cli
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.classifier import AlbertActClassifier
 from albert_act.model.halting import EXECUTIONS
@@ -252,7 +252,8 @@ def export_from(source, kind, output, vocab=None, execution="sparse", max_seq_le
 
 def example_query(export_dir):
     """Loads the export as a server would and answers one query per signature, JSON-ready."""
-    loaded = tf.saved_model.load(export_dir)
+    with cli.quiet_stderr():  # loading runs SentencePiece, which logs an INFO line
+        loaded = tf.saved_model.load(export_dir)
     answers = {}
     for name, function in loaded.signatures.items():
         inputs = function.structured_input_signature[1]

@@ -13,7 +13,7 @@ import os
 import tempfile
 import zipfile
 
-from albert_act import artifacts
+from albert_act import artifacts, cli
 from pipelines import glue
 
 # Submission file -> (task whose model predicts it, GLUE task of the test data, test split)
@@ -36,7 +36,8 @@ class ExportedClassifier:
         self.info = artifacts.read_info(export_dir)
         if self.info["kind"] != "classifier":
             raise ValueError(f"{export_dir} is a {self.info['kind']} export, not a fine-tuned classifier")
-        self.serve = tf.saved_model.load(export_dir).signatures["serving_default"]
+        with cli.quiet_stderr():  # loading runs SentencePiece, which logs an INFO line
+            self.serve = tf.saved_model.load(export_dir).signatures["serving_default"]
 
     def predict(self, examples, batch_size=64):
         """Label strings (classification) or scores clipped to [0, 5] (regression)."""

@@ -189,6 +189,20 @@ def check_inputs(config, replicas, sample_records=2000):
     return train_files, eval_files
 
 
+def save_checkpoint(manager, step):
+    """`manager.save`; when it fails (a full disk, a lost bucket) the half-written files are removed
+    and a ValueError says which checkpoint the run can resume from."""
+    try:
+        manager.save(checkpoint_number=step)
+    except (OSError, tf.errors.OpError) as error:
+        for leftover in tf.io.gfile.glob(os.path.join(manager.directory, f"ckpt-{step}_temp*")):
+            tf.io.gfile.rmtree(leftover) if tf.io.gfile.isdir(leftover) else tf.io.gfile.remove(leftover)
+        message = getattr(error, "message", None) or str(error)
+        raise ValueError(f"{manager.directory}: could not write ckpt-{step} ({message.splitlines()[0][:200]}); "
+                         f"the newest checkpoint is {manager.latest_checkpoint or 'none'}: free space and re-run "
+                         "the same command to resume from it") from None
+
+
 def restore_latest_intact(checkpoint, manager):
     """Restores the newest checkpoint that reads whole; an unreadable one (a truncated .data file,
     a crash mid-write) is named, and the one before it is tried. Returns the path restored, or None."""
@@ -567,7 +581,7 @@ def run_pretraining(config, progress=True):
             })
             window, window_start = None, time.perf_counter()
         if step % config.checkpoint_every == 0 or step == config.steps:
-            manager.save(checkpoint_number=step)
+            save_checkpoint(manager, step)
 
     evaluation = trainer.evaluate(eval_files)
     _write_summaries(eval_writer, step, evaluation)
