@@ -43,6 +43,7 @@ def test_partial_submission_is_written_validated_and_labelled(shared_data, model
     assert len(stsb) == 1380 and all(0.0 <= float(line.split("\t")[1]) <= 5.0 for line in stsb[1:])
 
 
+@pytest.mark.slow  # ~10 s; `pytest -m slow`
 def test_incomplete_submission_is_refused(shared_data, models, tmp_path):
     with pytest.raises(ValueError, match=r"incomplete submission, not written; missing: CoLA.tsv \(no cola model"):
         submission.build_submission(str(models), str(shared_data / "glue"), str(tmp_path / "s.zip"), progress=False)

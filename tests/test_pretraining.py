@@ -204,6 +204,7 @@ def test_model_dir_with_an_incompatible_run_is_refused(records, tmp_path):
         run_pretraining(_config(records, tmp_path, steps=2, warmup_steps=0, ponder_cost_weight=0.5), progress=False)
 
 
+@pytest.mark.slow  # ~25 s end to end; bf16 steps are XLA-compiled in the default run (tests/test_xla.py)
 def test_mixed_bfloat16_training_and_savedmodel_export(records, tmp_path):
     from albert_act.artifacts import read_info
     config = _config(records, tmp_path, precision="mixed_bfloat16", steps=2, warmup_steps=0,
