@@ -96,7 +96,8 @@ def replica_rows(tensors):
     [id * B / replicas, (id + 1) * B / replicas) of each tensor (B divisible by the replicas)."""
     context = tf.distribute.get_replica_context()
     first = tf.nest.flatten(tensors)[0]
-    share = tf.shape(first)[0] // context.num_replicas_in_sync
+    rows = first.shape[0] if first.shape[0] is not None else tf.shape(first)[0]  # static when known (XLA)
+    share = rows // context.num_replicas_in_sync
     start = context.replica_id_in_sync_group * share
     return tf.nest.map_structure(lambda t: t[start:start + share], tensors)
 

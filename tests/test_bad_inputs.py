@@ -10,6 +10,7 @@ other than SystemExit surfaces here.
 
 import importlib
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -216,17 +217,15 @@ def test_the_catalogue_is_large_and_its_ids_unique():
 @pytest.mark.parametrize("case", CASES, ids=[case[0] for case in CASES])
 def test_bad_input(case, places, capsys):
     _, command, status, message, intact = case
-    filled = command.format(**{k: str(v) for k, v in places.items()})
-    module, *argv = filled.split()
+    names = {k: str(v) for k, v in places.items()}
+    module, *argv = command.format(**names).split()
     argv = [a.strip("'") for a in argv]
-    before = {path: _snapshot(Path(path.format(**{k: str(v) for k, v in places.items()}))) for path in intact}
+    kept = [Path(path.format(**names)) for path in intact]
+    before = [_snapshot(path) for path in kept]
     actual_status, output = run_main(module, argv, capsys)
     assert actual_status == status, output[-2000:]
-    import re
-
     assert re.search(message, output, re.S), output[-2000:]
-    for path, snapshot in before.items():
-        assert _snapshot(Path(path.format(**{k: str(v) for k, v in places.items()}))) == snapshot, path
+    assert [_snapshot(path) for path in kept] == before, intact
 
 
 def _snapshot(path):

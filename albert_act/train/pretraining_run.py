@@ -319,9 +319,7 @@ class Pretrainer:
         variables = self.model.trainable_variables
         # Every replica receives the global batch (a plain, checkpointable iterator feeds
         # strategy.run) and takes its own slice.
-        share = config.global_batch_size // context.num_replicas_in_sync
-        start = context.replica_id_in_sync_group * share
-        inputs, labels = tf.nest.map_structure(lambda t: t[start:start + share], (inputs, labels))
+        inputs, labels = distribution.replica_rows((inputs, labels))
         # Global denominators: the accumulated gradient is exactly the global-batch gradient.
         mlm_weight = context.all_reduce("sum", tf.reduce_sum(labels["masked_lm_weights"]))
         examples = float(config.global_batch_size)
