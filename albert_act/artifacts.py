@@ -14,6 +14,9 @@ Three kinds of directories (local or gs://):
     SavedModel export   <export>/saved_model.pb, variables/,
                         <export>/assets/albert_act_export.json, <export>/assets/vocab.model
                         exports are versioned as TensorFlow Serving expects: <base>/<version>
+
+Public ALBERT checkpoints are read too (`albert_act.model.albert_checkpoints`); their names are
+other projects' and listed here beside ours (`public_kind_of` says which a dir is).
 """
 
 import json
@@ -35,17 +38,46 @@ SAVED_MODEL = "saved_model.pb"
 
 KINDS = ("pretraining-run", "finetuned", "export")
 
+# Other projects' names: Hugging Face transformers, google-research/albert (TF1), keras-hub.
+HF_CONFIG, HF_WEIGHTS, HF_VOCAB = "config.json", "model.safetensors", "spiece.model"
+TF1_CONFIG, TF1_VOCAB = "albert_config.json", "30k-clean.model"
+KERAS_HUB_CONFIG, KERAS_HUB_WEIGHTS, KERAS_HUB_TASK = "config.json", "model.weights.h5", "task.json"
+KERAS_HUB_VOCAB = "assets/tokenizer/vocabulary.spm"
+PUBLIC_KINDS = ("huggingface", "tf1-checkpoint", "keras-hub-preset")
+
+
+def public_kind_of(path):
+    """"huggingface", "tf1-checkpoint" or "keras-hub-preset" for a public ALBERT checkpoint, else None."""
+    path = str(path)
+    if tf.io.gfile.exists(path + ".index"):  # a TF1 checkpoint prefix
+        return "tf1-checkpoint" if tf.io.gfile.exists(os.path.join(os.path.dirname(path), TF1_CONFIG)) else None
+    if tf.io.gfile.exists(os.path.join(path, TF1_CONFIG)):
+        return "tf1-checkpoint"
+    if tf.io.gfile.exists(os.path.join(path, CHECKPOINTS)):  # a pre-training run also has a config.json
+        return None
+    if tf.io.gfile.exists(os.path.join(path, HF_WEIGHTS)) and tf.io.gfile.exists(os.path.join(path, HF_CONFIG)):
+        return "huggingface"
+    if tf.io.gfile.exists(os.path.join(path, KERAS_HUB_WEIGHTS)) and tf.io.gfile.exists(os.path.join(path, KERAS_HUB_CONFIG)):
+        return "keras-hub-preset"
+    return None
+
 
 def kind_of(path):
-    """"pretraining-run", "finetuned" or "export"; ValueError naming what each needs otherwise."""
+    """"pretraining-run", "finetuned", "export" or one of `PUBLIC_KINDS`; ValueError naming what each
+    needs otherwise."""
     if tf.io.gfile.exists(os.path.join(path, CONFIG)) and tf.io.gfile.exists(os.path.join(path, CHECKPOINTS)):
         return "pretraining-run"
     if tf.io.gfile.exists(os.path.join(path, FINETUNED_INFO)):
         return "finetuned"
     if tf.io.gfile.exists(os.path.join(path, ASSETS, EXPORT_INFO)):
         return "export"
+    public = public_kind_of(path)
+    if public:
+        return public
     raise ValueError(f"{path}: not a pre-training run dir ({CONFIG} + {CHECKPOINTS}/), a fine-tuning dir "
-                     f"({FINETUNED_INFO}) or an albert-act SavedModel ({ASSETS}/{EXPORT_INFO})")
+                     f"({FINETUNED_INFO}), an albert-act SavedModel ({ASSETS}/{EXPORT_INFO}), or a public ALBERT "
+                     f"checkpoint: Hugging Face ({HF_CONFIG} + {HF_WEIGHTS}), TF1 ({TF1_CONFIG} + model.ckpt*.index) "
+                     f"or keras-hub ({KERAS_HUB_CONFIG} + {KERAS_HUB_WEIGHTS})")
 
 
 def read_json(path):
@@ -61,6 +93,8 @@ def write_json(path, value):
 def read_info(path):
     """What `path` holds: {"kind": "pretraining" | "classifier", "backbone": config, ...}."""
     kind = kind_of(path)
+    if kind in PUBLIC_KINDS:
+        raise ValueError(f"{path} is a {kind}: albert_act.model.loading.source_info reads it")
     if kind == "pretraining-run":
         run = read_json(os.path.join(path, CONFIG))
         return {"kind": "pretraining", "backbone": run["backbone"], "pretraining": run}
@@ -70,7 +104,10 @@ def read_info(path):
 
 
 def vocab_candidates(path):
-    """Where the vocabulary of a run, fine-tuning dir or export lies, in the order to try."""
+    """Where the vocabulary of a run, fine-tuning dir, export or public checkpoint lies, in the order to try."""
+    if public_kind_of(path):
+        directory = os.path.dirname(path) if tf.io.gfile.exists(str(path) + ".index") else path
+        return [os.path.join(directory, name) for name in (HF_VOCAB, TF1_VOCAB, KERAS_HUB_VOCAB)]
     return [os.path.join(path, VOCAB), os.path.join(path, ASSETS, VOCAB)]
 
 

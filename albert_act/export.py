@@ -6,15 +6,24 @@
         --output saved_models/rte/1
 
 --checkpoint: a pre-training run dir (its latest checkpoint), a fine-tuning output dir
-(`python -m albert_act.finetune`), or an earlier export (to re-export, e.g. with
---execution static for a TPU). --output is <model_base_path>/<version>, the layout
-TensorFlow Serving watches. Signatures (see the README's "Serving" section):
+(`python -m albert_act.finetune`), an earlier export (to re-export, e.g. with
+--execution static for a TPU), or a public ALBERT checkpoint with its MLM head (a Hugging Face
+dir, a TF1 checkpoint, a keras-hub preset; exported at its fixed depth). --output is
+<model_base_path>/<version>, the layout TensorFlow Serving watches. Signatures (see the
+README's "Serving" section):
 
   pretraining: fill_mask(text), encoder(text) = serving_default, encoder_ids(token_ids, ...)
   classifier:  serving_default(text [, text_pair])
 
 Every answer carries the per-token `iterations` and the `tokens`. After writing, the
 export is loaded back and asked one query, printed as the JSON TensorFlow Serving returns.
+
+--format huggingface writes a fixed-depth pre-training model (--halting none) instead as a
+Hugging Face ALBERT dir (config.json, model.safetensors, spiece.model), which transformers,
+keras-hub and `--init` read:
+
+    python -m albert_act.export --checkpoint runs/albert_fixed --kind pretraining \
+        --format huggingface --output saved_models/albert_fixed_hf
 """
 
 import json
@@ -31,7 +40,8 @@ from albert_act.model.halting import EXECUTIONS
 
 def parse_args(argv=None):
     parser = cli.parser("export", __doc__)
-    parser.add_argument("--checkpoint", required=True, help="run dir, fine-tuning dir or earlier export")
+    parser.add_argument("--checkpoint", required=True,
+                        help="run dir, fine-tuning dir, earlier export, or Hugging Face / TF1 / keras-hub ALBERT")
     parser.add_argument("--kind", required=True, choices=["pretraining", "classifier"])
     parser.add_argument("--output", required=True, help="saved_models/<name>/<version>")
     parser.add_argument("--vocab", default=None, help="SentencePiece model (default: the one stored with --checkpoint)")
@@ -41,11 +51,37 @@ def parse_args(argv=None):
                         help="longer inputs are truncated (default: the fine-tuning length / the model's maximum)")
     parser.add_argument("--top_k", type=int, default=5, help="fill_mask predictions per [MASK]")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing --output")
+    parser.add_argument("--format", default="savedmodel", choices=["savedmodel", "huggingface"],
+                        help="savedmodel: raw text in, for TensorFlow Serving; huggingface: config.json + "
+                             "model.safetensors + spiece.model of a fixed-depth model")
     return parser.parse_args(argv)
+
+
+def export_huggingface(args):
+    """--format huggingface: the weights of a fixed-depth pre-training model, as Hugging Face lays them out."""
+    from albert_act.model.albert_checkpoints import write_huggingface
+    from albert_act.model.loading import load_pretraining_model
+
+    if args.kind != "pretraining":
+        raise ValueError("--format huggingface writes a pre-training model (AlbertForPreTraining): use --kind pretraining")
+    if os.path.exists(args.output) and os.listdir(args.output):
+        if not args.overwrite or artifacts.public_kind_of(args.output) != "huggingface":
+            raise ValueError(f"{args.output} exists and is not empty; --overwrite replaces only a Hugging Face dir")
+    model, tokenizer, info = load_pretraining_model(args.checkpoint, args.vocab)
+    write_huggingface({v.path: v.numpy() for v in model.weights}, info["backbone"], args.output, tokenizer.model_proto)
+    return args.output
 
 
 def main(argv=None):
     args = parse_args(argv)
+    if args.format == "huggingface":
+        try:
+            output = export_huggingface(args)
+        except ValueError as error:
+            sys.exit(f"error: {error}")
+        print(f"Hugging Face ALBERT: {output} (config.json, model.safetensors, spiece.model)")
+        print(f"fine-tune it: python -m albert_act.finetune --task rte --data_dir <glue>/RTE --init {output}")
+        return
     try:
         artifacts.check_export_target(args.output, args.overwrite, source=args.checkpoint)  # before loading
     except ValueError as error:

@@ -1,7 +1,9 @@
-"""Fine-tune on a GLUE task or a probing task, from a pre-training run or an exported SavedModel.
+"""Fine-tune on a GLUE task or a probing task, from a pre-training run, an exported SavedModel or a
+public ALBERT checkpoint (a Hugging Face dir, a google-research/albert TF1 checkpoint, a keras-hub preset).
 
     python -m albert_act.finetune --task rte --data_dir ../shared/data/glue/RTE --init runs/demo
     python -m albert_act.finetune --task tense --data_dir probing/ --init saved_models/albert_act_demo/1 --grid
+    python -m albert_act.finetune --task rte --data_dir ../shared/data/glue/RTE --init albert-base-v2 --halting act
 
 Classification (regression for STS-B) on the pooled output; GLUE's metrics on dev
 (Matthews for CoLA, F1 + accuracy for MRPC/QQP, Pearson + Spearman for STS-B,
@@ -30,7 +32,16 @@ def main(argv=None):
     parser.add_argument("--task", required=True, help="cola, sst-2, mrpc, sts-b, qqp, mnli, qnli, rte, wnli, "
                                                        "or a probing task: tense, subj_number, obj_number, top_constituents")
     parser.add_argument("--data_dir", required=True, help="the task's glue_data folder, or the probing files' folder")
-    parser.add_argument("--init", required=True, help="pre-training run dir (e.g. runs/demo) or exported SavedModel")
+    parser.add_argument("--init", required=True, help="pre-training run dir (e.g. runs/demo), exported SavedModel, "
+                        "Hugging Face ALBERT dir (config.json + model.safetensors + spiece.model), TF1 ALBERT "
+                        "checkpoint (albert_config.json + model.ckpt-*) or keras-hub preset")
+    parser.add_argument("--halting", default=None, choices=["act", "none"],
+                        help="act: learned per-token depth (a new halting unit over a fixed-depth model); none: fixed "
+                             "depth (default: --init's own; a public ALBERT's is none)")
+    parser.add_argument("--max_iterations", type=int, default=None,
+                        help="depth cap N_max for act, the depth for none (default: --init's; ALBERT-base's 12)")
+    parser.add_argument("--halting_bias", type=float, default=None,
+                        help="initial bias of a new halting unit (default 0, the authors')")
     parser.add_argument("--output_dir", default=None, help="default: runs/finetune/<task>")
     parser.add_argument("--vocab", default=None, help="default: vocab.model inside --init")
     parser.add_argument("--learning_rate", type=float, default=3e-5)
@@ -50,7 +61,8 @@ def main(argv=None):
     output_dir = args.output_dir or os.path.join(REPO, "runs", "finetune", args.task.lower())
     common = dict(ponder_cost_weight=args.tau, max_seq_length=args.max_seq_length, vocab=args.vocab,
                   max_train_examples=args.max_train_examples, strategy=args.strategy, precision=args.precision,
-                  jit_compile=args.jit_compile)
+                  jit_compile=args.jit_compile, halting=args.halting, max_iterations=args.max_iterations,
+                  halting_bias_initializer=args.halting_bias)
     try:
         if args.grid:
             summary = finetuning_run.grid_search(args.task, args.data_dir, args.init, output_dir,

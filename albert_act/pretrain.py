@@ -95,6 +95,11 @@ def parse_args(argv=None):
     parser.add_argument("--no_export", action="store_true")
     parser.add_argument("--vocab", default=None,
                         help="SentencePiece model of the data, kept with the run for fine-tuning (demo: its own)")
+    parser.add_argument("--init_from", default=None,
+                        help="start from these weights: a pre-training run, an export, or a public ALBERT checkpoint "
+                             "(Hugging Face dir, TF1 checkpoint, keras-hub preset); its sizes and vocabulary are "
+                             "used, the preset's halting and depth cap added (a new halting unit: --override "
+                             "halting_bias_initializer=B)")
     parser.add_argument("--demo_data_dir", default=os.path.join(REPO, "data_cache", "demo"),
                         help="where the embedded default's corpus, vocabulary and TFRecords are built once and reused")
     args = parser.parse_args(argv)
@@ -140,7 +145,7 @@ def main(argv=None):
         micro_batch_size=args.micro_batch_size, strategy=args.strategy, precision=args.precision,
         seed=args.seed, deterministic=args.deterministic, checkpoint_every=args.checkpoint_every,
         keep_checkpoints=args.keep_checkpoints, log_every=args.log_every, eval_batches=args.eval_batches,
-        export_dir=None if args.no_export else export_dir, vocab=vocab,
+        export_dir=None if args.no_export else export_dir, vocab=vocab, init_from=args.init_from,
     )
     try:
         result = run_pretraining(config)

@@ -102,13 +102,14 @@ class Tokenizer:
             raise ValueError(f"{source}: not a SentencePiece model (make one with "
                              "`python -m pipelines.train_tokenizer`)") from None
         size = self.processor.get_piece_size()
-        for expected_id, piece in enumerate(SPECIAL_TOKENS):
+        wrong = []
+        for expected_id, piece in enumerate(SPECIAL_TOKENS):  # ALBERT's own ids (its 30k-clean.model has them)
             found = self.processor.id_to_piece(expected_id) if expected_id < size else None
             if found != piece:
-                raise ValueError(
-                    f"{source}: vocabulary must have {piece} at id {expected_id}, found {found!r} "
-                    f"(train it with `python -m pipelines.train_tokenizer`)"
-                )
+                wrong.append(f"{piece} at id {expected_id}, found {found!r}")
+        if wrong:
+            raise ValueError(f"{source}: vocabulary must have " + "; ".join(wrong) + " (ALBERT's special ids; "
+                             "train one with `python -m pipelines.train_tokenizer`)")
 
     @classmethod
     def from_file(cls, path):

@@ -19,7 +19,7 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
     (BERT-style), so the paper's ALBERT and BERT baselines come from this class.
 
     Args:
-        num_heads, intermediate_dim, dropout, layer_norm_epsilon, initializer_range:
+        num_heads, intermediate_dim, dropout, layer_norm_epsilon, initializer_range, gelu_approximate:
             passed to `TransformerBlock`.
         max_iterations: int, N_max.
         halting: "act" or "none".
@@ -53,9 +53,11 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
         dropout=0.0,
         layer_norm_epsilon=1e-12,
         initializer_range=0.02,
+        gelu_approximate=True,
         **kwargs,
     ):
         super().__init__(**kwargs)
+        self.gelu_approximate = gelu_approximate
         self.num_heads = num_heads
         self.intermediate_dim = intermediate_dim
         self.max_iterations = checks.positive_int("max_iterations", max_iterations)
@@ -77,6 +79,7 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
                 dropout=dropout,
                 layer_norm_epsilon=layer_norm_epsilon,
                 initializer_range=initializer_range,
+                gelu_approximate=gelu_approximate,
                 dtype=self.dtype_policy,
                 name=f"transformer_block_{i}",
             )
@@ -150,5 +153,6 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
             dropout=self.dropout,
             layer_norm_epsilon=self.layer_norm_epsilon,
             initializer_range=self.initializer_range,
+            gelu_approximate=self.gelu_approximate,
         )
         return config

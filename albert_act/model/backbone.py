@@ -34,6 +34,9 @@ class AlbertActBackbone(keras.Model):
         num_segments: int, segment ids.
         layer_norm_epsilon: float (1e-12).
         initializer_range: float, truncated-normal stddev (0.02).
+        gelu_approximate: bool, GELU in its tanh form (True: ALBERT's own, Hugging Face's
+            "gelu_new") or exact (False: Hugging Face's "gelu", e.g. albert-base-v1); the
+            FFN's and the MLM head's.
         dtype: dtype or policy, e.g. "mixed_bfloat16"; ACT state stays float32.
 
     Inputs (dict): `token_ids` int (B, T), `segment_ids` int (B, T),
@@ -74,6 +77,7 @@ class AlbertActBackbone(keras.Model):
         num_segments=2,
         layer_norm_epsilon=1e-12,
         initializer_range=0.02,
+        gelu_approximate=True,
         dtype=None,
         **kwargs,
     ):
@@ -103,6 +107,7 @@ class AlbertActBackbone(keras.Model):
             dropout=dropout,
             layer_norm_epsilon=layer_norm_epsilon,
             initializer_range=initializer_range,
+            gelu_approximate=gelu_approximate,
             dtype=dtype,
             name="encoder",
         )
@@ -141,6 +146,7 @@ class AlbertActBackbone(keras.Model):
         self.num_segments = num_segments
         self.layer_norm_epsilon = layer_norm_epsilon
         self.initializer_range = initializer_range
+        self.gelu_approximate = gelu_approximate
 
     @property
     def token_embedding(self):
@@ -169,6 +175,7 @@ class AlbertActBackbone(keras.Model):
             "num_segments": self.num_segments,
             "layer_norm_epsilon": self.layer_norm_epsilon,
             "initializer_range": self.initializer_range,
+            "gelu_approximate": self.gelu_approximate,
         }
 
     @classmethod

@@ -17,7 +17,7 @@ class MaskedLMHead(keras.layers.Layer):
             as the decoder (tied weights, as ALBERT). Not part of the config:
             models that tie it pass it again when they are rebuilt. Without it
             the head owns an untied (E, V) decoder.
-        layer_norm_epsilon, initializer_range: as the backbone.
+        layer_norm_epsilon, initializer_range, gelu_approximate: as the backbone.
 
     Call arguments:
         sequence_output: float (B, T, H).
@@ -34,9 +34,11 @@ class MaskedLMHead(keras.layers.Layer):
         token_embedding=None,
         layer_norm_epsilon=1e-12,
         initializer_range=0.02,
+        gelu_approximate=True,
         **kwargs,
     ):
         super().__init__(**kwargs)
+        self.gelu_approximate = checks.one_of("gelu_approximate", gelu_approximate, (True, False))
         self.vocabulary_size = checks.positive_int("vocabulary_size", vocabulary_size)
         self.embedding_dim = checks.positive_int("embedding_dim", embedding_dim)
         self.token_embedding = token_embedding
@@ -68,7 +70,7 @@ class MaskedLMHead(keras.layers.Layer):
         x = ops.take_along_axis(
             sequence_output, ops.cast(masked_positions, "int32")[:, :, None], axis=1
         )  # (B, P, H)
-        x = self.layer_norm(ops.gelu(self.dense(x), approximate=True))  # (B, P, E)
+        x = self.layer_norm(ops.gelu(self.dense(x), approximate=self.gelu_approximate))  # (B, P, E)
         if self.token_embedding is None:
             logits = self.decoder(x)
         else:
@@ -85,5 +87,6 @@ class MaskedLMHead(keras.layers.Layer):
             embedding_dim=self.embedding_dim,
             layer_norm_epsilon=self.layer_norm_epsilon,
             initializer_range=self.initializer_range,
+            gelu_approximate=self.gelu_approximate,
         )
         return config

@@ -10,8 +10,8 @@ import dataclasses
 from albert_act.model.backbone import AlbertActBackbone
 
 # ALBERT-base: E=128, H=768, 12 heads, FFN 3072, vocabulary 30k, sequence 128.
-# GELU (tanh approximation), LayerNorm eps 1e-12 and post-LN are fixed in the layers;
-# dropout is 0 in pre-training, as in the paper.
+# GELU (tanh approximation: gelu_approximate=True) and LayerNorm eps 1e-12 are the backbone's
+# defaults, post-LN is fixed in the layers; dropout is 0 in pre-training, as in the paper.
 _ALBERT_BASE = dict(
     vocabulary_size=30000,
     embedding_dim=128,

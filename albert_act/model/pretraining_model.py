@@ -30,6 +30,7 @@ class AlbertActPretrainingModel(keras.Model):
             embedding_dim=backbone.embedding_dim,
             token_embedding=backbone.token_embedding,
             layer_norm_epsilon=backbone.layer_norm_epsilon,
+            gelu_approximate=backbone.gelu_approximate,
             initializer_range=initializer_range,
             dtype=backbone.dtype_policy,
             name="masked_lm_head",

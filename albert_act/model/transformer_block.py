@@ -27,6 +27,8 @@ class TransformerBlock(keras.layers.Layer):
         dropout: float, dropout on attention probabilities and on both residual branches.
         layer_norm_epsilon: float (ALBERT: 1e-12).
         initializer_range: float, stddev of the truncated-normal kernel initializer.
+        gelu_approximate: bool, the FFN's GELU in its tanh form (ALBERT's, Hugging Face's
+            "gelu_new") or exact (erf; Hugging Face's "gelu").
 
     Call arguments:
         hidden_states: float (B, T, H); keys and values are computed from all of it.
@@ -53,9 +55,11 @@ class TransformerBlock(keras.layers.Layer):
         dropout=0.0,
         layer_norm_epsilon=1e-12,
         initializer_range=0.02,
+        gelu_approximate=True,
         **kwargs,
     ):
         super().__init__(**kwargs)
+        self.gelu_approximate = checks.one_of("gelu_approximate", gelu_approximate, (True, False))
         self.num_heads = checks.positive_int("num_heads", num_heads)
         self.intermediate_dim = checks.positive_int("intermediate_dim", intermediate_dim)
         self.dropout = checks.probability("dropout", dropout)
@@ -163,7 +167,7 @@ class TransformerBlock(keras.layers.Layer):
         attention = self.dropout_layer(self._apply(self.attention_output_dense, context), training=training)
         x = self.attention_layer_norm(query_states + attention)  # (B, Q, H)
 
-        ffn = ops.gelu(self._apply(self.intermediate_dense, x), approximate=True)  # (B, Q, F)
+        ffn = ops.gelu(self._apply(self.intermediate_dense, x), approximate=self.gelu_approximate)  # (B, Q, F)
         ffn = self.dropout_layer(self._apply(self.output_dense, ffn), training=training)
         return self.output_layer_norm(x + ffn)  # (B, Q, H)
 
@@ -198,6 +202,7 @@ class TransformerBlock(keras.layers.Layer):
             dropout=self.dropout,
             layer_norm_epsilon=self.layer_norm_epsilon,
             initializer_range=self.initializer_range,
+            gelu_approximate=self.gelu_approximate,
         )
         return config
 

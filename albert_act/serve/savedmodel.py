@@ -35,7 +35,7 @@ from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.classifier import AlbertActClassifier
 from albert_act.model.halting import EXECUTIONS
 from albert_act.model.loading import (assign_weights, classifier_from_info, load_pretraining_model,
-                                     load_tokenizer, read_weights)
+                                     load_tokenizer, read_weights, source_info)
 from albert_act.model.pretraining_model import AlbertActPretrainingModel
 from pipelines import text_files
 from pipelines.packing import TextEncoder
@@ -233,9 +233,10 @@ EXAMPLES = {
 
 def export_from(source, kind, output, vocab=None, execution="sparse", max_seq_length=None, top_k=5,
                 overwrite=False):
-    """A raw-text SavedModel of the model in `source` (a pre-training run dir, a fine-tuning dir or
-    an earlier export) written to `output`; returns its directory. `kind` must match the source."""
-    info = artifacts.read_info(source)
+    """A raw-text SavedModel of the model in `source` (a pre-training run dir, a fine-tuning dir,
+    an earlier export, or a public ALBERT checkpoint with its MLM head, exported at its fixed depth)
+    written to `output`; returns its directory. `kind` must match the source."""
+    info = source_info(source)
     if info["kind"] != kind:
         raise ValueError(f"{source} holds a {info['kind']} model, not --kind {kind}")
     if kind == "pretraining":

@@ -148,9 +148,14 @@ def evaluate(task, steps, inputs, targets):
 
 def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_size=32, epochs=3, seed=12345,
              ponder_cost_weight=0.0, max_seq_length=None, vocab=None, max_train_examples=None, progress=True,
-             strategy="auto", precision="auto", jit_compile=None):
+             strategy="auto", precision="auto", jit_compile=None, halting=None, max_iterations=None,
+             halting_bias_initializer=None):
     """Fine-tunes, keeps the best dev epoch, exports a SavedModel; returns the results dict (also results.json).
 
+    init: a pre-training run, an export, or a public ALBERT checkpoint (Hugging Face, TF1, keras-hub).
+    halting, max_iterations: "act" or "none" and the depth cap; default: `init`'s own (a public
+    checkpoint's: "none" at its depth). ACT over a fixed-depth model starts a new halting unit,
+    its bias at `halting_bias_initializer` (default: the backbone's, 0).
     max_seq_length: default 128, or the model's `max_sequence_length` if shorter (the demo's: 64).
     strategy, precision, jit_compile: as for pre-training (`albert_act.distribution.resolve`);
     batch_size is the global batch, divided among the replicas.
@@ -162,8 +167,10 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
     task = load_task(task_name, data_dir)
     strategy, kind, precision, jit_compile = distribution.resolve(strategy, precision, jit_compile)
     checks.divisible("batch_size", batch_size, "replicas", strategy.num_replicas_in_sync)
+    bias = {} if halting_bias_initializer is None else {"halting_bias_initializer": halting_bias_initializer}
     with strategy.scope():
-        backbone, tokenizer = load_pretrained_backbone(init, vocab)
+        backbone, tokenizer = load_pretrained_backbone(init, vocab, halting=halting, max_iterations=max_iterations,
+                                                       **bias)
     max_seq_length = max_seq_length or min(128, backbone.max_sequence_length)
     if max_seq_length > backbone.max_sequence_length:
         raise ValueError(f"max_seq_length {max_seq_length} exceeds the model's {backbone.max_sequence_length}")
@@ -196,6 +203,8 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
     main_metric = next(iter(glue_metrics.TASK_METRICS.get(task.metric_task, ("accuracy",))))
     rng = np.random.default_rng(seed)
     if progress:
+        print(f"{init}: {backbone.halting}, {'at most ' if backbone.halting == 'act' else ''}{backbone.max_iterations} "
+              f"iterations of {'a shared layer' if backbone.share_weights else 'unshared layers'}")
         print(f"{task.name}: {len(train)} training examples, {len(task.dev)} dev; {steps_per_epoch} updates of "
               f"{batch_size} per epoch on {kind} x{strategy.num_replicas_in_sync}, {precision}"
               f"{', XLA' if jit_compile else ''}")
@@ -229,7 +238,8 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
                                            task.name, task.labels, pair, max_seq_length, overwrite=True)
     result = {"task": task.name, "init": init, "learning_rate": learning_rate, "batch_size": batch_size,
               "strategy": f"{kind} x{strategy.num_replicas_in_sync}", "precision": precision, "jit_compile": jit_compile,
-              "epochs": epochs, "seed": seed, "ponder_cost_weight": ponder_cost_weight,
+              "epochs": epochs, "seed": seed, "ponder_cost_weight": ponder_cost_weight, "halting": backbone.halting,
+              "max_iterations": backbone.max_iterations,
               "train_examples": len(train), "dev_examples": len(task.dev), "truncated_train_examples": truncated,
               "metric": main_metric, "initial": initial, "history": history, "best": best, "export": export_dir}
     artifacts.write_json(os.path.join(output_dir, artifacts.RESULTS), result)

@@ -20,6 +20,7 @@ from keras import ops
 from albert_act import artifacts, checks, cli, distribution
 from albert_act.analysis import confidence, token_types
 from albert_act.model.backbone import AlbertActBackbone
+from albert_act.model import loading
 from albert_act.model.halting import TRAINING_EXECUTIONS
 from albert_act.model.presets import get_preset
 from albert_act.model.pretraining_model import AlbertActPretrainingModel
@@ -37,6 +38,12 @@ AUTO = "auto"  # --tau auto: tau x ponder cost = AUTO_SHARE x (MLM + SOP) when t
 AUTO_SHARE = 0.1
 # Scalar sums of a step (see pretraining_loss.loss_sums); "depth" (token_types.depth_sums) comes beside them.
 SUM_KEYS = ("mlm_loss_sum", "mlm_correct", "mlm_weight", "sop_loss_sum", "sop_correct", "ponder_cost_sum", "examples")
+# What --init_from takes from its checkpoint: the sizes (the weights' shapes) and the layers' constants.
+# The depth cap, the halting and tau stay the preset's (a fixed-depth ALBERT gets ACT: DESIGN.md).
+INIT_SETTINGS = ("vocabulary_size", "embedding_dim", "hidden_dim", "num_heads", "intermediate_dim",
+                 "max_sequence_length", "num_segments", "layer_norm_epsilon", "initializer_range", "gelu_approximate")
+# Weights a warm start may lack: the new halting unit, and heads the checkpoint does not have.
+INIT_FRESH = (loading.HALTING_UNIT, "sop_head/", "masked_lm_head/")
 # Settings that may change between a run and its resumption; anything else must match.
 RESUMABLE_CHANGES = {"train_files", "eval_files", "checkpoint_every", "keep_checkpoints", "log_every",
                      "eval_batches", "strategy", "export_dir", "vocab",
@@ -79,11 +86,25 @@ class PretrainConfig:
     eval_batches: int | None = None  # None: the whole eval shard
     export_dir: str | None = None
     vocab: str | None = None  # SentencePiece model of the data; copied to <model_dir>/vocab.model
+    # Warm start: a pre-training run, an export or a public ALBERT checkpoint whose weights the model
+    # starts from (sizes from it, see INIT_SETTINGS); not read again when the run resumes.
+    init_from: str | None = None
 
     def resolved(self):
         preset = get_preset(self.preset)
         _check_overrides(self.backbone_overrides, preset.backbone)
         config = dataclasses.replace(self)
+        if config.init_from:
+            source = loading.source_info(config.init_from)["backbone"]
+            sizes = {k: source[k] for k in INIT_SETTINGS if k in source}
+            clash = sorted(k for k in self.backbone_overrides if k in sizes and self.backbone_overrides[k] != sizes[k])
+            if clash:
+                raise ValueError(f"--override {clash[0]}={self.backbone_overrides[clash[0]]}: {self.init_from} has "
+                                 f"{clash[0]}={sizes[clash[0]]}, which the weights fix")
+            config.backbone_overrides = {**sizes, **self.backbone_overrides}
+            if config.vocab is None:
+                config.vocab = next((c for c in artifacts.vocab_candidates(config.init_from)
+                                     if tf.io.gfile.exists(c)), None)
         if config.ponder_cost_weight is None:
             config.ponder_cost_weight = preset.ponder_cost_weight
         given_steps = config.steps
@@ -139,6 +160,12 @@ def check_inputs(config, replicas, sample_records=2000):
     for name in ("ponder_warmup_start", "ponder_warmup_steps"):
         if getattr(config, name) < 0:
             raise ValueError(f"{name} must be >= 0, got {getattr(config, name)}")
+    if config.init_from and config.vocab:
+        theirs = next((c for c in artifacts.vocab_candidates(config.init_from) if tf.io.gfile.exists(c)), None)
+        if theirs and text_files.read_bytes(theirs) != text_files.read_bytes(config.vocab):
+            raise ValueError(f"the data's vocabulary {config.vocab} is not {theirs}, the one {config.init_from} was "
+                             "trained with: make the TFRecords with it (python -m pipelines.create_pretraining_data "
+                             f"--vocab {theirs}) and pass --train_files/--eval_files")
     if config.vocab:
         pieces = Tokenizer.from_file(config.vocab).vocabulary_size
         rows = config.backbone_config()["vocabulary_size"]
@@ -246,6 +273,16 @@ def _check_model_dir(config):
         details = ", ".join(f"{k}: {previous.get(k)!r} there, {current.get(k)!r} now" for k in differing)
         raise ValueError(f"{config.model_dir} holds a run with another config ({details}); "
                          "use a new --model_dir, or the same settings to resume")
+
+
+def warm_start(model, init_from):
+    """Assigns the weights of `init_from` to the pre-training model; returns those left at their
+    initializer (a new halting unit, heads the checkpoint lacks). A halting unit the model has no
+    place for (halting none over an ACT run) is dropped."""
+    _, values = loading.read_source(init_from)
+    if model.backbone.halting == "none":
+        values = {k: v for k, v in values.items() if not k.startswith(loading.HALTING_UNIT)}
+    return loading.assign_weights(model, values, init_from, fresh=INIT_FRESH)
 
 
 def _config_record(config):
@@ -530,6 +567,12 @@ def run_pretraining(config, progress=True):
                                          max_to_keep=config.keep_checkpoints)
     restored = restore_latest_intact(checkpoint, manager)
     step = int(trainer.optimizer.iterations.numpy())
+    if config.init_from and not restored:
+        fresh = warm_start(trainer.model, config.init_from)
+        if progress:
+            print(f"started from {config.init_from}; new: {', '.join(sorted({p.rsplit('/', 2)[0] for p in fresh})) or 'none'}"
+                  + (f" (halting bias {trainer.backbone.halting_bias_initializer:g})" if any(
+                      p.startswith(loading.HALTING_UNIT) for p in fresh) else ""))
     if progress:
         resumed = f", resumed from {restored}" if step else ""
         print(f"pre-training {config.preset} ({config.halting}, {'shared' if config.share_weights else 'unshared'}) "
