@@ -321,6 +321,7 @@ def test_pretraining_continues_from_a_hugging_face_dir(hf_dir, records, tmp_path
     assert 1.0 < result["iterations"]["all"]["mean"] <= 4.0
 
 
+@pytest.mark.slow  # ~15 s; the README test runs the same command from a clean clone
 def test_finetune_cli_reads_a_hugging_face_dir(hf_dir, shared_data, tmp_path, capsys):
     """The README's command on a locally written directory: RTE with ACT added over fixed-depth weights."""
     from albert_act import finetune

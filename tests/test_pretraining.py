@@ -222,6 +222,7 @@ def test_mixed_bfloat16_training_and_savedmodel_export(records, tmp_path):
     assert read_info(export)["backbone"]["max_iterations"] == 3
 
 
+@pytest.mark.slow  # ~12 s; kept out of the default run's 8 minutes (the SIGKILL resume test stays in it)
 def test_a_truncated_checkpoint_is_named_and_the_one_before_resumes(records, tmp_path, capsys):
     run_pretraining(_config(records, tmp_path), progress=False)  # ckpt-2 and ckpt-4
     data = tmp_path / "checkpoints" / "ckpt-4.data-00000-of-00001"
