@@ -111,6 +111,11 @@ def vocab_candidates(path):
     return [os.path.join(path, VOCAB), os.path.join(path, ASSETS, VOCAB)]
 
 
+def find_vocab(path):
+    """The first of `vocab_candidates(path)` that exists, or None."""
+    return next((c for c in vocab_candidates(path) if tf.io.gfile.exists(c)), None)
+
+
 def find_export(path):
     """The export dir at `path`: `path` itself, its highest numeric version (TensorFlow Serving's
     <model_base_path>/<version>), or that inside <path>/export (a fine-tuning dir); None if none."""

@@ -199,6 +199,11 @@ def test_tf1_checkpoint_reads_the_same_numbers_as_hugging_face(hf_dir, vocab, tm
     for path in a.weights:
         np.testing.assert_array_equal(a.weights[path], b.weights[path], err_msg=path)
     assert b.vocab.endswith("30k-clean.model") and b.ignored == []
+    # The config alone (no weights read) says the same, for the dir and for the prefix.
+    for path, checkpoint in ((hf_dir, a), (tf1, b), (str(Path(tf1) / "model.ckpt-best"), b)):
+        info = loading.source_info(path)
+        assert (info["kind"], info["backbone"], info["source_format"]) == ("pretraining", checkpoint.backbone,
+                                                                          checkpoint.format)
     # The prefix itself is accepted too, and the loaded model computes what the HF one does.
     model_a, _, _ = loading.load_pretraining_model(hf_dir)
     model_b, _, _ = loading.load_pretraining_model(str(Path(tf1) / "model.ckpt-best"))
@@ -214,6 +219,8 @@ def test_keras_hub_preset_and_hugging_face_writer_round_trip(hf_dir, tmp_path):
     hub.save_to_preset(preset)
     checkpoint = read_albert_checkpoint(preset)
     assert checkpoint.format == "keras-hub-preset" and checkpoint.backbone["max_iterations"] == LAYERS
+    assert loading.source_info(preset)["backbone"] == checkpoint.backbone == {**read_albert_checkpoint(hf_dir).backbone,
+                                                                              "initializer_range": 0.02}
     reference = read_albert_checkpoint(hf_dir)
     for path, value in checkpoint.weights.items():
         np.testing.assert_allclose(value, reference.weights[path], atol=1e-7, err_msg=path)

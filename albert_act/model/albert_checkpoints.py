@@ -85,6 +85,7 @@ SOP_WEIGHTS = [
     ("sop_head/bias", "sop_classifier.classifier.bias", "cls/seq_relationship/output_bias", SAME),
 ]
 HEADS = {"mlm": MLM_WEIGHTS, "sop": SOP_WEIGHTS}
+ALL_WEIGHTS = BACKBONE_WEIGHTS + MLM_WEIGHTS + SOP_WEIGHTS
 
 # Hugging Face's names for the GELU in its tanh form (ALBERT's own) and the exact one.
 HF_ACTIVATIONS = {"gelu_new": True, "gelu_pytorch_tanh": True, "gelu": False}
@@ -121,15 +122,26 @@ class AlbertCheckpoint:
                 "heads": list(self.heads)}
 
 
-def read_albert_checkpoint(path):
-    """Reads the checkpoint at `path` (see the module docstring); ValueError says what is wrong."""
+def _kind(path):
     kind = artifacts.public_kind_of(path)
     if kind is None:
         raise ValueError(f"{path}: not a Hugging Face ALBERT dir ({artifacts.HF_CONFIG} + {artifacts.HF_WEIGHTS}), "
                          f"a TF1 ALBERT checkpoint ({artifacts.TF1_CONFIG} + model.ckpt*.index) or a keras-hub "
                          f"preset ({artifacts.KERAS_HUB_CONFIG} + {artifacts.KERAS_HUB_WEIGHTS})")
+    return kind
+
+
+def read_albert_checkpoint(path):
+    """Reads the checkpoint at `path` (see the module docstring); ValueError says what is wrong."""
     return {"huggingface": _read_huggingface, "tf1-checkpoint": _read_tf1,
-            "keras-hub-preset": _read_keras_hub}[kind](path)
+            "keras-hub-preset": _read_keras_hub}[_kind(path)](path)
+
+
+def read_albert_config(path):
+    """(format, backbone config) of the checkpoint at `path`, from its config file alone (no weights read)."""
+    kind = _kind(path)
+    return kind, {"huggingface": _huggingface_config, "tf1-checkpoint": _tf1_config,
+                  "keras-hub-preset": _keras_hub_config}[kind](path)
 
 
 # --- configs ---------------------------------------------------------------------------------------
@@ -189,6 +201,39 @@ def tf1_backbone_config(config, source):
     return _sizes(config, source, 1e-12, TF1_ACTIVATIONS)  # contrib layer_norm's epsilon
 
 
+def _huggingface_config(path):
+    config_path = os.path.join(path, artifacts.HF_CONFIG)
+    return huggingface_backbone_config(artifacts.read_json(config_path), config_path)
+
+
+def _tf1_directory(path):
+    """The dir of a TF1 checkpoint given as its dir or as its prefix."""
+    return path if tf.io.gfile.isdir(path) else os.path.dirname(path)
+
+
+def _tf1_config(path):
+    config_path = os.path.join(_tf1_directory(path), artifacts.TF1_CONFIG)
+    return tf1_backbone_config(artifacts.read_json(config_path), config_path)
+
+
+def _keras_hub_config(path):
+    """Our backbone arguments from a keras-hub preset's config.json (keras-hub fixes GELU's tanh
+    form and the epsilon 1e-12 in its AlbertBackbone)."""
+    config_path = os.path.join(path, artifacts.KERAS_HUB_CONFIG)
+    described = artifacts.read_json(config_path)
+    if described.get("class_name") != "AlbertBackbone":
+        raise ValueError(f"{config_path}: class_name = {described.get('class_name')!r}, not 'AlbertBackbone'")
+    hub = described.get("config", {})
+    _refuse_layout(config_path, hub.get("num_groups", 1), hub.get("num_inner_repetitions", 1), hub.get("num_layers"))
+    try:
+        sizes = {k: hub[k] for k in ("vocabulary_size", "embedding_dim", "hidden_dim", "num_heads", "intermediate_dim",
+                                     "max_sequence_length", "num_segments")}
+    except KeyError as missing:
+        raise ValueError(f"{config_path}: no {missing} in the config") from None
+    return {**sizes, "layer_norm_epsilon": 1e-12, "initializer_range": 0.02, "gelu_approximate": True,
+            "max_iterations": hub["num_layers"], "halting": "none", "share_weights": True}
+
+
 # --- weights ----------------------------------------------------------------------------------------
 
 
@@ -220,6 +265,11 @@ def _from_ours(value, layout, store_as_out_in):
     if layout == OUTPUT_WEIGHTS or (layout in (DENSE, HEADS_IN, HEADS_OUT) and store_as_out_in):
         value = value.T
     return np.ascontiguousarray(value)
+
+
+def _stored_names(column):
+    """{our variable path: the checkpoint's name} for column 1 (Hugging Face) or 2 (TF1)."""
+    return {entry[0]: entry[column] for entry in ALL_WEIGHTS}
 
 
 def _collect(stored, source, column, stored_as_out_in, heads):
@@ -276,9 +326,7 @@ def _find_vocab(directory, names):
 def _read_huggingface(path):
     from safetensors.numpy import load  # the NumPy API: no torch
 
-    config_path = os.path.join(path, artifacts.HF_CONFIG)
-    config = artifacts.read_json(config_path)
-    backbone = huggingface_backbone_config(config, config_path)
+    backbone = _huggingface_config(path)
     weights_path = os.path.join(path, artifacts.HF_WEIGHTS)
     with tf.io.gfile.GFile(weights_path, "rb") as f:  # local or gs://
         data = f.read()
@@ -302,9 +350,9 @@ def _read_huggingface(path):
             raise ValueError(f"{weights_path}: predictions.decoder.bias differs from predictions.bias")
         stored.setdefault("predictions.bias", decoder_bias)
     weights, heads = _collect(stored, weights_path, 1, True, backbone["num_heads"])
-    used = {entry[1] for table in (BACKBONE_WEIGHTS, *HEADS.values()) for entry in table}
-    ignored = sorted(k for k in stored if k not in used and k not in _HF_BUFFERS)
-    _check_shapes(weights, backbone, weights_path, {e[0]: e[1] for t in (BACKBONE_WEIGHTS, *HEADS.values()) for e in t})
+    names = _stored_names(1)
+    ignored = sorted(k for k in stored if k not in set(names.values()) and k not in _HF_BUFFERS)
+    _check_shapes(weights, backbone, weights_path, names)
     vocab = _find_vocab(path, [artifacts.HF_VOCAB])
     return AlbertCheckpoint("huggingface", path, backbone, weights, heads, vocab, ignored)
 
@@ -327,9 +375,7 @@ def tf1_checkpoint_prefix(path):
 
 def _read_tf1(path):
     prefix = tf1_checkpoint_prefix(path)
-    directory = path if tf.io.gfile.isdir(path) else os.path.dirname(path)
-    config_path = os.path.join(directory, artifacts.TF1_CONFIG)
-    backbone = tf1_backbone_config(artifacts.read_json(config_path), config_path)
+    backbone = _tf1_config(path)
     try:
         reader = tf.train.load_checkpoint(prefix)
     except (tf.errors.OpError, ValueError) as error:
@@ -341,11 +387,11 @@ def _read_tf1(path):
             raise ValueError(f"{prefix}: holds {name}; albert-act has one shared layer (group_0/inner_group_0)")
     stored = {n: reader.get_tensor(n) for n in names}
     weights, heads = _collect(stored, prefix, 2, False, backbone["num_heads"])
-    used = {entry[2] for table in (BACKBONE_WEIGHTS, *HEADS.values()) for entry in table}
-    _check_shapes(weights, backbone, prefix, {e[0]: e[2] for t in (BACKBONE_WEIGHTS, *HEADS.values()) for e in t})
-    vocab = _find_vocab(directory, [artifacts.TF1_VOCAB, artifacts.HF_VOCAB])
+    stored_names = _stored_names(2)
+    _check_shapes(weights, backbone, prefix, stored_names)
+    vocab = _find_vocab(_tf1_directory(path), [artifacts.TF1_VOCAB, artifacts.HF_VOCAB])
     return AlbertCheckpoint("tf1-checkpoint", path, backbone, weights, heads, vocab,
-                            sorted(n for n in names if n not in used))
+                            sorted(n for n in names if n not in set(stored_names.values())))
 
 
 def _read_keras_hub(path):
@@ -354,24 +400,13 @@ def _read_keras_hub(path):
     from albert_act.model.backbone import AlbertActBackbone
     from albert_act.model.keras_hub_weights import copy_keras_hub_albert_weights
 
-    config_path = os.path.join(path, artifacts.KERAS_HUB_CONFIG)
-    described = artifacts.read_json(config_path)
-    if described.get("class_name") != "AlbertBackbone":
-        raise ValueError(f"{config_path}: class_name = {described.get('class_name')!r}, not 'AlbertBackbone'")
-    hub_config = described.get("config", {})
-    _refuse_layout(config_path, hub_config.get("num_groups", 1), hub_config.get("num_inner_repetitions", 1),
-                   hub_config.get("num_layers"))
+    backbone = _keras_hub_config(path)
     with_head = tf.io.gfile.exists(os.path.join(path, artifacts.KERAS_HUB_TASK))
     if with_head:
         task = keras_hub.models.AlbertMaskedLM.from_preset(path, preprocessor=None)
         hub = task.backbone
     else:
         hub = keras_hub.models.AlbertBackbone.from_preset(path)
-    backbone = dict(vocabulary_size=hub.vocabulary_size, embedding_dim=hub.embedding_dim, hidden_dim=hub.hidden_dim,
-                    num_heads=hub.num_heads, intermediate_dim=hub.intermediate_dim,
-                    max_sequence_length=hub.max_sequence_length, num_segments=hub.num_segments,
-                    layer_norm_epsilon=1e-12, initializer_range=0.02, gelu_approximate=True,  # keras-hub's, fixed
-                    max_iterations=hub.num_layers, halting="none", share_weights=True)
     ours = AlbertActBackbone(**backbone)
     copy_keras_hub_albert_weights(hub, ours)
     weights = {v.path: v.numpy() for v in ours.weights}

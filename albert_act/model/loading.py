@@ -13,7 +13,7 @@ import os
 import tensorflow as tf
 
 from albert_act import artifacts, cli
-from albert_act.model.albert_checkpoints import read_albert_checkpoint
+from albert_act.model.albert_checkpoints import read_albert_checkpoint, read_albert_config
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.classifier import AlbertActClassifier
 from albert_act.model.pretraining_model import AlbertActPretrainingModel
@@ -32,8 +32,12 @@ def read_source(init):
 
 
 def source_info(init):
-    """`artifacts.read_info`, public ALBERT checkpoints included (read as a fixed-depth pre-training model)."""
-    return read_source(init)[0] if artifacts.public_kind_of(init) else artifacts.read_info(init)
+    """`artifacts.read_info`, public ALBERT checkpoints included (a fixed-depth pre-training model, from
+    its config file alone: `read_source` gives the weights and the heads found)."""
+    if artifacts.public_kind_of(init):
+        kind, backbone = read_albert_config(init)
+        return {"kind": "pretraining", "backbone": backbone, "source_format": kind}
+    return artifacts.read_info(init)
 
 
 def read_weights(init):

@@ -103,8 +103,7 @@ class PretrainConfig:
                                  f"{clash[0]}={sizes[clash[0]]}, which the weights fix")
             config.backbone_overrides = {**sizes, **self.backbone_overrides}
             if config.vocab is None:
-                config.vocab = next((c for c in artifacts.vocab_candidates(config.init_from)
-                                     if tf.io.gfile.exists(c)), None)
+                config.vocab = artifacts.find_vocab(config.init_from)
         if config.ponder_cost_weight is None:
             config.ponder_cost_weight = preset.ponder_cost_weight
         given_steps = config.steps
@@ -161,7 +160,7 @@ def check_inputs(config, replicas, sample_records=2000):
         if getattr(config, name) < 0:
             raise ValueError(f"{name} must be >= 0, got {getattr(config, name)}")
     if config.init_from and config.vocab:
-        theirs = next((c for c in artifacts.vocab_candidates(config.init_from) if tf.io.gfile.exists(c)), None)
+        theirs = artifacts.find_vocab(config.init_from)
         if theirs and text_files.read_bytes(theirs) != text_files.read_bytes(config.vocab):
             raise ValueError(f"the data's vocabulary {config.vocab} is not {theirs}, the one {config.init_from} was "
                              "trained with: make the TFRecords with it (python -m pipelines.create_pretraining_data "
@@ -279,9 +278,8 @@ def warm_start(model, init_from):
     """Assigns the weights of `init_from` to the pre-training model; returns those left at their
     initializer (a new halting unit, heads the checkpoint lacks). A halting unit the model has no
     place for (halting none over an ACT run) is dropped."""
-    _, values = loading.read_source(init_from)
-    if model.backbone.halting == "none":
-        values = {k: v for k, v in values.items() if not k.startswith(loading.HALTING_UNIT)}
+    info, values = loading.read_source(init_from)
+    _, values, _ = loading.rehalt(info["backbone"], values, init_from, halting=model.backbone.halting)
     return loading.assign_weights(model, values, init_from, fresh=INIT_FRESH)
 
 
@@ -570,9 +568,9 @@ def run_pretraining(config, progress=True):
     if config.init_from and not restored:
         fresh = warm_start(trainer.model, config.init_from)
         if progress:
-            print(f"started from {config.init_from}; new: {', '.join(sorted({p.rsplit('/', 2)[0] for p in fresh})) or 'none'}"
-                  + (f" (halting bias {trainer.backbone.halting_bias_initializer:g})" if any(
-                      p.startswith(loading.HALTING_UNIT) for p in fresh) else ""))
+            new = [prefix.rstrip("/") for prefix in INIT_FRESH if any(p.startswith(prefix) for p in fresh)]
+            bias = f" (halting bias {trainer.backbone.halting_bias_initializer:g})" if loading.HALTING_UNIT[:-1] in new else ""
+            print(f"started from {config.init_from}; new: {', '.join(new) or 'none'}{bias}")
     if progress:
         resumed = f", resumed from {restored}" if step else ""
         print(f"pre-training {config.preset} ({config.halting}, {'shared' if config.share_weights else 'unshared'}) "
