@@ -259,7 +259,8 @@ def test_halting_unit_is_float32_with_zero_bias_by_default():
         (dict(max_iterations=2.5), "max_iterations must be an integer >= 1, got 2.5"),
         (dict(epsilon=0.0), r"epsilon must be a number in \(0, 1\), got 0.0"),
         (dict(epsilon=1.0), r"epsilon must be a number in \(0, 1\), got 1.0"),
-        (dict(execution="fast"), r"execution must be one of \['static', 'while', 'sparse'\], got 'fast'"),
+        (dict(execution="fast"), r"execution must be one of \['static', 'while', 'sparse', 'gather', 'bucket'\], got 'fast'"),
+        (dict(execution="bucket", capacity=0), "capacity must be an integer >= 1, got 0"),
     ],
 )
 def test_bad_arguments_name_the_value(kwargs, message):

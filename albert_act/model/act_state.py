@@ -9,14 +9,18 @@ The maths is the one `albert_act.model.halting` states. State keys: `h` (..., H)
 from keras import ops
 
 
-def act_update(state, y, raw_probability, running, i, max_iterations, epsilon):
+def act_update(state, y, raw_probability, running, i, max_iterations, epsilon, forced=None):
     """One ACT update, elementwise over any token layout ((B, T) dense, (B, W) running slots).
 
     state holds `h` (..., H) and `accumulated`, `iterations`, `remainders`, `expected` (...);
     y (..., H) is the layer output, raw_probability (...) p_t^n or None (fixed depth).
+    forced: optional bool (...), tokens that must halt now, as at the cap (the remainder
+    takes the rest of the halting mass): a capacity's overflow (`gathered_halting`).
     Returns (new state without `running`, halts_now, probability, weight lam_t^n).
     """
     at_cap = ops.equal(i + 1, max_iterations)
+    if forced is not None:
+        at_cap = ops.logical_or(at_cap, forced)
     if raw_probability is None:  # fixed depth: lam is 1 while running, halting at the cap
         weight = ops.cast(running, "float32")
         halts_now = ops.logical_and(running, at_cap)
@@ -71,6 +75,9 @@ def outputs_of(state, steps_run, max_iterations, return_details):
         "remainders": state["remainders"],
         "expected_iterations": state["expected"],
         "ponder_cost": ops.sum(state["iterations"] + state["remainders"], axis=-1),  # padding: 0
+        # Tokens a capacity made halt early (execution="bucket" with a capacity below T), per sequence.
+        "overflows": ops.sum(state["overflows"], axis=-1) if "overflows" in state
+        else ops.zeros_like(state["remainders"][..., 0]),
     }
     if return_details:
         # Iterations the while loop skipped leave every token frozen: repeat h.

@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 from albert_act import checks
-from albert_act.model.halting import EXECUTIONS, HaltingUnit, IteratedLayer, halting_loop
+from albert_act.model.halting import EXECUTIONS, SLOTTED_EXECUTIONS, HaltingUnit, IteratedLayer, halting_loop
 from albert_act.model.transformer_block import TransformerBlock
 
 HALTING_MODES = ("act", "none")
@@ -26,7 +26,9 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
         share_weights: bool, one block for all iterations (ALBERT) or N_max (BERT).
         halting_epsilon: float in (0, 1), eps of the threshold 1 - eps.
         halting_bias_initializer: float, initial bias of the halting unit.
-        execution: "static", "while" or "sparse" (see `halting.halting_loop`).
+        execution: "static", "while", "sparse", "gather" or "bucket" (see `halting.halting_loop`).
+        capacity: int or None, "bucket" only: the most tokens per row a later iteration
+            computes (None: the sequence length; see `halting.halting_loop`).
         return_details: add per-iteration `halting_probabilities`,
             `update_weights` and `iteration_states` to the outputs.
 
@@ -49,6 +51,7 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
         halting_epsilon=0.01,
         halting_bias_initializer=0.0,
         execution="static",
+        capacity=None,
         return_details=False,
         dropout=0.0,
         layer_norm_epsilon=1e-12,
@@ -66,6 +69,7 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
         self.halting_epsilon = checks.probability("halting_epsilon", halting_epsilon, inclusive_low=False)
         self.halting_bias_initializer = float(halting_bias_initializer)
         self.execution = checks.one_of("execution", execution, EXECUTIONS)
+        self.capacity = None if capacity is None else checks.positive_int("capacity", capacity)
         self.return_details = bool(return_details)
         self.dropout = dropout
         self.layer_norm_epsilon = layer_norm_epsilon
@@ -112,8 +116,11 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
             return self._per_block(i, lambda b, h: b(h, padding_mask=padding_mask, training=training),
                                    ops.cast(h, self.compute_dtype))
 
-        qkv_weights = {b.name: b.qkv_weights() for b in self.blocks} if self.execution == "sparse" else {}
-        layer = IteratedLayer(  # for sparse: weights concatenated once, not at every iteration
+        # sparse, gather: the query/key/value kernels concatenated once, not at every iteration. Not for
+        # bucket, whose iterations must read the weights themselves (gathered_halting.switched).
+        concatenated = self.execution in ("sparse", "gather")
+        qkv_weights = {b.name: b.qkv_weights() if concatenated else None for b in self.blocks}
+        layer = IteratedLayer(
             apply_fn,
             project_fn=lambda states, i: self._per_block(
                 i, lambda b, s: b.project(s, qkv_weights[b.name]), ops.cast(states, self.compute_dtype)),
@@ -121,6 +128,7 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
                 i, lambda b, s, q, g: b.attend(s, q, g, training=training),
                 ops.cast(query_states, self.compute_dtype), query, keys),
             reuse_keys=self.share_weights,
+            weights=self.trainable_weights,
         )
 
         halting_fn = None
@@ -136,6 +144,7 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
             epsilon=self.halting_epsilon,
             execution=self.execution,
             return_details=self.return_details,
+            capacity=self.capacity,
         )
 
     def get_config(self):
@@ -149,6 +158,7 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
             halting_epsilon=self.halting_epsilon,
             halting_bias_initializer=self.halting_bias_initializer,
             execution=self.execution,
+            capacity=self.capacity,
             return_details=self.return_details,
             dropout=self.dropout,
             layer_norm_epsilon=self.layer_norm_epsilon,

@@ -26,7 +26,13 @@ class AlbertActBackbone(keras.Model):
         execution: "static" (masked loop of N_max steps; XLA/TPU, the training
             default), "while" (exits as soon as every token has halted) or
             "sparse" (inference on CPU/GPU: each iteration computes only the
-            tokens still running; dynamic shapes). Same numbers.
+            tokens still running; dynamic shapes), "gather" (training on CPU/GPU:
+            N_max iterations, each computing only the running tokens; dynamic
+            shapes) or "bucket" (the same at static widths: training under XLA,
+            TPU). Same numbers and gradients.
+        capacity: int or None, "bucket" only: the most tokens per row an iteration
+            after the first computes (None: all; tokens past it halt early and are
+            counted in `overflows`).
         return_details: also output `halting_probabilities` and `update_weights`
             (B, T, N_max) and `iteration_states` (B, N_max, T, H).
         dropout: float, dropout everywhere (0 in pre-training, as the paper).
@@ -45,7 +51,8 @@ class AlbertActBackbone(keras.Model):
     Outputs (dict): `sequence_output` (B, T, H) float32, `pooled_output` (B, H)
     (tanh dense on position 0, [CLS]), `iterations` N_t (B, T) float32 (0 on
     padding), `remainders` R_t (B, T), `ponder_cost` (B,) = sum over real
-    tokens of N_t + R_t; plus the details when `return_details=True`.
+    tokens of N_t + R_t, `overflows` (B,) tokens a capacity made halt early (0 unless
+    execution "bucket" with a capacity); plus the details when `return_details=True`.
 
     Example:
     >>> import numpy as np
@@ -71,6 +78,7 @@ class AlbertActBackbone(keras.Model):
         halting_epsilon=0.01,
         halting_bias_initializer=0.0,
         execution="static",
+        capacity=None,
         return_details=False,
         dropout=0.0,
         max_sequence_length=512,
@@ -103,6 +111,7 @@ class AlbertActBackbone(keras.Model):
             halting_epsilon=halting_epsilon,
             halting_bias_initializer=halting_bias_initializer,
             execution=execution,
+            capacity=capacity,
             return_details=return_details,
             dropout=dropout,
             layer_norm_epsilon=layer_norm_epsilon,
@@ -140,6 +149,7 @@ class AlbertActBackbone(keras.Model):
         self.halting_epsilon = halting_epsilon
         self.halting_bias_initializer = halting_bias_initializer
         self.execution = execution
+        self.capacity = capacity
         self.return_details = return_details
         self.dropout = dropout
         self.max_sequence_length = max_sequence_length
@@ -169,6 +179,7 @@ class AlbertActBackbone(keras.Model):
             "halting_epsilon": self.halting_epsilon,
             "halting_bias_initializer": self.halting_bias_initializer,
             "execution": self.execution,
+            "capacity": self.capacity,
             "return_details": self.return_details,
             "dropout": self.dropout,
             "max_sequence_length": self.max_sequence_length,

@@ -22,15 +22,19 @@ their state, which stays visible as keys/values to running tokens; N_t carries
 no gradient, the ponder gradient flows through R_t. All ACT state is float32,
 whatever the compute dtype of the layer.
 
-`halting_loop` runs the iterations either as a static loop of N_max steps
-(`execution="static"`, XLA/TPU friendly), as a while loop that exits once
-every token has halted (`execution="while"`), or as that while loop computing
-the layer and the halting unit for running tokens only (`execution="sparse"`,
-`albert_act.model.sparse_halting`, for inference on CPU/GPU: the cost follows
-sum N_t, not T x N_max; dynamic shapes, so not for TPU). All three apply the same
-ACT update (`albert_act.model.act_state.act_update`), to (B, T) tokens in the dense loops and to the running
-tokens' slots in the sparse one; in all three, `running` marks the tokens that
-still take updates (padding never runs).
+`halting_loop` runs the iterations in one of five executions, all with the same numbers:
+- `"static"`: a loop of N_max steps over every token (XLA/TPU friendly);
+- `"while"`: a while loop that exits once every token has halted;
+- `"sparse"`: that while loop computing the layer and the halting unit for running tokens
+  only (`albert_act.model.sparse_halting`; inference on CPU/GPU: the cost follows sum N_t,
+  not T x N_max; dynamic shapes, not differentiable);
+- `"gather"`: N_max steps, each computing only the running tokens, gathered into as many
+  slots as the fullest row needs (`albert_act.model.gathered_halting`; training on CPU/GPU:
+  differentiable, dynamic shapes);
+- `"bucket"`: the same with static slot widths (capacity buckets), so it compiles under
+  XLA (training on TPU, and on a CPU with `jit_compile`).
+All apply the same ACT update (`albert_act.model.act_state.act_update`); in all, `running`
+marks the tokens that still take updates (padding never runs).
 """
 
 import keras
@@ -38,10 +42,13 @@ from keras import ops
 
 from albert_act import checks
 from albert_act.model.act_state import act_update, empty_details, outputs_of, record_details
+from albert_act.model.gathered_halting import bucket_widths, gathered_loop
 from albert_act.model.sparse_halting import sparse_loop
 
-EXECUTIONS = ("static", "while", "sparse")  # the one list; CLIs take their choices from it
-TRAINING_EXECUTIONS = EXECUTIONS[:2]  # sparse is for inference: dynamic shapes, no XLA
+EXECUTIONS = ("static", "while", "sparse", "gather", "bucket")  # the one list; CLIs take their choices from it
+TRAINING_EXECUTIONS = ("static", "while", "gather", "bucket")  # sparse is for inference: not differentiable
+SLOTTED_EXECUTIONS = ("sparse", "gather", "bucket")  # compute running tokens only: need project_fn/attend_fn
+XLA_EXECUTIONS = ("static", "while", "bucket")  # static shapes (or a while loop XLA compiles)
 
 
 class IteratedLayer:
@@ -56,10 +63,13 @@ class IteratedLayer:
         Needed by `execution="sparse"` only, which computes the layer for running tokens.
     reuse_keys: keys/values of frozen tokens stay valid from one iteration to the next
         (True for a shared layer; False when each iteration has its own weights).
+    weights: the Keras variables the layer and the halting function read; `execution="bucket"`
+        takes their gradients itself (`albert_act.model.gathered_halting.switched`).
     """
 
-    def __init__(self, apply_fn, project_fn=None, attend_fn=None, reuse_keys=True):
+    def __init__(self, apply_fn, project_fn=None, attend_fn=None, reuse_keys=True, weights=()):
         self.apply_fn, self.project_fn, self.attend_fn, self.reuse_keys = apply_fn, project_fn, attend_fn, reuse_keys
+        self.weights = tuple(weights)
 
     @property
     def splits(self):
@@ -124,6 +134,7 @@ def halting_loop(
     epsilon=0.01,
     execution="static",
     return_details=False,
+    capacity=None,
 ):
     """Applies `layer` to each token an adaptive number of times.
 
@@ -136,9 +147,14 @@ def halting_loop(
             lam = 1 at every iteration and halts at N_max with R = 0.
         max_iterations: int, N_max.
         epsilon: float, halting threshold is 1 - epsilon.
-        execution: "static" (N_max masked steps), "while" (exits when all halted)
-            or "sparse" (while, computing only running tokens; inference; needs
-            `layer` with project_fn and attend_fn).
+        execution: "static" (N_max masked steps), "while" (exits when all halted),
+            "sparse" (while, computing only running tokens; inference), "gather"
+            (N_max steps computing only running tokens; training, dynamic shapes) or
+            "bucket" (the same at static widths; XLA). The last three need `layer`
+            with project_fn and attend_fn.
+        capacity: "bucket" only: the most tokens per row an iteration computes (default:
+            the sequence length, never exceeded). Running tokens past it halt at that
+            iteration with their remainder, and are counted in `overflows`.
         return_details: also return per-iteration `halting_probabilities`
             (p_t^n while t runs, else 0), `update_weights` (lam_t^n), both
             (B, T, N_max), and `iteration_states` h^n (B, N_max, T, H); after a
@@ -147,21 +163,31 @@ def halting_loop(
     Returns:
         dict of float32 tensors: `sequence_output` (B, T, H) = h^{N_max},
         `iterations` N_t (B, T), `remainders` R_t (B, T), `expected_iterations`
-        E_t (B, T), `ponder_cost` (B,), and the details when asked for.
+        E_t (B, T), `ponder_cost` (B,), `overflows` (B,) (tokens a capacity made halt;
+        always 0 but with "bucket" and a capacity), and the details when asked for.
         Padding has N = R = E = 0.
     """
     checks.positive_int("max_iterations", max_iterations)
     checks.probability("epsilon", epsilon, inclusive_low=False)
     checks.one_of("execution", execution, EXECUTIONS)
     layer = layer if isinstance(layer, IteratedLayer) else IteratedLayer(layer)
-    if execution == "sparse" and not layer.splits:
-        raise ValueError('execution="sparse" needs an IteratedLayer with project_fn and attend_fn '
+    if execution in SLOTTED_EXECUTIONS and not layer.splits:
+        raise ValueError(f'execution="{execution}" needs an IteratedLayer with project_fn and attend_fn '
                          "(the layer as projections + attention)")
+    if capacity is not None:
+        checks.positive_int("capacity", capacity)
 
     is_real = ops.cast(padding_mask, "bool")  # (B, T)
     hidden_states = ops.cast(hidden_states, "float32")
     if execution == "sparse":
         return sparse_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, return_details)
+    if execution in ("gather", "bucket"):
+        # Bucket widths need a static sequence length; without one (Keras' symbolic build, a
+        # signature of unknown length) the widths are dynamic, as in "gather".
+        length = hidden_states.shape[1]
+        buckets = bucket_widths(length, capacity) if execution == "bucket" and length is not None else None
+        return gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, return_details,
+                             buckets)
 
     zeros = ops.zeros_like(ops.cast(is_real, "float32"))  # (B, T)
     state = {

@@ -1,0 +1,194 @@
+"""The ACT loop for training that computes, at each iteration, only the tokens still running.
+
+Same numbers and the same gradients as the static loop of `albert_act.model.halting` (the
+same `albert_act.model.act_state.act_update`, applied to (B, T) tokens), at a cost that
+follows the running tokens instead of T x N_max. Two forms:
+
+* `execution="gather"` (CPU/GPU): at iteration n, each row's running tokens are gathered
+  into W slots, W the most running tokens of any row (a dynamic shape: no XLA).
+* `execution="bucket"` (XLA/TPU): W is the smallest of a few static widths ("capacity
+  buckets", `bucket_widths`: T, T/2, T/4, ... and 0) that holds every row's running tokens;
+  `tf.switch_case` runs that width's branch, so every shape is static. With a `capacity`
+  below T the largest bucket can overflow: the running tokens past it (the last positions
+  of a row) halt the ACT way at that iteration, their remainder taking the rest of the
+  halting mass on their current state (y = h, so h stays), and are counted in `overflows`.
+
+An iteration (n >= 2; the first runs every real token, as dense as the static loop):
+
+    slots    = each row's running tokens, in position order, then non-running ones   (B, W)
+    y_slots  = block(h[slots]) attending to the keys/values of every real token      (B, W, H)
+    y, p     = y_slots, p_slots scattered to their positions (0 elsewhere)            (B, T, ...)
+    state    = act_update(state, y, p)        (non-running tokens: lam = 0, h kept exactly)
+
+Keys/values (a shared block, `reuse_keys`): queries, keys and values of every token live in
+caches (B, heads, T, head_dim), projected once from h^0; after each update only the slots
+are projected anew and written over their positions. A halted token's keys/values stay in
+the cache, and the gradient reaches its frozen state through them. Unshared blocks project
+every position with the iteration's own weights instead. Slots are distinct positions (a
+stable sort), so the scatters never write one position twice and each gather's gradient is
+the exact sum of its uses.
+"""
+
+import math
+
+import keras
+import tensorflow as tf  # gathers/scatters with batch dims: the TensorFlow backend only
+from keras.src.backend import AutocastScope  # no public name; keras is pinned (requirements.txt)
+
+from albert_act.model.act_state import act_update, empty_details, outputs_of, record_details
+
+SMALLEST_BUCKET = 4  # below this, a bucket saves less than its branch costs to compile
+
+
+def bucket_widths(length, capacity=None):
+    """Ascending static widths for `length` tokens: 0, then SMALLEST_BUCKET * 2^k up to the
+    capacity (default `length`), which is always the largest. E.g. 128 -> 0 4 8 16 32 64 128."""
+    top = length if capacity is None else max(1, min(int(capacity), length))
+    widths, width = {0, top}, top
+    while width > SMALLEST_BUCKET:
+        width = math.ceil(width / 2)
+        widths.add(width)
+    return sorted(widths)
+
+
+def gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, return_details,
+                  buckets=None):
+    """The loop; arguments and outputs as `halting.halting_loop` (is_real bool (B, T), h float32).
+
+    buckets: None for the dynamic form, else ascending static widths (`bucket_widths`).
+    """
+    shape = tf.shape(is_real)
+    length = is_real.shape[1] if is_real.shape[1] is not None else shape[1]
+    zeros = tf.zeros_like(tf.cast(is_real, tf.float32))  # (B, T)
+    state = {"h": hidden_states, "running": is_real, "accumulated": zeros, "iterations": zeros,
+             "remainders": zeros, "expected": zeros, "overflows": zeros}
+    if layer.reuse_keys:  # every token's queries/keys/values, (B, heads, T, head_dim) each
+        state["query"], state["key"], state["value"] = layer.project_fn(hidden_states, 0)
+    if return_details:
+        state.update(empty_details(max_iterations, hidden_states))
+    real_keys = is_real[:, None, None, :]  # (B, 1, 1, T)
+
+    def iteration(i, state, width):
+        """Iteration i (0-based) computing `width` slots per row (an int, or a tensor for "gather")."""
+        running = state["running"]
+        dense = isinstance(width, int) and width == length
+        if dense:
+            slots, slot_h = None, state["h"]
+        else:
+            slots = tf.argsort(tf.cast(tf.logical_not(running), tf.int32), axis=1, stable=True)[:, :width]  # (B, W)
+            slot_h = tf.gather(state["h"], slots, axis=1, batch_dims=1)  # (B, W, H)
+        if layer.reuse_keys:
+            query, key, value = state["query"], state["key"], state["value"]
+        else:  # this iteration's weights: every position's queries/keys/values anew
+            query, key, value = layer.project_fn(state["h"], i)
+        if not dense:
+            query = tf.gather(query, slots, axis=2, batch_dims=1)
+        y = tf.cast(layer.attend_fn(slot_h, query, [(key, value, real_keys)], i), tf.float32)  # (B, W, H)
+        probability = None if halting_fn is None else tf.cast(halting_fn(y, i), tf.float32)  # (B, W)
+        forced = None
+        if not dense:
+            index = _scatter_index(slots)
+            computed = tf.scatter_nd(index, tf.ones_like(slots, tf.bool), shape)  # (B, T)
+            forced = tf.logical_and(running, tf.logical_not(computed))  # overflow: past the capacity
+            # Overflowing tokens keep their state (y = h), so the remainder changes nothing of h.
+            y = tf.where(forced[..., None], state["h"], tf.scatter_nd(index, y, tf.shape(state["h"])))
+            if probability is not None:
+                probability = tf.scatter_nd(index, probability, shape)
+        updated, halts_now, p, weight = act_update(
+            state, y, probability, running, i, max_iterations, epsilon, forced=forced)
+        new_state = {**state, **updated, "running": tf.logical_and(running, tf.logical_not(halts_now))}
+        if forced is not None:
+            new_state["overflows"] = state["overflows"] + tf.cast(forced, tf.float32)
+        if layer.reuse_keys and i + 1 < max_iterations:  # the computed tokens' new projections
+            if dense:
+                projected = layer.project_fn(updated["h"], i + 1)
+            else:
+                projected = layer.project_fn(tf.gather(updated["h"], slots, axis=1, batch_dims=1), i + 1)
+            for name, value in zip(("query", "key", "value"), projected):
+                new_state[name] = value if dense else _scatter_slots(state[name], slots, value)
+        if return_details:
+            new_state.update(record_details(state, i, p, weight, updated["h"]))
+        return new_state
+
+    for i in range(max_iterations):
+        needed = tf.reduce_max(tf.reduce_sum(tf.cast(state["running"], tf.int32), axis=1))  # most running in a row
+        if i == 0:
+            state = iteration(0, state, length if isinstance(length, int) else needed)
+        elif buckets is None:
+            state = iteration(i, state, needed)
+        else:
+            choice = tf.minimum(tf.reduce_sum(tf.cast(tf.constant(buckets) < needed, tf.int32)), len(buckets) - 1)
+            state = switched(lambda s, w, i=i: iteration(i, s, w) if w else dict(s), state, choice, buckets,
+                             layer.weights)
+    return outputs_of(state, max_iterations, max_iterations, return_details)
+
+
+def switched(iteration, state, choice, widths, weights=()):
+    """`iteration(state, widths[choice])` under `tf.switch_case`, differentiable under XLA.
+
+    The backward pass runs the same switch, each branch recomputing its own forward and
+    taking its gradient there: a plain switch's gradient hands every branch's intermediates
+    (of each width's shapes) out of the Case op, which XLA on the CPU (TF 2.21) crashes on.
+    The price is one more forward of the chosen width in the backward pass.
+
+    weights: the Keras variables the iteration reads (`IteratedLayer.weights`). They enter
+    as tensors, read once outside the switch (`keras.StatelessScope` hands them to the
+    layers), so their gradients are this function's own. Nothing else the iteration reads
+    may carry a gradient: a tensor computed outside and captured (e.g. kernels concatenated
+    once) would get none. `running` is not differentiable:
+    it is passed through, and the new one read from the new `iterations`.
+    """
+    names = sorted(k for k in state if k != "running")
+    running, weights = state["running"], list(weights)
+    with AutocastScope(None):  # the variables' own dtype (float32), whatever the layers compute in
+        weight_values = [tf.convert_to_tensor(w.value) for w in weights]
+
+    def forward(values, weight_values, width):
+        with keras.StatelessScope(state_mapping=list(zip(weights, weight_values))):
+            new_state = iteration({**dict(zip(names, values)), "running": running}, width)
+        return [new_state[k] for k in names]
+
+    def branches(fn):
+        return [lambda w=w: fn(w) for w in widths]
+
+    @tf.custom_gradient
+    def run(*args):
+        values, weight_values = args[:len(names)], args[len(names):]
+
+        def gradient(*upstream, variables=()):
+            upstream = [tf.zeros_like(v) if g is None else g for g, v in zip(upstream, values)]
+
+            def branch_gradient(width):
+                with tf.GradientTape() as tape:
+                    tape.watch(args)
+                    outputs = forward(values, weight_values, width)
+                grads = tape.gradient(outputs, [*args, *variables], output_gradients=upstream,
+                                      unconnected_gradients=tf.UnconnectedGradients.ZERO)
+                return [tf.convert_to_tensor(g) for g in grads]
+
+            grads = tf.switch_case(choice, branches(branch_gradient))
+            return grads[:len(args)], grads[len(args):]
+
+        return tf.switch_case(choice, branches(lambda w: forward(values, weight_values, w))), gradient
+
+    new_state = dict(zip(names, run(*[state[k] for k in names], *weight_values)))
+    for k in names:
+        new_state[k].set_shape(state[k].shape)
+    # A token halted at this iteration has its N set; one still running has N = 0.
+    new_state["running"] = tf.logical_and(running, tf.equal(new_state["iterations"], 0.0))
+    return new_state
+
+
+def _scatter_index(slots):
+    """(B, W, 2) (row, position) index of every slot, for scatter_nd into (B, T, ...)."""
+    rows = tf.broadcast_to(tf.range(tf.shape(slots)[0])[:, None], tf.shape(slots))
+    return tf.stack([rows, slots], axis=-1)
+
+
+def _scatter_slots(full, slots, values):
+    """`full` (B, heads, T, d) with `values` (B, heads, W, d) written at the slots' positions."""
+    shape = tf.shape(values)[:3]  # (B, heads, W)
+    index = tf.stack([tf.broadcast_to(tf.range(shape[0])[:, None, None], shape),
+                      tf.broadcast_to(tf.range(shape[1])[None, :, None], shape),
+                      tf.broadcast_to(slots[:, None, :], shape)], axis=-1)  # (row, head, position)
+    return tf.tensor_scatter_nd_update(full, index, values)
