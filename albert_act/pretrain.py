@@ -76,8 +76,11 @@ def parse_args(argv=None):
     parser.add_argument("--ponder_warmup_steps", type=int, default=None,
                         help=f"updates over which tau then ramps linearly from 0 to its value ({preset_help})")
     parser.add_argument("--execution", default=None, choices=TRAINING_EXECUTIONS,
-                        help="ACT loop in training: static (N_max masked steps; XLA/TPU) or while "
-                             f"(stops once every token of the batch has halted; CPU/GPU) ({preset_help})")
+                        help="ACT loop in training: static (N_max steps over every token; XLA/TPU), while "
+                             "(stops once every token of the batch has halted), gather (each iteration computes "
+                             "only the running tokens; dynamic shapes, CPU/GPU, needs --no-jit_compile) or bucket "
+                             "(the same at static widths; XLA/TPU; --override capacity=K caps them). Same numbers "
+                             f"and gradients ({preset_help})")
     parser.add_argument("--halting", default="act", choices=["act", "none"],
                         help="act: learned per-token depth; none: fixed depth N_max (the ALBERT baseline)")
     parser.add_argument("--unshared", action="store_true", help="N_max distinct layers (BERT baseline)")

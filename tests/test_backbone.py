@@ -17,7 +17,7 @@ from conftest import (
     to_numpy,
 )
 
-OUTPUT_NAMES = {"sequence_output", "pooled_output", "iterations", "remainders", "expected_iterations", "ponder_cost"}
+OUTPUT_NAMES = {"sequence_output", "pooled_output", "iterations", "remainders", "expected_iterations", "ponder_cost", "overflows"}
 
 
 def _backbone(**overrides):

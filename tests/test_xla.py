@@ -56,6 +56,28 @@ def test_pretraining_train_and_eval_steps(records, tmp_path, precision):
     assert sums["histogram"][0].sum() == inputs["padding_mask"].numpy().sum()  # "all": every real token once
 
 
+@pytest.mark.slow  # the bucket form's switch of widths takes XLA minutes to compile on 2 cores
+@pytest.mark.parametrize("precision", PRECISIONS, indirect=True)
+def test_pretraining_step_with_bucket_execution(records, tmp_path, precision):
+    # Training that computes only running tokens at static widths (TPU's form), with a capacity
+    # that overflows: one update compiles and runs under XLA, and the overflows are counted.
+    from albert_act.train.pretraining_run import PretrainConfig, Pretrainer
+
+    config = PretrainConfig(train_files=[records[0]], eval_files=[records[1]], model_dir=str(tmp_path),
+                            backbone_overrides={**TINY_RUN, "max_iterations": 2, "capacity": 8}, execution="bucket",
+                            steps=2, warmup_steps=0, global_batch_size=4, micro_batch_size=4, precision=precision,
+                            jit_compile=True, ponder_cost_weight=0.01).resolved()
+    trainer = Pretrainer(config, tf.distribute.get_strategy(), "cpu")
+    inputs, labels = _batch(records)
+    inputs, labels = ({k: v[:4] for k, v in d.items()} for d in (inputs, labels))
+    before = [v.numpy() for v in trainer.model.trainable_variables]
+    sums = compile_per_replica(trainer.replica_step, inputs, labels)
+    assert np.isfinite(sums["mlm_loss_sum"]) and sums["gradient_norm"] > 0
+    assert all((a != b.numpy()).any() for a, b in zip(before, trainer.model.trainable_variables)
+               if "halting" in b.path or "query" in b.path)  # the block and the halting unit learn
+    assert sums["overflows"] > 0  # rows of up to 64 tokens, 8 slots after the first iteration
+
+
 @pytest.mark.parametrize("precision", PRECISIONS, indirect=True)
 def test_finetuning_train_and_predict(precision):
     from albert_act import AlbertActBackbone, AlbertActClassifier

@@ -68,6 +68,11 @@ def gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, eps
         state.update(empty_details(max_iterations, hidden_states))
     real_keys = is_real[:, None, None, :]  # (B, 1, 1, T)
 
+    def block(slot_h, query, key, value, i):
+        """The layer and the halting unit for the slots: (B, W, H) and (B, W) (None at fixed depth)."""
+        y = tf.cast(layer.attend_fn(slot_h, query, [(key, value, real_keys)], i), tf.float32)
+        return y, None if halting_fn is None else tf.cast(halting_fn(y, i), tf.float32)
+
     def iteration(i, state, width):
         """Iteration i (0-based) computing `width` slots per row (an int, or a tensor for "gather")."""
         running = state["running"]
@@ -83,8 +88,7 @@ def gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, eps
             query, key, value = layer.project_fn(state["h"], i)
         if not dense:
             query = tf.gather(query, slots, axis=2, batch_dims=1)
-        y = tf.cast(layer.attend_fn(slot_h, query, [(key, value, real_keys)], i), tf.float32)  # (B, W, H)
-        probability = None if halting_fn is None else tf.cast(halting_fn(y, i), tf.float32)  # (B, W)
+        y, probability = block(slot_h, query, key, value, i)  # (B, W, H), (B, W) or None
         forced = None
         if not dense:
             index = _scatter_index(slots)
@@ -115,7 +119,11 @@ def gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, eps
         if i == 0:
             state = iteration(0, state, length if isinstance(length, int) else needed)
         elif buckets is None:
-            state = iteration(i, state, needed)
+            if isinstance(length, int):  # a full row runs dense, without gathers or scatters
+                state = tf.cond(needed < length, lambda s=state, w=needed, i=i: iteration(i, s, w),
+                                lambda s=state, i=i: iteration(i, s, length))
+            else:
+                state = iteration(i, state, needed)
         else:
             choice = tf.minimum(tf.reduce_sum(tf.cast(tf.constant(buckets) < needed, tf.int32)), len(buckets) - 1)
             state = switched(lambda s, w, i=i: iteration(i, s, w) if w else dict(s), state, choice, buckets,

@@ -170,12 +170,12 @@ def halting_loop(
     checks.positive_int("max_iterations", max_iterations)
     checks.probability("epsilon", epsilon, inclusive_low=False)
     checks.one_of("execution", execution, EXECUTIONS)
+    if capacity is not None:
+        checks.positive_int("capacity", capacity)
     layer = layer if isinstance(layer, IteratedLayer) else IteratedLayer(layer)
     if execution in SLOTTED_EXECUTIONS and not layer.splits:
         raise ValueError(f'execution="{execution}" needs an IteratedLayer with project_fn and attend_fn '
                          "(the layer as projections + attention)")
-    if capacity is not None:
-        checks.positive_int("capacity", capacity)
 
     is_real = ops.cast(padding_mask, "bool")  # (B, T)
     hidden_states = ops.cast(hidden_states, "float32")

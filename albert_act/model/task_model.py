@@ -4,7 +4,7 @@ import keras
 
 # Backbone outputs that every task model passes through, so losses (ponder
 # cost) and depth statistics see them without reaching into the backbone.
-DEPTH_OUTPUTS = ("iterations", "remainders", "expected_iterations", "ponder_cost")
+DEPTH_OUTPUTS = ("iterations", "remainders", "expected_iterations", "ponder_cost", "overflows")
 
 
 def backbone_from_config(config):

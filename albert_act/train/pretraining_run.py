@@ -37,7 +37,8 @@ PER_SEQUENCE = ("depth", "accuracy")  # evaluation outputs kept per held-out seq
 AUTO = "auto"  # --tau auto: tau x ponder cost = AUTO_SHARE x (MLM + SOP) when the ponder cost switches on
 AUTO_SHARE = 0.1
 # Scalar sums of a step (see pretraining_loss.loss_sums); "depth" (token_types.depth_sums) comes beside them.
-SUM_KEYS = ("mlm_loss_sum", "mlm_correct", "mlm_weight", "sop_loss_sum", "sop_correct", "ponder_cost_sum", "examples")
+SUM_KEYS = ("mlm_loss_sum", "mlm_correct", "mlm_weight", "sop_loss_sum", "sop_correct", "ponder_cost_sum", "examples",
+            "overflows")
 # What --init_from takes from its checkpoint: the sizes (the weights' shapes) and the layers' constants.
 # The depth cap, the halting and tau stay the preset's (a fixed-depth ALBERT gets ACT: DESIGN.md).
 INIT_SETTINGS = ("vocabulary_size", "embedding_dim", "hidden_dim", "num_heads", "intermediate_dim",
@@ -67,7 +68,7 @@ class PretrainConfig:
     # Settings left at None take the preset's value (`Preset.training`).
     ponder_warmup_start: int | None = None
     ponder_warmup_steps: int | None = None
-    execution: str | None = None  # the ACT loop in training: "static" (XLA/TPU) or "while" (stops once all halted)
+    execution: str | None = None  # the ACT loop in training: "static", "while", "gather" or "bucket" (halting.py)
     jit_compile: bool | None = None  # XLA-compile every per-replica step (always on TPU; ~1.8x faster on a CPU)
     steps: int | None = None
     warmup_steps: int | None = None
@@ -110,6 +111,8 @@ class PretrainConfig:
         for name, value in preset.training.items():
             if getattr(config, name) is None:
                 setattr(config, name, value)
+        if self.execution is None and config.execution == "gather" and config.jit_compile:
+            config.execution = "static"  # XLA asked for: the preset's gather has dynamic shapes
         if given_steps is not None:  # the preset's update counts scale with the updates asked for
             scale = given_steps / preset.training["steps"]
             for name in SCALED_WITH_STEPS:
@@ -176,6 +179,9 @@ def check_inputs(config, replicas, sample_records=2000):
                          "text; pass --vocab, or --no_export")
     if config.execution not in TRAINING_EXECUTIONS:
         raise ValueError(f"execution must be one of {list(TRAINING_EXECUTIONS)} in training, got {config.execution!r}")
+    if config.execution == "gather" and distribution.resolve_jit(config.jit_compile, "cpu", 1):
+        raise ValueError("--execution gather has dynamic shapes, which XLA does not compile: pass --no-jit_compile, "
+                         "or --execution bucket (static widths) for XLA")
     checks.one_of("precision", config.precision, distribution.PRECISIONS)
     per_update = config.micro_batch_size * replicas
     if config.global_batch_size % per_update:
@@ -372,6 +378,7 @@ class Pretrainer:
             grads = tape.gradient(loss, variables)
             gradients = [a + tf.convert_to_tensor(g) for a, g in zip(gradients, grads)]
             batch_sums["depth"] = tf.reduce_sum(_depth_sums(outputs, micro_inputs, micro_labels), axis=0)
+            batch_sums["overflows"] = tf.reduce_sum(outputs["overflows"])  # tokens a capacity made halt early
             return i + 1, gradients, {k: sums[k] + batch_sums[k] for k in sums}
 
         zero_sums = {k: tf.constant(0.0) for k in SUM_KEYS}
@@ -472,6 +479,8 @@ def summarize(sums, ponder_cost_weight):
     result["mlm_accuracy"] = float(sums["mlm_correct"] / max(sums["mlm_weight"], 1.0))
     result["sop_accuracy"] = float(sums["sop_correct"] / sums["examples"])
     result["examples"] = int(sums["examples"])
+    if "overflows" in sums:
+        result["overflows"] = int(sums["overflows"])
     result["iterations"] = token_types.summarize(sums["depth"], sums.get("histogram"))
     if np.ndim(sums["depth"]) == 3:  # per held-out sequence: the paper's ordering, with intervals
         result["differences"] = token_types.differences(sums["depth"])
@@ -508,7 +517,7 @@ def _accuracy_per_sequence(outputs, labels):
 def _write_summaries(writer, step, result, extra=None):
     with writer.as_default(step=step):
         for key in ("loss", "mlm_loss", "sop_loss", "ponder_loss", "ponder_cost", "mlm_accuracy", "sop_accuracy",
-                    "gradient_norm"):
+                    "gradient_norm", "overflows"):
             if key in result:
                 tf.summary.scalar(key, result[key])
         for name in token_types.TOKEN_TYPES:
@@ -581,7 +590,8 @@ def run_pretraining(config, progress=True):
     train_writer = tf.summary.create_file_writer(os.path.join(config.model_dir, "train"))
     eval_writer = tf.summary.create_file_writer(os.path.join(config.model_dir, "eval"))
     train_step = trainer.make_train_step()
-    bar = cli.progress_bar(config.steps, ["loss", "mlm_acc", "sop_acc", "iterations"]) if progress else None
+    shown = ["loss", "mlm_acc", "sop_acc", "iterations"] + (["overflows"] if config.execution == "bucket" else [])
+    bar = cli.progress_bar(config.steps, shown) if progress else None
     window, window_start = None, time.perf_counter()
     while step < config.steps:
         try:
@@ -607,8 +617,10 @@ def run_pretraining(config, progress=True):
             )
         window = sums if window is None else {k: window[k] + sums[k] for k in window}
         if bar is not None:
-            bar.update(step, [("loss", result["loss"]), ("mlm_acc", result["mlm_accuracy"]),
-                              ("sop_acc", result["sop_accuracy"]), ("iterations", result["iterations"]["all"]["mean"])])
+            values = [("loss", result["loss"]), ("mlm_acc", result["mlm_accuracy"]),
+                      ("sop_acc", result["sop_accuracy"]), ("iterations", result["iterations"]["all"]["mean"]),
+                      ("overflows", result["overflows"])]
+            bar.update(step, [(k, v) for k, v in values if k in shown])
         if step % config.log_every == 0 or step == config.steps:
             elapsed = time.perf_counter() - window_start
             logged = summarize(window, tau)
