@@ -187,7 +187,7 @@ def test_config_round_trip_and_keras_file(tmp_path):
     [
         (dict(max_iterations=0), "max_iterations must be an integer >= 1, got 0"),
         (dict(halting="graves"), r"halting must be one of \['act', 'none'\], got 'graves'"),
-        (dict(execution="dense"), r"execution must be one of \['static', 'while', 'sparse'\], got 'dense'"),
+        (dict(execution="dense"), r"execution must be one of \['static', 'while', 'sparse', 'gather', 'bucket'\], got 'dense'"),
         (dict(halting_epsilon=1.5), r"halting_epsilon must be a number in \(0, 1\), got 1.5"),
         (dict(vocabulary_size=-3), "vocabulary_size must be an integer >= 1, got -3"),
         (dict(share_weights="yes"), r"share_weights must be one of \[True, False\], got 'yes'"),

@@ -5,7 +5,8 @@ same `albert_act.model.act_state.act_update`, applied to (B, T) tokens), at a co
 follows the running tokens instead of T x N_max. Two forms:
 
 * `execution="gather"` (CPU/GPU): at iteration n, each row's running tokens are gathered
-  into W slots, W the most running tokens of any row (a dynamic shape: no XLA).
+  into W slots, W the most running tokens of any row (a dynamic shape: no XLA); when some
+  row still runs whole, the iteration runs dense, without gathers or scatters.
 * `execution="bucket"` (XLA/TPU): W is the smallest of a few static widths ("capacity
   buckets", `bucket_widths`: T, T/2, T/4, ... and 0) that holds every row's running tokens;
   `tf.switch_case` runs that width's branch, so every shape is static. With a `capacity`
