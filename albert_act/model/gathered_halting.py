@@ -68,6 +68,9 @@ def gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, eps
     if return_details:
         state.update(empty_details(max_iterations, hidden_states))
     real_keys = is_real[:, None, None, :]  # (B, 1, 1, T)
+    # Only a capacity below the length can leave running tokens out of the slots; gather's W
+    # always holds them all, so it skips the overflow bookkeeping (a scatter and a (B, T, H) select).
+    can_overflow = buckets is not None and buckets[-1] < length
 
     def block(slot_h, query, key, value, i):
         """The layer and the halting unit for the slots: (B, W, H) and (B, W) (None at fixed depth)."""
@@ -93,10 +96,12 @@ def gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, eps
         forced = None
         if not dense:
             index = _scatter_index(slots)
-            computed = tf.scatter_nd(index, tf.ones_like(slots, tf.bool), shape)  # (B, T)
-            forced = tf.logical_and(running, tf.logical_not(computed))  # overflow: past the capacity
-            # Overflowing tokens keep their state (y = h), so the remainder changes nothing of h.
-            y = tf.where(forced[..., None], state["h"], tf.scatter_nd(index, y, tf.shape(state["h"])))
+            y = tf.scatter_nd(index, y, tf.shape(state["h"]))
+            if can_overflow:
+                computed = tf.scatter_nd(index, tf.ones_like(slots, tf.bool), shape)  # (B, T)
+                forced = tf.logical_and(running, tf.logical_not(computed))  # overflow: past the capacity
+                # Overflowing tokens keep their state (y = h), so the remainder changes nothing of h.
+                y = tf.where(forced[..., None], state["h"], y)
             if probability is not None:
                 probability = tf.scatter_nd(index, probability, shape)
         updated, halts_now, p, weight = act_update(

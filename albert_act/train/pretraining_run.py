@@ -179,7 +179,7 @@ def check_inputs(config, replicas, sample_records=2000):
                          "text; pass --vocab, or --no_export")
     if config.execution not in TRAINING_EXECUTIONS:
         raise ValueError(f"execution must be one of {list(TRAINING_EXECUTIONS)} in training, got {config.execution!r}")
-    if config.execution == "gather" and distribution.resolve_jit(config.jit_compile, "cpu", 1):
+    if config.execution == "gather" and config.jit_compile:
         raise ValueError("--execution gather has dynamic shapes, which XLA does not compile: pass --no-jit_compile, "
                          "or --execution bucket (static widths) for XLA")
     checks.one_of("precision", config.precision, distribution.PRECISIONS)
