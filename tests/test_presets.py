@@ -34,7 +34,7 @@ def test_run_settings_come_from_the_preset_and_scale_with_steps():
 
 
 def test_every_preset_builds_and_demo_runs():
-    assert set(PRESETS) == {"tiny", "small", "base", "demo"}
+    assert set(PRESETS) == {"tiny", "small", "base", "demo", "english"}
     backbone = backbone_from_preset("demo", max_sequence_length=16)
     out = backbone(random_inputs([16, 9], padded_length=16, vocabulary_size=2000))
     assert tuple(out["sequence_output"].shape) == (2, 16, 128)
@@ -43,5 +43,5 @@ def test_every_preset_builds_and_demo_runs():
 
 
 def test_unknown_preset_names_the_choices():
-    with pytest.raises(ValueError, match=r"unknown preset 'huge'; expected one of \['base', 'demo', 'small', 'tiny'\]"):
+    with pytest.raises(ValueError, match=r"unknown preset 'huge'; expected one of \['base', 'demo', 'english', 'small', 'tiny'\]"):
         get_preset("huge")

@@ -91,6 +91,34 @@ PRESETS = {
             jit_compile=False,  # gather's shapes are dynamic
         ),
     ),
+    # The shipped English model (saved_models/albert_act_english): English Wikipedia, 128 pieces,
+    # sized and trained for about an hour on 2 CPU cores (`python -m benchmarks.english_small`;
+    # its model card, saved_models/albert_act_english/MODEL_CARD.md, gives how each size was chosen).
+    "english": Preset(
+        backbone=dict(
+            vocabulary_size=8000,  # SentencePiece unigram on the training text (benchmarks/english_small.py)
+            embedding_dim=128,
+            hidden_dim=128,  # 256 measured 3-4x slower per update: too few updates in an hour
+            num_heads=4,
+            intermediate_dim=512,
+            max_iterations=6,
+            max_sequence_length=128,  # the paper's length
+            halting_bias_initializer=-1.0,
+            dropout=0.0,
+        ),
+        ponder_cost_weight="auto",
+        training=dict(
+            steps=4000,
+            warmup_steps=200,
+            learning_rate=1e-2,
+            global_batch_size=64,
+            micro_batch_size=64,
+            ponder_warmup_start=1600,  # learn first, then pay for depth (as the demo)
+            ponder_warmup_steps=400,
+            execution="gather",
+            jit_compile=False,
+        ),
+    ),
 }
 
 

@@ -1,0 +1,87 @@
+"""The shipped English model's recipe: Wikipedia text -> vocabulary -> records -> `english` preset.
+
+    .venv/bin/python -m benchmarks.english_small [--wikipedia ../shared/data] [--data_dir data_cache/english] \\
+        [--model_dir runs/english] [--export_dir saved_models/albert_act_english/1] [pretrain flags ...]
+
+1. Vocabulary: SentencePiece unigram, 8,000 pieces, on wiki_en_train.txt + wiki_en_more.txt
+   (8.5 M words); <data_dir>/vocab.model.
+2. Records: ALBERT's whole-word n-gram masking with sentence-order prediction at 128 pieces,
+   short_seq_prob 0.1, --dupe_factor maskings of every training document
+   (<data_dir>/train); the held-out file wiki_en_valid.txt (documents never trained on)
+   once (<data_dir>/valid).
+3. Pre-training: `python -m albert_act.pretrain --preset english` on those records, with
+   the held-out records as its evaluation, then the raw-text SavedModel at --export_dir.
+
+Each step is skipped when its output is already there, and pre-training resumes from its last
+checkpoint: re-running the same command after Ctrl-C (or a lost session) goes on where it
+stopped. Flags after the known ones go to `albert_act.pretrain` (e.g. --steps 200 for a trial,
+--override hidden_dim=128). About an hour on 2 CPU cores (the model card gives the measured time).
+"""
+
+import argparse
+import os
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TRAIN_TEXT = ("wikipedia_en_sample/wiki_en_train.txt", "wikipedia_en_more/wiki_en_more.txt")
+VALID_TEXT = "wikipedia_en_sample/wiki_en_valid.txt"
+VOCABULARY_SIZE = 8000
+MAX_SEQ_LENGTH = 128
+SHORT_SEQ_PROB = 0.1  # ALBERT's
+
+
+def build_vocabulary(args):
+    path = os.path.join(args.data_dir, "vocab.model")
+    if os.path.exists(path):
+        print(f"vocabulary: {path} (already built)")
+        return path
+    from pipelines import train_tokenizer
+
+    os.makedirs(args.data_dir, exist_ok=True)
+    train_tokenizer.main(["--input", *args.train_text, "--output", os.path.join(args.data_dir, "vocab"),
+                          "--vocab_size", str(VOCABULARY_SIZE)])
+    return path
+
+
+def build_records(args, vocab, name, inputs, dupe_factor):
+    output_dir = os.path.join(args.data_dir, name)
+    if os.path.exists(os.path.join(output_dir, "stats.json")):  # written last: the shards are complete
+        print(f"records: {output_dir} (already built)")
+        return os.path.join(output_dir, "train-*.tfrecord")
+    from pipelines import create_pretraining_data
+
+    create_pretraining_data.main(["--input", *inputs, "--vocab", vocab, "--output_dir", output_dir,
+                                  "--max_seq_length", str(MAX_SEQ_LENGTH), "--short_seq_prob", str(SHORT_SEQ_PROB),
+                                  "--dupe_factor", str(dupe_factor), "--eval_fraction", "0",
+                                  "--num_shards", "8" if name == "train" else "1"])
+    return os.path.join(output_dir, "train-*.tfrecord")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.english_small", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--wikipedia", default=os.path.join(REPO, "..", "shared", "data"),
+                        help="folder holding wikipedia_en_sample/ and wikipedia_en_more/")
+    parser.add_argument("--data_dir", default=os.path.join(REPO, "data_cache", "english"))
+    parser.add_argument("--dupe_factor", type=int, default=3, help="maskings of each training document")
+    parser.add_argument("--model_dir", default=os.path.join(REPO, "runs", "english"))
+    parser.add_argument("--export_dir", default=os.path.join(REPO, "saved_models", "albert_act_english", "1"))
+    args, pretrain_flags = parser.parse_known_args(argv)
+    args.train_text = [os.path.join(args.wikipedia, name) for name in TRAIN_TEXT]
+    valid_text = os.path.join(args.wikipedia, VALID_TEXT)
+    missing = [path for path in [*args.train_text, valid_text] if not os.path.exists(path)]
+    if missing:
+        sys.exit(f"error: {missing[0]} not found (--wikipedia names the folder holding wikipedia_en_sample/ "
+                 "and wikipedia_en_more/)")
+
+    vocab = build_vocabulary(args)
+    train = build_records(args, vocab, "train", args.train_text, args.dupe_factor)
+    valid = build_records(args, vocab, "valid", [valid_text], 1)
+    from albert_act import pretrain
+
+    pretrain.main(["--preset", "english", "--train_files", train, "--eval_files", valid, "--vocab", vocab,
+                   "--model_dir", args.model_dir, "--export_dir", args.export_dir, *pretrain_flags])
+
+
+if __name__ == "__main__":
+    main()
