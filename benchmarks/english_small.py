@@ -11,6 +11,8 @@
    once (<data_dir>/valid).
 3. Pre-training: `python -m albert_act.pretrain --preset english` on those records, with
    the held-out records as its evaluation, then the raw-text SavedModel at --export_dir.
+4. Learning curve: every kept checkpoint evaluated again on the held-out records
+   (<model_dir>/learning_curve.md, .json and .png; `albert_act.train.learning_curve`).
 
 Each step is skipped when its output is already there, and pre-training resumes from its last
 checkpoint: re-running the same command after Ctrl-C (or a lost session) goes on where it
@@ -80,7 +82,26 @@ def main(argv=None):
     from albert_act import pretrain
 
     pretrain.main(["--preset", "english", "--train_files", train, "--eval_files", valid, "--vocab", vocab,
-                   "--model_dir", args.model_dir, "--export_dir", args.export_dir, *pretrain_flags])
+                   "--model_dir", args.model_dir, "--export_dir", args.export_dir, "--keep_checkpoints", "20",
+                   "--checkpoint_every", "200", *pretrain_flags])
+    write_learning_curve(args.model_dir)
+
+
+def write_learning_curve(model_dir):
+    import json
+
+    from albert_act.analysis import plots
+    from albert_act.train import learning_curve
+
+    print("\nlearning curve: every kept checkpoint on the held-out records", flush=True)
+    points = learning_curve.learning_curve(model_dir, progress=True)
+    table = learning_curve.markdown(points)
+    print(table)
+    with open(os.path.join(model_dir, "learning_curve.json"), "w") as f:
+        json.dump(points, f, indent=2)
+    with open(os.path.join(model_dir, "learning_curve.md"), "w") as f:
+        f.write(table + "\n")
+    plots.plot_learning_curve(points, os.path.join(model_dir, "learning_curve.png"))
 
 
 if __name__ == "__main__":
