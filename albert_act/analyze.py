@@ -52,15 +52,23 @@ def token_types_markdown(result, hidden_dim):
 
 
 def dependencies_markdown(result):
-    lines = ["| relation | words | first-piece mean | all-piece mean | pieces |", "|---|---|---|---|---|"]
+    lines = ["| relation | words | first-piece mean [95% CI] | minus every word's [95% CI] | all-piece mean | pieces |",
+             "|---|---|---|---|---|---|"]
     for name, row in result["relations"].items():
         mark = " **\\***" if row["marked"] else ""
-        lines.append(f"| {name}{mark} | {row['words']} | {row['first_piece_mean']:.2f} | "
+        (low, high), (dlow, dhigh) = row["first_piece_interval"], row["difference_interval"]
+        lines.append(f"| {name}{mark} | {row['words']} | {row['first_piece_mean']:.2f} [{low:.2f}, {high:.2f}] | "
+                     f"{row['difference_from_mean']:+.2f} [{dlow:+.2f}, {dhigh:+.2f}] | "
                      f"{row['all_piece_mean']:.2f} | {row['pieces']} |")
+    low, high = result["mean_first_piece_interval"]
+    deeper = [name for name, row in result["relations"].items() if row["deeper"]]
     lines += ["", f"\\* above mean + std over relations ({result['threshold_mean_plus_std']:.2f}). "
-                  f"{result['sentences']} sentences, {result['words']} words; all pieces: "
+                  f"{result['sentences']} sentences, {result['words']} words; first pieces of every word: "
+                  f"{result['mean_first_piece']:.2f} [{low:.2f}, {high:.2f}]; all pieces: "
                   f"{result['mean_all_pieces']:.2f} ± {result['std_all_pieces']:.2f}; "
-                  f"{result['words_dropped_at_max_length']} words beyond the maximum length left out (whole words)."]
+                  f"{result['words_dropped_at_max_length']} words beyond the maximum length left out (whole words). "
+                  "Intervals: bootstrap over sentences.",
+              f"Deeper than the average word (interval of the difference above 0): {', '.join(deeper) or 'none'}."]
     return "\n".join(lines)
 
 

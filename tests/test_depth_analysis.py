@@ -29,15 +29,34 @@ def test_alignment_on_real_ud_sentences(shared_data, wiki_tokenizer):
 
 
 def test_relation_table_folds_subtypes_and_marks_outliers():
-    records = [("nsubj", [2.0]), ("nmod:poss", [4.0, 2.0]), ("nmod", [6.0]), ("det", [1.0]), ("punct", [1.0])]
+    records = [(0, "nsubj", [2.0]), (0, "nmod:poss", [4.0, 2.0]), (0, "nmod", [6.0]), (0, "det", [1.0]),
+               (0, "punct", [1.0])]
     table = depth_analysis.relation_table(records)
     nmod = table["relations"]["nmod"]
-    assert nmod == {"words": 2, "first_piece_mean": 5.0, "pieces": 3, "all_piece_mean": 4.0, "marked": True}
+    # One sentence: every bootstrap resample is that sentence, the intervals shrink to the means.
+    assert nmod == {"words": 2, "first_piece_mean": 5.0, "first_piece_interval": [5.0, 5.0], "pieces": 3,
+                    "all_piece_mean": 4.0, "difference_from_mean": 5.0 - 14.0 / 5, "marked": True,
+                    "difference_interval": [pytest.approx(2.2), pytest.approx(2.2)], "deeper": True}
+    assert table["mean_first_piece"] == pytest.approx(14.0 / 5)
     means = np.array([5.0, 2.0, 1.0, 1.0])
     assert table["threshold_mean_plus_std"] == pytest.approx(means.mean() + means.std())
     assert not table["relations"]["nsubj"]["marked"] and list(table["relations"])[0] == "nmod"
     kept = depth_analysis.relation_table(records, fold_subtypes=False)
     assert kept["relations"]["nmod:poss"]["words"] == 1
+
+
+def test_relation_intervals_resample_sentences():
+    # nsubj has 2 iterations in sentence 0 and 4 in sentence 1: resamples give 2, 3 or 4 (p = 1/4, 1/2, 1/4),
+    # so the 95% interval runs from 2 to 4. Every word of sentence 1 runs deeper than those of sentence 0.
+    records = [(0, "nsubj", [2.0]), (0, "det", [1.0]), (1, "nsubj", [4.0]), (1, "det", [3.0])]
+    table = depth_analysis.relation_table(records)
+    nsubj = table["relations"]["nsubj"]
+    assert nsubj["first_piece_interval"] == [2.0, 4.0] and nsubj["first_piece_mean"] == 3.0
+    # nsubj - all words is +0.5 in every resample: the interval is [0.5, 0.5], above 0.
+    assert nsubj["difference_interval"] == [pytest.approx(0.5), pytest.approx(0.5)] and nsubj["deeper"]
+    assert table["relations"]["det"]["difference_interval"] == [pytest.approx(-0.5), pytest.approx(-0.5)]
+    assert not table["relations"]["det"]["deeper"]
+    assert table["mean_first_piece_interval"] == [1.5, 3.5]
 
 
 def test_cosine_curve_on_hand_built_states():

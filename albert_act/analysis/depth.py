@@ -16,7 +16,7 @@ import numpy as np
 import tensorflow as tf
 
 from albert_act import distribution
-from albert_act.analysis import token_types
+from albert_act.analysis import confidence, token_types
 from pipelines.pretraining_dataset import make_pretraining_dataset
 from pipelines.tokenizer import CLS_ID, SEP_ID
 
@@ -85,23 +85,50 @@ def align_words(tokenizer, words, max_length):
     return ids + [SEP_ID], word_of + [-1], len(words)
 
 
-def relation_table(records, fold_subtypes=True):
-    """Per relation: words, first-piece mean, all-piece mean (and pieces), from
-    records = [(relation, [iterations of the word's pieces])]. Relations whose first-piece
-    mean is above (mean + std over relations) are marked, as in the paper's tables."""
+def relation_table(records, fold_subtypes=True, resamples=confidence.RESAMPLES, seed=0):
+    """Per relation: words, first-piece mean with its 95% interval, all-piece mean (and pieces), and
+    the first-piece mean minus that of every word, with its interval; from records =
+    [(sentence index, relation, [iterations of the word's pieces])]. The intervals are a bootstrap
+    over sentences (a sentence's words share its attention). `deeper` says the difference's interval
+    lies above 0: the relation runs deeper than the average word, the paper's claim for task-crucial
+    relations. Relations whose first-piece mean is above (mean + std over relations) are marked, as
+    in the paper's tables."""
     first, every = collections.defaultdict(list), collections.defaultdict(list)
-    for relation, piece_iterations in records:
+    sentences = 1 + max((index for index, _, _ in records), default=-1)
+    names = sorted({r.split(":")[0] if fold_subtypes else r for _, r, _ in records})
+    column = {name: k for k, name in enumerate(names)}
+    sums, counts = np.zeros((sentences, len(names) + 1)), np.zeros((sentences, len(names) + 1))
+    for index, relation, piece_iterations in records:
         relation = relation.split(":")[0] if fold_subtypes else relation
         first[relation].append(piece_iterations[0])
         every[relation].extend(piece_iterations)
-    rows = {r: {"words": len(first[r]), "first_piece_mean": float(np.mean(first[r])), "pieces": len(every[r]),
-                "all_piece_mean": float(np.mean(every[r]))} for r in first}
+        for k in (column[relation], len(names)):  # the relation's column and every word's
+            sums[index, k] += piece_iterations[0]
+            counts[index, k] += 1
+    resampled = confidence.resampled_ratios(sums, counts, confidence.resample_counts(max(sentences, 1), resamples,
+                                                                                     seed)) if records else None
+    rows = {}
+    for r in first:
+        k = column[r]
+        low, high = confidence.percentile_interval(resampled[:, k])
+        difference_low, difference_high = confidence.percentile_interval(resampled[:, k] - resampled[:, -1])
+        mean = float(np.mean(first[r]))
+        rows[r] = {"words": len(first[r]), "first_piece_mean": mean, "first_piece_interval": [float(low), float(high)],
+                   "pieces": len(every[r]), "all_piece_mean": float(np.mean(every[r])),
+                   "difference_from_mean": mean - float(sums[:, -1].sum() / counts[:, -1].sum()),
+                   "difference_interval": [float(difference_low), float(difference_high)],
+                   "deeper": bool(difference_low > 0)}
     means = np.array([row["first_piece_mean"] for row in rows.values()])
     threshold = float(means.mean() + means.std()) if len(means) else float("nan")
     for row in rows.values():
         row["marked"] = row["first_piece_mean"] > threshold
+    overall = {}
+    if records:
+        low, high = confidence.percentile_interval(resampled[:, -1])
+        overall = {"mean_first_piece": float(sums[:, -1].sum() / counts[:, -1].sum()),
+                   "mean_first_piece_interval": [float(low), float(high)]}
     return {"relations": dict(sorted(rows.items(), key=lambda kv: -kv[1]["first_piece_mean"])),
-            "threshold_mean_plus_std": threshold}
+            "threshold_mean_plus_std": threshold, **overall}
 
 
 def _progress(iterable, enabled, what, total=None):
@@ -138,11 +165,11 @@ def dependency_statistics(backbone, tokenizer, sentences, fold_subtypes=True, ba
             for position, word in enumerate(word_of):
                 if word >= 0:
                     per_word[word].append(float(iterations[row, position]))
-            records += [(sentence[w][3], per_word[w]) for w in sorted(per_word)]
+            records += [(start + row, sentence[w][3], per_word[w]) for w in sorted(per_word)]
             if len(kept) < examples:
                 kept.append({"tokens": tokenizer.id_to_piece(ids), "iterations": iterations[row, : len(ids)].tolist()})
     table = relation_table(records, fold_subtypes)
-    every = [i for _, pieces in records for i in pieces]
+    every = [i for _, _, pieces in records for i in pieces]
     table.update(sentences=len(sentences), words=len(records), words_dropped_at_max_length=dropped_words,
                  mean_all_pieces=float(np.mean(every)), std_all_pieces=float(np.std(every)), examples=kept,
                  max_iterations=backbone.max_iterations)

@@ -89,12 +89,17 @@ def plot_histograms(types, path):
 
 
 def plot_relations(relations, threshold, path):
-    """Relations sorted by first-piece mean; marked ones (above mean + std) in red."""
+    """Relations sorted by first-piece mean, with their 95% intervals where given; marked ones
+    (above mean + std) in red."""
     names = list(relations)
     values = [relations[n]["first_piece_mean"] for n in names]
     colors = ["#cc6677" if relations[n]["marked"] else "#4477aa" for n in names]
+    errors = None
+    if all("first_piece_interval" in relations[n] for n in names):
+        errors = np.array([[v - relations[n]["first_piece_interval"][0], relations[n]["first_piece_interval"][1] - v]
+                           for n, v in zip(names, values)])[::-1].T
     figure, axis = plt.subplots(figsize=(7, max(3, 0.22 * len(names))))
-    axis.barh(names[::-1], values[::-1], color=colors[::-1])
+    axis.barh(names[::-1], values[::-1], color=colors[::-1], xerr=errors, ecolor="black", capsize=2)
     axis.axvline(threshold, color="gray", linestyle="--", label=f"mean + std = {threshold:.2f}")
     axis.set_xlabel("mean iterations (first piece)")
     axis.set_title("Iterations per dependency relation")
@@ -160,4 +165,22 @@ def plot_heatmap(examples, max_iterations, path, max_tokens=40, per_line=14):
     axis.set_yticklabels(labels)
     axis.set_xticks([])
     axis.set_title("Iterations per token")
+    return _save(figure, path)
+
+
+def plot_learning_curve(points, path):
+    """Held-out MLM and SOP accuracy against updates, 95% bands, beside their baselines."""
+    figure, axes = plt.subplots(1, 2, figsize=(9, 3.5))
+    steps = [p["step"] for p in points]
+    for axis, name, baseline in ((axes[0], "mlm", "mlm_unigram_baseline"), (axes[1], "sop", "sop_majority_baseline")):
+        values = [p[f"{name}_accuracy"] for p in points]
+        low = [p[f"{name}_accuracy_interval"][0] for p in points]
+        high = [p[f"{name}_accuracy_interval"][1] for p in points]
+        axis.plot(steps, values, marker="o", color="#4477aa", label="held out")
+        axis.fill_between(steps, low, high, color="#4477aa", alpha=0.25, label="95% interval")
+        axis.axhline(points[0][baseline], color="gray", linestyle="--", label="baseline")
+        axis.set_xlabel("updates")
+        axis.set_ylabel(f"{name.upper()} accuracy")
+        axis.set_title(f"Held-out {name.upper()} accuracy")
+        axis.legend(fontsize=7)
     return _save(figure, path)
