@@ -57,6 +57,8 @@ def read_weights(init):
     if kind == "finetuned":
         model, _, _ = load_finetuned(init, load_vocabulary=False)
         return {v.path: v.numpy() for v in model.variables}
+    import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export's graph holds)
+
     with cli.quiet_stderr():  # loading runs SentencePiece, which logs an INFO line
         loaded = tf.saved_model.load(init)
     return {v.name.removesuffix(":0"): v.numpy() for v in loaded.variables}

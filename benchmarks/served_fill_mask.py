@@ -1,0 +1,151 @@
+"""A pre-training export as users serve it: single sentences, one word masked, through `fill_mask`.
+
+    .venv/bin/python -m benchmarks.served_fill_mask [--init saved_models/albert_act_english/1] \\
+        [--conllu ../shared/data/ud_english_ewt/en_ewt-ud-test.conllu] [--sentences 500] [--seed 0]
+
+For each of --sentences sentences of the CoNLL-U file (seeded choice), one word whose
+normalized form is a single piece of the model's vocabulary (letters only; sentences of 4-60
+words that fit the export's length) is replaced by
+[MASK]; the sentence (its word forms joined by spaces) is sent alone to the SavedModel's
+`fill_mask` signature, as a server would receive it. Printed:
+- top-1 and top-5 accuracy on the masked word, each with a 95% bootstrap interval, beside
+  the unigram baseline (always answering the most frequent masked word of this very set,
+  an upper bound on any context-free guess of one word);
+- mean iterations per token type ([CLS], [SEP], [MASK], other words) with 95% intervals
+  over sentences, as served (padding excluded);
+- milliseconds per query.
+Writes results.json to --output_dir when given.
+"""
+
+import argparse
+import collections
+import json
+import os
+import sys
+import time
+
+from albert_act import cli  # noqa: E402
+
+cli.silence()  # TensorFlow and SentencePiece start quietly, as in the CLIs
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+UD_TEST = os.path.join(REPO, "..", "shared", "data", "ud_english_ewt", "en_ewt-ud-test.conllu")
+TYPES = ("[CLS]", "[SEP]", "[MASK]", "other")
+
+
+def masked_queries(sentences, tokenizer, count, seed, max_length):
+    """[(text with one [MASK], target piece id, target word)]: one single-piece word per sentence,
+    from sentences of 4-60 words whose pieces fit in `max_length` with [CLS] and [SEP]."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    queries = []
+    for index in rng.permutation(len(sentences)):
+        forms = [form for form, *_ in sentences[index]]
+        if not 4 <= len(forms) <= 60 or len(tokenizer.encode([" ".join(forms)])[0]) + 2 > max_length:
+            continue
+        candidates = []
+        for position, form in enumerate(forms):
+            if form.isalpha():
+                pieces = tokenizer.encode([form])[0]
+                if len(pieces) == 1:
+                    candidates.append((position, pieces[0]))
+        if not candidates:
+            continue
+        position, piece = candidates[rng.integers(len(candidates))]
+        queries.append((" ".join(forms[:position] + ["[MASK]"] + forms[position + 1:]), piece, forms[position]))
+        if len(queries) == count:
+            break
+    return queries
+
+
+def interval(values, weights=None, seed=0):
+    """Mean of values (per sentence sums / counts when weights) and its 95% bootstrap interval."""
+    import numpy as np
+
+    from albert_act.analysis import confidence
+
+    values = np.asarray(values, dtype=np.float64)
+    weights = np.ones_like(values) if weights is None else np.asarray(weights, dtype=np.float64)
+    counts = confidence.resample_counts(len(values), seed=seed)
+    low, high = confidence.percentile_interval(confidence.resampled_ratios(values, weights, counts))
+    return float(values.sum() / weights.sum()), (float(low), float(high))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.served_fill_mask", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--init", default=os.path.join(REPO, "saved_models", "albert_act_english", "1"),
+                        help="a pre-training SavedModel (albert_act.export, or a pre-training run's export)")
+    parser.add_argument("--conllu", default=UD_TEST)
+    parser.add_argument("--sentences", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--output_dir", default=None)
+    args = parser.parse_args(argv)
+    for path in (args.init, args.conllu):
+        if not os.path.exists(path):
+            sys.exit(f"error: {path} not found")
+
+    import numpy as np
+    import tensorflow as tf
+    import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export runs)
+
+    from albert_act import artifacts, cli
+    from pipelines import probing
+    from pipelines.tokenizer import Tokenizer
+
+    export = artifacts.find_export(args.init)
+    if export is None or artifacts.read_info(export)["kind"] != "pretraining":
+        sys.exit(f"error: {args.init} is not a pre-training SavedModel (one with a fill_mask signature)")
+    tokenizer = Tokenizer.from_file(artifacts.find_vocab(export))
+    max_length = artifacts.read_info(export)["max_seq_length"]
+    queries = masked_queries(list(probing.read_parsed(args.conllu)), tokenizer, args.sentences, args.seed, max_length)
+    with cli.quiet_stderr():
+        fill_mask = tf.saved_model.load(export).signatures["fill_mask"]
+
+    hits1, hits5, seconds = [], [], []
+    sums, counts = np.zeros((len(queries), len(TYPES))), np.zeros((len(queries), len(TYPES)))
+    for row, (text, piece, _) in enumerate(queries):
+        start = time.perf_counter()
+        answer = fill_mask(tf.constant([text]))
+        seconds.append(time.perf_counter() - start)
+        top = answer["top_k_ids"].numpy()[0, 0]
+        hits1.append(float(top[0] == piece))
+        hits5.append(float(piece in top))
+        iterations = answer["iterations"].numpy()[0]
+        mask = answer["padding_mask"].numpy()[0] > 0
+        tokens = answer["tokens"].numpy()[0]
+        for position in np.flatnonzero(mask):
+            token = tokens[position].decode()
+            kind = token if token in TYPES[:3] else "other"
+            sums[row, TYPES.index(kind)] += iterations[position]
+            counts[row, TYPES.index(kind)] += 1
+
+    targets = collections.Counter(piece for _, piece, _ in queries)
+    most_frequent, frequency = targets.most_common(1)[0]
+    result = {
+        "init": export, "conllu": args.conllu, "queries": len(queries),
+        "top1": interval(hits1), "top5": interval(hits5),
+        "unigram_baseline": frequency / len(queries), "unigram_word": tokenizer.id_to_piece([most_frequent])[0],
+        "iterations": {kind: interval(sums[:, i], counts[:, i]) for i, kind in enumerate(TYPES)},
+        "ms_per_query": 1000 * float(np.median(seconds[1:] or seconds)),
+    }
+    print(f"{len(queries)} single sentences of {os.path.basename(args.conllu)}, one word masked, served by {export}\n")
+    print("| measure | value [95% CI] |\n|---|---|")
+    for name in ("top1", "top5"):
+        mean, (low, high) = result[name]
+        print(f"| {name.replace('top', 'top-')} accuracy | {mean:.3f} [{low:.3f}, {high:.3f}] |")
+    print(f"| unigram baseline (always {result['unigram_word']!r}) | {result['unigram_baseline']:.3f} |")
+    for kind in TYPES:
+        mean, (low, high) = result["iterations"][kind]
+        print(f"| iterations, {kind} | {mean:.2f} [{low:.2f}, {high:.2f}] |")
+    print(f"| median ms per query | {result['ms_per_query']:.1f} |")
+    if args.output_dir:
+        os.makedirs(args.output_dir, exist_ok=True)
+        with open(os.path.join(args.output_dir, "results.json"), "w") as f:
+            json.dump(result, f, indent=2)
+    return result
+
+
+if __name__ == "__main__":
+    main()
