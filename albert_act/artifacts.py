@@ -81,8 +81,20 @@ def kind_of(path):
 
 
 def read_json(path):
-    with tf.io.gfile.GFile(path) as f:
-        return json.load(f)
+    """The JSON object (a dict) in `path`; a ValueError names the file, and the line and column
+    where it stops being JSON (a truncated or hand-edited config), or what it holds instead."""
+    if tf.io.gfile.isdir(path):
+        raise ValueError(f"{path} is a directory, not a JSON file")
+    try:
+        with tf.io.gfile.GFile(path) as f:
+            value = json.load(f)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path} line {error.lineno} column {error.colno}: not valid JSON ({error.msg})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (not UTF-8), so not JSON") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{path}: a JSON {type(value).__name__} where an object ({{...}}) was expected")
+    return value
 
 
 def write_json(path, value):

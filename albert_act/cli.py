@@ -119,3 +119,18 @@ def progress_bar(total, stateful_metrics=()):
 
         return keras.utils.Progbar(total, stateful_metrics=list(stateful_metrics))
     return LogLines(total, -(-total // 10))
+
+
+def stop_on_sigterm():
+    """SIGTERM (a `kill`, a scheduler's stop, Colab's runtime reset) raises KeyboardInterrupt like
+    Ctrl-C, so one `except KeyboardInterrupt` says what was saved, and `finally` blocks release
+    the run's lock and remove staging dirs."""
+    import signal
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    try:
+        signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread (e.g. called from a notebook's worker): nothing to do
+        pass

@@ -34,7 +34,7 @@ from albert_act import cli
 
 cli.silence()  # before TensorFlow loads: quiet unless --verbose
 
-from albert_act import artifacts
+from albert_act import artifacts, outputs
 from albert_act.model.halting import EXECUTIONS
 
 
@@ -64,16 +64,39 @@ def export_huggingface(args):
 
     if args.kind != "pretraining":
         raise ValueError("--format huggingface writes a pre-training model (AlbertForPreTraining): use --kind pretraining")
+    if os.path.isfile(args.output):
+        raise ValueError(f"{args.output} is a file; --output is the Hugging Face dir to write")
     if os.path.exists(args.output) and os.listdir(args.output):
         if not args.overwrite or artifacts.public_kind_of(args.output) != "huggingface":
             raise ValueError(f"{args.output} exists and is not empty; --overwrite replaces only a Hugging Face dir")
     model, tokenizer, info = load_pretraining_model(args.checkpoint, args.vocab)
-    write_huggingface({v.path: v.numpy() for v in model.weights}, info["backbone"], args.output, tokenizer.model_proto)
+    weights = {v.path: v.numpy() for v in model.weights}
+    if "://" in args.output:  # gs:// has no rename of a dir: written in place
+        write_huggingface(weights, info["backbone"], args.output, tokenizer.model_proto)
+        return args.output
+    output = os.path.abspath(args.output)
+    with outputs.staging_dir(os.path.dirname(output)) as staging:  # a full disk or Ctrl-C leaves the old dir whole
+        staged = os.path.join(staging, "huggingface")
+        write_huggingface(weights, info["backbone"], staged, tokenizer.model_proto)
+        outputs.replace_dir(staged, output, staging)
     return args.output
 
 
 def main(argv=None):
     args = parse_args(argv)
+    cli.stop_on_sigterm()
+    try:
+        with outputs.DirectoryLock(args.output, "export"):
+            _export(args)
+    except ValueError as error:  # the lock is held by another export
+        sys.exit(f"error: {error}")
+    except OSError as error:  # a full disk, a lost mount: the staging dir went, the old output stays
+        sys.exit(f"error: could not write {args.output}: {error.strerror or error}; the previous one is intact")
+    except KeyboardInterrupt:
+        sys.exit(f"stopped: nothing was written to {args.output} (an existing one is intact); re-run the command")
+
+
+def _export(args):
     if args.format == "huggingface":
         try:
             output = export_huggingface(args)

@@ -22,7 +22,7 @@ from albert_act import cli
 
 cli.silence()  # before TensorFlow loads: quiet unless --verbose
 
-from albert_act import distribution
+from albert_act import artifacts, distribution, outputs
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -63,17 +63,22 @@ def main(argv=None):
                   max_train_examples=args.max_train_examples, strategy=args.strategy, precision=args.precision,
                   jit_compile=args.jit_compile, halting=args.halting, max_iterations=args.max_iterations,
                   halting_bias_initializer=args.halting_bias)
+    cli.stop_on_sigterm()
     try:
-        if args.grid:
-            summary = finetuning_run.grid_search(args.task, args.data_dir, args.init, output_dir,
-                                             seeds=tuple(args.seed + i for i in range(args.seeds)), **common)
-            result = summary["best"]
-            print(f"grid: {len(summary['runs'])} runs; best below")
-        else:
-            result = finetuning_run.finetune(args.task, args.data_dir, args.init, output_dir, args.learning_rate,
-                                         args.batch_size, args.epochs, args.seed, **common)
+        with outputs.DirectoryLock(output_dir, "fine-tuning"):
+            if args.grid:
+                summary = finetuning_run.grid_search(args.task, args.data_dir, args.init, output_dir,
+                                                     seeds=tuple(args.seed + i for i in range(args.seeds)), **common)
+                result = summary["best"]
+                print(f"grid: {len(summary['runs'])} runs; best below")
+            else:
+                result = finetuning_run.finetune(args.task, args.data_dir, args.init, output_dir, args.learning_rate,
+                                                 args.batch_size, args.epochs, args.seed, **common)
     except ValueError as error:
         sys.exit(f"error: {error}")
+    except KeyboardInterrupt:
+        sys.exit(f"stopped: {output_dir} keeps the best epoch saved so far; a fine-tuning run restarts from "
+                 "its --init: re-run the same command")
     print(f"\n{result['task']} dev, {result['train_examples']} training examples:\n")
     print(finetuning_run.format_results(result))
     print(f"\nresults: {os.path.join(output_dir, 'results.json')}\nSavedModel: {result['export']}")

@@ -96,6 +96,9 @@ def parse_args(argv=None):
                         help="raw-text SavedModel written at the end, needs --vocab "
                              "(default for the demo: saved_models/albert_act_demo/1)")
     parser.add_argument("--no_export", action="store_true")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace a SavedModel at --export_dir that another run wrote (this run's own earlier "
+                             "export is replaced without it); checked before the first update")
     parser.add_argument("--vocab", default=None,
                         help="SentencePiece model of the data, kept with the run for fine-tuning (demo: its own)")
     parser.add_argument("--init_from", default=None,
@@ -125,6 +128,18 @@ def evaluation_summary(result):
             f"\nIterations per token type on the held-out sequences (the paper's Table 1):\n")
 
 
+def interrupted_message(model_dir):
+    """One line for Ctrl-C or SIGTERM: what the run kept, and how to go on."""
+    import tensorflow as tf
+
+    latest = tf.train.latest_checkpoint(os.path.join(model_dir, artifacts.CHECKPOINTS))
+    if latest is None:
+        return (f"stopped before the first checkpoint: nothing of this run is kept in {model_dir}; "
+                "re-run the same command to start again")
+    return (f"stopped: the newest checkpoint is {latest} (update {latest.rsplit('-', 1)[-1]}); re-run the same "
+            "command to resume from it")
+
+
 def main(argv=None):
     args = parse_args(argv)
     if bool(args.train_files) != bool(args.eval_files):
@@ -148,12 +163,17 @@ def main(argv=None):
         micro_batch_size=args.micro_batch_size, strategy=args.strategy, precision=args.precision,
         seed=args.seed, deterministic=args.deterministic, checkpoint_every=args.checkpoint_every,
         keep_checkpoints=args.keep_checkpoints, log_every=args.log_every, eval_batches=args.eval_batches,
-        export_dir=None if args.no_export else export_dir, vocab=vocab, init_from=args.init_from,
+        export_dir=None if args.no_export else export_dir, overwrite_export=args.overwrite, vocab=vocab,
+        init_from=args.init_from,
     )
+    cli.stop_on_sigterm()
     try:
         result = run_pretraining(config)
     except (ValueError, FloatingPointError) as error:
         sys.exit(f"error: {error}")
+    except KeyboardInterrupt:
+        sys.stderr.write(interrupted_message(args.model_dir) + "\n")
+        sys.exit(130)
     print(evaluation_summary(result))
     print(result["table"])
     if "export" in result:

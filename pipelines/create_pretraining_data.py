@@ -54,6 +54,15 @@ def _batches(documents, size):
         yield batch
 
 
+def _start_worker(initializer, initargs):
+    """Workers leave Ctrl-C to the main process (which stops them, removes the staging dir and
+    says so), instead of each printing its own KeyboardInterrupt traceback."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    initializer(*initargs)
+
+
 def _ordered_map(fn, items, workers, initializer, initargs):
     """Like Pool.imap, but never more than 4 tasks per worker in flight (bounded memory)."""
     if workers == 1:
@@ -61,7 +70,7 @@ def _ordered_map(fn, items, workers, initializer, initargs):
         yield from map(fn, items)
         return
     context = multiprocessing.get_context("spawn")  # workers import no TensorFlow
-    with context.Pool(workers, initializer, initargs) as pool:
+    with context.Pool(workers, _start_worker, (initializer, initargs)) as pool:
         pending = collections.deque()
         for item in items:
             pending.append(pool.apply_async(fn, (item,)))
@@ -271,7 +280,7 @@ def _write_report(report, output_dir):
 
 
 def main(argv=None):
-    from albert_act import cli
+    from albert_act import cli, outputs
 
     parser = cli.parser("create_pretraining_data", __doc__, package="pipelines")
     parser.add_argument("--input", nargs="+", required=True, help="text files or globs (local or gs://)")
@@ -293,6 +302,7 @@ def main(argv=None):
     parser.add_argument("--skip_invalid_utf8", action="store_true",
                         help="skip (and count) lines that are not UTF-8 instead of failing")
     args = parser.parse_args(argv)
+    cli.stop_on_sigterm()
     try:
         vocabulary_size = Tokenizer.from_file(args.vocab).vocabulary_size
         config = instances.InstanceConfig(
@@ -305,13 +315,16 @@ def main(argv=None):
             dupe_factor=args.dupe_factor,
             seed=args.seed,
         )
-        report = create_pretraining_data(
-            args.input, args.vocab, args.output_dir, config, num_shards=args.num_shards,
-            workers=args.workers, eval_fraction=args.eval_fraction,
-            shuffle_buffer=args.shuffle_buffer, skip_invalid_utf8=args.skip_invalid_utf8,
-        )
+        with outputs.DirectoryLock(args.output_dir, "data run"):
+            report = create_pretraining_data(
+                args.input, args.vocab, args.output_dir, config, num_shards=args.num_shards,
+                workers=args.workers, eval_fraction=args.eval_fraction,
+                shuffle_buffer=args.shuffle_buffer, skip_invalid_utf8=args.skip_invalid_utf8,
+            )
     except ValueError as error:
         sys.exit(f"error: {error}")
+    except KeyboardInterrupt:
+        sys.exit(f"stopped: nothing was written to {args.output_dir}; re-run the same command")
     print(f"wrote {report['instances']['train']} train and {report['instances']['eval']} eval instances "
           f"to {args.output_dir} in {report['seconds']:.1f} s; stats in {args.output_dir}/stats.md")
     if args.eval_fraction > 0 and not report["instances"]["eval"]:

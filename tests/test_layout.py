@@ -1,6 +1,6 @@
 """The package's shape: the import graph has no cycle and no import running back up the data's path.
 
-Stages, lowest first: shared names (`albert_act.checks`, `albert_act.artifacts`,
+Stages, lowest first: shared names (`albert_act.checks`, `albert_act.outputs`, `albert_act.artifacts`,
 `albert_act.distribution`, `albert_act.cli`) -> `pipelines`
 (text to records) -> `albert_act.model` -> `albert_act.serve` and `albert_act.analysis` (side by
 side, neither imports the other) -> `albert_act.train` -> the CLIs (`python -m albert_act.<verb>`).
@@ -14,6 +14,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 STAGES = {
     "albert_act.checks": 0,
+    "albert_act.outputs": 0,  # locks and whole-dir replacement, no TensorFlow: the data tool uses it
     "albert_act.artifacts": 1,
     "albert_act.distribution": 1,
     "albert_act.cli": 1,  # what every command line shares: quiet start, --verbose, --help

@@ -17,7 +17,7 @@ import numpy as np
 import tensorflow as tf
 from keras import ops
 
-from albert_act import artifacts, checks, cli, distribution
+from albert_act import artifacts, checks, cli, distribution, outputs
 from albert_act.analysis import confidence, token_types
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model import loading
@@ -47,7 +47,7 @@ INIT_SETTINGS = ("vocabulary_size", "embedding_dim", "hidden_dim", "num_heads", 
 INIT_FRESH = (loading.HALTING_UNIT, "sop_head/", "masked_lm_head/")
 # Settings that may change between a run and its resumption; anything else must match.
 RESUMABLE_CHANGES = {"train_files", "eval_files", "checkpoint_every", "keep_checkpoints", "log_every",
-                     "eval_batches", "strategy", "export_dir", "vocab",
+                     "eval_batches", "strategy", "export_dir", "overwrite_export", "vocab",
                      "model_dir"}  # the same run, copied, moved or written with a trailing slash
 
 
@@ -86,6 +86,9 @@ class PretrainConfig:
     log_every: int = 10
     eval_batches: int | None = None  # None: the whole eval shard
     export_dir: str | None = None
+    # Replace a SavedModel at export_dir that another run wrote (this run's own earlier export is
+    # always replaced: a re-run of the same command re-exports).
+    overwrite_export: bool = False
     vocab: str | None = None  # SentencePiece model of the data; copied to <model_dir>/vocab.model
     # Warm start: a pre-training run, an export or a public ALBERT checkpoint whose weights the model
     # starts from (sizes from it, see INIT_SETTINGS); not read again when the run resumes.
@@ -177,6 +180,8 @@ def check_inputs(config, replicas, sample_records=2000):
     if config.export_dir and not config.vocab:
         raise ValueError("export_dir needs vocab (the SentencePiece model of the data): the export tokenizes raw "
                          "text; pass --vocab, or --no_export")
+    if config.export_dir:
+        _check_export_dir(config)
     if config.execution not in TRAINING_EXECUTIONS:
         raise ValueError(f"execution must be one of {list(TRAINING_EXECUTIONS)} in training, got {config.execution!r}")
     if config.execution == "gather" and config.jit_compile:
@@ -224,22 +229,42 @@ def check_inputs(config, replicas, sample_records=2000):
 def save_checkpoint(manager, step):
     """`manager.save`; when it fails (a full disk, a lost bucket) the half-written files are removed
     and a ValueError says which checkpoint the run can resume from."""
-    try:
-        manager.save(checkpoint_number=step)
-    except (OSError, tf.errors.OpError) as error:
+    def remove_partial():
         for leftover in tf.io.gfile.glob(os.path.join(manager.directory, f"ckpt-{step}_temp*")):
             tf.io.gfile.rmtree(leftover) if tf.io.gfile.isdir(leftover) else tf.io.gfile.remove(leftover)
+
+    try:
+        manager.save(checkpoint_number=step)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM while saving: the previous checkpoint stays the newest
+        remove_partial()
+        raise
+    except (OSError, tf.errors.OpError) as error:
+        remove_partial()
         message = getattr(error, "message", None) or str(error)
         raise ValueError(f"{manager.directory}: could not write ckpt-{step} ({message.splitlines()[0][:200]}); "
                          f"the newest checkpoint is {manager.latest_checkpoint or 'none'}: free space and re-run "
                          "the same command to resume from it") from None
 
 
+def _checkpoint_paths(manager):
+    """The manager's checkpoints, oldest first, and any ckpt-N on disk that its state file does not
+    list: a run killed (SIGKILL, power loss) after writing ckpt-N but before updating the state
+    file still resumes from ckpt-N."""
+    paths = {}
+    for index in tf.io.gfile.glob(os.path.join(manager.directory, "ckpt-*.index")):
+        number = index[: -len(".index")].rsplit("-", 1)[1]
+        if number.isdigit():
+            paths[int(number)] = index[: -len(".index")]
+    for path in manager.checkpoints:
+        paths[int(path.rsplit("-", 1)[1])] = path
+    return [paths[number] for number in sorted(paths)]
+
+
 def restore_latest_intact(checkpoint, manager):
     """Restores the newest checkpoint that reads whole; an unreadable one (a truncated .data file,
     a crash mid-write) is named, and the one before it is tried. Returns the path restored, or None."""
     failures = []
-    for path in reversed(manager.checkpoints):
+    for path in reversed(_checkpoint_paths(manager)):
         try:
             checkpoint.restore(path).assert_existing_objects_matched()
         except Exception as error:  # noqa: BLE001 (TensorFlow raises OpError, IndexError, ValueError...)
@@ -265,12 +290,35 @@ def corrupt_file(files):
     return f"one of {files}"
 
 
+def _same_path(a, b):
+    norm = lambda p: str(p).rstrip("/") if "://" in str(p) else os.path.realpath(p)  # noqa: E731
+    return norm(a) == norm(b)
+
+
+def _check_export_dir(config):
+    """Before any update: the export at the end may replace only this run's own earlier export
+    (a re-run of the same command), anything else only with `overwrite_export`; never a run,
+    a fine-tuning dir or a dir holding other files (`artifacts.check_export_target`)."""
+    info = os.path.join(config.export_dir, artifacts.ASSETS, artifacts.EXPORT_INFO)
+    earlier = None
+    if tf.io.gfile.exists(info):
+        try:
+            earlier = (artifacts.read_json(info).get("pretraining") or {}).get("model_dir")
+        except (ValueError, AttributeError):
+            earlier = "an unreadable record"
+    ours = earlier is not None and _same_path(earlier, config.model_dir)
+    if earlier is not None and not ours and not config.overwrite_export:
+        raise ValueError(f"--export_dir {config.export_dir} holds the export of another run ({earlier}); pass "
+                         "--overwrite to replace it, or give another --export_dir (e.g. a new version number)")
+    artifacts.check_export_target(config.export_dir, overwrite=True if ours else config.overwrite_export,
+                                  source=config.model_dir)
+
+
 def _check_model_dir(config):
     path = os.path.join(config.model_dir, artifacts.CONFIG)
     if not tf.io.gfile.exists(path):
         return
-    with tf.io.gfile.GFile(path) as f:
-        previous = json.load(f)
+    previous = artifacts.read_json(path)
     current = _config_record(config)
     differing = sorted(k for k in set(previous) | set(current)
                        if k not in RESUMABLE_CHANGES and previous.get(k) != current.get(k))
@@ -552,6 +600,13 @@ def run_pretraining(config, progress=True):
     `table` (Markdown), `step`, `model_dir`, and `export` when one was written. The trained
     model is in the run dir: `albert_act.model.loading.load_pretraining_model(model_dir)`.
     """
+    with outputs.DirectoryLock(config.model_dir, "pre-training run") as lock:
+        if lock.took_over and progress:
+            print(f"{config.model_dir}: the run that held it ({lock.took_over}) is gone; taking it over")
+        return _run_pretraining(config, progress)
+
+
+def _run_pretraining(config, progress):
     config = config.resolved()
     strategy, kind = distribution.make_strategy(config.strategy)
     train_files, eval_files = check_inputs(config, strategy.num_replicas_in_sync)

@@ -1,0 +1,152 @@
+"""How every command writes its output: one process per output dir, and outputs replaced whole.
+
+- `DirectoryLock(path, what)`: a second process on the same run or output dir is refused at
+  once, naming the holder; the lock goes with its process (exit, crash, kill), and a lock file
+  left by a dead process is taken over.
+- `staging_dir(parent)` + `replace_dir(staged, target, staging)`: an output is written beside
+  its final place and moved in by renames, so a full disk, Ctrl-C or a kill leaves either the old
+  version or the new one, whole; staging dirs of dead processes are removed by the next writer.
+
+No TensorFlow here: the data tool, which never loads it, uses these too. Local paths only;
+remote ones (gs://) are written as before and not locked (`DirectoryLock.note` says so).
+"""
+
+import json
+import os
+
+
+def lock_path(path):
+    """The lock file of a run or output dir: a hidden sibling, `<parent>/.<name>.lock`, so that it
+    exists before the dir does and never lies inside what it guards (a SavedModel, a run)."""
+    path = os.path.abspath(str(path).rstrip("/"))
+    return os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.lock")
+
+
+class DirectoryLock:
+    """One process at a time on a dir: an exclusive `flock` on `lock_path(path)`.
+
+    The kernel releases it when the holder exits, crashes or is killed, so a lock is never
+    stale for long: a lock file left by a dead process (SIGKILL, power loss) is taken over,
+    and `took_over` names that process. A second process is refused at once with a ValueError
+    naming the holder (pid, host, command, start time). Paths on gs:// (or any remote
+    filesystem that tf.io.gfile reaches) and systems without `fcntl` are not locked:
+    `self.active` is then False and a one-line `note` says so.
+    """
+
+    def __init__(self, path, what):
+        self.path, self.what = str(path), what
+        self.file = None
+        self.took_over = None
+        self.active = False
+        self.note = None
+
+    def acquire(self):
+        import datetime
+        import socket
+        import sys
+
+        try:
+            import fcntl
+        except ImportError:  # Windows
+            self.note = f"{self.path}: not locked (no fcntl here); do not start a second run on it"
+            return self
+        if "://" in self.path:
+            self.note = f"{self.path}: not locked (remote path); do not start a second run on it"
+            return self
+        name = lock_path(self.path)
+        try:
+            os.makedirs(os.path.dirname(name), exist_ok=True)
+        except OSError:  # a file where a parent dir should be: the command's own checks name it
+            self.note = f"{self.path}: not locked (its parent is not a directory)"
+            return self
+        while True:
+            handle = open(name, "a+")
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                handle.seek(0)
+                holder = _describe_holder(handle.read())
+                handle.close()
+                raise ValueError(f"{self.path} is in use by another {self.what}{holder}; wait for it to end "
+                                 f"or stop it (its lock: {name})") from None
+            try:  # the holder before us may have removed the file between our open and our lock
+                if os.fstat(handle.fileno()).st_ino == os.stat(name).st_ino:
+                    break
+            except FileNotFoundError:
+                pass
+            handle.close()
+        handle.seek(0)
+        left = handle.read().strip()
+        if left:  # a holder that ended without releasing: killed, or the machine stopped
+            self.took_over = _describe_holder(left).strip(" ()") or "an unknown process"
+        handle.seek(0)
+        handle.truncate()
+        handle.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                 "command": " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:])[:300],
+                                 "started": datetime.datetime.now().isoformat(timespec="seconds")}))
+        handle.flush()
+        self.file, self.active = handle, True
+        return self
+
+    def release(self):
+        if self.file is None:
+            return
+        try:
+            os.remove(lock_path(self.path))  # while still held: no one can lock the removed file
+        except FileNotFoundError:
+            pass
+        self.file.close()
+        self.file, self.active = None, False
+
+    def __enter__(self):
+        return self.acquire()
+
+    def __exit__(self, *exc):
+        self.release()
+        return False
+
+
+def _describe_holder(text):
+    try:
+        holder = json.loads(text)
+        return f" (pid {holder['pid']} on {holder['host']}, `{holder['command']}`, started {holder['started']})"
+    except (ValueError, KeyError, TypeError):
+        return ""
+
+
+STAGING_PREFIX = ".staging-"
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def staging_dir(parent):
+    """A TemporaryDirectory beside the output (same filesystem: the final move is a rename), named
+    `.staging-<pid>-*`. Staging dirs that a dead process left (killed, out of memory) are removed
+    first; those of running processes, which may be writing a sibling output, are left alone."""
+    import shutil
+    import tempfile
+
+    os.makedirs(parent, exist_ok=True)
+    for name in os.listdir(parent):
+        if name.startswith(STAGING_PREFIX):
+            pid = name[len(STAGING_PREFIX):].split("-", 1)[0]
+            if not pid.isdigit() or not _alive(int(pid)):
+                shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+    return tempfile.TemporaryDirectory(dir=parent, prefix=f"{STAGING_PREFIX}{os.getpid()}-")
+
+
+def replace_dir(staged, target, staging):
+    """Moves the finished dir `staged` to `target`. An existing `target` is first renamed into
+    `staging` (removed with it), so at every moment one whole version is in place: never a
+    half-deleted old one or a half-written new one."""
+    if os.path.lexists(target):
+        os.replace(target, os.path.join(staging, "previous"))
+    os.replace(staged, target)

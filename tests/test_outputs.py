@@ -1,0 +1,195 @@
+"""One process per run or output dir, and outputs replaced whole (albert_act/outputs.py); Ctrl-C,
+SIGTERM and SIGKILL on a real pre-training run (those last ones under `-m slow`)."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from albert_act import outputs
+from conftest import TINY_RUN
+
+REPO = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "PYTHONPATH": str(REPO)}
+
+
+def _python(code, **kwargs):
+    return subprocess.run([sys.executable, "-c", code], cwd=REPO, env=ENV, capture_output=True, text=True, **kwargs)
+
+
+def test_a_second_process_is_refused_at_once_naming_the_holder(tmp_path):
+    with outputs.DirectoryLock(tmp_path / "run", "pre-training run") as lock:
+        assert lock.active and Path(outputs.lock_path(tmp_path / "run")).exists()
+        other = _python(f"from albert_act.outputs import DirectoryLock; DirectoryLock({str(tmp_path / 'run')!r}, "
+                        "'pre-training run').acquire()", timeout=60)
+        assert other.returncode != 0
+        assert re.search(rf"run is in use by another pre-training run \(pid {os.getpid()} on .*, started ", other.stderr)
+    assert not Path(outputs.lock_path(tmp_path / "run")).exists()  # released: removed
+    with outputs.DirectoryLock(tmp_path / "run", "pre-training run") as again:
+        assert again.active and again.took_over is None
+
+
+def test_the_lock_lies_beside_the_dir_not_in_it(tmp_path):
+    assert outputs.lock_path(tmp_path / "saved" / "1") == str(tmp_path / "saved" / ".1.lock")
+    assert outputs.lock_path(str(tmp_path / "run") + "/") == str(tmp_path / ".run.lock")
+
+
+def test_a_lock_left_by_a_killed_process_is_taken_over_and_named(tmp_path):
+    target = str(tmp_path / "run")
+    killed = _python(f"import os; from albert_act.outputs import DirectoryLock; DirectoryLock({target!r}, 'x').acquire(); "
+                     "print(os.getpid(), flush=True); os.kill(os.getpid(), 9)", timeout=60)
+    assert killed.returncode == -signal.SIGKILL
+    assert Path(outputs.lock_path(target)).read_text()  # left behind, with its holder
+    with outputs.DirectoryLock(target, "x") as lock:
+        assert lock.active and f"pid {killed.stdout.split()[0]} on " in lock.took_over
+
+
+def test_remote_paths_are_not_locked_and_say_so():
+    with outputs.DirectoryLock("gs://bucket/run", "pre-training run") as lock:
+        assert not lock.active and "not locked (remote path)" in lock.note
+
+
+def test_staging_dirs_of_dead_processes_are_removed_and_live_ones_kept(tmp_path):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(dead.stdout)
+    (tmp_path / f".staging-{dead_pid}-abc").mkdir()
+    (tmp_path / f".staging-{dead_pid}-abc" / "half.pb").write_bytes(b"x" * 10)
+    (tmp_path / f".staging-{os.getppid()}-def").mkdir()  # a live process (our parent) may be writing a sibling
+    (tmp_path / "1").mkdir()
+    with outputs.staging_dir(str(tmp_path)) as staging:
+        assert Path(staging).name.startswith(f".staging-{os.getpid()}-")
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == sorted([f".staging-{os.getppid()}-def", "1"])
+
+
+def test_an_interrupted_write_leaves_the_old_version_whole(tmp_path):
+    target = tmp_path / "out"
+    target.mkdir()
+    (target / "model.safetensors").write_bytes(b"old" * 1000)
+    with pytest.raises(OSError):
+        with outputs.staging_dir(str(tmp_path)) as staging:
+            staged = Path(staging) / "new"
+            staged.mkdir()
+            (staged / "model.safetensors").write_bytes(b"ne")  # a full disk mid-way
+            raise OSError(28, "No space left on device")
+    assert (target / "model.safetensors").read_bytes() == b"old" * 1000
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+    with outputs.staging_dir(str(tmp_path)) as staging:
+        staged = Path(staging) / "new"
+        staged.mkdir()
+        (staged / "model.safetensors").write_bytes(b"new")
+        outputs.replace_dir(str(staged), str(target), staging)
+    assert (target / "model.safetensors").read_bytes() == b"new"
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_a_huggingface_export_that_fails_keeps_the_old_dir(tmp_path, monkeypatch, capsys):
+    """The loss the issue found: --format huggingface --overwrite on a full disk truncated the old
+    model.safetensors. Now it is written in a staging dir and moved in only when whole."""
+    import types
+
+    import numpy as np
+
+    from albert_act import export
+    from albert_act.model import albert_checkpoints, loading
+
+    old = tmp_path / "hf"
+    old.mkdir()
+    (old / "config.json").write_text('{"model_type": "albert"}')
+    (old / "model.safetensors").write_bytes(b"old weights")
+
+    def full_disk(weights, config, output_dir, vocab_bytes=None):
+        os.makedirs(output_dir, exist_ok=True)
+        Path(output_dir, "model.safetensors").write_bytes(b"half")
+        raise OSError(28, "No space left on device")
+
+    weight = types.SimpleNamespace(path="w", numpy=lambda: np.zeros(2))
+    model = types.SimpleNamespace(weights=[weight])
+    monkeypatch.setattr(loading, "load_pretraining_model",
+                        lambda *a: (model, types.SimpleNamespace(model_proto=b""), {"backbone": {}}))
+    monkeypatch.setattr(albert_checkpoints, "write_huggingface", full_disk)
+    monkeypatch.setattr(export.artifacts, "public_kind_of", lambda path: "huggingface")
+    with pytest.raises(SystemExit) as exit_:
+        export.main(["--checkpoint", str(tmp_path), "--kind", "pretraining", "--format", "huggingface",
+                     "--output", str(old), "--overwrite"])
+    assert re.search(r"error: could not write .*hf: No space left on device; the previous one is intact", str(exit_.value))
+    assert (old / "model.safetensors").read_bytes() == b"old weights"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hf"]  # no staging left, no lock left
+
+
+# --- real processes: a pre-training run, a second terminal, Ctrl-C, SIGTERM, SIGKILL ------------------
+
+def _pretrain_command(records, model_dir, steps):
+    overrides = [a for k, v in TINY_RUN.items() for a in ("--override", f"{k}={v}")]
+    return [sys.executable, "-m", "albert_act.pretrain", "--train_files", records[0], "--eval_files", records[1],
+            "--model_dir", str(model_dir), "--steps", str(steps), "--global_batch_size", "8", "--micro_batch_size", "8",
+            "--checkpoint_every", "5", "--no-jit_compile", "--no_export", "--eval_batches", "1", *overrides]
+
+
+def _wait_for_checkpoint(model_dir, process, timeout=240):
+    start = time.time()
+    while time.time() - start < timeout:
+        if list((model_dir / "checkpoints").glob("ckpt-*.index")):
+            return
+        assert process.poll() is None, process.communicate()[1][-2000:]
+        time.sleep(0.5)
+    raise AssertionError("no checkpoint written")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_a_second_terminal_is_refused_and_a_stop_says_what_was_kept(stop, records, tmp_path):
+    model_dir = tmp_path / "run"
+    command = _pretrain_command(records, model_dir, 100000)
+    first = subprocess.Popen(command, cwd=REPO, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for_checkpoint(model_dir, first)
+        second = subprocess.run(command, cwd=REPO, env=ENV, capture_output=True, text=True, timeout=300)
+        assert second.returncode == 1
+        assert f"is in use by another pre-training run (pid {first.pid} on " in second.stderr, second.stderr[-2000:]
+        first.send_signal(stop)
+        out, err = first.communicate(timeout=120)
+    finally:
+        first.kill()
+    assert first.returncode == 130, err[-2000:]
+    assert "Traceback" not in err and re.search(r"stopped: the newest checkpoint is .*ckpt-\d+ \(update \d+\); re-run "
+                                                r"the same command to resume from it", err), err[-2000:]
+    assert not Path(outputs.lock_path(model_dir)).exists()
+    assert not list((model_dir / "checkpoints").glob("*_temp*"))
+
+
+@pytest.mark.slow
+def test_after_a_sigkill_the_next_run_takes_over_and_resumes(records, tmp_path):
+    model_dir = tmp_path / "run"
+    first = subprocess.Popen(_pretrain_command(records, model_dir, 100000), cwd=REPO, env=ENV,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for_checkpoint(model_dir, first)
+        first.send_signal(signal.SIGKILL)
+        first.communicate(timeout=60)
+    finally:
+        first.kill()
+    assert Path(outputs.lock_path(model_dir)).exists()  # left behind by the killed run
+    latest = max(int(p.name.split("-")[1].split(".")[0]) for p in (model_dir / "checkpoints").glob("ckpt-*.index"))
+    # The same settings (steps included) resume; stopped again at once by SIGINT once it has taken over.
+    second = subprocess.Popen(_pretrain_command(records, model_dir, 100000), cwd=REPO, env=ENV,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        start = time.time()
+        while time.time() - start < 240 and second.poll() is None:
+            newest = max(int(p.name.split("-")[1].split(".")[0]) for p in (model_dir / "checkpoints").glob("ckpt-*.index"))
+            if newest > latest:  # it has taken over and trained on
+                break
+            time.sleep(0.5)
+        second.send_signal(signal.SIGINT)
+        out, err = second.communicate(timeout=120)
+    finally:
+        second.kill()
+    assert f"the run that held it (pid {first.pid} on " in out and "is gone; taking it over" in out, out[-2000:]
+    assert "resumed from" in out, out[-2000:]
+    assert second.returncode == 130 and "Traceback" not in err, err[-2000:]
