@@ -30,6 +30,11 @@ class GlueTask:
     columns: int | None = None  # rows with another field count are malformed (skipped)
     test_columns: int | None = None
     submission: tuple = ()  # (file name in the zip, test split)
+    # The header's names of (text_a, text_b, label) in train/dev, and of (text_a, text_b) in test:
+    # columns are found by these names wherever a header gives them, so swapped columns are read
+    # right and a header without them is refused. None: no such column.
+    names: tuple = ("sentence1", "sentence2", "label")
+    test_names: tuple | None = None  # default: names without the label
 
     @property
     def is_regression(self):
@@ -39,28 +44,30 @@ class GlueTask:
 TASKS = {
     "cola": GlueTask("CoLA", "CoLA", {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
                      text_a=3, text_b=None, label=1, labels=("0", "1"), header=False,
-                     test_text_b=None, columns=4, submission=(("CoLA.tsv", "test"),)),
+                     test_text_b=None, columns=4, submission=(("CoLA.tsv", "test"),),
+                     names=(None, None, None), test_names=("sentence", None)),
     "sst-2": GlueTask("SST-2", "SST-2", {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
                       text_a=0, text_b=None, label=1, labels=("0", "1"), test_text_b=None, columns=2,
-                      submission=(("SST-2.tsv", "test"),)),
+                      submission=(("SST-2.tsv", "test"),), names=("sentence", None, "label")),
     "mrpc": GlueTask("MRPC", "MRPC", {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
                      text_a=3, text_b=4, label=0, labels=("0", "1"), test_text_a=3, test_text_b=4, columns=5,
-                     submission=(("MRPC.tsv", "test"),)),
+                     submission=(("MRPC.tsv", "test"),), names=("#1 String", "#2 String", "Quality")),
     "sts-b": GlueTask("STS-B", "STS-B", {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
                       text_a=7, text_b=8, label=-1, labels=(), test_text_a=7, test_text_b=8, columns=10,
-                      test_columns=9, submission=(("STS-B.tsv", "test"),)),
+                      test_columns=9, submission=(("STS-B.tsv", "test"),), names=("sentence1", "sentence2", "score")),
     "qqp": GlueTask("QQP", "QQP", {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
                     text_a=3, text_b=4, label=5, labels=("0", "1"), columns=6, test_columns=3,
-                    submission=(("QQP.tsv", "test"),)),
+                    submission=(("QQP.tsv", "test"),), names=("question1", "question2", "is_duplicate")),
     "mnli": GlueTask("MNLI", "MNLI", {"train": "train.tsv", "dev_matched": "dev_matched.tsv",
                                       "dev_mismatched": "dev_mismatched.tsv", "test_matched": "test_matched.tsv",
                                       "test_mismatched": "test_mismatched.tsv"},
                      text_a=8, text_b=9, label=-1, labels=("contradiction", "entailment", "neutral"),
                      test_text_a=8, test_text_b=9,
-                     submission=(("MNLI-m.tsv", "test_matched"), ("MNLI-mm.tsv", "test_mismatched"))),
+                     submission=(("MNLI-m.tsv", "test_matched"), ("MNLI-mm.tsv", "test_mismatched")),
+                     names=("sentence1", "sentence2", "gold_label")),
     "qnli": GlueTask("QNLI", "QNLI", {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
                      text_a=1, text_b=2, label=-1, labels=("entailment", "not_entailment"),
-                     submission=(("QNLI.tsv", "test"),)),
+                     submission=(("QNLI.tsv", "test"),), names=("question", "sentence", "label")),
     "rte": GlueTask("RTE", "RTE", {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
                     text_a=1, text_b=2, label=-1, labels=("entailment", "not_entailment"),
                     submission=(("RTE.tsv", "test"),)),
@@ -118,6 +125,21 @@ def read_glue(name, data_dir, split):
     from_header = expected is None and start == 1 and bool(lines)
     if from_header:
         expected = len(lines[0].rstrip("\r").split("\t"))
+    text_a, text_b, label_column = ((task.test_text_a, task.test_text_b, None) if is_test
+                                    else (task.text_a, task.text_b, task.label))
+    names = (task.test_names or task.names[:2]) if is_test else task.names
+    if start == 1 and lines and any(names):
+        header = lines[0].rstrip("\r").split("\t")
+        found = []
+        for name, column in zip(names, (text_a, text_b, label_column)):
+            if name is None:
+                found.append(column)
+            elif name in header:
+                found.append(header.index(name))
+            else:
+                raise ValueError(f"{path} line 1: the header has no column {name!r} (it has {header[:12]}); "
+                                 f"is this the {task.name} {split} file?")
+        text_a, text_b, label_column = found + [None] * (3 - len(found))
     examples, skipped, counts = [], [], set()
     for number, line in enumerate(lines[start:], start=start + 1):
         fields = line.rstrip("\r").split("\t")
@@ -129,11 +151,9 @@ def read_glue(name, data_dir, split):
             skipped.append(number)
             continue
         if is_test:
-            text_a, text_b = fields[task.test_text_a], None if task.test_text_b is None else fields[task.test_text_b]
-            examples.append(Example(fields[0], text_a, text_b, None))
+            examples.append(Example(fields[0], fields[text_a], None if text_b is None else fields[text_b], None))
             continue
-        text_b = None if task.text_b is None else fields[task.text_b]
-        label = fields[task.label]
+        label = fields[label_column]
         if task.is_regression:
             try:
                 label = float(label)
@@ -143,7 +163,7 @@ def read_glue(name, data_dir, split):
                 raise ValueError(f"{path} line {number}: score {label} outside [0, 5]")
         elif label not in task.labels:
             raise ValueError(f"{path} line {number}: label {label!r} not in {list(task.labels)}")
-        examples.append(Example(f"{split}-{number}", fields[task.text_a], text_b, label))
+        examples.append(Example(f"{split}-{number}", fields[text_a], None if text_b is None else fields[text_b], label))
     if not examples:
         rows = max(len(lines) - start, 0)
         detail = (f"{rows} rows, every one with {' or '.join(map(str, sorted(counts)))} fields where {task.name} "

@@ -17,6 +17,7 @@ from pathlib import Path
 import keras
 import pytest
 
+from albert_act import outputs
 from conftest import TINY_RUN
 
 OVERRIDES = " ".join(f"--override {k}={v}" for k, v in TINY_RUN.items())
@@ -54,7 +55,8 @@ CASES = [
     ("finetune-lr-negative", FINETUNE + " --task rte --data_dir {rte} --learning_rate -1", 1, r"learning_rate must be > 0, got -1", []),
     ("finetune-unknown-task", FINETUNE + " --task nosuch --data_dir {rte}", 1, r"unknown task 'nosuch'", []),
     ("finetune-wrong-folder", FINETUNE + " --task sst-2 --data_dir {rte}", 1,
-     r"RTE/train.tsv: no SST-2 examples: 2490 rows, every one with 4 fields where SST-2 has 2", []),
+     r"RTE/train.tsv line 1: the header has no column 'sentence' \(it has \['index', 'sentence1'.*is this the SST-2 "
+     r"train file\?", []),
     ("finetune-empty-train", FINETUNE + " --task rte --data_dir {glue_empty}", 1, r"glue_empty/train.tsv: no RTE examples", []),
     ("finetune-header-only", FINETUNE + " --task rte --data_dir {glue_header}", 1, r"glue_header/train.tsv: no RTE examples", []),
     ("finetune-bad-label", FINETUNE + " --task rte --data_dir {glue_label}", 1, r"glue_label/train.tsv line 3: label 'maybe'", []),
@@ -62,6 +64,8 @@ CASES = [
      r"glue_tab/train.tsv line 3: 5 fields where the header has 4", []),
     ("finetune-missing-column", FINETUNE + " --task rte --data_dir {glue_short}", 1,
      r"glue_short/train.tsv line 2: 3 fields where the header has 4", []),
+    ("finetune-header-renamed", FINETUNE + " --task rte --data_dir {glue_renamed}", 1,
+     r"glue_renamed/train.tsv line 1: the header has no column 'sentence1' \(it has \['index', 'premise'", []),
     ("finetune-missing-dev", FINETUNE + " --task rte --data_dir {glue_nodev}", 1, r"glue_nodev/dev.tsv: missing", []),
     ("finetune-no-init", FINETUNE.replace("{run}", "{tmp}/nowhere") + " --task rte --data_dir {rte}", 1,
      r"nowhere: not a pre-training run dir", []),
@@ -125,7 +129,40 @@ CASES = [
     ("analyze-bad-mode", "albert_act.analyze depth --init {run}", 2, r"invalid choice: 'depth'", []),
     ("submission-no-models", "albert_act.glue_submission --models {tmp}/empty_models --data_dir {glue} --output {tmp}/s.zip",
      1, r"empty_models", []),
+    # --- one process per dir: a second one is refused at once, naming the holder ----------------
+    ("pretrain-dir-in-use", PRETRAIN.replace("{tmp}/new_run", "{tmp}/held_run"), 1,
+     r"held_run is in use by another pre-training run \(pid \d+ on .*, started .*\); wait for it", []),
+    ("finetune-dir-in-use", FINETUNE.replace("{tmp}/ft", "{tmp}/held_ft") + " --task rte --data_dir {rte}", 1,
+     r"held_ft is in use by another fine-tuning \(pid \d+", []),
+    ("export-dir-in-use", "albert_act.export --checkpoint {run} --kind pretraining --output {tmp}/held_export/1", 1,
+     r"held_export/1 is in use by another export \(pid \d+", []),
+    ("data-dir-in-use", DATA.replace("{tmp}/records", "{tmp}/held_records") + " --input {corpus}", 1,
+     r"held_records is in use by another data run \(pid \d+", []),
+    # --- no write replaces what it should not ----------------------------------------------------
+    ("pretrain-export-over-another-runs-export", PRETRAIN.replace(" --no_export", " --export_dir {export} --vocab {vocab}"),
+     1, r"--export_dir .*export/1 holds the export of another run \(.*\); pass --overwrite", ["{export}"]),
+    ("pretrain-export-over-a-run", PRETRAIN.replace(" --no_export", " --export_dir {run} --vocab {vocab}"),
+     1, r"run holds a pre-training run \(config.json\)", ["{run}"]),
+    ("pretrain-export-over-other-files", PRETRAIN.replace(" --no_export", " --export_dir {notes_dir} --vocab {vocab}"),
+     1, r"notes_dir holds other files \(notes.txt\)", ["{notes_dir}"]),
+    ("huggingface-export-over-a-file", "albert_act.export --checkpoint {run} --kind pretraining --format huggingface "
+     "--output {notes_dir}/notes.txt", 1, r"notes.txt is a file", ["{notes_dir}"]),
+    ("huggingface-export-over-a-savedmodel", "albert_act.export --checkpoint {run} --kind pretraining --format huggingface "
+     "--output {export} --overwrite", 1, r"export/1 exists and is not empty; --overwrite replaces only a Hugging Face dir",
+     ["{export}"]),
 ]
+CASES += [
+    # --- files that are not what they claim ----------------------------------------------------
+    ("finetune-init-config-truncated", FINETUNE.replace("{run}", "{truncated_config_run}") + " --task rte --data_dir {rte}",
+     1, r"truncated_config_run/config.json line \d+ column \d+: not valid JSON", ["{truncated_config_run}"]),
+    ("export-init-config-a-list", "albert_act.export --checkpoint {list_config_run} --kind pretraining --output {tmp}/e/1",
+     1, r"list_config_run/config.json: a JSON list where an object", ["{list_config_run}"]),
+    ("pretrain-resume-config-truncated", PRETRAIN.replace("{tmp}/new_run", "{truncated_config_run}"), 1,
+     r"truncated_config_run/config.json line \d+ column \d+: not valid JSON", ["{truncated_config_run}"]),
+    ("analyze-init-config-not-utf8", "albert_act.analyze token-types --init {binary_config_run} --output_dir {tmp}/a", 1,
+     r"binary_config_run/config.json: not a text file", ["{binary_config_run}"]),
+]
+HELD = ("held_run", "held_ft", "held_export/1", "held_records")  # locked by this process for the cases above
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +185,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     variants = {"glue_empty": "", "glue_header": RTE_HEADER,
                 "glue_label": RTE_HEADER + RTE_ROW.format(i=0) + RTE_ROW.format(i=1).replace("entailment", "maybe"),
                 "glue_tab": RTE_HEADER + RTE_ROW.format(i=0) + RTE_ROW.format(i=1).replace("\tentailment", "\tEXTRA\tentailment"),
-                "glue_short": RTE_HEADER + "0\tA man plays a guitar.\tentailment\n", "glue_nodev": None}
+                "glue_short": RTE_HEADER + "0\tA man plays a guitar.\tentailment\n", "glue_nodev": None,
+                "glue_renamed": "index\tpremise\thypothesis\tlabel\n" + RTE_ROW.format(i=0)}
     for name, train in variants.items():
         (root / name).mkdir()
         (root / name / "train.tsv").write_text(train if train is not None else RTE_HEADER + RTE_ROW.format(i=0))
@@ -161,12 +199,21 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     config = json.loads((edited / "config.json").read_text())
     config["halting"] = config["backbone"]["halting"] = "none"
     (edited / "config.json").write_text(json.dumps(config))
-    return {"tmp": root, "run": run, "export": export, "train": records[0], "eval": records[1], "vocab": vocab,
+    for name, text in (("truncated_config_run", None), ("list_config_run", b"[1, 2]"),
+                       ("binary_config_run", b"\xff\xfe{\x00")):
+        shutil.copytree(tiny_run[0], root / name)
+        config = (root / name / "config.json").read_bytes()
+        (root / name / "config.json").write_bytes(text if text is not None else config[: len(config) // 2])
+    locks = [outputs.DirectoryLock(root / name, "test").acquire() for name in HELD]
+    yield {"tmp": root, "run": run, "export": export, "train": records[0], "eval": records[1], "vocab": vocab,
             "rte": rte, "glue": shared_data / "glue", "notes_dir": root / "notes_dir", "corpus": corpus,
             "not_a_vocab": root / "not_a_vocab.model", "bad_utf8": root / "bad_utf8.txt",
             "empty_txt": root / "empty.txt", "edited_run": edited, "no_weights": root / "no_weights.tfrecord",
             "truncated": root / "truncated.tfrecord", "long_records": root / "long.tfrecord",
+            **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run")},
             **{name: root / name for name in variants}}
+    for lock in locks:
+        lock.release()
 
 
 def _bad_records(root, records):

@@ -60,7 +60,7 @@ def test_malformed_rows_are_skipped_and_counted(tmp_path):
 
 
 def test_mnli_takes_the_last_column_for_12_and_16_column_layouts(tmp_path):
-    head = "\t".join(f"c{i}" for i in range(10))
+    head = "\t".join([f"c{i}" for i in range(8)] + ["sentence1", "sentence2"])
     (tmp_path / "train.tsv").write_text(head + "\tlabel1\tgold_label\n" + "\t".join(["x"] * 8 + ["p", "h", "neutral", "neutral"]) + "\n")
     (tmp_path / "dev_matched.tsv").write_text(head + "\tl1\tl2\tl3\tl4\tl5\tgold_label\n"
                                               + "\t".join(["x"] * 8 + ["p", "h"] + ["entailment"] * 5 + ["contradiction"]) + "\n")
@@ -78,3 +78,18 @@ def test_bad_input(tmp_path):
         read_glue("rte", str(tmp_path), "train")
     with pytest.raises(ValueError, match=r"RTE has no split 'validation'"):
         read_glue("rte", str(tmp_path), "validation")
+
+
+def test_columns_are_read_by_the_headers_names(tmp_path):
+    """A file whose columns are in another order (saved by a spreadsheet, or pandas) is read by name;
+    a header without the task's columns is refused, naming the file and the column."""
+    (tmp_path / "train.tsv").write_text("label\tsentence2\tindex\tsentence1\nentailment\tA man plays.\t0\tA man plays a guitar.\n")
+    (example,), _ = read_glue("rte", str(tmp_path), "train")
+    assert (example.text_a, example.text_b, example.label) == ("A man plays a guitar.", "A man plays.", "entailment")
+    (tmp_path / "test.tsv").write_text("index\tsentence2\tsentence1\n7\tB.\tA.\n")
+    (test,), _ = read_glue("rte", str(tmp_path), "test")
+    assert (test.guid, test.text_a, test.text_b) == ("7", "A.", "B.")
+    (tmp_path / "dev.tsv").write_text("index\tpremise\thypothesis\tlabel\n0\ta\tb\tentailment\n")
+    with pytest.raises(ValueError, match=r"dev.tsv line 1: the header has no column 'sentence1' \(it has \['index', "
+                                         r"'premise', 'hypothesis', 'label'\]\); is this the RTE dev file\?"):
+        read_glue("rte", str(tmp_path), "dev")

@@ -3,6 +3,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -308,3 +309,40 @@ def test_export_cli_from_a_pretraining_run(tiny_run, tmp_path, capsys):
         np.testing.assert_array_equal(x.numpy(), y.numpy(), err_msg=x.path)
     with pytest.raises(SystemExit, match="holds a pretraining model, not --kind classifier"):
         export.main(["--checkpoint", tiny_run[0], "--kind", "classifier", "--output", str(tmp_path / "c" / "1")])
+
+
+def test_shapes_a_client_can_send_are_answered_or_refused_by_name(exports):
+    """Empty batches get empty answers; a sentence without [MASK] gets -1 pads; unequal pairs and
+    bad id inputs are refused with a message that names the input, never a bare graph error."""
+    pre = tf.saved_model.load(exports["dirs"]["pretraining"]).signatures
+    pair = tf.saved_model.load(exports["dirs"]["classifier"]).signatures["serving_default"]
+    empty = tf.constant([], tf.string)
+    answer = pre["fill_mask"](text=empty)
+    assert answer["mask_positions"].shape[0] == 0 and answer["top_k_ids"].shape[0] == 0
+    assert pre["encoder"](text=empty)["pooled_output"].shape == (0, exports["model"].backbone.hidden_dim)
+    assert pair(text=empty, text_pair=empty)["label_ids"].shape == (0,)
+    plain = pre["fill_mask"](text=tf.constant(["no mask here", "one [MASK] here"]))
+    positions = plain["mask_positions"].numpy()
+    assert positions[0].max() == -1 and positions[1].max() > 0
+    assert (plain["top_k_ids"].numpy()[0] == -1).all() and (plain["top_k_ids"].numpy()[1, 0] >= 0).all()
+    with pytest.raises(tf.errors.InvalidArgumentError, match="text and text_pair must hold as many strings"):
+        pair(text=tf.constant(["a", "b"]), text_pair=tf.constant(["c"]))
+    ids = pre["encoder_ids"]
+    vocabulary, length = exports["model"].backbone.vocabulary_size, exports["model"].backbone.max_sequence_length
+
+    def call(token_ids, segment_ids=None, padding_mask=None):
+        token_ids = tf.constant(token_ids, tf.int32)
+        zeros, ones = tf.zeros_like(token_ids), tf.ones_like(token_ids)
+        return ids(token_ids=token_ids, segment_ids=zeros if segment_ids is None else tf.constant(segment_ids, tf.int32),
+                   padding_mask=ones if padding_mask is None else tf.constant(padding_mask, tf.int32))
+
+    assert call(np.zeros((0, 3)))["pooled_output"].shape[0] == 0
+    for inputs, message in (
+            (([[2, vocabulary, 3]],), f"token_ids holds an id outside the vocabulary of {vocabulary}"),
+            (([[2, -1, 3]],), "token_ids holds a negative id"),
+            (([[5] * (length + 1)],), f"token_ids is longer than the {length} positions the model takes"),
+            (([[2, 5, 3]], [[0, 0, 0, 0]]), "segment_ids must have the shape of token_ids"),
+            (([[2, 5, 3]], [[0, 2, 0]]), "segment_ids must hold only 0 and 1"),
+            (([[2, 5, 3]], None, [[1, 1]]), "padding_mask must have the shape of token_ids")):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=f"encoder_ids: {re.escape(message)}"):
+            call(*inputs)

@@ -24,6 +24,7 @@ The export's settings (task, labels, backbone config) are the asset albert_act_e
 its vocabulary the asset vocab.model.
 """
 
+import functools
 import json
 import os
 import tempfile
@@ -31,6 +32,7 @@ import tempfile
 import tensorflow as tf
 
 from albert_act import artifacts, checks, cli
+from albert_act.outputs import replace_dir, staging_dir
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.classifier import AlbertActClassifier
 from albert_act.model.halting import EXECUTIONS
@@ -57,6 +59,46 @@ def _depth_fields(encoder, inputs, outputs, truncated):
     }
 
 
+def _with_a_spare_row(function):
+    """An empty batch gets empty answers, not a graph error (the MLM head's gather refuses zero
+    rows): every text input gets one more, empty, string and every output loses that row."""
+    @functools.wraps(function)  # the signature keeps the function's input names (text, text_pair)
+    def wrapped(*texts):
+        outputs = function(*[tf.concat([text, [""]], 0) for text in texts])
+        return {name: value[:-1] for name, value in outputs.items()}
+    return wrapped
+
+
+def _same_batch(text, text_pair):
+    """The pair inputs, to be used only once they are known to hold as many strings."""
+    check = tf.debugging.assert_equal(tf.size(text), tf.size(text_pair),
+                                      message="text and text_pair must hold as many strings (one pair per row)")
+    with tf.control_dependencies([check]):
+        return tf.identity(text), tf.identity(text_pair)
+
+
+def _check_ids(token_ids, segment_ids, padding_mask, max_length, vocabulary_size):
+    """encoder_ids' inputs as a client may send them, checked before the model reads them: each
+    refusal names the input. Returns the three inputs, to be used only after the checks."""
+    checks = []
+    for name, value in (("segment_ids", segment_ids), ("padding_mask", padding_mask)):
+        checks.append(tf.debugging.assert_equal(tf.shape(value), tf.shape(token_ids),
+                                                message=f"encoder_ids: {name} must have the shape of token_ids (batch, length)"))
+    checks += [
+        tf.debugging.assert_less_equal(tf.shape(token_ids)[1], max_length,
+                                       message=f"encoder_ids: token_ids is longer than the {max_length} positions the model takes"),
+        tf.debugging.assert_non_negative(token_ids, message="encoder_ids: token_ids holds a negative id"),
+        tf.debugging.assert_less(token_ids, vocabulary_size,
+                                 message=f"encoder_ids: token_ids holds an id outside the vocabulary of {vocabulary_size}"),
+    ]
+    with tf.control_dependencies(checks[:2]):  # values are compared only once the shapes agree
+        for name, value in (("segment_ids", segment_ids), ("padding_mask", padding_mask)):
+            checks.append(tf.debugging.assert_equal(tf.reduce_all((value == 0) | (value == 1)), True,
+                                                    message=f"encoder_ids: {name} must hold only 0 and 1"))
+    with tf.control_dependencies(checks):
+        return tf.identity(token_ids), tf.identity(segment_ids), tf.identity(padding_mask)
+
+
 def serving_backbone(backbone, execution="sparse"):
     """A float32 copy of `backbone` (same weights, no dropout) that runs `execution`."""
     checks.one_of("execution", execution, EXECUTIONS)
@@ -79,7 +121,7 @@ def _write(export_dir, model, encoder, endpoints, info, model_proto, overwrite):
     parent = None if remote else os.path.dirname(export_dir)
     if parent:
         os.makedirs(parent, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=parent, prefix=".staging-") as staging:
+    with (staging_dir(parent) if parent else tempfile.TemporaryDirectory(prefix=".staging-")) as staging:
         files = os.path.join(staging, "files")
         os.makedirs(files)
         with open(os.path.join(files, artifacts.EXPORT_INFO), "w") as f:
@@ -103,12 +145,12 @@ def _write(export_dir, model, encoder, endpoints, info, model_proto, overwrite):
         root.captured_variables = list(captured.values())
         saved = os.path.join(staging, "saved_model")
         tf.saved_model.save(root, saved, signatures=signatures)
-        if tf.io.gfile.exists(export_dir):
-            tf.io.gfile.rmtree(export_dir)
-        if remote:
+        if remote:  # gs:// has no rename of a dir: the old version goes, then the new one is copied
+            if tf.io.gfile.exists(export_dir):
+                tf.io.gfile.rmtree(export_dir)
             _copy_tree(saved, export_dir)
         else:
-            os.replace(saved, export_dir)
+            replace_dir(saved, export_dir, staging)
     return export_dir
 
 
@@ -155,11 +197,14 @@ def export_classifier(model, export_dir, model_proto, task, labels, pair, max_se
             result["score"] = outputs["logits"][:, 0]
         return result
 
+    def classify_pairs(text, text_pair):
+        text, text_pair = _same_batch(text, text_pair)
+        return _with_a_spare_row(lambda a, b: classify([encoder.tokenize(a), encoder.tokenize(b)]))(text, text_pair)
+
     if pair:
-        endpoint = (lambda text, text_pair: classify([encoder.tokenize(text), encoder.tokenize(text_pair)]),
-                    [_STRINGS, _STRINGS])
+        endpoint = (classify_pairs, [_STRINGS, _STRINGS])
     else:
-        endpoint = (lambda text: classify([encoder.tokenize(text)]), [_STRINGS])
+        endpoint = (_with_a_spare_row(lambda text: classify([encoder.tokenize(text)])), [_STRINGS])
     info = {"kind": "classifier", "task": task, "labels": list(labels), "pair": bool(pair),
             "max_seq_length": max_seq_length, "execution": execution, "num_classes": model.num_classes,
             "backbone": serving.backbone.get_config()}
@@ -211,11 +256,14 @@ def export_pretraining(model, export_dir, model_proto, max_seq_length=None, top_
                 **_depth_fields(encoder, inputs, outputs, truncated)}
 
     def encode_ids(token_ids, segment_ids, padding_mask):
+        token_ids, segment_ids, padding_mask = _check_ids(token_ids, segment_ids, padding_mask,
+                                                          backbone.max_sequence_length, backbone.vocabulary_size)
         outputs = backbone({"token_ids": token_ids, "segment_ids": segment_ids, "padding_mask": padding_mask},
                            training=False)
         return {k: outputs[k] for k in ("sequence_output", "pooled_output", "iterations", "remainders", "ponder_cost")}
 
     ids = tf.TensorSpec([None, None], tf.int32)
+    encode, fill_mask = _with_a_spare_row(encode), _with_a_spare_row(fill_mask)
     endpoints = {"serving_default": (encode, [_STRINGS]), "encoder": (encode, [_STRINGS]),
                  "fill_mask": (fill_mask, [_STRINGS]), "encoder_ids": (encode_ids, [ids, ids, ids])}
     info = {"kind": "pretraining", "max_seq_length": max_seq_length, "top_k": top_k, "execution": execution,
