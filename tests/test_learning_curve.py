@@ -8,6 +8,7 @@ import pytest
 from conftest import png_ink
 
 
+@pytest.mark.slow  # ~40 s: rebuilds and re-evaluates the run; `pytest -m slow`
 def test_the_last_point_is_the_runs_own_final_evaluation(tiny_run, tmp_path):
     from albert_act.analysis.plots import plot_learning_curve
     from albert_act.train.learning_curve import learning_curve, markdown
