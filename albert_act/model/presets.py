@@ -1,4 +1,4 @@
-"""Model presets, as plain Python. `python -c "from albert_act import presets; print(presets.PRESETS)"`.
+"""Model presets, as plain Python. `python -c "from albert_act import PRESETS; print(PRESETS)"`.
 
 `tiny`, `small` and `base` are the paper's (Simoulin & Crabbé 2021, Table 1):
 ALBERT-base sizes with a depth cap N_max and a ponder-cost weight tau. `demo` is
