@@ -146,6 +146,13 @@ def find_export(path):
 SAVED_MODEL_ENTRIES = {SAVED_MODEL, "variables", ASSETS, "fingerprint.pb", "saved_model.pbtxt"}
 
 
+def same_path(a, b):
+    """Whether two paths name the same dir: local ones resolved (links, `..`, a trailing slash),
+    remote ones (gs://) compared as written without a trailing slash."""
+    norm = lambda p: str(p).rstrip("/") if "://" in str(p) else os.path.realpath(p)  # noqa: E731
+    return norm(a) == norm(b)
+
+
 def check_export_target(export_dir, overwrite=False, source=None):
     """Refuses, before any model is loaded, to write an export where it would destroy something.
 
@@ -153,11 +160,7 @@ def check_export_target(export_dir, overwrite=False, source=None):
     Never replaced: `source` itself (the checkpoint being exported), a pre-training run, a
     fine-tuning dir, or a dir holding anything a SavedModel does not.
     """
-    def same(a, b):
-        norm = lambda p: p.rstrip("/") if "://" in p else os.path.realpath(p)  # noqa: E731
-        return norm(str(a)) == norm(str(b))
-
-    if source is not None and same(export_dir, source):
+    if source is not None and same_path(export_dir, source):
         raise ValueError(f"{export_dir} is the --checkpoint being exported; write the export to another dir")
     if not tf.io.gfile.exists(export_dir) or not tf.io.gfile.listdir(export_dir):
         return

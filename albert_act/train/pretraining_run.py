@@ -290,11 +290,6 @@ def corrupt_file(files):
     return f"one of {files}"
 
 
-def _same_path(a, b):
-    norm = lambda p: str(p).rstrip("/") if "://" in str(p) else os.path.realpath(p)  # noqa: E731
-    return norm(a) == norm(b)
-
-
 def _check_export_dir(config):
     """Before any update: the export at the end may replace only this run's own earlier export
     (a re-run of the same command), anything else only with `overwrite_export`; never a run,
@@ -306,7 +301,7 @@ def _check_export_dir(config):
             earlier = (artifacts.read_json(info).get("pretraining") or {}).get("model_dir")
         except (ValueError, AttributeError):
             earlier = "an unreadable record"
-    ours = earlier is not None and _same_path(earlier, config.model_dir)
+    ours = earlier is not None and artifacts.same_path(earlier, config.model_dir)
     if earlier is not None and not ours and not config.overwrite_export:
         raise ValueError(f"--export_dir {config.export_dir} holds the export of another run ({earlier}); pass "
                          "--overwrite to replace it, or give another --export_dir (e.g. a new version number)")
