@@ -6,7 +6,8 @@ follows the running tokens instead of T x N_max. Two forms:
 
 * `execution="gather"` (CPU/GPU): at iteration n, each row's running tokens are gathered
   into W slots, W the most running tokens of any row (a dynamic shape: no XLA); when some
-  row still runs whole, the iteration runs dense, without gathers or scatters.
+  row still runs whole, the iteration runs dense, without gathers or scatters; when no token
+  runs, the iteration is skipped (the state would stay exactly as it is).
 * `execution="bucket"` (XLA/TPU): W is the smallest of a few static widths ("capacity
   buckets", `bucket_widths`: T, T/2, T/4, ... and 0) that holds every row's running tokens;
   `tf.switch_case` runs that width's branch, so every shape is static. With a `capacity`
@@ -126,8 +127,12 @@ def gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, eps
             state = iteration(0, state, length if isinstance(length, int) else needed)
         elif buckets is None:
             if isinstance(length, int):  # a full row runs dense, without gathers or scatters
-                state = tf.cond(needed < length, lambda s=state, w=needed, i=i: iteration(i, s, w),
-                                lambda s=state, i=i: iteration(i, s, length))
+                step = lambda s=state, i=i: tf.cond(  # noqa: E731
+                    needed < length, lambda: iteration(i, s, needed), lambda: iteration(i, s, length))
+                # Nothing running: the state (keys/values included) stays exactly; skip the
+                # iteration's sort, gathers and ACT update, forward and backward. The details
+                # record every iteration, so with them it runs.
+                state = step() if return_details else tf.cond(needed > 0, step, lambda s=state: dict(s))
             else:
                 state = iteration(i, state, needed)
         else:
