@@ -21,7 +21,7 @@ from albert_act import cli
 
 cli.silence()  # before TensorFlow loads: quiet unless --verbose
 
-from albert_act import distribution
+from albert_act import distribution, outputs
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODES = ("token-types", "dependencies", "fixed-point", "report")
@@ -121,6 +121,11 @@ def run(mode, args):
     with strategy.scope():
         backbone, tokenizer = load_pretrained_backbone(args.init, args.vocab, dropout=0.0,
                                                        return_details=mode in ("fixed-point", "report"))
+    if mode in ("token-types", "fixed-point", "report"):  # records of this model's vocabulary and length
+        from pipelines.pretraining_dataset import check_records, record_files
+
+        for path in record_files(_records(args)):
+            check_records(path, backbone.vocabulary_size, backbone.max_sequence_length)
     infer = depth.inference(backbone, strategy, jit_compile)
     out, n_max, sections = args.output_dir, backbone.max_iterations, []
     os.makedirs(out, exist_ok=True)
@@ -174,8 +179,10 @@ def main(argv=None):
     parser.add_argument("--output_dir", default=None, help="default: runs/analysis/<mode>")
     distribution.add_arguments(parser)
     args = parser.parse_args(argv)
+    cli.check_flags(args, {"documents": "int>=1", "max_batches": "int>=1"})
     args.output_dir = args.output_dir or os.path.join(REPO, "runs", "analysis", args.mode)
     try:
+        outputs.check_dir_target(args.output_dir, "--output_dir")
         sections = run(args.mode, args)
     except ValueError as error:
         sys.exit(f"error: {error}")

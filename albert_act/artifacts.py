@@ -24,6 +24,8 @@ import os
 
 import tensorflow as tf
 
+from albert_act import outputs
+
 CONFIG = "config.json"
 CHECKPOINTS = "checkpoints"
 VOCAB = "vocab.model"
@@ -162,6 +164,7 @@ def check_export_target(export_dir, overwrite=False, source=None):
     """
     if source is not None and same_path(export_dir, source):
         raise ValueError(f"{export_dir} is the --checkpoint being exported; write the export to another dir")
+    outputs.check_dir_target(export_dir)
     if not tf.io.gfile.exists(export_dir) or not tf.io.gfile.listdir(export_dir):
         return
     if not tf.io.gfile.isdir(export_dir):

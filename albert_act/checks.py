@@ -36,3 +36,27 @@ def divisible(name, value, divisor_name, divisor):
             f"{name} ({value}) must be divisible by {divisor_name} ({divisor})"
         )
     return value
+
+
+# What a command-line flag may hold: the words of the message, and the test. NaN fails every test.
+FLAG_RULES = {
+    "int>=1": ("an integer >= 1", lambda v: v >= 1),
+    "int>=0": ("an integer >= 0", lambda v: v >= 0),
+    ">0": ("> 0", lambda v: v > 0),
+    ">=0": (">= 0", lambda v: v >= 0),
+    "finite": ("a finite number", lambda v: v - v == 0),
+    "(0,1)": ("a number in (0, 1)", lambda v: 0 < v < 1),
+    "[0,1)": ("a number in [0, 1)", lambda v: 0 <= v < 1),
+    "[0,1]": ("a number in [0, 1]", lambda v: 0 <= v <= 1),
+}
+
+
+def flags(args, rules):
+    """Checks parsed command-line flags before any work is done; a flag left at None (a default
+    resolved later) passes. rules: {dest: a FLAG_RULES key}. Raises ValueError naming the flag
+    and the value, e.g. "--batch_size must be an integer >= 1, got 0"."""
+    for name, rule in rules.items():
+        value = getattr(args, name)
+        words, test = FLAG_RULES[rule]
+        if value is not None and not test(value):
+            raise ValueError(f"--{name} must be {words}, got {value}")

@@ -134,3 +134,14 @@ def stop_on_sigterm():
         signal.signal(signal.SIGTERM, interrupt)
     except ValueError:  # not the main thread (e.g. called from a notebook's worker): nothing to do
         pass
+
+
+def check_flags(args, rules):
+    """`checks.flags` on parsed arguments, before any work: a bad value ends the command with one
+    "error: --flag must be ..., got value" line (exit status 1)."""
+    from albert_act import checks
+
+    try:
+        checks.flags(args, rules)
+    except ValueError as error:
+        sys.exit(f"error: {error}")

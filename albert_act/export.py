@@ -54,7 +54,11 @@ def parse_args(argv=None):
     parser.add_argument("--format", default="savedmodel", choices=["savedmodel", "huggingface"],
                         help="savedmodel: raw text in, for TensorFlow Serving; huggingface: config.json + "
                              "model.safetensors + spiece.model of a fixed-depth model")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    cli.check_flags(args, {"top_k": "int>=1"})
+    if args.max_seq_length is not None and args.max_seq_length < 3:
+        sys.exit(f"error: --max_seq_length must be at least 3 ([CLS], a piece, [SEP]), got {args.max_seq_length}")
+    return args
 
 
 def export_huggingface(args):

@@ -56,6 +56,9 @@ def main(argv=None):
     parser.add_argument("--max_train_examples", type=int, default=None, help="a subset, for a quick run")
     distribution.add_arguments(parser)
     args = parser.parse_args(argv)
+    cli.check_flags(args, {"learning_rate": ">0", "batch_size": "int>=1", "epochs": "int>=1", "seed": "int>=0",
+                           "seeds": "int>=1", "tau": ">=0", "max_iterations": "int>=1",
+                           "max_train_examples": "int>=1", "halting_bias": "finite"})
     from albert_act.train import finetuning_run
 
     output_dir = args.output_dir or os.path.join(REPO, "runs", "finetune", args.task.lower())

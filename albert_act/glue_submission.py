@@ -17,7 +17,7 @@ the zip's comment.
 import os
 import sys
 
-from albert_act import cli
+from albert_act import cli, outputs
 
 cli.silence()  # before TensorFlow loads: quiet unless --verbose
 
@@ -34,6 +34,7 @@ def main(argv=None):
     from albert_act.serve.submission import SUBMISSION, build_submission
 
     try:
+        check_paths(args)
         result = build_submission(args.models, args.data_dir, args.output, args.allow_partial)
     except ValueError as error:
         sys.exit(f"error: {error}")
@@ -42,6 +43,20 @@ def main(argv=None):
         print("PARTIAL: the GLUE server will reject it until these are added:")
         for name, reason in result["missing"].items():
             print(f"  {name}: {reason}")
+
+
+def check_paths(args):
+    """Before any model loads: two folders that exist, and an --output that can be a .zip file."""
+    for flag, path in (("--models", args.models), ("--data_dir", args.data_dir)):
+        if os.path.isfile(path):
+            raise ValueError(f"{flag} {path} is a file, not a folder")
+        if not os.path.isdir(path):
+            raise ValueError(f"{flag} {path}: no such folder")
+    if os.path.isdir(args.output):
+        raise ValueError(f"--output {args.output} is a directory; give the zip file's path (e.g. {args.output}/submission.zip)")
+    if not args.output.endswith(".zip"):
+        raise ValueError(f"--output {args.output}: the GLUE server takes a .zip file; name it ....zip")
+    outputs.check_dir_target(os.path.dirname(os.path.abspath(args.output)), "--output")
 
 
 if __name__ == "__main__":

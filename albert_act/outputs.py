@@ -15,6 +15,20 @@ import json
 import os
 
 
+def check_dir_target(path, flag=None):
+    """ValueError when the directory `path` (to be created or written into) is a file or lies
+    under one: "--output_dir runs/x/notes.txt/y: runs/x/notes.txt is a file, not a directory".
+    Remote paths pass (their filesystem says so when written)."""
+    path = str(path)
+    if "://" in path:
+        return
+    ancestor = os.path.abspath(path)
+    while not os.path.exists(ancestor):
+        ancestor = os.path.dirname(ancestor)
+    if not os.path.isdir(ancestor):
+        raise ValueError(f"{flag + ' ' if flag else ''}{path}: {ancestor} is a file, not a directory")
+
+
 def lock_path(path):
     """The lock file of a run or output dir: a hidden sibling, `<parent>/.<name>.lock`, so that it
     exists before the dir does and never lies inside what it guards (a SavedModel, a run)."""
@@ -53,12 +67,9 @@ class DirectoryLock:
         if "://" in self.path:
             self.note = f"{self.path}: not locked (remote path); do not start a second run on it"
             return self
+        check_dir_target(self.path)
         name = lock_path(self.path)
-        try:
-            os.makedirs(os.path.dirname(name), exist_ok=True)
-        except OSError:  # a file where a parent dir should be: the command's own checks name it
-            self.note = f"{self.path}: not locked (its parent is not a directory)"
-            return self
+        os.makedirs(os.path.dirname(name), exist_ok=True)
         while True:
             handle = open(name, "a+")
             try:

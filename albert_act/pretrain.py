@@ -140,8 +140,15 @@ def interrupted_message(model_dir):
             "command to resume from it")
 
 
+FLAG_RULES = {"steps": "int>=1", "warmup_steps": "int>=0", "learning_rate": ">0", "global_batch_size": "int>=1",
+              "micro_batch_size": "int>=1", "seed": "int>=0", "ponder_warmup_start": "int>=0",
+              "ponder_warmup_steps": "int>=0", "checkpoint_every": "int>=1", "keep_checkpoints": "int>=1",
+              "log_every": "int>=1", "eval_batches": "int>=1"}
+
+
 def main(argv=None):
     args = parse_args(argv)
+    cli.check_flags(args, FLAG_RULES)
     if bool(args.train_files) != bool(args.eval_files):
         sys.exit("error: give both --train_files and --eval_files, or neither (the embedded demo data)")
     from albert_act.train.pretraining_run import PretrainConfig, run_pretraining

@@ -23,6 +23,7 @@ import random
 import sys
 import time
 
+from albert_act import outputs
 from pipelines import instances, text_files
 from pipelines.tfrecord_writer import TFRecordWriter
 from pipelines.tokenizer import Tokenizer
@@ -141,12 +142,7 @@ def create_pretraining_data(
         raise ValueError(
             f"config.vocabulary_size={config.vocabulary_size} but {vocab} has {tokenizer.vocabulary_size} pieces"
         )
-    if "://" not in output_dir:  # a local path must lead through directories
-        ancestor = os.path.abspath(output_dir)
-        while not os.path.exists(ancestor):
-            ancestor = os.path.dirname(ancestor)
-        if not os.path.isdir(ancestor):
-            raise ValueError(f"--output_dir {output_dir}: {ancestor} is a file, not a directory")
+    outputs.check_dir_target(output_dir, "--output_dir")
     if text_files.exists(output_dir):
         existing = text_files.glob(os.path.join(output_dir, "*.tfrecord"))
         if existing:
@@ -280,7 +276,7 @@ def _write_report(report, output_dir):
 
 
 def main(argv=None):
-    from albert_act import cli, outputs
+    from albert_act import cli
 
     parser = cli.parser("create_pretraining_data", __doc__, package="pipelines")
     parser.add_argument("--input", nargs="+", required=True, help="text files or globs (local or gs://)")
@@ -302,6 +298,10 @@ def main(argv=None):
     parser.add_argument("--skip_invalid_utf8", action="store_true",
                         help="skip (and count) lines that are not UTF-8 instead of failing")
     args = parser.parse_args(argv)
+    cli.check_flags(args, {"masked_lm_prob": "(0,1)", "short_seq_prob": "[0,1]", "eval_fraction": "[0,1)",
+                           "dupe_factor": "int>=1", "num_shards": "int>=1", "workers": "int>=1",
+                           "shuffle_buffer": "int>=1", "max_predictions_per_seq": "int>=1", "seed": "int>=0",
+                           "max_ngram": "int>=1"})
     cli.stop_on_sigterm()
     try:
         vocabulary_size = Tokenizer.from_file(args.vocab).vocabulary_size

@@ -98,10 +98,29 @@ def get_task(name):
 def task_file(task, data_dir, split):
     if split not in task.splits:
         raise ValueError(f"{task.name} has no split {split!r}; it has {sorted(task.splits)}")
+    if os.path.isfile(data_dir):
+        raise ValueError(f"--data_dir {data_dir} is a file, not a folder (the task's glue_data folder)")
     path = os.path.join(data_dir, task.splits[split])
     if not os.path.exists(path):
         raise ValueError(f"{path}: missing ({task.name} {split} split; expected the standard glue_data layout)")
     return path
+
+
+def _read_tsv_lines(path):
+    """The lines of a UTF-8 TSV (MRPC's byte-order mark dropped); ValueError naming the file and
+    line for another encoding (UTF-16 says so) and for lines ended by a lone CR."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise ValueError(f"{path} line 1: not valid UTF-8 (UTF-16? save it as UTF-8)")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise ValueError(f"{path} line {line}: not valid UTF-8 (byte {data[error.start]:#04x}); save it as UTF-8") from None
+    if "\r" in text and "\n" not in text:
+        raise ValueError(f"{path}: lines end in a lone CR (classic Mac line ends); convert them to LF or CRLF")
+    return text.split("\n")
 
 
 def read_glue(name, data_dir, split):
@@ -116,8 +135,7 @@ def read_glue(name, data_dir, split):
     task = get_task(name)
     path = task_file(task, data_dir, split)
     is_test = split.startswith("test")
-    with open(path, encoding="utf-8-sig", newline="") as f:  # utf-8-sig drops MRPC's byte-order mark
-        lines = f.read().split("\n")
+    lines = _read_tsv_lines(path)
     if lines and lines[-1] == "":
         lines.pop()
     start = 1 if (task.header or is_test) else 0

@@ -37,6 +37,43 @@ def record_shapes(path):
     raise ValueError(f"{path}: no records")
 
 
+def record_files(file_pattern, what="TFRecord"):
+    """The sorted files a pattern (or a list of them) matches; ValueError when none does, or when
+    one is a directory."""
+    patterns = [file_pattern] if isinstance(file_pattern, str) else list(file_pattern)
+    files = sorted(f for p in patterns for f in text_files.glob(p))
+    if not files:
+        raise ValueError(f"no {what} file matches {file_pattern!r}")
+    folders = [f for f in files if text_files.isdir(f)]
+    if folders:
+        raise ValueError(f"{folders[0]} is a directory, not a TFRecord file: give the files, or a glob such as "
+                         f"{folders[0].rstrip('/')}/*.tfrecord")
+    return files
+
+
+def check_records(path, vocabulary, max_length, sample_records=2000):
+    """`record_shapes(path)`, after checking that its sequences fit `max_length` and that the ids
+    of its first `sample_records` records lie inside `vocabulary`: ValueError naming the file
+    (records made with another vocabulary, or for a longer model)."""
+    seq, predictions = record_shapes(path)
+    if seq > max_length:
+        raise ValueError(f"{path}: sequences of {seq} tokens, the model takes at most {max_length}")
+    spec = {"input_ids": tf.io.FixedLenFeature([seq], tf.int64),
+            "masked_lm_ids": tf.io.FixedLenFeature([predictions], tf.int64)}
+    try:
+        batches = list(tf.data.TFRecordDataset(path).take(sample_records).batch(sample_records))
+    except tf.errors.DataLossError as error:
+        raise ValueError(f"{path}: corrupt within its first {sample_records} records "
+                         f"({str(error).splitlines()[0]})") from None
+    for batch in batches:
+        for key, values in tf.io.parse_example(batch, spec).items():
+            top = int(tf.reduce_max(values))
+            if top >= vocabulary:
+                raise ValueError(f"{path}: {key} holds token id {top}, outside the model's vocabulary of "
+                                 f"{vocabulary} (was the data made with another vocabulary?)")
+    return seq, predictions
+
+
 def parse_examples(serialized, seq_length, max_predictions):
     """A batch (or a single) serialized Example -> (inputs, labels) as documented above."""
     int_feature = lambda n: tf.io.FixedLenFeature([n], tf.int64)  # noqa: E731
@@ -94,10 +131,7 @@ def make_pretraining_dataset(
             `strategy.distribute_datasets_from_function`.
         max_length: the model's longest sequence; longer records are refused, naming the file.
     """
-    patterns = [file_pattern] if isinstance(file_pattern, str) else list(file_pattern)
-    files = sorted(f for p in patterns for f in text_files.glob(p))
-    if not files:
-        raise ValueError(f"no TFRecord file matches {file_pattern!r}")
+    files = record_files(file_pattern)
     if seq_length is None or max_predictions is None:
         found_seq, found_predictions = record_shapes(files[0])
         seq_length = seq_length or found_seq

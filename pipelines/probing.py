@@ -66,6 +66,8 @@ def read_conllu(path):
             raise ValueError(f"{path} line {number}: CoNLL-U needs 10 TAB-separated fields, got {len(fields)}")
         if "-" in fields[0] or "." in fields[0]:
             continue
+        if not fields[1].strip():
+            raise ValueError(f"{path} line {number}: empty FORM (column 2) for token {fields[0]!r}")
         try:
             head = int(fields[6])
         except ValueError:

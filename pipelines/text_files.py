@@ -43,13 +43,22 @@ def listdir(path):
     return sorted(_gfile().listdir(path) if is_remote(path) else os.listdir(path))
 
 
+def isdir(path):
+    return _gfile().isdir(path) if is_remote(path) else os.path.isdir(path)
+
+
 def expand_patterns(patterns):
-    """Sorted files matching each pattern; ValueError naming a pattern that matches nothing."""
+    """Sorted files matching each pattern; ValueError naming a pattern that matches nothing, or a
+    directory where files are expected."""
     files = []
     for pattern in patterns:
         matches = glob(pattern)
         if not matches:
             raise ValueError(f"no file matches {pattern!r}")
+        folders = [path for path in matches if isdir(path)]
+        if folders:
+            raise ValueError(f"{folders[0]} is a directory, not a file: give the files, or a glob such as "
+                             f"{os.path.join(folders[0], '*')}")
         files.extend(matches)
     return files
 
@@ -67,7 +76,8 @@ def read_bytes(path):
 
 
 def read_lines(path, skip_invalid_utf8=False, invalid_lines=None):
-    """Yields (line number, text without the newline) of a UTF-8 file.
+    """Yields (line number, text without the newline) of a UTF-8 file; a byte-order mark at its
+    start is dropped.
 
     A line that is not valid UTF-8 raises ValueError("<path> line <n>: not valid
     UTF-8 ...") unless `skip_invalid_utf8`, in which case it is skipped and
@@ -90,4 +100,6 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None):
                 if invalid_lines is not None:
                     invalid_lines.append((path, number))
                 continue
+            if number == 1 and line.startswith("\ufeff"):
+                line = line[1:]
             yield number, line.rstrip("\r\n")

@@ -7,6 +7,7 @@ the vocabulary is trained and when text is encoded.
 
 import io
 import random
+import re
 import string
 
 import numpy as np
@@ -78,6 +79,11 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
             minloglevel=2,
         )
     except RuntimeError as error:
+        most = re.search(r"Vocabulary size too high \((\d+)\)\. Please set it to a value <= (\d+)", str(error))
+        if most:
+            raise ValueError(f"--vocab_size {most.group(1)} is too large for this corpus: SentencePiece can make at "
+                             f"most {most.group(2)} pieces from {files}; pass --vocab_size {most.group(2)} or less, "
+                             "or give more text") from None
         raise ValueError(f"SentencePiece could not train on {files}: {error}") from None
     return model.getvalue()
 
@@ -115,6 +121,8 @@ class Tokenizer:
     def from_file(cls, path):
         if not text_files.exists(path):
             raise ValueError(f"{path}: no such file (the SentencePiece model)")
+        if text_files.isdir(path):
+            raise ValueError(f"{path} is a directory, not a SentencePiece model (a .model file)")
         return cls(text_files.read_bytes(path), source=path)
 
     @property

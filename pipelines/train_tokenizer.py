@@ -28,7 +28,7 @@ def write_vocabulary(model_proto, output_prefix):
 
 
 def main(argv=None):
-    from albert_act import cli
+    from albert_act import cli, outputs
 
     parser = cli.parser("train_tokenizer", __doc__, package="pipelines")
     parser.add_argument("--input", nargs="+", required=True, help="text files or globs (local or gs://)")
@@ -45,7 +45,10 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=1,
                         help="SentencePiece threads (1 keeps the vocabulary byte-identical run to run)")
     args = parser.parse_args(argv)
+    cli.check_flags(args, {"vocab_size": "int>=1", "max_sentences": "int>=1", "threads": "int>=1", "seed": "int>=0"})
     try:
+        if not text_files.is_remote(args.output):
+            outputs.check_dir_target(os.path.dirname(os.path.abspath(args.output)), "--output")
         files = text_files.expand_patterns(args.input)
         proto = train_sentencepiece(files, args.vocab_size, args.max_sentences, args.seed, args.threads,
                                     model_type=args.model_type, skip_invalid_utf8=args.skip_invalid_utf8)

@@ -85,7 +85,7 @@ CASES = [
     ("pretrain-not-a-vocab", PRETRAIN + " --vocab {not_a_vocab}", 1, r"not_a_vocab.model: not a SentencePiece model", []),
     ("pretrain-vocab-size", PRETRAIN + " --vocab {vocab} --override vocabulary_size=500", 1,
      r"vocab.model has 400 pieces but the model's vocabulary_size is 500", []),
-    ("pretrain-steps-0", PRETRAIN + " --steps 0", 1, r"steps must be >= 1, got 0", []),
+    ("pretrain-steps-0", PRETRAIN + " --steps 0", 1, r"steps must be (an integer )?>= 1, got 0", []),
     ("pretrain-batch-split", PRETRAIN + " --global_batch_size 12", 1, r"global batch 12 is not divisible by micro-batch 8", []),
     ("pretrain-no-train-files", PRETRAIN.replace("{train}", "'{tmp}/none-*.tfrecord'"), 1, r"no training file matches", []),
     ("pretrain-eval-is-train", PRETRAIN.replace("{eval}", "{train}"), 1, r"evaluation files are also training files", []),
@@ -162,6 +162,121 @@ CASES += [
     ("analyze-init-config-not-utf8", "albert_act.analyze token-types --init {binary_config_run} --output_dir {tmp}/a", 1,
      r"binary_config_run/config.json: not a text file", ["{binary_config_run}"]),
 ]
+ANALYZE = "albert_act.analyze token-types --init {run} --output_dir {tmp}/a"
+SUBMIT = "albert_act.glue_submission --models {tmp}/empty_models --data_dir {glue} --output {tmp}/s.zip"
+TOKENIZER = "pipelines.train_tokenizer --input {corpus} --output {tmp}/v --vocab_size 30"
+EXPORT = "albert_act.export --checkpoint {run} --kind pretraining --output {tmp}/e/1"
+CASES += [
+    # --- every numeric flag checked before the compute, naming the flag and the value ------------
+    *[(f"pretrain-{flag}-{value}", PRETRAIN + f" --{flag} {value}", 1, rf"{flag} must be {rule}, got {value}", [])
+      for flag, value, rule in (
+          ("learning_rate", "0", "> 0"), ("learning_rate", "-1", "> 0"), ("learning_rate", "nan", "(a number )?> 0"),
+          ("micro_batch_size", "0", "(an integer )?>= 1"), ("global_batch_size", "0", "(an integer )?>= 1"),
+          ("checkpoint_every", "0", "(an integer )?>= 1"), ("keep_checkpoints", "0", "(an integer )?>= 1"),
+          ("log_every", "0", "(an integer )?>= 1"), ("eval_batches", "0", "(an integer )?>= 1"),
+          ("ponder_warmup_start", "-1", "(an integer )?>= 0"), ("ponder_warmup_steps", "-1", "(an integer )?>= 0"),
+          ("warmup_steps", "-1", "(an integer )?>= 0"), ("seed", "-1", "(an integer )?>= 0"))],
+    ("pretrain-tau-nan", PRETRAIN + " --tau nan", 1, r"--tau\) must be a number >= 0 or 'auto', got nan", []),
+    *[(f"pretrain-override-{key}-{value}", PRETRAIN + f" --override {key}={value}", 1, message, [])
+      for key, value, message in (
+          ("num_heads", "0", r"num_heads must be an integer >= 1, got 0"),
+          ("num_heads", "3", r"hidden size \(32\) must be divisible by num_heads \(3\)"),
+          ("max_iterations", "0", r"max_iterations must be an integer >= 1, got 0"),
+          ("hidden_dim", "-4", r"hidden_dim must be an integer >= 1, got -4"),
+          ("dropout", "1.5", r"dropout must be (a number )?in \[0, 1\), got 1.5"),
+          ("halting_epsilon", "2", r"epsilon must be (a number )?in \(0, 1\), got 2"))],
+    ("pretrain-init-from-nowhere", PRETRAIN + " --init_from {tmp}/nowhere", 1, r"nowhere: not a pre-training run dir", []),
+    ("pretrain-init-from-a-file", PRETRAIN + " --init_from {notes_dir}/notes.txt", 1, r"notes.txt: not a pre-training run dir", ["{notes_dir}"]),
+    ("pretrain-train-files-a-dir", PRETRAIN.replace("{train}", "{notes_dir}"), 1, r"notes_dir is a directory", []),
+    ("pretrain-vocab-a-dir", PRETRAIN + " --vocab {notes_dir}", 1, r"notes_dir is a directory, not a SentencePiece model",
+     ["{notes_dir}"]),
+    ("pretrain-vocab-missing", PRETRAIN + " --vocab {tmp}/nowhere.model", 1, r"nowhere.model: no such file", []),
+    ("pretrain-model-dir-a-file", PRETRAIN.replace("{tmp}/new_run", "{notes_dir}/notes.txt"), 1,
+     r"notes.txt is a file, not a directory", ["{notes_dir}"]),
+    ("pretrain-export-under-a-file", PRETRAIN.replace(" --no_export", " --export_dir {notes_dir}/notes.txt/1 --vocab {vocab}"),
+     1, r"notes.txt is a file", ["{notes_dir}"]),
+    ("pretrain-eval-files-none", PRETRAIN.replace("{eval}", "'{tmp}/none-*.tfrecord'"), 1, r"no evaluation file matches", []),
+    ("pretrain-no-tpu", PRETRAIN + " --strategy tpu", 1, r"--strategy tpu: no TPU found", []),
+    ("pretrain-bad-preset", PRETRAIN + " --preset huge", 2, r"invalid choice: 'huge'", []),
+    # --- fine-tuning --------------------------------------------------------------------------------
+    *[(f"finetune-{flag}-{value}", FINETUNE + f" --task rte --data_dir {{rte}} --{flag} {value}", 1,
+       rf"{flag} must be {rule}, got {value}", [])
+      for flag, value, rule in (
+          ("learning_rate", "nan", "(a number )?> 0"), ("max_iterations", "0", "(an integer )?>= 1"),
+          ("max_train_examples", "0", "(an integer )?>= 1"), ("tau", "-1", ">= 0"), ("seed", "-1", "(an integer )?>= 0"),
+          ("halting_bias", "nan", "a finite number"))],
+    ("finetune-seeds-0", FINETUNE + " --task rte --data_dir {rte} --grid --seeds 0", 1, r"--seeds must be an integer >= 1, got 0", []),
+    ("finetune-output-a-file", FINETUNE.replace("{tmp}/ft", "{notes_dir}/notes.txt") + " --task rte --data_dir {rte}", 1,
+     r"notes.txt is a file, not a directory", ["{notes_dir}"]),
+    ("finetune-data-dir-a-file", FINETUNE + " --task rte --data_dir {notes_dir}/notes.txt", 1, r"notes.txt is a file", []),
+    ("finetune-data-dir-missing", FINETUNE + " --task rte --data_dir {tmp}/nowhere", 1, r"nowhere/train.tsv: missing", []),
+    ("finetune-init-a-file", FINETUNE.replace("{run}", "{notes_dir}/notes.txt") + " --task rte --data_dir {rte}", 1,
+     r"notes.txt: not a pre-training run dir", ["{notes_dir}"]),
+    ("finetune-vocab-a-dir", FINETUNE + " --task rte --data_dir {rte} --vocab {notes_dir}", 1,
+     r"notes_dir is a directory, not a SentencePiece model", []),
+    ("finetune-utf16-tsv", FINETUNE + " --task rte --data_dir {glue_utf16}", 1,
+     r"glue_utf16/train.tsv line 1: not valid UTF-8 \(UTF-16\? save it as UTF-8\)", []),
+    ("finetune-cr-only-tsv", FINETUNE + " --task rte --data_dir {glue_cr}", 1,
+     r"glue_cr/train.tsv: lines end in a lone CR", []),
+    ("finetune-halting-none-with-max-iterations", FINETUNE + " --task rte --data_dir {rte} --halting none --max_iterations 0", 1,
+     r"--max_iterations must be an integer >= 1, got 0", []),
+    # --- export ---------------------------------------------------------------------------------------
+    ("export-top-k-0", EXPORT + " --top_k 0", 1, r"--top_k must be an integer >= 1, got 0", []),
+    ("export-top-k-vocabulary", EXPORT + " --top_k 401", 1, r"top_k must be in \[1, 400\], got 401", []),
+    ("export-max-seq-0", EXPORT + " --max_seq_length 0", 1, r"max_seq_length must be at least 3", []),
+    ("export-max-seq-long", EXPORT + " --max_seq_length 1000", 1, r"max_seq_length 1000 exceeds the model's 64", []),
+    ("export-vocab-missing", EXPORT + " --vocab {tmp}/nowhere.model", 1, r"nowhere.model: no such file", []),
+    ("export-not-a-vocab", EXPORT + " --vocab {not_a_vocab}", 1, r"not_a_vocab.model: not a SentencePiece model", []),
+    ("export-under-a-file", EXPORT.replace("{tmp}/e/1", "{notes_dir}/notes.txt/1"), 1, r"notes.txt is a file", ["{notes_dir}"]),
+    ("export-checkpoint-a-file", EXPORT.replace("{run}", "{notes_dir}/notes.txt"), 1, r"notes.txt: not a pre-training run dir", ["{notes_dir}"]),
+    ("export-bad-format", EXPORT + " --format onnx", 2, r"invalid choice: 'onnx'", []),
+    # --- analyses ---------------------------------------------------------------------------------------
+    ("analyze-max-batches-0", ANALYZE + " --max_batches 0", 1, r"--max_batches must be an integer >= 1, got 0", []),
+    ("analyze-documents-0", ANALYZE.replace("token-types", "dependencies") + " --documents 0", 1,
+     r"--documents must be an integer >= 1, got 0", []),
+    ("analyze-parsed-none", ANALYZE.replace("token-types", "dependencies") + " --parsed {tmp}/none.conllu", 1,
+     r"no file matches .*none.conllu", []),
+    ("analyze-parsed-empty-form", ANALYZE.replace("token-types", "dependencies") + " --parsed {empty_form}", 1,
+     r"empty_form.conllu line 3: empty FORM", []),
+    ("analyze-output-a-file", ANALYZE.replace("{tmp}/a", "{notes_dir}/notes.txt"), 1, r"notes.txt is a file, not a directory",
+     ["{notes_dir}"]),
+    ("analyze-not-a-vocab", ANALYZE + " --vocab {not_a_vocab}", 1, r"not_a_vocab.model: not a SentencePiece model", []),
+    ("analyze-ids-outside-vocab", ANALYZE + " --records {outside_ids}", 1,
+     r"outside_ids.tfrecord: input_ids holds token id 999, outside the model's vocabulary of 400", []),
+    # --- the submission -------------------------------------------------------------------------------
+    ("submission-no-data-dir", SUBMIT.replace("{glue}", "{tmp}/nowhere"), 1, r"--data_dir .*nowhere: no such folder", []),
+    ("submission-models-a-file", SUBMIT.replace("{tmp}/empty_models", "{notes_dir}/notes.txt"), 1, r"notes.txt is a file",
+     ["{notes_dir}"]),
+    ("submission-output-a-dir", SUBMIT.replace("{tmp}/s.zip", "{notes_dir}"), 1, r"notes_dir is a directory", ["{notes_dir}"]),
+    ("submission-output-under-a-file", SUBMIT.replace("{tmp}/s.zip", "{notes_dir}/notes.txt/s.zip"), 1, r"notes.txt is a file",
+     ["{notes_dir}"]),
+    ("submission-output-not-zip", SUBMIT.replace("{tmp}/s.zip", "{tmp}/s.tar"), 1, r"--output .*s.tar: .*\.zip", []),
+    # --- the data tool ---------------------------------------------------------------------------------
+    *[(f"data-{flag}-{value}", DATA + f" --input {{corpus}} --{flag} {value}", 1, rf"{flag} must be {rule}, got {value}", [])
+      for flag, value, rule in (
+          ("masked_lm_prob", "0", r"(a number )?in \(0, 1\)"), ("masked_lm_prob", "1.5", r"(a number )?in \(0, 1\)"),
+          ("short_seq_prob", "2", r"(a number )?in \[0, 1\]"), ("eval_fraction", "1", r"(a number )?in \[0, 1\)"),
+          ("dupe_factor", "0", "(an integer )?>= 1"), ("num_shards", "0", "(an integer )?>= 1"),
+          ("workers", "0", "(an integer )?>= 1"), ("shuffle_buffer", "0", "(an integer )?>= 1"),
+          ("max_predictions_per_seq", "0", "(an integer )?>= 1"), ("seed", "-1", "(an integer )?>= 0"))],
+    ("data-max-seq-small", DATA + " --input {corpus} --max_seq_length 4", 1,
+     r"max_seq_length must be >= 5 \(\[CLS\] A \[SEP\] B \[SEP\]\), got 4", []),
+    ("data-input-a-dir", DATA + " --input {notes_dir}", 1, r"notes_dir is a directory", []),
+    ("data-utf16-corpus", DATA + " --input {utf16_txt}", 1, r"utf16.txt line 1: not valid UTF-8", []),
+    ("data-vocab-missing", DATA.replace("{vocab}", "{tmp}/nowhere.model") + " --input {corpus}", 1,
+     r"nowhere.model: no such file", []),
+    # --- the tokenizer ---------------------------------------------------------------------------------
+    ("tokenizer-vocab-size-0", TOKENIZER.replace("--vocab_size 30", "--vocab_size 0"), 1,
+     r"--vocab_size must be an integer >= 1, got 0", []),
+    ("tokenizer-vocab-size-too-big", TOKENIZER.replace("--vocab_size 30", "--vocab_size 5000"), 1,
+     r"--vocab_size 5000 is too large for this corpus", []),
+    ("tokenizer-max-sentences-0", TOKENIZER + " --max_sentences 0", 1, r"--max_sentences must be an integer >= 1, got 0", []),
+    ("tokenizer-threads-0", TOKENIZER + " --threads 0", 1, r"--threads must be an integer >= 1, got 0", []),
+    ("tokenizer-output-under-a-file", TOKENIZER.replace("{tmp}/v", "{notes_dir}/notes.txt/v"), 1, r"notes.txt is a file",
+     ["{notes_dir}"]),
+    ("tokenizer-input-a-dir", TOKENIZER.replace("{corpus}", "{notes_dir}"), 1, r"notes_dir is a directory", []),
+    ("tokenizer-empty-corpus", TOKENIZER.replace("{corpus}", "{empty_txt}"), 1, r"no text to train a vocabulary on in .*empty.txt", []),
+]
 HELD = ("held_run", "held_ft", "held_export/1", "held_records")  # locked by this process for the cases above
 
 
@@ -204,6 +319,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
         shutil.copytree(tiny_run[0], root / name)
         config = (root / name / "config.json").read_bytes()
         (root / name / "config.json").write_bytes(text if text is not None else config[: len(config) // 2])
+    _more_bad_files(root, rte)
     locks = [outputs.DirectoryLock(root / name, "test").acquire() for name in HELD]
     yield {"tmp": root, "run": run, "export": export, "train": records[0], "eval": records[1], "vocab": vocab,
             "rte": rte, "glue": shared_data / "glue", "notes_dir": root / "notes_dir", "corpus": corpus,
@@ -211,21 +327,36 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "empty_txt": root / "empty.txt", "edited_run": edited, "no_weights": root / "no_weights.tfrecord",
             "truncated": root / "truncated.tfrecord", "long_records": root / "long.tfrecord",
             **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run")},
-            **{name: root / name for name in variants}}
+            **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
+            "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
+            "utf16_txt": root / "utf16.txt"}
     for lock in locks:
         lock.release()
 
 
+def _more_bad_files(root, rte):
+    """A UTF-16 and a CR-only RTE folder, a CoNLL-U sentence with an empty FORM, a UTF-16 corpus."""
+    text = RTE_HEADER + RTE_ROW.format(i=0) + RTE_ROW.format(i=1)
+    for name, data in (("glue_utf16", text.encode("utf-16")), ("glue_cr", text.replace("\n", "\r").encode())):
+        (root / name).mkdir()
+        (root / name / "train.tsv").write_bytes(data)
+        shutil.copy(rte / "dev.tsv", root / name / "dev.tsv")
+    (root / "empty_form.conllu").write_text(
+        "# text = A dog\n1\tA\ta\tDET\tDT\t_\t2\tdet\t_\t_\n2\t\tdog\tNOUN\tNN\t_\t0\troot\t_\t_\n\n")
+    (root / "utf16.txt").write_bytes("A first line.\nA second one.\n".encode("utf-16"))
+
+
 def _bad_records(root, records):
-    """A shard without masked_lm_weights, a truncated copy of a real shard, a shard of length 128."""
+    """A shard without masked_lm_weights, a truncated copy of a real shard, a shard of length 128, a
+    shard whose ids lie outside the tiny model's vocabulary of 400."""
     from pipelines import tf_example
 
-    def example(length, weights=True):
-        features = {"input_ids": tf_example.int64_feature([2] + [9] * (length - 2) + [3]),
+    def example(length, weights=True, piece=9):
+        features = {"input_ids": tf_example.int64_feature([2] + [piece] * (length - 2) + [3]),
                     "input_mask": tf_example.int64_feature([1] * length),
                     "segment_ids": tf_example.int64_feature([0] * length),
                     "masked_lm_positions": tf_example.int64_feature([1] * 10),
-                    "masked_lm_ids": tf_example.int64_feature([9] * 10),
+                    "masked_lm_ids": tf_example.int64_feature([piece] * 10),
                     "next_sentence_labels": tf_example.int64_feature([0])}
         if weights:
             features["masked_lm_weights"] = tf_example.float_feature([1.0] * 10)
@@ -233,7 +364,8 @@ def _bad_records(root, records):
 
     import tensorflow as tf
 
-    for name, record in (("no_weights", example(64, weights=False)), ("long", example(128))):
+    for name, record in (("no_weights", example(64, weights=False)), ("long", example(128)),
+                         ("outside_ids", example(64, piece=999))):
         with tf.io.TFRecordWriter(str(root / f"{name}.tfrecord")) as writer:
             for _ in range(4):
                 writer.write(record)
@@ -258,7 +390,7 @@ def run_main(module, argv, capsys):
 
 
 def test_the_catalogue_is_large_and_its_ids_unique():
-    assert len(CASES) >= 50 and len({case[0] for case in CASES}) == len(CASES)
+    assert len(CASES) >= 150 and len({case[0] for case in CASES}) == len(CASES)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case[0] for case in CASES])

@@ -118,6 +118,8 @@ def load_tokenizer(init, vocab=None, vocabulary_size=None):
     """The vocabulary given, or the one stored in `init` (vocab.model, or assets/vocab.model)."""
     candidates = [vocab] if vocab else artifacts.vocab_candidates(init)
     found = next((c for c in candidates if tf.io.gfile.exists(c)), None)
+    if found is None and vocab:
+        raise ValueError(f"--vocab {vocab}: no such file (the SentencePiece model of pre-training)")
     if found is None:
         raise ValueError(f"no vocabulary at {' or '.join(candidates)}; pass --vocab (the SentencePiece model of "
                          "pre-training)")

@@ -131,9 +131,16 @@ def _build(models_dir, data_dir, output, allow_partial, progress, staging):
         raise ValueError("incomplete submission, not written; missing: "
                          + "; ".join(f"{k} ({v})" for k, v in missing.items())
                          + ". Pass --allow_partial to write the files that exist.")
-    with zipfile.ZipFile(output, "w", zipfile.ZIP_DEFLATED) as archive:
-        for file_name in written:
-            archive.write(os.path.join(staging, file_name), file_name)
-        if missing:
-            archive.comment = ("PARTIAL submission, missing: " + ", ".join(missing)).encode()
+    # Written beside the output and renamed over it: a full disk or Ctrl-C leaves the old zip whole.
+    partial = os.path.join(os.path.dirname(os.path.abspath(output)), f".{os.path.basename(output)}.{os.getpid()}.partial")
+    try:
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
+            for file_name in written:
+                archive.write(os.path.join(staging, file_name), file_name)
+            if missing:
+                archive.comment = ("PARTIAL submission, missing: " + ", ".join(missing)).encode()
+        os.replace(partial, output)
+    finally:
+        if os.path.exists(partial):
+            os.remove(partial)
     return {"written": written, "missing": missing}

@@ -28,7 +28,7 @@ from albert_act.train.lamb import Lamb
 from albert_act.train.learning_rate import WarmupLinearDecay
 from albert_act.train.losses import loss_sums, pretraining_loss
 from pipelines import text_files
-from pipelines.pretraining_dataset import make_pretraining_dataset, record_shapes
+from pipelines.pretraining_dataset import check_records, make_pretraining_dataset, record_files
 from pipelines.tokenizer import Tokenizer
 
 # Preset update counts that scale with --steps when only --steps is given.
@@ -145,13 +145,6 @@ def _check_overrides(overrides, preset_backbone):
             raise ValueError(f"--override {key}={value}: expected {name} (the preset has {like!r})")
 
 
-def _files(patterns, what):
-    files = sorted(f for p in patterns for f in text_files.glob(p))
-    if not files:
-        raise ValueError(f"no {what} file matches {patterns}")
-    return files
-
-
 def check_inputs(config, replicas, sample_records=2000):
     """Raises ValueError, before any compute, for the problems a user can fix."""
     for name in ("steps", "global_batch_size", "micro_batch_size", "checkpoint_every", "log_every"):
@@ -194,32 +187,14 @@ def check_inputs(config, replicas, sample_records=2000):
             f"global batch {config.global_batch_size} is not divisible by micro-batch "
             f"{config.micro_batch_size} x {replicas} replica(s) = {per_update}"
         )
-    train_files, eval_files = _files(config.train_files, "training"), _files(config.eval_files, "evaluation")
+    train_files, eval_files = record_files(config.train_files, "training"), record_files(config.eval_files, "evaluation")
     if set(train_files) & set(eval_files):
         raise ValueError(f"evaluation files are also training files: {sorted(set(train_files) & set(eval_files))}")
     backbone = config.backbone_config()
     vocabulary, length = backbone["vocabulary_size"], backbone["max_sequence_length"]
     shapes = {}
     for path in train_files + eval_files:
-        seq, predictions = shapes[path] = record_shapes(path)
-        if seq > length:
-            raise ValueError(f"{path}: sequences of {seq} tokens, the model takes at most {length}")
-        spec = {"input_ids": tf.io.FixedLenFeature([seq], tf.int64),
-                "masked_lm_ids": tf.io.FixedLenFeature([predictions], tf.int64)}
-        try:
-            batches = list(tf.data.TFRecordDataset(path).take(sample_records).batch(sample_records))
-        except tf.errors.DataLossError as error:
-            raise ValueError(f"{path}: corrupt within its first {sample_records} records "
-                             f"({str(error).splitlines()[0]})") from None
-        for batch in batches:
-            parsed = tf.io.parse_example(batch, spec)
-            for key, values in parsed.items():
-                top = int(tf.reduce_max(values))
-                if top >= vocabulary:
-                    raise ValueError(
-                        f"{path}: {key} holds token id {top}, outside the model's vocabulary of {vocabulary} "
-                        "(was the data made with another vocabulary?)"
-                    )
+        shapes[path] = check_records(path, vocabulary, length, sample_records)
     if len(set(shapes.values())) > 1:
         raise ValueError(f"files differ in (sequence length, predictions): {shapes}")
     _check_model_dir(config)
