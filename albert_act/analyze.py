@@ -186,6 +186,9 @@ def main(argv=None):
         sections = run(args.mode, args)
     except ValueError as error:
         sys.exit(f"error: {error}")
+    except KeyboardInterrupt:
+        cli.stopped(f"the {args.mode} analysis did not finish; files in {args.output_dir} may be from an earlier "
+                    "run; re-run the same command")
     for title, markdown, _ in sections:
         print(f"\n## {title}\n\n{markdown}")
     target = "report.md" if args.mode == "report" else "*.md, *.json, *.png"

@@ -145,3 +145,10 @@ def check_flags(args, rules):
         checks.flags(args, rules)
     except ValueError as error:
         sys.exit(f"error: {error}")
+
+
+def stopped(message):
+    """Ends a command stopped by Ctrl-C or SIGTERM: one line on stderr saying what was kept and
+    how to go on, and exit status 130 (the shell's for SIGINT), never a traceback."""
+    sys.stderr.write(f"stopped: {message}\n")
+    sys.exit(130)

@@ -97,7 +97,7 @@ def main(argv=None):
     except OSError as error:  # a full disk, a lost mount: the staging dir went, the old output stays
         sys.exit(f"error: could not write {args.output}: {error.strerror or error}; the previous one is intact")
     except KeyboardInterrupt:
-        sys.exit(f"stopped: nothing was written to {args.output} (an existing one is intact); re-run the command")
+        cli.stopped(f"nothing was written to {args.output} (an existing one is intact); re-run the command")
 
 
 def _export(args):

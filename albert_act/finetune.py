@@ -80,8 +80,8 @@ def main(argv=None):
     except ValueError as error:
         sys.exit(f"error: {error}")
     except KeyboardInterrupt:
-        sys.exit(f"stopped: {output_dir} keeps the best epoch saved so far; a fine-tuning run restarts from "
-                 "its --init: re-run the same command")
+        cli.stopped(f"{output_dir} keeps the best epoch saved so far; a fine-tuning run restarts from "
+                    "its --init: re-run the same command")
     print(f"\n{result['task']} dev, {result['train_examples']} training examples:\n")
     print(finetuning_run.format_results(result))
     print(f"\nresults: {os.path.join(output_dir, 'results.json')}\nSavedModel: {result['export']}")

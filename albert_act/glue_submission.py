@@ -38,6 +38,8 @@ def main(argv=None):
         result = build_submission(args.models, args.data_dir, args.output, args.allow_partial)
     except ValueError as error:
         sys.exit(f"error: {error}")
+    except KeyboardInterrupt:
+        cli.stopped(f"no zip was written ({args.output}, if it exists, is the previous one); re-run the same command")
     print(f"\nwrote {args.output}: {len(result['written'])} of {len(SUBMISSION)} files, all validated")
     if result["missing"]:
         print("PARTIAL: the GLUE server will reject it until these are added:")

@@ -134,9 +134,9 @@ def interrupted_message(model_dir):
 
     latest = tf.train.latest_checkpoint(os.path.join(model_dir, artifacts.CHECKPOINTS))
     if latest is None:
-        return (f"stopped before the first checkpoint: nothing of this run is kept in {model_dir}; "
+        return (f"before the first checkpoint: nothing of this run is kept in {model_dir}; "
                 "re-run the same command to start again")
-    return (f"stopped: the newest checkpoint is {latest} (update {latest.rsplit('-', 1)[-1]}); re-run the same "
+    return (f"the newest checkpoint is {latest} (update {latest.rsplit('-', 1)[-1]}); re-run the same "
             "command to resume from it")
 
 
@@ -179,8 +179,7 @@ def main(argv=None):
     except (ValueError, FloatingPointError) as error:
         sys.exit(f"error: {error}")
     except KeyboardInterrupt:
-        sys.stderr.write(interrupted_message(args.model_dir) + "\n")
-        sys.exit(130)
+        cli.stopped(interrupted_message(args.model_dir))
     print(evaluation_summary(result))
     print(result["table"])
     if "export" in result:

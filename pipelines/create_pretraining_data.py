@@ -324,7 +324,7 @@ def main(argv=None):
     except ValueError as error:
         sys.exit(f"error: {error}")
     except KeyboardInterrupt:
-        sys.exit(f"stopped: nothing was written to {args.output_dir}; re-run the same command")
+        cli.stopped(f"nothing was written to {args.output_dir}; re-run the same command")
     print(f"wrote {report['instances']['train']} train and {report['instances']['eval']} eval instances "
           f"to {args.output_dir} in {report['seconds']:.1f} s; stats in {args.output_dir}/stats.md")
     if args.eval_fraction > 0 and not report["instances"]["eval"]:

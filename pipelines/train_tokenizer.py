@@ -55,6 +55,8 @@ def main(argv=None):
         tokenizer = write_vocabulary(proto, args.output)
     except ValueError as error:
         sys.exit(f"error: {error}")
+    except KeyboardInterrupt:
+        cli.stopped("the vocabulary was not trained; re-run the same command")
     print(f"wrote {args.output}.model ({tokenizer.vocabulary_size} pieces) and {args.output}.vocab")
 
 

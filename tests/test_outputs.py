@@ -193,3 +193,56 @@ def test_after_a_sigkill_the_next_run_takes_over_and_resumes(records, tmp_path):
     assert f"the run that held it (pid {first.pid} on " in out and "is gone; taking it over" in out, out[-2000:]
     assert "resumed from" in out, out[-2000:]
     assert second.returncode == 130 and "Traceback" not in err, err[-2000:]
+
+
+# --- real processes: the data tool and an export stopped half-way ---------------------------------
+
+def _stop_when(command, ready, stop, timeout=240):
+    """Starts `command`, sends `stop` once `ready()` is true; returns (exit status, stderr)."""
+    process = subprocess.Popen(command, cwd=REPO, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        start = time.time()
+        while not ready():
+            assert process.poll() is None, process.communicate()[1][-2000:]
+            assert time.time() - start < timeout, "never got half-way"
+            time.sleep(0.05)
+        process.send_signal(stop)
+        _, err = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    return process.returncode, err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_a_stopped_data_run_keeps_nothing_half_written(stop, records, tmp_path):
+    from pipelines import synthetic_corpus
+
+    synthetic_corpus.write_corpus(tmp_path / "corpus.txt", 2000, seed=1)
+    output = tmp_path / "records"
+    command = [sys.executable, "-m", "pipelines.create_pretraining_data", "--input", str(tmp_path / "corpus.txt"),
+               "--vocab", str(Path(records[0]).parent.parent / "vocab.model"), "--output_dir", str(output),
+               "--max_seq_length", "64", "--workers", "1", "--num_shards", "2", "--dupe_factor", "20"]
+    status, err = _stop_when(command, lambda: (output / "_incomplete").exists(), stop)
+    assert status == 130 and "Traceback" not in err, err[-2000:]
+    assert err.strip().splitlines()[-1] == f"stopped: nothing was written to {output}; re-run the same command"
+    assert list(output.iterdir()) == [] and not Path(outputs.lock_path(output)).exists()
+
+
+@pytest.mark.slow
+def test_a_stopped_export_keeps_the_previous_version(tiny_run, tmp_path):
+    target = tmp_path / "export" / "1"
+    target.parent.mkdir()
+    import shutil
+
+    shutil.copytree(tiny_run[1], target)
+    before = sorted((str(p.relative_to(target)), p.stat().st_size) for p in target.rglob("*") if p.is_file())
+    command = [sys.executable, "-m", "albert_act.export", "--checkpoint", str(tiny_run[0]), "--kind", "pretraining",
+               "--output", str(target), "--overwrite"]
+    staged = lambda: any(p.name.startswith(".staging-") for p in target.parent.iterdir())  # noqa: E731
+    status, err = _stop_when(command, staged, signal.SIGINT)
+    assert status == 130 and "Traceback" not in err, err[-2000:]
+    assert err.strip().splitlines()[-1] == (f"stopped: nothing was written to {target} (an existing one is intact); "
+                                            "re-run the command")
+    assert sorted((str(p.relative_to(target)), p.stat().st_size) for p in target.rglob("*") if p.is_file()) == before
+    assert [p.name for p in target.parent.iterdir()] == ["1"]  # no staging dir, no lock left
