@@ -14,7 +14,7 @@ import tensorflow as tf
 
 from albert_act import checks
 
-STRATEGIES = ("auto", "tpu", "gpu", "cpu")
+STRATEGIES = ("auto", "tpu", "gpu", "cpu", "multiworker")
 PRECISIONS = ("auto", "float32", "mixed_bfloat16")  # auto: mixed_bfloat16 on TPU, float32 elsewhere
 
 
@@ -25,9 +25,26 @@ def _tpu_strategy():
     return tf.distribute.TPUStrategy(resolver)
 
 
+def cluster_task(environ=None):
+    """(workers, task type, task index, is_chief) from TF_CONFIG; (1, None, 0, True) without one.
+
+    The chief is the "chief" task, or worker 0 when the cluster lists no chief (TensorFlow's rule).
+    """
+    raw = (os.environ if environ is None else environ).get("TF_CONFIG")
+    if not raw:
+        return 1, None, 0, True
+    try:
+        config = json.loads(raw)
+        cluster, task = config.get("cluster", {}), config.get("task", {})
+        workers = len(cluster.get("worker", [])) + len(cluster.get("chief", []))
+        task_type, index = task.get("type"), int(task.get("index", 0))
+    except (ValueError, AttributeError, TypeError) as error:
+        raise ValueError(f"TF_CONFIG is not a cluster spec with a task ({error}): {raw[:200]}") from None
+    chief = task_type == "chief" or (task_type == "worker" and index == 0 and not cluster.get("chief"))
+    return workers, task_type, index, chief
+
+
 def _gpu_strategy():
-    if "TF_CONFIG" in os.environ and len(json.loads(os.environ["TF_CONFIG"]).get("cluster", {}).get("worker", [])) > 1:
-        return tf.distribute.MultiWorkerMirroredStrategy()
     gpus = tf.config.list_logical_devices("GPU")
     if not gpus:
         raise ValueError("--strategy gpu: no GPU visible to TensorFlow")
@@ -37,11 +54,22 @@ def _gpu_strategy():
 def make_strategy(name="auto"):
     """Returns (strategy, kind) with kind in {"tpu", "gpu", "cpu"}.
 
-    auto: a TPU reachable as TPUClusterResolver(tpu="local"), else every local GPU
-    (MultiWorkerMirroredStrategy when TF_CONFIG lists several workers), else the CPU.
+    auto: MultiWorkerMirroredStrategy when TF_CONFIG lists several workers (each worker's GPUs,
+    or its CPU), else a TPU reachable as TPUClusterResolver(tpu="local"), else every local GPU,
+    else the CPU. "multiworker" asks for the first and refuses a TF_CONFIG of one worker;
+    "gpu" and "cpu" also become multi-worker under such a TF_CONFIG. Create the strategy before
+    any other TensorFlow work in the process (collective ops are configured at startup).
     """
     if name not in STRATEGIES:
         raise ValueError(f"strategy must be one of {list(STRATEGIES)}, got {name!r}")
+    workers = cluster_task()[0]
+    if name == "multiworker" and workers < 2:
+        raise ValueError("--strategy multiworker: TF_CONFIG must list at least two workers "
+                         '(e.g. {"cluster": {"worker": ["host1:12345", "host2:12345"]}, "task": {"type": '
+                         '"worker", "index": 0}}); it lists ' + str(workers))
+    if workers > 1 and name != "tpu":
+        kind = "gpu" if tf.config.list_physical_devices("GPU") else "cpu"
+        return tf.distribute.MultiWorkerMirroredStrategy(), kind
     if name in ("auto", "tpu"):
         try:
             return _tpu_strategy(), "tpu"
@@ -61,6 +89,9 @@ def resolve(strategy="auto", precision="auto", jit_compile=None):
     None or False: XLA on a TPU only (TPUStrategy compiles every per-replica function anyway);
     True: also on a CPU or GPU. Several CPU replicas share one XLA device: refused.
     """
+    if cluster_task()[0] > 1:
+        raise ValueError("TF_CONFIG lists several workers: only pre-training runs as a multi-worker job; "
+                         "run this command without TF_CONFIG")
     strategy, kind = make_strategy(strategy)
     precision = resolve_precision(precision, kind)
     jit_compile = resolve_jit(jit_compile, kind, strategy.num_replicas_in_sync)
@@ -128,10 +159,13 @@ def row_runner(fn, strategy, jit_compile):
     return run
 
 
-def add_arguments(parser, jit_help="XLA-compile the per-replica functions; always on for TPU"):
-    """--strategy, --precision and --jit_compile, the same for every CLI that runs a model."""
-    parser.add_argument("--strategy", default="auto", choices=STRATEGIES,
-                        help="auto: a Colab TPU VM if reachable, else every local GPU, else the CPU")
+def add_arguments(parser, jit_help="XLA-compile the per-replica functions; always on for TPU", multiworker=False):
+    """--strategy, --precision and --jit_compile, the same for every CLI that runs a model
+    ("multiworker" only where the command supports it: pre-training)."""
+    parser.add_argument("--strategy", default="auto",
+                        choices=STRATEGIES if multiworker else tuple(s for s in STRATEGIES if s != "multiworker"),
+                        help="auto: the workers TF_CONFIG lists (pre-training), else a Colab TPU VM if "
+                             "reachable, else every local GPU, else the CPU")
     parser.add_argument("--precision", default="auto", choices=PRECISIONS,
                         help="auto: mixed_bfloat16 on TPU, float32 elsewhere")
     parser.add_argument("--jit_compile", action=argparse.BooleanOptionalAction, default=None, help=jit_help)

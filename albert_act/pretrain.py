@@ -65,7 +65,8 @@ def parse_args(argv=None):
                         help=f"sequences per optimizer update ({preset_help})")
     parser.add_argument("--micro_batch_size", type=int, default=None,
                         help=f"per replica; accumulation = global / (micro x replicas) ({preset_help})")
-    distribution.add_arguments(parser, f"XLA-compile the per-replica steps; always on for TPU ({preset_help})")
+    distribution.add_arguments(parser, f"XLA-compile the per-replica steps; always on for TPU ({preset_help})",
+                               multiworker=True)
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--deterministic", action="store_true", help="deterministic ops and data order")
     parser.add_argument("--tau", type=_tau, default=None,

@@ -120,7 +120,7 @@ def make_pretraining_dataset(
         file_pattern: glob or list of globs (local or gs://).
         batch_size: global batch size; with `input_context` it is divided by the
             number of replicas (per-replica batches) and files are sharded per
-            input pipeline.
+            input pipeline (records, when there are fewer files than pipelines).
         training: shuffle files and records, repeat forever, drop the remainder.
             False reads every record once, in file order, keeping the last batch.
         seq_length, max_predictions: default to the first record's shapes.
@@ -140,15 +140,15 @@ def make_pretraining_dataset(
         raise ValueError(f"{files[0]}: sequences of {seq_length} tokens, the model takes at most {max_length}")
 
     dataset = tf.data.Dataset.from_tensor_slices(files)
+    pipelines, record_shard = 1, False
     if input_context is not None:
         batch_size = input_context.get_per_replica_batch_size(batch_size)
-        if input_context.num_input_pipelines > 1:
-            if len(files) < input_context.num_input_pipelines:
-                raise ValueError(
-                    f"{len(files)} file(s) for {input_context.num_input_pipelines} input pipelines: "
-                    "write at least one shard per pipeline (--num_shards)"
-                )
-            dataset = dataset.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)
+        pipelines = input_context.num_input_pipelines
+        # Each input pipeline (one per worker) reads its share of the files, or, with fewer files
+        # than pipelines, every file and its share of the records: every record read once.
+        record_shard = 1 < pipelines and len(files) < pipelines
+        if pipelines > 1 and not record_shard:
+            dataset = dataset.shard(pipelines, input_context.input_pipeline_id)
     if training:
         dataset = dataset.shuffle(len(files), seed=seed).repeat()
     dataset = dataset.interleave(
@@ -157,6 +157,8 @@ def make_pretraining_dataset(
         num_parallel_calls=tf.data.AUTOTUNE,
         deterministic=deterministic or not training,
     )
+    if record_shard:
+        dataset = dataset.shard(pipelines, input_context.input_pipeline_id)
     if training:
         dataset = dataset.shuffle(shuffle_buffer, seed=seed)
     dataset = dataset.batch(batch_size, drop_remainder=training)

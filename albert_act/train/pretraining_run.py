@@ -10,6 +10,8 @@ import dataclasses
 import json
 import math
 import os
+import shutil
+import tempfile
 import time
 
 import keras
@@ -570,23 +572,34 @@ def run_pretraining(config, progress=True):
     `table` (Markdown), `step`, `model_dir`, and `export` when one was written. The trained
     model is in the run dir: `albert_act.model.loading.load_pretraining_model(model_dir)`.
     """
+    workers, task_type, index, chief = distribution.cluster_task()
+    if not chief:  # another worker of a multi-worker job: it reads the chief's run, writes to scratch
+        scratch = tempfile.mkdtemp(prefix=f"albert_act_{task_type}{index}_")
+        try:
+            with outputs.DirectoryLock(scratch, "pre-training worker"):
+                return _run_pretraining(config, progress, scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
     with outputs.DirectoryLock(config.model_dir, "pre-training run") as lock:
         if lock.took_over and progress:
             print(f"{config.model_dir}: the run that held it ({lock.took_over}) is gone; taking it over")
-        return _run_pretraining(config, progress)
+        return _run_pretraining(config, progress, config.model_dir)
 
 
-def _run_pretraining(config, progress):
+def _run_pretraining(config, progress, write_dir):
+    """The job; `write_dir` is the model dir, or a scratch dir for a multi-worker job's non-chief
+    workers (which take part in every step and checkpoint save, and restore from the chief's)."""
     config = config.resolved()
     strategy, kind = distribution.make_strategy(config.strategy)
+    chief = write_dir == config.model_dir
     train_files, eval_files = check_inputs(config, strategy.num_replicas_in_sync)
     if config.deterministic:
         tf.config.experimental.enable_op_determinism()
     trainer = Pretrainer(config, strategy, kind)
-    tf.io.gfile.makedirs(config.model_dir)
-    artifacts.write_json(os.path.join(config.model_dir, artifacts.CONFIG), _config_record(config))
+    tf.io.gfile.makedirs(write_dir)
+    artifacts.write_json(os.path.join(write_dir, artifacts.CONFIG), _config_record(config))
     if config.vocab:  # the run dir is self-contained: fine-tuning finds the vocabulary there
-        tf.io.gfile.copy(config.vocab, os.path.join(config.model_dir, artifacts.VOCAB), overwrite=True)
+        tf.io.gfile.copy(config.vocab, os.path.join(write_dir, artifacts.VOCAB), overwrite=True)
 
     # A plain tf.data iterator of global batches: it is saved in the checkpoint (shuffle buffer
     # included), so a resumed run continues with exactly the next batch, reading nothing twice.
@@ -595,9 +608,11 @@ def _run_pretraining(config, progress):
     iterator = iter(dataset)
     checkpoint = tf.train.Checkpoint(**checkpoint_contents(trainer.model, trainer.optimizer), iterator=iterator,
                                      ponder_cost_weight=trainer.tau)
-    manager = tf.train.CheckpointManager(checkpoint, os.path.join(config.model_dir, artifacts.CHECKPOINTS),
+    manager = tf.train.CheckpointManager(checkpoint, os.path.join(write_dir, artifacts.CHECKPOINTS),
                                          max_to_keep=config.keep_checkpoints)
-    restored = restore_latest_intact(checkpoint, manager)
+    chiefs = manager if chief else tf.train.CheckpointManager(  # read only: a worker resumes where the chief does
+        checkpoint, os.path.join(config.model_dir, artifacts.CHECKPOINTS), max_to_keep=config.keep_checkpoints)
+    restored = restore_latest_intact(checkpoint, chiefs)
     step = int(trainer.optimizer.iterations.numpy())
     if config.init_from and not restored:
         fresh = warm_start(trainer.model, config.init_from)
@@ -612,8 +627,8 @@ def _run_pretraining(config, progress):
               f"{config.global_batch_size} = {trainer.accumulation} x {config.micro_batch_size} x "
               f"{strategy.num_replicas_in_sync}{resumed}")
 
-    train_writer = tf.summary.create_file_writer(os.path.join(config.model_dir, "train"))
-    eval_writer = tf.summary.create_file_writer(os.path.join(config.model_dir, "eval"))
+    train_writer = tf.summary.create_file_writer(os.path.join(write_dir, "train"))
+    eval_writer = tf.summary.create_file_writer(os.path.join(write_dir, "eval"))
     train_step = trainer.make_train_step()
     shown = ["loss", "mlm_acc", "sop_acc", "iterations"] + (["overflows"] if config.execution == "bucket" else [])
     bar = cli.progress_bar(config.steps, shown) if progress else None
@@ -625,6 +640,13 @@ def _run_pretraining(config, progress):
             raise ValueError(f"{corrupt_file(train_files)}: a corrupt record at update {step + 1} "
                              f"({str(error).splitlines()[0]}); the checkpoints written so far are intact: "
                              "replace the shard and re-run to resume") from None
+        except (tf.errors.UnavailableError, tf.errors.CancelledError, tf.errors.AbortedError) as error:
+            if distribution.cluster_task()[0] > 1:  # a collective op lost its peer
+                cause = next((line for line in str(error).splitlines() if "aborted" in line.lower()), type(error).__name__)
+                raise ValueError(f"another worker of the job stopped at update {step + 1} ({cause.strip()}); the "
+                                 f"checkpoints so far are intact ({manager.latest_checkpoint or 'none yet'}): "
+                                 "start every worker again with the same command to resume") from None
+            raise
         tau = float(trainer.tau_at(step))  # what this update used
         step += 1
         result = summarize(sums, tau)
@@ -666,11 +688,11 @@ def _run_pretraining(config, progress):
     evaluation["model_dir"] = config.model_dir
     evaluation["table"] = token_types.markdown_table(evaluation["iterations"], trainer.backbone.max_iterations,
                                                      evaluation["differences"])
-    if config.export_dir:  # the raw-text SavedModel the config names, loaded back and asked one query
+    if config.export_dir and chief:  # the raw-text SavedModel the config names, loaded back and asked one query
         from albert_act.serve.savedmodel import example_query, export_pretraining
 
         export_pretraining(trainer.model, config.export_dir, text_files.read_bytes(config.vocab),
                            pretraining_config=_config_record(config), overwrite=True)
         evaluation["export"] = {"dir": config.export_dir, "fill_mask": example_query(config.export_dir)["fill_mask"]}
-    artifacts.write_json(os.path.join(config.model_dir, artifacts.EVALUATION), evaluation)
+    artifacts.write_json(os.path.join(write_dir, artifacts.EVALUATION), evaluation)
     return evaluation
