@@ -18,6 +18,29 @@ STRATEGIES = ("auto", "tpu", "gpu", "cpu", "multiworker")
 PRECISIONS = ("auto", "float32", "mixed_bfloat16")  # auto: mixed_bfloat16 on TPU, float32 elsewhere
 
 
+TPU_INSTALL = ("pip install -r requirements-tpu.txt && pip install --no-deps tensorflow-text==2.20.1 "
+               "(tensorflow-tpu 2.20 with the libtpu of https://storage.googleapis.com/libtpu-tf-releases/index.html)")
+
+
+def tensorflow_build():
+    """Which TensorFlow distribution is installed, in words: "tensorflow-tpu 2.20.0, libtpu 0.0.x"
+    or "tensorflow 2.21.0 (PyPI's build: it does not reach a TPU)"."""
+    from importlib import metadata
+
+    def version(name):
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return None
+
+    if version("tensorflow-tpu"):
+        return f"tensorflow-tpu {version('tensorflow-tpu')}, libtpu {version('libtpu') or 'not installed'}"
+    for name in ("tensorflow", "tensorflow-cpu"):
+        if version(name):
+            return f"{name} {version(name)} (PyPI's build: it does not reach a TPU)"
+    return f"TensorFlow {tf.__version__} (a runtime's own build)"
+
+
 def _tpu_strategy():
     resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="local")  # Colab TPU VM
     tf.config.experimental_connect_to_cluster(resolver)
@@ -75,7 +98,8 @@ def make_strategy(name="auto"):
             return _tpu_strategy(), "tpu"
         except (ValueError, RuntimeError, tf.errors.OpError) as error:
             if name == "tpu":
-                raise ValueError(f"--strategy tpu: no TPU found ({error})") from None
+                raise ValueError(f"--strategy tpu: no TPU found ({str(error).splitlines()[0][:300]}); installed: "
+                                 f"{tensorflow_build()}. On a TPU VM: {TPU_INSTALL}, then restart Python") from None
     if name in ("auto", "gpu") and (name == "gpu" or tf.config.list_physical_devices("GPU")):
         return _gpu_strategy(), "gpu"
     return tf.distribute.OneDeviceStrategy("/cpu:0"), "cpu"
