@@ -1,4 +1,4 @@
-"""Independent NumPy re-statement of DESIGN.md: the ACT equations and ALBERT's forward pass.
+"""Independent NumPy re-statement of docs/design.md: the ACT equations and ALBERT's forward pass.
 
 Written token by token in float64 with plain Python bookkeeping, deliberately
 unlike the vectorised library code, so that a shared mistake is unlikely.
@@ -10,7 +10,7 @@ import numpy as np
 
 
 def act(h0, real, layer, halting, max_iterations, epsilon=0.01):
-    """ACT per DESIGN.md.
+    """ACT per docs/design.md.
 
     h0: (B, T, H) initial states; real: (B, T) bool; layer(h) -> y (B, T, H);
     halting(y) -> p (B, T). Returns a dict with sequence_output, iterations,

@@ -115,3 +115,20 @@ def test_the_checks_find_what_they_are_for():
     assert stage_of("albert_act.model.halting") == (3, "albert_act.model")
     assert stage_of("albert_act.pretrain") == (CLI, "albert_act.pretrain")
     assert stage_of("albert_act.serve.savedmodel")[0] > stage_of("pipelines.packing")[0]
+
+
+def test_every_repository_path_the_docs_name_exists():
+    """README.md, docs/ and the model card cite only files in the repository, and those exist."""
+    import re
+
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), *sorted(REPO.glob("saved_models/*/MODEL_CARD.md"))]
+    pattern = re.compile(r"(?<![\w./-])((?:albert_act|pipelines|tests|benchmarks|colab|docs)/[\w./-]*\w"
+                         r"|requirements(?:-tpu)?\.txt)")
+    missing = []
+    for page in pages:
+        text = page.read_text()
+        assert "DESIGN.md" not in text and "../shared" not in text.replace("../shared/data", ""), page
+        for path in set(pattern.findall(text)):
+            if not (REPO / path).exists() and not list(REPO.glob(path)):
+                missing.append(f"{page.name}: {path}")
+    assert not missing, missing

@@ -156,6 +156,7 @@ def fresh(exports, tmp_path_factory):
     return dict(np.load(work / "out.npz"))
 
 
+@pytest.mark.slow  # a fresh interpreter loads the exports: ~45 s on the 2-core CPU
 def test_fill_mask_in_a_fresh_process_equals_keras(fresh, exports, tokenizer):
     model = exports["model"]
     positions = fresh["fill_mask/mask_positions"]
@@ -185,6 +186,7 @@ def test_fill_mask_in_a_fresh_process_equals_keras(fresh, exports, tokenizer):
     assert len(np.unique(fresh["fill_mask/iterations"][fresh["fill_mask/padding_mask"] > 0])) >= 3  # depths differ
 
 
+@pytest.mark.slow  # a fresh interpreter loads the exports: ~45 s on the 2-core CPU
 def test_encoder_and_classifiers_in_a_fresh_process_equal_keras(fresh, exports, tokenizer):
     inputs = _packed(tokenizer, [[a for a, _ in PAIRS], [b for _, b in PAIRS]])
     expected = exports["classifier"](inputs, training=False)

@@ -14,7 +14,7 @@ HALTING_MODES = ("act", "none")
 class AdaptiveDepthEncoder(keras.layers.Layer):
     """Applies a transformer block to each token an adaptive number of times.
 
-    `halting="act"` learns per-token depth (DESIGN.md); `halting="none"` gives
+    `halting="act"` learns per-token depth (docs/design.md); `halting="none"` gives
     fixed depth N_max. `share_weights=False` uses N_max distinct blocks
     (BERT-style), so the paper's ALBERT and BERT baselines come from this class.
 

@@ -1,4 +1,4 @@
-"""Per-token Adaptive Computation Time (Graves 2016), as DESIGN.md states it.
+"""Per-token Adaptive Computation Time (Graves 2016), as docs/design.md states it.
 
 For token t at iteration n = 1..N_max, with layer output y_t^n = f(h^{n-1})_t:
 

@@ -42,7 +42,7 @@ AUTO_SHARE = 0.1
 SUM_KEYS = ("mlm_loss_sum", "mlm_correct", "mlm_weight", "sop_loss_sum", "sop_correct", "ponder_cost_sum", "examples",
             "overflows")
 # What --init_from takes from its checkpoint: the sizes (the weights' shapes) and the layers' constants.
-# The depth cap, the halting and tau stay the preset's (a fixed-depth ALBERT gets ACT: DESIGN.md).
+# The depth cap, the halting and tau stay the preset's (a fixed-depth ALBERT gets ACT: docs/design.md).
 INIT_SETTINGS = ("vocabulary_size", "embedding_dim", "hidden_dim", "num_heads", "intermediate_dim",
                  "max_sequence_length", "num_segments", "layer_norm_epsilon", "initializer_range", "gelu_approximate")
 # Weights a warm start may lack: the new halting unit, and heads the checkpoint does not have.
