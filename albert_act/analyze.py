@@ -112,8 +112,23 @@ def _records(args):
     raise ValueError(f"{args.init} is not a run dir with a held-out shard: pass --records")
 
 
+# What the modes write: an --output_dir holding anything else is refused, since the new analysis
+# replaces the dir whole.
+ANALYSIS_FILES = {f"{name}.{ext}" for name in ("token_types", "dependencies", "fixed_point") for ext in ("json", "md", "png")}
+ANALYSIS_FILES |= {"token_type_histograms.png", "token_types_heatmap.png", "dependencies_heatmap.png", "report.md"}
+
+
+def check_output_dir(output_dir):
+    """Before any model loads: an --output_dir that is new, empty or holds an earlier analysis."""
+    outputs.check_dir_target(output_dir, "--output_dir")
+    if os.path.isdir(output_dir):
+        others = sorted(set(os.listdir(output_dir)) - ANALYSIS_FILES)
+        if others:
+            raise ValueError(f"--output_dir {output_dir} holds other files ({', '.join(others[:5])}); an analysis "
+                             "replaces its dir whole: choose a new or empty one")
+
+
 def run(mode, args):
-    from albert_act.analysis import plots
     from albert_act.analysis import depth
     from albert_act.model.loading import load_pretrained_backbone
 
@@ -126,9 +141,22 @@ def run(mode, args):
 
         for path in record_files(_records(args)):
             check_records(path, backbone.vocabulary_size, backbone.max_sequence_length)
-    infer = depth.inference(backbone, strategy, jit_compile)
-    out, n_max, sections = args.output_dir, backbone.max_iterations, []
-    os.makedirs(out, exist_ok=True)
+    # Written in a staging dir beside the output and moved in whole: Ctrl-C, a crash or a full
+    # disk leave the previous analysis as it was.
+    with outputs.staging_dir(os.path.dirname(os.path.abspath(args.output_dir))) as staging:
+        staged = os.path.join(staging, "output")
+        os.makedirs(staged)
+        sections = _write_analyses(mode, args, backbone, tokenizer, depth.inference(backbone, strategy, jit_compile),
+                                   staged)
+        outputs.replace_dir(staged, args.output_dir, staging)
+    return sections
+
+
+def _write_analyses(mode, args, backbone, tokenizer, infer, out):
+    """Computes the mode's analyses and writes their files into `out`; returns the report's sections."""
+    from albert_act.analysis import depth, plots
+
+    n_max, sections = backbone.max_iterations, []
     if mode in ("token-types", "report"):
         result = depth.token_type_statistics(backbone, tokenizer, _records(args), max_batches=args.max_batches,
                                              run=infer, progress=True)
@@ -182,7 +210,7 @@ def main(argv=None):
     cli.check_flags(args, {"documents": "int>=1", "max_batches": "int>=1"})
     args.output_dir = args.output_dir or os.path.join(REPO, "runs", "analysis", args.mode)
     try:
-        outputs.check_dir_target(args.output_dir, "--output_dir")
+        check_output_dir(args.output_dir)
         sections = run(args.mode, args)
     except ValueError as error:
         sys.exit(f"error: {error}")

@@ -100,8 +100,19 @@ def read_json(path):
 
 
 def write_json(path, value):
-    with tf.io.gfile.GFile(path, "w") as f:
-        json.dump(value, f, indent=2)
+    """Writes `value` as JSON, whole: a local file is written beside `path` and renamed over it."""
+    if "://" in str(path):
+        with tf.io.gfile.GFile(path, "w") as f:
+            json.dump(value, f, indent=2)
+        return
+    partial = os.path.join(os.path.dirname(os.path.abspath(path)), f".{os.path.basename(path)}.{os.getpid()}.partial")
+    try:
+        with open(partial, "w") as f:
+            json.dump(value, f, indent=2)
+        os.replace(partial, path)
+    finally:
+        if os.path.exists(partial):
+            os.remove(partial)
 
 
 def read_info(path):

@@ -67,6 +67,23 @@ def open_binary(path, mode="rb"):
     return _gfile().GFile(path, mode) if is_remote(path) else open(path, mode)
 
 
+def write_bytes(path, data):
+    """Writes `data` to `path` whole: a local file is written beside it and renamed over it, so a
+    full disk or Ctrl-C leaves the old file; a gs:// object appears only once closed anyway."""
+    if is_remote(path):
+        with _gfile().GFile(path, "wb") as f:
+            f.write(data)
+        return
+    partial = os.path.join(os.path.dirname(os.path.abspath(path)), f".{os.path.basename(path)}.{os.getpid()}.partial")
+    try:
+        with open(partial, "wb") as f:
+            f.write(data)
+        os.replace(partial, path)
+    finally:
+        if os.path.exists(partial):
+            os.remove(partial)
+
+
 def read_bytes(path):
     try:
         with open_binary(path) as f:

@@ -18,12 +18,10 @@ def write_vocabulary(model_proto, output_prefix):
     tokenizer = Tokenizer(model_proto, source=output_prefix + ".model")
     if os.path.dirname(output_prefix):
         text_files.makedirs(os.path.dirname(output_prefix))
-    with text_files.open_binary(output_prefix + ".model", "wb") as f:
-        f.write(model_proto)
+    text_files.write_bytes(output_prefix + ".model", model_proto)  # each file whole, renamed into place
     processor = tokenizer.processor
     lines = (f"{processor.id_to_piece(i)}\t{processor.get_score(i)}\n" for i in range(tokenizer.vocabulary_size))
-    with text_files.open_binary(output_prefix + ".vocab", "wb") as f:
-        f.write("".join(lines).encode("utf-8"))
+    text_files.write_bytes(output_prefix + ".vocab", "".join(lines).encode("utf-8"))
     return tokenizer
 
 

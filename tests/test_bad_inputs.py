@@ -240,6 +240,8 @@ CASES += [
      r"empty_form.conllu line 3: empty FORM", []),
     ("analyze-output-a-file", ANALYZE.replace("{tmp}/a", "{notes_dir}/notes.txt"), 1, r"notes.txt is a file, not a directory",
      ["{notes_dir}"]),
+    ("analyze-output-holds-other-files", ANALYZE.replace("{tmp}/a", "{notes_dir}"), 1,
+     r"--output_dir .*notes_dir holds other files \(notes.txt\); an analysis replaces its dir whole", ["{notes_dir}"]),
     ("analyze-not-a-vocab", ANALYZE + " --vocab {not_a_vocab}", 1, r"not_a_vocab.model: not a SentencePiece model", []),
     ("analyze-ids-outside-vocab", ANALYZE + " --records {outside_ids}", 1,
      r"outside_ids.tfrecord: input_ids holds token id 999, outside the model's vocabulary of 400", []),

@@ -124,9 +124,9 @@ def test_bad_input(tiny_run, tmp_path):
     empty = tmp_path / "empty.conllu"
     empty.write_text("")
     with pytest.raises(SystemExit, match=r"error: no sentences in .*empty.conllu"):
-        analyze.main(["dependencies", "--init", tiny_run[0], "--parsed", str(empty), "--output_dir", str(tmp_path)])
+        analyze.main(["dependencies", "--init", tiny_run[0], "--parsed", str(empty), "--output_dir", str(tmp_path / "out")])
     with pytest.raises(SystemExit, match=r"is not a run dir with a held-out shard: pass --records"):
-        analyze.main(["token-types", "--init", tiny_run[1], "--output_dir", str(tmp_path)])
+        analyze.main(["token-types", "--init", tiny_run[1], "--output_dir", str(tmp_path / "out")])
     from albert_act.model.backbone import AlbertActBackbone
 
     with pytest.raises(ValueError, match="needs a backbone built with return_details=True"):
