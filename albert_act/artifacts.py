@@ -104,15 +104,8 @@ def write_json(path, value):
     if "://" in str(path):
         with tf.io.gfile.GFile(path, "w") as f:
             json.dump(value, f, indent=2)
-        return
-    partial = os.path.join(os.path.dirname(os.path.abspath(path)), f".{os.path.basename(path)}.{os.getpid()}.partial")
-    try:
-        with open(partial, "w") as f:
-            json.dump(value, f, indent=2)
-        os.replace(partial, path)
-    finally:
-        if os.path.exists(partial):
-            os.remove(partial)
+    else:
+        outputs.write_file(path, json.dumps(value, indent=2).encode())
 
 
 def read_info(path):

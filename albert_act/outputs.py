@@ -15,6 +15,19 @@ import json
 import os
 
 
+def write_file(path, data):
+    """Writes the bytes `data` to the local file `path` whole: into a hidden sibling first, then
+    renamed over it, so a full disk, Ctrl-C or a kill leaves the old file and no reader sees half."""
+    partial = os.path.join(os.path.dirname(os.path.abspath(path)), f".{os.path.basename(path)}.{os.getpid()}.partial")
+    try:
+        with open(partial, "wb") as f:
+            f.write(data)
+        os.replace(partial, path)
+    finally:
+        if os.path.exists(partial):
+            os.remove(partial)
+
+
 def check_dir_target(path, flag=None):
     """ValueError when the directory `path` (to be created or written into) is a file or lies
     under one: "--output_dir runs/x/notes.txt/y: runs/x/notes.txt is a file, not a directory".

@@ -73,15 +73,10 @@ def write_bytes(path, data):
     if is_remote(path):
         with _gfile().GFile(path, "wb") as f:
             f.write(data)
-        return
-    partial = os.path.join(os.path.dirname(os.path.abspath(path)), f".{os.path.basename(path)}.{os.getpid()}.partial")
-    try:
-        with open(partial, "wb") as f:
-            f.write(data)
-        os.replace(partial, path)
-    finally:
-        if os.path.exists(partial):
-            os.remove(partial)
+    else:
+        from albert_act import outputs
+
+        outputs.write_file(path, data)
 
 
 def read_bytes(path):
