@@ -329,6 +329,15 @@ def test_shapes_a_client_can_send_are_answered_or_refused_by_name(exports):
     assert (plain["top_k_ids"].numpy()[0] == -1).all() and (plain["top_k_ids"].numpy()[1, 0] >= 0).all()
     with pytest.raises(tf.errors.InvalidArgumentError, match="text and text_pair must hold as many strings"):
         pair(text=tf.constant(["a", "b"]), text_pair=tf.constant(["c"]))
+    for signature, inputs, name in ((pre["fill_mask"], {"text": [["a [MASK]"], ["b"]]}, "text"),
+                                    (pre["encoder"], {"text": [["a"]]}, "text"),
+                                    (pair, {"text": ["a"], "text_pair": [["b"]]}, "text_pair")):
+        # Refused by name: by the signature's own input check where TensorFlow makes one (a TypeError
+        # naming the input's spec), else in the graph by the export's EnsureShape on that input.
+        with pytest.raises((tf.errors.InvalidArgumentError, TypeError),
+                           match=rf"{name}_must_be_a_list_of_strings|Can not cast TensorSpec\(shape=\(\d, 1\), "
+                                 rf"dtype=tf.string, name='{name}'\)"):
+            signature(**{k: tf.constant(v) for k, v in inputs.items()})
     ids = pre["encoder_ids"]
     vocabulary, length = exports["model"].backbone.vocabulary_size, exports["model"].backbone.max_sequence_length
 

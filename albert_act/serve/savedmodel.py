@@ -25,6 +25,7 @@ its vocabulary the asset vocab.model.
 """
 
 import functools
+import inspect
 import json
 import os
 import tempfile
@@ -62,8 +63,13 @@ def _depth_fields(encoder, inputs, outputs, truncated):
 def _with_a_spare_row(function):
     """An empty batch gets empty answers, not a graph error (the MLM head's gather refuses zero
     rows): every text input gets one more, empty, string and every output loses that row."""
+    names = list(inspect.signature(function).parameters)
+
     @functools.wraps(function)  # the signature keeps the function's input names (text, text_pair)
     def wrapped(*texts):
+        # A client can send any rank (a signature does not enforce its spec at run time): refuse all
+        # but a list, naming the input (EnsureShape checks the shape the tensor really has).
+        texts = [tf.ensure_shape(text, [None], name=f"{name}_must_be_a_list_of_strings") for name, text in zip(names, texts)]
         outputs = function(*[tf.concat([text, [""]], 0) for text in texts])
         return {name: value[:-1] for name, value in outputs.items()}
     return wrapped
@@ -199,7 +205,8 @@ def export_classifier(model, export_dir, model_proto, task, labels, pair, max_se
 
     def classify_pairs(text, text_pair):
         text, text_pair = _same_batch(text, text_pair)
-        return _with_a_spare_row(lambda a, b: classify([encoder.tokenize(a), encoder.tokenize(b)]))(text, text_pair)
+        return _with_a_spare_row(lambda text, text_pair: classify([encoder.tokenize(text), encoder.tokenize(text_pair)]))(
+            text, text_pair)
 
     if pair:
         endpoint = (classify_pairs, [_STRINGS, _STRINGS])
