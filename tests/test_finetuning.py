@@ -39,6 +39,7 @@ def test_encode_pairs_and_truncation(tiny_run):
     assert inputs["segment_ids"][0, : first_sep + 1].sum() == 0 and inputs["segment_ids"][0, first_sep + 1] == 1
 
 
+@pytest.mark.slow  # ~70 s on the 2-core CPU: fine-tuning on the real RTE files
 def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp_path):
     # What this shows: the loop trains, selects and exports on real data. A 32-wide model
     # pre-trained for 3 updates learns the prior within an epoch: it ends on the majority class
