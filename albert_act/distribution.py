@@ -67,6 +67,25 @@ def cluster_task(environ=None):
     return workers, task_type, index, chief
 
 
+def input_worker(strategy):
+    """(index, count): which share of every global batch this process parses: under
+    MultiWorkerMirroredStrategy its `worker_position`, otherwise (0, 1)."""
+    if isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy):
+        return worker_position()
+    return 0, 1
+
+
+def worker_position(environ=None):
+    """(index, workers) from TF_CONFIG: this task's position among the job's workers in
+    TensorFlow's order (the "chief" task first, then the workers by index), the order in which
+    the job numbers its replicas; (0, 1) without a TF_CONFIG."""
+    workers, task_type, index, _ = cluster_task(environ)
+    if workers == 1:
+        return 0, 1
+    cluster = json.loads((os.environ if environ is None else environ)["TF_CONFIG"])["cluster"]
+    return (0 if task_type == "chief" else index + len(cluster.get("chief", []))), workers
+
+
 def _gpu_strategy():
     gpus = tf.config.list_logical_devices("GPU")
     if not gpus:
@@ -155,6 +174,22 @@ def replica_rows(tensors):
     share = rows // context.num_replicas_in_sync
     start = context.replica_id_in_sync_group * share
     return tf.nest.map_structure(lambda t: t[start:start + share], tensors)
+
+
+def distribute_rows(strategy, tensors, workers=1):
+    """This worker's batch as per-replica values for `strategy.run`: of the L replicas on this
+    worker (replicas / workers), local replica r receives rows [r * B / L, (r + 1) * B / L) and
+    nothing else, so each device is sent only its rows (B divisible by L)."""
+    local = strategy.num_replicas_in_sync // workers
+    first = tf.nest.flatten(tensors)[0]
+    rows = first.shape[0] if first.shape[0] is not None else tf.shape(first)[0]
+    share = rows // local
+
+    def replica_share(context):
+        start = (context.replica_id_in_sync_group % local) * share
+        return tf.nest.map_structure(lambda t: t[start:start + share], tensors)
+
+    return strategy.experimental_distribute_values_from_function(replica_share)
 
 
 def row_runner(fn, strategy, jit_compile):

@@ -1,36 +1,92 @@
-"""What feeding every replica the whole global batch costs: bytes moved per optimizer update.
+"""What pre-training's input costs per optimizer update: bytes sent to the replicas, and records
+parsed per worker.
 
-The pre-training loop hands one plain (checkpointable) iterator's global batch to `strategy.run`;
-every replica receives all of it and keeps its own rows (`Pretrainer.replica_step`). Per-replica
-input (`distribute_datasets_from_function`) would send each replica only its rows. This prints the
-bytes per update both ways, from a real parsed batch of the record format (int32 ids, float32
-weights), for a v2-8 (8 replicas) at the paper's 4096 x 128 with 20 predictions per sequence.
+The loop iterates one checkpointable stream of serialized global batches
+(`pipelines.pretraining_dataset.serialized_batches`). Each worker parses only its share of every
+batch (`parse_share`) and sends each of its replicas only that replica's rows
+(`albert_act.distribution.distribute_rows`). Before issue 27, every worker parsed the whole
+global batch and every replica received all of it.
+
+Two tables:
+1. bytes sent to the replicas per update, for a v2-8 (8 replicas) at the paper's 4096 x 128 with
+   20 predictions per sequence, computed from a real parsed batch of the record format (int32
+   ids, float32 weights);
+2. measured here: records parsed, bytes read and parsed, and parse time per worker per update,
+   for 1 and 2 workers, on a TFRecord file of random records written to a temporary folder.
 
     python -m benchmarks.replica_input [--batch 4096] [--length 128] [--predictions 20] [--replicas 8]
+        [--updates 20]
 
 The share of a TPU step this takes cannot be measured without a TPU; see the README.
 """
 
 import argparse
+import os
+import tempfile
+import time
 
 import numpy as np
 import tensorflow as tf
 
 from pipelines import tf_example
-from pipelines.pretraining_dataset import parse_examples
+from pipelines.pretraining_dataset import parse_examples, parse_share, serialized_batches
 
 
-def batch_bytes(batch, length, predictions):
-    """Bytes of one parsed (inputs, labels) batch of `batch` sequences."""
-    record = tf_example.serialize_example({
-        "input_ids": tf_example.int64_feature([5] * length), "input_mask": tf_example.int64_feature([1] * length),
-        "segment_ids": tf_example.int64_feature([0] * length),
-        "masked_lm_positions": tf_example.int64_feature([1] * predictions),
-        "masked_lm_ids": tf_example.int64_feature([7] * predictions),
+def _record(rng, length, predictions):
+    return tf_example.serialize_example({
+        "input_ids": tf_example.int64_feature(rng.integers(5, 30000, length).tolist()),
+        "input_mask": tf_example.int64_feature([1] * length),
+        "segment_ids": tf_example.int64_feature([0] * (length // 2) + [1] * (length - length // 2)),
+        "masked_lm_positions": tf_example.int64_feature(sorted(rng.choice(length, predictions, replace=False).tolist())),
+        "masked_lm_ids": tf_example.int64_feature(rng.integers(5, 30000, predictions).tolist()),
         "masked_lm_weights": tf_example.float_feature([1.0] * predictions),
-        "next_sentence_labels": tf_example.int64_feature([0])})
-    inputs, labels = parse_examples(tf.constant([record] * batch), length, predictions)
-    return sum(int(np.prod(t.shape)) * t.dtype.size for t in tf.nest.flatten((inputs, labels)))
+        "next_sentence_labels": tf_example.int64_feature([int(rng.integers(2))])})
+
+
+def parsed_bytes(parsed):
+    return sum(int(np.prod(t.shape)) * t.dtype.size for t in tf.nest.flatten(parsed))
+
+
+def replica_table(args, record):
+    per_batch = parsed_bytes(parse_examples(tf.constant([record] * args.batch), args.length, args.predictions))
+    whole, rows = per_batch * args.replicas, per_batch
+    print(f"global batch {args.batch} x {args.length}, {args.predictions} predictions, {args.replicas} replicas\n")
+    print("| input | bytes to the replicas per update | per sequence | ratio |")
+    print("|---|---|---|---|")
+    print(f"| every replica gets the global batch (before issue 27) | {whole / 2**20:.1f} MiB | "
+          f"{whole / args.batch:.0f} B | {whole / rows:.1f} |")
+    print(f"| each replica gets its rows (`distribute_rows`, now) | {rows / 2**20:.1f} MiB | "
+          f"{rows / args.batch:.0f} B | 1.0 |")
+
+
+def worker_table(args, folder):
+    rng = np.random.default_rng(0)
+    path = os.path.join(folder, "records.tfrecord")
+    with tf.io.TFRecordWriter(path) as writer:
+        for _ in range(args.batch * 2):
+            writer.write(_record(rng, args.length, args.predictions))
+    print(f"\nmeasured per update on this machine, global batch {args.batch} x {args.length}, "
+          f"mean of {args.updates} updates\n")
+    print("| workers | records parsed per worker | serialized bytes read per worker | parsed bytes per worker "
+          "| parse time per worker (not the read) | ratio to 1 worker |")
+    print("|---|---|---|---|---|---|")
+    baseline = None
+    for workers in (1, 2):
+        parse = tf.function(lambda s, index: parse_share(s, args.length, args.predictions, index, workers))
+        batches = iter(serialized_batches(path, args.batch, seed=0, deterministic=True))
+        serialized = next(batches)
+        parsed = parse(serialized, 0)  # traced once
+        seconds = 0.0
+        for _ in range(args.updates):
+            serialized = next(batches)
+            start = time.perf_counter()
+            parsed = parse(serialized, workers - 1)
+            parsed_count = int(tf.nest.flatten(parsed)[0].shape[0])
+            seconds += (time.perf_counter() - start) / args.updates
+        read = int(tf.reduce_sum(tf.strings.length(serialized)))
+        baseline = baseline or seconds
+        print(f"| {workers} | {parsed_count} | {read / 2**20:.2f} MiB | {parsed_bytes(parsed) / 2**20:.2f} MiB | "
+              f"{seconds * 1e3:.1f} ms | {seconds / baseline:.2f} |")
 
 
 def main(argv=None):
@@ -39,16 +95,11 @@ def main(argv=None):
     parser.add_argument("--length", type=int, default=128)
     parser.add_argument("--predictions", type=int, default=20)
     parser.add_argument("--replicas", type=int, default=8)
+    parser.add_argument("--updates", type=int, default=20)
     args = parser.parse_args(argv)
-    per_batch = batch_bytes(args.batch, args.length, args.predictions)
-    whole, rows = per_batch * args.replicas, per_batch
-    print(f"global batch {args.batch} x {args.length}, {args.predictions} predictions, {args.replicas} replicas\n")
-    print("| input | bytes to the replicas per update | per sequence | ratio |")
-    print("|---|---|---|---|")
-    print(f"| every replica gets the global batch (today) | {whole / 2**20:.1f} MiB | "
-          f"{whole / args.batch:.0f} B | {whole / rows:.1f} |")
-    print(f"| each replica gets its rows (per-replica input) | {rows / 2**20:.1f} MiB | "
-          f"{rows / args.batch:.0f} B | 1.0 |")
+    replica_table(args, _record(np.random.default_rng(0), args.length, args.predictions))
+    with tempfile.TemporaryDirectory() as folder:
+        worker_table(args, folder)
 
 
 if __name__ == "__main__":

@@ -132,13 +132,45 @@ def make_pretraining_dataset(
         max_length: the model's longest sequence; longer records are refused, naming the file.
     """
     files = record_files(file_pattern)
+    seq_length, max_predictions = _shapes(files, seq_length, max_predictions, max_length)
+    dataset = _serialized(files, batch_size, training, seed, deterministic, shuffle_buffer, input_context)
+    dataset = dataset.map(
+        lambda serialized: parse_examples(serialized, seq_length, max_predictions),
+        num_parallel_calls=tf.data.AUTOTUNE,
+        deterministic=deterministic or not training,
+    )
+    return dataset.prefetch(tf.data.AUTOTUNE)
+
+
+def serialized_batches(file_pattern, batch_size, seed=None, deterministic=False, shuffle_buffer=10000):
+    """Pre-training's input: global batches of serialized records (shuffled and repeated as
+    `make_pretraining_dataset(training=True)` does), left unparsed so that every worker of a job
+    iterates the same stream and parses only its own rows (`parse_share`). The stream holds no
+    worker's rows, so its position, saved in the chief's checkpoint, resumes every worker exactly."""
+    files = record_files(file_pattern)
+    dataset = _serialized(files, batch_size, True, seed, deterministic, shuffle_buffer, None)
+    return dataset.prefetch(tf.data.AUTOTUNE)
+
+
+def parse_share(serialized, seq_length, max_predictions, index=0, count=1):
+    """Share `index` of `count` of a batch of serialized records (rows [index * B / count,
+    (index + 1) * B / count)), parsed: one worker's rows of a global batch."""
+    share = serialized.shape[0] // count if serialized.shape[0] is not None else tf.shape(serialized)[0] // count
+    return parse_examples(serialized[index * share:(index + 1) * share], seq_length, max_predictions)
+
+
+def _shapes(files, seq_length, max_predictions, max_length):
     if seq_length is None or max_predictions is None:
         found_seq, found_predictions = record_shapes(files[0])
         seq_length = seq_length or found_seq
         max_predictions = max_predictions or found_predictions
     if max_length is not None and seq_length > max_length:
         raise ValueError(f"{files[0]}: sequences of {seq_length} tokens, the model takes at most {max_length}")
+    return seq_length, max_predictions
 
+
+def _serialized(files, batch_size, training, seed, deterministic, shuffle_buffer, input_context):
+    """Batches of serialized records: the reading, sharding and shuffling of both readers above."""
     dataset = tf.data.Dataset.from_tensor_slices(files)
     pipelines, record_shard = 1, False
     if input_context is not None:
@@ -161,12 +193,6 @@ def make_pretraining_dataset(
         dataset = dataset.shard(pipelines, input_context.input_pipeline_id)
     if training:
         dataset = dataset.shuffle(shuffle_buffer, seed=seed)
-    dataset = dataset.batch(batch_size, drop_remainder=training)
-    dataset = dataset.map(
-        lambda serialized: parse_examples(serialized, seq_length, max_predictions),
-        num_parallel_calls=tf.data.AUTOTUNE,
-        deterministic=deterministic or not training,
-    )
     options = tf.data.Options()
     options.deterministic = deterministic or not training
-    return dataset.with_options(options).prefetch(tf.data.AUTOTUNE)
+    return dataset.batch(batch_size, drop_remainder=training).with_options(options)

@@ -37,6 +37,23 @@ def test_the_chief_and_the_worker_count_come_from_tf_config():
         distribution.cluster_task({"TF_CONFIG": "{not json"})
 
 
+def test_each_worker_parses_its_share_of_the_global_batch_in_replica_order(records):
+    from pipelines.pretraining_dataset import parse_examples, parse_share, record_files, record_shapes
+
+    assert distribution.worker_position({}) == (0, 1)
+    assert distribution.worker_position(_tf_config(2, "worker", 1)) == (1, 2)
+    assert distribution.worker_position(_tf_config(2, "chief", 0, chief=True)) == (0, 3)
+    assert distribution.worker_position(_tf_config(2, "worker", 1, chief=True)) == (2, 3)
+    files = record_files(records[0])
+    serialized, shapes = next(iter(tf.data.TFRecordDataset(files).batch(8))), record_shapes(files[0])
+    whole = parse_examples(serialized, *shapes)
+    shares = [parse_share(serialized, *shapes, index, 2) for index in range(2)]
+    assert shares[0][0]["token_ids"].shape[0] == 4  # a worker parses half of the records
+    for part, name in ((0, "token_ids"), (0, "masked_positions"), (1, "masked_lm_ids"), (1, "sentence_order_label")):
+        joined = np.concatenate([share[part][name] for share in shares])
+        np.testing.assert_array_equal(joined, whole[part][name], err_msg=name)
+
+
 def test_multiworker_without_a_cluster_is_refused(monkeypatch):
     monkeypatch.setenv("TF_CONFIG", _tf_config(1)["TF_CONFIG"])
     with pytest.raises(ValueError, match="--strategy multiworker: TF_CONFIG must list at least two workers"):

@@ -30,7 +30,8 @@ from albert_act.train.lamb import Lamb
 from albert_act.train.learning_rate import WarmupLinearDecay
 from albert_act.train.losses import loss_sums, pretraining_loss
 from pipelines import text_files
-from pipelines.pretraining_dataset import check_records, make_pretraining_dataset, record_files
+from pipelines.pretraining_dataset import (check_records, make_pretraining_dataset, parse_share, record_files,
+                                          record_shapes, serialized_batches)
 from pipelines.tokenizer import Tokenizer
 
 # Preset update counts that scale with --steps when only --steps is given.
@@ -375,12 +376,9 @@ class Pretrainer:
     # --- the training step -------------------------------------------------------------------
 
     def replica_step(self, inputs, labels):
-        """One optimizer update from this replica's share of the global batch, in micro-batches."""
+        """One optimizer update from this replica's rows of the global batch (`distribute_rows`), in micro-batches."""
         config, context = self.config, tf.distribute.get_replica_context()
         variables = self.model.trainable_variables
-        # Every replica receives the global batch (a plain, checkpointable iterator feeds
-        # strategy.run) and takes its own slice.
-        inputs, labels = distribution.replica_rows((inputs, labels))
         # Global denominators: the accumulated gradient is exactly the global-batch gradient.
         mlm_weight = context.all_reduce("sum", tf.reduce_sum(labels["masked_lm_weights"]))
         examples = float(config.global_batch_size)
@@ -415,10 +413,16 @@ class Pretrainer:
         sums["gradient_norm"] = norm / replicas  # summed over replicas below
         return sums
 
-    def make_train_step(self):
+    def make_train_step(self, parse=None):
+        """A tf.function of an iterator: one update from its next global batch, parsed (inputs,
+        labels), or serialized records that `parse` turns into this worker's parsed rows."""
+        workers = distribution.input_worker(self.strategy)[1]
+
         @tf.function
         def train_step(iterator):
-            inputs, labels = next(iterator)
+            batch = next(iterator)
+            inputs, labels = parse(batch) if parse else batch
+            inputs, labels = distribution.distribute_rows(self.strategy, (inputs, labels), workers)
             per_replica = self.strategy.run(replica_step, args=(inputs, labels))
             return {k: self.strategy.reduce("sum", v, axis=None) for k, v in per_replica.items()}
 
@@ -601,11 +605,14 @@ def _run_pretraining(config, progress, write_dir):
     if config.vocab:  # the run dir is self-contained: fine-tuning finds the vocabulary there
         tf.io.gfile.copy(config.vocab, os.path.join(write_dir, artifacts.VOCAB), overwrite=True)
 
-    # A plain tf.data iterator of global batches: it is saved in the checkpoint (shuffle buffer
-    # included), so a resumed run continues with exactly the next batch, reading nothing twice.
-    dataset = make_pretraining_dataset(train_files, config.global_batch_size, training=True,
-                                       seed=config.seed, deterministic=config.deterministic)
+    # A plain tf.data iterator of global batches of serialized records: it is saved in the
+    # checkpoint (shuffle buffer included), so a resumed run continues with exactly the next batch,
+    # reading nothing twice. Every worker of a job iterates the same stream and parses only its
+    # rows, and each replica is sent only its own (`distribute_rows`).
+    dataset = serialized_batches(train_files, config.global_batch_size, seed=config.seed,
+                                 deterministic=config.deterministic)
     iterator = iter(dataset)
+    shapes, (index, workers) = record_shapes(train_files[0]), distribution.input_worker(strategy)
     checkpoint = tf.train.Checkpoint(**checkpoint_contents(trainer.model, trainer.optimizer), iterator=iterator,
                                      ponder_cost_weight=trainer.tau)
     manager = tf.train.CheckpointManager(checkpoint, os.path.join(write_dir, artifacts.CHECKPOINTS),
@@ -629,7 +636,7 @@ def _run_pretraining(config, progress, write_dir):
 
     train_writer = tf.summary.create_file_writer(os.path.join(write_dir, "train"))
     eval_writer = tf.summary.create_file_writer(os.path.join(write_dir, "eval"))
-    train_step = trainer.make_train_step()
+    train_step = trainer.make_train_step(parse=lambda serialized: parse_share(serialized, *shapes, index, workers))
     shown = ["loss", "mlm_acc", "sop_acc", "iterations"] + (["overflows"] if config.execution == "bucket" else [])
     bar = cli.progress_bar(config.steps, shown) if progress else None
     window, window_start = None, time.perf_counter()
