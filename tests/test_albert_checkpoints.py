@@ -405,3 +405,26 @@ def test_exact_gelu_of_albert_base_v1_is_kept(hf_dir, vocab, tmp_path):
     inputs = {**_inputs(), "masked_positions": np.array([[5], [5], [1]], "int32")}
     difference = np.abs(exact(inputs)["mlm_logits"].numpy() - tanh(inputs)["mlm_logits"].numpy()).max()
     assert 1e-5 < difference < 0.1  # the two GELUs differ by at most ~1e-3 per unit
+
+
+def test_a_masked_lm_save_without_a_pooler_loads_with_a_new_pooler(hf_dir, vocab, tmp_path):
+    """transformers builds AlbertForMaskedLM without a pooling layer: its save has no albert.pooler.*
+    (nor a SOP head). It loads; the pooler starts at its initializer and is reported as new."""
+    tensors = {k: v for k, v in hf_tensors().items() if not k.startswith(("albert.pooler.", "sop_classifier."))}
+    path = write_hf(tmp_path / "mlm", vocab, tensors, architectures=["AlbertForMaskedLM"])
+    checkpoint = read_albert_checkpoint(path)
+    assert checkpoint.heads == ("mlm",) and checkpoint.new == ("pooler/",)
+    model, _, info = loading.load_pretraining_model(path)
+    assert sorted(info["fresh"]) == ["pooler/bias", "pooler/kernel", "sop_head/bias", "sop_head/kernel"]
+    full, _, _ = loading.load_pretraining_model(hf_dir)
+    inputs = {**_inputs(), "masked_positions": np.array([[5, 1], [5, 7], [1, 3]], "int32")}
+    # The MLM head does not read the pooler: its logits are those of the whole checkpoint.
+    np.testing.assert_allclose(model(inputs)["mlm_logits"].numpy(), full(inputs)["mlm_logits"].numpy(), atol=1e-6)
+    new = []
+    backbone, _ = loading.load_pretrained_backbone(path, dropout=0.0, new_weights=new)
+    assert sorted(new) == ["pooler/bias", "pooler/kernel"]
+    assert not np.allclose(backbone.pooler.kernel.numpy(), hf_tensors()["albert.pooler.weight"].T)
+    # Written back, it is a whole AlbertForPreTraining again (with the new pooler).
+    write_huggingface({v.path: v.numpy() for v in model.weights}, info["backbone"], str(tmp_path / "again"),
+                      (Path(vocab)).read_bytes())
+    assert read_albert_checkpoint(str(tmp_path / "again")).new == ()

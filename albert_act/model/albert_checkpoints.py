@@ -70,6 +70,10 @@ BACKBONE_WEIGHTS = [
     (f"{_BLOCK}output/bias", f"{_HF_LAYER}ffn_output.bias", f"{_TF1_LAYER}ffn_1/intermediate/output/dense/bias", SAME),
     (f"{_BLOCK}output_layer_norm/gamma", f"{_HF_LAYER}full_layer_layer_norm.weight", f"{_TF1_LAYER}LayerNorm_1/gamma", SAME),
     (f"{_BLOCK}output_layer_norm/beta", f"{_HF_LAYER}full_layer_layer_norm.bias", f"{_TF1_LAYER}LayerNorm_1/beta", SAME),
+]
+# The pooler (dense + tanh on [CLS]) is part of our backbone, but transformers builds
+# AlbertForMaskedLM without one: where it is missing it starts at its initializer (`AlbertCheckpoint.new`).
+POOLER_WEIGHTS = [
     ("pooler/kernel", "pooler.weight", "bert/pooler/dense/kernel", DENSE),
     ("pooler/bias", "pooler.bias", "bert/pooler/dense/bias", SAME),
 ]
@@ -85,7 +89,7 @@ SOP_WEIGHTS = [
     ("sop_head/bias", "sop_classifier.classifier.bias", "cls/seq_relationship/output_bias", SAME),
 ]
 HEADS = {"mlm": MLM_WEIGHTS, "sop": SOP_WEIGHTS}
-ALL_WEIGHTS = BACKBONE_WEIGHTS + MLM_WEIGHTS + SOP_WEIGHTS
+ALL_WEIGHTS = BACKBONE_WEIGHTS + POOLER_WEIGHTS + MLM_WEIGHTS + SOP_WEIGHTS
 
 # Hugging Face's names for the GELU in its tanh form (ALBERT's own) and the exact one.
 HF_ACTIVATIONS = {"gelu_new": True, "gelu_pytorch_tanh": True, "gelu": False}
@@ -106,6 +110,8 @@ class AlbertCheckpoint:
     heads: the heads found, of ("mlm", "sop").
     vocab: its SentencePiece model, or None when none lies beside it.
     ignored: stored names that are not part of the model (e.g. a fine-tuned classifier).
+    new: prefixes of backbone weights the checkpoint lacks, left at their initializer when loaded:
+        ("pooler/",) for Hugging Face's AlbertForMaskedLM, which has no pooler.
     """
 
     format: str
@@ -115,11 +121,12 @@ class AlbertCheckpoint:
     heads: tuple
     vocab: str | None
     ignored: list = dataclasses.field(default_factory=list)
+    new: tuple = ()
 
     def info(self):
         """The `artifacts.read_info`-style description: a pre-training model at fixed depth."""
         return {"kind": "pretraining", "backbone": dict(self.backbone), "source_format": self.format,
-                "heads": list(self.heads)}
+                "heads": list(self.heads), "new": list(self.new)}
 
 
 def _kind(path):
@@ -273,7 +280,8 @@ def _stored_names(column):
 
 
 def _collect(stored, source, column, stored_as_out_in, heads):
-    """(weights, heads found): every backbone weight (required) and each head found whole."""
+    """(weights, heads found, new): every backbone weight (required; the pooler may be missing,
+    then `new` is ("pooler/",)) and each head found whole."""
     def take(table, required):
         names = [entry[column] for entry in table]
         if not required and not any(n in stored for n in names):
@@ -284,13 +292,15 @@ def _collect(stored, source, column, stored_as_out_in, heads):
         return {entry[0]: _to_ours(stored[entry[column]], entry[3], stored_as_out_in, heads) for entry in table}
 
     weights = take(BACKBONE_WEIGHTS, required=True)
+    pooler = take(POOLER_WEIGHTS, required=False)
+    weights.update(pooler or {})
     found = []
     for head, table in HEADS.items():
         part = take(table, required=False)
         if part is not None:
             weights.update(part)
             found.append(head)
-    return weights, tuple(found)
+    return weights, tuple(found), () if pooler else ("pooler/",)
 
 
 def _check_shapes(weights, backbone, source, names):
@@ -349,12 +359,12 @@ def _read_huggingface(path):
         if "predictions.bias" in stored and not np.array_equal(decoder_bias, stored["predictions.bias"]):
             raise ValueError(f"{weights_path}: predictions.decoder.bias differs from predictions.bias")
         stored.setdefault("predictions.bias", decoder_bias)
-    weights, heads = _collect(stored, weights_path, 1, True, backbone["num_heads"])
+    weights, heads, new = _collect(stored, weights_path, 1, True, backbone["num_heads"])
     names = _stored_names(1)
     ignored = sorted(k for k in stored if k not in set(names.values()) and k not in _HF_BUFFERS)
     _check_shapes(weights, backbone, weights_path, names)
     vocab = _find_vocab(path, [artifacts.HF_VOCAB])
-    return AlbertCheckpoint("huggingface", path, backbone, weights, heads, vocab, ignored)
+    return AlbertCheckpoint("huggingface", path, backbone, weights, heads, vocab, ignored, new)
 
 
 def tf1_checkpoint_prefix(path):
@@ -386,12 +396,12 @@ def _read_tf1(path):
         if match and match.groups() != ("0", "0"):
             raise ValueError(f"{prefix}: holds {name}; albert-act has one shared layer (group_0/inner_group_0)")
     stored = {n: reader.get_tensor(n) for n in names}
-    weights, heads = _collect(stored, prefix, 2, False, backbone["num_heads"])
+    weights, heads, new = _collect(stored, prefix, 2, False, backbone["num_heads"])
     stored_names = _stored_names(2)
     _check_shapes(weights, backbone, prefix, stored_names)
     vocab = _find_vocab(_tf1_directory(path), [artifacts.TF1_VOCAB, artifacts.HF_VOCAB])
     return AlbertCheckpoint("tf1-checkpoint", path, backbone, weights, heads, vocab,
-                            sorted(n for n in names if n not in set(stored_names.values())))
+                            sorted(n for n in names if n not in set(stored_names.values())), new)
 
 
 def _read_keras_hub(path):
@@ -442,8 +452,9 @@ def write_huggingface(weights, backbone_config, output_dir, vocab_bytes=None):
                          f"halting={backbone_config.get('halting')!r}, share_weights="
                          f"{backbone_config.get('share_weights')} (pre-train with --halting none)")
     tensors = {}
-    for table, prefix in ((BACKBONE_WEIGHTS, "albert."), (MLM_WEIGHTS, ""), (SOP_WEIGHTS, "")):
-        if table is not BACKBONE_WEIGHTS and not all(entry[0] in weights for entry in table):
+    for table, prefix, head in ((BACKBONE_WEIGHTS + POOLER_WEIGHTS, "albert.", False), (MLM_WEIGHTS, "", True),
+                                (SOP_WEIGHTS, "", True)):
+        if head and not all(entry[0] in weights for entry in table):
             continue
         for ours, hf_key, _, layout in table:
             tensors[prefix + hf_key] = _from_ours(weights[ours], layout, True)

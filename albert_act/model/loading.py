@@ -140,9 +140,12 @@ def classifier_from_info(info, dropout=None):
                                dropout=info.get("dropout", 0.0) if dropout is None else dropout)
 
 
-def load_pretrained_backbone(init, vocab=None, dropout=0.1, halting=None, max_iterations=None, **overrides):
+def load_pretrained_backbone(init, vocab=None, dropout=0.1, halting=None, max_iterations=None, new_weights=None,
+                             **overrides):
     """(backbone, tokenizer). Every backbone weight must be found, with its shape (the halting unit
-    excepted when `halting` adds ACT to a fixed-depth source: see `rehalt`).
+    excepted when `halting` adds ACT to a fixed-depth source: see `rehalt`; the pooler when the
+    source has none, e.g. Hugging Face's AlbertForMaskedLM). `new_weights`, a list, receives the
+    paths left at their initializer.
 
     `overrides` change settings that do not touch weights (e.g. return_details=True,
     execution="while", halting_bias_initializer=-2.0 for a new halting unit).
@@ -150,15 +153,17 @@ def load_pretrained_backbone(init, vocab=None, dropout=0.1, halting=None, max_it
     info, values = read_source(init)
     config, values, fresh = rehalt(_backbone_kwargs(info["backbone"]), values, init, halting, max_iterations)
     backbone = AlbertActBackbone(**{**config, "dropout": dropout, **overrides})
-    assign_weights(backbone, values, init, fresh)
+    kept = assign_weights(backbone, values, init, fresh + tuple(info.get("new", ())))
+    if new_weights is not None:
+        new_weights.extend(kept)
     return backbone, load_tokenizer(init, vocab, backbone.vocabulary_size)
 
 
 def load_pretraining_model(init, vocab=None, halting=None, max_iterations=None, new_heads=False, **overrides):
     """(AlbertActPretrainingModel with its MLM and SOP heads, tokenizer, info) from a run dir, a pre-training
     export or a public ALBERT checkpoint. info["fresh"] lists the weights left at their initializer:
-    a new halting unit, the SOP head of a checkpoint without one (e.g. Hugging Face's AlbertForMaskedLM)
-    and, with `new_heads`, the heads a checkpoint lacks altogether (e.g. an AlbertModel)."""
+    a new halting unit, the SOP head and pooler of a checkpoint without them (e.g. Hugging Face's
+    AlbertForMaskedLM) and, with `new_heads`, the heads a checkpoint lacks altogether (e.g. an AlbertModel)."""
     info, values = read_source(init)
     if info["kind"] != "pretraining":
         raise ValueError(f"{init} holds a {info['kind']} model, not a pre-training one (no MLM head)")
@@ -168,7 +173,7 @@ def load_pretraining_model(init, vocab=None, halting=None, max_iterations=None, 
         if "mlm" not in heads and not new_heads:
             raise ValueError(f"{init}: holds no MLM head (only the encoder, e.g. a Hugging Face AlbertModel); "
                              "it can be fine-tuned (--init), not used for fill-mask")
-        fresh += ("sop_head/",) + (("masked_lm_head/",) if new_heads else ())
+        fresh += ("sop_head/",) + (("masked_lm_head/",) if new_heads else ()) + tuple(info.get("new", ()))
     backbone = AlbertActBackbone(**{**config, "dropout": 0.0, **overrides})
     model = AlbertActPretrainingModel(backbone)
     info = {**info, "backbone": backbone.get_config(), "fresh": assign_weights(model, values, init, fresh)}

@@ -168,9 +168,10 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
     strategy, kind, precision, jit_compile = distribution.resolve(strategy, precision, jit_compile)
     checks.divisible("batch_size", batch_size, "replicas", strategy.num_replicas_in_sync)
     bias = {} if halting_bias_initializer is None else {"halting_bias_initializer": halting_bias_initializer}
+    new_weights = []  # a new halting unit; the pooler of a checkpoint without one
     with strategy.scope():
         backbone, tokenizer = load_pretrained_backbone(init, vocab, halting=halting, max_iterations=max_iterations,
-                                                       **bias)
+                                                       new_weights=new_weights, **bias)
     max_seq_length = max_seq_length or min(128, backbone.max_sequence_length)
     if max_seq_length > backbone.max_sequence_length:
         raise ValueError(f"max_seq_length {max_seq_length} exceeds the model's {backbone.max_sequence_length}")
@@ -205,6 +206,9 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
     if progress:
         print(f"{init}: {backbone.halting}, {'at most ' if backbone.halting == 'act' else ''}{backbone.max_iterations} "
               f"iterations of {'a shared layer' if backbone.share_weights else 'unshared layers'}")
+        if new_weights:
+            new = sorted({path.rsplit("/", 1)[0] for path in new_weights})
+            print(f"new (at their initializer, not in {init}): {', '.join(new)}")
         print(f"{task.name}: {len(train)} training examples, {len(task.dev)} dev; {steps_per_epoch} updates of "
               f"{batch_size} per epoch on {kind} x{strategy.num_replicas_in_sync}, {precision}"
               f"{', XLA' if jit_compile else ''}")

@@ -47,7 +47,7 @@ SUM_KEYS = ("mlm_loss_sum", "mlm_correct", "mlm_weight", "sop_loss_sum", "sop_co
 INIT_SETTINGS = ("vocabulary_size", "embedding_dim", "hidden_dim", "num_heads", "intermediate_dim",
                  "max_sequence_length", "num_segments", "layer_norm_epsilon", "initializer_range", "gelu_approximate")
 # Weights a warm start may lack: the new halting unit, and heads the checkpoint does not have.
-INIT_FRESH = (loading.HALTING_UNIT, "sop_head/", "masked_lm_head/")
+INIT_FRESH = (loading.HALTING_UNIT, "pooler/", "sop_head/", "masked_lm_head/")
 # Settings that may change between a run and its resumption; anything else must match.
 RESUMABLE_CHANGES = {"train_files", "eval_files", "checkpoint_every", "keep_checkpoints", "log_every",
                      "eval_batches", "strategy", "export_dir", "overwrite_export", "vocab",
