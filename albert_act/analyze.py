@@ -17,11 +17,7 @@ import math
 import os
 import sys
 
-from albert_act import cli
-
-cli.silence()  # before TensorFlow loads: quiet unless --verbose
-
-from albert_act import distribution, outputs
+from pipelines import cli, outputs
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODES = ("token-types", "dependencies", "fixed-point", "report")
@@ -129,6 +125,7 @@ def check_output_dir(output_dir):
 
 
 def run(mode, args):
+    from albert_act import distribution
     from albert_act.analysis import depth
     from albert_act.model.loading import load_pretrained_backbone
 
@@ -195,6 +192,9 @@ def _write_analyses(mode, args, backbone, tokenizer, infer, out):
 
 
 def main(argv=None):
+    cli.quiet_start(argv)  # first: loads TensorFlow, quietly unless --verbose
+    from albert_act import distribution
+
     parser = cli.parser("analyze", __doc__)
     parser.add_argument("mode", choices=MODES)
     parser.add_argument("--init", required=True, help="pre-training run dir or exported SavedModel")

@@ -24,7 +24,7 @@ import os
 
 import tensorflow as tf
 
-from albert_act import outputs
+from pipelines import outputs
 
 CONFIG = "config.json"
 CHECKPOINTS = "checkpoints"

@@ -30,15 +30,12 @@ import json
 import os
 import sys
 
-from albert_act import cli
-
-cli.silence()  # before TensorFlow loads: quiet unless --verbose
-
-from albert_act import artifacts, outputs
-from albert_act.model.halting import EXECUTIONS
+from pipelines import cli, outputs
 
 
 def parse_args(argv=None):
+    from albert_act.model.halting import EXECUTIONS  # (Keras: after the quiet start)
+
     parser = cli.parser("export", __doc__)
     parser.add_argument("--checkpoint", required=True,
                         help="run dir, fine-tuning dir, earlier export, or Hugging Face / TF1 / keras-hub ALBERT")
@@ -63,6 +60,7 @@ def parse_args(argv=None):
 
 def export_huggingface(args):
     """--format huggingface: the weights of a fixed-depth pre-training model, as Hugging Face lays them out."""
+    from albert_act import artifacts
     from albert_act.model.albert_checkpoints import write_huggingface
     from albert_act.model.loading import load_pretraining_model
 
@@ -87,6 +85,7 @@ def export_huggingface(args):
 
 
 def main(argv=None):
+    cli.quiet_start(argv)  # first: loads TensorFlow, quietly unless --verbose
     args = parse_args(argv)
     cli.stop_on_sigterm()
     try:
@@ -101,6 +100,8 @@ def main(argv=None):
 
 
 def _export(args):
+    from albert_act import artifacts
+
     if args.format == "huggingface":
         try:
             output = export_huggingface(args)

@@ -18,16 +18,15 @@ import json
 import os
 import sys
 
-from albert_act import cli
-
-cli.silence()  # before TensorFlow loads: quiet unless --verbose
-
-from albert_act import artifacts, distribution, outputs
+from pipelines import cli, outputs
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def main(argv=None):
+    cli.quiet_start(argv)  # first: loads TensorFlow, quietly unless --verbose
+    from albert_act import distribution
+
     parser = cli.parser("finetune", __doc__)
     parser.add_argument("--task", required=True, help="cola, sst-2, mrpc, sts-b, qqp, mnli, qnli, rte, wnli, "
                                                        "or a probing task: tense, subj_number, obj_number, top_constituents")

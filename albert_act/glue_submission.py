@@ -17,14 +17,13 @@ the zip's comment.
 import os
 import sys
 
-from albert_act import cli, outputs
-
-cli.silence()  # before TensorFlow loads: quiet unless --verbose
+from pipelines import cli, outputs
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def main(argv=None):
+    cli.quiet_start(argv)  # first: loads TensorFlow, quietly unless --verbose
     parser = cli.parser("glue_submission", __doc__)
     parser.add_argument("--models", required=True, help="folder with one fine-tuned export per task")
     parser.add_argument("--data_dir", required=True, help="glue_data folder (CoLA/, SST-2/, ..., diagnostic/)")

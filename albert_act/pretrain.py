@@ -19,13 +19,7 @@ import json
 import os
 import sys
 
-from albert_act import cli
-
-cli.silence()  # before TensorFlow loads: quiet unless --verbose
-
-from albert_act import artifacts, distribution
-from albert_act.model.halting import TRAINING_EXECUTIONS
-from albert_act.model.presets import PRESETS
+from pipelines import cli
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -50,6 +44,10 @@ def _tau(text):
 
 
 def parse_args(argv=None):
+    from albert_act import distribution  # (TensorFlow: after the quiet start, as every import below)
+    from albert_act.model.halting import TRAINING_EXECUTIONS
+    from albert_act.model.presets import PRESETS
+
     parser = cli.parser("pretrain", __doc__)
     preset_help = "default: the preset's (albert_act/model/presets.py)"
     parser.add_argument("--preset", default="demo", choices=sorted(PRESETS),
@@ -133,6 +131,8 @@ def interrupted_message(model_dir):
     """One line for Ctrl-C or SIGTERM: what the run kept, and how to go on."""
     import tensorflow as tf
 
+    from albert_act import artifacts
+
     latest = tf.train.latest_checkpoint(os.path.join(model_dir, artifacts.CHECKPOINTS))
     if latest is None:
         return (f"before the first checkpoint: nothing of this run is kept in {model_dir}; "
@@ -148,10 +148,12 @@ FLAG_RULES = {"steps": "int>=1", "warmup_steps": "int>=0", "learning_rate": ">0"
 
 
 def main(argv=None):
+    cli.quiet_start(argv)  # first: loads TensorFlow, quietly unless --verbose
     args = parse_args(argv)
     cli.check_flags(args, FLAG_RULES)
     if bool(args.train_files) != bool(args.eval_files):
         sys.exit("error: give both --train_files and --eval_files, or neither (the embedded demo data)")
+    from albert_act import artifacts
     from albert_act.train.pretraining_run import PretrainConfig, run_pretraining
 
     train_files, eval_files, export_dir, vocab = args.train_files, args.eval_files, args.export_dir, args.vocab

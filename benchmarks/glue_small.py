@@ -25,9 +25,9 @@ import os
 import sys
 import time
 
-from albert_act import cli  # noqa: E402
+from pipelines import cli  # noqa: E402
 
-cli.silence()  # TensorFlow and SentencePiece start quietly, as in the CLIs
+cli.quiet_start()  # TensorFlow and SentencePiece start quietly, as in the CLIs
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FOLDERS = {"cola": "CoLA", "sst-2": "SST-2", "mrpc": "MRPC", "sts-b": "STS-B", "rte": "RTE"}

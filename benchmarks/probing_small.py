@@ -24,9 +24,9 @@ import json
 import os
 import sys
 
-from albert_act import cli  # noqa: E402
+from pipelines import cli  # noqa: E402
 
-cli.silence()  # TensorFlow and SentencePiece start quietly, as in the CLIs
+cli.quiet_start()  # TensorFlow and SentencePiece start quietly, as in the CLIs
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CRUCIAL = {"tense": "root", "subj_number": "nsubj", "obj_number": "obj"}
@@ -40,7 +40,7 @@ def test_accuracy(export_dir, rows, batch_size=64, seed=0):
     import tensorflow as tf
     import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export runs)
 
-    from albert_act import cli
+    from pipelines import cli
     from albert_act.analysis import confidence
 
     with cli.quiet_stderr():

@@ -24,9 +24,9 @@ import os
 import sys
 import time
 
-from albert_act import cli  # noqa: E402
+from pipelines import cli  # noqa: E402
 
-cli.silence()  # TensorFlow and SentencePiece start quietly, as in the CLIs
+cli.quiet_start()  # TensorFlow and SentencePiece start quietly, as in the CLIs
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UD_TEST = os.path.join(REPO, "..", "shared", "data", "ud_english_ewt", "en_ewt-ud-test.conllu")
@@ -90,7 +90,8 @@ def main(argv=None):
     import tensorflow as tf
     import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export runs)
 
-    from albert_act import artifacts, cli
+    from albert_act import artifacts
+    from pipelines import cli
     from pipelines import probing
     from pipelines.tokenizer import Tokenizer
 

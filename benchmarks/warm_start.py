@@ -16,9 +16,9 @@ import argparse
 import json
 import os
 
-from albert_act import cli
+from pipelines import cli
 
-cli.silence()
+cli.quiet_start()
 
 from albert_act import distribution  # noqa: E402
 from albert_act.model.albert_checkpoints import write_huggingface  # noqa: E402

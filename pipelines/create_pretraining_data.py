@@ -23,8 +23,7 @@ import random
 import sys
 import time
 
-from albert_act import outputs
-from pipelines import instances, text_files
+from pipelines import cli, instances, outputs, text_files
 from pipelines.tfrecord_writer import TFRecordWriter
 from pipelines.tokenizer import Tokenizer
 
@@ -276,8 +275,7 @@ def _write_report(report, output_dir):
 
 
 def main(argv=None):
-    from albert_act import cli
-
+    cli.quiet_start(argv, tensorflow=False)  # first; TensorFlow, if a gs:// path needs it, loads quietly
     parser = cli.parser("create_pretraining_data", __doc__, package="pipelines")
     parser.add_argument("--input", nargs="+", required=True, help="text files or globs (local or gs://)")
     parser.add_argument("--vocab", required=True, help="SentencePiece .model from pipelines.train_tokenizer")

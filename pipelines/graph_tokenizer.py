@@ -3,8 +3,7 @@
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-from albert_act import cli
-from pipelines import normalization
+from pipelines import cli, normalization
 
 
 class GraphTokenizer(tf.Module):

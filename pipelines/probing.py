@@ -26,7 +26,7 @@ import collections
 import hashlib
 import os
 
-from pipelines import synthetic_corpus, text_files
+from pipelines import cli, synthetic_corpus, text_files
 
 SPLITS = ("tr", "va", "te")
 TASK_FILES = {"tense": "past_present.txt", "subj_number": "subj_number.txt",
@@ -163,8 +163,7 @@ def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed
 
 
 def main(argv=None):
-    from albert_act import cli
-
+    cli.quiet_start(argv, tensorflow=False)  # first; TensorFlow, if a gs:// path needs it, loads quietly
     parser = cli.parser("probing", __doc__, package="pipelines")
     parser.add_argument("--conllu", nargs="*", default=[], help="CoNLL-U files or globs")
     parser.add_argument("--synthetic_documents", type=int, default=0, help="documents of the embedded corpus")

@@ -24,6 +24,8 @@ import dataclasses
 import os
 import random
 
+from pipelines import cli
+
 NOUNS = [  # singular, plural, animate
     ("farmer", "farmers", True), ("baker", "bakers", True), ("teacher", "teachers", True),
     ("soldier", "soldiers", True), ("merchant", "merchants", True), ("sailor", "sailors", True),
@@ -293,8 +295,7 @@ def write_corpus(path, num_documents, seed=0, conllu_path=None):
 
 
 def main(argv=None):
-    from albert_act import cli
-
+    cli.quiet_start(argv, tensorflow=False)  # first; TensorFlow, if a gs:// path needs it, loads quietly
     parser = cli.parser("synthetic_corpus", __doc__, package="pipelines")
     parser.add_argument("--output", required=True, help="text file to write (pre-training format)")
     parser.add_argument("--documents", type=int, default=20000)

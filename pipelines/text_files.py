@@ -14,9 +14,9 @@ def is_remote(path):
 
 
 def _gfile():
-    import tensorflow as tf
+    from pipelines import cli
 
-    return tf.io.gfile
+    return cli.load_tensorflow().io.gfile  # quietly, in a quiet command
 
 
 def glob(pattern):
@@ -74,7 +74,7 @@ def write_bytes(path, data):
         with _gfile().GFile(path, "wb") as f:
             f.write(data)
     else:
-        from albert_act import outputs
+        from pipelines import outputs
 
         outputs.write_file(path, data)
 

@@ -9,7 +9,7 @@ Writes <output>.model (and <output>.vocab, one "piece<TAB>score" per line). Ids:
 import os
 import sys
 
-from pipelines import text_files
+from pipelines import cli, outputs, text_files
 from pipelines.tokenizer import MODEL_TYPES, Tokenizer, train_sentencepiece
 
 
@@ -26,8 +26,7 @@ def write_vocabulary(model_proto, output_prefix):
 
 
 def main(argv=None):
-    from albert_act import cli, outputs
-
+    cli.quiet_start(argv, tensorflow=False)  # first; TensorFlow, if a gs:// path needs it, loads quietly
     parser = cli.parser("train_tokenizer", __doc__, package="pipelines")
     parser.add_argument("--input", nargs="+", required=True, help="text files or globs (local or gs://)")
     parser.add_argument("--output", required=True, help="output prefix: writes PREFIX.model and PREFIX.vocab")

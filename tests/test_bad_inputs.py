@@ -17,7 +17,7 @@ from pathlib import Path
 import keras
 import pytest
 
-from albert_act import outputs
+from pipelines import outputs
 from conftest import TINY_RUN
 
 OVERRIDES = " ".join(f"--override {k}={v}" for k, v in TINY_RUN.items())

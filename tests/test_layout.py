@@ -1,24 +1,24 @@
 """The package's shape: the import graph has no cycle and no import running back up the data's path.
 
-Stages, lowest first: shared names (`albert_act.checks`, `albert_act.outputs`, `albert_act.artifacts`,
-`albert_act.distribution`, `albert_act.cli`) -> `pipelines`
-(text to records) -> `albert_act.model` -> `albert_act.serve` and `albert_act.analysis` (side by
+Stages, lowest first: `pipelines` (text to records, and what every command line shares: `cli`,
+`checks`, `outputs`; it imports nothing from albert_act) -> shared names (`albert_act.artifacts`,
+`albert_act.distribution`) -> `albert_act.model` -> `albert_act.serve` and `albert_act.analysis` (side by
 side, neither imports the other) -> `albert_act.train` -> the CLIs (`python -m albert_act.<verb>`).
 A module imports its own sub-package and lower stages only. Lazy imports inside functions count.
 """
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 
 STAGES = {
-    "albert_act.checks": 0,
-    "albert_act.outputs": 0,  # locks and whole-dir replacement, no TensorFlow: the data tool uses it
+    "pipelines": 0,  # no TensorFlow at import in cli, checks and outputs: the data tool uses them
     "albert_act.artifacts": 1,
     "albert_act.distribution": 1,
-    "albert_act.cli": 1,  # what every command line shares: quiet start, --verbose, --help
-    "pipelines": 2,
     "albert_act": 3,  # the package's __init__ re-exports the model
     "albert_act.model": 3,
     "albert_act.serve": 4,
@@ -108,10 +108,12 @@ def test_the_checks_find_what_they_are_for():
     # A cycle and an upward import, planted: both found.
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c", "a"]]
     planted = {"albert_act.model.halting": {"albert_act.train.lamb"},
-               "albert_act.serve.savedmodel": {"albert_act.analysis.plots", "pipelines.packing"}}
+               "albert_act.serve.savedmodel": {"albert_act.analysis.plots", "pipelines.packing"},
+               "pipelines.cli": {"albert_act.artifacts"}}
     assert upward_imports(planted) == [
         "albert_act.model.halting (stage 3) imports albert_act.train.lamb (stage 5)",
-        "albert_act.serve.savedmodel (stage 4) imports albert_act.analysis.plots (stage 4)"]
+        "albert_act.serve.savedmodel (stage 4) imports albert_act.analysis.plots (stage 4)",
+        "pipelines.cli (stage 0) imports albert_act.artifacts (stage 1)"]
     assert stage_of("albert_act.model.halting") == (3, "albert_act.model")
     assert stage_of("albert_act.pretrain") == (CLI, "albert_act.pretrain")
     assert stage_of("albert_act.serve.savedmodel")[0] > stage_of("pipelines.packing")[0]
@@ -132,3 +134,38 @@ def test_every_repository_path_the_docs_name_exists():
             if not (REPO / path).exists() and not list(REPO.glob(path)):
                 missing.append(f"{page.name}: {path}")
     assert not missing, missing
+
+
+def test_pipelines_import_nothing_from_albert_act_and_read_no_argv_at_import():
+    graph = import_graph()
+    assert [f"{m} imports {t}" for m, targets in sorted(graph.items()) if m.startswith("pipelines")
+            for t in sorted(targets) if t.startswith("albert_act")] == []
+    at_import = []  # sys.argv read outside any function, or an import hook installed anywhere
+    for path in sorted(REPO.glob("albert_act/**/*.py")) + sorted(REPO.glob("pipelines/**/*.py")):
+        tree = ast.parse(path.read_text())
+        functions = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.Lambda)) for n in ast.walk(f)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == "argv" and id(node) not in functions:
+                at_import.append(f"{path.name}:{node.lineno} sys.argv")
+            if isinstance(node, ast.Attribute) and node.attr == "meta_path":
+                at_import.append(f"{path.name}:{node.lineno} sys.meta_path")
+    assert at_import == []
+
+
+def test_every_command_starts_quietly_in_its_main():
+    """Each command's main() begins with the quiet start; run as a user runs it (no
+    TF_CPP_MIN_LOG_LEVEL), a command that loads TensorFlow prints none of its start-up lines."""
+    commands = sorted(REPO.glob("albert_act/*.py")) + sorted(REPO.glob("pipelines/*.py"))
+    mains = {}
+    for path in commands:
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.FunctionDef) and node.name == "main":
+                first = node.body[0].value if isinstance(node.body[0], ast.Expr) else None
+                mains[path.name] = isinstance(first, ast.Call) and getattr(first.func, "attr", "") == "quiet_start"
+    assert len(mains) == 9 and all(mains.values()), mains
+    env = {k: v for k, v in os.environ.items() if k not in ("TF_CPP_MIN_LOG_LEVEL", "ALBERT_ACT_QUIET")}
+    result = subprocess.run([sys.executable, "-m", "albert_act.export", "--checkpoint", str(REPO / "no-such-dir"),
+                             "--kind", "pretraining", "--output", str(REPO / "no-such-dir" / "1")],
+                            cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1 and result.stderr.startswith("error: "), result.stderr[-2000:]
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr[-2000:]  # the error, and nothing else

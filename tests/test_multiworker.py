@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from albert_act import distribution, outputs
+from albert_act import distribution
+from pipelines import outputs
 from conftest import TINY_RUN
 
 REPO = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""One process per run or output dir, and outputs replaced whole (albert_act/outputs.py); Ctrl-C,
+"""One process per run or output dir, and outputs replaced whole (pipelines/outputs.py); Ctrl-C,
 SIGTERM and SIGKILL on a real pre-training run (those last ones under `-m slow`)."""
 
 import os
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from albert_act import outputs
+from pipelines import outputs
 from conftest import TINY_RUN
 
 REPO = Path(__file__).resolve().parents[1]
@@ -25,7 +25,7 @@ def _python(code, **kwargs):
 def test_a_second_process_is_refused_at_once_naming_the_holder(tmp_path):
     with outputs.DirectoryLock(tmp_path / "run", "pre-training run") as lock:
         assert lock.active and Path(outputs.lock_path(tmp_path / "run")).exists()
-        other = _python(f"from albert_act.outputs import DirectoryLock; DirectoryLock({str(tmp_path / 'run')!r}, "
+        other = _python(f"from pipelines.outputs import DirectoryLock; DirectoryLock({str(tmp_path / 'run')!r}, "
                         "'pre-training run').acquire()", timeout=60)
         assert other.returncode != 0
         assert re.search(rf"run is in use by another pre-training run \(pid {os.getpid()} on .*, started ", other.stderr)
@@ -41,7 +41,7 @@ def test_the_lock_lies_beside_the_dir_not_in_it(tmp_path):
 
 def test_a_lock_left_by_a_killed_process_is_taken_over_and_named(tmp_path):
     target = str(tmp_path / "run")
-    killed = _python(f"import os; from albert_act.outputs import DirectoryLock; DirectoryLock({target!r}, 'x').acquire(); "
+    killed = _python(f"import os; from pipelines.outputs import DirectoryLock; DirectoryLock({target!r}, 'x').acquire(); "
                      "print(os.getpid(), flush=True); os.kill(os.getpid(), 9)", timeout=60)
     assert killed.returncode == -signal.SIGKILL
     assert Path(outputs.lock_path(target)).read_text()  # left behind, with its holder
@@ -95,7 +95,7 @@ def test_a_huggingface_export_that_fails_keeps_the_old_dir(tmp_path, monkeypatch
 
     import numpy as np
 
-    from albert_act import export
+    from albert_act import artifacts, export
     from albert_act.model import albert_checkpoints, loading
 
     old = tmp_path / "hf"
@@ -113,7 +113,7 @@ def test_a_huggingface_export_that_fails_keeps_the_old_dir(tmp_path, monkeypatch
     monkeypatch.setattr(loading, "load_pretraining_model",
                         lambda *a: (model, types.SimpleNamespace(model_proto=b""), {"backbone": {}}))
     monkeypatch.setattr(albert_checkpoints, "write_huggingface", full_disk)
-    monkeypatch.setattr(export.artifacts, "public_kind_of", lambda path: "huggingface")
+    monkeypatch.setattr(artifacts, "public_kind_of", lambda path: "huggingface")
     with pytest.raises(SystemExit) as exit_:
         export.main(["--checkpoint", str(tmp_path), "--kind", "pretraining", "--format", "huggingface",
                      "--output", str(old), "--overwrite"])

@@ -3,7 +3,7 @@
 import keras
 from keras import ops
 
-from albert_act import checks
+from pipelines import checks
 from albert_act.model.halting import EXECUTIONS, SLOTTED_EXECUTIONS, HaltingUnit, IteratedLayer, halting_loop
 from albert_act.model.transformer_block import TransformerBlock
 

@@ -12,7 +12,8 @@ import os
 
 import tensorflow as tf
 
-from albert_act import artifacts, cli
+from albert_act import artifacts
+from pipelines import cli
 from albert_act.model.albert_checkpoints import read_albert_checkpoint, read_albert_config
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.classifier import AlbertActClassifier

@@ -3,7 +3,7 @@
 import keras
 from keras import ops
 
-from albert_act import checks
+from pipelines import checks
 
 
 @keras.saving.register_keras_serializable(package="albert_act")

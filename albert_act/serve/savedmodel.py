@@ -32,8 +32,9 @@ import tempfile
 
 import tensorflow as tf
 
-from albert_act import artifacts, checks, cli
-from albert_act.outputs import replace_dir, staging_dir
+from albert_act import artifacts
+from pipelines import checks, cli
+from pipelines.outputs import replace_dir, staging_dir
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.classifier import AlbertActClassifier
 from albert_act.model.halting import EXECUTIONS

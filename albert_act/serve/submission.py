@@ -13,7 +13,8 @@ import os
 import tempfile
 import zipfile
 
-from albert_act import artifacts, cli
+from albert_act import artifacts
+from pipelines import cli
 from pipelines import glue
 
 # Submission file -> (task whose model predicts it, GLUE task of the test data, test split)

@@ -15,7 +15,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from albert_act import artifacts, checks, cli, distribution
+from albert_act import artifacts, distribution
+from pipelines import checks, cli
 from albert_act.model.classifier import AlbertActClassifier
 from albert_act.model.loading import load_pretrained_backbone
 from albert_act.serve import savedmodel

@@ -19,7 +19,8 @@ import numpy as np
 import tensorflow as tf
 from keras import ops
 
-from albert_act import artifacts, checks, cli, distribution, outputs
+from albert_act import artifacts, distribution
+from pipelines import checks, cli, outputs
 from albert_act.analysis import confidence, token_types
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model import loading

@@ -1,19 +1,20 @@
 """What every command line shares: a quiet start, `--verbose`, and `--help` with defaults.
 
-Quiet by default: TensorFlow's start-up noise is off unless `--verbose`.
+Quiet by default: TensorFlow's start-up noise is off unless `--verbose`. On a CPU machine
+TensorFlow's C++ prints, while it loads, absl's pre-initialisation warning, "Could not find cuda
+drivers", a `cuInit` error and CPU-feature banners, whatever TF_CPP_MIN_LOG_LEVEL says. So every
+command's `main()` calls `quiet_start(argv)` first, which loads TensorFlow with file descriptor 2
+pointed at /dev/null (`load_tensorflow`), and sets TF_CPP_MIN_LOG_LEVEL=3 and the Python loggers
+to errors for what comes later. Commands that need no TensorFlow pass `tensorflow=False`; the
+one place they might load it (a gs:// path in `text_files`) goes through `load_tensorflow` too.
+ALBERT_ACT_QUIET=1 marks a quiet command and is inherited by worker processes. Real errors still
+reach the user: Python exceptions, and everything the command prints.
 
-On a CPU machine TensorFlow prints, while it loads, a CUDA `cuInit` error, oneDNN and CPU-feature
-banners: C++ writes to file descriptor 2 before any log level applies, once per process (the
-data tool's workers too). `silence` loads TensorFlow with descriptor 2 pointed at /dev/null,
-then keeps only errors from TensorFlow's loggers (retracing warnings included). It sets
-ALBERT_ACT_QUIET=1, which worker processes inherit: `pipelines/__init__.py` silences them too.
-Real errors still reach the user: Python exceptions, and everything printed after the load.
+This module and the rest of pipelines/ import nothing from albert_act/ (tests/test_layout.py).
 """
 
 import argparse
 import contextlib
-import importlib.abc
-import importlib.util
 import os
 import sys
 
@@ -35,56 +36,40 @@ def _stderr_to_devnull():
 
 
 def quiet_stderr():
-    """Descriptor 2 to /dev/null for a block, in a quiet command (ALBERT_ACT_QUIET=1) only."""
+    """Descriptor 2 to /dev/null for a block, in a quiet command (ALBERT_ACT_QUIET=1) only: for
+    C++ libraries that log whatever the level (SentencePiece's INFO line as it loads a model)."""
     return _stderr_to_devnull() if os.environ.get("ALBERT_ACT_QUIET") == "1" else contextlib.nullcontext()
 
 
-def silence(verbose=None):
-    """TensorFlow loads quietly from now on, unless verbose (default: `--verbose` in sys.argv).
-
-    Nothing is imported here: the first `import tensorflow` (now, or never) runs with descriptor 2
-    pointed at /dev/null, through `_QuietImport`; a process that never needs TensorFlow (the data
-    tool's workers) never loads it.
-    """
-    verbose = VERBOSE_FLAG in sys.argv[1:] if verbose is None else verbose
+def quiet_start(argv=None, tensorflow=True):
+    """The first call of a command's `main(argv)`: quiet unless `--verbose` is in `argv` (default:
+    sys.argv[1:]); with `tensorflow`, loads TensorFlow now (`load_tensorflow`)."""
+    verbose = VERBOSE_FLAG in (sys.argv[1:] if argv is None else argv)
     if verbose:
         os.environ.pop("ALBERT_ACT_QUIET", None)
-        return
-    os.environ["ALBERT_ACT_QUIET"] = "1"
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    if "tensorflow" in sys.modules:
-        _quiet_loggers()
-    elif not any(isinstance(finder, _QuietImport) for finder in sys.meta_path):
-        sys.meta_path.insert(0, _QuietImport())
+    else:
+        os.environ["ALBERT_ACT_QUIET"] = "1"
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    if tensorflow:
+        load_tensorflow()
 
 
-def _quiet_loggers():
-    import absl.logging
+def load_tensorflow():
+    """`import tensorflow` (returned), in a quiet command with descriptor 2 pointed at /dev/null
+    while it loads and probes the devices, then its Python loggers at errors only."""
+    if "tensorflow" not in sys.modules:
+        with quiet_stderr():
+            import tensorflow as tf
+
+            tf.config.list_physical_devices()  # device probing (the cuInit error) happens here
     import tensorflow as tf
 
-    tf.get_logger().setLevel("ERROR")  # retracing warnings and the like
-    absl.logging.set_verbosity(absl.logging.ERROR)
+    if os.environ.get("ALBERT_ACT_QUIET") == "1":
+        import absl.logging
 
-
-class _QuietImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds `tensorflow` once: imports it with stderr silenced, then hands that module over."""
-
-    def find_spec(self, name, path=None, target=None):
-        if name != "tensorflow":
-            return None
-        sys.meta_path.remove(self)
-        with _stderr_to_devnull():
-            module = importlib.import_module("tensorflow")
-            module.config.list_physical_devices()  # device probing (the cuInit error) happens here
-        _quiet_loggers()
-        self.module, self.spec = module, module.__spec__
-        return importlib.util.spec_from_loader(name, self)
-
-    def create_module(self, spec):
-        return self.module
-
-    def exec_module(self, module):
-        module.__spec__, module.__loader__ = self.spec, self.spec.loader  # TensorFlow's own, as imported
+        tf.get_logger().setLevel("ERROR")  # retracing warnings and the like
+        absl.logging.set_verbosity(absl.logging.ERROR)
+    return tf
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
@@ -139,7 +124,7 @@ def stop_on_sigterm():
 def check_flags(args, rules):
     """`checks.flags` on parsed arguments, before any work: a bad value ends the command with one
     "error: --flag must be ..., got value" line (exit status 1)."""
-    from albert_act import checks
+    from pipelines import checks
 
     try:
         checks.flags(args, rules)
