@@ -12,191 +12,21 @@ files (--parsed; default: gold parses of the embedded corpus, generated on the s
 Outputs go to --output_dir (default runs/analysis/<mode>, so that modes do not overwrite each other).
 """
 
-import json
-import math
 import os
 import sys
 
-from pipelines import cli, outputs
+from pipelines import cli
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODES = ("token-types", "dependencies", "fixed-point", "report")
-
-
-def _write(output_dir, name, result, markdown):
-    os.makedirs(output_dir, exist_ok=True)
-    with open(os.path.join(output_dir, f"{name}.json"), "w") as f:
-        json.dump(result, f, indent=2)
-    with open(os.path.join(output_dir, f"{name}.md"), "w") as f:
-        f.write(markdown + "\n")
-
-
-def token_types_markdown(result, hidden_dim):
-    from albert_act.analysis.token_types import markdown_table
-
-    types, n_max = result["types"], result["max_iterations"]
-    threshold = math.log(hidden_dim, 3)
-    lines = [markdown_table(types, n_max, result.get("differences"))]
-    masked = [types[k] for k in ("[MASK]->[MASK]", "[MASK]->random", "[MASK]->original") if types[k]["count"]]
-    masked_mean = sum(r["mean"] * r["count"] for r in masked) / max(sum(r["count"] for r in masked), 1)
-    verdict = "more" if masked_mean > types["unmasked"]["mean"] else "no more"
-    lines += ["", f"Masked positions get {verdict} iterations than unmasked tokens "
-                  f"({masked_mean:.2f} vs {types['unmasked']['mean']:.2f}; the paper found more).",
-              f"Depth-efficiency threshold log3(H) for H = {hidden_dim}: {threshold:.2f} "
-              f"(Levine et al. 2020); mean depth here: {types['all']['mean']:.2f}."]
-    return "\n".join(lines)
-
-
-def dependencies_markdown(result):
-    lines = ["| relation | words | first-piece mean [95% CI] | minus every word's [95% CI] | all-piece mean | pieces |",
-             "|---|---|---|---|---|---|"]
-    for name, row in result["relations"].items():
-        mark = " **\\***" if row["marked"] else ""
-        (low, high), (dlow, dhigh) = row["first_piece_interval"], row["difference_interval"]
-        lines.append(f"| {name}{mark} | {row['words']} | {row['first_piece_mean']:.2f} [{low:.2f}, {high:.2f}] | "
-                     f"{row['difference_from_mean']:+.2f} [{dlow:+.2f}, {dhigh:+.2f}] | "
-                     f"{row['all_piece_mean']:.2f} | {row['pieces']} |")
-    low, high = result["mean_first_piece_interval"]
-    deeper = [name for name, row in result["relations"].items() if row["deeper"]]
-    lines += ["", f"\\* above mean + std over relations ({result['threshold_mean_plus_std']:.2f}). "
-                  f"{result['sentences']} sentences, {result['words']} words; first pieces of every word: "
-                  f"{result['mean_first_piece']:.2f} [{low:.2f}, {high:.2f}]; all pieces: "
-                  f"{result['mean_all_pieces']:.2f} ± {result['std_all_pieces']:.2f}; "
-                  f"{result['words_dropped_at_max_length']} words beyond the maximum length left out (whole words). "
-                  "Intervals: bootstrap over sentences.",
-              f"Deeper than the average word (interval of the difference above 0): {', '.join(deeper) or 'none'}."]
-    return "\n".join(lines)
-
-
-def fixed_point_markdown(result):
-    curves = result["curves"]
-    names = list(curves)
-    lines = ["| n | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
-    for i in range(result["max_iterations"] - 1):
-        cells = []
-        for name in names:
-            point = curves[name][i]
-            cells.append("-" if point["mean_cosine"] is None else f"{point['mean_cosine']:.3f} ({point['tokens']})")
-        lines.append(f"| {i + 1} | " + " | ".join(cells) + " |")
-    lines += ["", "Mean cos(h^n, h^(n+1)) over tokens still running at n (token counts in brackets)."]
-    return "\n".join(lines)
-
-
-def _parsed_sentences(patterns, documents):
-    from pipelines import probing, synthetic_corpus, text_files
-
-    if patterns:
-        sentences = [s for path in text_files.expand_patterns(patterns) for s in probing.read_parsed(path)]
-        source = ", ".join(patterns)
-    else:
-        sentences = [list(zip(s.words, s.upos, s.heads, s.relations))
-                     for d in synthetic_corpus.generate_documents(documents, seed=1) for s in d]
-        source = f"embedded corpus, {documents} documents (gold parses)"
-    if not sentences:
-        raise ValueError(f"no sentences in {source}")
-    return sentences, source
-
-
-def _records(args):
-    if args.records:
-        return args.records
-    from pipelines import text_files
-
-    config_path = os.path.join(args.init, "config.json")
-    if text_files.exists(config_path):  # a local or gs:// run dir
-        return json.loads(text_files.read_bytes(config_path))["eval_files"]
-    raise ValueError(f"{args.init} is not a run dir with a held-out shard: pass --records")
-
-
-# What the modes write: an --output_dir holding anything else is refused, since the new analysis
-# replaces the dir whole.
-ANALYSIS_FILES = {f"{name}.{ext}" for name in ("token_types", "dependencies", "fixed_point") for ext in ("json", "md", "png")}
-ANALYSIS_FILES |= {"token_type_histograms.png", "token_types_heatmap.png", "dependencies_heatmap.png", "report.md"}
-
-
-def check_output_dir(output_dir):
-    """Before any model loads: an --output_dir that is new, empty or holds an earlier analysis."""
-    outputs.check_dir_target(output_dir, "--output_dir")
-    if os.path.isdir(output_dir):
-        others = sorted(set(os.listdir(output_dir)) - ANALYSIS_FILES)
-        if others:
-            raise ValueError(f"--output_dir {output_dir} holds other files ({', '.join(others[:5])}); an analysis "
-                             "replaces its dir whole: choose a new or empty one")
-
-
-def run(mode, args):
-    from albert_act import distribution
-    from albert_act.analysis import depth
-    from albert_act.model.loading import load_pretrained_backbone
-
-    strategy, _, _, jit_compile = distribution.resolve(args.strategy, args.precision, args.jit_compile)
-    with strategy.scope():
-        backbone, tokenizer = load_pretrained_backbone(args.init, args.vocab, dropout=0.0,
-                                                       return_details=mode in ("fixed-point", "report"))
-    if mode in ("token-types", "fixed-point", "report"):  # records of this model's vocabulary and length
-        from pipelines.pretraining_dataset import check_records, record_files
-
-        for path in record_files(_records(args)):
-            check_records(path, backbone.vocabulary_size, backbone.max_sequence_length)
-    # Written in a staging dir beside the output and moved in whole: Ctrl-C, a crash or a full
-    # disk leave the previous analysis as it was.
-    with outputs.staging_dir(os.path.dirname(os.path.abspath(args.output_dir))) as staging:
-        staged = os.path.join(staging, "output")
-        os.makedirs(staged)
-        sections = _write_analyses(mode, args, backbone, tokenizer, depth.inference(backbone, strategy, jit_compile),
-                                   staged)
-        outputs.replace_dir(staged, args.output_dir, staging)
-    return sections
-
-
-def _write_analyses(mode, args, backbone, tokenizer, infer, out):
-    """Computes the mode's analyses and writes their files into `out`; returns the report's sections."""
-    from albert_act.analysis import depth, plots
-
-    n_max, sections = backbone.max_iterations, []
-    if mode in ("token-types", "report"):
-        result = depth.token_type_statistics(backbone, tokenizer, _records(args), max_batches=args.max_batches,
-                                             run=infer, progress=True)
-        markdown = token_types_markdown(result, backbone.hidden_dim)
-        _write(out, "token_types", result, markdown)
-        plots.plot_token_types(result["types"], n_max, os.path.join(out, "token_types.png"), math.log(backbone.hidden_dim, 3))
-        plots.plot_histograms(result["types"], os.path.join(out, "token_type_histograms.png"))
-        plots.plot_heatmap(result["examples"], n_max, os.path.join(out, "token_types_heatmap.png"))
-        sections.append(("Iterations per token type", markdown,
-                         ["token_types.png", "token_type_histograms.png", "token_types_heatmap.png"]))
-    if mode in ("dependencies", "report"):
-        sentences, source = _parsed_sentences(args.parsed, args.documents)
-        result = depth.dependency_statistics(backbone, tokenizer, sentences, fold_subtypes=not args.keep_subtypes,
-                                             run=infer, progress=True)
-        result["source"] = source
-        markdown = f"Parsed data: {source}.\n\n" + dependencies_markdown(result)
-        _write(out, "dependencies", result, markdown)
-        plots.plot_relations(result["relations"], result["threshold_mean_plus_std"], os.path.join(out, "dependencies.png"))
-        plots.plot_heatmap(result["examples"], n_max, os.path.join(out, "dependencies_heatmap.png"))
-        sections.append(("Iterations per dependency relation", markdown, ["dependencies.png", "dependencies_heatmap.png"]))
-    if mode in ("fixed-point", "report"):
-        result = depth.fixed_point_statistics(backbone, _records(args), max_batches=args.max_batches, run=infer,
-                                             progress=True)
-        markdown = fixed_point_markdown(result)
-        _write(out, "fixed_point", result, markdown)
-        plots.plot_cosine_curves(result["curves"], os.path.join(out, "fixed_point.png"))
-        sections.append(("Fixed point: cosine of consecutive states", markdown, ["fixed_point.png"]))
-    if mode == "report":
-        parts = [f"# Depth report: {args.init}", "",
-                 f"N_max = {n_max}, H = {backbone.hidden_dim}, halting = {backbone.halting}.", ""]
-        for title, markdown, images in sections:
-            parts += [f"## {title}", "", markdown, ""] + [f"![{image}]({image})" for image in images] + [""]
-        with open(os.path.join(out, "report.md"), "w") as f:
-            f.write("\n".join(parts))
-    return sections
 
 
 def main(argv=None):
     cli.quiet_start(argv)  # first: loads TensorFlow, quietly unless --verbose
     from albert_act import distribution
+    from albert_act.analysis import report
 
     parser = cli.parser("analyze", __doc__)
-    parser.add_argument("mode", choices=MODES)
+    parser.add_argument("mode", choices=report.MODES)
     parser.add_argument("--init", required=True, help="pre-training run dir or exported SavedModel")
     parser.add_argument("--vocab", default=None, help="default: vocab.model inside --init")
     parser.add_argument("--records", nargs="+", default=None, help="pre-training TFRecords (default: the run's eval shard)")
@@ -210,8 +40,9 @@ def main(argv=None):
     cli.check_flags(args, {"documents": "int>=1", "max_batches": "int>=1"})
     args.output_dir = args.output_dir or os.path.join(REPO, "runs", "analysis", args.mode)
     try:
-        check_output_dir(args.output_dir)
-        sections = run(args.mode, args)
+        sections = report.run_analyses(args.mode, args.init, args.output_dir, args.vocab, args.records, args.parsed,
+                                       args.documents, args.keep_subtypes, args.max_batches, args.strategy,
+                                       args.precision, args.jit_compile)
     except ValueError as error:
         sys.exit(f"error: {error}")
     except KeyboardInterrupt:

@@ -8,6 +8,8 @@ Three kinds of directories (local or gs://):
                         <run>/vocab.model            the data's SentencePiece model
                         <run>/evaluation.json        the final held-out evaluation
                         <run>/train/, <run>/eval/    TensorBoard event files
+    demo data           <cache>/recipe.json, corpus.txt, vocab.model, records/ (the data tool's
+                        output: shards and stats.json)
     fine-tuning dir     <dir>/classifier.json        task, labels, settings, backbone config
                         <dir>/classifier.weights.h5  the best dev epoch's weights
                         <dir>/vocab.model, <dir>/results.json, <dir>/export/1 (a SavedModel)
@@ -25,6 +27,7 @@ import os
 import tensorflow as tf
 
 from pipelines import outputs
+from pipelines.create_pretraining_data import STATS_JSON  # noqa: F401  (the data tool's report)
 
 CONFIG = "config.json"
 CHECKPOINTS = "checkpoints"
@@ -37,6 +40,8 @@ EXPORT = "export"  # inside a fine-tuning dir: export/<version>
 EXPORT_INFO = "albert_act_export.json"  # an asset of every SavedModel
 ASSETS = "assets"
 SAVED_MODEL = "saved_model.pb"
+TRAIN_EVENTS, EVAL_EVENTS = "train", "eval"  # TensorBoard folders of a run
+DEMO_RECIPE, DEMO_CORPUS, DEMO_RECORDS = "recipe.json", "corpus.txt", "records"
 
 KINDS = ("pretraining-run", "finetuned", "export")
 

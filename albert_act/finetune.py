@@ -58,6 +58,7 @@ def main(argv=None):
     cli.check_flags(args, {"learning_rate": ">0", "batch_size": "int>=1", "epochs": "int>=1", "seed": "int>=0",
                            "seeds": "int>=1", "tau": ">=0", "max_iterations": "int>=1",
                            "max_train_examples": "int>=1", "halting_bias": "finite"})
+    from albert_act import artifacts
     from albert_act.train import finetuning_run
 
     output_dir = args.output_dir or os.path.join(REPO, "runs", "finetune", args.task.lower())
@@ -83,7 +84,7 @@ def main(argv=None):
                     "its --init: re-run the same command")
     print(f"\n{result['task']} dev, {result['train_examples']} training examples:\n")
     print(finetuning_run.format_results(result))
-    print(f"\nresults: {os.path.join(output_dir, 'results.json')}\nSavedModel: {result['export']}")
+    print(f"\nresults: {os.path.join(output_dir, artifacts.RESULTS)}\nSavedModel: {result['export']}")
     print(json.dumps({"best": result["best"]}))
 
 

@@ -27,6 +27,9 @@ from pipelines import cli, instances, outputs, text_files
 from pipelines.tfrecord_writer import TFRecordWriter
 from pipelines.tokenizer import Tokenizer
 
+# What the tool writes in --output_dir: the shards and its report. albert_act.artifacts lists them too.
+STATS_JSON, STATS_MD = "stats.json", "stats.md"
+
 
 def read_documents(files, skip_invalid_utf8=False, invalid_lines=None):
     """Yields lists of sentence strings; a blank line (or a file's end) ends a document."""
@@ -268,9 +271,9 @@ def _write_report(report, output_dir):
         "", "| n-gram (words) | spans | fraction | expected (1/n) |", "|---|---|---|---|",
     ]
     lines += [f"| {n} | {v['count']} | {v['fraction']:.4f} | {v['expected']:.4f} |" for n, v in report["ngram_spans"].items()]
-    with text_files.open_binary(os.path.join(output_dir, "stats.md"), "wb") as f:
+    with text_files.open_binary(os.path.join(output_dir, STATS_MD), "wb") as f:
         f.write(("\n".join(lines) + "\n").encode("utf-8"))
-    with text_files.open_binary(os.path.join(output_dir, "stats.json"), "wb") as f:
+    with text_files.open_binary(os.path.join(output_dir, STATS_JSON), "wb") as f:
         f.write(json.dumps(report, indent=2).encode("utf-8"))
 
 
@@ -324,7 +327,7 @@ def main(argv=None):
     except KeyboardInterrupt:
         cli.stopped(f"nothing was written to {args.output_dir}; re-run the same command")
     print(f"wrote {report['instances']['train']} train and {report['instances']['eval']} eval instances "
-          f"to {args.output_dir} in {report['seconds']:.1f} s; stats in {args.output_dir}/stats.md")
+          f"to {args.output_dir} in {report['seconds']:.1f} s; stats in {os.path.join(args.output_dir, STATS_MD)}")
     if args.eval_fraction > 0 and not report["instances"]["eval"]:
         print(f"note: the eval shard is empty (--eval_fraction {args.eval_fraction} of too few documents); "
               "pre-training needs held-out records: raise --eval_fraction or give more documents")

@@ -169,3 +169,39 @@ def test_every_command_starts_quietly_in_its_main():
                             cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 1 and result.stderr.startswith("error: "), result.stderr[-2000:]
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr[-2000:]  # the error, and nothing else
+
+
+NAME_OWNERS = ("albert_act/artifacts.py", "pipelines/create_pretraining_data.py")
+
+
+def known_names():
+    """The on-disk names the owners define: upper-case string constants naming a file (with a
+    dot) or the checkpoints folder."""
+    names = set()
+    for owner in NAME_OWNERS:
+        for node in ast.parse((REPO / owner).read_text()).body:
+            if isinstance(node, ast.Assign):
+                values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+                targets = [n for t in node.targets for n in (t.elts if isinstance(t, ast.Tuple) else [t])]
+                names.update(v.value for t, v in zip(targets, values) if isinstance(t, ast.Name) and t.id.isupper()
+                             and isinstance(v, ast.Constant) and isinstance(v.value, str)
+                             and ("." in v.value or v.value == "checkpoints"))
+    return names
+
+
+def name_literals(source, names):
+    """Lines of `source` spelling one of `names` as a string literal (whole, or as a path's end)."""
+    return sorted({node.lineno for node in ast.walk(ast.parse(source))
+                   if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                   and any(node.value == n or node.value.endswith("/" + n) for n in names)})
+
+
+def test_on_disk_names_are_spelled_only_where_they_are_defined():
+    names = known_names()
+    assert {"config.json", "evaluation.json", "checkpoints", "stats.json", "recipe.json"} <= names
+    assert name_literals('path = os.path.join(run, "evaluation.json")\nother = "a/vocab.model"', names) == [1, 2]
+    found = []
+    for path in sorted(REPO.glob("albert_act/**/*.py")) + sorted(REPO.glob("pipelines/**/*.py")):
+        if str(path.relative_to(REPO)) not in NAME_OWNERS:
+            found += [f"{path.relative_to(REPO)}:{line}" for line in name_literals(path.read_text(), names)]
+    assert found == []

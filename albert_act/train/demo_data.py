@@ -3,6 +3,7 @@
 import json
 import os
 
+from albert_act import artifacts
 from pipelines import synthetic_corpus, train_tokenizer
 from pipelines.create_pretraining_data import create_pretraining_data
 from pipelines.instances import InstanceConfig
@@ -20,13 +21,13 @@ DEMO_DATA = dict(documents=20000, corpus_seed=0, vocab_size=2000, vocab_model_ty
 
 def prepare_demo_data(cache_dir, progress=True):
     """Returns (train glob, eval glob, vocab path); builds them once under `cache_dir`."""
-    recipe_path = os.path.join(cache_dir, "recipe.json")
-    records = os.path.join(cache_dir, "records")
+    recipe_path = os.path.join(cache_dir, artifacts.DEMO_RECIPE)
+    records = os.path.join(cache_dir, artifacts.DEMO_RECORDS)
     train, evaluation = os.path.join(records, "train-*.tfrecord"), os.path.join(records, "eval-*.tfrecord")
-    vocab = os.path.join(cache_dir, "vocab.model")
+    vocab = os.path.join(cache_dir, artifacts.VOCAB)
     if os.path.exists(recipe_path):
         with open(recipe_path) as f:
-            if json.load(f) == DEMO_DATA and os.path.exists(os.path.join(records, "stats.json")):
+            if json.load(f) == DEMO_DATA and os.path.exists(os.path.join(records, artifacts.STATS_JSON)):
                 if progress:
                     print(f"reusing demo data in {cache_dir}")
                 return train, evaluation, vocab
@@ -35,7 +36,7 @@ def prepare_demo_data(cache_dir, progress=True):
         import shutil
 
         shutil.rmtree(records)  # another recipe, or an unfinished build
-    corpus = os.path.join(cache_dir, "corpus.txt")
+    corpus = os.path.join(cache_dir, artifacts.DEMO_CORPUS)
     sentences = synthetic_corpus.write_corpus(corpus, DEMO_DATA["documents"], DEMO_DATA["corpus_seed"])
     train_tokenizer.write_vocabulary(train_sentencepiece([corpus], DEMO_DATA["vocab_size"], model_type=DEMO_DATA["vocab_model_type"]), vocab[: -len(".model")])
     if progress:

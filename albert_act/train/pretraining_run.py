@@ -635,8 +635,8 @@ def _run_pretraining(config, progress, write_dir):
               f"{config.global_batch_size} = {trainer.accumulation} x {config.micro_batch_size} x "
               f"{strategy.num_replicas_in_sync}{resumed}")
 
-    train_writer = tf.summary.create_file_writer(os.path.join(write_dir, "train"))
-    eval_writer = tf.summary.create_file_writer(os.path.join(write_dir, "eval"))
+    train_writer = tf.summary.create_file_writer(os.path.join(write_dir, artifacts.TRAIN_EVENTS))
+    eval_writer = tf.summary.create_file_writer(os.path.join(write_dir, artifacts.EVAL_EVENTS))
     train_step = trainer.make_train_step(parse=lambda serialized: parse_share(serialized, *shapes, index, workers))
     shown = ["loss", "mlm_acc", "sop_acc", "iterations"] + (["overflows"] if config.execution == "bucket" else [])
     bar = cli.progress_bar(config.steps, shown) if progress else None
