@@ -100,7 +100,8 @@ def measured_demo_update(runs=5):
     import tensorflow as tf
 
     from albert_act import PRESETS
-    from albert_act.train.pretraining_run import PretrainConfig, Pretrainer
+    from albert_act.train.pretrainer import Pretrainer
+    from albert_act.train.pretraining_run import PretrainConfig
     from benchmarks.pretrain_speed import random_batch
 
     config = PretrainConfig(train_files=[], eval_files=[], model_dir="", preset="demo", halting="none",

@@ -70,7 +70,9 @@ def measure(args):
     """One process: one (length, halting, execution), every share asked for. Prints one JSON line."""
     import tensorflow as tf
 
-    from albert_act.train.pretraining_run import PretrainConfig, Pretrainer, checkpoint_contents
+    from albert_act.train.pretrainer import Pretrainer
+    from albert_act.train.pretraining_checkpoints import checkpoint_contents
+    from albert_act.train.pretraining_run import PretrainConfig
 
     length, halting, execution = args.length, args.halting, args.execution
     config = PretrainConfig(train_files=[], eval_files=[], model_dir="", preset="demo", halting=halting,

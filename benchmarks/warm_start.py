@@ -24,7 +24,9 @@ from albert_act import distribution  # noqa: E402
 from albert_act.model.albert_checkpoints import write_huggingface  # noqa: E402
 from albert_act.model.loading import load_pretraining_model  # noqa: E402
 from albert_act.train.demo_data import prepare_demo_data  # noqa: E402
-from albert_act.train.pretraining_run import PretrainConfig, Pretrainer, run_pretraining, warm_start  # noqa: E402
+from albert_act.train.pretrainer import Pretrainer  # noqa: E402
+from albert_act.train.pretraining_checkpoints import warm_start  # noqa: E402
+from albert_act.train.pretraining_run import PretrainConfig, run_pretraining  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -155,7 +155,7 @@ def test_dynamic_form_runs_without_a_static_length():
 
 
 def test_pretraining_chooses_an_execution_xla_compiles():
-    from albert_act.train.pretraining_run import PretrainConfig, check_inputs
+    from albert_act.train.pretraining_config import PretrainConfig, check_inputs
 
     def config(**kwargs):
         return PretrainConfig(train_files=[], eval_files=[], model_dir="", **kwargs).resolved()

@@ -16,7 +16,8 @@ import pytest
 import tensorflow as tf
 
 from albert_act.analysis import token_types
-from albert_act.train.pretraining_run import PretrainConfig, Pretrainer, run_pretraining
+from albert_act.train.pretrainer import Pretrainer
+from albert_act.train.pretraining_run import PretrainConfig, run_pretraining
 from albert_act.train.losses import loss_sums, pretraining_loss
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

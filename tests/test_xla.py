@@ -37,7 +37,8 @@ def _batch(records):
 
 @pytest.mark.parametrize("precision", PRECISIONS, indirect=True)
 def test_pretraining_train_and_eval_steps(records, tmp_path, precision):
-    from albert_act.train.pretraining_run import PretrainConfig, Pretrainer
+    from albert_act.train.pretrainer import Pretrainer
+    from albert_act.train.pretraining_run import PretrainConfig
 
     config = PretrainConfig(train_files=[records[0]], eval_files=[records[1]], model_dir=str(tmp_path),
                             backbone_overrides=dict(TINY_RUN), steps=2, warmup_steps=0, global_batch_size=8,
@@ -61,7 +62,8 @@ def test_pretraining_train_and_eval_steps(records, tmp_path, precision):
 def test_pretraining_step_with_bucket_execution(records, tmp_path, precision):
     # Training that computes only running tokens at static widths (TPU's form), with a capacity
     # that overflows: one update compiles and runs under XLA, and the overflows are counted.
-    from albert_act.train.pretraining_run import PretrainConfig, Pretrainer
+    from albert_act.train.pretrainer import Pretrainer
+    from albert_act.train.pretraining_run import PretrainConfig
 
     config = PretrainConfig(train_files=[records[0]], eval_files=[records[1]], model_dir=str(tmp_path),
                             backbone_overrides={**TINY_RUN, "max_iterations": 2, "capacity": 8}, execution="bucket",

@@ -176,61 +176,97 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
     max_seq_length = max_seq_length or min(128, backbone.max_sequence_length)
     if max_seq_length > backbone.max_sequence_length:
         raise ValueError(f"max_seq_length {max_seq_length} exceeds the model's {backbone.max_sequence_length}")
-    train = task.train[:max_train_examples] if max_train_examples else task.train
-    train_inputs, truncated = encode(tokenizer, train, max_seq_length)
-    dev_inputs, _ = encode(tokenizer, task.dev, max_seq_length)
-    train_targets, dev_targets = _targets(task, train), _targets(task, task.dev)
-
-    steps_per_epoch = max(1, len(train) // batch_size)
-    total = steps_per_epoch * epochs
-    with strategy.scope():
-        keras.utils.set_random_seed(seed)  # after encoding: the head's initial weights depend on the seed alone
-        model = AlbertActClassifier(backbone, num_classes=len(task.labels) or 1)
-        optimizer = keras.optimizers.AdamW(WarmupLinearDecay(learning_rate, int(0.1 * total), total),
-                                           weight_decay=0.01, epsilon=1e-6, global_clipnorm=1.0)
-        optimizer.exclude_from_weight_decay(var_names=["layer_norm", "bias"])
-    steps = ClassifierSteps(model, optimizer, strategy, not task.labels, ponder_cost_weight, jit_compile)
-
-    os.makedirs(output_dir, exist_ok=True)
-    pair = bool(train) and train[0].text_b is not None
-    artifacts.write_json(os.path.join(output_dir, artifacts.FINETUNED_INFO), {
-        "kind": "classifier", "task": task.name, "labels": list(task.labels), "pair": pair,
-        "max_seq_length": max_seq_length, "num_classes": model.num_classes, "dropout": model.dropout,
-        "backbone": backbone.get_config()})
-    with open(os.path.join(output_dir, artifacts.VOCAB), "wb") as f:
-        f.write(tokenizer.model_proto)
-    best_path = os.path.join(output_dir, artifacts.WEIGHTS)
-    initial = evaluate(task, steps, dev_inputs, dev_targets)
-    history, best = [], None
+    data = _Data(task, task.train[:max_train_examples] if max_train_examples else task.train, tokenizer,
+                 max_seq_length)
+    steps_per_epoch = max(1, len(data.train) // batch_size)
+    model, steps = _classifier(backbone, task, strategy, seed, learning_rate, steps_per_epoch * epochs,
+                               ponder_cost_weight, jit_compile)
+    _write_setup(output_dir, task, data, model, tokenizer)
     main_metric = next(iter(glue_metrics.TASK_METRICS.get(task.metric_task, ("accuracy",))))
-    rng = np.random.default_rng(seed)
+    initial = evaluate(task, steps, data.dev_inputs, data.dev_targets)
     if progress:
         print(f"{init}: {backbone.halting}, {'at most ' if backbone.halting == 'act' else ''}{backbone.max_iterations} "
               f"iterations of {'a shared layer' if backbone.share_weights else 'unshared layers'}")
         if new_weights:
-            new = sorted({path.rsplit("/", 1)[0] for path in new_weights})
-            print(f"new (at their initializer, not in {init}): {', '.join(new)}")
-        print(f"{task.name}: {len(train)} training examples, {len(task.dev)} dev; {steps_per_epoch} updates of "
+            print(f"new (at their initializer, not in {init}): {', '.join(sorted({p.rsplit('/', 1)[0] for p in new_weights}))}")
+        print(f"{task.name}: {len(data.train)} training examples, {len(task.dev)} dev; {steps_per_epoch} updates of "
               f"{batch_size} per epoch on {kind} x{strategy.num_replicas_in_sync}, {precision}"
               f"{', XLA' if jit_compile else ''}")
-        for path, lines, count in task.skipped:
-            print(f"note: {path}: {count} malformed row(s) skipped (lines {', '.join(map(str, lines))}"
-                  f"{', ...' if count > len(lines) else ''})")
-        if truncated:
-            print(f"note: {truncated} of {len(train)} training examples ({truncated / len(train):.0%}) are longer "
-                  f"than {max_seq_length} pieces and were cut (longest segment first)")
+        _print_notes(task, data)
         print(f"before training: dev {main_metric} {initial[main_metric]:.4f}")
+    history, best = _train_epochs(steps, model, task, data, epochs, batch_size, seed, main_metric,
+                                  os.path.join(output_dir, artifacts.WEIGHTS), progress)
+    export_dir = savedmodel.export_classifier(model, os.path.join(output_dir, artifacts.EXPORT, "1"),
+                                              tokenizer.model_proto, task.name, task.labels, data.pair,
+                                              max_seq_length, overwrite=True)
+    result = {"task": task.name, "init": init, "learning_rate": learning_rate, "batch_size": batch_size,
+              "strategy": f"{kind} x{strategy.num_replicas_in_sync}", "precision": precision, "jit_compile": jit_compile,
+              "epochs": epochs, "seed": seed, "ponder_cost_weight": ponder_cost_weight, "halting": backbone.halting,
+              "max_iterations": backbone.max_iterations,
+              "train_examples": len(data.train), "dev_examples": len(task.dev), "truncated_train_examples": data.truncated,
+              "metric": main_metric, "initial": initial, "history": history, "best": best, "export": export_dir}
+    artifacts.write_json(os.path.join(output_dir, artifacts.RESULTS), result)
+    return result
+
+
+class _Data:
+    """A task's training examples (cut to `max_train_examples`) and dev set, encoded for the model."""
+
+    def __init__(self, task, train, tokenizer, max_seq_length):
+        self.train, self.max_seq_length = train, max_seq_length
+        self.train_inputs, self.truncated = encode(tokenizer, train, max_seq_length)
+        self.dev_inputs, _ = encode(tokenizer, task.dev, max_seq_length)
+        self.train_targets, self.dev_targets = _targets(task, train), _targets(task, task.dev)
+        self.pair = bool(train) and train[0].text_b is not None
+
+
+def _classifier(backbone, task, strategy, seed, learning_rate, total_steps, ponder_cost_weight, jit_compile):
+    """(AlbertActClassifier over `backbone`, its ClassifierSteps with AdamW and a warm-up of 10%)."""
+    with strategy.scope():
+        keras.utils.set_random_seed(seed)  # after encoding: the head's initial weights depend on the seed alone
+        model = AlbertActClassifier(backbone, num_classes=len(task.labels) or 1)
+        optimizer = keras.optimizers.AdamW(WarmupLinearDecay(learning_rate, int(0.1 * total_steps), total_steps),
+                                           weight_decay=0.01, epsilon=1e-6, global_clipnorm=1.0)
+        optimizer.exclude_from_weight_decay(var_names=["layer_norm", "bias"])
+    return model, ClassifierSteps(model, optimizer, strategy, not task.labels, ponder_cost_weight, jit_compile)
+
+
+def _write_setup(output_dir, task, data, model, tokenizer):
+    """classifier.json and the vocabulary: what loads the fine-tuned model back."""
+    os.makedirs(output_dir, exist_ok=True)
+    artifacts.write_json(os.path.join(output_dir, artifacts.FINETUNED_INFO), {
+        "kind": "classifier", "task": task.name, "labels": list(task.labels), "pair": data.pair,
+        "max_seq_length": data.max_seq_length, "num_classes": model.num_classes, "dropout": model.dropout,
+        "backbone": model.backbone.get_config()})
+    with open(os.path.join(output_dir, artifacts.VOCAB), "wb") as f:
+        f.write(tokenizer.model_proto)
+
+
+def _print_notes(task, data):
+    for path, lines, count in task.skipped:
+        print(f"note: {path}: {count} malformed row(s) skipped (lines {', '.join(map(str, lines))}"
+              f"{', ...' if count > len(lines) else ''})")
+    if data.truncated:
+        print(f"note: {data.truncated} of {len(data.train)} training examples ({data.truncated / len(data.train):.0%}) "
+              f"are longer than {data.max_seq_length} pieces and were cut (longest segment first)")
+
+
+def _train_epochs(steps, model, task, data, epochs, batch_size, seed, main_metric, best_path, progress):
+    """(history, best): the dev metrics after each epoch; the best epoch's weights are saved at
+    `best_path` and left in `model`."""
+    rng, history, best = np.random.default_rng(seed), [], None
+    steps_per_epoch = max(1, len(data.train) // batch_size)
     for epoch in range(1, epochs + 1):
-        order = rng.permutation(len(train))
+        order = rng.permutation(len(data.train))
         if progress:
             print(f"epoch {epoch}/{epochs}")
         bar = cli.progress_bar(steps_per_epoch, ["loss"]) if progress else None
         for step in range(steps_per_epoch):
             index = order[step * batch_size : (step + 1) * batch_size]
-            loss = steps.train_step({k: v[index] for k, v in train_inputs.items()}, train_targets[index])
+            loss = steps.train_step({k: v[index] for k, v in data.train_inputs.items()}, data.train_targets[index])
             if bar:
                 bar.update(step + 1, [("loss", float(loss))])
-        metrics = evaluate(task, steps, dev_inputs, dev_targets)
+        metrics = evaluate(task, steps, data.dev_inputs, data.dev_targets)
         history.append({"epoch": epoch, **metrics})
         if progress:
             print(f"epoch {epoch}: dev {main_metric} {metrics[main_metric]:.4f}, "
@@ -239,16 +275,7 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
             best = {"epoch": epoch, **metrics}
             model.save_weights(best_path)
     model.load_weights(best_path)
-    export_dir = savedmodel.export_classifier(model, os.path.join(output_dir, artifacts.EXPORT, "1"), tokenizer.model_proto,
-                                           task.name, task.labels, pair, max_seq_length, overwrite=True)
-    result = {"task": task.name, "init": init, "learning_rate": learning_rate, "batch_size": batch_size,
-              "strategy": f"{kind} x{strategy.num_replicas_in_sync}", "precision": precision, "jit_compile": jit_compile,
-              "epochs": epochs, "seed": seed, "ponder_cost_weight": ponder_cost_weight, "halting": backbone.halting,
-              "max_iterations": backbone.max_iterations,
-              "train_examples": len(train), "dev_examples": len(task.dev), "truncated_train_examples": truncated,
-              "metric": main_metric, "initial": initial, "history": history, "best": best, "export": export_dir}
-    artifacts.write_json(os.path.join(output_dir, artifacts.RESULTS), result)
-    return result
+    return history, best
 
 
 def grid_search(task_name, data_dir, init, output_dir, seeds=(12345,), grid=PAPER_GRID, **kwargs):

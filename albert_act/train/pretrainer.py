@@ -1,0 +1,197 @@
+"""The pre-training step: `Pretrainer` builds the model and LAMB for a resolved `PretrainConfig`, the
+ponder-cost weight tau (its warm-up ramp and `--tau auto`), the accumulating train step under any
+tf.distribute strategy, and the held-out evaluation."""
+
+import keras
+import numpy as np
+import tensorflow as tf
+from keras import ops
+
+from albert_act import distribution
+from albert_act.analysis import token_types
+from albert_act.model.backbone import AlbertActBackbone
+from albert_act.model.pretraining_model import AlbertActPretrainingModel
+from albert_act.train.lamb import Lamb
+from albert_act.train.learning_rate import WarmupLinearDecay
+from albert_act.train.losses import loss_sums, pretraining_loss
+from albert_act.train.pretraining_config import AUTO
+from albert_act.train.pretraining_summaries import summarize
+from pipelines.pretraining_dataset import make_pretraining_dataset
+
+PER_SEQUENCE = ("depth", "accuracy")  # evaluation outputs kept per held-out sequence (gathered, not summed)
+
+
+AUTO_SHARE = 0.1
+
+
+# Scalar sums of a step (see pretraining_loss.loss_sums); "depth" (token_types.depth_sums) comes beside them.
+SUM_KEYS = ("mlm_loss_sum", "mlm_correct", "mlm_weight", "sop_loss_sum", "sop_correct", "ponder_cost_sum", "examples",
+            "overflows")
+
+
+class Pretrainer:
+    """Model, optimizer and the compiled steps for one resolved `PretrainConfig`."""
+
+    def __init__(self, config, strategy, kind):
+        self.config, self.strategy, self.kind = config, strategy, kind
+        replicas = strategy.num_replicas_in_sync
+        self.accumulation = config.global_batch_size // (config.micro_batch_size * replicas)
+        self.precision = distribution.resolve_precision(config.precision, kind)
+        self.jit_compile = distribution.resolve_jit(config.jit_compile, kind, replicas)
+        with strategy.scope():
+            keras.utils.set_random_seed(config.seed)
+            self.backbone = AlbertActBackbone(**config.backbone_config())
+            self.model = AlbertActPretrainingModel(self.backbone)
+            self.schedule = WarmupLinearDecay(config.learning_rate, config.warmup_steps, config.steps)
+            self.optimizer = Lamb(self.schedule, weight_decay_rate=config.weight_decay_rate)
+            self.optimizer.build(self.model.trainable_variables)
+            # Full tau, checkpointed: "auto" starts at -1 (not calibrated yet; no ponder cost meanwhile).
+            auto = config.ponder_cost_weight == AUTO
+            self.tau = tf.Variable(-1.0 if auto else float(config.ponder_cost_weight), trainable=False,
+                                   name="ponder_cost_weight")
+
+    # --- the ponder-cost weight ------------------------------------------------------------------
+
+    def tau_at(self, update):
+        """tau applied at 0-based optimizer update `update` (a tensor in the step, a number outside)."""
+        config = self.config
+        ramp = ponder_ramp(update, config.ponder_warmup_start, config.ponder_warmup_steps)
+        return ops.maximum(ops.convert_to_tensor(self.tau), 0.0) * ramp
+
+    def calibrate_tau(self, mlm_loss, sop_loss, ponder_cost):
+        """--tau auto: sets tau so that tau x ponder cost = AUTO_SHARE x (MLM + SOP); returns it."""
+        tau = AUTO_SHARE * (mlm_loss + sop_loss) / max(ponder_cost, 1e-6)
+        self.tau.assign(tau)
+        return tau
+
+    @property
+    def needs_calibration(self):
+        return float(self.tau.numpy()) < 0
+
+    # --- the training step -------------------------------------------------------------------
+
+    def replica_step(self, inputs, labels):
+        """One optimizer update from this replica's rows of the global batch (`distribute_rows`), in micro-batches."""
+        config, context = self.config, tf.distribute.get_replica_context()
+        variables = self.model.trainable_variables
+        # Global denominators: the accumulated gradient is exactly the global-batch gradient.
+        mlm_weight = context.all_reduce("sum", tf.reduce_sum(labels["masked_lm_weights"]))
+        examples = float(config.global_batch_size)
+        split = lambda t: tf.reshape(t, [self.accumulation, -1, *t.shape[1:]])  # noqa: E731
+        inputs, labels = tf.nest.map_structure(split, inputs), tf.nest.map_structure(split, labels)
+        tau = self.tau_at(self.optimizer.iterations)  # the same for every micro-batch of the update
+
+        def micro_step(i, gradients, sums):
+            micro_inputs = {k: v[i] for k, v in inputs.items()}
+            micro_labels = {k: v[i] for k, v in labels.items()}
+            with tf.GradientTape() as tape:
+                outputs = self.model(micro_inputs, training=True)
+                batch_sums = loss_sums(outputs, micro_labels)
+                loss = pretraining_loss(batch_sums, mlm_weight, examples, tau)["loss"]
+            grads = tape.gradient(loss, variables)
+            gradients = [a + tf.convert_to_tensor(g) for a, g in zip(gradients, grads)]
+            batch_sums["depth"] = tf.reduce_sum(_depth_sums(outputs, micro_inputs, micro_labels), axis=0)
+            batch_sums["overflows"] = tf.reduce_sum(outputs["overflows"])  # tokens a capacity made halt early
+            return i + 1, gradients, {k: sums[k] + batch_sums[k] for k in sums}
+
+        zero_sums = {k: tf.constant(0.0) for k in SUM_KEYS}
+        zero_sums["depth"] = tf.zeros([len(token_types.TOKEN_TYPES), len(token_types.PARTS)])
+        gradients = [tf.zeros_like(v) for v in variables]
+        _, gradients, sums = tf.while_loop(
+            lambda i, *_: i < self.accumulation, micro_step, (tf.constant(0), gradients, zero_sums)
+        )
+        gradients = context.all_reduce("sum", gradients)
+        gradients, norm = tf.clip_by_global_norm(gradients, config.clip_norm)
+        # Keras' optimizer sums gradients over replicas once more: hand it each replica's share.
+        replicas = float(self.strategy.num_replicas_in_sync)
+        self.optimizer.apply_gradients(zip([g / replicas for g in gradients], variables))
+        sums["gradient_norm"] = norm / replicas  # summed over replicas below
+        return sums
+
+    def make_train_step(self, parse=None):
+        """A tf.function of an iterator: one update from its next global batch, parsed (inputs,
+        labels), or serialized records that `parse` turns into this worker's parsed rows."""
+        workers = distribution.input_worker(self.strategy)[1]
+
+        @tf.function
+        def train_step(iterator):
+            batch = next(iterator)
+            inputs, labels = parse(batch) if parse else batch
+            inputs, labels = distribution.distribute_rows(self.strategy, (inputs, labels), workers)
+            per_replica = self.strategy.run(replica_step, args=(inputs, labels))
+            return {k: self.strategy.reduce("sum", v, axis=None) for k, v in per_replica.items()}
+
+        replica_step = self.compiled(self.replica_step)
+        return train_step
+
+    def compiled(self, replica_fn):
+        return distribution.compiled(replica_fn, self.jit_compile)
+
+    # --- evaluation ----------------------------------------------------------------------------
+
+    def replica_eval(self, inputs, labels):
+        """Sums (and per-sequence rows) of one replica's evaluation batch; static shapes, so XLA compiles it."""
+        n_max, vocabulary = self.backbone.max_iterations, self.backbone.vocabulary_size
+        outputs = self.model(inputs, training=False)
+        sums = loss_sums(outputs, labels)
+        masks = token_types.token_type_masks(inputs, labels)
+        sums["histogram"] = token_types.iteration_histogram(outputs["iterations"], masks, n_max)  # (K, N+1)
+        sums["depth"] = _depth_sums(outputs, inputs, labels)  # (B, K, 5): per sequence, for intervals
+        sums["accuracy"] = _accuracy_per_sequence(outputs, labels)  # (B, 3): per sequence, for intervals
+        # Baselines: how often each token is a masked target; how many pairs were swapped.
+        sums["target_counts"] = tf.math.unsorted_segment_sum(
+            tf.reshape(labels["masked_lm_weights"], [-1]), tf.reshape(labels["masked_lm_ids"], [-1]), vocabulary)
+        sums["sop_swapped"] = tf.reduce_sum(tf.cast(labels["sentence_order_label"], tf.float32))
+        return sums
+
+    def make_eval_step(self):
+        replica_eval = self.compiled(self.replica_eval)
+
+        @tf.function
+        def eval_step(batch):
+            per_replica = self.strategy.run(replica_eval, args=batch)
+            return {k: self.strategy.gather(v, axis=0) if k in PER_SEQUENCE
+                    else self.strategy.reduce("sum", v, axis=None) for k, v in per_replica.items()}
+
+        return eval_step
+
+    def evaluate(self, eval_files):
+        config = self.config
+        batch = config.micro_batch_size * self.strategy.num_replicas_in_sync
+        dataset = self.strategy.distribute_datasets_from_function(
+            lambda context: make_pretraining_dataset(eval_files, batch, training=False, input_context=context)
+        )
+        eval_step, totals = self.make_eval_step(), None
+        for i, element in enumerate(dataset):
+            if config.eval_batches is not None and i >= config.eval_batches:
+                break
+            sums = {k: v.numpy() for k, v in eval_step(element).items()}
+            totals = sums if totals is None else {
+                k: np.concatenate([totals[k], sums[k]]) if k in PER_SEQUENCE else totals[k] + sums[k] for k in totals}
+        if totals is None:
+            raise ValueError(f"no evaluation records in {eval_files}")
+        return summarize(totals, float(self.tau_at(self.optimizer.iterations.numpy() - 1)))
+
+
+def ponder_ramp(update, start, steps):
+    """Share of tau at 0-based update `update`: 0 before `start`, then linear up to 1 over `steps` updates."""
+    update = ops.cast(update, "float32")
+    if steps <= 0:
+        return ops.cast(update >= start, "float32")
+    return ops.clip((update - start + 1.0) / steps, 0.0, 1.0)
+
+
+def _depth_sums(outputs, inputs, labels):
+    """(B, K, 5) per-sequence depth sums per token type (Table 1) for one batch."""
+    masks = token_types.token_type_masks(inputs, labels)
+    return token_types.depth_sums(outputs["iterations"], outputs["expected_iterations"], masks)
+
+
+def _accuracy_per_sequence(outputs, labels):
+    """float32 (B, 3): correct MLM predictions (weighted), MLM weight, SOP correct, per sequence."""
+    weights = tf.cast(labels["masked_lm_weights"], tf.float32)
+    predicted = tf.argmax(outputs["mlm_logits"], axis=-1, output_type=tf.int32)
+    mlm_hit = tf.cast(tf.equal(predicted, tf.cast(labels["masked_lm_ids"], tf.int32)), tf.float32) * weights
+    sop_hit = tf.equal(tf.argmax(outputs["sop_logits"], axis=-1, output_type=tf.int32),
+                       tf.cast(labels["sentence_order_label"], tf.int32))
+    return tf.stack([tf.reduce_sum(mlm_hit, axis=1), tf.reduce_sum(weights, axis=1), tf.cast(sop_hit, tf.float32)], axis=1)
