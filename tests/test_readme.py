@@ -1,4 +1,5 @@
-"""Every command block of the README, run in order as a new user would, in a copy of the repository.
+"""Every command block of the README and then of the docs pages it lists (in the order of its
+Documentation table), run in order as a new user would, in a copy of the repository.
 
 Slow (the quick start alone is ~5 minutes): `pytest -m slow tests/test_readme.py`. The commands are
 read from the README itself, so a documented command that stops working fails here. Each must exit
@@ -43,7 +44,7 @@ def readme_commands(text):
         stripped = body.strip()
         if stripped.startswith("python3 -m venv"):
             stripped = stripped.split("&&")[-1].strip()
-        if re.match(r"(\.venv/bin/)?python -(m|c) ", stripped):
+        if re.match(r"(\.venv/bin/)?python -(m|c) ", stripped) and not re.match(r"\S*python -m [\w.]*<", stripped):
             command = stripped.split("  #")[0].rstrip("\\").strip()
             if stripped.endswith("\\"):
                 current = command
@@ -52,8 +53,21 @@ def readme_commands(text):
     return commands
 
 
+def documented_pages():
+    """README.md, then each docs page in the order the README's Documentation table lists them."""
+    readme = (REPO / "README.md").read_text()
+    listed = re.findall(r"^\| \[(docs/[\w\-]+\.md)\]", readme, re.M)
+    return [REPO / "README.md"] + [REPO / page for page in listed]
+
+
+def documented_commands():
+    return [c for page in documented_pages() for c in readme_commands(page.read_text())]
+
+
 def test_readme_commands_are_found():
-    commands = readme_commands((REPO / "README.md").read_text())
+    pages = documented_pages()
+    assert len(pages) == 13 and sorted(pages[1:]) == sorted((REPO / "docs").glob("*.md"))  # every page listed
+    commands = documented_commands()
     assert commands[0] == ".venv/bin/python -m albert_act.pretrain"
     assert any(c.startswith(".venv/bin/python -m albert_act.finetune --task rte") for c in commands)
     assert any("--output_dir data/pretraining" in c for c in commands)  # a continuation line joined
@@ -70,7 +84,7 @@ def test_every_readme_command_runs_in_order(tmp_path):
     shared = REPO.parent / "shared"
     if shared.exists():
         (tmp_path / "shared").symlink_to(shared)
-    for command in readme_commands((REPO / "README.md").read_text()):
+    for command in documented_commands():
         if command.endswith("-m pytest"):
             continue
         args = command.replace(".venv/bin/python", sys.executable, 1)
