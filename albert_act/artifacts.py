@@ -18,7 +18,7 @@ Three kinds of directories (local or gs://):
                         exports are versioned as TensorFlow Serving expects: <base>/<version>
 
 Public ALBERT checkpoints are read too (`albert_act.model.albert_checkpoints`); their names are
-other projects' and listed here beside ours (`public_kind_of` says which a dir is).
+other projects' and listed here beside ours. Which kind a dir is, `albert_act.model.source` works out.
 """
 
 import json
@@ -43,48 +43,11 @@ SAVED_MODEL = "saved_model.pb"
 TRAIN_EVENTS, EVAL_EVENTS = "train", "eval"  # TensorBoard folders of a run
 DEMO_RECIPE, DEMO_CORPUS, DEMO_RECORDS = "recipe.json", "corpus.txt", "records"
 
-KINDS = ("pretraining-run", "finetuned", "export")
-
 # Other projects' names: Hugging Face transformers, google-research/albert (TF1), keras-hub.
 HF_CONFIG, HF_WEIGHTS, HF_VOCAB = "config.json", "model.safetensors", "spiece.model"
 TF1_CONFIG, TF1_VOCAB = "albert_config.json", "30k-clean.model"
 KERAS_HUB_CONFIG, KERAS_HUB_WEIGHTS, KERAS_HUB_TASK = "config.json", "model.weights.h5", "task.json"
 KERAS_HUB_VOCAB = "assets/tokenizer/vocabulary.spm"
-PUBLIC_KINDS = ("huggingface", "tf1-checkpoint", "keras-hub-preset")
-
-
-def public_kind_of(path):
-    """"huggingface", "tf1-checkpoint" or "keras-hub-preset" for a public ALBERT checkpoint, else None."""
-    path = str(path)
-    if tf.io.gfile.exists(path + ".index"):  # a TF1 checkpoint prefix
-        return "tf1-checkpoint" if tf.io.gfile.exists(os.path.join(os.path.dirname(path), TF1_CONFIG)) else None
-    if tf.io.gfile.exists(os.path.join(path, TF1_CONFIG)):
-        return "tf1-checkpoint"
-    if tf.io.gfile.exists(os.path.join(path, CHECKPOINTS)):  # a pre-training run also has a config.json
-        return None
-    if tf.io.gfile.exists(os.path.join(path, HF_WEIGHTS)) and tf.io.gfile.exists(os.path.join(path, HF_CONFIG)):
-        return "huggingface"
-    if tf.io.gfile.exists(os.path.join(path, KERAS_HUB_WEIGHTS)) and tf.io.gfile.exists(os.path.join(path, KERAS_HUB_CONFIG)):
-        return "keras-hub-preset"
-    return None
-
-
-def kind_of(path):
-    """"pretraining-run", "finetuned", "export" or one of `PUBLIC_KINDS`; ValueError naming what each
-    needs otherwise."""
-    if tf.io.gfile.exists(os.path.join(path, CONFIG)) and tf.io.gfile.exists(os.path.join(path, CHECKPOINTS)):
-        return "pretraining-run"
-    if tf.io.gfile.exists(os.path.join(path, FINETUNED_INFO)):
-        return "finetuned"
-    if tf.io.gfile.exists(os.path.join(path, ASSETS, EXPORT_INFO)):
-        return "export"
-    public = public_kind_of(path)
-    if public:
-        return public
-    raise ValueError(f"{path}: not a pre-training run dir ({CONFIG} + {CHECKPOINTS}/), a fine-tuning dir "
-                     f"({FINETUNED_INFO}), an albert-act SavedModel ({ASSETS}/{EXPORT_INFO}), or a public ALBERT "
-                     f"checkpoint: Hugging Face ({HF_CONFIG} + {HF_WEIGHTS}), TF1 ({TF1_CONFIG} + model.ckpt*.index) "
-                     f"or keras-hub ({KERAS_HUB_CONFIG} + {KERAS_HUB_WEIGHTS})")
 
 
 def read_json(path):
@@ -111,47 +74,6 @@ def write_json(path, value):
             json.dump(value, f, indent=2)
     else:
         outputs.write_file(path, json.dumps(value, indent=2).encode())
-
-
-def read_info(path):
-    """What `path` holds: {"kind": "pretraining" | "classifier", "backbone": config, ...}."""
-    kind = kind_of(path)
-    if kind in PUBLIC_KINDS:
-        raise ValueError(f"{path} is a {kind}: albert_act.model.loading.source_info reads it")
-    if kind == "pretraining-run":
-        run = read_json(os.path.join(path, CONFIG))
-        return {"kind": "pretraining", "backbone": run["backbone"], "pretraining": run}
-    if kind == "finetuned":
-        return read_json(os.path.join(path, FINETUNED_INFO))
-    return read_json(os.path.join(path, ASSETS, EXPORT_INFO))
-
-
-def vocab_candidates(path):
-    """Where the vocabulary of a run, fine-tuning dir, export or public checkpoint lies, in the order to try."""
-    if public_kind_of(path):
-        directory = os.path.dirname(path) if tf.io.gfile.exists(str(path) + ".index") else path
-        return [os.path.join(directory, name) for name in (HF_VOCAB, TF1_VOCAB, KERAS_HUB_VOCAB)]
-    return [os.path.join(path, VOCAB), os.path.join(path, ASSETS, VOCAB)]
-
-
-def find_vocab(path):
-    """The first of `vocab_candidates(path)` that exists, or None."""
-    return next((c for c in vocab_candidates(path) if tf.io.gfile.exists(c)), None)
-
-
-def find_export(path):
-    """The export dir at `path`: `path` itself, its highest numeric version (TensorFlow Serving's
-    <model_base_path>/<version>), or that inside <path>/export (a fine-tuning dir); None if none."""
-    for base in (path, os.path.join(path, EXPORT)):
-        if tf.io.gfile.exists(os.path.join(base, ASSETS, EXPORT_INFO)):
-            return base
-        if tf.io.gfile.isdir(base):
-            versions = [int(v.rstrip("/")) for v in tf.io.gfile.listdir(base) if v.rstrip("/").isdigit()]
-            for version in sorted(versions, reverse=True):
-                candidate = os.path.join(base, str(version))
-                if tf.io.gfile.exists(os.path.join(candidate, ASSETS, EXPORT_INFO)):
-                    return candidate
-    return None
 
 
 SAVED_MODEL_ENTRIES = {SAVED_MODEL, "variables", ASSETS, "fingerprint.pb", "saved_model.pbtxt"}
@@ -189,3 +111,17 @@ def check_export_target(export_dir, overwrite=False, source=None):
                          "SavedModel, so choose another --output")
     if not overwrite:
         raise ValueError(f"{export_dir} exists; choose a new version number (e.g. .../2) or pass --overwrite")
+
+
+def check_huggingface_target(output, overwrite=False):
+    """Refuses, before any model is loaded, to write a Hugging Face dir where it would destroy something:
+    an empty or missing dir is fine; an existing Hugging Face dir (config.json + model.safetensors) is
+    replaced only with `overwrite`; anything else never."""
+    if tf.io.gfile.exists(output) and not tf.io.gfile.isdir(output):
+        raise ValueError(f"{output} is a file; --output is the Hugging Face dir to write")
+    outputs.check_dir_target(output)
+    if not tf.io.gfile.exists(output) or not tf.io.gfile.listdir(output):
+        return
+    huggingface = all(tf.io.gfile.exists(os.path.join(output, name)) for name in (HF_CONFIG, HF_WEIGHTS))
+    if not overwrite or not huggingface:
+        raise ValueError(f"{output} exists and is not empty; --overwrite replaces only a Hugging Face dir")

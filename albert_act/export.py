@@ -58,32 +58,6 @@ def parse_args(argv=None):
     return args
 
 
-def export_huggingface(args):
-    """--format huggingface: the weights of a fixed-depth pre-training model, as Hugging Face lays them out."""
-    from albert_act import artifacts
-    from albert_act.model.albert_checkpoints import write_huggingface
-    from albert_act.model.loading import load_pretraining_model
-
-    if args.kind != "pretraining":
-        raise ValueError("--format huggingface writes a pre-training model (AlbertForPreTraining): use --kind pretraining")
-    if os.path.isfile(args.output):
-        raise ValueError(f"{args.output} is a file; --output is the Hugging Face dir to write")
-    if os.path.exists(args.output) and os.listdir(args.output):
-        if not args.overwrite or artifacts.public_kind_of(args.output) != "huggingface":
-            raise ValueError(f"{args.output} exists and is not empty; --overwrite replaces only a Hugging Face dir")
-    model, tokenizer, info = load_pretraining_model(args.checkpoint, args.vocab)
-    weights = {v.path: v.numpy() for v in model.weights}
-    if "://" in args.output:  # gs:// has no rename of a dir: written in place
-        write_huggingface(weights, info["backbone"], args.output, tokenizer.model_proto)
-        return args.output
-    output = os.path.abspath(args.output)
-    with outputs.staging_dir(os.path.dirname(output)) as staging:  # a full disk or Ctrl-C leaves the old dir whole
-        staged = os.path.join(staging, "huggingface")
-        write_huggingface(weights, info["backbone"], staged, tokenizer.model_proto)
-        outputs.replace_dir(staged, output, staging)
-    return args.output
-
-
 def main(argv=None):
     cli.quiet_start(argv)  # first: loads TensorFlow, quietly unless --verbose
     args = parse_args(argv)
@@ -100,20 +74,19 @@ def main(argv=None):
 
 
 def _export(args):
-    from albert_act import artifacts
-
     if args.format == "huggingface":
+        from albert_act.serve.huggingface import export_huggingface
+
+        if args.kind != "pretraining":
+            sys.exit("error: --format huggingface writes a pre-training model (AlbertForPreTraining): use --kind "
+                     "pretraining")
         try:
-            output = export_huggingface(args)
+            output = export_huggingface(args.checkpoint, args.output, args.vocab, args.overwrite)
         except ValueError as error:
             sys.exit(f"error: {error}")
         print(f"Hugging Face ALBERT: {output} (config.json, model.safetensors, spiece.model)")
         print(f"fine-tune it: python -m albert_act.finetune --task rte --data_dir <glue>/RTE --init {output}")
         return
-    try:
-        artifacts.check_export_target(args.output, args.overwrite, source=args.checkpoint)  # before loading
-    except ValueError as error:
-        sys.exit(f"error: {error}")
     from albert_act.serve.savedmodel import example_query, export_from
 
     try:

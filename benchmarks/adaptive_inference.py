@@ -15,7 +15,6 @@ sparse / dense; mean N / N_max is the share of iterations that ACT actually need
 """
 
 import argparse
-import json
 import os
 import statistics
 import time
@@ -27,7 +26,7 @@ import tensorflow as tf  # noqa: E402
 
 from albert_act.model.halting import IteratedLayer, halting_loop  # noqa: E402
 from albert_act.model.presets import backbone_from_preset  # noqa: E402
-from albert_act.model.loading import load_pretrained_backbone  # noqa: E402
+from albert_act.model.source import Source  # noqa: E402
 from pipelines.pretraining_dataset import make_pretraining_dataset  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -105,10 +104,13 @@ def main():
             t_dense, t_sparse = median_seconds((dense, sparse), inputs, runs)
             rows.append(("synthetic, [CLS] at cap", batch, length, share, t_dense, t_sparse))
 
-    if os.path.exists(os.path.join(args.checkpoint, "config.json")):
-        with open(os.path.join(args.checkpoint, "config.json")) as f:
-            eval_files = json.load(f)["eval_files"]
-        trained = {e: load_pretrained_backbone(args.checkpoint, dropout=0.0, execution=e)[0] for e in ("static", "sparse")}
+    try:
+        source = Source.open(args.checkpoint)
+    except ValueError:  # no run there (yet)
+        source = None
+    if source is not None and source.kind == "pretraining-run":
+        eval_files = source.info["pretraining"]["eval_files"]
+        trained = {e: source.backbone(dropout=0.0, execution=e)[0] for e in ("static", "sparse")}
         for batch in args.batch_sizes:
             inputs, _ = next(iter(make_pretraining_dataset(eval_files, batch, training=False)))
             inputs = {k: inputs[k] for k in ("token_ids", "segment_ids", "padding_mask")}

@@ -125,10 +125,10 @@ def main(argv=None):
     if not os.path.isdir(args.glue):
         sys.exit(f"error: no GLUE data at {args.glue} (pass --glue DIR)")
 
-    from albert_act.model.loading import source_info
+    from albert_act.model.source import Source
     from albert_act.train import finetuning_run
 
-    longest = {name: source_info(init)["backbone"]["max_sequence_length"] for name, init in models.items()}
+    longest = {name: Source.open(init).info["backbone"]["max_sequence_length"] for name, init in models.items()}
     rows = {}
     for task_name in args.tasks:
         data_dir = os.path.join(args.glue, FOLDERS[task_name])

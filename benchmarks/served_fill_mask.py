@@ -90,16 +90,15 @@ def main(argv=None):
     import tensorflow as tf
     import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export runs)
 
-    from albert_act import artifacts
+    from albert_act.model.source import Source, find_export
     from pipelines import cli
     from pipelines import probing
-    from pipelines.tokenizer import Tokenizer
 
-    export = artifacts.find_export(args.init)
-    if export is None or artifacts.read_info(export)["kind"] != "pretraining":
+    export = find_export(args.init)
+    source = Source.open(export) if export else None
+    if source is None or source.info["kind"] != "pretraining":
         sys.exit(f"error: {args.init} is not a pre-training SavedModel (one with a fill_mask signature)")
-    tokenizer = Tokenizer.from_file(artifacts.find_vocab(export))
-    max_length = artifacts.read_info(export)["max_seq_length"]
+    tokenizer, max_length = source.tokenizer(), source.info["max_seq_length"]
     queries = masked_queries(list(probing.read_parsed(args.conllu)), tokenizer, args.sentences, args.seed, max_length)
     with cli.quiet_stderr():
         fill_mask = tf.saved_model.load(export).signatures["fill_mask"]

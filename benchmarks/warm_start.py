@@ -22,7 +22,7 @@ cli.quiet_start()
 
 from albert_act import distribution  # noqa: E402
 from albert_act.model.albert_checkpoints import write_huggingface  # noqa: E402
-from albert_act.model.loading import load_pretraining_model  # noqa: E402
+from albert_act.model.source import Source  # noqa: E402
 from albert_act.train.demo_data import prepare_demo_data  # noqa: E402
 from albert_act.train.pretrainer import Pretrainer  # noqa: E402
 from albert_act.train.pretraining_checkpoints import warm_start  # noqa: E402
@@ -62,7 +62,8 @@ def main(argv=None):
                             progress=False)
     print(f"  held-out MLM {fixed['mlm_accuracy']:.3f}, SOP {fixed['sop_accuracy']:.3f}")
     hf_dir = os.path.join(args.output_dir, "fixed_hf")
-    model, tokenizer, info = load_pretraining_model(fixed_run)
+    source = Source.open(fixed_run)
+    (model, info), tokenizer = source.pretraining_model(), source.tokenizer()
     write_huggingface({v.path: v.numpy() for v in model.weights}, info["backbone"], hf_dir, tokenizer.model_proto)
 
     variants = [("fixed depth 6 (ALBERT)", "none", None)] + [(f"ACT, bias {b:g}", "act", b) for b in args.biases]

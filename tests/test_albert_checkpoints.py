@@ -18,8 +18,8 @@ import pytest
 import tensorflow as tf
 from safetensors.numpy import save_file
 
-from albert_act.model import loading
-from albert_act.model.albert_checkpoints import read_albert_checkpoint, write_huggingface
+from albert_act.model.albert_checkpoints import write_huggingface
+from albert_act.model.source import Source
 
 V, E, H, HEADS, F, P, LAYERS = 400, 8, 16, 2, 32, 64, 3
 HF_CONFIG = {"architectures": ["AlbertForPreTraining"], "model_type": "albert", "vocab_size": V, "embedding_size": E,
@@ -152,7 +152,8 @@ def _layer_norm(x, gamma, beta, eps=1e-12):
 def test_huggingface_matches_keras_hubs_converter(hf_dir):
     """Ours (halting none, depth 3) against keras-hub's transformers converter on the same directory."""
     hub = keras_hub.models.AlbertBackbone.from_preset(hf_dir)
-    ours, tokenizer = loading.load_pretrained_backbone(hf_dir, dropout=0.0)
+    source = Source.open(hf_dir)
+    (ours, _), tokenizer = source.backbone(dropout=0.0), source.tokenizer()
     assert ours.halting == "none" and ours.max_iterations == LAYERS and ours.gelu_approximate
     assert tokenizer.vocabulary_size == V
     inputs = _inputs()
@@ -169,7 +170,7 @@ def test_huggingface_matches_keras_hubs_converter(hf_dir):
 def test_fill_mask_probabilities_match_hugging_faces_head(hf_dir):
     """The MLM head read from the directory against a NumPy statement of transformers' AlbertMLMHead,
     applied to keras-hub's sequence output: softmax(LN(gelu_new(x W_d^T + b_d)) E^T + b)."""
-    model, _, info = loading.load_pretraining_model(hf_dir)
+    model, info = Source.open(hf_dir).pretraining_model()
     assert info["fresh"] == []  # every weight read, the SOP head included
     hub = keras_hub.models.AlbertBackbone.from_preset(hf_dir)
     inputs = _inputs()
@@ -192,21 +193,21 @@ def test_fill_mask_probabilities_match_hugging_faces_head(hf_dir):
 
 def test_tf1_checkpoint_reads_the_same_numbers_as_hugging_face(hf_dir, vocab, tmp_path):
     tf1 = write_tf1(tmp_path / "albert_base", vocab, extra={"bert/embeddings/word_embeddings/adam_m": np.zeros((V, E), "float32")})
-    a, b = read_albert_checkpoint(hf_dir), read_albert_checkpoint(tf1)
+    a, b = Source.open(hf_dir).checkpoint, Source.open(tf1).checkpoint
     assert (a.format, b.format) == ("huggingface", "tf1-checkpoint")
     assert b.backbone == {**a.backbone, "gelu_approximate": True}  # TF1's "gelu" is the tanh form
     assert sorted(a.weights) == sorted(b.weights) and a.heads == b.heads == ("mlm", "sop")
     for path in a.weights:
         np.testing.assert_array_equal(a.weights[path], b.weights[path], err_msg=path)
-    assert b.vocab.endswith("30k-clean.model") and b.ignored == []
+    assert Source.open(tf1).vocab.endswith("30k-clean.model") and b.ignored == []
     # The config alone (no weights read) says the same, for the dir and for the prefix.
     for path, checkpoint in ((hf_dir, a), (tf1, b), (str(Path(tf1) / "model.ckpt-best"), b)):
-        info = loading.source_info(path)
+        info = Source.open(path).info
         assert (info["kind"], info["backbone"], info["source_format"]) == ("pretraining", checkpoint.backbone,
                                                                           checkpoint.format)
     # The prefix itself is accepted too, and the loaded model computes what the HF one does.
-    model_a, _, _ = loading.load_pretraining_model(hf_dir)
-    model_b, _, _ = loading.load_pretraining_model(str(Path(tf1) / "model.ckpt-best"))
+    model_a, _ = Source.open(hf_dir).pretraining_model()
+    model_b, _ = Source.open(str(Path(tf1) / "model.ckpt-best")).pretraining_model()
     inputs = {**_inputs(), "masked_positions": np.array([[5], [5], [1]], "int32")}
     np.testing.assert_allclose(model_b(inputs)["mlm_logits"].numpy(), model_a(inputs)["mlm_logits"].numpy(), atol=1e-6)
 
@@ -217,11 +218,11 @@ def test_keras_hub_preset_and_hugging_face_writer_round_trip(hf_dir, tmp_path):
     hub = keras_hub.models.AlbertBackbone.from_preset(hf_dir)
     preset = str(tmp_path / "preset")
     hub.save_to_preset(preset)
-    checkpoint = read_albert_checkpoint(preset)
+    checkpoint = Source.open(preset).checkpoint
     assert checkpoint.format == "keras-hub-preset" and checkpoint.backbone["max_iterations"] == LAYERS
-    assert loading.source_info(preset)["backbone"] == checkpoint.backbone == {**read_albert_checkpoint(hf_dir).backbone,
+    assert Source.open(preset).info["backbone"] == checkpoint.backbone == {**Source.open(hf_dir).checkpoint.backbone,
                                                                               "initializer_range": 0.02}
-    reference = read_albert_checkpoint(hf_dir)
+    reference = Source.open(hf_dir).checkpoint
     for path, value in checkpoint.weights.items():
         np.testing.assert_allclose(value, reference.weights[path], atol=1e-7, err_msg=path)
     # An AlbertMaskedLM task preset: its MLM head is read too (keras-hub's head normalizes with
@@ -235,15 +236,15 @@ def test_keras_hub_preset_and_hugging_face_writer_round_trip(hf_dir, tmp_path):
                             (head._bias, t["predictions.bias"])):
         variable.assign(value)
     masked_lm.save_to_preset(str(tmp_path / "task"))
-    task = read_albert_checkpoint(str(tmp_path / "task"))
+    task = Source.open(str(tmp_path / "task")).checkpoint
     assert task.heads == ("mlm",) and len(task.weights) == len(checkpoint.weights) + 5
     for path in (p for p in reference.weights if not p.startswith("sop_head/")):
         np.testing.assert_allclose(task.weights[path], reference.weights[path], atol=1e-7, err_msg=path)
 
-    model, tokenizer, _ = loading.load_pretraining_model(hf_dir)
+    (model, _), tokenizer = Source.open(hf_dir).pretraining_model(), Source.open(hf_dir).tokenizer()
     written = write_huggingface({v.path: v.numpy() for v in model.weights}, model.backbone.get_config(),
                                 str(tmp_path / "written"), tokenizer.model_proto)
-    again = read_albert_checkpoint(written)
+    again = Source.open(written).checkpoint
     assert again.backbone == reference.backbone and again.heads == ("mlm", "sop")
     for path, value in reference.weights.items():
         np.testing.assert_array_equal(again.weights[path], value, err_msg=path)
@@ -253,11 +254,11 @@ def test_keras_hub_preset_and_hugging_face_writer_round_trip(hf_dir, tmp_path):
 
 
 def test_act_over_a_fixed_depth_checkpoint_gets_a_new_halting_unit(hf_dir):
-    backbone, _ = loading.load_pretrained_backbone(hf_dir, dropout=0.0, halting="act", max_iterations=6,
+    backbone, _ = Source.open(hf_dir).backbone(dropout=0.0, halting="act", max_iterations=6,
                                                    halting_bias_initializer=-2.0)
     assert backbone.halting == "act" and backbone.max_iterations == 6
     np.testing.assert_allclose(backbone.encoder.halting_unit.weights[1].numpy(), [-2.0])
-    fixed, _ = loading.load_pretrained_backbone(hf_dir, dropout=0.0)
+    fixed, _ = Source.open(hf_dir).backbone(dropout=0.0)
     np.testing.assert_array_equal(backbone.pooler.kernel.numpy(), fixed.pooler.kernel.numpy())
     iterations = backbone(_inputs())["iterations"].numpy()[_inputs()["padding_mask"].astype(bool)]
     assert 1 < iterations.mean() <= 6
@@ -274,23 +275,23 @@ def test_act_over_a_fixed_depth_checkpoint_gets_a_new_halting_unit(hf_dir):
 def test_unsupported_configs_are_refused(change, message, vocab, tmp_path):
     path = write_hf(tmp_path / "hf", vocab, **change)
     with pytest.raises(ValueError, match=re.escape(message)):
-        loading.load_pretrained_backbone(path)
+        Source.open(path).backbone()
 
 
 def test_unsupported_weights_are_refused(vocab, tmp_path):
     second_group = {**hf_tensors(), "albert.encoder.albert_layer_groups.1.albert_layers.0.ffn.bias": np.zeros(F, "float32")}
     with pytest.raises(ValueError, match=r"albert_layer_groups\.1\.albert_layers\.0\.ffn\.bias"):
-        read_albert_checkpoint(write_hf(tmp_path / "groups", vocab, second_group))
+        Source.open(write_hf(tmp_path / "groups", vocab, second_group)).checkpoint
     untied = {**hf_tensors(), "predictions.decoder.weight": np.ones((V, E), "float32")}
     with pytest.raises(ValueError, match="predictions.decoder.weight differs"):
-        read_albert_checkpoint(write_hf(tmp_path / "untied", vocab, untied))
+        Source.open(write_hf(tmp_path / "untied", vocab, untied)).checkpoint
     missing = {k: v for k, v in hf_tensors().items() if "ffn_output.bias" not in k}
     with pytest.raises(ValueError, match="no weight encoder.albert_layer_groups.0.albert_layers.0.ffn_output.bias"):
-        read_albert_checkpoint(write_hf(tmp_path / "missing", vocab, missing))
+        Source.open(write_hf(tmp_path / "missing", vocab, missing)).checkpoint
     tf1 = write_tf1(tmp_path / "tf1", vocab, extra={f"{_TF1_LAYER.replace('inner_group_0', 'inner_group_1')}LayerNorm/beta":
                                                     np.zeros(H, "float32")})
     with pytest.raises(ValueError, match="inner_group_1/LayerNorm/beta"):
-        read_albert_checkpoint(tf1)
+        Source.open(tf1).checkpoint
 
 
 def test_albert_vocabulary_ids_and_a_wrong_vocabulary(vocab, tmp_path):
@@ -318,7 +319,7 @@ def test_pretraining_continues_from_a_hugging_face_dir(hf_dir, records, tmp_path
                             steps=1, warmup_steps=0, learning_rate=1e-9, global_batch_size=8, micro_batch_size=8,
                             eval_batches=1, jit_compile=False)
     result = run_pretraining(config, progress=False)
-    model, _, info = loading.load_pretraining_model(str(tmp_path / "run"))
+    model, info = Source.open(str(tmp_path / "run")).pretraining_model()
     assert (info["backbone"]["hidden_dim"], info["backbone"]["max_iterations"], info["backbone"]["halting"]) == (H, 4, "act")
     t = hf_tensors()
     np.testing.assert_allclose(model.backbone.pooler.kernel.numpy(), t["albert.pooler.weight"].T, atol=1e-6)
@@ -352,7 +353,7 @@ def test_export_cli_reads_a_hugging_face_dir(hf_dir, tmp_path, capsys):
     assert "fill_mask" in answer and '"iterations": [3, 3' in answer  # fixed depth 3: ALBERT as written
     export.main(["--checkpoint", hf_dir, "--kind", "pretraining", "--format", "huggingface",
                  "--output", str(tmp_path / "hf_again")])
-    again, original = read_albert_checkpoint(str(tmp_path / "hf_again")), read_albert_checkpoint(hf_dir)
+    again, original = Source.open(str(tmp_path / "hf_again")).checkpoint, Source.open(hf_dir).checkpoint
     assert again.backbone == original.backbone
     for path, value in original.weights.items():
         np.testing.assert_array_equal(again.weights[path], value, err_msg=path)
@@ -362,15 +363,15 @@ def test_export_cli_reads_a_hugging_face_dir(hf_dir, tmp_path, capsys):
 
 
 def test_an_act_model_is_not_written_as_a_hugging_face_albert(tiny_run, tmp_path):
-    model, _, info = loading.load_pretraining_model(tiny_run[0])
+    model, info = Source.open(tiny_run[0]).pretraining_model()
     with pytest.raises(ValueError, match="halting='act'.*pre-train with --halting none"):
         write_huggingface({v.path: v.numpy() for v in model.weights}, info["backbone"], str(tmp_path / "hf"))
     assert not (tmp_path / "hf").exists()
 
 
 def test_halting_none_over_an_act_run_drops_its_halting_unit(tiny_run):
-    act, _ = loading.load_pretrained_backbone(tiny_run[0], dropout=0.0)
-    fixed, _ = loading.load_pretrained_backbone(tiny_run[0], dropout=0.0, halting="none")
+    act, _ = Source.open(tiny_run[0]).backbone(dropout=0.0)
+    fixed, _ = Source.open(tiny_run[0]).backbone(dropout=0.0, halting="none")
     assert act.halting == "act" and fixed.halting == "none" and fixed.encoder.halting_unit is None
     np.testing.assert_array_equal(fixed.pooler.kernel.numpy(), act.pooler.kernel.numpy())
     inputs = {k: v[:, :10] for k, v in _inputs().items()}
@@ -398,8 +399,8 @@ def test_warm_start_refuses_another_vocabulary_and_other_sizes(hf_dir, records, 
 def test_exact_gelu_of_albert_base_v1_is_kept(hf_dir, vocab, tmp_path):
     """Hugging Face's "gelu" (albert-base-v1) is the exact, erf GELU: the FFN and the MLM head use it."""
     exact_dir = write_hf(tmp_path / "v1", vocab, hidden_act="gelu")
-    exact, _, _ = loading.load_pretraining_model(exact_dir)
-    tanh, _, _ = loading.load_pretraining_model(hf_dir)
+    exact, _ = Source.open(exact_dir).pretraining_model()
+    tanh, _ = Source.open(hf_dir).pretraining_model()
     assert not exact.backbone.gelu_approximate and not exact.masked_lm_head.gelu_approximate
     assert all(not b.gelu_approximate for b in exact.backbone.encoder.blocks)
     inputs = {**_inputs(), "masked_positions": np.array([[5], [5], [1]], "int32")}
@@ -412,19 +413,18 @@ def test_a_masked_lm_save_without_a_pooler_loads_with_a_new_pooler(hf_dir, vocab
     (nor a SOP head). It loads; the pooler starts at its initializer and is reported as new."""
     tensors = {k: v for k, v in hf_tensors().items() if not k.startswith(("albert.pooler.", "sop_classifier."))}
     path = write_hf(tmp_path / "mlm", vocab, tensors, architectures=["AlbertForMaskedLM"])
-    checkpoint = read_albert_checkpoint(path)
+    checkpoint = Source.open(path).checkpoint
     assert checkpoint.heads == ("mlm",) and checkpoint.new == ("pooler/",)
-    model, _, info = loading.load_pretraining_model(path)
+    model, info = Source.open(path).pretraining_model()
     assert sorted(info["fresh"]) == ["pooler/bias", "pooler/kernel", "sop_head/bias", "sop_head/kernel"]
-    full, _, _ = loading.load_pretraining_model(hf_dir)
+    full, _ = Source.open(hf_dir).pretraining_model()
     inputs = {**_inputs(), "masked_positions": np.array([[5, 1], [5, 7], [1, 3]], "int32")}
     # The MLM head does not read the pooler: its logits are those of the whole checkpoint.
     np.testing.assert_allclose(model(inputs)["mlm_logits"].numpy(), full(inputs)["mlm_logits"].numpy(), atol=1e-6)
-    new = []
-    backbone, _ = loading.load_pretrained_backbone(path, dropout=0.0, new_weights=new)
+    backbone, new = Source.open(path).backbone(dropout=0.0)
     assert sorted(new) == ["pooler/bias", "pooler/kernel"]
     assert not np.allclose(backbone.pooler.kernel.numpy(), hf_tensors()["albert.pooler.weight"].T)
     # Written back, it is a whole AlbertForPreTraining again (with the new pooler).
     write_huggingface({v.path: v.numpy() for v in model.weights}, info["backbone"], str(tmp_path / "again"),
                       (Path(vocab)).read_bytes())
-    assert read_albert_checkpoint(str(tmp_path / "again")).new == ()
+    assert Source.open(str(tmp_path / "again")).checkpoint.new == ()

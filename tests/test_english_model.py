@@ -36,28 +36,30 @@ def test_shipped_model_is_small_documented_and_let_in_by_gitignore():
 
 @pytest.fixture(scope="module")
 def shipped():
-    from albert_act.model.loading import load_pretraining_model
+    from albert_act.model.source import Source
 
-    model, tokenizer, info = load_pretraining_model(str(EXPORT))
-    return model, tokenizer, info
+    source = Source.open(str(EXPORT))
+    model, info = source.pretraining_model()
+    return model, source.tokenizer(), info
 
 
 @pytest.mark.slow  # ~30 s: a re-export and a fresh interpreter; `pytest -m slow`
 def test_every_init_path_reads_it(shipped, tmp_path):
-    from albert_act import artifacts, export
-    from albert_act.model.loading import load_pretrained_backbone, source_info
+    from albert_act import export
+    from albert_act.model.source import Source
 
     model, tokenizer, info = shipped
-    assert artifacts.kind_of(str(EXPORT)) == "export" and info["kind"] == "pretraining"
-    assert source_info(str(EXPORT))["backbone"]["hidden_dim"] == model.backbone.hidden_dim
+    source = Source.open(str(EXPORT))
+    assert source.kind == "export" and info["kind"] == "pretraining"
+    assert source.info["backbone"]["hidden_dim"] == model.backbone.hidden_dim
     assert tokenizer.vocabulary_size == model.backbone.vocabulary_size == 8000
-    backbone, _ = load_pretrained_backbone(str(EXPORT))  # what finetune and analyze start from
+    backbone, _ = source.backbone()  # what finetune and analyze start from
     weights = {v.path: v.numpy() for v in model.backbone.weights}
     assert all(np.array_equal(weights[v.path], v.numpy()) for v in backbone.weights)
     # export: a Hugging Face copy of the weights is not possible (ACT), a new SavedModel is.
     out = tmp_path / "again" / "1"
     export.main(["--checkpoint", str(EXPORT), "--kind", "pretraining", "--output", str(out), "--execution", "static"])
-    assert artifacts.kind_of(str(out)) == "export"
+    assert Source.open(str(out)).kind == "export"
 
 
 @pytest.mark.slow  # ~30 s: a re-export and a fresh interpreter; `pytest -m slow`
@@ -65,8 +67,8 @@ def test_a_fresh_interpreter_loads_it_without_importing_tensorflow_text():
     import subprocess
     import sys
 
-    code = ("from albert_act.model.loading import load_pretraining_model; "
-            f"model, tokenizer, info = load_pretraining_model({str(EXPORT)!r}); print(info['kind'])")
+    code = ("from albert_act import Source; "
+            f"model, info = Source.open({str(EXPORT)!r}).pretraining_model(); print(info['kind'])")
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
                             env={**os.environ, "PYTHONPATH": str(REPO)})
     assert result.returncode == 0, result.stderr[-2000:]
@@ -92,14 +94,14 @@ def test_served_answers_match_the_keras_model(shipped):
 
 
 def test_reproduces_the_model_cards_held_out_mlm_accuracy(shipped, shared_data, tmp_path):
-    from albert_act import artifacts
+    from albert_act.model.source import Source
     from pipelines import create_pretraining_data
     from pipelines.pretraining_dataset import make_pretraining_dataset
 
     model, _, _ = shipped
     out = tmp_path / "valid"
     create_pretraining_data.main(["--input", str(shared_data / "wikipedia_en_sample" / "wiki_en_valid.txt"),
-                                  "--vocab", artifacts.find_vocab(str(EXPORT)), "--output_dir", str(out),
+                                  "--vocab", Source.open(str(EXPORT)).vocab, "--output_dir", str(out),
                                   "--max_seq_length", "128", "--short_seq_prob", "0.1", "--dupe_factor", "1",
                                   "--eval_fraction", "0", "--num_shards", "1", "--workers", "1"])
     dataset = make_pretraining_dataset([str(out / "train-00000-of-00001.tfrecord")], 64, training=False)

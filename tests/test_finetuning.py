@@ -8,14 +8,14 @@ import pytest
 
 from albert_act import artifacts
 from albert_act.train import finetuning_run
-from albert_act.model import loading
+from albert_act.model.source import Source
 from pipelines.glue import Example
 
 
 def test_backbone_from_run_dir_equals_backbone_from_savedmodel(tiny_run):
     run_dir, export_dir = tiny_run
-    a, tokenizer = loading.load_pretrained_backbone(run_dir)
-    b, _ = loading.load_pretrained_backbone(export_dir)
+    (a, _), tokenizer = Source.open(run_dir).backbone(), Source.open(run_dir).tokenizer()
+    b, _ = Source.open(export_dir).backbone()
     assert tokenizer.vocabulary_size == 400 and a.dropout == 0.1
     for x, y in zip(a.weights, b.weights):
         np.testing.assert_array_equal(x.numpy(), y.numpy(), err_msg=x.path)
@@ -28,7 +28,7 @@ def test_backbone_from_run_dir_equals_backbone_from_savedmodel(tiny_run):
 
 
 def test_encode_pairs_and_truncation(tiny_run):
-    _, tokenizer = loading.load_pretrained_backbone(tiny_run[0])
+    tokenizer = Source.open(tiny_run[0]).tokenizer()
     examples = [Example("0", "a dog .", "it .", "1"),
                 Example("1", "word " * 40, "other " * 40, "0")]
     inputs, truncated = finetuning_run.encode(tokenizer, examples, 16)
@@ -52,7 +52,7 @@ def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp
     assert set(result["best"]) >= {"accuracy", "iterations"} and result["best"]["iterations"]["all"] >= 1
     saved = json.loads((tmp_path / "results.json").read_text())
     assert saved["best"]["epoch"] == 1 and "| initial |" in finetuning_run.format_results(saved)
-    info = artifacts.read_info(result["export"])
+    info = Source.open(result["export"]).info
     assert result["export"] == str(tmp_path / "export" / "1") and (tmp_path / "export" / "1" / "assets" / "vocab.model").exists()
     assert info["kind"] == "classifier" and info["labels"] == ["entailment", "not_entailment"] and info["pair"]
 
@@ -61,7 +61,7 @@ def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp
 
     export.main(["--checkpoint", str(tmp_path), "--kind", "classifier", "--output", str(tmp_path / "tpu" / "1"),
                  "--execution", "static"])
-    assert artifacts.read_info(str(tmp_path / "tpu" / "1"))["backbone"]["execution"] == "static"
+    assert Source.open(str(tmp_path / "tpu" / "1")).info["backbone"]["execution"] == "static"
     import tensorflow as tf
 
     texts = {"text": tf.constant(["A man is playing a guitar.", ""]), "text_pair": tf.constant(["A man plays.", "x"])}
@@ -75,7 +75,8 @@ def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp
     again = tf.saved_model.load(str(tmp_path / "again" / "1")).signatures["serving_default"](**texts)
     np.testing.assert_allclose(again["probabilities"].numpy(), sparse["probabilities"].numpy(), atol=1e-5)
     np.testing.assert_array_equal(again["iterations"].numpy(), sparse["iterations"].numpy())
-    model, _, tokenizer = loading.load_finetuned(str(tmp_path))
+    source = Source.open(str(tmp_path))
+    model, tokenizer = source.classifier(), source.tokenizer()
     inputs, _ = finetuning_run.encode(tokenizer, [Example("0", "A man is playing a guitar.", "A man plays.", None)], 64)
     keras_logits = model(inputs, training=False)["logits"].numpy()[0]
     np.testing.assert_allclose(sparse["logits"].numpy()[0], keras_logits, atol=1e-5)
@@ -92,14 +93,14 @@ def test_bad_input(shared_data, tiny_run, tmp_path):
         (tmp_path / "train.tsv").write_text("index\tsentence1\tsentence2\tlabel\n0\ta\tb\tentailment\n")
         finetuning_run.load_task("rte", str(tmp_path))
     with pytest.raises(ValueError, match=r"not a pre-training run dir \(config.json \+ checkpoints/\), a fine-tuning dir"):
-        loading.load_pretrained_backbone(str(tmp_path))
+        Source.open(str(tmp_path))
     wiki_like = tmp_path / "other.model"
     from pipelines.tokenizer import train_sentencepiece
 
     wiki_like.write_bytes(train_sentencepiece([str(shared_data / "wikipedia_en_sample" / "bert_sample_text.txt")],
                                               vocab_size=300))
     with pytest.raises(ValueError, match=r"other.model has 300 pieces, the model 400"):
-        loading.load_pretrained_backbone(tiny_run[0], vocab=str(wiki_like))
+        Source.open(tiny_run[0]).tokenizer(vocab=str(wiki_like))
     task = finetuning_run.TaskData("rte", ("entailment", "not_entailment"), [], [], "rte")
     with pytest.raises(ValueError, match=r"rte: labels \['maybe'\] outside the task's set"):
         finetuning_run._targets(task, [Example("0", "a", "b", "maybe")])
@@ -116,4 +117,4 @@ def test_sizes_that_do_not_fit_are_named(tiny_run, tmp_path):
     info.write_text(json.dumps(config))
     with pytest.raises(ValueError, match=r"export: encoder/transformer_block_0/intermediate/kernel has shape \(32, 64\), "
                                          r"the model needs \(32, 128\)"):
-        loading.load_pretrained_backbone(str(export))
+        Source.open(str(export)).backbone()

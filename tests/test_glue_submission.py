@@ -5,7 +5,7 @@ import zipfile
 import pytest
 
 from albert_act.serve import submission
-from albert_act.model import loading
+from albert_act.model.source import Source
 from albert_act.serve import savedmodel
 from albert_act.model.classifier import AlbertActClassifier
 from pipelines import glue
@@ -17,7 +17,7 @@ def models(tiny_run, tmp_path_factory):
     in TensorFlow Serving's layout: <models>/<task>/<version>; the highest version is used."""
     root = tmp_path_factory.mktemp("models")
     for task in ("rte", "sts-b", "wnli"):
-        backbone, tokenizer = loading.load_pretrained_backbone(tiny_run[0])
+        (backbone, _), tokenizer = Source.open(tiny_run[0]).backbone(), Source.open(tiny_run[0]).tokenizer()
         spec = glue.TASKS[task]
         model = AlbertActClassifier(backbone, num_classes=len(spec.labels) or 1)
         savedmodel.export_classifier(model, str(root / task / "2"), tokenizer.model_proto, spec.name, spec.labels,

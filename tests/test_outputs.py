@@ -95,8 +95,9 @@ def test_a_huggingface_export_that_fails_keeps_the_old_dir(tmp_path, monkeypatch
 
     import numpy as np
 
-    from albert_act import artifacts, export
-    from albert_act.model import albert_checkpoints, loading
+    from albert_act import export
+    from albert_act.model import albert_checkpoints
+    from albert_act.serve import huggingface
 
     old = tmp_path / "hf"
     old.mkdir()
@@ -110,10 +111,10 @@ def test_a_huggingface_export_that_fails_keeps_the_old_dir(tmp_path, monkeypatch
 
     weight = types.SimpleNamespace(path="w", numpy=lambda: np.zeros(2))
     model = types.SimpleNamespace(weights=[weight])
-    monkeypatch.setattr(loading, "load_pretraining_model",
-                        lambda *a: (model, types.SimpleNamespace(model_proto=b""), {"backbone": {}}))
+    source = types.SimpleNamespace(pretraining_model=lambda: (model, {"backbone": {}}),
+                                   tokenizer=lambda vocab=None: types.SimpleNamespace(model_proto=b""))
+    monkeypatch.setattr(huggingface, "Source", types.SimpleNamespace(open=lambda path: source))
     monkeypatch.setattr(albert_checkpoints, "write_huggingface", full_disk)
-    monkeypatch.setattr(artifacts, "public_kind_of", lambda path: "huggingface")
     with pytest.raises(SystemExit) as exit_:
         export.main(["--checkpoint", str(tmp_path), "--kind", "pretraining", "--format", "huggingface",
                      "--output", str(old), "--overwrite"])

@@ -207,7 +207,7 @@ def test_model_dir_with_an_incompatible_run_is_refused(records, tmp_path):
 
 @pytest.mark.slow  # ~25 s end to end; bf16 steps are XLA-compiled in the default run (tests/test_xla.py)
 def test_mixed_bfloat16_training_and_savedmodel_export(records, tmp_path):
-    from albert_act.artifacts import read_info
+    from albert_act.model.source import Source
     config = _config(records, tmp_path, precision="mixed_bfloat16", steps=2, warmup_steps=0,
                      vocab=str(Path(records[0]).parent.parent / "vocab.model"), export_dir=str(tmp_path / "export" / "1"))
     trainer = Pretrainer(config.resolved(), tf.distribute.OneDeviceStrategy("/cpu:0"), "cpu")
@@ -220,7 +220,7 @@ def test_mixed_bfloat16_training_and_savedmodel_export(records, tmp_path):
     assert outputs["sequence_output"].dtype == tf.float32  # the export computes in float32
     np.testing.assert_array_equal(outputs["iterations"].numpy()[1, 2:], 0)  # padding
     assert (outputs["iterations"].numpy()[0] >= 1).all() and (outputs["iterations"].numpy()[1, :2] >= 1).all()
-    assert read_info(export)["backbone"]["max_iterations"] == 3
+    assert Source.open(export).info["backbone"]["max_iterations"] == 3
 
 
 @pytest.mark.slow  # ~12 s; kept out of the default run's 8 minutes (the SIGKILL resume test stays in it)

@@ -12,10 +12,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from albert_act import artifacts
 from albert_act import export
 from albert_act.train import finetuning_run
-from albert_act.model import loading
+from albert_act.model.source import Source, find_export
 from albert_act.serve import savedmodel
 from albert_act.model.classifier import AlbertActClassifier
 from conftest import spread_halting
@@ -41,14 +40,14 @@ def encode_with_masks(tokenizer, text):
 
 @pytest.fixture(scope="module")
 def tokenizer(tiny_run):
-    return loading.load_tokenizer(tiny_run[0])
+    return Source.open(tiny_run[0]).tokenizer()
 
 
 @pytest.fixture(scope="module")
 def exports(tiny_run, tmp_path_factory):
     """A pre-training model and a 3-class pair classifier on its backbone, halting spread over depths, exported."""
     root = tmp_path_factory.mktemp("serving")
-    model, tokenizer, _ = loading.load_pretraining_model(tiny_run[0])
+    (model, _), tokenizer = Source.open(tiny_run[0]).pretraining_model(), Source.open(tiny_run[0]).tokenizer()
     spread_halting(model.backbone, seed=3, scale=2.0, bias=-0.5)
     classifier = AlbertActClassifier(model.backbone, num_classes=3, dropout=0.0)
     regression = AlbertActClassifier(model.backbone, num_classes=1, dropout=0.0)
@@ -301,12 +300,12 @@ def test_export_cli_from_a_pretraining_run(tiny_run, tmp_path, capsys):
                  "--top_k", "3"])
     printed = capsys.readouterr().out
     assert "fill_mask: {" in printed and '"iterations": [' in printed and "tensorflow/serving" in printed
-    info = artifacts.read_info(str(tmp_path / "demo" / "1"))
+    info = Source.open(str(tmp_path / "demo" / "1")).info
     assert info["kind"] == "pretraining" and info["top_k"] == 3 and info["pretraining"]["steps"] == 3
-    assert artifacts.find_export(str(tmp_path / "demo")) == str(tmp_path / "demo" / "1")
+    assert find_export(str(tmp_path / "demo")) == str(tmp_path / "demo" / "1")
     # The export round-trips as a backbone source, with the run's weights.
-    a, _ = loading.load_pretrained_backbone(tiny_run[0])
-    b, _ = loading.load_pretrained_backbone(str(tmp_path / "demo" / "1"))
+    a, _ = Source.open(tiny_run[0]).backbone()
+    b, _ = Source.open(str(tmp_path / "demo" / "1")).backbone()
     for x, y in zip(a.weights, b.weights):
         np.testing.assert_array_equal(x.numpy(), y.numpy(), err_msg=x.path)
     with pytest.raises(SystemExit, match="holds a pretraining model, not --kind classifier"):

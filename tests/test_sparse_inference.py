@@ -5,7 +5,7 @@ import pytest
 import tensorflow as tf
 
 from albert_act import AlbertActBackbone
-from albert_act.model.loading import load_pretrained_backbone
+from albert_act.model.source import Source
 from conftest import TINY, random_inputs, spread_halting, to_numpy
 from pipelines.pretraining_dataset import make_pretraining_dataset
 
@@ -45,17 +45,17 @@ def test_unshared_and_fixed_depth(overrides):
 
 
 def test_same_outputs_on_trained_weights(tiny_run, records):
-    dense, _ = load_pretrained_backbone(tiny_run[0], dropout=0.0, return_details=True)
-    sparse, _ = load_pretrained_backbone(tiny_run[0], dropout=0.0, return_details=True, execution="sparse")
+    dense, _ = Source.open(tiny_run[0]).backbone(dropout=0.0, return_details=True)
+    sparse, _ = Source.open(tiny_run[0]).backbone(dropout=0.0, return_details=True, execution="sparse")
     inputs, _ = next(iter(make_pretraining_dataset(records[1], 16, training=False)))
     _assert_same(dense, sparse, {k: inputs[k] for k in ("token_ids", "segment_ids", "padding_mask")})
 
 
 def test_exports_serve_sparse_with_the_same_numbers(tiny_run):
-    from albert_act.artifacts import read_info
+    from albert_act.model.source import Source
 
-    backbone, _ = load_pretrained_backbone(tiny_run[0], dropout=0.0)
-    assert read_info(tiny_run[1])["backbone"]["execution"] == "sparse"
+    backbone, _ = Source.open(tiny_run[0]).backbone(dropout=0.0)
+    assert Source.open(tiny_run[1]).info["backbone"]["execution"] == "sparse"
     inputs = random_inputs([20, 7], padded_length=20, vocabulary_size=400)
     served = tf.saved_model.load(tiny_run[1]).signatures["encoder_ids"](
         **{k: tf.constant(v) for k, v in inputs.items()})

@@ -10,10 +10,10 @@ import json
 import math
 import os
 
-from albert_act import artifacts, distribution
+from albert_act import distribution
 from albert_act.analysis import depth, plots
 from albert_act.analysis.token_types import markdown_table
-from albert_act.model.loading import load_pretrained_backbone
+from albert_act.model.source import Source
 from pipelines import outputs, probing, synthetic_corpus, text_files
 from pipelines.pretraining_dataset import check_records, record_files
 
@@ -43,11 +43,12 @@ def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, 
     files (default: gold parses of `documents` documents of the embedded corpus)."""
     check_output_dir(output_dir)
     strategy, _, _, jit_compile = distribution.resolve(strategy, precision, jit_compile)
+    source = Source.open(init)
+    tokenizer = source.tokenizer(vocab)
     with strategy.scope():
-        backbone, tokenizer = load_pretrained_backbone(init, vocab, dropout=0.0,
-                                                       return_details=mode in ("fixed-point", "report"))
+        backbone, _ = source.backbone(dropout=0.0, return_details=mode in ("fixed-point", "report"))
     if mode in ("token-types", "fixed-point", "report"):  # records of this model's vocabulary and length
-        records = held_out_records(init, records)
+        records = held_out_records(source, records)
         for path in record_files(records):
             check_records(path, backbone.vocabulary_size, backbone.max_sequence_length)
     infer = depth.inference(backbone, strategy, jit_compile)
@@ -181,11 +182,10 @@ def _parsed_sentences(patterns, documents):
     return sentences, source
 
 
-def held_out_records(init, records=None):
-    """`records`, or the held-out shard of the run dir `init` (its config's eval_files)."""
+def held_out_records(source, records=None):
+    """`records`, or the held-out shard of `source` if it is a run dir (its config's eval_files)."""
     if records:
         return records
-    config_path = os.path.join(init, artifacts.CONFIG)
-    if text_files.exists(config_path):  # a local or gs:// run dir
-        return json.loads(text_files.read_bytes(config_path))["eval_files"]
-    raise ValueError(f"{init} is not a run dir with a held-out shard: pass --records")
+    if source.kind == "pretraining-run":
+        return source.info["pretraining"]["eval_files"]
+    raise ValueError(f"{source.path} is not a run dir with a held-out shard: pass --records")

@@ -1,6 +1,6 @@
 """Public ALBERT checkpoints, read into albert-act's weights: Hugging Face, TF1 and keras-hub.
 
-Three formats, each a directory (`artifacts.public_kind_of` tells which):
+Three formats, each a directory (`albert_act.model.source` tells which, and finds the vocabulary):
 
     huggingface       config.json ("model_type": "albert") + model.safetensors [+ spiece.model]
                       (AlbertModel, AlbertForMaskedLM or AlbertForPreTraining; read with the
@@ -108,7 +108,6 @@ class AlbertCheckpoint:
         epsilon, `max_iterations` = its depth, `halting="none"`, shared weights.
     weights: {our variable path: array} (backbone, and the heads in `heads`).
     heads: the heads found, of ("mlm", "sop").
-    vocab: its SentencePiece model, or None when none lies beside it.
     ignored: stored names that are not part of the model (e.g. a fine-tuned classifier).
     new: prefixes of backbone weights the checkpoint lacks, left at their initializer when loaded:
         ("pooler/",) for Hugging Face's AlbertForMaskedLM, which has no pooler.
@@ -119,36 +118,24 @@ class AlbertCheckpoint:
     backbone: dict
     weights: dict
     heads: tuple
-    vocab: str | None
     ignored: list = dataclasses.field(default_factory=list)
     new: tuple = ()
 
-    def info(self):
-        """The `artifacts.read_info`-style description: a pre-training model at fixed depth."""
-        return {"kind": "pretraining", "backbone": dict(self.backbone), "source_format": self.format,
-                "heads": list(self.heads), "new": list(self.new)}
 
 
-def _kind(path):
-    kind = artifacts.public_kind_of(path)
-    if kind is None:
-        raise ValueError(f"{path}: not a Hugging Face ALBERT dir ({artifacts.HF_CONFIG} + {artifacts.HF_WEIGHTS}), "
-                         f"a TF1 ALBERT checkpoint ({artifacts.TF1_CONFIG} + model.ckpt*.index) or a keras-hub "
-                         f"preset ({artifacts.KERAS_HUB_CONFIG} + {artifacts.KERAS_HUB_WEIGHTS})")
-    return kind
-
-
-def read_albert_checkpoint(path):
-    """Reads the checkpoint at `path` (see the module docstring); ValueError says what is wrong."""
+def read_albert_checkpoint(path, kind, backbone=None):
+    """Reads the checkpoint of format `kind` at `path` (see the module docstring); ValueError says what
+    is wrong. `albert_act.model.source.Source` works out the kind, and passes the `backbone` config
+    it read (`read_albert_config`) so that it is read once."""
+    backbone = backbone or read_albert_config(path, kind)
     return {"huggingface": _read_huggingface, "tf1-checkpoint": _read_tf1,
-            "keras-hub-preset": _read_keras_hub}[_kind(path)](path)
+            "keras-hub-preset": _read_keras_hub}[kind](path, backbone)
 
 
-def read_albert_config(path):
-    """(format, backbone config) of the checkpoint at `path`, from its config file alone (no weights read)."""
-    kind = _kind(path)
-    return kind, {"huggingface": _huggingface_config, "tf1-checkpoint": _tf1_config,
-                  "keras-hub-preset": _keras_hub_config}[kind](path)
+def read_albert_config(path, kind):
+    """The backbone config of the checkpoint of format `kind` at `path`, from its config file alone."""
+    return {"huggingface": _huggingface_config, "tf1-checkpoint": _tf1_config,
+            "keras-hub-preset": _keras_hub_config}[kind](path)
 
 
 # --- configs ---------------------------------------------------------------------------------------
@@ -326,17 +313,9 @@ def _check_shapes(weights, backbone, source, names):
                              f"where its sizes give {shape} (as albert-act lays it out: kernels (in, out))")
 
 
-def _find_vocab(directory, names):
-    for name in names:
-        if tf.io.gfile.exists(os.path.join(directory, name)):
-            return os.path.join(directory, name)
-    return None
-
-
-def _read_huggingface(path):
+def _read_huggingface(path, backbone):
     from safetensors.numpy import load  # the NumPy API: no torch
 
-    backbone = _huggingface_config(path)
     weights_path = os.path.join(path, artifacts.HF_WEIGHTS)
     with tf.io.gfile.GFile(weights_path, "rb") as f:  # local or gs://
         data = f.read()
@@ -363,8 +342,7 @@ def _read_huggingface(path):
     names = _stored_names(1)
     ignored = sorted(k for k in stored if k not in set(names.values()) and k not in _HF_BUFFERS)
     _check_shapes(weights, backbone, weights_path, names)
-    vocab = _find_vocab(path, [artifacts.HF_VOCAB])
-    return AlbertCheckpoint("huggingface", path, backbone, weights, heads, vocab, ignored, new)
+    return AlbertCheckpoint("huggingface", path, backbone, weights, heads, ignored, new)
 
 
 def tf1_checkpoint_prefix(path):
@@ -383,9 +361,8 @@ def tf1_checkpoint_prefix(path):
     return indexes[0].removesuffix(".index")
 
 
-def _read_tf1(path):
+def _read_tf1(path, backbone):
     prefix = tf1_checkpoint_prefix(path)
-    backbone = _tf1_config(path)
     try:
         reader = tf.train.load_checkpoint(prefix)
     except (tf.errors.OpError, ValueError) as error:
@@ -399,18 +376,16 @@ def _read_tf1(path):
     weights, heads, new = _collect(stored, prefix, 2, False, backbone["num_heads"])
     stored_names = _stored_names(2)
     _check_shapes(weights, backbone, prefix, stored_names)
-    vocab = _find_vocab(_tf1_directory(path), [artifacts.TF1_VOCAB, artifacts.HF_VOCAB])
-    return AlbertCheckpoint("tf1-checkpoint", path, backbone, weights, heads, vocab,
+    return AlbertCheckpoint("tf1-checkpoint", path, backbone, weights, heads,
                             sorted(n for n in names if n not in set(stored_names.values())), new)
 
 
-def _read_keras_hub(path):
+def _read_keras_hub(path, backbone):
     import keras_hub
 
     from albert_act.model.backbone import AlbertActBackbone
     from albert_act.model.keras_hub_weights import copy_keras_hub_albert_weights
 
-    backbone = _keras_hub_config(path)
     with_head = tf.io.gfile.exists(os.path.join(path, artifacts.KERAS_HUB_TASK))
     if with_head:
         task = keras_hub.models.AlbertMaskedLM.from_preset(path, preprocessor=None)
@@ -431,8 +406,7 @@ def _read_keras_hub(path):
             "masked_lm_head/output_bias": head._bias.numpy(),
         })
         heads = ("mlm",)
-    vocab = _find_vocab(path, [artifacts.KERAS_HUB_VOCAB])
-    return AlbertCheckpoint("keras-hub-preset", path, backbone, weights, heads, vocab)
+    return AlbertCheckpoint("keras-hub-preset", path, backbone, weights, heads)
 
 
 # --- writing ----------------------------------------------------------------------------------------

@@ -89,6 +89,9 @@ class AlbertActBackbone(keras.Model):
         dtype=None,
         **kwargs,
     ):
+        unknown = sorted(set(kwargs) - {"name", "trainable"})  # Keras's Model would drop them silently
+        if unknown:
+            raise TypeError(f"AlbertActBackbone got unexpected arguments: {', '.join(unknown)}")
         # Layers first (they validate their arguments), then the functional graph.
         self.embeddings = FactorizedEmbedding(
             vocabulary_size=vocabulary_size,

@@ -38,8 +38,7 @@ from pipelines.outputs import replace_dir, staging_dir
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.classifier import AlbertActClassifier
 from albert_act.model.halting import EXECUTIONS
-from albert_act.model.loading import (assign_weights, classifier_from_info, load_pretraining_model,
-                                     load_tokenizer, read_weights, source_info)
+from albert_act.model.source import Source
 from albert_act.model.pretraining_model import AlbertActPretrainingModel
 from pipelines import text_files
 from pipelines.packing import TextEncoder
@@ -291,18 +290,19 @@ def export_from(source, kind, output, vocab=None, execution="sparse", max_seq_le
                 overwrite=False):
     """A raw-text SavedModel of the model in `source` (a pre-training run dir, a fine-tuning dir,
     an earlier export, or a public ALBERT checkpoint with its MLM head, exported at its fixed depth)
-    written to `output`; returns its directory. `kind` must match the source."""
-    info = source_info(source)
-    if info["kind"] != kind:
-        raise ValueError(f"{source} holds a {info['kind']} model, not --kind {kind}")
+    written to `output`; returns its directory. `kind` must match the source. Refuses an `output`
+    that would destroy something (`artifacts.check_export_target`) before any weight is read."""
+    source = Source.open(source)
+    if source.info["kind"] != kind:
+        raise ValueError(f"{source.path} holds a {source.info['kind']} model, not --kind {kind}")
+    artifacts.check_export_target(output, overwrite, source=source.path)
+    tokenizer = source.tokenizer(vocab)
     if kind == "pretraining":
-        model, tokenizer, info = load_pretraining_model(source, vocab)
+        model, info = source.pretraining_model()
         return export_pretraining(model, output, tokenizer.model_proto, max_seq_length, top_k, execution,
                                   info.get("pretraining"), overwrite)
     # A fine-tuning dir or an earlier classifier export: the weights by path, either way.
-    model = classifier_from_info(info, dropout=0.0)
-    assign_weights(model, read_weights(source), source)
-    tokenizer = load_tokenizer(source, vocab, model.backbone.vocabulary_size)
+    model, info = source.classifier(dropout=0.0), source.info
     return export_classifier(model, output, tokenizer.model_proto, info["task"], info["labels"], info["pair"],
                              max_seq_length or info["max_seq_length"], execution, overwrite)
 

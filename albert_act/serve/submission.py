@@ -13,7 +13,7 @@ import os
 import tempfile
 import zipfile
 
-from albert_act import artifacts
+from albert_act.model.source import Source, find_export
 from pipelines import cli
 from pipelines import glue
 
@@ -34,7 +34,7 @@ class ExportedClassifier:
         import tensorflow as tf
         import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export uses)
 
-        self.info = artifacts.read_info(export_dir)
+        self.info = Source.open(export_dir).info
         if self.info["kind"] != "classifier":
             raise ValueError(f"{export_dir} is a {self.info['kind']} export, not a fine-tuned classifier")
         with cli.quiet_stderr():  # loading runs SentencePiece, which logs an INFO line
@@ -103,7 +103,7 @@ def build_submission(models_dir, data_dir, output, allow_partial=False, progress
 def _build(models_dir, data_dir, output, allow_partial, progress, staging):
     written, missing, problems, models = [], {}, [], {}
     for file_name, (model_task, data_task, split) in SUBMISSION.items():
-        export = artifacts.find_export(os.path.join(models_dir, model_task))
+        export = find_export(os.path.join(models_dir, model_task))
         task = glue.TASKS[data_task]
         test_path = os.path.join(data_dir, task.directory, task.splits[split])
         if export is None:

@@ -18,7 +18,7 @@ import tensorflow as tf
 from albert_act import artifacts, distribution
 from pipelines import checks, cli
 from albert_act.model.classifier import AlbertActClassifier
-from albert_act.model.loading import load_pretrained_backbone
+from albert_act.model.source import Source
 from albert_act.serve import savedmodel
 from albert_act.train import glue_metrics
 from albert_act.train.learning_rate import WarmupLinearDecay
@@ -169,10 +169,10 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
     strategy, kind, precision, jit_compile = distribution.resolve(strategy, precision, jit_compile)
     checks.divisible("batch_size", batch_size, "replicas", strategy.num_replicas_in_sync)
     bias = {} if halting_bias_initializer is None else {"halting_bias_initializer": halting_bias_initializer}
-    new_weights = []  # a new halting unit; the pooler of a checkpoint without one
-    with strategy.scope():
-        backbone, tokenizer = load_pretrained_backbone(init, vocab, halting=halting, max_iterations=max_iterations,
-                                                       new_weights=new_weights, **bias)
+    source = Source.open(init)
+    tokenizer = source.tokenizer(vocab)
+    with strategy.scope():  # new_weights: a new halting unit; the pooler of a checkpoint without one
+        backbone, new_weights = source.backbone(halting=halting, max_iterations=max_iterations, **bias)
     max_seq_length = max_seq_length or min(128, backbone.max_sequence_length)
     if max_seq_length > backbone.max_sequence_length:
         raise ValueError(f"max_seq_length {max_seq_length} exceeds the model's {backbone.max_sequence_length}")

@@ -1,14 +1,15 @@
 """A pre-training run's checkpoints: what they hold (`checkpoint_contents`), saving without leaving
-half-written files, restoring the newest intact one, and the warm start from another model."""
+half-written files, restoring the newest intact one, and what a warm start from another model may
+leave new (`INIT_FRESH`; the weights come from `Source.load_into`)."""
 
 import os
 
 import tensorflow as tf
 
-from albert_act.model import loading
+from albert_act.model.source import HALTING_UNIT
 
 # Weights a warm start may lack: the new halting unit, and heads the checkpoint does not have.
-INIT_FRESH = (loading.HALTING_UNIT, "pooler/", "sop_head/", "masked_lm_head/")
+INIT_FRESH = (HALTING_UNIT, "pooler/", "sop_head/", "masked_lm_head/")
 
 
 def checkpoint_contents(model, optimizer=None):
@@ -76,15 +77,6 @@ def restore_latest_intact(checkpoint, manager):
     if failures:
         raise ValueError(f"no intact checkpoint in {manager.directory}: " + "; ".join(failures))
     return None
-
-
-def warm_start(model, init_from):
-    """Assigns the weights of `init_from` to the pre-training model; returns those left at their
-    initializer (a new halting unit, heads the checkpoint lacks). A halting unit the model has no
-    place for (halting none over an ACT run) is dropped."""
-    info, values = loading.read_source(init_from)
-    _, values, _ = loading.rehalt(info["backbone"], values, init_from, halting=model.backbone.halting)
-    return loading.assign_weights(model, values, init_from, fresh=INIT_FRESH)
 
 
 def corrupt_file(files):

@@ -9,7 +9,7 @@ import os
 import tensorflow as tf
 
 from albert_act import artifacts, distribution
-from albert_act.model import loading
+from albert_act.model.source import Source
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.halting import TRAINING_EXECUTIONS
 from albert_act.model.presets import get_preset
@@ -79,20 +79,21 @@ class PretrainConfig:
     # starts from (sizes from it, see INIT_SETTINGS); not read again when the run resumes.
     init_from: str | None = None
 
-    def resolved(self):
+    def resolved(self, source=None):
+        """`source`: the opened `init_from`, where the caller has it."""
         preset = get_preset(self.preset)
         _check_overrides(self.backbone_overrides, preset.backbone)
         config = dataclasses.replace(self)
         if config.init_from:
-            source = loading.source_info(config.init_from)["backbone"]
-            sizes = {k: source[k] for k in INIT_SETTINGS if k in source}
+            source = source or Source.open(config.init_from)
+            sizes = {k: source.info["backbone"][k] for k in INIT_SETTINGS if k in source.info["backbone"]}
             clash = sorted(k for k in self.backbone_overrides if k in sizes and self.backbone_overrides[k] != sizes[k])
             if clash:
                 raise ValueError(f"--override {clash[0]}={self.backbone_overrides[clash[0]]}: {self.init_from} has "
                                  f"{clash[0]}={sizes[clash[0]]}, which the weights fix")
             config.backbone_overrides = {**sizes, **self.backbone_overrides}
-            if config.vocab is None:
-                config.vocab = artifacts.find_vocab(config.init_from)
+            _check_same_vocab(config, source)
+            config.vocab = config.vocab or source.vocab
         if config.ponder_cost_weight is None:
             config.ponder_cost_weight = preset.ponder_cost_weight
         given_steps = config.steps
@@ -111,6 +112,14 @@ class PretrainConfig:
     def backbone_config(self):
         return {**get_preset(self.preset).backbone, **self.backbone_overrides,
                 "halting": self.halting, "share_weights": self.share_weights, "execution": self.execution}
+
+
+def _check_same_vocab(config, source):
+    """The data's vocabulary (--vocab) must be the one `source` was trained with, where it has one."""
+    if config.vocab and source.vocab and text_files.read_bytes(source.vocab) != text_files.read_bytes(config.vocab):
+        raise ValueError(f"the data's vocabulary {config.vocab} is not {source.vocab}, the one {config.init_from} "
+                         "was trained with: make the TFRecords with it (python -m pipelines.create_pretraining_data "
+                         f"--vocab {source.vocab}) and pass --train_files/--eval_files")
 
 
 def _check_overrides(overrides, preset_backbone):
@@ -143,12 +152,6 @@ def check_inputs(config, replicas, sample_records=2000):
     for name in ("ponder_warmup_start", "ponder_warmup_steps"):
         if getattr(config, name) < 0:
             raise ValueError(f"{name} must be >= 0, got {getattr(config, name)}")
-    if config.init_from and config.vocab:
-        theirs = artifacts.find_vocab(config.init_from)
-        if theirs and text_files.read_bytes(theirs) != text_files.read_bytes(config.vocab):
-            raise ValueError(f"the data's vocabulary {config.vocab} is not {theirs}, the one {config.init_from} was "
-                             "trained with: make the TFRecords with it (python -m pipelines.create_pretraining_data "
-                             f"--vocab {theirs}) and pass --train_files/--eval_files")
     if config.vocab:
         pieces = Tokenizer.from_file(config.vocab).vocabulary_size
         rows = config.backbone_config()["vocabulary_size"]

@@ -18,10 +18,10 @@ import tensorflow as tf
 
 from albert_act import artifacts, distribution
 from albert_act.analysis import token_types
-from albert_act.model import loading
+from albert_act.model.source import HALTING_UNIT, Source
 from albert_act.train.pretrainer import AUTO_SHARE, Pretrainer
 from albert_act.train.pretraining_checkpoints import (INIT_FRESH, checkpoint_contents, corrupt_file,
-                                                      restore_latest_intact, save_checkpoint, warm_start)
+                                                      restore_latest_intact, save_checkpoint)
 from albert_act.train.pretraining_config import PretrainConfig, check_inputs, config_record  # noqa: F401  (the API)
 from albert_act.train.pretraining_summaries import summarize, write_summaries, write_token_type_image
 from pipelines import cli, outputs, text_files
@@ -35,7 +35,7 @@ def run_pretraining(config, progress=True):
     Returns the final held-out evaluation (JSON-ready; also <model_dir>/evaluation.json):
     losses, accuracies with intervals and baselines, `iterations` (Table 1), `differences`,
     `table` (Markdown), `step`, `model_dir`, and `export` when one was written. The trained
-    model is in the run dir: `albert_act.model.loading.load_pretraining_model(model_dir)`.
+    model is in the run dir: `Source.open(model_dir).pretraining_model()` (albert_act.model.source).
     """
     workers, task_type, index, chief = distribution.cluster_task()
     if not chief:  # another worker of a multi-worker job: it reads the chief's run, writes to scratch
@@ -54,7 +54,8 @@ def run_pretraining(config, progress=True):
 def _run(config, progress, write_dir):
     """The job; `write_dir` is the model dir, or a scratch dir for a multi-worker job's non-chief
     workers (which take part in every step and checkpoint save, and restore from the chief's)."""
-    config = config.resolved()
+    source = Source.open(config.init_from) if config.init_from else None  # a warm start's
+    config = config.resolved(source)
     strategy, kind = distribution.make_strategy(config.strategy)
     train_files, eval_files = check_inputs(config, strategy.num_replicas_in_sync)
     if config.deterministic:
@@ -64,7 +65,7 @@ def _run(config, progress, write_dir):
     artifacts.write_json(os.path.join(write_dir, artifacts.CONFIG), config_record(config))
     if config.vocab:  # the run dir is self-contained: fine-tuning finds the vocabulary there
         tf.io.gfile.copy(config.vocab, os.path.join(write_dir, artifacts.VOCAB), overwrite=True)
-    iterator, manager, restored = _resume(config, trainer, train_files, write_dir, progress)
+    iterator, manager, restored = _resume(config, trainer, train_files, write_dir, progress, source)
     if progress:
         resumed = f", resumed from {restored}" if restored else ""
         print(f"pre-training {config.preset} ({config.halting}, {'shared' if config.share_weights else 'unshared'}) "
@@ -75,9 +76,9 @@ def _run(config, progress, write_dir):
     return _finish(config, trainer, eval_files, write_dir, chief=write_dir == config.model_dir)
 
 
-def _resume(config, trainer, train_files, write_dir, progress):
+def _resume(config, trainer, train_files, write_dir, progress, source):
     """(input iterator, checkpoint manager, the checkpoint restored or None): the newest intact
-    checkpoint restored, or on a fresh run the warm start from `config.init_from`.
+    checkpoint restored, or on a fresh run the warm start from `source` (`config.init_from`).
 
     The iterator yields global batches of serialized records and is saved in every checkpoint
     (shuffle buffer included), so a resumed run continues with exactly the next batch, reading
@@ -92,11 +93,11 @@ def _resume(config, trainer, train_files, write_dir, progress):
     chiefs = manager if write_dir == config.model_dir else tf.train.CheckpointManager(  # read only
         checkpoint, os.path.join(config.model_dir, artifacts.CHECKPOINTS), max_to_keep=config.keep_checkpoints)
     restored = restore_latest_intact(checkpoint, chiefs)
-    if config.init_from and not restored:
-        fresh = warm_start(trainer.model, config.init_from)
+    if source is not None and not restored:
+        fresh = source.load_into(trainer.model, INIT_FRESH)
         if progress:
             new = [prefix.rstrip("/") for prefix in INIT_FRESH if any(p.startswith(prefix) for p in fresh)]
-            bias = f" (halting bias {trainer.backbone.halting_bias_initializer:g})" if loading.HALTING_UNIT[:-1] in new else ""
+            bias = f" (halting bias {trainer.backbone.halting_bias_initializer:g})" if HALTING_UNIT[:-1] in new else ""
             print(f"started from {config.init_from}; new: {', '.join(new) or 'none'}{bias}")
     return iterator, manager, restored
 

@@ -1,0 +1,273 @@
+"""What a path on disk holds, worked out once: `Source.open(path)`.
+
+A source is one of six kinds of directory (local or gs://):
+
+    pretraining-run    a `python -m albert_act.pretrain` run dir (config.json + checkpoints/)
+    finetuned          a `python -m albert_act.finetune` output dir (classifier.json)
+    export             an albert-act SavedModel (assets/albert_act_export.json)
+    huggingface        a Hugging Face ALBERT dir (config.json + model.safetensors)
+    tf1-checkpoint     google-research/albert's release (albert_config.json + model.ckpt*), or its prefix
+    keras-hub-preset   a keras-hub AlbertBackbone or AlbertMaskedLM preset (config.json + model.weights.h5)
+
+`Source.open` checks the kind, reads the config and finds the vocabulary, each once and only
+here; the weights are read (once) when a model is built from it. Every command that takes a
+model path goes through it: `albert_act.export --checkpoint`, `pretrain --init_from`, `finetune
+--init`, `analyze --init`, and the GLUE submission's exports. The file names are `albert_act.artifacts`'s;
+public checkpoints' weights are read by `albert_act.model.albert_checkpoints`.
+
+Weights are matched by variable path, so a backbone loads from any source, and a whole model
+(pre-training or classifier) from a source that holds its heads. The halting can differ from the
+source's (`halting=`): ACT over a fixed-depth checkpoint gets a new halting unit (its initializer,
+`halting_bias_initializer`), a fixed-depth model over an ACT one drops it.
+"""
+
+import dataclasses
+import functools
+import os
+
+import tensorflow as tf
+
+from albert_act import artifacts
+from albert_act.artifacts import (ASSETS, CHECKPOINTS, CONFIG, EXPORT, EXPORT_INFO, FINETUNED_INFO, HF_CONFIG,
+                                  HF_VOCAB, HF_WEIGHTS, KERAS_HUB_CONFIG, KERAS_HUB_VOCAB, KERAS_HUB_WEIGHTS,
+                                  TF1_CONFIG, TF1_VOCAB, VOCAB, WEIGHTS)
+from albert_act.model.albert_checkpoints import read_albert_checkpoint, read_albert_config
+from albert_act.model.backbone import AlbertActBackbone
+from albert_act.model.classifier import AlbertActClassifier
+from albert_act.model.pretraining_model import AlbertActPretrainingModel
+from pipelines import cli
+from pipelines.tokenizer import Tokenizer
+
+PUBLIC_KINDS = ("huggingface", "tf1-checkpoint", "keras-hub-preset")
+KINDS = ("pretraining-run", "finetuned", "export") + PUBLIC_KINDS
+HALTING_UNIT = "encoder/halting_unit/"
+
+
+def kind_of(path):
+    """One of `KINDS`; a ValueError names what each needs otherwise. The one kind check."""
+    def has(*names):
+        return all(tf.io.gfile.exists(os.path.join(path, name)) for name in names)
+
+    if has(CONFIG, CHECKPOINTS):
+        return "pretraining-run"
+    if has(FINETUNED_INFO):
+        return "finetuned"
+    if has(os.path.join(ASSETS, EXPORT_INFO)):
+        return "export"
+    if has(TF1_CONFIG) or (tf.io.gfile.exists(path + ".index")  # a TF1 checkpoint prefix
+                           and tf.io.gfile.exists(os.path.join(os.path.dirname(path), TF1_CONFIG))):
+        return "tf1-checkpoint"
+    if has(HF_CONFIG, HF_WEIGHTS):
+        return "huggingface"
+    if has(KERAS_HUB_CONFIG, KERAS_HUB_WEIGHTS):
+        return "keras-hub-preset"
+    raise ValueError(f"{path}: not a pre-training run dir ({CONFIG} + {CHECKPOINTS}/), a fine-tuning dir "
+                     f"({FINETUNED_INFO}), an albert-act SavedModel ({ASSETS}/{EXPORT_INFO}), or a public ALBERT "
+                     f"checkpoint: Hugging Face ({HF_CONFIG} + {HF_WEIGHTS}), TF1 ({TF1_CONFIG} + model.ckpt*.index) "
+                     f"or keras-hub ({KERAS_HUB_CONFIG} + {KERAS_HUB_WEIGHTS})")
+
+
+def find_export(path):
+    """The export dir at `path`: `path` itself, its highest numeric version (TensorFlow Serving's
+    <model_base_path>/<version>), or that inside <path>/export (a fine-tuning dir); None if none."""
+    for base in (path, os.path.join(path, EXPORT)):
+        if tf.io.gfile.exists(os.path.join(base, ASSETS, EXPORT_INFO)):
+            return base
+        if tf.io.gfile.isdir(base):
+            versions = [int(v.rstrip("/")) for v in tf.io.gfile.listdir(base) if v.rstrip("/").isdigit()]
+            for version in sorted(versions, reverse=True):
+                candidate = os.path.join(base, str(version))
+                if tf.io.gfile.exists(os.path.join(candidate, ASSETS, EXPORT_INFO)):
+                    return candidate
+    return None
+
+
+def _read_info(path, kind):
+    """{"kind": "pretraining" | "classifier", "backbone": config, ...} of a source of `kind`."""
+    if kind in PUBLIC_KINDS:  # a fixed-depth pre-training model, from its config file alone
+        return {"kind": "pretraining", "backbone": read_albert_config(path, kind), "source_format": kind}
+    if kind == "pretraining-run":
+        run = artifacts.read_json(os.path.join(path, CONFIG))
+        return {"kind": "pretraining", "backbone": run["backbone"], "pretraining": run}
+    if kind == "finetuned":
+        return artifacts.read_json(os.path.join(path, FINETUNED_INFO))
+    return artifacts.read_json(os.path.join(path, ASSETS, EXPORT_INFO))
+
+
+def _vocab_candidates(path, kind):
+    """Where the vocabulary of a source of `kind` lies, in the order to try."""
+    if kind == "tf1-checkpoint":
+        directory = path if tf.io.gfile.isdir(path) else os.path.dirname(path)
+        return [os.path.join(directory, TF1_VOCAB), os.path.join(directory, HF_VOCAB)]
+    names = {"huggingface": [HF_VOCAB], "keras-hub-preset": [KERAS_HUB_VOCAB]}.get(kind, [VOCAB, f"{ASSETS}/{VOCAB}"])
+    return [os.path.join(path, name) for name in names]
+
+
+def _backbone_kwargs(config):
+    return {k: v for k, v in config.items() if k not in ("name", "trainable", "dtype")}
+
+
+@dataclasses.dataclass
+class Source:
+    """A model on disk. path; kind (one of `KINDS`); info: {"kind": "pretraining" | "classifier",
+    "backbone": its config, ...} (a run adds "pretraining": its config; a fine-tuning dir or an
+    export its task, labels and settings); vocab: its SentencePiece model, or None."""
+
+    path: str
+    kind: str
+    info: dict
+    vocab: str | None
+    vocab_searched: list
+
+    @classmethod
+    def open(cls, path):
+        path = str(path)
+        kind = kind_of(path)
+        candidates = _vocab_candidates(path, kind)
+        vocab = next((c for c in candidates if tf.io.gfile.exists(c)), None)
+        return cls(path, kind, _read_info(path, kind), vocab, candidates)
+
+    @functools.cached_property
+    def checkpoint(self):
+        """The `albert_checkpoints.AlbertCheckpoint` of a public checkpoint (its weights, the heads
+        found, the names ignored, the weights it lacks), else None."""
+        if self.kind not in PUBLIC_KINDS:
+            return None
+        return read_albert_checkpoint(self.path, self.kind, self.info["backbone"])
+
+    @functools.cached_property
+    def weights(self):
+        """{variable path: numpy value} of every model weight stored."""
+        if self.checkpoint is not None:
+            return self.checkpoint.weights
+        if self.kind == "pretraining-run":
+            checkpoint = tf.train.latest_checkpoint(os.path.join(self.path, CHECKPOINTS))
+            if checkpoint is None:
+                raise ValueError(f"{self.path}: no checkpoint in {os.path.join(self.path, CHECKPOINTS)}")
+            reader = tf.train.load_checkpoint(checkpoint)
+            prefix, suffix = "model/", "/.ATTRIBUTES/VARIABLE_VALUE"
+            return {name[len(prefix) : -len(suffix)].replace(".S", "/"): reader.get_tensor(name)
+                    for name in reader.get_variable_to_shape_map()
+                    if name.startswith(prefix)}  # not the optimizer's or the input pipeline's state
+        if self.kind == "finetuned":
+            return {v.path: v.numpy() for v in self.classifier().variables}
+        import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export's graph holds)
+
+        with cli.quiet_stderr():  # loading runs SentencePiece, which logs an INFO line
+            loaded = tf.saved_model.load(self.path)
+        return {v.name.removesuffix(":0"): v.numpy() for v in loaded.variables}
+
+    def tokenizer(self, vocab=None):
+        """The vocabulary given (a file), or the source's own; its size must be the model's."""
+        if vocab and not tf.io.gfile.exists(vocab):
+            raise ValueError(f"--vocab {vocab}: no such file (the SentencePiece model of pre-training)")
+        found = vocab or self.vocab
+        if found is None:
+            raise ValueError(f"no vocabulary at {' or '.join(self.vocab_searched)}; pass --vocab (the SentencePiece "
+                             "model of pre-training)")
+        tokenizer = Tokenizer.from_file(found)
+        rows = self.info["backbone"]["vocabulary_size"]
+        if tokenizer.vocabulary_size != rows:
+            raise ValueError(f"{found} has {tokenizer.vocabulary_size} pieces, the model {rows}")
+        return tokenizer
+
+    def backbone_values(self, halting=None, max_iterations=None):
+        """(backbone config, weights, fresh prefixes) with the halting and depth cap asked for.
+
+        halting "act" over a fixed-depth source: the halting unit is new (fresh). "none" over an ACT
+        source: its halting unit is dropped. max_iterations: the depth cap (for halting="none", the
+        depth); a checkpoint of unshared blocks keeps its own, one block per iteration.
+        """
+        config, values, fresh = _backbone_kwargs(self.info["backbone"]), self.weights, ()
+        if halting is not None and halting != config.get("halting", "act"):
+            config["halting"] = halting
+            if halting == "act":
+                fresh = (HALTING_UNIT,)
+            else:
+                values = {k: v for k, v in values.items() if not k.startswith(HALTING_UNIT)}
+        if max_iterations is not None and max_iterations != config["max_iterations"]:
+            if not config.get("share_weights", True):
+                raise ValueError(f"{self.path}: a model of {config['max_iterations']} unshared blocks has that "
+                                 f"depth; max_iterations={max_iterations} needs shared weights")
+            config["max_iterations"] = max_iterations
+        missing = tuple(self.checkpoint.new) if self.checkpoint is not None else ()  # e.g. no pooler
+        return config, values, fresh + missing
+
+    def backbone(self, dropout=0.1, halting=None, max_iterations=None, **overrides):
+        """(backbone, paths left at their initializer). Every backbone weight must be found, with its
+        shape (see `backbone_values` for the halting unit; the pooler when the source has none, e.g.
+        Hugging Face's AlbertForMaskedLM). `overrides` change settings that do not touch weights (e.g.
+        return_details=True, execution="while", halting_bias_initializer=-2.0 for a new halting unit)."""
+        config, values, fresh = self.backbone_values(halting, max_iterations)
+        backbone = AlbertActBackbone(**{**config, "dropout": dropout, **overrides})
+        return backbone, assign_weights(backbone, values, self.path, fresh)
+
+    def pretraining_model(self, halting=None, max_iterations=None, new_heads=False, **overrides):
+        """(AlbertActPretrainingModel with its MLM and SOP heads, info). info["fresh"] lists the weights
+        left at their initializer: a new halting unit, the SOP head and pooler of a checkpoint without
+        them (e.g. Hugging Face's AlbertForMaskedLM) and, with `new_heads`, the heads a checkpoint
+        lacks altogether (e.g. an AlbertModel)."""
+        if self.info["kind"] != "pretraining":
+            raise ValueError(f"{self.path} holds a {self.info['kind']} model, not a pre-training one (no MLM head)")
+        config, values, fresh = self.backbone_values(halting, max_iterations)
+        if self.checkpoint is not None:  # a public checkpoint: its heads may be missing
+            if "mlm" not in self.checkpoint.heads and not new_heads:
+                raise ValueError(f"{self.path}: holds no MLM head (only the encoder, e.g. a Hugging Face AlbertModel); "
+                                 "it can be fine-tuned (--init), not used for fill-mask")
+            fresh += ("sop_head/",) + (("masked_lm_head/",) if new_heads else ())
+        backbone = AlbertActBackbone(**{**config, "dropout": 0.0, **overrides})
+        model = AlbertActPretrainingModel(backbone)
+        info = {**self.info, "backbone": backbone.get_config(), "fresh": assign_weights(model, values, self.path, fresh)}
+        return model, info
+
+    def load_into(self, model, fresh=()):
+        """Assigns the source's weights to a built `model` (a warm start); returns the paths left at their
+        initializer, which must start with one of `fresh`. A halting unit the model has no place for
+        (halting none over an ACT source) is dropped."""
+        _, values, _ = self.backbone_values(halting=model.backbone.halting)
+        return assign_weights(model, values, self.path, fresh)
+
+    def classifier(self, dropout=None):
+        """The `AlbertActClassifier` of a fine-tuning dir (its best dev epoch) or a classifier export."""
+        if self.info["kind"] != "classifier":
+            raise ValueError(f"{self.path} holds a {self.info['kind']} model, not a classifier")
+        backbone = self.info["backbone"]
+        model = AlbertActClassifier(AlbertActBackbone(**_backbone_kwargs(backbone), name=backbone["name"]),
+                                    num_classes=self.info["num_classes"],
+                                    dropout=self.info.get("dropout", 0.0) if dropout is None else dropout)
+        if self.kind != "finetuned":
+            assign_weights(model, self.weights, self.path)
+            return model
+        weights = os.path.join(self.path, WEIGHTS)
+        if not tf.io.gfile.exists(weights):
+            raise ValueError(f"{self.path}: no {WEIGHTS} (fine-tuning did not finish an epoch)")
+        model.load_weights(weights)
+        return model
+
+
+def assign_weights(model, values, source, fresh=()):
+    """Sets every weight of `model` from `values` by path; ValueError names a missing or misshapen one,
+    and a stored weight of the model's own layers that the model has no place for (a config that
+    does not match the checkpoint, e.g. halting=none over an ACT checkpoint).
+
+    fresh: path prefixes that may be missing from `values`; those weights keep their initializer.
+    Returns the paths left at their initializer."""
+    paths = {variable.path for variable in model.weights}
+    layers = {path.split("/")[0] for path in paths}
+    unused = sorted(k for k in values  # (dropout's RNG state is numbered per process: not a weight)
+                    if k.split("/")[0] in layers and k not in paths and "seed_generator" not in k)
+    if unused:
+        raise ValueError(f"{source}: holds {unused[0]} (and {len(unused) - 1} more), which the model built from "
+                         "its config has no place for: does the config match the checkpoint?")
+    kept = []
+    for variable in model.weights:
+        value = values.get(variable.path)
+        if value is None and variable.path.startswith(tuple(fresh)):
+            kept.append(variable.path)
+            continue
+        if value is None:
+            raise ValueError(f"{source}: no weight for {variable.path}")
+        if tuple(value.shape) != tuple(variable.shape):
+            raise ValueError(f"{source}: {variable.path} has shape {value.shape}, the model needs {variable.shape}")
+        variable.assign(value)
+    return kept
