@@ -160,8 +160,9 @@ def parse_share(serialized, seq_length, max_predictions, index=0, count=1):
 
 
 def _shapes(files, seq_length, max_predictions, max_length):
-    if seq_length is None or max_predictions is None:
-        found_seq, found_predictions = record_shapes(files[0])
+    if seq_length is None or max_predictions is None:  # from the first shard with records (one may be empty)
+        first = next((f for f in files if tf.io.gfile.stat(f).length > 0), files[0])
+        found_seq, found_predictions = record_shapes(first)
         seq_length = seq_length or found_seq
         max_predictions = max_predictions or found_predictions
     if max_length is not None and seq_length > max_length:

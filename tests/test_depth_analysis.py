@@ -112,6 +112,22 @@ def test_report_on_a_trained_model(tiny_run, records, tmp_path, capsys):
     assert "Mean cos(h^n, h^(n+1))" in report
 
 
+def test_records_glob_with_an_empty_shard(tiny_run, records, tmp_path):
+    """`--eval_fraction 0` leaves an empty eval shard beside the train shard; a glob over both analyses
+    the records there are (the docs' English analysis does this), and only empty shards are refused."""
+    import glob
+    import shutil
+
+    shutil.copy(sorted(glob.glob(records[1]))[0], tmp_path / "train-00000-of-00001.tfrecord")
+    (tmp_path / "eval-00000-of-00001.tfrecord").write_bytes(b"")
+    analyze.main(["token-types", "--init", tiny_run[0], "--records", str(tmp_path / "*.tfrecord"),
+                  "--output_dir", str(tmp_path / "out")])
+    assert json.loads((tmp_path / "out" / "token_types.json").read_text())["types"]["all"]["count"] > 0
+    with pytest.raises(SystemExit, match=r"error: .*eval-00000-of-00001.tfrecord: no records"):
+        analyze.main(["token-types", "--init", tiny_run[0], "--records", str(tmp_path / "eval-*.tfrecord"),
+                      "--output_dir", str(tmp_path / "out2")])
+
+
 def test_bad_input(tiny_run, tmp_path):
     bad = tmp_path / "bad.conllu"
     bad.write_text("1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_\n2\tdog\n")
