@@ -159,10 +159,15 @@ def parse_share(serialized, seq_length, max_predictions, index=0, count=1):
     return parse_examples(serialized[index * share:(index + 1) * share], seq_length, max_predictions)
 
 
+def non_empty(files):
+    """The files of `files` that hold anything (the data tool leaves an empty eval shard for
+    --eval_fraction 0)."""
+    return [path for path in files if tf.io.gfile.stat(path).length > 0]
+
+
 def _shapes(files, seq_length, max_predictions, max_length):
     if seq_length is None or max_predictions is None:  # from the first shard with records (one may be empty)
-        first = next((f for f in files if tf.io.gfile.stat(f).length > 0), files[0])
-        found_seq, found_predictions = record_shapes(first)
+        found_seq, found_predictions = record_shapes((non_empty(files) or files)[0])
         seq_length = seq_length or found_seq
         max_predictions = max_predictions or found_predictions
     if max_length is not None and seq_length > max_length:

@@ -68,7 +68,6 @@ def trace(path, command, run):
                 state["upward"] += caller is not None and stage_of(module)[0] > stage_of(caller.f_globals["__name__"])[0]
                 modules.append(module)
                 recorded.add(frame)
-                frame.f_locals  # noqa: B018  (keeps the arguments readable at return)
         elif event == "return":
             if building and frame is building[-1]:
                 building.pop()

@@ -241,7 +241,8 @@ def test_keras_hub_preset_and_hugging_face_writer_round_trip(hf_dir, tmp_path):
     for path in (p for p in reference.weights if not p.startswith("sop_head/")):
         np.testing.assert_allclose(task.weights[path], reference.weights[path], atol=1e-7, err_msg=path)
 
-    (model, _), tokenizer = Source.open(hf_dir).pretraining_model(), Source.open(hf_dir).tokenizer()
+    source = Source.open(hf_dir)
+    (model, _), tokenizer = source.pretraining_model(), source.tokenizer()
     written = write_huggingface({v.path: v.numpy() for v in model.weights}, model.backbone.get_config(),
                                 str(tmp_path / "written"), tokenizer.model_proto)
     again = Source.open(written).checkpoint

@@ -14,7 +14,8 @@ from pipelines.glue import Example
 
 def test_backbone_from_run_dir_equals_backbone_from_savedmodel(tiny_run):
     run_dir, export_dir = tiny_run
-    (a, _), tokenizer = Source.open(run_dir).backbone(), Source.open(run_dir).tokenizer()
+    source = Source.open(run_dir)
+    (a, _), tokenizer = source.backbone(), source.tokenizer()
     b, _ = Source.open(export_dir).backbone()
     assert tokenizer.vocabulary_size == 400 and a.dropout == 0.1
     for x, y in zip(a.weights, b.weights):

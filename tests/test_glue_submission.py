@@ -17,7 +17,8 @@ def models(tiny_run, tmp_path_factory):
     in TensorFlow Serving's layout: <models>/<task>/<version>; the highest version is used."""
     root = tmp_path_factory.mktemp("models")
     for task in ("rte", "sts-b", "wnli"):
-        (backbone, _), tokenizer = Source.open(tiny_run[0]).backbone(), Source.open(tiny_run[0]).tokenizer()
+        source = Source.open(tiny_run[0])
+        (backbone, _), tokenizer = source.backbone(), source.tokenizer()
         spec = glue.TASKS[task]
         model = AlbertActClassifier(backbone, num_classes=len(spec.labels) or 1)
         savedmodel.export_classifier(model, str(root / task / "2"), tokenizer.model_proto, spec.name, spec.labels,

@@ -47,7 +47,8 @@ def tokenizer(tiny_run):
 def exports(tiny_run, tmp_path_factory):
     """A pre-training model and a 3-class pair classifier on its backbone, halting spread over depths, exported."""
     root = tmp_path_factory.mktemp("serving")
-    (model, _), tokenizer = Source.open(tiny_run[0]).pretraining_model(), Source.open(tiny_run[0]).tokenizer()
+    source = Source.open(tiny_run[0])
+    (model, _), tokenizer = source.pretraining_model(), source.tokenizer()
     spread_halting(model.backbone, seed=3, scale=2.0, bias=-0.5)
     classifier = AlbertActClassifier(model.backbone, num_classes=3, dropout=0.0)
     regression = AlbertActClassifier(model.backbone, num_classes=1, dropout=0.0)

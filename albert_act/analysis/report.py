@@ -10,14 +10,12 @@ import json
 import math
 import os
 
-import tensorflow as tf
-
 from albert_act import distribution
 from albert_act.analysis import depth, plots
 from albert_act.analysis.token_types import markdown_table
 from albert_act.model.source import Source
 from pipelines import outputs, probing, synthetic_corpus, text_files
-from pipelines.pretraining_dataset import check_records, record_files
+from pipelines.pretraining_dataset import check_records, non_empty, record_files
 
 MODES = ("token-types", "dependencies", "fixed-point", "report")
 
@@ -50,10 +48,9 @@ def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, 
     with strategy.scope():
         backbone, _ = source.backbone(dropout=0.0, return_details=mode in ("fixed-point", "report"))
     if mode in ("token-types", "fixed-point", "report"):  # records of this model's vocabulary and length
-        records = held_out_records(source, records)
-        # An empty shard (the data tool's eval shard of --eval_fraction 0) holds nothing to check.
-        records = [path for path in record_files(records) if tf.io.gfile.stat(path).length > 0] or records
-        for path in record_files(records):  # all empty: the first is named
+        files = record_files(held_out_records(source, records))
+        records = non_empty(files) or files[:1]  # an empty shard holds nothing; all empty: the first is named
+        for path in records:
             check_records(path, backbone.vocabulary_size, backbone.max_sequence_length)
     infer = depth.inference(backbone, strategy, jit_compile)
     # Written in a staging dir beside the output and moved in whole: Ctrl-C, a crash or a full
