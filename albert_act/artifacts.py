@@ -37,6 +37,7 @@ FINETUNED_INFO = "classifier.json"
 WEIGHTS = "classifier.weights.h5"
 RESULTS = "results.json"
 EXPORT = "export"  # inside a fine-tuning dir: export/<version>
+GRID = "grid"  # inside a fine-tuning dir: grid/<one run per grid point>
 EXPORT_INFO = "albert_act_export.json"  # an asset of every SavedModel
 ASSETS = "assets"
 SAVED_MODEL = "saved_model.pb"
@@ -77,6 +78,7 @@ def write_json(path, value):
 
 
 SAVED_MODEL_ENTRIES = {SAVED_MODEL, "variables", ASSETS, "fingerprint.pb", "saved_model.pbtxt"}
+FINETUNING_ENTRIES = {FINETUNED_INFO, WEIGHTS, VOCAB, RESULTS, EXPORT, GRID}
 
 
 def same_path(a, b):
@@ -95,11 +97,9 @@ def check_export_target(export_dir, overwrite=False, source=None):
     """
     if source is not None and same_path(export_dir, source):
         raise ValueError(f"{export_dir} is the --checkpoint being exported; write the export to another dir")
-    outputs.check_dir_target(export_dir)
+    outputs.check_dir_target(export_dir, "--output")
     if not tf.io.gfile.exists(export_dir) or not tf.io.gfile.listdir(export_dir):
         return
-    if not tf.io.gfile.isdir(export_dir):
-        raise ValueError(f"{export_dir} is a file, not a directory")
     entries = sorted(e.rstrip("/") for e in tf.io.gfile.listdir(export_dir))
     for kind, marker in (("a pre-training run", CONFIG), ("a fine-tuning dir", FINETUNED_INFO)):
         if marker in entries:
@@ -113,13 +113,30 @@ def check_export_target(export_dir, overwrite=False, source=None):
         raise ValueError(f"{export_dir} exists; choose a new version number (e.g. .../2) or pass --overwrite")
 
 
+def check_finetuning_target(output_dir):
+    """Refuses, before any model is loaded, to fine-tune into a dir that holds something else: a
+    missing or empty dir is fine, and so is an earlier fine-tuning or grid dir (only what
+    fine-tuning writes), whose results the new run replaces; a pre-training run or a dir of other
+    files (the GLUE data, say) never is."""
+    outputs.check_dir_target(output_dir, "--output_dir")
+    if not tf.io.gfile.exists(output_dir):
+        return
+    entries = sorted(e.rstrip("/") for e in tf.io.gfile.listdir(output_dir) if not e.startswith("."))
+    if CONFIG in entries:
+        raise ValueError(f"--output_dir {output_dir} holds a pre-training run ({CONFIG}); fine-tune into another dir")
+    others = [e for e in entries if e not in FINETUNING_ENTRIES]
+    if others:
+        raise ValueError(f"--output_dir {output_dir} holds other files ({', '.join(others[:5])}); fine-tune into a "
+                         "new or empty dir, or an earlier fine-tuning dir")
+
+
 def check_huggingface_target(output, overwrite=False):
     """Refuses, before any model is loaded, to write a Hugging Face dir where it would destroy something:
     an empty or missing dir is fine; an existing Hugging Face dir (config.json + model.safetensors) is
     replaced only with `overwrite`; anything else never."""
     if tf.io.gfile.exists(output) and not tf.io.gfile.isdir(output):
         raise ValueError(f"{output} is a file; --output is the Hugging Face dir to write")
-    outputs.check_dir_target(output)
+    outputs.check_dir_target(output, "--output")
     if not tf.io.gfile.exists(output) or not tf.io.gfile.listdir(output):
         return
     huggingface = all(tf.io.gfile.exists(os.path.join(output, name)) for name in (HF_CONFIG, HF_WEIGHTS))

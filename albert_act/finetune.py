@@ -62,6 +62,10 @@ def main(argv=None):
     from albert_act.train import finetuning_run
 
     output_dir = args.output_dir or os.path.join(REPO, "runs", "finetune", args.task.lower())
+    try:
+        artifacts.check_finetuning_target(output_dir)
+    except ValueError as error:
+        sys.exit(f"error: {error}")
     common = dict(ponder_cost_weight=args.tau, max_seq_length=args.max_seq_length, vocab=args.vocab,
                   max_train_examples=args.max_train_examples, strategy=args.strategy, precision=args.precision,
                   jit_compile=args.jit_compile, halting=args.halting, max_iterations=args.max_iterations,

@@ -53,6 +53,12 @@ def check_paths(args):
             raise ValueError(f"{flag} {path} is a file, not a folder")
         if not os.path.isdir(path):
             raise ValueError(f"{flag} {path}: no such folder")
+    from albert_act.model.source import find_export
+
+    if find_export(args.models) is not None:
+        raise ValueError(f"--models {args.models} is itself a model (an export or a fine-tuning dir); give the "
+                         "folder that holds one per task, each named by its task (e.g. runs/finetune, holding rte/, "
+                         "sst-2/, ...)")
     if os.path.isdir(args.output):
         raise ValueError(f"--output {args.output} is a directory; give the zip file's path (e.g. {args.output}/submission.zip)")
     if not args.output.endswith(".zip"):

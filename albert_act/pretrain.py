@@ -19,7 +19,7 @@ import json
 import os
 import sys
 
-from pipelines import cli
+from pipelines import cli, outputs
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -160,6 +160,10 @@ def main(argv=None):
     if not train_files:
         from albert_act.train.demo_data import prepare_demo_data
 
+        try:
+            outputs.check_dir_target(args.demo_data_dir, "--demo_data_dir")
+        except ValueError as error:
+            sys.exit(f"error: {error}")
         train, evaluation, vocab = prepare_demo_data(args.demo_data_dir)
         train_files, eval_files = [train], [evaluation]
         export_dir = export_dir or os.path.join(REPO, "saved_models", "albert_act_demo", "1")

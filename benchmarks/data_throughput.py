@@ -14,6 +14,7 @@ The "3x corpus" row feeds the same file three times: memory must not grow with i
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -83,8 +84,11 @@ def main():
                            cwd=REPO, check=True, capture_output=True)
             vocab = os.path.join(tmp, "vocab.model")
         cores = os.cpu_count()
+        copies = [os.path.join(tmp, f"copy{i}.txt") for i in range(3)]  # the data tool takes each file once
+        for copy in copies:
+            shutil.copy(args.input, copy)
         rows = [("1 worker", [args.input], 1), (f"{cores} workers", [args.input], cores),
-                (f"{cores} workers, 3x corpus", [args.input] * 3, cores)]
+                (f"{cores} workers, 3x corpus", copies, cores)]
         results = {}
         for name, inputs, workers in rows:
             results[name] = run(inputs, vocab, workers, os.path.join(tmp, name.replace(" ", "_").replace(",", "")))

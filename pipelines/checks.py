@@ -38,12 +38,13 @@ def divisible(name, value, divisor_name, divisor):
     return value
 
 
-# What a command-line flag may hold: the words of the message, and the test. NaN fails every test.
+# What a command-line flag may hold: the words of the message, and the test. NaN fails every test, and
+# infinity every test but the integers' (argparse gives them no infinity).
 FLAG_RULES = {
     "int>=1": ("an integer >= 1", lambda v: v >= 1),
     "int>=0": ("an integer >= 0", lambda v: v >= 0),
-    ">0": ("> 0", lambda v: v > 0),
-    ">=0": (">= 0", lambda v: v >= 0),
+    ">0": ("a finite number > 0", lambda v: v > 0 and v - v == 0),
+    ">=0": ("a finite number >= 0", lambda v: v >= 0 and v - v == 0),
     "finite": ("a finite number", lambda v: v - v == 0),
     "(0,1)": ("a number in (0, 1)", lambda v: 0 < v < 1),
     "[0,1)": ("a number in [0, 1)", lambda v: 0 <= v < 1),

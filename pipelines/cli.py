@@ -73,7 +73,15 @@ def load_tensorflow():
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    """The module docstring as written, and every option's default."""
+    """The module docstring as written, and every option's default: argparse's "(default: X)",
+    unless the help already says what the default is, or there is none to show (None, a switch
+    that is off)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" in text or action.default in (None, False, argparse.SUPPRESS):
+            return text
+        return super()._get_help_string(action)
 
 
 def parser(verb, doc, package="albert_act"):

@@ -139,6 +139,7 @@ def create_pretraining_data(
     if not 0.0 <= eval_fraction < 1.0:
         raise ValueError(f"eval_fraction must be in [0, 1), got {eval_fraction}")
     files = text_files.expand_patterns(input_patterns)
+    _check_each_file_once(files)
     tokenizer = Tokenizer.from_file(vocab)
     if config.vocabulary_size != tokenizer.vocabulary_size:
         raise ValueError(
@@ -177,6 +178,18 @@ def create_pretraining_data(
                      workers, time.perf_counter() - start)
     _write_report(report, output_dir)
     return report
+
+
+def _check_each_file_once(files):
+    """A file given twice (the same path, or two globs that both match it) would put its documents
+    in twice, under two document numbers: one copy could be held out while the other is trained on."""
+    seen = {}
+    for path in files:
+        key = path if text_files.is_remote(path) else os.path.realpath(path)
+        if key in seen:
+            raise ValueError(f"--input matches {path} twice: its documents would be both trained on and held out; "
+                             "give each file once")
+        seen[key] = path
 
 
 def _write_shards(files, tokenizer, config, staging, num_shards, workers, eval_fraction,

@@ -39,7 +39,10 @@ def check_dir_target(path, flag=None):
     while not os.path.exists(ancestor):
         ancestor = os.path.dirname(ancestor)
     if not os.path.isdir(ancestor):
-        raise ValueError(f"{flag + ' ' if flag else ''}{path}: {ancestor} is a file, not a directory")
+        named = f"{flag + ' ' if flag else ''}{path}"
+        if ancestor == os.path.abspath(path):
+            raise ValueError(f"{named} is a file, not a directory")
+        raise ValueError(f"{named}: {ancestor} is a file, not a directory")
 
 
 def lock_path(path):
@@ -63,6 +66,7 @@ class DirectoryLock:
     def __init__(self, path, what):
         self.path, self.what = str(path), what
         self.file = None
+        self.created = None
         self.took_over = None
         self.active = False
         self.note = None
@@ -82,6 +86,7 @@ class DirectoryLock:
             return self
         check_dir_target(self.path)
         name = lock_path(self.path)
+        self.created = _first_missing(os.path.dirname(name))  # removed on release if still empty
         os.makedirs(os.path.dirname(name), exist_ok=True)
         while True:
             handle = open(name, "a+")
@@ -121,6 +126,15 @@ class DirectoryLock:
             pass
         self.file.close()
         self.file, self.active = None, False
+        folder = os.path.dirname(lock_path(self.path))
+        while self.created:  # the folders made for the lock, if the command left nothing in them
+            try:
+                os.rmdir(folder)
+            except OSError:
+                break
+            if folder == self.created:
+                break
+            folder = os.path.dirname(folder)
 
     def __enter__(self):
         return self.acquire()
@@ -128,6 +142,14 @@ class DirectoryLock:
     def __exit__(self, *exc):
         self.release()
         return False
+
+
+def _first_missing(folder):
+    """The outermost missing folder on the way to `folder`, or None if it exists."""
+    missing = None
+    while not os.path.exists(folder):
+        missing, folder = folder, os.path.dirname(folder)
+    return missing
 
 
 def _describe_holder(text):

@@ -51,13 +51,13 @@ def read_senteval(path):
 def read_conllu(path):
     """Yields sentences as lists of (form, xpos, head, relation) from CoNLL-U or CoNLL-X (same columns
     for these fields); multiword-token ranges (1-2) and empty nodes (1.1) are skipped. Relations keep
-    their subtypes (nmod:poss)."""
-    sentence = []
+    their subtypes (nmod:poss). A HEAD outside 0..words of its sentence is refused, naming the line."""
+    sentence, lines = [], []
     for number, line in text_files.read_lines(path):
         if not line:
             if sentence:
-                yield sentence
-            sentence = []
+                yield _check_heads(sentence, lines, path)
+            sentence, lines = [], []
             continue
         if line.startswith("#"):
             continue
@@ -73,8 +73,16 @@ def read_conllu(path):
         except ValueError:
             raise ValueError(f"{path} line {number}: HEAD must be an integer, got {fields[6]!r}") from None
         sentence.append((fields[1], fields[4], head, fields[7]))
+        lines.append(number)
     if sentence:
-        yield sentence
+        yield _check_heads(sentence, lines, path)
+
+
+def _check_heads(sentence, lines, path):
+    for (_, _, head, _), number in zip(sentence, lines):
+        if not 0 <= head <= len(sentence):
+            raise ValueError(f"{path} line {number}: HEAD {head} is outside its sentence of {len(sentence)} words")
+    return sentence
 
 
 def read_head_only(path):

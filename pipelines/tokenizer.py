@@ -84,6 +84,10 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
             raise ValueError(f"--vocab_size {most.group(1)} is too large for this corpus: SentencePiece can make at "
                              f"most {most.group(2)} pieces from {files}; pass --vocab_size {most.group(2)} or less, "
                              "or give more text") from None
+        least = re.search(r"Vocabulary size is smaller than required_chars\. (\d+) vs (\d+)", str(error))
+        if least:
+            raise ValueError(f"--vocab_size {least.group(1)} is too small for this corpus: its characters and the "
+                             f"special pieces need {least.group(2)}; pass --vocab_size {least.group(2)} or more") from None
         raise ValueError(f"SentencePiece could not train on {files}: {error}") from None
     return model.getvalue()
 

@@ -3,7 +3,8 @@
     python -m pipelines.train_tokenizer --input 'corpus/*.txt' --output vocab/albert --vocab_size 30000
 
 Writes <output>.model (and <output>.vocab, one "piece<TAB>score" per line). Ids:
-<pad>=0 <unk>=1 [CLS]=2 [SEP]=3 [MASK]=4.
+<pad>=0 <unk>=1 [CLS]=2 [SEP]=3 [MASK]=4. An existing vocabulary at <output> is replaced only with
+--overwrite: records, runs and exports made with it would read other pieces.
 """
 
 import os
@@ -41,11 +42,16 @@ def main(argv=None):
                         help="skip lines that are not UTF-8 instead of failing")
     parser.add_argument("--threads", type=int, default=1,
                         help="SentencePiece threads (1 keeps the vocabulary byte-identical run to run)")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing PREFIX.model / PREFIX.vocab")
     args = parser.parse_args(argv)
     cli.check_flags(args, {"vocab_size": "int>=1", "max_sentences": "int>=1", "threads": "int>=1", "seed": "int>=0"})
     try:
         if not text_files.is_remote(args.output):
             outputs.check_dir_target(os.path.dirname(os.path.abspath(args.output)), "--output")
+        existing = [p for p in (args.output + ".model", args.output + ".vocab") if text_files.exists(p)]
+        if existing and not args.overwrite:
+            raise ValueError(f"--output {args.output}: {existing[0]} exists (a vocabulary that records and models may "
+                             "have been made with); choose another --output, or pass --overwrite to replace it")
         files = text_files.expand_patterns(args.input)
         proto = train_sentencepiece(files, args.vocab_size, args.max_sentences, args.seed, args.threads,
                                     model_type=args.model_type, skip_invalid_utf8=args.skip_invalid_utf8)

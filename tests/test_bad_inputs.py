@@ -52,7 +52,7 @@ CASES = [
     # --- fine-tuning: GLUE files and settings ------------------------------------------------
     ("finetune-batch-0", FINETUNE + " --task rte --data_dir {rte} --batch_size 0", 1, r"batch_size must be an integer >= 1, got 0", []),
     ("finetune-epochs-0", FINETUNE + " --task rte --data_dir {rte} --epochs 0", 1, r"epochs must be an integer >= 1, got 0", []),
-    ("finetune-lr-negative", FINETUNE + " --task rte --data_dir {rte} --learning_rate -1", 1, r"learning_rate must be > 0, got -1", []),
+    ("finetune-lr-negative", FINETUNE + " --task rte --data_dir {rte} --learning_rate -1", 1, r"learning_rate must be a finite number > 0, got -1", []),
     ("finetune-unknown-task", FINETUNE + " --task nosuch --data_dir {rte}", 1, r"unknown task 'nosuch'", []),
     ("finetune-wrong-folder", FINETUNE + " --task sst-2 --data_dir {rte}", 1,
      r"RTE/train.tsv line 1: the header has no column 'sentence' \(it has \['index', 'sentence1'.*is this the SST-2 "
@@ -117,8 +117,8 @@ CASES = [
     ("data-bad-ngram", DATA + " --input {corpus} --max_ngram 0", 1, r"max_ngram", []),
     ("tokenizer-invalid-utf8", "pipelines.train_tokenizer --input {bad_utf8} --output {tmp}/v --vocab_size 50", 1,
      r"bad_utf8.txt line 2: not valid UTF-8.*--skip_invalid_utf8", []),
-    ("tokenizer-skip-invalid-utf8", "pipelines.train_tokenizer --input {bad_utf8} {corpus} --output {tmp}/v --vocab_size 40 "
-     "--model_type bpe --skip_invalid_utf8", 0, r"wrote .*v.model \(40 pieces\)", []),
+    ("tokenizer-skip-invalid-utf8", "pipelines.train_tokenizer --input {bad_utf8} {corpus} --output {tmp}/v_skip --vocab_size 40 "
+     "--model_type bpe --skip_invalid_utf8", 0, r"wrote .*v_skip.model \(40 pieces\)", []),
     ("tokenizer-no-input", "pipelines.train_tokenizer --input {tmp}/nowhere.txt --output {tmp}/v --vocab_size 50", 1,
      r"no file matches", []),
     # --- analyses and the submission ----------------------------------------------------------
@@ -170,7 +170,8 @@ CASES += [
     # --- every numeric flag checked before the compute, naming the flag and the value ------------
     *[(f"pretrain-{flag}-{value}", PRETRAIN + f" --{flag} {value}", 1, rf"{flag} must be {rule}, got {value}", [])
       for flag, value, rule in (
-          ("learning_rate", "0", "> 0"), ("learning_rate", "-1", "> 0"), ("learning_rate", "nan", "(a number )?> 0"),
+          ("learning_rate", "0", "a finite number > 0"), ("learning_rate", "-1", "a finite number > 0"),
+          ("learning_rate", "nan", "a finite number > 0"),
           ("micro_batch_size", "0", "(an integer )?>= 1"), ("global_batch_size", "0", "(an integer )?>= 1"),
           ("checkpoint_every", "0", "(an integer )?>= 1"), ("keep_checkpoints", "0", "(an integer )?>= 1"),
           ("log_every", "0", "(an integer )?>= 1"), ("eval_batches", "0", "(an integer )?>= 1"),
@@ -202,8 +203,8 @@ CASES += [
     *[(f"finetune-{flag}-{value}", FINETUNE + f" --task rte --data_dir {{rte}} --{flag} {value}", 1,
        rf"{flag} must be {rule}, got {value}", [])
       for flag, value, rule in (
-          ("learning_rate", "nan", "(a number )?> 0"), ("max_iterations", "0", "(an integer )?>= 1"),
-          ("max_train_examples", "0", "(an integer )?>= 1"), ("tau", "-1", ">= 0"), ("seed", "-1", "(an integer )?>= 0"),
+          ("learning_rate", "nan", "a finite number > 0"), ("max_iterations", "0", "(an integer )?>= 1"),
+          ("max_train_examples", "0", "(an integer )?>= 1"), ("tau", "-1", "a finite number >= 0"), ("seed", "-1", "(an integer )?>= 0"),
           ("halting_bias", "nan", "a finite number"))],
     ("finetune-seeds-0", FINETUNE + " --task rte --data_dir {rte} --grid --seeds 0", 1, r"--seeds must be an integer >= 1, got 0", []),
     ("finetune-output-a-file", FINETUNE.replace("{tmp}/ft", "{notes_dir}/notes.txt") + " --task rte --data_dir {rte}", 1,
@@ -278,6 +279,38 @@ CASES += [
      ["{notes_dir}"]),
     ("tokenizer-input-a-dir", TOKENIZER.replace("{corpus}", "{notes_dir}"), 1, r"notes_dir is a directory", []),
     ("tokenizer-empty-corpus", TOKENIZER.replace("{corpus}", "{empty_txt}"), 1, r"no text to train a vocabulary on in .*empty.txt", []),
+    # --- round three: cases a new user ran into, none of them above ---------------------------------
+    ("pretrain-lr-infinite", PRETRAIN + " --learning_rate inf", 1, r"--learning_rate must be a finite number > 0, got inf",
+     []),
+    ("pretrain-demo-data-dir-a-file", "albert_act.pretrain --model_dir {tmp}/demo_run --steps 2 --demo_data_dir "
+     "{notes_dir}/notes.txt", 1, r"--demo_data_dir .*notes.txt is a file, not a directory", ["{notes_dir}"]),
+    ("pretrain-checkpoints-without-config", PRETRAIN.replace("{tmp}/new_run", "{no_config_run}"), 1,
+     r"no_config_run holds checkpoints but no config.json, so the settings they were trained with are unknown",
+     ["{no_config_run}"]),
+    ("pretrain-not-a-tfrecord", PRETRAIN.replace("{train}", "{text_tfrecord}"), 1,
+     r"text.tfrecord: not a readable TFRecord of tf.train.Examples \(corrupted record at 0 \(Is this even a TFRecord "
+     r"file\?\)\)$", []),
+    ("finetune-into-the-run", FINETUNE.replace("{tmp}/ft", "{run}") + " --task rte --data_dir {rte}", 1,
+     r"--output_dir .*run holds a pre-training run \(config.json\); fine-tune into another dir", ["{run}"]),
+    ("finetune-into-the-data", FINETUNE.replace("{tmp}/ft", "{glue_label}") + " --task rte --data_dir {glue_label}", 1,
+     r"--output_dir .*glue_label holds other files \(dev.tsv, train.tsv\)", ["{glue_label}"]),
+    ("finetune-one-checkpoint", FINETUNE.replace("--init {run}", "--init {run}/checkpoints/ckpt-3") +
+     " --task rte --data_dir {rte}", 1, r"checkpoints/ckpt-3 is inside the pre-training run .*run: give the run dir "
+     r"itself", []),
+    ("export-the-checkpoints-folder", EXPORT.replace("{run}", "{run}/checkpoints"), 1,
+     r"run/checkpoints is inside the pre-training run .*run: give the run dir itself", []),
+    ("analyze-head-outside-sentence", "albert_act.analyze dependencies --init {run} --parsed {bad_head} "
+     "--output_dir {tmp}/a_dep", 1, r"bad_head.conllu line 2: HEAD 7 is outside its sentence of 2 words", []),
+    ("data-same-file-twice", DATA + " --input {corpus} {tmp}/../{tmp_name}/corpus.txt", 1,
+     r"--input matches .*corpus.txt twice: its documents would be both trained on and held out", []),
+    ("tokenizer-over-a-vocabulary", TOKENIZER.replace("{tmp}/v", "{old_vocab}"), 1,
+     r"old_vocab.model exists \(a vocabulary that records and models may have been made with\); .*--overwrite",
+     ["{old_vocab}.model", "{old_vocab}.vocab"]),
+    ("tokenizer-vocab-size-below-characters", TOKENIZER.replace("--vocab_size 30", "--vocab_size 5"), 1,
+     r"--vocab_size 5 is too small for this corpus: its characters and the special pieces need \d+; pass "
+     r"--vocab_size \d+ or more", []),
+    ("submission-models-is-a-model", SUBMIT.replace("{tmp}/empty_models", "{export}"), 1,
+     r"--models .*export/1 is itself a model \(an export or a fine-tuning dir\)", []),
 ]
 HELD = ("held_run", "held_ft", "held_export/1", "held_records")  # locked by this process for the cases above
 
@@ -322,6 +355,10 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
         config = (root / name / "config.json").read_bytes()
         (root / name / "config.json").write_bytes(text if text is not None else config[: len(config) // 2])
     _more_bad_files(root, rte)
+    (root / "no_config_run").mkdir()  # a run whose config.json was lost
+    shutil.copytree(Path(tiny_run[0]) / "checkpoints", root / "no_config_run" / "checkpoints")
+    shutil.copy(vocab, root / "old_vocab.model")
+    (root / "old_vocab.vocab").write_text("<pad>\t0\n")
     locks = [outputs.DirectoryLock(root / name, "test").acquire() for name in HELD]
     yield {"tmp": root, "run": run, "export": export, "train": records[0], "eval": records[1], "vocab": vocab,
             "rte": rte, "glue": shared_data / "glue", "notes_dir": root / "notes_dir", "corpus": corpus,
@@ -331,13 +368,15 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
-            "utf16_txt": root / "utf16.txt"}
+            "utf16_txt": root / "utf16.txt", "no_config_run": root / "no_config_run", "old_vocab": root / "old_vocab",
+            "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name}
     for lock in locks:
         lock.release()
 
 
 def _more_bad_files(root, rte):
-    """A UTF-16 and a CR-only RTE folder, a CoNLL-U sentence with an empty FORM, a UTF-16 corpus."""
+    """A UTF-16 and a CR-only RTE folder, a CoNLL-U sentence with an empty FORM and one with a HEAD
+    beyond its words, a UTF-16 corpus, a text file named .tfrecord."""
     text = RTE_HEADER + RTE_ROW.format(i=0) + RTE_ROW.format(i=1)
     for name, data in (("glue_utf16", text.encode("utf-16")), ("glue_cr", text.replace("\n", "\r").encode())):
         (root / name).mkdir()
@@ -346,6 +385,8 @@ def _more_bad_files(root, rte):
     (root / "empty_form.conllu").write_text(
         "# text = A dog\n1\tA\ta\tDET\tDT\t_\t2\tdet\t_\t_\n2\t\tdog\tNOUN\tNN\t_\t0\troot\t_\t_\n\n")
     (root / "utf16.txt").write_bytes("A first line.\nA second one.\n".encode("utf-16"))
+    (root / "text.tfrecord").write_text("not a TFRecord at all\n")
+    (root / "bad_head.conllu").write_text("1\tA\ta\tDET\tDT\t_\t2\tdet\t_\t_\n2\tdog\tdog\tNOUN\tNN\t_\t7\troot\t_\t_\n\n")
 
 
 def _bad_records(root, records):

@@ -152,7 +152,7 @@ def test_pipelines_import_nothing_from_albert_act_and_read_no_argv_at_import():
     assert at_import == []
 
 
-def test_every_command_starts_quietly_in_its_main():
+def test_every_command_starts_quietly_in_its_main(tmp_path):
     """Each command's main() begins with the quiet start; run as a user runs it (no
     TF_CPP_MIN_LOG_LEVEL), a command that loads TensorFlow prints none of its start-up lines."""
     commands = sorted(REPO.glob("albert_act/*.py")) + sorted(REPO.glob("pipelines/*.py"))
@@ -164,11 +164,12 @@ def test_every_command_starts_quietly_in_its_main():
                 mains[path.name] = isinstance(first, ast.Call) and getattr(first.func, "attr", "") == "quiet_start"
     assert len(mains) == 9 and all(mains.values()), mains
     env = {k: v for k, v in os.environ.items() if k not in ("TF_CPP_MIN_LOG_LEVEL", "ALBERT_ACT_QUIET")}
-    result = subprocess.run([sys.executable, "-m", "albert_act.export", "--checkpoint", str(REPO / "no-such-dir"),
-                             "--kind", "pretraining", "--output", str(REPO / "no-such-dir" / "1")],
+    result = subprocess.run([sys.executable, "-m", "albert_act.export", "--checkpoint", str(tmp_path / "no-such-dir"),
+                             "--kind", "pretraining", "--output", str(tmp_path / "no-such-dir" / "1")],
                             cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 1 and result.stderr.startswith("error: "), result.stderr[-2000:]
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr[-2000:]  # the error, and nothing else
+    assert not (tmp_path / "no-such-dir").exists()  # a refused command leaves no folder behind (the lock's)
 
 
 NAME_OWNERS = ("albert_act/artifacts.py", "pipelines/create_pretraining_data.py")

@@ -3,6 +3,7 @@
 import dataclasses
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -203,6 +204,27 @@ def test_model_dir_with_an_incompatible_run_is_refused(records, tmp_path):
     run_pretraining(_config(records, tmp_path, steps=2, warmup_steps=0), progress=False)
     with pytest.raises(ValueError, match=r"holds a run with another config \(ponder_cost_weight: 'auto' there, 0.5 now\)"):
         run_pretraining(_config(records, tmp_path, steps=2, warmup_steps=0, ponder_cost_weight=0.5), progress=False)
+
+
+def test_a_model_dir_keeps_its_config_only_while_it_holds_checkpoints(records, tmp_path, capsys):
+    """A run that failed before its first checkpoint pins nothing: the corrected command starts afresh.
+    Checkpoints without their config.json are refused, not restored into the default model."""
+    from albert_act.train.pretraining_config import _check_model_dir, config_record
+
+    config = _config(records, tmp_path).resolved()
+    earlier = dataclasses.replace(config, learning_rate=float("inf"))
+    (tmp_path / "config.json").write_text(json.dumps(config_record(earlier)))
+    _check_model_dir(config)
+    assert re.search(r"its earlier run saved no checkpoint; starting afresh with these settings \(learning_rate: "
+                     r"inf there, [\d.e-]+ now\)", capsys.readouterr().err)
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "ckpt-2.index").write_bytes(b"")
+    with pytest.raises(ValueError, match=r"holds a run with another config \(learning_rate: inf there"):
+        _check_model_dir(config)
+    (tmp_path / "config.json").unlink()
+    with pytest.raises(ValueError, match=r"holds checkpoints but no config.json, so the settings they were trained "
+                                         r"with are unknown"):
+        _check_model_dir(config)
 
 
 @pytest.mark.slow  # ~25 s end to end; bf16 steps are XLA-compiled in the default run (tests/test_xla.py)

@@ -61,10 +61,25 @@ def kind_of(path):
         return "huggingface"
     if has(KERAS_HUB_CONFIG, KERAS_HUB_WEIGHTS):
         return "keras-hub-preset"
+    inside = _run_holding(path)
+    if inside:
+        raise ValueError(f"{path} is inside the pre-training run {inside}: give the run dir itself (its newest "
+                         "intact checkpoint is read)")
     raise ValueError(f"{path}: not a pre-training run dir ({CONFIG} + {CHECKPOINTS}/), a fine-tuning dir "
                      f"({FINETUNED_INFO}), an albert-act SavedModel ({ASSETS}/{EXPORT_INFO}), or a public ALBERT "
                      f"checkpoint: Hugging Face ({HF_CONFIG} + {HF_WEIGHTS}), TF1 ({TF1_CONFIG} + model.ckpt*.index) "
                      f"or keras-hub ({KERAS_HUB_CONFIG} + {KERAS_HUB_WEIGHTS})")
+
+
+def _run_holding(path):
+    """The pre-training run whose checkpoints/ folder is `path` or holds it (one checkpoint), or None."""
+    folder = str(path).rstrip("/")
+    for _ in range(2):  # <run>/checkpoints, or <run>/checkpoints/ckpt-N
+        run = os.path.dirname(folder)
+        if os.path.basename(folder) == CHECKPOINTS and tf.io.gfile.exists(os.path.join(run, CONFIG)):
+            return run
+        folder = run
+    return None
 
 
 def find_export(path):

@@ -282,7 +282,7 @@ def grid_search(task_name, data_dir, init, output_dir, seeds=(12345,), grid=PAPE
     """Every combination of the grid and seeds; the best dev score's export/ is copied to <output_dir>/export."""
     runs = []
     for lr, batch, epochs, seed in itertools.product(grid["learning_rate"], grid["batch_size"], grid["epochs"], seeds):
-        run_dir = os.path.join(output_dir, "grid", f"lr{lr}_bs{batch}_ep{epochs}_seed{seed}")
+        run_dir = os.path.join(output_dir, artifacts.GRID, f"lr{lr}_bs{batch}_ep{epochs}_seed{seed}")
         runs.append(finetune(task_name, data_dir, init, run_dir, lr, batch, epochs, seed, **kwargs))
     best = max(runs, key=lambda r: r["best"][r["metric"]])
     export_root = os.path.join(output_dir, artifacts.EXPORT)

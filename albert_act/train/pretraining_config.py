@@ -5,6 +5,7 @@ compute: flag values, the records against the model, the export and model dirs."
 import dataclasses
 import json
 import os
+import sys
 
 import tensorflow as tf
 
@@ -209,8 +210,15 @@ def _check_export_dir(config):
 
 
 def _check_model_dir(config):
+    """A model dir resumes only the run it holds: checkpoints need the config.json they were
+    trained with, and the same settings (but `RESUMABLE_CHANGES`). A dir whose earlier run saved
+    no checkpoint (it failed or was stopped before the first) starts afresh with the new settings."""
     path = os.path.join(config.model_dir, artifacts.CONFIG)
+    checkpoints = tf.io.gfile.glob(os.path.join(config.model_dir, artifacts.CHECKPOINTS, "ckpt-*.index"))
     if not tf.io.gfile.exists(path):
+        if checkpoints:
+            raise ValueError(f"{config.model_dir} holds checkpoints but no {artifacts.CONFIG}, so the settings they "
+                             f"were trained with are unknown; put its {artifacts.CONFIG} back, or use a new --model_dir")
         return
     previous = artifacts.read_json(path)
     current = config_record(config)
@@ -218,6 +226,10 @@ def _check_model_dir(config):
                        if k not in RESUMABLE_CHANGES and previous.get(k) != current.get(k))
     if differing:
         details = ", ".join(f"{k}: {previous.get(k)!r} there, {current.get(k)!r} now" for k in differing)
+        if not checkpoints:
+            print(f"note: {config.model_dir}: its earlier run saved no checkpoint; starting afresh with "
+                  f"these settings ({details})", file=sys.stderr)
+            return
         raise ValueError(f"{config.model_dir} holds a run with another config ({details}); "
                          "use a new --model_dir, or the same settings to resume")
 
