@@ -83,6 +83,9 @@ def main(argv=None):
                                                  args.batch_size, args.epochs, args.seed, **common)
     except ValueError as error:
         sys.exit(f"error: {error}")
+    except cli.write_errors() as error:
+        sys.exit(f"error: could not write in {output_dir}: {cli.write_error(error)}; files written whole before "
+                 "are intact: free space and re-run the same command")
     except KeyboardInterrupt:
         cli.stopped(f"{output_dir} keeps the best epoch saved so far; a fine-tuning run restarts from "
                     "its --init: re-run the same command")

@@ -37,6 +37,8 @@ def main(argv=None):
         result = build_submission(args.models, args.data_dir, args.output, args.allow_partial)
     except ValueError as error:
         sys.exit(f"error: {error}")
+    except cli.write_errors() as error:
+        sys.exit(f"error: could not write {args.output}: {cli.write_error(error)}; the previous one (if any) is intact")
     except KeyboardInterrupt:
         cli.stopped(f"no zip was written ({args.output}, if it exists, is the previous one); re-run the same command")
     print(f"\nwrote {args.output}: {len(result['written'])} of {len(SUBMISSION)} files, all validated")

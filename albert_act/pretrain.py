@@ -185,6 +185,8 @@ def main(argv=None):
         result = run_pretraining(config)
     except (ValueError, FloatingPointError) as error:
         sys.exit(f"error: {error}")
+    except cli.write_errors() as error:
+        sys.exit(f"error: could not write: {cli.write_error(error)}; {interrupted_message(args.model_dir)}")
     except KeyboardInterrupt:
         cli.stopped(interrupted_message(args.model_dir))
     print(evaluation_summary(result))

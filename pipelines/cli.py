@@ -16,6 +16,7 @@ This module and the rest of pipelines/ import nothing from albert_act/ (tests/te
 import argparse
 import contextlib
 import os
+import re
 import sys
 
 VERBOSE_FLAG = "--verbose"
@@ -138,6 +139,33 @@ def check_flags(args, rules):
         checks.flags(args, rules)
     except ValueError as error:
         sys.exit(f"error: {error}")
+
+
+def tf_message(error):
+    """The first line of an error's message without TensorFlow's function and op names around it:
+    "corrupted record at 0 (Is this even a TFRecord file?)"."""
+    text = str(getattr(error, "message", None) or error).splitlines()[0] if str(error) else repr(error)
+    text = re.sub(r"\{\{function_node [^}]*\}\}\s*", "", text)
+    return re.sub(r"\s*\[Op:[^\]]*\].*$", "", text).strip()
+
+
+def write_errors():
+    """The exception types of a failed write (a full disk, a read-only folder): OSError, and
+    TensorFlow's own when it is loaded (its savers raise ResourceExhaustedError on a full disk)."""
+    tf = sys.modules.get("tensorflow")
+    if tf is None or not hasattr(tf, "errors"):
+        return (OSError,)
+    return (OSError, tf.errors.ResourceExhaustedError, tf.errors.PermissionDeniedError)
+
+
+def write_error(error):
+    """Why a write failed, in the system's words: "No space left on device" (an OSError's reason and
+    file; TensorFlow's save errors end in the reason after the temporary file's name)."""
+    if isinstance(error, OSError):
+        return f"{error.strerror or error}" + (f" ({error.filename})" if error.filename else "")
+    where, _, reason = tf_message(error).rpartition("; ")
+    where = re.sub(r"(/\.staging-[^/]*|_temp)/.*$", "", where)  # the output, not its temporary file
+    return f"{reason} ({where})" if where else reason
 
 
 def stopped(message):

@@ -16,16 +16,39 @@ import os
 
 
 def write_file(path, data):
-    """Writes the bytes `data` to the local file `path` whole: into a hidden sibling first, then
-    renamed over it, so a full disk, Ctrl-C or a kill leaves the old file and no reader sees half."""
-    partial = os.path.join(os.path.dirname(os.path.abspath(path)), f".{os.path.basename(path)}.{os.getpid()}.partial")
-    try:
+    """Writes the bytes `data` to the local file `path` whole (`write_with`)."""
+    def write(partial):
         with open(partial, "wb") as f:
             f.write(data)
+
+    write_with(path, write)
+
+
+def write_with(path, write):
+    """Writes the local file `path` whole: `write(partial)` writes a hidden sibling whose name keeps
+    the file's ending (Keras' save_weights needs `.weights.h5`), renamed over `path` once complete,
+    so a full disk, Ctrl-C or a kill leaves the old file and no reader sees half of one."""
+    folder, name = os.path.split(os.path.abspath(path))
+    partial = os.path.join(folder, f".partial-{os.getpid()}-{name}")
+    try:
+        write(partial)
         os.replace(partial, path)
     finally:
         if os.path.exists(partial):
             os.remove(partial)
+
+
+def check_free_space(path, needed):
+    """OSError (ENOSPC, as the write would raise) when the local disk of `path` has less than
+    `needed` bytes free: for writers that fail badly on a full disk (HDF5)."""
+    import errno
+    import shutil
+
+    folder = os.path.dirname(os.path.abspath(path))
+    free = shutil.disk_usage(folder).free
+    if free < needed:
+        raise OSError(errno.ENOSPC, f"No space left on device (it needs about {needed / 2**20:.1f} MiB, "
+                                    f"{free / 2**20:.1f} MiB are free)", path)
 
 
 def check_dir_target(path, flag=None):
@@ -110,10 +133,13 @@ class DirectoryLock:
             self.took_over = _describe_holder(left).strip(" ()") or "an unknown process"
         handle.seek(0)
         handle.truncate()
-        handle.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                                 "command": " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:])[:300],
-                                 "started": datetime.datetime.now().isoformat(timespec="seconds")}))
-        handle.flush()
+        try:  # who holds it, for the refusal's message; a full disk leaves the lock without it
+            handle.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                     "command": " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:])[:300],
+                                     "started": datetime.datetime.now().isoformat(timespec="seconds")}))
+            handle.flush()
+        except OSError:
+            pass
         self.file, self.active = handle, True
         return self
 

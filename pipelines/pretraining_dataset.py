@@ -10,13 +10,11 @@ Each element is `(inputs, labels)`:
         lambda context: make_pretraining_dataset(pattern, 4096, input_context=context))
 """
 
-import re
-
 import tensorflow as tf
 
 from google.protobuf.message import DecodeError
 
-from pipelines import text_files
+from pipelines import cli, text_files
 
 
 REQUIRED_FEATURES = ("input_ids", "input_mask", "segment_ids", "masked_lm_positions", "masked_lm_ids",
@@ -30,21 +28,13 @@ def record_shapes(path):
         raws = [raw.numpy() for raw in tf.data.TFRecordDataset(path).take(1)]
         feature = tf.train.Example.FromString(raws[0]).features.feature if raws else None
     except (tf.errors.OpError, DecodeError) as error:  # truncated/flipped bytes, or not an Example
-        raise ValueError(f"{path}: not a readable TFRecord of tf.train.Examples ({_reason(error)})") from None
+        raise ValueError(f"{path}: not a readable TFRecord of tf.train.Examples ({cli.tf_message(error)})") from None
     for raw in raws:
         missing = sorted(set(REQUIRED_FEATURES) - set(feature))
         if missing:
             raise ValueError(f"{path}: records lack {', '.join(missing)} (not ALBERT pre-training records?)")
         return len(feature["input_ids"].int64_list.value), len(feature["masked_lm_positions"].int64_list.value)
     raise ValueError(f"{path}: no records")
-
-
-def _reason(error):
-    """The words of a reading error, without TensorFlow's op and function names around them:
-    "corrupted record at 0 (Is this even a TFRecord file?)"."""
-    text = str(error).splitlines()[0]
-    text = re.sub(r"\{\{function_node [^}]*\}\}\s*", "", text)
-    return re.sub(r"\s*\[Op:[^\]]*\].*$", "", text).strip()
 
 
 def record_files(file_pattern, what="TFRecord"):
@@ -73,7 +63,7 @@ def check_records(path, vocabulary, max_length, sample_records=2000):
     try:
         batches = list(tf.data.TFRecordDataset(path).take(sample_records).batch(sample_records))
     except tf.errors.DataLossError as error:
-        raise ValueError(f"{path}: corrupt within its first {sample_records} records ({_reason(error)})") from None
+        raise ValueError(f"{path}: corrupt within its first {sample_records} records ({cli.tf_message(error)})") from None
     for batch in batches:
         for key, values in tf.io.parse_example(batch, spec).items():
             top = int(tf.reduce_max(values))

@@ -58,6 +58,9 @@ def main(argv=None):
         tokenizer = write_vocabulary(proto, args.output)
     except ValueError as error:
         sys.exit(f"error: {error}")
+    except cli.write_errors() as error:
+        sys.exit(f"error: could not write {args.output}.model/.vocab: {cli.write_error(error)}; a vocabulary "
+                 "there before is intact")
     except KeyboardInterrupt:
         cli.stopped("the vocabulary was not trained; re-run the same command")
     print(f"wrote {args.output}.model ({tokenizer.vocabulary_size} pieces) and {args.output}.vocab")

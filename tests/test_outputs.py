@@ -3,6 +3,7 @@ SIGTERM and SIGKILL on a real pre-training run (those last ones under `-m slow`)
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -247,3 +248,100 @@ def test_a_stopped_export_keeps_the_previous_version(tiny_run, tmp_path):
                                             "re-run the command")
     assert sorted((str(p.relative_to(target)), p.stat().st_size) for p in target.rglob("*") if p.is_file()) == before
     assert [p.name for p in target.parent.iterdir()] == ["1"]  # no staging dir, no lock left
+
+
+def test_write_errors_in_words():
+    """A full disk, as TensorFlow's saver and as the system report it: the reason and the output, no
+    op or function names, and not the saver's temporary file."""
+    import tensorflow as tf
+
+    from pipelines import cli
+
+    saver = tf.errors.ResourceExhaustedError(None, None, (
+        "{{function_node __wrapped__SaveV2_dtypes_69_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
+        "/m/e/.staging-11730-3fyrp215/saved_model/variables/variables_temp/part-00000-of-00001.data-00000-of-00001"
+        ".tempstate12620388184455204987; No space left on device [Op:SaveV2]"))
+    assert cli.write_error(saver) == "No space left on device (/m/e)"
+    checkpoint = tf.errors.ResourceExhaustedError(None, None, "/r/checkpoints/ckpt-4_temp/part-00000-of-00001.data"
+                                                  "-00000-of-00001.tempstate1; No space left on device")
+    assert cli.write_error(checkpoint) == "No space left on device (/r/checkpoints/ckpt-4)"
+    assert cli.write_error(OSError(28, "No space left on device", "/r/x.json")) == "No space left on device (/r/x.json)"
+    assert OSError in cli.write_errors() and tf.errors.ResourceExhaustedError in cli.write_errors()
+
+
+def test_a_savedmodel_export_on_a_full_disk_keeps_the_old_one(tiny_run, tmp_path, monkeypatch):
+    """TensorFlow's saver raises ResourceExhaustedError, not OSError, on a full disk: it was a traceback."""
+    import tensorflow as tf
+
+    from albert_act import export
+    from albert_act.serve import savedmodel
+
+    old = tmp_path / "e" / "1"
+    shutil.copytree(tiny_run[1], old)
+    before = sorted((p.relative_to(old), p.stat().st_size) for p in old.rglob("*"))
+
+    def full_disk(root, path, signatures=None):
+        Path(path).mkdir(parents=True)
+        (Path(path) / "saved_model.pb").write_bytes(b"half")
+        raise tf.errors.ResourceExhaustedError(None, None, f"{path}/variables/variables_temp/part-0.tempstate1; "
+                                               "No space left on device [Op:SaveV2]")
+
+    monkeypatch.setattr(savedmodel.tf.saved_model, "save", full_disk)
+    with pytest.raises(SystemExit) as exit_:
+        export.main(["--checkpoint", tiny_run[0], "--kind", "pretraining", "--output", str(old), "--overwrite"])
+    assert re.fullmatch(r"error: could not write .*e/1: No space left on device \(.*e\); the previous one is intact",
+                        str(exit_.value)), exit_.value
+    assert sorted((p.relative_to(old), p.stat().st_size) for p in old.rglob("*")) == before
+    assert sorted(p.name for p in (tmp_path / "e").iterdir()) == ["1"]  # no staging dir, no lock left
+
+
+def test_fine_tuning_checks_the_room_for_its_weights_and_keeps_the_best_so_far(tmp_path, monkeypatch):
+    """HDF5 filling the disk mid-write crashed the interpreter at exit (status 139, 16 tracebacks):
+    the weights are written only when the disk has room for them, and beside the previous best."""
+    import collections
+
+    import keras
+
+    from albert_act.train import finetuning_run
+
+    model = keras.Sequential([keras.Input((30,)), keras.layers.Dense(200)])  # 24 KiB of weights
+    best = tmp_path / "classifier.weights.h5"
+    finetuning_run._save_weights(model, str(best))
+    saved = best.read_bytes()
+    usage = collections.namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(2**30, 2**30 - 2**19, 2**19))
+    with pytest.raises(OSError, match=r"No space left on device \(it needs about 1.0 MiB, 0.5 MiB are free\)") as error:
+        finetuning_run._save_weights(model, str(best))
+    assert error.value.errno == 28 and error.value.filename == str(best)
+    assert best.read_bytes() == saved and sorted(p.name for p in tmp_path.iterdir()) == [best.name]
+
+
+@pytest.mark.parametrize("command", ["tokenizer", "analyze"])
+def test_commands_end_a_full_disk_with_one_line(command, tiny_run, records, tmp_path, monkeypatch):
+    """train_tokenizer and analyze ended a full disk in a traceback; now one line, and nothing half-written."""
+    from pipelines import outputs
+
+    def full_disk(path, data):
+        raise OSError(28, "No space left on device", str(path))
+
+    if command == "tokenizer":
+        from pipelines import text_files, train_tokenizer as module
+
+        corpus = tmp_path / "corpus.txt"
+        corpus.write_text("".join(f"line {i} of a small corpus\n" for i in range(50)))
+        monkeypatch.setattr(text_files, "write_bytes", full_disk)
+        argv = ["--input", str(corpus), "--output", str(tmp_path / "out" / "v"), "--vocab_size", "30",
+                "--model_type", "bpe"]
+        expected = r"error: could not write .*out/v.model/.vocab: No space left on device \(.*v.model\); a vocabulary there before is intact"
+    else:
+        from albert_act import analyze as module
+        from albert_act.analysis import report
+
+        monkeypatch.setattr(report.outputs, "replace_dir", lambda *a: full_disk(tmp_path / "out", b""))
+        argv = ["token-types", "--init", tiny_run[0], "--output_dir", str(tmp_path / "out"), "--max_batches", "1"]
+        expected = r"error: could not write the analysis: No space left on device \(.*out\); the previous one \(if any\) is intact"
+    assert outputs  # the writers above are the ones every command uses
+    with pytest.raises(SystemExit) as exit_:
+        module.main(argv)
+    assert re.fullmatch(expected, str(exit_.value)), exit_.value
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

@@ -16,7 +16,7 @@ import numpy as np
 import tensorflow as tf
 
 from albert_act import artifacts, distribution
-from pipelines import checks, cli
+from pipelines import checks, cli, outputs
 from albert_act.model.classifier import AlbertActClassifier
 from albert_act.model.source import Source
 from albert_act.serve import savedmodel
@@ -238,8 +238,7 @@ def _write_setup(output_dir, task, data, model, tokenizer):
         "kind": "classifier", "task": task.name, "labels": list(task.labels), "pair": data.pair,
         "max_seq_length": data.max_seq_length, "num_classes": model.num_classes, "dropout": model.dropout,
         "backbone": model.backbone.get_config()})
-    with open(os.path.join(output_dir, artifacts.VOCAB), "wb") as f:
-        f.write(tokenizer.model_proto)
+    outputs.write_file(os.path.join(output_dir, artifacts.VOCAB), tokenizer.model_proto)
 
 
 def _print_notes(task, data):
@@ -273,9 +272,17 @@ def _train_epochs(steps, model, task, data, epochs, batch_size, seed, main_metri
                   f"mean iterations {metrics['iterations']['all']:.2f}")
         if best is None or metrics[main_metric] > best[main_metric]:
             best = {"epoch": epoch, **metrics}
-            model.save_weights(best_path)
+            _save_weights(model, best_path)
     model.load_weights(best_path)
     return history, best
+
+
+def _save_weights(model, path):
+    """model.save_weights, whole (`outputs.write_with`: the previous best stays if this fails), after
+    checking the disk has room: HDF5 crashes the interpreter at exit when a write fills the disk."""
+    needed = sum(int(np.prod(v.shape)) * np.dtype(v.dtype).itemsize for v in model.weights) + 2**20
+    outputs.check_free_space(path, needed)
+    outputs.write_with(path, model.save_weights)
 
 
 def grid_search(task_name, data_dir, init, output_dir, seeds=(12345,), grid=PAPER_GRID, **kwargs):

@@ -7,6 +7,7 @@ import os
 import tensorflow as tf
 
 from albert_act.model.source import HALTING_UNIT
+from pipelines import cli
 
 # Weights a warm start may lack: the new halting unit, and heads the checkpoint does not have.
 INIT_FRESH = (HALTING_UNIT, "pooler/", "sop_head/", "masked_lm_head/")
@@ -40,10 +41,11 @@ def save_checkpoint(manager, step):
         raise
     except (OSError, tf.errors.OpError) as error:
         remove_partial()
-        message = getattr(error, "message", None) or str(error)
-        raise ValueError(f"{manager.directory}: could not write ckpt-{step} ({message.splitlines()[0][:200]}); "
-                         f"the newest checkpoint is {manager.latest_checkpoint or 'none'}: free space and re-run "
-                         "the same command to resume from it") from None
+        kept = (f"the newest checkpoint is {manager.latest_checkpoint}: free space and re-run the same command to "
+                "resume from it") if manager.latest_checkpoint else ("no checkpoint of this run was saved: free space "
+                                                                     "and re-run the same command to start again")
+        raise ValueError(f"{manager.directory}: could not write ckpt-{step} ({cli.write_error(error)[:200]}); "
+                         f"{kept}") from None
 
 
 def _checkpoint_paths(manager):
