@@ -46,7 +46,7 @@ def main(argv=None):
     except ValueError as error:
         sys.exit(f"error: {error}")
     except cli.write_errors() as error:  # the staging dir goes; the previous analysis stays
-        sys.exit(f"error: could not write the analysis: {cli.write_error(error)}; the previous one (if any) is intact")
+        sys.exit(f"error: {cli.io_failure(error, 'the analysis', 'the previous one (if any) is intact')}")
     except KeyboardInterrupt:
         cli.stopped(f"the {args.mode} analysis did not finish; files in {args.output_dir} may be from an earlier "
                     "run; re-run the same command")

@@ -68,7 +68,7 @@ def main(argv=None):
     except ValueError as error:  # the lock is held by another export
         sys.exit(f"error: {error}")
     except cli.write_errors() as error:  # a full disk, a lost mount: the staging dir went, the old output stays
-        sys.exit(f"error: could not write {args.output}: {cli.write_error(error)}; the previous one is intact")
+        sys.exit(f"error: {cli.io_failure(error, args.output, 'the previous one is intact')}")
     except KeyboardInterrupt:
         cli.stopped(f"nothing was written to {args.output} (an existing one is intact); re-run the command")
 

@@ -84,8 +84,8 @@ def main(argv=None):
     except ValueError as error:
         sys.exit(f"error: {error}")
     except cli.write_errors() as error:
-        sys.exit(f"error: could not write in {output_dir}: {cli.write_error(error)}; files written whole before "
-                 "are intact: free space and re-run the same command")
+        kept = "files written whole before are intact: free space and re-run the same command"
+        sys.exit(f"error: {cli.io_failure(error, output_dir, kept)}")
     except KeyboardInterrupt:
         cli.stopped(f"{output_dir} keeps the best epoch saved so far; a fine-tuning run restarts from "
                     "its --init: re-run the same command")

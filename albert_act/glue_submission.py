@@ -38,7 +38,7 @@ def main(argv=None):
     except ValueError as error:
         sys.exit(f"error: {error}")
     except cli.write_errors() as error:
-        sys.exit(f"error: could not write {args.output}: {cli.write_error(error)}; the previous one (if any) is intact")
+        sys.exit(f"error: {cli.io_failure(error, args.output, 'the previous one (if any) is intact')}")
     except KeyboardInterrupt:
         cli.stopped(f"no zip was written ({args.output}, if it exists, is the previous one); re-run the same command")
     print(f"\nwrote {args.output}: {len(result['written'])} of {len(SUBMISSION)} files, all validated")

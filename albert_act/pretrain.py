@@ -186,7 +186,7 @@ def main(argv=None):
     except (ValueError, FloatingPointError) as error:
         sys.exit(f"error: {error}")
     except cli.write_errors() as error:
-        sys.exit(f"error: could not write: {cli.write_error(error)}; {interrupted_message(args.model_dir)}")
+        sys.exit(f"error: {cli.io_failure(error, 'the run or its export', interrupted_message(args.model_dir))}")
     except KeyboardInterrupt:
         cli.stopped(interrupted_message(args.model_dir))
     print(evaluation_summary(result))

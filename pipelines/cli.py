@@ -158,6 +158,20 @@ def write_errors():
     return (OSError, tf.errors.ResourceExhaustedError, tf.errors.PermissionDeniedError)
 
 
+WRITE_ERRNOS = {"ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM", "EFBIG"}  # a write the system refused
+
+
+def io_failure(error, output, kept):
+    """The line for an error of `write_errors()`: a refused write (a full disk, a read-only or
+    foreign folder) says it could not write `output` and what is `kept`; any other (a file that
+    does not read whole) is given in its own words and file."""
+    import errno
+
+    if isinstance(error, OSError) and errno.errorcode.get(error.errno) not in WRITE_ERRNOS:
+        return write_error(error)
+    return f"could not write {output}: {write_error(error)}; {kept}"
+
+
 def write_error(error):
     """Why a write failed, in the system's words: "No space left on device" (an OSError's reason and
     file; TensorFlow's save errors end in the reason after the temporary file's name)."""

@@ -29,6 +29,7 @@ from pipelines.tokenizer import Tokenizer
 
 # What the tool writes in --output_dir: the shards and its report. albert_act.artifacts lists them too.
 STATS_JSON, STATS_MD = "stats.json", "stats.md"
+INCOMPLETE = "_incomplete"  # the shards being written, moved out when all are whole
 
 
 def read_documents(files, skip_invalid_utf8=False, invalid_lines=None):
@@ -153,7 +154,12 @@ def create_pretraining_data(
                 f"{output_dir} already holds {len(existing)} shard(s) (e.g. {os.path.basename(existing[0])}); "
                 "choose a new directory or delete them"
             )
-    staging = os.path.join(output_dir, "_incomplete")
+        others = sorted(name for name in text_files.listdir(output_dir)
+                        if not name.startswith(".") and name not in (STATS_JSON, STATS_MD, INCOMPLETE))
+        if others:  # a run, an export, the corpus itself: the shards would be written among them
+            raise ValueError(f"--output_dir {output_dir} holds other files ({', '.join(others[:5])}); write the "
+                             "records to a new or empty directory")
+    staging = os.path.join(output_dir, INCOMPLETE)
     if text_files.exists(staging):
         text_files.rmtree(staging)  # left by a crashed run: never complete
     text_files.makedirs(staging)
@@ -230,6 +236,14 @@ def _progress_bar(enabled):
     return tqdm(unit=" docs", disable=None if enabled else True, mininterval=1.0, file=sys.stderr)
 
 
+def vocab_fingerprint(model_proto):
+    """What stats.json records of the vocabulary the records were made with: the SHA-256 of its
+    SentencePiece model, so that a reader with another vocabulary of the same size is caught."""
+    import hashlib
+
+    return hashlib.sha256(model_proto).hexdigest()
+
+
 def _report(stats, invalid_lines, config, files, vocab, num_shards, eval_fraction, workers, seconds):
     masked = stats["masked_tokens"]
     spans = {n: stats[f"ngram_{n}"] for n in range(1, config.max_ngram + 1)}
@@ -238,6 +252,7 @@ def _report(stats, invalid_lines, config, files, vocab, num_shards, eval_fractio
     return {
         "inputs": files,
         "vocab": vocab,
+        "vocab_sha256": vocab_fingerprint(Tokenizer.from_file(vocab).model_proto),
         "config": {**vars(config), "num_shards": num_shards, "eval_fraction": eval_fraction},
         "documents": {"total": stats["documents"], "train": stats["train_documents"], "eval": stats["eval_documents"]},
         "sentences": stats["sentences"],

@@ -10,6 +10,9 @@ Each element is `(inputs, labels)`:
         lambda context: make_pretraining_dataset(pattern, 4096, input_context=context))
 """
 
+import json
+import os
+
 import tensorflow as tf
 
 from google.protobuf.message import DecodeError
@@ -71,6 +74,28 @@ def check_records(path, vocabulary, max_length, sample_records=2000):
                 raise ValueError(f"{path}: {key} holds token id {top}, outside the model's vocabulary of "
                                  f"{vocabulary} (was the data made with another vocabulary?)")
     return seq, predictions
+
+
+def check_records_vocabulary(path, model_proto, vocab_name):
+    """ValueError when the data tool's stats.json beside the shard `path` says it was made with
+    another vocabulary than `model_proto` (`vocab_name`, for the message): its ids would mean other
+    pieces, even where they fit the model's vocabulary size. Records without that stats.json, or
+    made before it recorded the vocabulary's fingerprint, pass."""
+    from pipelines.create_pretraining_data import STATS_JSON, vocab_fingerprint
+
+    stats_path = os.path.join(os.path.dirname(path), STATS_JSON)
+    if not text_files.exists(stats_path):
+        return
+    try:
+        with text_files.open_binary(stats_path) as f:
+            stats = json.loads(f.read())
+        recorded = stats.get("vocab_sha256")
+    except (ValueError, AttributeError):
+        return  # not the data tool's report
+    if recorded and recorded != vocab_fingerprint(model_proto):
+        raise ValueError(f"{path}: made with another vocabulary ({stats.get('vocab')}, per {stats_path}) than the "
+                         f"model's ({vocab_name}): its ids would mean other pieces; make the records with the model's "
+                         "vocabulary")
 
 
 def parse_examples(serialized, seq_length, max_predictions):

@@ -46,6 +46,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     cli.check_flags(args, {"vocab_size": "int>=1", "max_sentences": "int>=1", "threads": "int>=1", "seed": "int>=0"})
     try:
+        if args.output.endswith(("/", os.sep)) or text_files.isdir(args.output):
+            raise ValueError(f"--output {args.output} is a directory; --output is a file prefix, e.g. "
+                             f"{os.path.join(args.output, 'vocab')} (writes vocab.model and vocab.vocab there)")
         if not text_files.is_remote(args.output):
             outputs.check_dir_target(os.path.dirname(os.path.abspath(args.output)), "--output")
         existing = [p for p in (args.output + ".model", args.output + ".vocab") if text_files.exists(p)]
@@ -59,8 +62,8 @@ def main(argv=None):
     except ValueError as error:
         sys.exit(f"error: {error}")
     except cli.write_errors() as error:
-        sys.exit(f"error: could not write {args.output}.model/.vocab: {cli.write_error(error)}; a vocabulary "
-                 "there before is intact")
+        kept = "a vocabulary there before is intact"
+        sys.exit(f"error: {cli.io_failure(error, args.output + '.model/.vocab', kept)}")
     except KeyboardInterrupt:
         cli.stopped("the vocabulary was not trained; re-run the same command")
     print(f"wrote {args.output}.model ({tokenizer.vocabulary_size} pieces) and {args.output}.vocab")

@@ -311,6 +311,21 @@ CASES += [
      r"--vocab_size \d+ or more", []),
     ("submission-models-is-a-model", SUBMIT.replace("{tmp}/empty_models", "{export}"), 1,
      r"--models .*export/1 is itself a model \(an export or a fine-tuning dir\)", []),
+    # --- round four, after the fixes of round three --------------------------------------------------
+    ("pretrain-model-dir-is-an-export", PRETRAIN.replace("{tmp}/new_run", "{export}"), 1,
+     r"--model_dir .*export/1 holds other files \(assets, fingerprint.pb, saved_model.pb, variables\) and no run "
+     r"\(config.json\)", ["{export}"]),
+    ("data-output-is-a-run", DATA.replace("{tmp}/records", "{run}") + " --input {corpus}", 1,
+     r"--output_dir .*run holds other files \(checkpoints, config.json, .*\); write the records to a new or empty "
+     r"directory", ["{run}"]),
+    ("tokenizer-output-a-directory", TOKENIZER.replace("{tmp}/v", "{notes_dir}/"), 1,
+     r"--output .*notes_dir/ is a directory; --output is a file prefix, e.g. .*notes_dir/vocab", ["{notes_dir}"]),
+    ("analyze-records-of-another-vocabulary", ANALYZE + " --records {other_vocab}/eval.tfrecord", 1,
+     r"other_vocab/eval.tfrecord: made with another vocabulary \(wiki.model, per .*stats.json\) than the model's",
+     []),
+    ("pretrain-records-of-another-vocabulary", PRETRAIN.replace("{train}", "{other_vocab}/eval.tfrecord") +
+     " --vocab {vocab}", 1, r"other_vocab/eval.tfrecord: made with another vocabulary \(wiki.model, .*\) than the "
+     r"model's \(.*vocab.model\)", []),
 ]
 HELD = ("held_run", "held_ft", "held_export/1", "held_records")  # locked by this process for the cases above
 
@@ -358,6 +373,9 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     (root / "no_config_run").mkdir()  # a run whose config.json was lost
     shutil.copytree(Path(tiny_run[0]) / "checkpoints", root / "no_config_run" / "checkpoints")
     shutil.copy(vocab, root / "old_vocab.model")
+    (root / "other_vocab").mkdir()  # a shard whose stats.json names another vocabulary of the same size
+    shutil.copy(sorted(Path(records[1]).parent.glob(Path(records[1]).name))[0], root / "other_vocab" / "eval.tfrecord")
+    (root / "other_vocab" / "stats.json").write_text(json.dumps({"vocab": "wiki.model", "vocab_sha256": "0" * 64}))
     (root / "old_vocab.vocab").write_text("<pad>\t0\n")
     locks = [outputs.DirectoryLock(root / name, "test").acquire() for name in HELD]
     yield {"tmp": root, "run": run, "export": export, "train": records[0], "eval": records[1], "vocab": vocab,
@@ -369,7 +387,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
             "utf16_txt": root / "utf16.txt", "no_config_run": root / "no_config_run", "old_vocab": root / "old_vocab",
-            "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name}
+            "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name,
+            "other_vocab": root / "other_vocab"}
     for lock in locks:
         lock.release()
 

@@ -119,3 +119,25 @@ def test_sizes_that_do_not_fit_are_named(tiny_run, tmp_path):
     with pytest.raises(ValueError, match=r"export: encoder/transformer_block_0/intermediate/kernel has shape \(32, 64\), "
                                          r"the model needs \(32, 128\)"):
         Source.open(str(export)).backbone()
+
+
+def test_a_truncated_weights_file_is_named(tiny_run, tmp_path):
+    """A fine-tuning dir whose classifier.weights.h5 was cut short: export, analyze and finetune --init
+    named no file ('could not write' after the full-disk change); now the file and HDF5's reason."""
+    from albert_act.model.classifier import AlbertActClassifier
+
+    classifier = AlbertActClassifier(Source.open(tiny_run[0]).backbone()[0], num_classes=2)
+    folder = tmp_path / "ft"
+    folder.mkdir()
+    artifacts.write_json(str(folder / artifacts.FINETUNED_INFO), {
+        "kind": "classifier", "task": "rte", "labels": ["entailment", "not_entailment"], "pair": True,
+        "max_seq_length": 64, "num_classes": classifier.num_classes, "dropout": 0.0,
+        "backbone": classifier.backbone.get_config()})
+    (folder / artifacts.VOCAB).write_bytes((Path(tiny_run[0]) / artifacts.VOCAB).read_bytes())
+    classifier.save_weights(str(folder / artifacts.WEIGHTS))
+    assert Source.open(str(folder)).classifier(dropout=0.0).num_classes == classifier.num_classes  # whole: reads
+    whole = (folder / artifacts.WEIGHTS).read_bytes()
+    (folder / artifacts.WEIGHTS).write_bytes(whole[:1000])
+    with pytest.raises(ValueError, match=r"ft/classifier.weights.h5: not a readable Keras weights file \(.*truncated "
+                                         r"file: eof = 1000"):
+        Source.open(str(folder)).classifier(dropout=0.0)

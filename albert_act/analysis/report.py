@@ -15,7 +15,7 @@ from albert_act.analysis import depth, plots
 from albert_act.analysis.token_types import markdown_table
 from albert_act.model.source import Source
 from pipelines import outputs, probing, synthetic_corpus, text_files
-from pipelines.pretraining_dataset import check_records, non_empty, record_files
+from pipelines.pretraining_dataset import check_records, check_records_vocabulary, non_empty, record_files
 
 MODES = ("token-types", "dependencies", "fixed-point", "report")
 
@@ -52,6 +52,7 @@ def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, 
         records = non_empty(files) or files[:1]  # an empty shard holds nothing; all empty: the first is named
         for path in records:
             check_records(path, backbone.vocabulary_size, backbone.max_sequence_length)
+            check_records_vocabulary(path, tokenizer.model_proto, vocab or f"{init}'s vocabulary")
     infer = depth.inference(backbone, strategy, jit_compile)
     # Written in a staging dir beside the output and moved in whole: Ctrl-C, a crash or a full
     # disk leave the previous analysis as it was.

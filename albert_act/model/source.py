@@ -256,7 +256,10 @@ class Source:
         weights = os.path.join(self.path, WEIGHTS)
         if not tf.io.gfile.exists(weights):
             raise ValueError(f"{self.path}: no {WEIGHTS} (fine-tuning did not finish an epoch)")
-        model.load_weights(weights)
+        try:
+            model.load_weights(weights)
+        except OSError as error:  # HDF5: a truncated or foreign file
+            raise ValueError(f"{weights}: not a readable Keras weights file ({error})") from None
         return model
 
 

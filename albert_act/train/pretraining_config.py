@@ -15,7 +15,7 @@ from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.halting import TRAINING_EXECUTIONS
 from albert_act.model.presets import get_preset
 from pipelines import checks, text_files
-from pipelines.pretraining_dataset import check_records, record_files
+from pipelines.pretraining_dataset import check_records, check_records_vocabulary, record_files
 from pipelines.tokenizer import Tokenizer
 
 # Preset update counts that scale with --steps when only --steps is given.
@@ -182,8 +182,11 @@ def check_inputs(config, replicas, sample_records=2000):
     backbone = config.backbone_config()
     vocabulary, length = backbone["vocabulary_size"], backbone["max_sequence_length"]
     shapes = {}
+    proto = tf.io.gfile.GFile(config.vocab, "rb").read() if config.vocab else None
     for path in train_files + eval_files:
         shapes[path] = check_records(path, vocabulary, length, sample_records)
+        if proto is not None:
+            check_records_vocabulary(path, proto, os.path.basename(config.vocab))
     if len(set(shapes.values())) > 1:
         raise ValueError(f"files differ in (sequence length, predictions): {shapes}")
     _check_model_dir(config)
@@ -219,6 +222,11 @@ def _check_model_dir(config):
         if checkpoints:
             raise ValueError(f"{config.model_dir} holds checkpoints but no {artifacts.CONFIG}, so the settings they "
                              f"were trained with are unknown; put its {artifacts.CONFIG} back, or use a new --model_dir")
+        others = sorted(e.rstrip("/") for e in tf.io.gfile.listdir(config.model_dir) if not e.startswith(".")) \
+            if tf.io.gfile.isdir(config.model_dir) else []
+        if others:  # an export, a fine-tuning dir, data, someone's files: a run would be written among them
+            raise ValueError(f"--model_dir {config.model_dir} holds other files ({', '.join(others[:5])}) and no run "
+                             f"({artifacts.CONFIG}); pre-train into a new or empty dir, or a run dir to resume it")
         return
     previous = artifacts.read_json(path)
     current = config_record(config)
