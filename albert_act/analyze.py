@@ -35,11 +35,13 @@ def main(argv=None):
     parser.add_argument("--keep_subtypes", action="store_true", help="keep nmod:poss apart from nmod")
     parser.add_argument("--max_batches", type=int, default=None, help="limit the TFRecord batches read")
     parser.add_argument("--output_dir", default=None, help="default: runs/analysis/<mode>")
+    parser.add_argument("--overwrite", action="store_true", help="replace an earlier analysis in --output_dir")
     distribution.add_arguments(parser)
     args = parser.parse_args(argv)
     cli.check_flags(args, {"documents": "int>=1", "max_batches": "int>=1"})
     args.output_dir = args.output_dir or os.path.join(REPO, "runs", "analysis", args.mode)
     try:
+        report.check_output_dir(args.output_dir, args.overwrite)
         sections = report.run_analyses(args.mode, args.init, args.output_dir, args.vocab, args.records, args.parsed,
                                        args.documents, args.keep_subtypes, args.max_batches, args.strategy,
                                        args.precision, args.jit_compile)

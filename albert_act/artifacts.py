@@ -113,11 +113,11 @@ def check_export_target(export_dir, overwrite=False, source=None):
         raise ValueError(f"{export_dir} exists; choose a new version number (e.g. .../2) or pass --overwrite")
 
 
-def check_finetuning_target(output_dir):
+def check_finetuning_target(output_dir, overwrite=True):
     """Refuses, before any model is loaded, to fine-tune into a dir that holds something else: a
     missing or empty dir is fine, and so is an earlier fine-tuning or grid dir (only what
-    fine-tuning writes), whose results the new run replaces; a pre-training run or a dir of other
-    files (the GLUE data, say) never is."""
+    fine-tuning writes) that did not finish; one that did (results.json) is replaced only with
+    `overwrite`; a pre-training run or a dir of other files (the GLUE data, say) never is."""
     outputs.check_dir_target(output_dir, "--output_dir")
     if not tf.io.gfile.exists(output_dir):
         return
@@ -128,6 +128,9 @@ def check_finetuning_target(output_dir):
     if others:
         raise ValueError(f"--output_dir {output_dir} holds other files ({', '.join(others[:5])}); fine-tune into a "
                          "new or empty dir, or an earlier fine-tuning dir")
+    if RESULTS in entries and not overwrite:
+        raise ValueError(f"--output_dir {output_dir} holds a finished fine-tuning ({RESULTS}); pass --overwrite to "
+                         "replace it, or choose another --output_dir")
 
 
 def check_huggingface_target(output, overwrite=False):

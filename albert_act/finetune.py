@@ -43,6 +43,7 @@ def main(argv=None):
                         help="initial bias of a new halting unit (default 0, the authors')")
     parser.add_argument("--output_dir", default=None, help="default: runs/finetune/<task>")
     parser.add_argument("--vocab", default=None, help="default: vocab.model inside --init")
+    parser.add_argument("--overwrite", action="store_true", help="replace a finished fine-tuning in --output_dir")
     parser.add_argument("--learning_rate", type=float, default=3e-5)
     parser.add_argument("--batch_size", type=int, default=32)
     parser.add_argument("--epochs", type=int, default=3)
@@ -63,7 +64,7 @@ def main(argv=None):
 
     output_dir = args.output_dir or os.path.join(REPO, "runs", "finetune", args.task.lower())
     try:
-        artifacts.check_finetuning_target(output_dir)
+        artifacts.check_finetuning_target(output_dir, args.overwrite)
     except ValueError as error:
         sys.exit(f"error: {error}")
     common = dict(ponder_cost_weight=args.tau, max_seq_length=args.max_seq_length, vocab=args.vocab,

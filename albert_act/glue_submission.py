@@ -29,6 +29,7 @@ def main(argv=None):
     parser.add_argument("--data_dir", required=True, help="glue_data folder (CoLA/, SST-2/, ..., diagnostic/)")
     parser.add_argument("--output", default=os.path.join(REPO, "runs", "submission.zip"))
     parser.add_argument("--allow_partial", action="store_true", help="write a zip without the missing tasks")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing --output zip")
     args = parser.parse_args(argv)
     from albert_act.serve.submission import SUBMISSION, build_submission
 
@@ -63,6 +64,8 @@ def check_paths(args):
                          "sst-2/, ...)")
     if os.path.isdir(args.output):
         raise ValueError(f"--output {args.output} is a directory; give the zip file's path (e.g. {args.output}/submission.zip)")
+    if os.path.exists(args.output) and not args.overwrite:
+        raise ValueError(f"--output {args.output} exists; pass --overwrite to replace it, or choose another name")
     if not args.output.endswith(".zip"):
         raise ValueError(f"--output {args.output}: the GLUE server takes a .zip file; name it ....zip")
     outputs.check_dir_target(os.path.dirname(os.path.abspath(args.output)), "--output")

@@ -326,6 +326,13 @@ CASES += [
     ("pretrain-records-of-another-vocabulary", PRETRAIN.replace("{train}", "{other_vocab}/eval.tfrecord") +
      " --vocab {vocab}", 1, r"other_vocab/eval.tfrecord: made with another vocabulary \(wiki.model, .*\) than the "
      r"model's \(.*vocab.model\)", []),
+    # --- an existing output is replaced only with --overwrite ------------------------------------------
+    ("analyze-over-an-earlier-analysis", ANALYZE.replace("{tmp}/a", "{earlier}/analysis"), 1,
+     r"--output_dir .*analysis holds an earlier analysis \(report.md\); pass --overwrite", ["{earlier}/analysis"]),
+    ("finetune-over-a-finished-one", FINETUNE.replace("{tmp}/ft", "{earlier}/ft") + " --task rte --data_dir {rte}", 1,
+     r"--output_dir .*ft holds a finished fine-tuning \(results.json\); pass --overwrite", ["{earlier}/ft"]),
+    ("submission-over-a-zip", SUBMIT.replace("{tmp}/s.zip", "{earlier}/s.zip"), 1,
+     r"--output .*s.zip exists; pass --overwrite", ["{earlier}/s.zip"]),
 ]
 HELD = ("held_run", "held_ft", "held_export/1", "held_records")  # locked by this process for the cases above
 
@@ -373,6 +380,10 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     (root / "no_config_run").mkdir()  # a run whose config.json was lost
     shutil.copytree(Path(tiny_run[0]) / "checkpoints", root / "no_config_run" / "checkpoints")
     shutil.copy(vocab, root / "old_vocab.model")
+    for name, text in (("analysis/report.md", "# an earlier report\n"), ("ft/results.json", "{}"),
+                       ("ft/classifier.json", "{}"), ("s.zip", "an earlier zip")):
+        (root / "earlier" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "earlier" / name).write_text(text)
     (root / "other_vocab").mkdir()  # a shard whose stats.json names another vocabulary of the same size
     shutil.copy(sorted(Path(records[1]).parent.glob(Path(records[1]).name))[0], root / "other_vocab" / "eval.tfrecord")
     (root / "other_vocab" / "stats.json").write_text(json.dumps({"vocab": "wiki.model", "vocab_sha256": "0" * 64}))
@@ -388,7 +399,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
             "utf16_txt": root / "utf16.txt", "no_config_run": root / "no_config_run", "old_vocab": root / "old_vocab",
             "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name,
-            "other_vocab": root / "other_vocab"}
+            "other_vocab": root / "other_vocab", "earlier": root / "earlier"}
     for lock in locks:
         lock.release()
 

@@ -25,14 +25,20 @@ ANALYSIS_FILES = {f"{name}.{ext}" for name in ("token_types", "dependencies", "f
 ANALYSIS_FILES |= {"token_type_histograms.png", "token_types_heatmap.png", "dependencies_heatmap.png", "report.md"}
 
 
-def check_output_dir(output_dir):
-    """Before any model loads: an --output_dir that is new, empty or holds an earlier analysis."""
+def check_output_dir(output_dir, overwrite=True):
+    """Before any model loads: an --output_dir that is new, empty or holds an earlier analysis (which
+    the command line replaces only with --overwrite)."""
     outputs.check_dir_target(output_dir, "--output_dir")
     if os.path.isdir(output_dir):
-        others = sorted(set(os.listdir(output_dir)) - ANALYSIS_FILES)
+        entries = {e for e in os.listdir(output_dir) if not e.startswith(".")}
+        others = sorted(entries - ANALYSIS_FILES)
         if others:
             raise ValueError(f"--output_dir {output_dir} holds other files ({', '.join(others[:5])}); an analysis "
                              "replaces its dir whole: choose a new or empty one")
+        if entries and not overwrite:
+            raise ValueError(f"--output_dir {output_dir} holds an earlier analysis ({', '.join(sorted(entries)[:3])}"
+                             f"{', ...' if len(entries) > 3 else ''}); pass --overwrite to replace it, or choose "
+                             "another --output_dir")
 
 
 def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, documents=500, keep_subtypes=False,
