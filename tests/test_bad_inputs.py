@@ -333,6 +333,14 @@ CASES += [
      r"--output_dir .*ft holds a finished fine-tuning \(results.json\); pass --overwrite", ["{earlier}/ft"]),
     ("submission-over-a-zip", SUBMIT.replace("{tmp}/s.zip", "{earlier}/s.zip"), 1,
      r"--output .*s.zip exists; pass --overwrite", ["{earlier}/s.zip"]),
+    # --- round five: another vocabulary of the same size (two pieces swapped) -------------------------
+    ("finetune-another-vocabulary-of-the-same-size", FINETUNE + " --task rte --data_dir {rte} --vocab {swapped}", 1,
+     r"--vocab .*swapped.model is not the vocabulary .*run was trained with \(.*run/vocab.model\)", []),
+    ("export-another-vocabulary-of-the-same-size", EXPORT + " --vocab {swapped}", 1,
+     r"--vocab .*swapped.model is not the vocabulary .*run was trained with", []),
+    ("pretrain-resume-with-another-vocabulary", PRETRAIN.replace("{tmp}/new_run", "{run}") + " --vocab {swapped}", 1,
+     r"made with another vocabulary \(.*vocab.model, per .*stats.json\) than the model's \(swapped.model\)",
+     ["{run}/vocab.model"]),
 ]
 HELD = ("held_run", "held_ft", "held_export/1", "held_records")  # locked by this process for the cases above
 
@@ -384,6 +392,11 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                        ("ft/classifier.json", "{}"), ("s.zip", "an earlier zip")):
         (root / "earlier" / name).parent.mkdir(parents=True, exist_ok=True)
         (root / "earlier" / name).write_text(text)
+    from sentencepiece import sentencepiece_model_pb2
+
+    proto = sentencepiece_model_pb2.ModelProto.FromString(vocab.read_bytes())
+    proto.pieces[10].piece, proto.pieces[11].piece = proto.pieces[11].piece, proto.pieces[10].piece
+    (root / "swapped.model").write_bytes(proto.SerializeToString())
     (root / "other_vocab").mkdir()  # a shard whose stats.json names another vocabulary of the same size
     shutil.copy(sorted(Path(records[1]).parent.glob(Path(records[1]).name))[0], root / "other_vocab" / "eval.tfrecord")
     (root / "other_vocab" / "stats.json").write_text(json.dumps({"vocab": "wiki.model", "vocab_sha256": "0" * 64}))
@@ -399,7 +412,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
             "utf16_txt": root / "utf16.txt", "no_config_run": root / "no_config_run", "old_vocab": root / "old_vocab",
             "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name,
-            "other_vocab": root / "other_vocab", "earlier": root / "earlier"}
+            "other_vocab": root / "other_vocab", "earlier": root / "earlier", "swapped": root / "swapped.model"}
     for lock in locks:
         lock.release()
 

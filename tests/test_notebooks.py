@@ -62,5 +62,5 @@ def test_runs_end_to_end_in_smoke_mode(name, smoke_dir, monkeypatch, request):
         assert (smoke_dir / "finetune" / "submission.zip").exists() and "written: ['STS-B.tsv', 'RTE.tsv']" in text
         assert "('[CLS]'," in text  # tokens paired with their iterations
     if name == "analyze_depth":
-        assert (smoke_dir / "analysis" / "sentence.png").exists() and (smoke_dir / "analysis" / "report.md").exists()
+        assert (smoke_dir / "analysis" / "sentence.png").exists() and (smoke_dir / "analysis" / "report" / "report.md").exists()
         assert "('[CLS]'," in text and "## Iterations per token type" in text

@@ -221,6 +221,11 @@ def test_a_model_dir_keeps_its_config_only_while_it_holds_checkpoints(records, t
     (tmp_path / "checkpoints" / "ckpt-2.index").write_bytes(b"")
     with pytest.raises(ValueError, match=r"holds a run with another config \(learning_rate: inf there"):
         _check_model_dir(config)
+    (tmp_path / "vocab.model").write_bytes(b"the run's own")  # resuming with another vocabulary of the same size
+    (tmp_path / "other.model").write_bytes(b"another one")
+    with pytest.raises(ValueError, match=r"--vocab .*other.model is not the vocabulary .* was trained with "
+                                         r"\(.*vocab.model\); resume with that one"):
+        _check_model_dir(dataclasses.replace(config, vocab=str(tmp_path / "other.model")))
     (tmp_path / "config.json").unlink()
     with pytest.raises(ValueError, match=r"holds checkpoints but no config.json, so the settings they were trained "
                                          r"with are unknown"):

@@ -71,6 +71,11 @@ def kind_of(path):
                      f"or keras-hub ({KERAS_HUB_CONFIG} + {KERAS_HUB_WEIGHTS})")
 
 
+def _read(path):
+    with tf.io.gfile.GFile(path, "rb") as f:
+        return f.read()
+
+
 def _run_holding(path):
     """The pre-training run whose checkpoints/ folder is `path` or holds it (one checkpoint), or None."""
     folder = str(path).rstrip("/")
@@ -173,7 +178,8 @@ class Source:
         return {v.name.removesuffix(":0"): v.numpy() for v in loaded.variables}
 
     def tokenizer(self, vocab=None):
-        """The vocabulary given (a file), or the source's own; its size must be the model's."""
+        """The vocabulary given (a file), or the source's own; its size must be the model's, and a file
+        given where the source has its own must be that one (same size, other pieces: other ids)."""
         if vocab and not tf.io.gfile.exists(vocab):
             raise ValueError(f"--vocab {vocab}: no such file (the SentencePiece model of pre-training)")
         found = vocab or self.vocab
@@ -184,6 +190,9 @@ class Source:
         rows = self.info["backbone"]["vocabulary_size"]
         if tokenizer.vocabulary_size != rows:
             raise ValueError(f"{found} has {tokenizer.vocabulary_size} pieces, the model {rows}")
+        if vocab and self.vocab and _read(vocab) != _read(self.vocab):
+            raise ValueError(f"--vocab {vocab} is not the vocabulary {self.path} was trained with ({self.vocab}): its "
+                             "ids would mean other pieces; leave --vocab out to use the model's own")
         return tokenizer
 
     def backbone_values(self, halting=None, max_iterations=None):

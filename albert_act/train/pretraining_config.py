@@ -228,6 +228,11 @@ def _check_model_dir(config):
             raise ValueError(f"--model_dir {config.model_dir} holds other files ({', '.join(others[:5])}) and no run "
                              f"({artifacts.CONFIG}); pre-train into a new or empty dir, or a run dir to resume it")
         return
+    own_vocab = os.path.join(config.model_dir, artifacts.VOCAB)
+    if checkpoints and config.vocab and tf.io.gfile.exists(own_vocab) and \
+            tf.io.gfile.GFile(own_vocab, "rb").read() != tf.io.gfile.GFile(config.vocab, "rb").read():
+        raise ValueError(f"--vocab {config.vocab} is not the vocabulary {config.model_dir} was trained with "
+                         f"({own_vocab}); resume with that one, or use a new --model_dir")
     previous = artifacts.read_json(path)
     current = config_record(config)
     differing = sorted(k for k in set(previous) | set(current)
