@@ -88,29 +88,30 @@ def same_path(a, b):
     return norm(a) == norm(b)
 
 
-def check_export_target(export_dir, overwrite=False, source=None):
+def check_export_target(export_dir, overwrite=False, source=None, flag="--output"):
     """Refuses, before any model is loaded, to write an export where it would destroy something.
 
     An empty or missing dir is fine. An existing SavedModel is replaced only with `overwrite`.
     Never replaced: `source` itself (the checkpoint being exported), a pre-training run, a
-    fine-tuning dir, or a dir holding anything a SavedModel does not.
+    fine-tuning dir, or a dir holding anything a SavedModel does not. `flag` names the export dir
+    in the messages (pre-training's is --export_dir).
     """
     if source is not None and same_path(export_dir, source):
-        raise ValueError(f"{export_dir} is the --checkpoint being exported; write the export to another dir")
-    outputs.check_dir_target(export_dir, "--output")
+        raise ValueError(f"{flag} {export_dir} is the --checkpoint being exported; write the export to another dir")
+    outputs.check_dir_target(export_dir, flag)
     if not tf.io.gfile.exists(export_dir) or not tf.io.gfile.listdir(export_dir):
         return
     entries = sorted(e.rstrip("/") for e in tf.io.gfile.listdir(export_dir))
     for kind, marker in (("a pre-training run", CONFIG), ("a fine-tuning dir", FINETUNED_INFO)):
         if marker in entries:
-            raise ValueError(f"{export_dir} holds {kind} ({marker}); --overwrite replaces only a SavedModel, "
-                             "so choose another --output")
+            raise ValueError(f"{flag} {export_dir} holds {kind} ({marker}); --overwrite replaces only a SavedModel, "
+                             f"so choose another {flag}")
     others = [e for e in entries if e not in SAVED_MODEL_ENTRIES]
     if others:
-        raise ValueError(f"{export_dir} holds other files ({', '.join(others[:5])}); --overwrite replaces only a "
-                         "SavedModel, so choose another --output")
+        raise ValueError(f"{flag} {export_dir} holds other files ({', '.join(others[:5])}); --overwrite replaces only "
+                         f"a SavedModel, so choose another {flag}")
     if not overwrite:
-        raise ValueError(f"{export_dir} exists; choose a new version number (e.g. .../2) or pass --overwrite")
+        raise ValueError(f"{flag} {export_dir} exists; choose a new version number (e.g. .../2) or pass --overwrite")
 
 
 def check_finetuning_target(output_dir, overwrite=True):

@@ -144,7 +144,8 @@ CASES = [
     ("pretrain-export-over-a-run", PRETRAIN.replace(" --no_export", " --export_dir {run} --vocab {vocab}"),
      1, r"run holds a pre-training run \(config.json\)", ["{run}"]),
     ("pretrain-export-over-other-files", PRETRAIN.replace(" --no_export", " --export_dir {notes_dir} --vocab {vocab}"),
-     1, r"notes_dir holds other files \(notes.txt\)", ["{notes_dir}"]),
+     1, r"--export_dir .*notes_dir holds other files \(notes.txt\); --overwrite replaces only a SavedModel, so "
+        r"choose another --export_dir", ["{notes_dir}"]),
     ("huggingface-export-over-a-file", "albert_act.export --checkpoint {run} --kind pretraining --format huggingface "
      "--output {notes_dir}/notes.txt", 1, r"notes.txt is a file", ["{notes_dir}"]),
     ("huggingface-export-over-a-savedmodel", "albert_act.export --checkpoint {run} --kind pretraining --format huggingface "

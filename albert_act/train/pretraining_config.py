@@ -209,7 +209,7 @@ def _check_export_dir(config):
         raise ValueError(f"--export_dir {config.export_dir} holds the export of another run ({earlier}); pass "
                          "--overwrite to replace it, or give another --export_dir (e.g. a new version number)")
     artifacts.check_export_target(config.export_dir, overwrite=True if ours else config.overwrite_export,
-                                  source=config.model_dir)
+                                  source=config.model_dir, flag="--export_dir")
 
 
 def _check_model_dir(config):
