@@ -26,7 +26,7 @@ import os
 
 import tensorflow as tf
 
-from pipelines import outputs
+from pipelines import outputs, text_files
 from pipelines.create_pretraining_data import STATS_JSON  # noqa: F401  (the data tool's report)
 
 CONFIG = "config.json"
@@ -122,7 +122,7 @@ def check_finetuning_target(output_dir, overwrite=True):
     outputs.check_dir_target(output_dir, "--output_dir")
     if not tf.io.gfile.exists(output_dir):
         return
-    entries = sorted(e.rstrip("/") for e in tf.io.gfile.listdir(output_dir) if not e.startswith("."))
+    entries = text_files.visible_entries(output_dir)
     if CONFIG in entries:
         raise ValueError(f"--output_dir {output_dir} holds a pre-training run ({CONFIG}); fine-tune into another dir")
     others = [e for e in entries if e not in FINETUNING_ENTRIES]

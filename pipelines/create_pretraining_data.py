@@ -154,8 +154,8 @@ def create_pretraining_data(
                 f"{output_dir} already holds {len(existing)} shard(s) (e.g. {os.path.basename(existing[0])}); "
                 "choose a new directory or delete them"
             )
-        others = sorted(name for name in text_files.listdir(output_dir)
-                        if not name.startswith(".") and name not in (STATS_JSON, STATS_MD, INCOMPLETE))
+        others = [name for name in text_files.visible_entries(output_dir)
+                  if name not in (STATS_JSON, STATS_MD, INCOMPLETE)]
         if others:  # a run, an export, the corpus itself: the shards would be written among them
             raise ValueError(f"--output_dir {output_dir} holds other files ({', '.join(others[:5])}); write the "
                              "records to a new or empty directory")

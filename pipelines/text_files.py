@@ -43,6 +43,14 @@ def listdir(path):
     return sorted(_gfile().listdir(path) if is_remote(path) else os.listdir(path))
 
 
+def visible_entries(path):
+    """The sorted names in the folder `path` (local or gs://) but hidden ones (locks, staging dirs,
+    partial files); [] when it is not a folder."""
+    if not isdir(path):
+        return []
+    return [name.rstrip("/") for name in listdir(path) if not name.startswith(".")]
+
+
 def isdir(path):
     return _gfile().isdir(path) if is_remote(path) else os.path.isdir(path)
 

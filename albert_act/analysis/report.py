@@ -30,7 +30,7 @@ def check_output_dir(output_dir, overwrite=True):
     the command line replaces only with --overwrite)."""
     outputs.check_dir_target(output_dir, "--output_dir")
     if os.path.isdir(output_dir):
-        entries = {e for e in os.listdir(output_dir) if not e.startswith(".")}
+        entries = set(text_files.visible_entries(output_dir))
         others = sorted(entries - ANALYSIS_FILES)
         if others:
             raise ValueError(f"--output_dir {output_dir} holds other files ({', '.join(others[:5])}); an analysis "

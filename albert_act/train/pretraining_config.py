@@ -222,8 +222,7 @@ def _check_model_dir(config):
         if checkpoints:
             raise ValueError(f"{config.model_dir} holds checkpoints but no {artifacts.CONFIG}, so the settings they "
                              f"were trained with are unknown; put its {artifacts.CONFIG} back, or use a new --model_dir")
-        others = sorted(e.rstrip("/") for e in tf.io.gfile.listdir(config.model_dir) if not e.startswith(".")) \
-            if tf.io.gfile.isdir(config.model_dir) else []
+        others = text_files.visible_entries(config.model_dir)
         if others:  # an export, a fine-tuning dir, data, someone's files: a run would be written among them
             raise ValueError(f"--model_dir {config.model_dir} holds other files ({', '.join(others[:5])}) and no run "
                              f"({artifacts.CONFIG}); pre-train into a new or empty dir, or a run dir to resume it")
