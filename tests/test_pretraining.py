@@ -83,6 +83,7 @@ def test_accumulation_equals_one_big_batch(records, tmp_path):
     assert max(np.abs(a - b).max() for a, b in zip(big, accumulated)) < 1e-6
 
 
+@pytest.mark.slow  # ~45 s; test_accumulation_equals_one_big_batch covers accumulation in the default run
 def test_accumulation_under_mirrored_strategy_on_two_cpus(records, tmp_path):
     script = textwrap.dedent(f"""
         import numpy as np, tensorflow as tf
