@@ -131,7 +131,11 @@ def run_child(args, length, halting, execution):
     command = [sys.executable, "-m", "benchmarks.pretrain_speed", "--child", "--length", str(length),
                "--halting", halting, "--execution", execution, "--runs", str(args.runs), "--batch", str(args.batch),
                "--shares", *args.shares] + (["--checkpoint", args.checkpoint] if args.checkpoint else [])
-    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+    print(f"(timing length {length}, {'fixed depth' if halting == 'none' else execution} ...)", file=sys.stderr, flush=True)
+    try:
+        done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=args.child_timeout)
+    except subprocess.TimeoutExpired:  # XLA's compile of `bucket`'s switch ran for over an hour on a 2-core CPU
+        return None
     if done.returncode:
         raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -157,6 +161,9 @@ def main():
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--checkpoint", default=os.path.join(REPO, "runs", "demo"),
                         help="the quick start's run dir, for the trained-depth rows (skipped if absent)")
+    parser.add_argument("--child_timeout", type=float, default=1200,
+                        help="seconds one (length, execution) process may take, compile included; past it, "
+                             "its rows say so and the table goes on")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--length", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--halting", help=argparse.SUPPRESS)
@@ -177,10 +184,16 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|")
     for length in args.lengths:
         fixed = run_child(args, length, "none", "static")
+        if fixed is None:
+            print(f"| {length} | fixed 6 | static | | not done within --child_timeout {args.child_timeout:g} s | | | | |")
+            continue
         base = fixed["fixed"]["seconds"]
         print(f"| {length} | fixed {6} | static | 6.00 | {base:.3f} | 1.00 | 1.00 | {fixed['peak_rss_mb']:.0f} | "
               f"{fixed['fixed']['first']:.0f} |", flush=True)
         results = {execution: run_child(args, length, "act", execution) for execution in args.executions}
+        for execution in [e for e, rows in results.items() if rows is None]:
+            print(f"| {length} | all | {execution} | | not done within --child_timeout {args.child_timeout:g} s | | | | |")
+        results = {execution: rows for execution, rows in results.items() if rows is not None}
         for depth in [*args.shares, "trained"]:
             for execution, rows in results.items():
                 if depth not in rows:
