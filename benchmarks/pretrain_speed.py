@@ -141,6 +141,10 @@ def run_child(args, length, halting, execution):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def not_done_row(args, length, depth, execution):
+    return f"| {length} | {depth} | {execution} | | not done within --child_timeout {args.child_timeout:g} s | | | | |"
+
+
 def cpu_model():
     try:
         with open("/proc/cpuinfo") as f:
@@ -185,14 +189,14 @@ def main():
     for length in args.lengths:
         fixed = run_child(args, length, "none", "static")
         if fixed is None:
-            print(f"| {length} | fixed 6 | static | | not done within --child_timeout {args.child_timeout:g} s | | | | |")
+            print(not_done_row(args, length, "fixed 6", "static"))
             continue
         base = fixed["fixed"]["seconds"]
         print(f"| {length} | fixed {6} | static | 6.00 | {base:.3f} | 1.00 | 1.00 | {fixed['peak_rss_mb']:.0f} | "
               f"{fixed['fixed']['first']:.0f} |", flush=True)
         results = {execution: run_child(args, length, "act", execution) for execution in args.executions}
         for execution in [e for e, rows in results.items() if rows is None]:
-            print(f"| {length} | all | {execution} | | not done within --child_timeout {args.child_timeout:g} s | | | | |")
+            print(not_done_row(args, length, "all", execution))
         results = {execution: rows for execution, rows in results.items() if rows is not None}
         for depth in [*args.shares, "trained"]:
             for execution, rows in results.items():
