@@ -31,6 +31,7 @@ from pipelines.create_pretraining_data import STATS_JSON  # noqa: F401  (the dat
 
 CONFIG = "config.json"
 CHECKPOINTS = "checkpoints"
+INPUT_POSITIONS = "input"  # a run of several input streams: input/stream-<k>/ckpt-<update>
 VOCAB = "vocab.model"
 EVALUATION = "evaluation.json"
 FINETUNED_INFO = "classifier.json"

@@ -67,6 +67,9 @@ def parse_args(argv=None):
                                multiworker=True)
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--deterministic", action="store_true", help="deterministic ops and data order")
+    parser.add_argument("--input_streams", type=int, default=None,
+                        help="input streams the global batch is read as, each from its share of the train files "
+                             "(default: the job's workers, one each; one process given N reads what N workers read)")
     parser.add_argument("--tau", type=_tau, default=None,
                         help="ponder-cost weight: a number, or 'auto' (tau x ponder cost = 10%% of MLM + SOP "
                              f"when the ponder cost switches on) ({preset_help})")
@@ -142,7 +145,7 @@ def interrupted_message(model_dir):
 
 
 FLAG_RULES = {"steps": "int>=1", "warmup_steps": "int>=0", "learning_rate": ">0", "global_batch_size": "int>=1",
-              "micro_batch_size": "int>=1", "seed": "int>=0", "ponder_warmup_start": "int>=0",
+              "micro_batch_size": "int>=1", "seed": "int>=0", "input_streams": "int>=1", "ponder_warmup_start": "int>=0",
               "ponder_warmup_steps": "int>=0", "checkpoint_every": "int>=1", "keep_checkpoints": "int>=1",
               "log_every": "int>=1", "eval_batches": "int>=1"}
 
@@ -175,7 +178,7 @@ def main(argv=None):
         steps=args.steps, warmup_steps=args.warmup_steps,
         learning_rate=args.learning_rate, global_batch_size=args.global_batch_size,
         micro_batch_size=args.micro_batch_size, strategy=args.strategy, precision=args.precision,
-        seed=args.seed, deterministic=args.deterministic, checkpoint_every=args.checkpoint_every,
+        seed=args.seed, deterministic=args.deterministic, input_streams=args.input_streams, checkpoint_every=args.checkpoint_every,
         keep_checkpoints=args.keep_checkpoints, log_every=args.log_every, eval_batches=args.eval_batches,
         export_dir=None if args.no_export else export_dir, overwrite_export=args.overwrite, vocab=vocab,
         init_from=args.init_from,

@@ -1,18 +1,20 @@
 """What pre-training's input costs per optimizer update: bytes sent to the replicas, and records
 parsed per worker.
 
-The loop iterates one checkpointable stream of serialized global batches
-(`pipelines.pretraining_dataset.serialized_batches`). Each worker parses only its share of every
-batch (`parse_share`) and sends each of its replicas only that replica's rows
-(`albert_act.distribution.distribute_rows`). Before issue 27, every worker parsed the whole
-global batch and every replica received all of it.
+The global batch is read as one input stream per worker
+(`pipelines.pretraining_dataset.serialized_batches`): worker i reads only stream i, its share of
+the files, and parses it; each replica is sent only its rows
+(`albert_act.distribution.distribute_rows`). Before issue 27, every worker read and parsed the
+whole global batch and every replica received all of it; then, for a while, every worker read
+every record and parsed only its share.
 
 Two tables:
 1. bytes sent to the replicas per update, for a v2-8 (8 replicas) at the paper's 4096 x 128 with
    20 predictions per sequence, computed from a real parsed batch of the record format (int32
    ids, float32 weights);
-2. measured here: records parsed, bytes read and parsed, and parse time per worker per update,
-   for 1 and 2 workers, on a TFRecord file of random records written to a temporary folder.
+2. measured here: records read and parsed, bytes read and parsed, and the time of one worker's
+   input (read, shuffle, parse) per update, for 1 and 2 workers, on four TFRecord files of
+   random records written to a temporary folder.
 
     python -m benchmarks.replica_input [--batch 4096] [--length 128] [--predictions 20] [--replicas 8]
         [--updates 20]
@@ -29,7 +31,7 @@ import numpy as np
 import tensorflow as tf
 
 from pipelines import tf_example
-from pipelines.pretraining_dataset import parse_examples, parse_share, serialized_batches
+from pipelines.pretraining_dataset import parse_examples, serialized_batches
 
 
 def _record(rng, length, predictions):
@@ -59,33 +61,45 @@ def replica_table(args, record):
           f"{rows / args.batch:.0f} B | 1.0 |")
 
 
+def _time_input(batches, parse, updates):
+    """(seconds per update, the last serialized batch, its parsed rows) of `updates` updates of
+    one worker's input: the next batch read and shuffled (prefetched in the background, as in
+    training), then parsed."""
+    serialized = next(batches)
+    parsed = parse(serialized)  # traced once
+    start = time.perf_counter()
+    for _ in range(updates):
+        serialized = next(batches)
+        parsed = parse(serialized)
+        tf.nest.flatten(parsed)[0].numpy()
+    return (time.perf_counter() - start) / updates, serialized, parsed
+
+
 def worker_table(args, folder):
     rng = np.random.default_rng(0)
-    path = os.path.join(folder, "records.tfrecord")
-    with tf.io.TFRecordWriter(path) as writer:
-        for _ in range(args.batch * 2):
-            writer.write(_record(rng, args.length, args.predictions))
-    print(f"\nmeasured per update on this machine, global batch {args.batch} x {args.length}, "
+    files = [os.path.join(folder, f"records-{k}.tfrecord") for k in range(4)]
+    for path in files:
+        with tf.io.TFRecordWriter(path) as writer:
+            for _ in range(args.batch // 2):
+                writer.write(_record(rng, args.length, args.predictions))
+    print(f"\nmeasured per update on this machine, global batch {args.batch} x {args.length}, {len(files)} files, "
           f"mean of {args.updates} updates\n")
-    print("| workers | records parsed per worker | serialized bytes read per worker | parsed bytes per worker "
-          "| parse time per worker (not the read) | ratio to 1 worker |")
-    print("|---|---|---|---|---|---|")
+    print("| workers | input of one worker | records read | serialized bytes read | records parsed | parsed bytes "
+          "| time per update (read + parse) | ratio to 1 worker |")
+    print("|---|---|---|---|---|---|---|---|")
+    half = args.batch // 2
+    runs = [(1, "the whole stream", 1, lambda s: parse_examples(s, args.length, args.predictions)),
+            (2, "every record, parses its half (before)", 1,
+             lambda s: parse_examples(s[:half], args.length, args.predictions)),
+            (2, "its own stream (now)", 2, lambda s: parse_examples(s, args.length, args.predictions))]
     baseline = None
-    for workers in (1, 2):
-        parse = tf.function(lambda s, index: parse_share(s, args.length, args.predictions, index, workers))
-        batches = iter(serialized_batches(path, args.batch, seed=0, deterministic=True))
-        serialized = next(batches)
-        parsed = parse(serialized, 0)  # traced once
-        seconds = 0.0
-        for _ in range(args.updates):
-            serialized = next(batches)
-            start = time.perf_counter()
-            parsed = parse(serialized, workers - 1)
-            parsed_count = int(tf.nest.flatten(parsed)[0].shape[0])
-            seconds += (time.perf_counter() - start) / args.updates
+    for workers, what, streams, parse in runs:
+        batches = iter(serialized_batches(files, args.batch, seed=0, streams=streams, stream=0))
+        seconds, serialized, parsed = _time_input(batches, tf.function(parse), args.updates)
         read = int(tf.reduce_sum(tf.strings.length(serialized)))
         baseline = baseline or seconds
-        print(f"| {workers} | {parsed_count} | {read / 2**20:.2f} MiB | {parsed_bytes(parsed) / 2**20:.2f} MiB | "
+        print(f"| {workers} | {what} | {int(serialized.shape[0])} | {read / 2**20:.2f} MiB | "
+              f"{int(tf.nest.flatten(parsed)[0].shape[0])} | {parsed_bytes(parsed) / 2**20:.2f} MiB | "
               f"{seconds * 1e3:.1f} ms | {seconds / baseline:.2f} |")
 
 

@@ -166,21 +166,22 @@ def make_pretraining_dataset(
     return dataset.prefetch(tf.data.AUTOTUNE)
 
 
-def serialized_batches(file_pattern, batch_size, seed=None, deterministic=False, shuffle_buffer=10000):
-    """Pre-training's input: global batches of serialized records (shuffled and repeated as
-    `make_pretraining_dataset(training=True)` does), left unparsed so that every worker of a job
-    iterates the same stream and parses only its own rows (`parse_share`). The stream holds no
-    worker's rows, so its position, saved in the chief's checkpoint, resumes every worker exactly."""
+def serialized_batches(file_pattern, batch_size, seed=None, deterministic=False, shuffle_buffer=10000,
+                       streams=1, stream=0):
+    """Pre-training's input, stream `stream` of `streams`: batches of `batch_size // streams`
+    serialized records (shuffled and repeated as `make_pretraining_dataset(training=True)` does),
+    left unparsed. A global batch is the rows of stream 0, then stream 1's, ...; each stream reads
+    only its share of the files (files stream, stream + streams, ...), or, with fewer files than
+    streams, every file and its share of the records. A multi-worker job gives worker i stream i,
+    so each worker reads only its share; one process reading every stream makes the same global
+    batches. Each stream has its own position to checkpoint. `streams=1` is the whole input."""
     files = record_files(file_pattern)
-    dataset = _serialized(files, batch_size, True, seed, deterministic, shuffle_buffer, None)
+    if not 0 <= stream < streams or batch_size % streams:
+        raise ValueError(f"stream {stream} of {streams}: the global batch {batch_size} must divide into {streams} streams")
+    context = tf.distribute.InputContext(streams, stream, streams) if streams > 1 else None
+    seed = None if seed is None else seed + stream  # streams shuffle differently
+    dataset = _serialized(files, batch_size, True, seed, deterministic, shuffle_buffer, context)
     return dataset.prefetch(tf.data.AUTOTUNE)
-
-
-def parse_share(serialized, seq_length, max_predictions, index=0, count=1):
-    """Share `index` of `count` of a batch of serialized records (rows [index * B / count,
-    (index + 1) * B / count)), parsed: one worker's rows of a global batch."""
-    share = serialized.shape[0] // count if serialized.shape[0] is not None else tf.shape(serialized)[0] // count
-    return parse_examples(serialized[index * share:(index + 1) * share], seq_length, max_predictions)
 
 
 def non_empty(files):
@@ -202,7 +203,7 @@ def _shapes(files, seq_length, max_predictions, max_length):
 def _serialized(files, batch_size, training, seed, deterministic, shuffle_buffer, input_context):
     """Batches of serialized records: the reading, sharding and shuffling of both readers above."""
     dataset = tf.data.Dataset.from_tensor_slices(files)
-    pipelines, record_shard = 1, False
+    pipelines, record_shard, reading = 1, False, len(files)
     if input_context is not None:
         batch_size = input_context.get_per_replica_batch_size(batch_size)
         pipelines = input_context.num_input_pipelines
@@ -211,11 +212,12 @@ def _serialized(files, batch_size, training, seed, deterministic, shuffle_buffer
         record_shard = 1 < pipelines and len(files) < pipelines
         if pipelines > 1 and not record_shard:
             dataset = dataset.shard(pipelines, input_context.input_pipeline_id)
+            reading = len(files[input_context.input_pipeline_id::pipelines])
     if training:
         dataset = dataset.shuffle(len(files), seed=seed).repeat()
     dataset = dataset.interleave(
         tf.data.TFRecordDataset,
-        cycle_length=min(len(files), 8),
+        cycle_length=min(reading, 8),  # more would read one file's next pass beside its current one
         num_parallel_calls=tf.data.AUTOTUNE,
         deterministic=deterministic or not training,
     )

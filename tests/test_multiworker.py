@@ -1,6 +1,7 @@
 """Multi-worker training (issue 27): TF_CONFIG read the way TensorFlow reads it, and two real
 worker processes on loopback ports training the weights a single process trains."""
 
+import dataclasses
 import json
 import os
 import signal
@@ -15,6 +16,7 @@ import pytest
 import tensorflow as tf
 
 from albert_act import distribution
+from albert_act.train.pretraining_config import PretrainConfig
 from pipelines import outputs
 from conftest import TINY_RUN
 
@@ -38,21 +40,100 @@ def test_the_chief_and_the_worker_count_come_from_tf_config():
         distribution.cluster_task({"TF_CONFIG": "{not json"})
 
 
-def test_each_worker_parses_its_share_of_the_global_batch_in_replica_order(records):
-    from pipelines.pretraining_dataset import parse_examples, parse_share, record_files, record_shapes
+def _records_of(files):
+    return [r.numpy() for r in tf.data.TFRecordDataset(files)]
+
+
+@pytest.mark.parametrize("shards", [2, 1])
+def test_each_input_stream_reads_only_its_share_of_the_records(records, tmp_path, shards):
+    """Two streams: with two files each reads one of them; with one file each keeps every other record."""
+    from pipelines.pretraining_dataset import record_files, serialized_batches
 
     assert distribution.worker_position({}) == (0, 1)
     assert distribution.worker_position(_tf_config(2, "worker", 1)) == (1, 2)
     assert distribution.worker_position(_tf_config(2, "chief", 0, chief=True)) == (0, 3)
     assert distribution.worker_position(_tf_config(2, "worker", 1, chief=True)) == (2, 3)
     files = record_files(records[0])
-    serialized, shapes = next(iter(tf.data.TFRecordDataset(files).batch(8))), record_shapes(files[0])
-    whole = parse_examples(serialized, *shapes)
-    shares = [parse_share(serialized, *shapes, index, 2) for index in range(2)]
-    assert shares[0][0]["token_ids"].shape[0] == 4  # a worker parses half of the records
-    for part, name in ((0, "token_ids"), (0, "masked_positions"), (1, "masked_lm_ids"), (1, "sentence_order_label")):
-        joined = np.concatenate([share[part][name] for share in shares])
-        np.testing.assert_array_equal(joined, whole[part][name], err_msg=name)
+    assert len(files) == 2
+    if shards == 1:  # one file holding both shards' records, in order
+        with tf.io.TFRecordWriter(str(tmp_path / "one.tfrecord")) as writer:
+            for record in _records_of(files):
+                writer.write(record)
+        files = [str(tmp_path / "one.tfrecord")]
+    everything = _records_of(files)
+    read = []
+    for stream in range(2):
+        share = _records_of(files[stream]) if shards == 2 else everything[stream::2]
+        batches = serialized_batches(files, 8, seed=3, deterministic=True, shuffle_buffer=1, streams=2, stream=stream)
+        rows = [r for batch in batches.take(-(-len(share) // 4)) for r in batch.numpy()][:len(share)]
+        assert all(len(batch) == 4 for batch in batches.take(3))  # batches of 8 / 2 rows
+        assert sorted(rows) == sorted(share), f"stream {stream} read other records"  # one pass: its share, once
+        read.append(set(rows))
+    assert not read[0] & read[1] and read[0] | read[1] == set(everything)
+    with pytest.raises(ValueError, match="global batch 9 must divide into 2 streams"):
+        serialized_batches(files, 9, streams=2, stream=0)
+
+
+def test_input_positions_resume_every_stream_and_a_missing_one_is_named(records, tmp_path):
+    from albert_act.train.pretraining_checkpoints import InputStreams
+
+    config = PretrainConfig(train_files=[records[0]], eval_files=[records[1]], model_dir=str(tmp_path / "run"),
+                            global_batch_size=8, seed=5, deterministic=True, input_streams=2, keep_checkpoints=2)
+    streams = InputStreams(config, [records[0]], range(2))
+    for _ in range(3):
+        [next(i) for i in streams.iterators]
+    assert streams.missing(3) == f"no input position of stream 0 at update 3 ({tmp_path}/run/input/stream-0/ckpt-3)"
+    for update in (1, 2, 3):
+        streams.save(update)
+    expected = [next(i).numpy() for i in streams.iterators]
+    assert streams.missing(3) is None and sorted(p.name for p in (tmp_path / "run/input/stream-1").iterdir()) == [
+        "ckpt-2.data-00000-of-00001", "ckpt-2.index", "ckpt-3.data-00000-of-00001", "ckpt-3.index"]  # 2 kept
+    worker = InputStreams(config, [records[0]], [1])  # worker 1 of two: its stream only
+    worker.restore(3)
+    np.testing.assert_array_equal(next(worker.iterators[0]).numpy(), expected[1])
+    (tmp_path / "run/input/stream-1/ckpt-3.index").unlink()
+    assert "no input position of stream 1 at update 3" in worker.missing(3)
+
+
+def test_a_run_of_two_streams_resumes_from_the_newest_update_every_stream_has(records, tmp_path, capsys):
+    """A worker killed after the chief's checkpoint but before its own input position: the job
+    resumes from the checkpoint before, and ends on the uninterrupted run's weights."""
+    import shutil
+
+    from albert_act.train.pretraining_run import run_pretraining
+
+    config = PretrainConfig(train_files=[records[0]], eval_files=[records[1]], model_dir=str(tmp_path / "straight"),
+                            backbone_overrides=dict(TINY_RUN), steps=4, warmup_steps=1, global_batch_size=8,
+                            micro_batch_size=4, checkpoint_every=2, eval_batches=1, jit_compile=False,
+                            deterministic=True, input_streams=2)
+    run_pretraining(config, progress=False)
+    shutil.copytree(tmp_path / "straight", tmp_path / "cut")
+    for leftover in (tmp_path / "cut/input/stream-1").glob("ckpt-4.*"):
+        leftover.unlink()
+    capsys.readouterr()
+    run_pretraining(dataclasses.replace(config, model_dir=str(tmp_path / "cut")), progress=True)
+    out = capsys.readouterr().out
+    assert "ckpt-4: no input position of stream 1 at update 4" in out and "resumed from" in out, out
+    assert "input in 2 streams (reading all 2)" in out, out
+    straight, cut = _weights(tmp_path / "straight"), _weights(tmp_path / "cut")
+    for name, value in straight.items():
+        np.testing.assert_allclose(cut[name], value, rtol=1e-5, atol=1e-7, err_msg=name)
+
+
+def test_input_streams_must_divide_the_batch_and_match_the_workers(records, tmp_path, monkeypatch):
+    from albert_act.train.pretraining_config import check_inputs
+
+    def config(**settings):
+        return PretrainConfig(train_files=[records[0]], eval_files=[records[1]], model_dir=str(tmp_path / "run"),
+                              backbone_overrides=dict(TINY_RUN), **settings).resolved()
+
+    assert config(global_batch_size=8, micro_batch_size=4).input_streams == 1
+    with pytest.raises(ValueError, match="input_streams must be >= 1 and divide the global batch 8, got 3"):
+        check_inputs(config(global_batch_size=8, micro_batch_size=4, input_streams=3), 1)
+    monkeypatch.setenv("TF_CONFIG", _tf_config(2)["TF_CONFIG"])
+    assert config(global_batch_size=8, micro_batch_size=2).input_streams == 2
+    with pytest.raises(ValueError, match="input_streams 4: a job of 2 workers reads 2 streams, one each"):
+        check_inputs(config(global_batch_size=8, micro_batch_size=2, input_streams=4), 2)
 
 
 def test_multiworker_without_a_cluster_is_refused(monkeypatch):
@@ -89,7 +170,7 @@ def _weights(model_dir):
 def test_two_workers_train_the_weights_of_one_process_and_only_the_chief_writes(records, tmp_path):
     base = {k: v for k, v in os.environ.items() if k != "TF_CONFIG"}
     base["PYTHONPATH"] = str(REPO)
-    single = subprocess.run(_command(records, tmp_path / "single", 4), cwd=REPO, env=base, capture_output=True,
+    single = subprocess.run(_command(records, tmp_path / "single", 4, ["--input_streams", "2"]), cwd=REPO, env=base, capture_output=True,
                             text=True, timeout=600)
     assert single.returncode == 0, single.stderr[-3000:]
 
@@ -117,6 +198,10 @@ def test_two_workers_train_the_weights_of_one_process_and_only_the_chief_writes(
         np.testing.assert_allclose(multi_weights[name], value, rtol=2e-4, atol=2e-6, err_msg=name)
     # Only the chief wrote the run; the other worker's scratch dir is gone.
     assert sorted(p.name for p in (tmp_path / "multi" / "checkpoints").iterdir() if p.name.startswith("ckpt-4"))
+    # ... but each worker its own input stream's positions, beside the checkpoints.
+    for stream in range(2):
+        assert (tmp_path / "multi" / "input" / f"stream-{stream}" / "ckpt-4.index").exists()
+    assert "input in 2 streams (reading stream 0)" in results[0][0], results[0][0][-2000:]
     assert list((tmp_path / "tmp1").iterdir()) == []
     assert not Path(outputs.lock_path(tmp_path / "multi")).exists()
 
@@ -126,7 +211,7 @@ def test_a_killed_worker_stops_the_other_with_a_message_and_the_job_resumes_to_t
     base = {k: v for k, v in os.environ.items() if k != "TF_CONFIG"}
     base["PYTHONPATH"] = str(REPO)
     steps = ["--steps", "12"]
-    single = subprocess.run(_command(records, tmp_path / "single", 4, steps), cwd=REPO, env=base,
+    single = subprocess.run(_command(records, tmp_path / "single", 4, [*steps, "--input_streams", "2"]), cwd=REPO, env=base,
                             capture_output=True, text=True, timeout=600)
     assert single.returncode == 0, single.stderr[-3000:]
 

@@ -109,13 +109,17 @@ class Pretrainer:
         return sums
 
     def make_train_step(self, parse=None):
-        """A tf.function of an iterator: one update from its next global batch, parsed (inputs,
-        labels), or serialized records that `parse` turns into this worker's parsed rows."""
+        """A tf.function of an iterator, or a tuple of them (input streams, whose batches are this
+        worker's rows in order): one update from the next batch, parsed (inputs, labels), or
+        serialized records that `parse` turns into parsed rows."""
         workers = distribution.input_worker(self.strategy)[1]
 
         @tf.function
-        def train_step(iterator):
-            batch = next(iterator)
+        def train_step(iterators):
+            if not isinstance(iterators, tuple):
+                iterators = (iterators,)
+            batch = tf.nest.map_structure(lambda *rows: tf.concat(rows, 0), *[next(i) for i in iterators]) \
+                if len(iterators) > 1 else next(iterators[0])
             inputs, labels = parse(batch) if parse else batch
             inputs, labels = distribution.distribute_rows(self.strategy, (inputs, labels), workers)
             per_replica = self.strategy.run(replica_step, args=(inputs, labels))

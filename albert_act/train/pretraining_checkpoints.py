@@ -6,8 +6,10 @@ import os
 
 import tensorflow as tf
 
+from albert_act import artifacts
 from albert_act.model.source import HALTING_UNIT
 from pipelines import cli
+from pipelines.pretraining_dataset import serialized_batches
 
 # Weights a warm start may lack: the new halting unit, and heads the checkpoint does not have.
 INIT_FRESH = (HALTING_UNIT, "pooler/", "sop_head/", "masked_lm_head/")
@@ -62,11 +64,17 @@ def _checkpoint_paths(manager):
     return [paths[number] for number in sorted(paths)]
 
 
-def restore_latest_intact(checkpoint, manager):
+def restore_latest_intact(checkpoint, manager, usable=None):
     """Restores the newest checkpoint that reads whole; an unreadable one (a truncated .data file,
-    a crash mid-write) is named, and the one before it is tried. Returns the path restored, or None."""
+    a crash mid-write), or one that `usable(update)` refuses (a string: why), is named, and the
+    one before it is tried. Returns the path restored, or None."""
     failures = []
     for path in reversed(_checkpoint_paths(manager)):
+        refused = usable(int(path.rsplit("-", 1)[1])) if usable else None
+        if refused:
+            failures.append(f"{path}: {refused}")
+            print(f"warning: {failures[-1]}; trying the checkpoint before it")
+            continue
         try:
             checkpoint.restore(path).assert_existing_objects_matched()
         except Exception as error:  # noqa: BLE001 (TensorFlow raises OpError, IndexError, ValueError...)
@@ -79,6 +87,60 @@ def restore_latest_intact(checkpoint, manager):
     if failures:
         raise ValueError(f"no intact checkpoint in {manager.directory}: " + "; ".join(failures))
     return None
+
+
+class InputStreams:
+    """This process's input streams (`serialized_batches`) and their saved positions.
+
+    One stream (one process, the default): its iterator is part of the run's checkpoint
+    (`checkpoint_contents`). Several (`input_streams`): the process that reads stream k (worker
+    k of a multi-worker job, or one process reading all) writes its position beside the run's
+    checkpoints as <model_dir>/input/stream-<k>/ckpt-<update>, before the checkpoint of that
+    update, and a run resumes only from a checkpoint whose update every stream has a position for.
+    """
+
+    def __init__(self, config, train_files, own):
+        self.count, self.own, self.keep = config.input_streams, list(own), config.keep_checkpoints
+        self.root = os.path.join(config.model_dir, artifacts.INPUT_POSITIONS)
+        self.iterators = tuple(iter(serialized_batches(
+            train_files, config.global_batch_size, seed=config.seed, deterministic=config.deterministic,
+            streams=self.count, stream=k)) for k in self.own)
+
+    def checkpoint_contents(self):
+        """What the run's checkpoint holds of the input: the iterator, when there is one stream."""
+        return {"iterator": self.iterators[0]} if self.count == 1 else {}
+
+    def _prefix(self, stream, update):
+        return os.path.join(self.root, f"stream-{stream}", f"ckpt-{update}")
+
+    def missing(self, update):
+        """Why the positions at `update` cannot resume every stream (None when they can)."""
+        if self.count == 1:
+            return None
+        absent = [k for k in range(self.count) if not tf.io.gfile.exists(self._prefix(k, update) + ".index")]
+        return f"no input position of stream {absent[0]} at update {update} ({self._prefix(absent[0], update)})" \
+            if absent else None
+
+    def save(self, update):
+        """Writes this process's stream positions at `update`, keeping the newest `keep` of each."""
+        for k, iterator in zip(self.own, self.iterators):
+            if self.count > 1:
+                tf.train.Checkpoint(iterator=iterator).write(self._prefix(k, update))
+                kept = sorted(_numbers(os.path.dirname(self._prefix(k, update))))
+                for old in kept[:-self.keep]:
+                    for leftover in tf.io.gfile.glob(self._prefix(k, old) + ".*"):
+                        tf.io.gfile.remove(leftover)
+
+    def restore(self, update):
+        if self.count > 1:
+            for k, iterator in zip(self.own, self.iterators):
+                tf.train.Checkpoint(iterator=iterator).read(self._prefix(k, update)).assert_consumed()
+
+
+def _numbers(directory):
+    """The updates of the ckpt-<update>.index files in `directory`."""
+    names = (os.path.basename(p)[len("ckpt-"):-len(".index")] for p in tf.io.gfile.glob(os.path.join(directory, "ckpt-*.index")))
+    return [int(n) for n in names if n.isdigit()]
 
 
 def corrupt_file(files):

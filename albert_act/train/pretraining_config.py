@@ -35,6 +35,8 @@ INIT_SETTINGS = ("vocabulary_size", "embedding_dim", "hidden_dim", "num_heads", 
 RESUMABLE_CHANGES = {"train_files", "eval_files", "checkpoint_every", "keep_checkpoints", "log_every",
                      "eval_batches", "strategy", "export_dir", "overwrite_export", "vocab",
                      "model_dir"}  # the same run, copied, moved or written with a trailing slash
+# Settings added after runs were saved without them, and what such a run used.
+ADDED_SETTINGS = {"input_streams": 1}
 
 
 @dataclasses.dataclass
@@ -67,6 +69,9 @@ class PretrainConfig:
     precision: str = "auto"  # bf16 on TPU, float32 elsewhere
     seed: int = 12345
     deterministic: bool = False
+    # Input streams (`serialized_batches`): None is the job's worker count, so each worker of a
+    # multi-worker job reads only its stream; one process given the same number reads the same batches.
+    input_streams: int | None = None
     checkpoint_every: int = 100
     keep_checkpoints: int = 5
     log_every: int = 10
@@ -97,6 +102,8 @@ class PretrainConfig:
             config.vocab = config.vocab or source.vocab
         if config.ponder_cost_weight is None:
             config.ponder_cost_weight = preset.ponder_cost_weight
+        if config.input_streams is None:
+            config.input_streams = distribution.cluster_task()[0]
         given_steps = config.steps
         for name, value in preset.training.items():
             if getattr(config, name) is None:
@@ -176,6 +183,7 @@ def check_inputs(config, replicas, sample_records=2000):
             f"global batch {config.global_batch_size} is not divisible by micro-batch "
             f"{config.micro_batch_size} x {replicas} replica(s) = {per_update}"
         )
+    _check_streams(config)
     train_files, eval_files = record_files(config.train_files, "training"), record_files(config.eval_files, "evaluation")
     if set(train_files) & set(eval_files):
         raise ValueError(f"evaluation files are also training files: {sorted(set(train_files) & set(eval_files))}")
@@ -191,6 +199,16 @@ def check_inputs(config, replicas, sample_records=2000):
         raise ValueError(f"files differ in (sequence length, predictions): {shapes}")
     _check_model_dir(config)
     return train_files, eval_files
+
+
+def _check_streams(config):
+    """Each worker of a multi-worker job reads one input stream of the global batch's rows."""
+    workers, streams = distribution.cluster_task()[0], config.input_streams
+    if streams < 1 or config.global_batch_size % streams:
+        raise ValueError(f"input_streams must be >= 1 and divide the global batch {config.global_batch_size}, "
+                         f"got {streams}")
+    if workers > 1 and streams != workers:
+        raise ValueError(f"input_streams {streams}: a job of {workers} workers reads {workers} streams, one each")
 
 
 def _check_export_dir(config):
@@ -234,6 +252,7 @@ def _check_model_dir(config):
                          f"({own_vocab}); resume with that one, or use a new --model_dir")
     previous = artifacts.read_json(path)
     current = config_record(config)
+    previous = {**ADDED_SETTINGS, **previous}
     differing = sorted(k for k in set(previous) | set(current)
                        if k not in RESUMABLE_CHANGES and previous.get(k) != current.get(k))
     if differing:

@@ -20,12 +20,12 @@ from albert_act import artifacts, distribution
 from albert_act.analysis import token_types
 from albert_act.model.source import HALTING_UNIT, Source
 from albert_act.train.pretrainer import AUTO_SHARE, Pretrainer
-from albert_act.train.pretraining_checkpoints import (INIT_FRESH, checkpoint_contents, corrupt_file,
+from albert_act.train.pretraining_checkpoints import (INIT_FRESH, InputStreams, checkpoint_contents, corrupt_file,
                                                       restore_latest_intact, save_checkpoint)
 from albert_act.train.pretraining_config import PretrainConfig, check_inputs, config_record  # noqa: F401  (the API)
 from albert_act.train.pretraining_summaries import summarize, write_summaries, write_token_type_image
 from pipelines import cli, outputs, text_files
-from pipelines.pretraining_dataset import parse_share, record_shapes, serialized_batches
+from pipelines.pretraining_dataset import parse_examples, record_shapes
 
 
 def run_pretraining(config, progress=True):
@@ -65,55 +65,64 @@ def _run(config, progress, write_dir):
     artifacts.write_json(os.path.join(write_dir, artifacts.CONFIG), config_record(config))
     if config.vocab:  # the run dir is self-contained: fine-tuning finds the vocabulary there
         tf.io.gfile.copy(config.vocab, os.path.join(write_dir, artifacts.VOCAB), overwrite=True)
-    iterator, manager, restored = _resume(config, trainer, train_files, write_dir, progress, source)
+    streams, manager, restored = _resume(config, trainer, train_files, write_dir, progress, source)
     if progress:
         resumed = f", resumed from {restored}" if restored else ""
         print(f"pre-training {config.preset} ({config.halting}, {'shared' if config.share_weights else 'unshared'}) "
               f"on {kind} x{strategy.num_replicas_in_sync}, {trainer.precision}, global batch "
               f"{config.global_batch_size} = {trainer.accumulation} x {config.micro_batch_size} x "
-              f"{strategy.num_replicas_in_sync}{resumed}")
-    _train(config, trainer, iterator, manager, train_files, write_dir, progress)
+              f"{strategy.num_replicas_in_sync}{_streams_note(streams)}{resumed}")
+    _train(config, trainer, streams, manager, train_files, write_dir, progress)
     return _finish(config, trainer, eval_files, write_dir, chief=write_dir == config.model_dir)
 
 
 def _resume(config, trainer, train_files, write_dir, progress, source):
-    """(input iterator, checkpoint manager, the checkpoint restored or None): the newest intact
+    """(input streams, checkpoint manager, the checkpoint restored or None): the newest intact
     checkpoint restored, or on a fresh run the warm start from `source` (`config.init_from`).
 
-    The iterator yields global batches of serialized records and is saved in every checkpoint
-    (shuffle buffer included), so a resumed run continues with exactly the next batch, reading
-    nothing twice. Every worker of a job iterates the same stream and parses only its rows (see
-    `_train`), so the chief's checkpoint resumes every worker."""
-    iterator = iter(serialized_batches(train_files, config.global_batch_size, seed=config.seed,
-                                      deterministic=config.deterministic))
-    checkpoint = tf.train.Checkpoint(**checkpoint_contents(trainer.model, trainer.optimizer), iterator=iterator,
-                                     ponder_cost_weight=trainer.tau)
+    The input iterators yield batches of serialized records and their positions are saved with
+    every checkpoint (shuffle buffer included; `InputStreams`), so a resumed run continues with
+    exactly the next batch, reading nothing twice. A worker of a multi-worker job reads its own
+    stream, and restores the chief's checkpoint and its own stream's position."""
+    index, workers = distribution.input_worker(trainer.strategy)
+    streams = InputStreams(config, train_files, [index] if workers > 1 else range(config.input_streams))
+    checkpoint = tf.train.Checkpoint(**checkpoint_contents(trainer.model, trainer.optimizer),
+                                     **streams.checkpoint_contents(), ponder_cost_weight=trainer.tau)
     manager = tf.train.CheckpointManager(checkpoint, os.path.join(write_dir, artifacts.CHECKPOINTS),
                                          max_to_keep=config.keep_checkpoints)
     chiefs = manager if write_dir == config.model_dir else tf.train.CheckpointManager(  # read only
         checkpoint, os.path.join(config.model_dir, artifacts.CHECKPOINTS), max_to_keep=config.keep_checkpoints)
-    restored = restore_latest_intact(checkpoint, chiefs)
+    restored = restore_latest_intact(checkpoint, chiefs, usable=streams.missing)
+    if restored:
+        streams.restore(int(restored.rsplit("-", 1)[1]))
     if source is not None and not restored:
         fresh = source.load_into(trainer.model, INIT_FRESH)
         if progress:
             new = [prefix.rstrip("/") for prefix in INIT_FRESH if any(p.startswith(prefix) for p in fresh)]
             bias = f" (halting bias {trainer.backbone.halting_bias_initializer:g})" if HALTING_UNIT[:-1] in new else ""
             print(f"started from {config.init_from}; new: {', '.join(new) or 'none'}{bias}")
-    return iterator, manager, restored
+    return streams, manager, restored
 
 
-def _train(config, trainer, iterator, manager, train_files, write_dir, progress):
-    """Updates until `config.steps`: each worker parses its rows of the global batch; a summary every
-    `log_every` updates, a checkpoint every `checkpoint_every` and at the end."""
-    shapes, (index, workers) = record_shapes(train_files[0]), distribution.input_worker(trainer.strategy)
-    train_step = trainer.make_train_step(parse=lambda serialized: parse_share(serialized, *shapes, index, workers))
+def _streams_note(streams):
+    if streams.count == 1:
+        return ""
+    read = f"stream {streams.own[0]}" if len(streams.own) == 1 else f"all {streams.count}"
+    return f", input in {streams.count} streams (reading {read})"
+
+
+def _train(config, trainer, streams, manager, train_files, write_dir, progress):
+    """Updates until `config.steps`: each worker parses the rows it read of the global batch; a
+    summary every `log_every` updates, a checkpoint every `checkpoint_every` and at the end."""
+    shapes = record_shapes(train_files[0])
+    train_step = trainer.make_train_step(parse=lambda serialized: parse_examples(serialized, *shapes))
     writer = tf.summary.create_file_writer(os.path.join(write_dir, artifacts.TRAIN_EVENTS))
     shown = ["loss", "mlm_acc", "sop_acc", "iterations"] + (["overflows"] if config.execution == "bucket" else [])
     bar = cli.progress_bar(config.steps, shown) if progress else None
     step = int(trainer.optimizer.iterations.numpy())
     window, window_start = None, time.perf_counter()
     while step < config.steps:
-        sums = _update(train_step, iterator, step, train_files, manager)
+        sums = _update(train_step, streams.iterators, step, train_files, manager)
         tau = float(trainer.tau_at(step))  # what this update used
         step += 1
         result = summarize(sums, tau)
@@ -137,13 +146,14 @@ def _train(config, trainer, iterator, manager, train_files, write_dir, progress)
                 "examples_per_second": window["examples"] / (time.perf_counter() - window_start)})
             window, window_start = None, time.perf_counter()
         if step % config.checkpoint_every == 0 or step == config.steps:
+            streams.save(step)  # first: a checkpoint on disk always has its input positions
             save_checkpoint(manager, step)
 
 
-def _update(train_step, iterator, step, train_files, manager):
+def _update(train_step, iterators, step, train_files, manager):
     """One update's summed outputs (numpy); a corrupt record or a lost worker as one ValueError."""
     try:
-        return {k: v.numpy() for k, v in train_step(iterator).items()}
+        return {k: v.numpy() for k, v in train_step(iterators).items()}
     except tf.errors.DataLossError as error:
         raise ValueError(f"{corrupt_file(train_files)}: a corrupt record at update {step + 1} "
                          f"({str(error).splitlines()[0]}); the checkpoints written so far are intact: "
