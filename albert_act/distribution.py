@@ -41,8 +41,14 @@ def tensorflow_build():
     return f"TensorFlow {tf.__version__} (a runtime's own build)"
 
 
+def tpu_address(environ=None):
+    """What TPUClusterResolver is given: "local" (the TPU of this TPU VM, as on Colab), or the
+    TPU name or grpc:// address in ALBERT_ACT_TPU (a pod slice is addressed by its name)."""
+    return (os.environ if environ is None else environ).get("ALBERT_ACT_TPU") or "local"
+
+
 def _tpu_strategy():
-    resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="local")  # Colab TPU VM
+    resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu=tpu_address())
     tf.config.experimental_connect_to_cluster(resolver)
     tf.tpu.experimental.initialize_tpu_system(resolver)
     return tf.distribute.TPUStrategy(resolver)
@@ -97,7 +103,7 @@ def make_strategy(name="auto"):
     """Returns (strategy, kind) with kind in {"tpu", "gpu", "cpu"}.
 
     auto: MultiWorkerMirroredStrategy when TF_CONFIG lists several workers (each worker's GPUs,
-    or its CPU), else a TPU reachable as TPUClusterResolver(tpu="local"), else every local GPU,
+    or its CPU), else a TPU reachable as TPUClusterResolver(tpu=`tpu_address()`), else every local GPU,
     else the CPU. "multiworker" asks for the first and refuses a TF_CONFIG of one worker;
     "gpu" and "cpu" also become multi-worker under such a TF_CONFIG. Create the strategy before
     any other TensorFlow work in the process (collective ops are configured at startup).
@@ -117,7 +123,7 @@ def make_strategy(name="auto"):
             return _tpu_strategy(), "tpu"
         except (ValueError, RuntimeError, tf.errors.OpError) as error:
             if name == "tpu":
-                raise ValueError(f"--strategy tpu: no TPU found ({str(error).splitlines()[0][:300]}); installed: "
+                raise ValueError(f"--strategy tpu: no TPU found at {tpu_address()!r} ({str(error).splitlines()[0][:300]}); installed: "
                                  f"{tensorflow_build()}. On a TPU VM: {TPU_INSTALL}, then restart Python") from None
     if name in ("auto", "gpu") and (name == "gpu" or tf.config.list_physical_devices("GPU")):
         return _gpu_strategy(), "gpu"

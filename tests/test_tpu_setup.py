@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import tensorflow as tf
 
 from albert_act import distribution
 
@@ -36,9 +37,25 @@ def test_a_tpu_that_is_not_there_names_the_build_and_the_install():
     with pytest.raises(ValueError) as error:
         distribution.make_strategy("tpu")
     message = str(error.value)
-    assert message.startswith("--strategy tpu: no TPU found")
+    assert message.startswith("--strategy tpu: no TPU found at 'local' (")
     assert re.search(r"installed: tensorflow 2\.\d+\.\d+ \(PyPI's build: it does not reach a TPU\)", message), message
     assert "pip install -r requirements-tpu.txt && pip install --no-deps tensorflow-text==2.20.1" in message
+
+
+def test_a_pod_slice_is_addressed_by_the_name_in_albert_act_tpu(monkeypatch):
+    assert distribution.tpu_address({}) == "local"
+    assert distribution.tpu_address({"ALBERT_ACT_TPU": "my-v4-32"}) == "my-v4-32"
+    given = []
+
+    def resolver(tpu):
+        given.append(tpu)
+        raise ValueError("no such TPU")
+
+    monkeypatch.setattr(tf.distribute.cluster_resolver, "TPUClusterResolver", resolver)
+    monkeypatch.setenv("ALBERT_ACT_TPU", "my-v4-32")
+    with pytest.raises(ValueError, match=r"no TPU found at 'my-v4-32' \(no such TPU\)"):
+        distribution.make_strategy("tpu")
+    assert given == ["my-v4-32"]
 
 
 @pytest.mark.slow
