@@ -95,13 +95,27 @@ def read_bytes(path):
         raise ValueError(f"{path}: no such file") from None
 
 
+# How compressed files start, and the command that makes text of them.
+COMPRESSED = ((b"\x1f\x8b", "gzip", "gunzip"), (b"BZh", "bzip2", "bunzip2"), (b"\xfd7zXZ\x00", "xz", "unxz"),
+              (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"), (b"PK\x03\x04", "zip", "unzip"))
+
+
+def _refuse_compressed(path, start):
+    """A compressed file is named as such (its bytes would be read as invalid UTF-8, or skipped
+    line by line with --skip_invalid_utf8)."""
+    for magic, kind, command in COMPRESSED:
+        if start.startswith(magic):
+            raise ValueError(f"{path}: a {kind}-compressed file, not text; decompress it first ({command} {path})")
+
+
 def read_lines(path, skip_invalid_utf8=False, invalid_lines=None):
     """Yields (line number, text without the newline) of a UTF-8 file; a byte-order mark at its
     start is dropped.
 
     A line that is not valid UTF-8 raises ValueError("<path> line <n>: not valid
     UTF-8 ...") unless `skip_invalid_utf8`, in which case it is skipped and
-    (path, line number) is appended to `invalid_lines` (a list) if given.
+    (path, line number) is appended to `invalid_lines` (a list) if given. A gzip, bzip2, xz,
+    zstd or zip file raises ValueError naming its compression, whatever `skip_invalid_utf8`.
     """
     try:
         handle = open_binary(path)
@@ -109,6 +123,8 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None):
         raise ValueError(f"{path}: no such file") from None
     with handle:
         for number, raw in enumerate(handle, start=1):
+            if number == 1:
+                _refuse_compressed(path, raw)
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as error:

@@ -8,6 +8,7 @@ A traceback fails the case: commands are run in-process through their `main`, so
 other than SystemExit surfaces here.
 """
 
+import gzip
 import importlib
 import json
 import re
@@ -267,6 +268,10 @@ CASES += [
      r"max_seq_length must be >= 5 \(\[CLS\] A \[SEP\] B \[SEP\]\), got 4", []),
     ("data-input-a-dir", DATA + " --input {notes_dir}", 1, r"notes_dir is a directory", []),
     ("data-utf16-corpus", DATA + " --input {utf16_txt}", 1, r"utf16.txt line 1: not valid UTF-8", []),
+    ("data-gzip-corpus", DATA + " --input {gzip_txt} --skip_invalid_utf8", 1,
+     r"corpus.txt.gz: a gzip-compressed file, not text; decompress it first \(gunzip .*corpus.txt.gz\)", []),
+    ("tokenizer-gzip-corpus", TOKENIZER.replace("{corpus}", "{gzip_txt}"), 1,
+     r"corpus.txt.gz: a gzip-compressed file, not text", []),
     ("data-vocab-missing", DATA.replace("{vocab}", "{tmp}/nowhere.model") + " --input {corpus}", 1,
      r"nowhere.model: no such file", []),
     # --- the tokenizer ---------------------------------------------------------------------------------
@@ -411,7 +416,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
-            "utf16_txt": root / "utf16.txt", "no_config_run": root / "no_config_run", "old_vocab": root / "old_vocab",
+            "utf16_txt": root / "utf16.txt", "gzip_txt": root / "corpus.txt.gz", "no_config_run": root / "no_config_run", "old_vocab": root / "old_vocab",
             "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name,
             "other_vocab": root / "other_vocab", "earlier": root / "earlier", "swapped": root / "swapped.model"}
     for lock in locks:
@@ -429,6 +434,7 @@ def _more_bad_files(root, rte):
     (root / "empty_form.conllu").write_text(
         "# text = A dog\n1\tA\ta\tDET\tDT\t_\t2\tdet\t_\t_\n2\t\tdog\tNOUN\tNN\t_\t0\troot\t_\t_\n\n")
     (root / "utf16.txt").write_bytes("A first line.\nA second one.\n".encode("utf-16"))
+    (root / "corpus.txt.gz").write_bytes(gzip.compress("A first line.\nA second one.\n".encode()))
     (root / "text.tfrecord").write_text("not a TFRecord at all\n")
     (root / "bad_head.conllu").write_text("1\tA\ta\tDET\tDT\t_\t2\tdet\t_\t_\n2\tdog\tdog\tNOUN\tNN\t_\t7\troot\t_\t_\n\n")
 
