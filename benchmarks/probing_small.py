@@ -63,8 +63,8 @@ def main(argv=None):
     parser.add_argument("--ud", default=os.path.join(REPO, "..", "shared", "data", "ud_english_ewt"),
                         help="folder with en_ewt-ud-{train,dev,test}.conllu")
     parser.add_argument("--tasks", nargs="+", default=list(CRUCIAL), choices=list(CRUCIAL))
-    parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--learning_rate", type=float, default=1e-4)
+    parser.add_argument("--epochs", type=int, default=5)
+    parser.add_argument("--learning_rate", type=float, default=1e-3)
     parser.add_argument("--tau", type=float, default=1e-3, help="ponder-cost weight in ACT fine-tuning (paper's tiny)")
     parser.add_argument("--no_fixed_depth", action="store_true", help="skip the fixed-depth fine-tuning")
     parser.add_argument("--relations", type=int, default=10, help="the most frequent relations shown")
