@@ -233,6 +233,23 @@ def test_a_model_dir_keeps_its_config_only_while_it_holds_checkpoints(records, t
         _check_model_dir(config)
 
 
+def test_a_run_saved_before_input_streams_resumes_as_one_stream(records, tmp_path):
+    """config.json written before the setting existed means one stream; two streams do not resume as one."""
+    from albert_act.train.pretraining_config import _check_model_dir, config_record
+
+    config = _config(records, tmp_path).resolved()
+    assert config.input_streams == 1
+    old = config_record(config)
+    del old["input_streams"]
+    (tmp_path / "config.json").write_text(json.dumps(old))
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "ckpt-2.index").write_bytes(b"")
+    _check_model_dir(config)  # resumes
+    (tmp_path / "config.json").write_text(json.dumps(config_record(dataclasses.replace(config, input_streams=2))))
+    with pytest.raises(ValueError, match=r"holds a run with another config \(input_streams: 2 there, 1 now\)"):
+        _check_model_dir(config)
+
+
 @pytest.mark.slow  # ~25 s end to end; bf16 steps are XLA-compiled in the default run (tests/test_xla.py)
 def test_mixed_bfloat16_training_and_savedmodel_export(records, tmp_path):
     from albert_act.model.source import Source

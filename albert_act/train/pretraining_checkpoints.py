@@ -50,17 +50,24 @@ def save_checkpoint(manager, step):
                          f"{kept}") from None
 
 
+def checkpoint_update(path):
+    """The update a checkpoint prefix (".../ckpt-<update>") was saved at."""
+    return int(path.rsplit("-", 1)[1])
+
+
+def _on_disk(directory):
+    """{update: prefix} of the ckpt-<update>.index files in `directory`."""
+    prefixes = (index[: -len(".index")] for index in tf.io.gfile.glob(os.path.join(directory, "ckpt-*.index")))
+    return {int(p.rsplit("-", 1)[1]): p for p in prefixes if p.rsplit("-", 1)[1].isdigit()}
+
+
 def _checkpoint_paths(manager):
     """The manager's checkpoints, oldest first, and any ckpt-N on disk that its state file does not
     list: a run killed (SIGKILL, power loss) after writing ckpt-N but before updating the state
     file still resumes from ckpt-N."""
-    paths = {}
-    for index in tf.io.gfile.glob(os.path.join(manager.directory, "ckpt-*.index")):
-        number = index[: -len(".index")].rsplit("-", 1)[1]
-        if number.isdigit():
-            paths[int(number)] = index[: -len(".index")]
+    paths = _on_disk(manager.directory)
     for path in manager.checkpoints:
-        paths[int(path.rsplit("-", 1)[1])] = path
+        paths[checkpoint_update(path)] = path
     return [paths[number] for number in sorted(paths)]
 
 
@@ -70,7 +77,7 @@ def restore_latest_intact(checkpoint, manager, usable=None):
     one before it is tried. Returns the path restored, or None."""
     failures = []
     for path in reversed(_checkpoint_paths(manager)):
-        refused = usable(int(path.rsplit("-", 1)[1])) if usable else None
+        refused = usable(checkpoint_update(path)) if usable else None
         if refused:
             failures.append(f"{path}: {refused}")
             print(f"warning: {failures[-1]}; trying the checkpoint before it")
@@ -123,24 +130,18 @@ class InputStreams:
 
     def save(self, update):
         """Writes this process's stream positions at `update`, keeping the newest `keep` of each."""
+        if self.count == 1:
+            return
         for k, iterator in zip(self.own, self.iterators):
-            if self.count > 1:
-                tf.train.Checkpoint(iterator=iterator).write(self._prefix(k, update))
-                kept = sorted(_numbers(os.path.dirname(self._prefix(k, update))))
-                for old in kept[:-self.keep]:
-                    for leftover in tf.io.gfile.glob(self._prefix(k, old) + ".*"):
-                        tf.io.gfile.remove(leftover)
+            tf.train.Checkpoint(iterator=iterator).write(self._prefix(k, update))
+            for old in sorted(_on_disk(os.path.dirname(self._prefix(k, update))))[:-self.keep]:
+                for leftover in tf.io.gfile.glob(self._prefix(k, old) + ".*"):
+                    tf.io.gfile.remove(leftover)
 
     def restore(self, update):
         if self.count > 1:
             for k, iterator in zip(self.own, self.iterators):
                 tf.train.Checkpoint(iterator=iterator).read(self._prefix(k, update)).assert_consumed()
-
-
-def _numbers(directory):
-    """The updates of the ckpt-<update>.index files in `directory`."""
-    names = (os.path.basename(p)[len("ckpt-"):-len(".index")] for p in tf.io.gfile.glob(os.path.join(directory, "ckpt-*.index")))
-    return [int(n) for n in names if n.isdigit()]
 
 
 def corrupt_file(files):

@@ -20,8 +20,8 @@ from albert_act import artifacts, distribution
 from albert_act.analysis import token_types
 from albert_act.model.source import HALTING_UNIT, Source
 from albert_act.train.pretrainer import AUTO_SHARE, Pretrainer
-from albert_act.train.pretraining_checkpoints import (INIT_FRESH, InputStreams, checkpoint_contents, corrupt_file,
-                                                      restore_latest_intact, save_checkpoint)
+from albert_act.train.pretraining_checkpoints import (INIT_FRESH, InputStreams, checkpoint_contents, checkpoint_update,
+                                                      corrupt_file, restore_latest_intact, save_checkpoint)
 from albert_act.train.pretraining_config import PretrainConfig, check_inputs, config_record  # noqa: F401  (the API)
 from albert_act.train.pretraining_summaries import summarize, write_summaries, write_token_type_image
 from pipelines import cli, outputs, text_files
@@ -94,7 +94,7 @@ def _resume(config, trainer, train_files, write_dir, progress, source):
         checkpoint, os.path.join(config.model_dir, artifacts.CHECKPOINTS), max_to_keep=config.keep_checkpoints)
     restored = restore_latest_intact(checkpoint, chiefs, usable=streams.missing)
     if restored:
-        streams.restore(int(restored.rsplit("-", 1)[1]))
+        streams.restore(checkpoint_update(restored))
     if source is not None and not restored:
         fresh = source.load_into(trainer.model, INIT_FRESH)
         if progress:
