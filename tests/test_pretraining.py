@@ -169,9 +169,13 @@ def test_tensorboard_tags_and_resolved_config(records, tmp_path):
 
 
 def test_halting_none_and_unshared_baselines_run(records, tmp_path):
+    # A ponder cost asked for from the first update is not applied at fixed depth: it would be a constant.
     result = run_pretraining(_config(records, tmp_path / "bert", halting="none", share_weights=False, steps=2,
-                                     warmup_steps=0), progress=False)
+                                     warmup_steps=0, ponder_cost_weight=0.5, ponder_warmup_start=0,
+                                     ponder_warmup_steps=0), progress=False)
     assert result["iterations"]["all"]["mean"] == 3.0 and result["iterations"]["all"]["std"] == 0.0
+    assert result["loss"] == pytest.approx(result["mlm_loss"] + result["sop_loss"], rel=1e-6)
+    assert result["ponder_cost"] > 0  # reported, not added
     assert json.loads((tmp_path / "bert" / "config.json").read_text())["backbone"]["share_weights"] is False
 
 

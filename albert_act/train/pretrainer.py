@@ -53,8 +53,13 @@ class Pretrainer:
     # --- the ponder-cost weight ------------------------------------------------------------------
 
     def tau_at(self, update):
-        """tau applied at 0-based optimizer update `update` (a tensor in the step, a number outside)."""
+        """tau applied at 0-based optimizer update `update` (a tensor in the step, a number outside).
+
+        0 at fixed depth (`--halting none`): the ponder cost is then a constant (every token runs N_max),
+        which has no gradient and would only shift the reported loss."""
         config = self.config
+        if config.halting == "none":
+            return ops.convert_to_tensor(0.0)
         ramp = ponder_ramp(update, config.ponder_warmup_start, config.ponder_warmup_steps)
         return ops.maximum(ops.convert_to_tensor(self.tau), 0.0) * ramp
 
@@ -66,7 +71,7 @@ class Pretrainer:
 
     @property
     def needs_calibration(self):
-        return float(self.tau.numpy()) < 0
+        return self.config.halting != "none" and float(self.tau.numpy()) < 0
 
     # --- the training step -------------------------------------------------------------------
 
