@@ -36,6 +36,7 @@ import math
 import keras
 import tensorflow as tf  # gathers/scatters with batch dims: the TensorFlow backend only
 from keras.src.backend import AutocastScope  # no public name; keras is pinned (requirements.txt)
+from tensorflow.compiler.tf2xla.ops import gen_xla_ops  # XlaOptimizationBarrier: no public name either
 
 from albert_act.model.act_state import act_update, empty_details, outputs_of, record_details
 
@@ -150,6 +151,13 @@ def switched(iteration, state, choice, widths, weights=()):
     (of each width's shapes) out of the Case op, which XLA on the CPU (TF 2.21) crashes on.
     The price is one more forward of the chosen width in the backward pass.
 
+    Every tensor a switch reads passes an XLA optimization barrier first (`_opaque`). For each
+    input of a Case op, TensorFlow's XLA bridge asks whether it is a compile-time constant, and
+    its value inference walks back through everything the input depends on, earlier switches'
+    branches included. Without the barrier that walk took most of the compile: at the tests'
+    tiny sizes the forward compiled in 12 s with one switched iteration and 54 s with two
+    (the static loop: 2 s), against 5 and 10 s with it; the barrier stops the walk at once.
+
     weights: the Keras variables the iteration reads (`IteratedLayer.weights`). They enter
     as tensors, read once outside the switch (`keras.StatelessScope` hands them to the
     layers), so their gradients are this function's own. Nothing else the iteration reads
@@ -162,7 +170,7 @@ def switched(iteration, state, choice, widths, weights=()):
     with AutocastScope(None):  # the variables' own dtype (float32), whatever the layers compute in
         weight_values = [tf.convert_to_tensor(w.value) for w in weights]
 
-    def forward(values, weight_values, width):
+    def forward(values, weight_values, running, width):
         with keras.StatelessScope(state_mapping=list(zip(weights, weight_values))):
             new_state = iteration({**dict(zip(names, values)), "running": running}, width)
         return [new_state[k] for k in names]
@@ -172,23 +180,26 @@ def switched(iteration, state, choice, widths, weights=()):
 
     @tf.custom_gradient
     def run(*args):
-        values, weight_values = args[:len(names)], args[len(names):]
+        index, running_now, *inputs = _opaque([choice, running, *args])
+        values, weight_values = inputs[:len(names)], inputs[len(names):]
 
         def gradient(*upstream, variables=()):
             upstream = [tf.zeros_like(v) if g is None else g for g, v in zip(upstream, values)]
+            index, running_now, *inputs = _opaque([choice, running, *args, *upstream])
+            inputs, upstream = inputs[:len(args)], inputs[len(args):]
 
             def branch_gradient(width):
                 with tf.GradientTape() as tape:
-                    tape.watch(args)
-                    outputs = forward(values, weight_values, width)
-                grads = tape.gradient(outputs, [*args, *variables], output_gradients=upstream,
+                    tape.watch(inputs)
+                    outputs = forward(inputs[:len(names)], inputs[len(names):], running_now, width)
+                grads = tape.gradient(outputs, [*inputs, *variables], output_gradients=upstream,
                                       unconnected_gradients=tf.UnconnectedGradients.ZERO)
                 return [tf.convert_to_tensor(g) for g in grads]
 
-            grads = tf.switch_case(choice, branches(branch_gradient))
+            grads = tf.switch_case(index, branches(branch_gradient))
             return grads[:len(args)], grads[len(args):]
 
-        return tf.switch_case(choice, branches(lambda w: forward(values, weight_values, w))), gradient
+        return tf.switch_case(index, branches(lambda w: forward(values, weight_values, running_now, w))), gradient
 
     new_state = dict(zip(names, run(*[state[k] for k in names], *weight_values)))
     for k in names:
@@ -196,6 +207,13 @@ def switched(iteration, state, choice, widths, weights=()):
     # A token halted at this iteration has its N set; one still running has N = 0.
     new_state["running"] = tf.logical_and(running, tf.equal(new_state["iterations"], 0.0))
     return new_state
+
+
+def _opaque(tensors):
+    """The tensors, unchanged, behind one XLA optimization barrier: the bridge's value inference
+    stops there instead of walking back through the whole graph (see `switched`). Outside XLA
+    the op passes its inputs through."""
+    return gen_xla_ops.xla_optimization_barrier(list(tensors))
 
 
 def _scatter_index(slots):
