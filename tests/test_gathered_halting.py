@@ -164,3 +164,32 @@ def test_pretraining_chooses_an_execution_xla_compiles():
     assert config(jit_compile=True).execution == "static"  # XLA asked for, execution not: the static loop
     with pytest.raises(ValueError, match="--execution gather has dynamic shapes"):
         check_inputs(config(execution="gather", jit_compile=True), replicas=1)
+
+
+def test_every_switch_of_widths_reads_through_an_optimization_barrier():
+    """What keeps bucket's XLA compile short (docs/pretraining.md): the bridge's value inference,
+    asked of each input of a Case op, stops at an XlaOptimizationBarrier instead of walking back
+    through every earlier switch. Checked on the graph, forward and backward: no timing."""
+    backbone = AlbertActBackbone(**{**TINY, "max_iterations": 3}, execution="bucket")
+    inputs = {k: tf.constant(v) for k, v in random_inputs([8, 5], 8).items()}
+    backbone(inputs)
+
+    @tf.function
+    def step(inputs):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(backbone(inputs, training=True)["sequence_output"])
+        return tape.gradient(loss, backbone.trainable_variables)
+
+    graph = step.get_concrete_function(inputs).graph
+    cases = [op for op in graph.get_operations() if op.type in ("Case", "StatelessCase")]
+    assert len(cases) == 4  # 2 switched iterations, forward and backward
+    assert all(case.inputs[0].op.type == "XlaOptimizationBarrier" for case in cases)  # the branch index
+    for case in cases:  # walking back from any input reaches no earlier switch without a barrier
+        seen, todo = set(), [tensor.op for tensor in case.inputs]
+        while todo:
+            op = todo.pop()
+            if op.name in seen or op.type == "XlaOptimizationBarrier":
+                continue
+            seen.add(op.name)
+            assert op.type not in ("Case", "StatelessCase"), f"{case.name} reads {op.name} without a barrier"
+            todo.extend(tensor.op for tensor in op.inputs)
