@@ -155,8 +155,8 @@ def switched(iteration, state, choice, widths, weights=()):
     input of a Case op, TensorFlow's XLA bridge asks whether it is a compile-time constant, and
     its value inference walks back through everything the input depends on, earlier switches'
     branches included. Without the barrier that walk took most of the compile: at the tests'
-    tiny sizes the forward compiled in 12 s with one switched iteration and 54 s with two
-    (the static loop: 2 s), against 5 and 10 s with it; the barrier stops the walk at once.
+    tiny sizes the forward compiled in 12 s with one switched iteration and 55 s with two
+    (the static loop: 2 s), against 6 and 8 s with it; the barrier stops the walk at once.
 
     weights: the Keras variables the iteration reads (`IteratedLayer.weights`). They enter
     as tensors, read once outside the switch (`keras.StatelessScope` hands them to the
