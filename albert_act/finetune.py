@@ -50,7 +50,7 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--grid", action="store_true", help="the paper's grid instead of one run")
     parser.add_argument("--seeds", type=int, default=1, help="with --grid: seeds per grid point")
-    parser.add_argument("--tau", type=float, default=0.0, help="ponder-cost weight during fine-tuning")
+    parser.add_argument("--tau", type=float, default=0.0, help="ponder-cost weight during fine-tuning (none at fixed depth, --halting none: its ponder cost is a constant)")
     parser.add_argument("--max_seq_length", type=int, default=None,
                         help="default: 128, or the model's maximum if shorter (the demo's: 64)")
     parser.add_argument("--max_train_examples", type=int, default=None, help="a subset, for a quick run")

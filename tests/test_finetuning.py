@@ -141,3 +141,28 @@ def test_a_truncated_weights_file_is_named(tiny_run, tmp_path):
     with pytest.raises(ValueError, match=r"ft/classifier.weights.h5: not a readable Keras weights file \(.*truncated "
                                          r"file: eof = 1000"):
         Source.open(str(folder)).classifier(dropout=0.0)
+
+
+def test_fixed_depth_finetuning_adds_no_ponder_cost(tiny_run):
+    # At fixed depth every token runs N_max: the ponder cost is a constant with no gradient, and
+    # tau x it would only shift the reported loss. Asked for tau 0.5, the loss is the task's alone.
+    import keras
+    import tensorflow as tf
+
+    from albert_act.model.classifier import AlbertActClassifier
+
+    source = Source.open(tiny_run[0])
+    inputs, _ = finetuning_run.encode(source.tokenizer(), [Example("0", "a dog .", "it .", "1")] * 4, 16)
+    targets = np.array([1, 0, 1, 0])
+    losses = {}
+    for tau in (0.0, 0.5):
+        backbone, _ = source.backbone(halting="none")
+        keras.utils.set_random_seed(1)  # the same head for both (dropout draws still differ a little)
+        model = AlbertActClassifier(backbone, num_classes=2)
+        assert np.all(model(inputs, training=False)["ponder_cost"].numpy() >= 3)  # what tau would have added
+        steps = finetuning_run.ClassifierSteps(model, keras.optimizers.SGD(0.0), tf.distribute.get_strategy(),
+                                               False, tau)
+        assert steps.ponder_cost_weight == 0.0
+        losses[tau] = float(steps.train_step(inputs, targets))
+    # tau 0.5 x a ponder cost >= 3 would add >= 1.5; dropout alone moves a loss of ~0.69 by < 0.01
+    assert 0.1 < losses[0.0] < 2 and losses[0.5] == pytest.approx(losses[0.0], abs=0.1)

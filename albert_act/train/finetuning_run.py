@@ -94,11 +94,14 @@ class ClassifierSteps:
     replica's rows of the global batch) and `replica_predict` (logits and iterations).
 
     Build `model` and `optimizer` inside `strategy.scope()`, after `distribution.resolve`.
+    At fixed depth (`halting` "none") `ponder_cost_weight` is 0 whatever is asked: every token
+    runs N_max, so the ponder cost is a constant with no gradient that would only shift the loss.
     """
 
     def __init__(self, model, optimizer, strategy, regression, ponder_cost_weight=0.0, jit_compile=False):
         self.model, self.optimizer, self.strategy = model, optimizer, strategy
-        self.regression, self.ponder_cost_weight = regression, ponder_cost_weight
+        fixed_depth = model.backbone.halting == "none"
+        self.regression, self.ponder_cost_weight = regression, 0.0 if fixed_depth else ponder_cost_weight
         with strategy.scope():  # variables exist before any step is traced (XLA creates none)
             model({k: np.zeros((1, 2), "int32") + 1 for k in ("token_ids", "padding_mask")} | {
                 "segment_ids": np.zeros((1, 2), "int32")}, training=False)
@@ -201,7 +204,7 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
                                               max_seq_length, overwrite=True)
     result = {"task": task.name, "init": init, "learning_rate": learning_rate, "batch_size": batch_size,
               "strategy": f"{kind} x{strategy.num_replicas_in_sync}", "precision": precision, "jit_compile": jit_compile,
-              "epochs": epochs, "seed": seed, "ponder_cost_weight": ponder_cost_weight, "halting": backbone.halting,
+              "epochs": epochs, "seed": seed, "ponder_cost_weight": steps.ponder_cost_weight, "halting": backbone.halting,
               "max_iterations": backbone.max_iterations,
               "train_examples": len(data.train), "dev_examples": len(task.dev), "truncated_train_examples": data.truncated,
               "metric": main_metric, "initial": initial, "history": history, "best": best, "export": export_dir}
