@@ -1,0 +1,186 @@
+"""Why a served sentence runs a different depth than the held-out pairs: the same sequences, re-shaped.
+
+    .venv/bin/python -m benchmarks.served_depth [--init saved_models/albert_act_demo/1] \\
+        [--records 'data_cache/demo/records/eval-*.tfrecord'] [--max_sequences 2000]
+
+Pre-training shows the model pairs of segments with 15% of the pieces masked; a server
+sends it one sentence, one segment, with at most a [MASK] or two. The held-out records
+(by default the quick start's, with its export) are run through the SavedModel's
+`encoder_ids` signature in five shapes, each one step from the last toward a served
+sentence, so that each step's change of depth can be read off:
+  1. the pairs as recorded (masked, two segments);
+  2. the same pairs with every masked position given back its original piece;
+  3. the same pieces as one segment (segment ids all 0, [SEP]s kept);
+  4. two segments again, each cut to its first --short pieces;
+  5. the first segment alone, cut to its first 2 x --short pieces: a served sentence.
+Printed per shape: mean length, the mean iterations N of the ordinary pieces (not [CLS] or
+[SEP]) and of [CLS], with 95% bootstrap intervals over sequences, and the share of ordinary
+pieces that run 2 or more iterations. Writes results.json to --output_dir when given.
+"""
+
+import argparse
+import glob
+import json
+import os
+import sys
+
+from pipelines import cli  # noqa: E402
+
+cli.quiet_start()  # TensorFlow and SentencePiece start quietly, as in the CLIs
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHAPES = ("pairs as recorded (15% masked)", "pairs, masks given back their pieces",
+          "the same pieces as one segment", "pairs, each segment cut to --short pieces",
+          "first segment alone, cut to 2 x --short pieces")
+
+
+def shapes(token_ids, segment_ids, originals, short):
+    """{shape: (token_ids, segment_ids)} of one unpadded record, in `SHAPES` order.
+
+    token_ids, segment_ids: int arrays, [CLS] A [SEP] B [SEP]; originals: token_ids with every
+    masked position given back its original piece. Cut segments keep their [SEP]."""
+    import numpy as np
+
+    from pipelines.tokenizer import CLS_ID, SEP_ID
+
+    token_ids, segment_ids, originals = (np.asarray(a, np.int32) for a in (token_ids, segment_ids, originals))
+    separators = np.flatnonzero(token_ids == SEP_ID)
+    if token_ids[0] != CLS_ID or len(separators) != 2 or separators[1] != len(token_ids) - 1:
+        raise ValueError(f"not a [CLS] A [SEP] B [SEP] record: {token_ids.tolist()}")
+    first, second = originals[1:separators[0]], originals[separators[0] + 1:-1]
+
+    def pack(*segments):
+        ids = [CLS_ID]
+        segs = [0]
+        for index, pieces in enumerate(segments):
+            ids += list(pieces) + [SEP_ID]
+            segs += [index] * (len(pieces) + 1)
+        return np.array(ids, np.int32), np.array(segs, np.int32)
+
+    return dict(zip(SHAPES, (
+        (token_ids, segment_ids),
+        (originals, segment_ids),
+        (originals, np.zeros_like(segment_ids)),
+        pack(first[:short], second[:short]),
+        pack(first[:2 * short]),
+    )))
+
+
+def read_records(files, max_sequences):
+    """[(token_ids, segment_ids, originals)] of the first max_sequences records, unpadded."""
+    from pipelines.pretraining_dataset import make_pretraining_dataset
+
+    rows = []
+    for inputs, labels in make_pretraining_dataset(files, 64, training=False):
+        ids, segs = inputs["token_ids"].numpy(), inputs["segment_ids"].numpy()
+        lengths = inputs["padding_mask"].numpy().sum(1)
+        positions, pieces = inputs["masked_positions"].numpy(), labels["masked_lm_ids"].numpy()
+        weights = labels["masked_lm_weights"].numpy()
+        for row in range(len(ids)):
+            length = int(lengths[row])
+            originals = ids[row, :length].copy()
+            selected = weights[row] > 0
+            originals[positions[row, selected]] = pieces[row, selected]
+            rows.append((ids[row, :length], segs[row, :length], originals))
+            if len(rows) == max_sequences:
+                return rows
+    return rows
+
+
+def depth_of(encode_ids, sequences, batch_size=64):
+    """Per sequence: (length, sum and count of ordinary pieces' N, pieces with N >= 2, [CLS] N)."""
+    import numpy as np
+    import tensorflow as tf
+
+    from pipelines.tokenizer import CLS_ID, SEP_ID
+
+    out = []
+    for start in range(0, len(sequences), batch_size):
+        chunk = sequences[start:start + batch_size]
+        width = max(len(ids) for ids, _ in chunk)
+        arrays = np.zeros((3, len(chunk), width), np.int32)
+        for row, (ids, segs) in enumerate(chunk):
+            arrays[0, row, :len(ids)], arrays[1, row, :len(ids)], arrays[2, row, :len(ids)] = ids, segs, 1
+        iterations = encode_ids(token_ids=tf.constant(arrays[0]), segment_ids=tf.constant(arrays[1]),
+                                padding_mask=tf.constant(arrays[2]))["iterations"].numpy()
+        for row, (ids, _) in enumerate(chunk):
+            n = iterations[row, :len(ids)]
+            ordinary = n[(ids != CLS_ID) & (ids != SEP_ID)]
+            out.append((len(ids), ordinary.sum(), len(ordinary), (ordinary >= 2).sum(), n[0]))
+    return np.array(out, np.float64)
+
+
+def summarize(per_sequence, seed=0):
+    """Means with 95% bootstrap intervals over sequences, from `depth_of`'s rows."""
+    import numpy as np
+
+    from albert_act.analysis import confidence
+
+    counts = confidence.resample_counts(len(per_sequence), seed=seed)
+    ones = np.ones(len(per_sequence))
+
+    def mean_and_interval(numerators, denominators):
+        low, high = confidence.percentile_interval(confidence.resampled_ratios(numerators, denominators, counts))
+        return float(numerators.sum() / denominators.sum()), (float(low), float(high))
+
+    lengths, sums, pieces, deep, cls = per_sequence.T
+    return {"sequences": len(per_sequence), "mean_length": float(lengths.mean()),
+            "ordinary": mean_and_interval(sums, pieces), "share_2_or_more": float(deep.sum() / pieces.sum()),
+            "cls": mean_and_interval(cls, ones)}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.served_depth", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--init", default=os.path.join(REPO, "saved_models", "albert_act_demo", "1"),
+                        help="a pre-training SavedModel (the quick start writes this default)")
+    parser.add_argument("--records", default=os.path.join(REPO, "data_cache", "demo", "records", "eval-*.tfrecord"),
+                        help="held-out pre-training TFRecords (glob) made with the model's vocabulary")
+    parser.add_argument("--max_sequences", type=int, default=2000)
+    parser.add_argument("--short", type=int, default=8, help="pieces kept per segment in shape 4 (twice that in 5)")
+    parser.add_argument("--output_dir", default=None)
+    args = parser.parse_args(argv)
+    files = sorted(glob.glob(args.records))
+    if not os.path.exists(args.init):
+        sys.exit(f"error: {args.init} not found (the default is written by the README's quick start)")
+    if not files:
+        sys.exit(f"error: no records match {args.records}")
+    if args.max_sequences < 1 or args.short < 1:
+        sys.exit("error: --max_sequences and --short must be at least 1")
+
+    import tensorflow as tf
+    import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export runs)
+
+    from albert_act.model.source import Source, find_export
+
+    export = find_export(args.init)
+    source = Source.open(export) if export else None
+    if source is None or source.info["kind"] != "pretraining":
+        sys.exit(f"error: {args.init} is not a pre-training SavedModel (one with an encoder_ids signature)")
+    with cli.quiet_stderr():
+        encode_ids = tf.saved_model.load(export).signatures["encoder_ids"]
+    records = read_records(files, args.max_sequences)
+    if not records:
+        sys.exit(f"error: no records in {args.records}")
+
+    shaped = [shapes(*record, args.short) for record in records]
+    results = {name: summarize(depth_of(encode_ids, [row[name] for row in shaped])) for name in SHAPES}
+    max_iterations = source.info["backbone"]["max_iterations"]
+    print(f"{len(records)} held-out sequences of {args.records}, through {export}'s encoder_ids "
+          f"(N of {max_iterations}; --short {args.short})\n")
+    print("| shape | mean length | ordinary pieces' N [95% CI] | share N >= 2 | [CLS] N [95% CI] |")
+    print("|---|---|---|---|---|")
+    for index, (name, r) in enumerate(results.items(), 1):
+        (mean, (low, high)), (cls, (cls_low, cls_high)) = r["ordinary"], r["cls"]
+        print(f"| {index}. {name} | {r['mean_length']:.1f} | {mean:.2f} [{low:.2f}, {high:.2f}] | "
+              f"{r['share_2_or_more']:.2f} | {cls:.2f} [{cls_low:.2f}, {cls_high:.2f}] |")
+    if args.output_dir:
+        os.makedirs(args.output_dir, exist_ok=True)
+        with open(os.path.join(args.output_dir, "results.json"), "w") as f:
+            json.dump({"init": export, "records": files, "max_iterations": max_iterations, "short": args.short,
+                       "shapes": results}, f, indent=1)
+    return results
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+"""benchmarks.served_depth: the held-out records re-shaped toward a served sentence, step by step."""
+
+import json
+
+import numpy as np
+import pytest
+
+from benchmarks import served_depth
+from conftest import TINY_RUN
+from pipelines.tokenizer import CLS_ID, MASK_ID, SEP_ID
+
+
+def test_each_shape_is_one_step_from_the_last_toward_a_served_sentence():
+    # [CLS] 10 [MASK] 12 [SEP] 13 14 15 [SEP], the [MASK] standing for 11.
+    ids = [CLS_ID, 10, MASK_ID, 12, SEP_ID, 13, 14, 15, SEP_ID]
+    segments = [0, 0, 0, 0, 0, 1, 1, 1, 1]
+    originals = [CLS_ID, 10, 11, 12, SEP_ID, 13, 14, 15, SEP_ID]
+    got = {name: (a.tolist(), s.tolist()) for name, (a, s) in served_depth.shapes(ids, segments, originals, 2).items()}
+    assert list(got) == list(served_depth.SHAPES)
+    assert list(got.values()) == [
+        (ids, segments),
+        (originals, segments),
+        (originals, [0] * 9),
+        ([CLS_ID, 10, 11, SEP_ID, 13, 14, SEP_ID], [0, 0, 0, 0, 1, 1, 1]),
+        ([CLS_ID, 10, 11, 12, SEP_ID], [0, 0, 0, 0, 0]),
+    ]
+
+
+def test_a_record_that_is_not_a_pair_is_refused_with_its_pieces():
+    with pytest.raises(ValueError, match=r"not a \[CLS\] A \[SEP\] B \[SEP\] record: \[2, 10, 3\]"):
+        served_depth.shapes([CLS_ID, 10, SEP_ID], [0, 0, 0], [CLS_ID, 10, SEP_ID], 2)
+
+
+def test_summaries_are_ratios_of_sums_over_sequences():
+    # (length, sum of ordinary N, ordinary pieces, pieces with N >= 2, [CLS] N) per sequence.
+    rows = np.array([(5, 6, 3, 3, 2), (3, 1, 1, 0, 1)], np.float64)
+    summary = served_depth.summarize(rows)
+    assert summary["sequences"] == 2 and summary["mean_length"] == 4.0
+    assert summary["ordinary"][0] == pytest.approx(7 / 4) and summary["share_2_or_more"] == pytest.approx(3 / 4)
+    assert summary["cls"][0] == pytest.approx(1.5)
+    # Resamples draw whole sequences: the ordinary mean lies between one sequence's 1.0 and the other's 2.0.
+    low, high = summary["ordinary"][1]
+    assert 1.0 <= low <= 7 / 4 <= high <= 2.0
+
+
+def test_the_benchmark_runs_an_export_on_held_out_records(tiny_run, records, tmp_path, capsys):
+    _, export_dir = tiny_run
+    results = served_depth.main(["--init", export_dir, "--records", records[1], "--max_sequences", "12",
+                                 "--output_dir", str(tmp_path)])
+    assert list(results) == list(served_depth.SHAPES)
+    written = json.loads((tmp_path / "results.json").read_text())
+    assert written["shapes"] == json.loads(json.dumps(results))
+    max_iterations = written["max_iterations"]
+    assert max_iterations == TINY_RUN["max_iterations"]
+    for name, summary in results.items():
+        assert summary["sequences"] == 12
+        mean, (low, high) = summary["ordinary"]
+        assert 1.0 <= low <= mean <= high <= max_iterations, name
+    first, alone = results[served_depth.SHAPES[0]], results[served_depth.SHAPES[4]]
+    assert alone["mean_length"] <= 2 * 8 + 2 < first["mean_length"]
+    table = capsys.readouterr().out
+    assert "| 5. first segment alone, cut to 2 x --short pieces |" in table
+
+
+def test_a_missing_export_is_named(tmp_path):
+    with pytest.raises(SystemExit, match="nowhere.*not found"):
+        served_depth.main(["--init", str(tmp_path / "nowhere"), "--records", str(tmp_path / "*.tfrecord")])
