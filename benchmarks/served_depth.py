@@ -112,21 +112,12 @@ def depth_of(encode_ids, sequences, batch_size=64):
 
 def summarize(per_sequence, seed=0):
     """Means with 95% bootstrap intervals over sequences, from `depth_of`'s rows."""
-    import numpy as np
-
-    from albert_act.analysis import confidence
-
-    counts = confidence.resample_counts(len(per_sequence), seed=seed)
-    ones = np.ones(len(per_sequence))
-
-    def mean_and_interval(numerators, denominators):
-        low, high = confidence.percentile_interval(confidence.resampled_ratios(numerators, denominators, counts))
-        return float(numerators.sum() / denominators.sum()), (float(low), float(high))
+    from benchmarks.served_fill_mask import interval
 
     lengths, sums, pieces, deep, cls = per_sequence.T
     return {"sequences": len(per_sequence), "mean_length": float(lengths.mean()),
-            "ordinary": mean_and_interval(sums, pieces), "share_2_or_more": float(deep.sum() / pieces.sum()),
-            "cls": mean_and_interval(cls, ones)}
+            "ordinary": interval(sums, pieces, seed), "share_2_or_more": float(deep.sum() / pieces.sum()),
+            "cls": interval(cls, seed=seed)}
 
 
 def main(argv=None):
