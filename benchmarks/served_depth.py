@@ -154,7 +154,10 @@ def main(argv=None):
     if not records:
         sys.exit(f"error: no records in {args.records}")
 
-    shaped = [shapes(*record, args.short) for record in records]
+    try:
+        shaped = [shapes(*record, args.short) for record in records]
+    except ValueError as error:  # records of another kind (e.g. single segments)
+        sys.exit(f"error: {args.records}: {error}")
     results = {name: summarize(depth_of(encode_ids, [row[name] for row in shaped])) for name in SHAPES}
     max_iterations = source.info["backbone"]["max_iterations"]
     print(f"{len(records)} held-out sequences of {args.records}, through {export}'s encoder_ids "
