@@ -148,16 +148,16 @@ def main(argv=None):
     source = Source.open(export) if export else None
     if source is None or source.info["kind"] != "pretraining":
         sys.exit(f"error: {args.init} is not a pre-training SavedModel (one with an encoder_ids signature)")
-    with cli.quiet_stderr():
-        encode_ids = tf.saved_model.load(export).signatures["encoder_ids"]
     records = read_records(files, args.max_sequences)
     if not records:
         sys.exit(f"error: no records in {args.records}")
-
     try:
         shaped = [shapes(*record, args.short) for record in records]
     except ValueError as error:  # records of another kind (e.g. single segments)
         sys.exit(f"error: {args.records}: {error}")
+    with cli.quiet_stderr():  # the slow part of the start, once the inputs are known to be good
+        encode_ids = tf.saved_model.load(export).signatures["encoder_ids"]
+
     results = {name: summarize(depth_of(encode_ids, [row[name] for row in shaped])) for name in SHAPES}
     max_iterations = source.info["backbone"]["max_iterations"]
     print(f"{len(records)} held-out sequences of {args.records}, through {export}'s encoder_ids "
