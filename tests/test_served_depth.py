@@ -70,18 +70,16 @@ def test_a_missing_export_is_named(tmp_path):
 def test_records_that_are_not_pairs_are_refused_naming_them(tiny_run, tmp_path):
     import tensorflow as tf
 
-    def feature(values, kind="int"):
-        if kind == "float":
-            return tf.train.Feature(float_list=tf.train.FloatList(value=values))
-        return tf.train.Feature(int64_list=tf.train.Int64List(value=values))
+    from pipelines.tf_example import float_feature, int64_feature, serialize_example
 
     ids = [CLS_ID, 10, MASK_ID, 12, SEP_ID] + [0] * 3  # one segment: what a fine-tuning file might hold
-    example = tf.train.Example(features=tf.train.Features(feature={
-        "input_ids": feature(ids), "input_mask": feature([1] * 5 + [0] * 3), "segment_ids": feature([0] * 8),
-        "masked_lm_positions": feature([2, 0]), "masked_lm_ids": feature([11, 0]),
-        "masked_lm_weights": feature([1.0, 0.0], "float"), "next_sentence_labels": feature([0])}))
+    record = serialize_example({
+        "input_ids": int64_feature(ids), "input_mask": int64_feature([1] * 5 + [0] * 3),
+        "segment_ids": int64_feature([0] * 8), "masked_lm_positions": int64_feature([2, 0]),
+        "masked_lm_ids": int64_feature([11, 0]), "masked_lm_weights": float_feature([1.0, 0.0]),
+        "next_sentence_labels": int64_feature([0])})
     path = tmp_path / "single.tfrecord"
     with tf.io.TFRecordWriter(str(path)) as writer:
-        writer.write(example.SerializeToString())
+        writer.write(record)
     with pytest.raises(SystemExit, match=r"single\.tfrecord: not a \[CLS\] A \[SEP\] B \[SEP\] record"):
         served_depth.main(["--init", tiny_run[1], "--records", str(path)])
