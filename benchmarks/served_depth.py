@@ -66,12 +66,13 @@ def shapes(token_ids, segment_ids, originals, short):
     )))
 
 
-def read_records(files, max_sequences):
-    """[(token_ids, segment_ids, originals)] of the first max_sequences records, unpadded."""
+def read_records(files, max_sequences, max_length):
+    """[(token_ids, segment_ids, originals)] of the first max_sequences records, unpadded.
+    Records longer than max_length (the model's) are refused, naming the file."""
     from pipelines.pretraining_dataset import make_pretraining_dataset
 
     rows = []
-    for inputs, labels in make_pretraining_dataset(files, 64, training=False):
+    for inputs, labels in make_pretraining_dataset(files, 64, training=False, max_length=max_length):
         ids, segs = inputs["token_ids"].numpy(), inputs["segment_ids"].numpy()
         lengths = inputs["padding_mask"].numpy().sum(1)
         positions, pieces = inputs["masked_positions"].numpy(), labels["masked_lm_ids"].numpy()
@@ -148,9 +149,17 @@ def main(argv=None):
     source = Source.open(export) if export else None
     if source is None or source.info["kind"] != "pretraining":
         sys.exit(f"error: {args.init} is not a pre-training SavedModel (one with an encoder_ids signature)")
-    records = read_records(files, args.max_sequences)
+    backbone = source.info["backbone"]
+    try:  # too long for the model, or only empty shards: the reader names the file
+        records = read_records(files, args.max_sequences, backbone["max_sequence_length"])
+    except ValueError as error:
+        sys.exit(f"error: {error}")
     if not records:
         sys.exit(f"error: no records in {args.records}")
+    largest = max(int(max(ids.max(), originals.max())) for ids, _, originals in records)
+    if largest >= backbone["vocabulary_size"]:
+        sys.exit(f"error: {args.records} holds id {largest}, outside the model's vocabulary of "
+                 f"{backbone['vocabulary_size']}: records made with another vocabulary")
     try:
         shaped = [shapes(*record, args.short) for record in records]
     except ValueError as error:  # records of another kind (e.g. single segments)
@@ -159,7 +168,7 @@ def main(argv=None):
         encode_ids = tf.saved_model.load(export).signatures["encoder_ids"]
 
     results = {name: summarize(depth_of(encode_ids, [row[name] for row in shaped])) for name in SHAPES}
-    max_iterations = source.info["backbone"]["max_iterations"]
+    max_iterations = backbone["max_iterations"]
     print(f"{len(records)} held-out sequences of {args.records}, through {export}'s encoder_ids "
           f"(N of {max_iterations}; --short {args.short})\n")
     print("| shape | mean length | ordinary pieces' N [95% CI] | share N >= 2 | [CLS] N [95% CI] |")

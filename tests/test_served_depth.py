@@ -67,19 +67,35 @@ def test_a_missing_export_is_named(tmp_path):
         served_depth.main(["--init", str(tmp_path / "nowhere"), "--records", str(tmp_path / "*.tfrecord")])
 
 
-def test_records_that_are_not_pairs_are_refused_naming_them(tiny_run, tmp_path):
+def write_record(path, ids, segments, length):
+    """One pre-training record of `ids` (one [MASK] at position 2, standing for 11), padded to length."""
     import tensorflow as tf
 
     from pipelines.tf_example import float_feature, int64_feature, serialize_example
 
-    ids = [CLS_ID, 10, MASK_ID, 12, SEP_ID] + [0] * 3  # one segment: what a fine-tuning file might hold
+    pad = [0] * (length - len(ids))
     record = serialize_example({
-        "input_ids": int64_feature(ids), "input_mask": int64_feature([1] * 5 + [0] * 3),
-        "segment_ids": int64_feature([0] * 8), "masked_lm_positions": int64_feature([2, 0]),
+        "input_ids": int64_feature(ids + pad), "input_mask": int64_feature([1] * len(ids) + pad),
+        "segment_ids": int64_feature(segments + pad), "masked_lm_positions": int64_feature([2, 0]),
         "masked_lm_ids": int64_feature([11, 0]), "masked_lm_weights": float_feature([1.0, 0.0]),
         "next_sentence_labels": int64_feature([0])})
-    path = tmp_path / "single.tfrecord"
     with tf.io.TFRecordWriter(str(path)) as writer:
         writer.write(record)
-    with pytest.raises(SystemExit, match=r"single\.tfrecord: not a \[CLS\] A \[SEP\] B \[SEP\] record"):
+    return path
+
+
+PAIR = [CLS_ID, 10, MASK_ID, 12, SEP_ID, 13, SEP_ID]
+
+
+@pytest.mark.parametrize("ids, segments, length, message", [
+    ([CLS_ID, 10, MASK_ID, 12, SEP_ID], [0] * 5, 8,  # one segment: what a fine-tuning file might hold
+     r"one\.tfrecord: not a \[CLS\] A \[SEP\] B \[SEP\] record"),
+    (PAIR[:5] + [5000] + PAIR[6:], [0] * 5 + [1] * 2, 8,  # made with a larger vocabulary
+     r"one\.tfrecord holds id 5000, outside the model's vocabulary of \d+: records made with another vocabulary"),
+    (PAIR, [0] * 5 + [1] * 2, 128,  # made for longer sequences than the model's 64
+     r"one\.tfrecord: sequences of 128 tokens, the model takes at most 64"),
+], ids=["single segment", "another vocabulary", "too long"])
+def test_records_the_model_cannot_read_are_refused_naming_them(tiny_run, tmp_path, ids, segments, length, message):
+    path = write_record(tmp_path / "one.tfrecord", ids, segments, length)
+    with pytest.raises(SystemExit, match=message):
         served_depth.main(["--init", tiny_run[1], "--records", str(path)])
