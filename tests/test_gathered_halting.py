@@ -118,8 +118,10 @@ def test_halted_tokens_get_gradient_through_the_key_value_cache():
 
 
 def test_bucket_widths():
-    assert bucket_widths(128) == [0, 4, 8, 16, 32, 64, 128]
-    assert bucket_widths(64, capacity=20) == [0, 3, 5, 10, 20]  # a capacity is the largest width
+    assert bucket_widths(128) == [0, 4, 8, 16, 32, 48, 64, 80, 96, 112, 128]  # halvings, and multiples of 16
+    assert bucket_widths(512) == [0, 4, 8, 16, 32, 64, *range(128, 513, 64)]  # multiples of 512 / 8
+    assert bucket_widths(16) == [0, 4, 8, 16]
+    assert bucket_widths(64, capacity=20) == [0, 3, 5, 10, 16, 20]  # a capacity is the largest width
     assert bucket_widths(3) == [0, 3]
 
 
@@ -193,3 +195,31 @@ def test_every_switch_of_widths_reads_through_an_optimization_barrier():
             seen.add(op.name)
             assert op.type not in ("Case", "StatelessCase"), f"{case.name} reads {op.name} without a barrier"
             todo.extend(tensor.op for tensor in op.inputs)
+
+
+@pytest.mark.slow  # ~30 s: two models traced with their gradients at 48 positions
+def test_bucket_fine_widths_equal_the_static_loop():
+    # At 48 positions the widths are 0 3 6 12 16 24 32 48: some iterations must pick a multiple of
+    # 16 that is not a halving (16 or 32), else the case proves nothing about them.
+    lengths = [48, 40, 33, 48]
+    inputs = {k: tf.constant(v) for k, v in random_inputs(lengths, padded_length=48, seed=3).items()}
+    positions, labels = _labels(len(lengths))
+    inputs["masked_positions"] = tf.constant(positions)
+    results = {}
+    for name in ("static", "bucket"):
+        keras.utils.set_random_seed(0)
+        backbone = AlbertActBackbone(**TINY, execution=name)
+        spread_halting(backbone, seed=1, scale=0.3, bias=1.5)  # the fullest row runs 48, 27, 23, 16 tokens
+        results[name] = _losses_and_gradients(AlbertActPretrainingModel(backbone), inputs, labels)
+        variables = [v.path for v in backbone.trainable_variables]
+    (expected, expected_grads), (actual, actual_grads) = results["static"], results["bucket"]
+    widths = bucket_widths(48)
+    assert widths == [0, 3, 6, 12, 16, 24, 32, 48]
+    running = [int(np.max(np.sum(expected["iterations"] > i, axis=1))) for i in range(1, TINY["max_iterations"])]
+    chosen = [next(w for w in widths if w >= needed) for needed in running]
+    assert {16, 32} <= set(chosen), (running, chosen)
+    for key in ("mlm_loss", "sop_loss", "ponder_cost", "iterations", "remainders"):
+        assert _relative(actual[key], expected[key], 1e-6) <= 1e-5, key
+    scale = max(float(np.max(np.abs(g))) for g in expected_grads)
+    for path, a, b in zip(variables, actual_grads, expected_grads):
+        assert _relative(a, b, 1e-3 * scale) <= 1e-5, path
