@@ -75,7 +75,8 @@ def test_random_records_parse_as_the_data_tool_writes_them():
     np.testing.assert_array_equal(labels["sentence_order_label"].numpy(), [0, 1, 0, 1])
 
 
-def test_update_profile_parts_on_a_tiny_model():
+@pytest.mark.slow  # ~30 s: the demo's sizes, each part traced forward and backward
+def test_update_profile_parts_on_the_demo_model():
     from benchmarks import update_profile
 
     trainer = pretrain_speed.trainer_for("demo", 64, "act", "gather", 8, 4)
