@@ -151,6 +151,25 @@ def layer_flops(hidden, intermediate, length):
     return 8 * hidden * hidden + 4 * hidden * intermediate + 4 * length * hidden
 
 
+def model_flop_utilisation(flops, tokens, iterations, seconds, peak):
+    """MFU: `flops` per token and iteration (training's, `3 x layer_flops`) x the tokens x their mean
+    iterations, per second, over the matmul `peak` (FLOP/s)."""
+    return flops * tokens * iterations / seconds / peak
+
+
+def timed(fn, runs):
+    """(seconds of fn's first call, median seconds of the next `runs` calls)."""
+    start = time.perf_counter()
+    fn()
+    first = time.perf_counter() - start
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return first, statistics.median(times)
+
+
 def matmul_peak(size=2048, runs=20):
     """This machine's float32 matmul peak, FLOP/s: the fastest of `runs` (size x size) @ (size x size)
     (the fastest, not the median: other tenants of a shared machine only ever slow a run down)."""
@@ -233,18 +252,15 @@ def measure(args):
         else:
             step_fn, element = step, tf.constant(batch)
         iterator = iter(tf.data.Dataset.from_tensors(element).repeat())
-        start = time.perf_counter()
-        sums = step_fn(iterator)
-        sums["examples"].numpy()
-        first = time.perf_counter() - start
-        times = []
-        for _ in range(args.runs):
-            start = time.perf_counter()
-            sums = step_fn(iterator)
+        sums = {}
+
+        def update():
+            sums.update(step_fn(iterator))
             sums["examples"].numpy()
-            times.append(time.perf_counter() - start)
+
+        first, seconds = timed(update, args.runs)
         depth = sums["depth"].numpy()  # (K, parts): row 0 is "all"; parts: count, sum N, ...
-        return {"seconds": statistics.median(times), "first": first, "tokens": float(depth[0, 0]),
+        return {"seconds": seconds, "first": first, "tokens": float(depth[0, 0]),
                 "iterations": float(depth[0, 1] / depth[0, 0]), "overflows": float(sums["overflows"])}
 
     rows = {}
@@ -252,8 +268,7 @@ def measure(args):
         rows["fixed"] = time_batch(records)
     else:
         script = ScriptedDepth((args.micro_batch, length), n_max)
-        try:  # one step, traced (and compiled) once, reading the scripted p's
-            step = trainer.make_train_step(parse=lambda serialized: parse_examples(serialized, *shapes))
+        try:  # `step` is traced (and compiled) at its first call, here, once, reading the scripted p's
             for pattern in args.patterns:
                 for share in args.shares:
                     script.set([[SHARES[share]] * length] * args.micro_batch if pattern == "uniform"
@@ -289,8 +304,13 @@ def run_child(args, length, halting, execution):
                "--micro_batch", micro_batch or str(args.micro_batch), "--preset", args.preset, "--shares", *args.shares,
                "--patterns", *args.patterns] + (["--checkpoint", args.checkpoint] if args.checkpoint else [])
     print(f"(timing length {length}, {'fixed depth' if halting == 'none' else execution} ...)", file=sys.stderr, flush=True)
+    return child_result(command, args.child_timeout)
+
+
+def child_result(command, timeout=None):
+    """Runs a benchmark's child process; the JSON of its last line, or None past `timeout` seconds."""
     try:
-        done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=args.child_timeout)
+        done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:  # XLA's compile of `bucket`'s switch ran for over an hour on a 2-core CPU
         return None
     if done.returncode:
@@ -317,7 +337,7 @@ def row_text(length, depth, execution, row, base, rows, peak):
     """One table row: mean N, s/update, pieces/s, MFU, ratios, memory, first call."""
     share = row["iterations"] / 6
     pieces = row["tokens"] / row["seconds"]
-    mfu = rows["layer_flops"] * row["tokens"] * row["iterations"] / row["seconds"] / peak
+    mfu = model_flop_utilisation(rows["layer_flops"], row["tokens"], row["iterations"], row["seconds"], peak)
     overflow = f" ({row['overflows']:.0f} overflows)" if row["overflows"] else ""
     return (f"| {length} | {depth} | {execution}{overflow} | {row['iterations']:.2f} | {row['seconds']:.3f} | "
             f"{pieces:,.0f} | {mfu:.2f} | {row['seconds'] / base:.2f} | {row['seconds'] / base / share:.2f} | "
@@ -356,6 +376,12 @@ def main():
     training = get_preset(args.preset).training
     args.batch = args.batch or training["global_batch_size"]
     args.micro_batch = min(args.micro_batch or training["micro_batch_size"], args.batch)
+    for execution in args.executions:
+        if execution.partition("@")[0] not in ("fixed", *XLA):
+            parser.error(f"--executions {execution}: expected one of fixed, {', '.join(XLA)}, optionally @ a micro-batch")
+        micro_batch = execution.partition("@")[2]
+        if "@" in execution and (not micro_batch.isdigit() or int(micro_batch) < 1):
+            parser.error(f"--executions {execution}: the micro-batch after @ must be a positive whole number")
     for micro_batch in [args.micro_batch] + [int(e.partition("@")[2]) for e in args.executions if "@" in e]:
         if args.batch % micro_batch:
             parser.error(f"--batch {args.batch} must be a multiple of the micro-batch {micro_batch}")

@@ -19,34 +19,28 @@ its forward, and its forward + backward; medians of --runs calls after a warm-up
                  clipping, and what the parts gain or lose by being compiled together
 
 The forward and backward parts are per micro-batch times the micro-batches of an update;
-"update" is the real step (`Pretrainer.make_train_step`), measured whole. Depth is scripted per token (`benchmarks.pretrain_speed.ScriptedDepth`,
-the `tail` pattern). Each (execution, depth) runs in its own process.
+"update" is the real step (`Pretrainer.make_train_step`), measured whole. Depth is scripted
+per token (`benchmarks.pretrain_speed.ScriptedDepth`, the `tail` pattern). Each (execution, depth) runs in its own process.
 """
 
 import argparse
 import json
 import os
-import statistics
-import subprocess
 import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-from benchmarks.pretrain_speed import (REPO, TAIL_MEANS, XLA, ScriptedDepth, cpu_model, layer_flops, matmul_peak,  # noqa: E402
-                                       random_records, tail_depths, trainer_for)
+from benchmarks.pretrain_speed import (TAIL_MEANS, XLA, ScriptedDepth, child_result, cpu_model, layer_flops,  # noqa: E402
+                                       matmul_peak, model_flop_utilisation, random_records, tail_depths, timed,
+                                       trainer_for)
 
 PARTS = ("input", "embedding", "iterations", "MLM head", "SOP head", "loss", "gradients", "optimizer", "bookkeeping")
 
 
 def median_time(fn, runs):
-    fn()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    """Median seconds of `runs` calls of fn after a warm-up call."""
+    return timed(fn, runs)[1]
 
 
 def part_functions(trainer, micro, mlm_weight, jit_compile):
@@ -140,9 +134,8 @@ def measure(args):
         step = trainer.make_train_step(parse=lambda s: parse_examples(s, *shapes))
         iterator = iter(tf.data.Dataset.from_tensors(serialized).repeat())
         start = time.perf_counter()
-        sums = step(iterator)
+        depth = step(iterator)["depth"].numpy()  # the first call: traced and compiled
         first = time.perf_counter() - start
-        depth = sums["depth"].numpy()
         functions, optimizer = part_functions(trainer, micro, mlm_weight, jit_compile)
         parts = {"input": median_time(lambda: [t.numpy() for t in tf.nest.flatten(parse(serialized))], args.runs)}
         backward = 0.0
@@ -169,10 +162,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--preset", default="english", choices=["demo", "english"])
     parser.add_argument("--length", type=int, default=None, help="sequence length (default: the preset's)")
-    parser.add_argument("--executions", nargs="+", default=["fixed@64", "fixed@16", "gather@64", "bucket@16"],
+    parser.add_argument("--executions", nargs="+", default=None,
                         help="fixed (fixed depth, static loop under XLA), static, gather or bucket, each with an "
-                             "optional micro-batch (gather@64; default: the preset's); default: the English "
-                             "preset's before (gather, micro-batches of 64) and now (bucket, 16), with fixed depth")
+                             "optional micro-batch (gather@64; default: the preset's); default for english: the "
+                             "preset's before (gather, micro-batches of 64) and now (bucket, 16), with fixed depth "
+                             "at both; for demo: fixed gather bucket")
     parser.add_argument("--depths", nargs="+", default=["1/6", "1/2"], choices=list(TAIL_MEANS),
                         help="depth shares of the tail pattern (means 1.05, 2, 3 of 6)")
     parser.add_argument("--runs", type=int, default=5)
@@ -184,14 +178,17 @@ def main():
     preset = get_preset(args.preset)
     args.batch = preset.training["global_batch_size"]
     args.micro_batch = args.micro_batch or preset.training["micro_batch_size"]
-    for execution in args.executions:
-        name, _, micro_batch = execution.partition("@")
-        if name not in ("fixed", "static", "gather", "bucket") or (micro_batch and args.batch % int(micro_batch)):
-            parser.error(f"--executions {execution}: expected fixed, static, gather or bucket, optionally with "
-                         f"@ a micro-batch that divides {args.batch}")
     args.length = args.length or preset.backbone["max_sequence_length"]
     if args.child:
         return measure(args)
+    args.executions = args.executions or (["fixed@64", "fixed@16", "gather@64", "bucket@16"] if args.preset == "english"
+                                          else ["fixed", "gather", "bucket"])
+    for execution in args.executions:
+        name, _, micro_batch = execution.partition("@")
+        if name not in ("fixed", "static", "gather", "bucket") or (
+                micro_batch and (not micro_batch.isdigit() or int(micro_batch) < 1 or args.batch % int(micro_batch))):
+            parser.error(f"--executions {execution}: expected fixed, static, gather or bucket, optionally with "
+                         f"@ a micro-batch that divides {args.batch}")
 
     import tensorflow as tf
 
@@ -208,11 +205,8 @@ def main():
                        "--length", str(args.length), "--execution", execution, "--depth", depth,
                        "--runs", str(args.runs), "--micro_batch", micro_batch or str(args.micro_batch)]
             print(f"(profiling {execution} at depth {depth} ...)", file=sys.stderr, flush=True)
-            done = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
-            if done.returncode:
-                raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
-            row = json.loads(done.stdout.strip().splitlines()[-1])
-            mfu = row["layer_flops"] * row["tokens"] * row["iterations"] / row["update"] / peak
+            row = child_result(command)
+            mfu = model_flop_utilisation(row["layer_flops"], row["tokens"], row["iterations"], row["update"], peak)
             cells = " | ".join(f"{1000 * row['parts'][p]:.0f} ms" for p in PARTS)
             print(f"| {execution}, micro-batch {micro_batch or args.micro_batch} | {row['iterations']:.2f} | {cells} | {row['update']:.3f} | {mfu:.2f} | "
                   f"{row['first']:.0f} |", flush=True)
