@@ -4,11 +4,12 @@
         [--model_dir runs/english] [--export_dir saved_models/albert_act_english/1] [pretrain flags ...]
 
 1. Vocabulary: SentencePiece unigram, 8,000 pieces, on wiki_en_train.txt + wiki_en_more.txt
-   (8.5 M words); <data_dir>/vocab.model.
+   (8.5 M words), with byte fallback and ASCII punctuation as pieces (the CLI's defaults);
+   <data_dir>/vocab.model.
 2. Records: ALBERT's whole-word n-gram masking with sentence-order prediction at 128 pieces,
-   short_seq_prob 0.1, --dupe_factor maskings of every training document
-   (<data_dir>/train); the held-out file wiki_en_valid.txt (documents never trained on)
-   once (<data_dir>/valid).
+   short_seq_prob 0.1, --dupe_factor maskings of every training document, and 10% single
+   segments ([CLS] A [SEP], the shape of a served sentence) (<data_dir>/train); the held-out
+   file wiki_en_valid.txt (documents never trained on) once, pairs only (<data_dir>/valid).
 3. Pre-training: `python -m albert_act.pretrain --preset english` on those records, with
    the held-out records as its evaluation, then the raw-text SavedModel at --export_dir.
 4. Learning curve: every kept checkpoint evaluated again on the held-out records
@@ -30,6 +31,7 @@ VALID_TEXT = "wikipedia_en_sample/wiki_en_valid.txt"
 VOCABULARY_SIZE = 8000
 MAX_SEQ_LENGTH = 128
 SHORT_SEQ_PROB = 0.1  # ALBERT's
+SINGLE_SEGMENT_PROB = 0.1  # training records only: held-out SOP accuracy is measured on pairs
 
 
 def build_vocabulary(args):
@@ -55,6 +57,7 @@ def build_records(args, vocab, name, inputs, dupe_factor):
     create_pretraining_data.main(["--input", *inputs, "--vocab", vocab, "--output_dir", output_dir,
                                   "--max_seq_length", str(MAX_SEQ_LENGTH), "--short_seq_prob", str(SHORT_SEQ_PROB),
                                   "--dupe_factor", str(dupe_factor), "--eval_fraction", "0",
+                                  "--single_segment_prob", str(SINGLE_SEGMENT_PROB if name == "train" else 0.0),
                                   "--num_shards", "8" if name == "train" else "1"])
     return os.path.join(output_dir, "train-*.tfrecord")
 

@@ -35,25 +35,30 @@ TYPES = ("[CLS]", "[SEP]", "[MASK]", "other")
 
 def masked_queries(sentences, tokenizer, count, seed, max_length):
     """[(text with one [MASK], target piece id, target word)]: one single-piece word per sentence,
-    from sentences of 4-60 words whose pieces fit in `max_length` with [CLS] and [SEP]."""
+    from sentences of 4-60 words whose pieces fit in `max_length` with [CLS] and [SEP]. The text is
+    the sentence as written (its SpaceAfter=No kept: "the book.", not "the book .")."""
     import numpy as np
+
+    from pipelines import probing
 
     rng = np.random.default_rng(seed)
     queries = []
     for index in rng.permutation(len(sentences)):
-        forms = [form for form, *_ in sentences[index]]
-        if not 4 <= len(forms) <= 60 or len(tokenizer.encode([" ".join(forms)])[0]) + 2 > max_length:
+        words = sentences[index]
+        forms, glued = [form for form, *_ in words], probing.glued_words(words)
+        if not 4 <= len(forms) <= 60 or len(tokenizer.encode([probing.sentence_text(words)])[0]) + 2 > max_length:
             continue
         candidates = []
         for position, form in enumerate(forms):
-            if form.isalpha():
+            if form.isalpha() and not glued[position]:
                 pieces = tokenizer.encode([form])[0]
                 if len(pieces) == 1:
                     candidates.append((position, pieces[0]))
         if not candidates:
             continue
         position, piece = candidates[rng.integers(len(candidates))]
-        queries.append((" ".join(forms[:position] + ["[MASK]"] + forms[position + 1:]), piece, forms[position]))
+        masked = [("[MASK]",) + tuple(word[1:]) if k == position else word for k, word in enumerate(words)]
+        queries.append((probing.sentence_text(masked), piece, forms[position]))
         if len(queries) == count:
             break
     return queries

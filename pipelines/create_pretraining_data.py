@@ -273,6 +273,7 @@ def _report(stats, invalid_lines, config, files, vocab, num_shards, eval_fractio
         "single_segment_chunks": {"split_at_a_word": stats["single_segment_split"],
                                   "dropped_one_word": stats["single_segment_dropped"]},
         "short_target_documents": stats["short_targets"],
+        "single_segment_instances": stats["single_segments"],
         "workers": workers,
         "seconds": seconds,
         "instances_per_second": stats["instances"] / max(seconds, 1e-9),
@@ -292,7 +293,8 @@ def _write_report(report, output_dir):
         f"- truncated instances: {report['truncation']['instances']} "
         f"({report['truncation']['tokens_removed']} tokens removed)",
         f"- single-segment chunks: {report['single_segment_chunks']['split_at_a_word']} split at a word, "
-        f"{report['single_segment_chunks']['dropped_one_word']} dropped (one word)",
+        f"{report['single_segment_chunks']['dropped_one_word']} dropped (one word); single-segment instances "
+        f"([CLS] A [SEP], --single_segment_prob): {report['single_segment_instances']}",
         f"- empty sentences skipped: {report['empty_sentences_skipped']}; "
         f"invalid UTF-8 lines skipped: {len(report['invalid_utf8_lines_skipped'])}",
         f"- {report['instances_per_second']:.0f} instances/s with {report['workers']} workers",
@@ -318,6 +320,10 @@ def main(argv=None):
     parser.add_argument("--max_ngram", type=int, default=3)
     parser.add_argument("--dupe_factor", type=int, default=10, help="maskings of each training document")
     parser.add_argument("--short_seq_prob", type=float, default=0.1)
+    parser.add_argument("--single_segment_prob", type=float, default=0.0,
+                        help="share of instances that are one segment, [CLS] A [SEP] (a served sentence's shape; "
+                             "SOP label 0); default 0, ALBERT's pairs only. Leave it 0 for held-out records that "
+                             "measure SOP")
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--num_shards", type=int, default=8)
     parser.add_argument("--workers", type=int, default=os.cpu_count(), help="processes (default: all cores)")
@@ -327,7 +333,8 @@ def main(argv=None):
     parser.add_argument("--skip_invalid_utf8", action="store_true",
                         help="skip (and count) lines that are not UTF-8 instead of failing")
     args = parser.parse_args(argv)
-    cli.check_flags(args, {"masked_lm_prob": "(0,1)", "short_seq_prob": "[0,1]", "eval_fraction": "[0,1)",
+    cli.check_flags(args, {"masked_lm_prob": "(0,1)", "short_seq_prob": "[0,1]", "single_segment_prob": "[0,1]",
+                           "eval_fraction": "[0,1)",
                            "dupe_factor": "int>=1", "num_shards": "int>=1", "workers": "int>=1",
                            "shuffle_buffer": "int>=1", "max_predictions_per_seq": "int>=1", "seed": "int>=0",
                            "max_ngram": "int>=1"})
@@ -341,6 +348,7 @@ def main(argv=None):
             max_predictions_per_seq=args.max_predictions_per_seq,
             max_ngram=args.max_ngram,
             short_seq_prob=args.short_seq_prob,
+            single_segment_prob=args.single_segment_prob,
             dupe_factor=args.dupe_factor,
             seed=args.seed,
         )

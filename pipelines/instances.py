@@ -17,6 +17,11 @@ reproducible and parallel:
   random word start into two consecutive segments, which keeps the SOP meaning
   (two consecutive pieces of one document, maybe swapped). A one-word chunk
   cannot be cut and is dropped. Both cases are counted in the stats.
+* Single segments (`single_segment_prob`, default 0: ALBERT has none): with that
+  probability a chunk of a random target length in [2, max_seq_length - 2] becomes
+  `[CLS] A [SEP]`, whole sentences (the first cut at its back to fit), SOP label 0:
+  what a served sentence looks like. Its SOP answer is trivial (no second segment),
+  so held-out records for SOP accuracy are made without them.
 * Truncation: the longer segment loses a token at its front or back (coin flip)
   until the pair fits, as ALBERT.
 * Masking: whole words (a word = a piece starting with "▁" or a punctuation
@@ -38,7 +43,7 @@ import math
 import random
 
 from pipelines import tf_example
-from pipelines.tokenizer import CLS_ID, MASK_ID, SEP_ID, SPECIAL_TOKENS
+from pipelines.tokenizer import CLS_ID, MASK_ID, SEP_ID, SPECIAL_TOKENS, UNK_ID, WORD_START
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,6 +56,7 @@ class InstanceConfig:
     max_predictions_per_seq: int | None = None  # default: 1.2x the budget of a full sequence
     max_ngram: int = 3
     short_seq_prob: float = 0.1
+    single_segment_prob: float = 0.0
     dupe_factor: int = 10
     seed: int = 12345
 
@@ -59,8 +65,9 @@ class InstanceConfig:
             raise ValueError(f"max_seq_length must be >= 5 ([CLS] A [SEP] B [SEP]), got {self.max_seq_length}")
         if not 0.0 < self.masked_lm_prob < 1.0:
             raise ValueError(f"masked_lm_prob must be in (0, 1), got {self.masked_lm_prob}")
-        if not 0.0 <= self.short_seq_prob <= 1.0:
-            raise ValueError(f"short_seq_prob must be in [0, 1], got {self.short_seq_prob}")
+        for name in ("short_seq_prob", "single_segment_prob"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)}")
         for name in ("max_ngram", "dupe_factor", "vocabulary_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -79,18 +86,46 @@ class InstanceConfig:
         return max(1, round(self.masked_lm_prob * (self.max_seq_length - 3)))
 
 
-def _make_segments(sentences, rng, config, word_start, stats):
-    """Yields (tokens_a, tokens_b, label) for one document, ALBERT-style chunking."""
+def word_starts(tokens, word_start, bare_space=-1):
+    """Per position, 1 where the piece begins a word: its `word_start` entry (by id), except after
+    the bare "▁" piece (id `bare_space`), which SentencePiece emits before a word it has no "▁x" piece
+    for ("▁" "(" ...): that piece continues the word the "▁" began. Masking them apart would leave a
+    "▁" no served text has (a served "[MASK](" drops its space)."""
+    starts = [word_start[t] for t in tokens]
+    for position in range(1, len(tokens)):
+        if tokens[position - 1] == bare_space and tokens[position] >= len(SPECIAL_TOKENS):
+            starts[position] = 0
+    return starts
+
+
+def _make_segments(sentences, rng, config, word_start, stats, bare_space=-1):
+    """Yields (tokens_a, tokens_b, label) for one document, ALBERT-style chunking (tokens_b empty:
+    a single segment)."""
     max_tokens = config.max_seq_length - 3
     target = max_tokens
     if rng.random() < config.short_seq_prob:
         target = rng.randint(2, max_tokens)
         stats["short_targets"] += 1
+    pair_target = target
+
+    def next_single():  # drawn only when asked for: without it the random stream (every record) is as before
+        return config.single_segment_prob > 0 and rng.random() < config.single_segment_prob
+
+    single = next_single()
+    target = rng.randint(2, max_tokens + 1) if single else pair_target
     chunk, length = [], 0
     for i, sentence in enumerate(sentences):
         chunk.append(sentence)
         length += len(sentence)
         if i < len(sentences) - 1 and length < target:
+            continue
+        if single:
+            tokens_a = [t for s in chunk for t in s][: max_tokens + 1]  # [CLS] A [SEP]: one more fits
+            stats["single_segments"] += 1
+            yield tokens_a, [], 0
+            chunk, length = [], 0
+            single = next_single()
+            target = rng.randint(2, max_tokens + 1) if single else pair_target
             continue
         if len(chunk) >= 2:
             a_end = rng.randint(1, len(chunk) - 1)
@@ -98,7 +133,8 @@ def _make_segments(sentences, rng, config, word_start, stats):
             tokens_b = [t for s in chunk[a_end:] for t in s]
         else:
             (sentence,) = chunk
-            cuts = [j for j in range(1, len(sentence)) if word_start[sentence[j]]]
+            starts = word_starts(sentence, word_start, bare_space)
+            cuts = [j for j in range(1, len(sentence)) if starts[j]]
             if not cuts:
                 stats["single_segment_dropped"] += 1
                 chunk, length = [], 0
@@ -115,6 +151,8 @@ def _make_segments(sentences, rng, config, word_start, stats):
             stats["truncated_tokens"] += removed
         yield tokens_a, tokens_b, label
         chunk, length = [], 0
+        single = next_single()
+        target = rng.randint(2, max_tokens + 1) if single else pair_target
 
 
 def _truncate_pair(tokens_a, tokens_b, max_tokens, rng):
@@ -133,15 +171,16 @@ def _truncate_pair(tokens_a, tokens_b, max_tokens, rng):
 _PLACEMENT_TRIES = 50
 
 
-def _mask(tokens, rng, config, word_start, stats):
-    """Whole-word n-gram masking in place; returns (positions, original ids), sorted."""
+def _mask(tokens, rng, config, starts, stats):
+    """Whole-word n-gram masking in place (`starts`: `word_starts` of the tokens); returns
+    (positions, original ids), sorted."""
     words = []  # lists of positions
     after_special = True
     for position, token in enumerate(tokens):
         if token == CLS_ID or token == SEP_ID:
             after_special = True
             continue
-        if after_special or word_start[token]:
+        if after_special or starts[position]:
             words.append([position])
         else:
             words[-1].append(position)
@@ -193,20 +232,21 @@ def _mask(tokens, rng, config, word_start, stats):
     return positions, originals
 
 
-def document_instances(sentences, doc_index, duplicate, config, word_start, stats):
+def document_instances(sentences, doc_index, duplicate, config, word_start, stats, bare_space=-1):
     """Serialized `tf.train.Example`s for one document (a list of token-id lists), one duplicate.
 
-    `word_start` is indexable by id, 1 where a piece begins a word (a list, for speed).
+    `word_start` is indexable by id, 1 where a piece begins a word (a list, for speed); `bare_space`
+    is the id of the bare "▁" piece (`word_starts`).
     `stats` (a Counter) is updated with what happened.
     """
     rng = random.Random(f"{config.seed}/{doc_index}/{duplicate}")
     records = []
     seq, preds = config.max_seq_length, config.max_predictions_per_seq
-    for tokens_a, tokens_b, label in _make_segments(sentences, rng, config, word_start, stats):
-        tokens = [CLS_ID, *tokens_a, SEP_ID, *tokens_b, SEP_ID]
-        segment_ids = [0] * (len(tokens_a) + 2) + [1] * (len(tokens_b) + 1)
-        boundary = [word_start[t] for t in tokens]
-        positions, originals = _mask(tokens, rng, config, word_start, stats)
+    for tokens_a, tokens_b, label in _make_segments(sentences, rng, config, word_start, stats, bare_space):
+        tokens = [CLS_ID, *tokens_a, SEP_ID, *tokens_b, SEP_ID] if tokens_b else [CLS_ID, *tokens_a, SEP_ID]
+        segment_ids = [0] * (len(tokens_a) + 2) + [1] * (len(tokens_b) + 1) if tokens_b else [0] * len(tokens)
+        boundary = word_starts(tokens, word_start, bare_space)
+        positions, originals = _mask(tokens, rng, config, boundary, stats)
         pad, pad_predictions = seq - len(tokens), preds - len(positions)
         features = {
             "input_ids": tf_example.int64_feature(tokens + [0] * pad),
@@ -236,7 +276,8 @@ def init_worker(tokenizer_proto, config, eval_fraction):
     tokenizer = Tokenizer(tokenizer_proto)
     # A list of 0/1 ints, not a numpy array: indexed per token in hot loops.
     word_start = [int(x) for x in tokenizer.word_start_table()]
-    _WORKER.update(tokenizer=tokenizer, word_start=word_start,
+    bare_space = tokenizer.processor.piece_to_id(WORD_START)  # <unk>'s id where the vocabulary has none
+    _WORKER.update(tokenizer=tokenizer, word_start=word_start, bare_space=-1 if bare_space == UNK_ID else bare_space,
                    config=config, eval_fraction=eval_fraction)
 
 
@@ -261,7 +302,10 @@ def process_documents(batch):
         held_out = is_eval_document(doc_index, config.seed, _WORKER["eval_fraction"])
         target = evaluation if held_out else train
         stats["eval_documents" if held_out else "train_documents"] += 1
+        # Held-out documents measure SOP: pairs only (a single segment's SOP answer is trivial).
+        making = dataclasses.replace(config, single_segment_prob=0.0) if held_out else config
         for duplicate in range(1 if held_out else config.dupe_factor):
-            target.extend(document_instances(ids, doc_index, duplicate, config, word_start, stats))
+            target.extend(document_instances(ids, doc_index, duplicate, making, word_start, stats,
+                                             _WORKER["bare_space"]))
     stats["eval_instances"] += len(evaluation)
     return train, evaluation, stats

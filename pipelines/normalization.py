@@ -28,6 +28,7 @@ def _whitespace_run(spell):
 
 _PY_WHITESPACE = re.compile(_whitespace_run(lambda c: f"\\U{c:08x}"))
 _RE2_WHITESPACE = _whitespace_run(lambda c: f"\\x{{{c:x}}}")
+RE2_WHITESPACE_CHARACTER = _RE2_WHITESPACE[:-1]  # one Unicode whitespace character, for RE2 (graph) regexes
 
 
 def normalize(text):

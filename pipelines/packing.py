@@ -11,10 +11,12 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
 
+from pipelines import normalization
 from pipelines.graph_tokenizer import GraphTokenizer
 from pipelines.tokenizer import CLS_ID, MASK_ID, SEP_ID
 
 MASK_TEXT = "[MASK]"
+_STARTS_WITH_SPACE = "(?s)(" + normalization.RE2_WHITESPACE_CHARACTER + "|\\x00).*"  # a space (or NUL, which becomes one)
 
 
 class TextEncoder(tf.Module):
@@ -30,6 +32,7 @@ class TextEncoder(tf.Module):
         if max_seq_length < 3:
             raise ValueError(f"max_seq_length must be at least 3 ([CLS] A [SEP] B [SEP] needs room), got {max_seq_length}")
         self.tokenizer = GraphTokenizer(model_proto)
+        self.word_rest = GraphTokenizer(model_proto, word_start=False)
         self.max_seq_length = max_seq_length
 
     def tokenize(self, text):
@@ -39,12 +42,20 @@ class TextEncoder(tf.Module):
     def tokenize_with_masks(self, text):
         """Like `tokenize`, with each literal "[MASK]" becoming the [MASK] id.
 
-        The text is split on "[MASK]" before normalization (which would lowercase it);
-        each part is encoded on its own, so a part starts a new word.
+        The text is split on "[MASK]" before normalization (which would lowercase it) and each
+        part is encoded on its own: as a new word where it starts the text or with a space,
+        else as the rest of the masked word ("the [MASK]." -> ▁the [MASK] ., not ▁the [MASK] ▁ .),
+        so a served text has the pieces of a pre-training record whose word was masked.
         """
         parts = tf.strings.split(text, MASK_TEXT)  # (B, (P)); "" -> [""]
-        ids = self.tokenizer(parts.flat_values)  # (N, (n))
-        marker = tf.RaggedTensor.from_tensor(tf.fill([tf.shape(parts.flat_values)[0], 1], MASK_ID))
+        flat = parts.flat_values
+        after_mask = tf.range(tf.shape(flat)[0], dtype=parts.row_splits.dtype) != tf.gather(
+            parts.row_splits[:-1], parts.value_rowids())  # not the first part of its text
+        rest_of_word = after_mask & ~tf.strings.regex_full_match(flat, _STARTS_WITH_SPACE)
+        new_words, word_rests = self.tokenizer(flat), self.word_rest(flat)  # (N, (n)) each
+        keep = lambda ids, rows: tf.ragged.boolean_mask(ids, tf.logical_and(tf.ones_like(ids, tf.bool), rows[:, None]))
+        ids = tf.concat([keep(new_words, ~rest_of_word), keep(word_rests, rest_of_word)], axis=1)
+        marker = tf.RaggedTensor.from_tensor(tf.fill([tf.shape(flat)[0], 1], MASK_ID))
         per_part = tf.concat([ids, marker], axis=1)  # every part followed by [MASK] ...
         per_text = tf.RaggedTensor.from_row_splits(per_part, parts.row_splits).merge_dims(1, 2)
         return per_text[:, :-1]  # ... but the last

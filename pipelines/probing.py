@@ -49,22 +49,29 @@ def read_senteval(path):
 
 
 def read_conllu(path):
-    """Yields sentences as lists of (form, xpos, head, relation) from CoNLL-U or CoNLL-X (same columns
-    for these fields); multiword-token ranges (1-2) and empty nodes (1.1) are skipped. Relations keep
-    their subtypes (nmod:poss). A HEAD outside 0..words of its sentence is refused, naming the line."""
-    sentence, lines = [], []
+    """Yields sentences as lists of (form, xpos, head, relation, space_after) from CoNLL-U or CoNLL-X
+    (same columns for these fields); multiword-token ranges (1-2) and empty nodes (1.1) are skipped.
+    Relations keep their subtypes (nmod:poss). space_after is False where MISC has SpaceAfter=No, and
+    inside a multiword token ("don't" = do + n't: False after "do"; its last word takes the token's).
+    A HEAD outside 0..words of its sentence is refused, naming the line."""
+    sentence, lines, token = [], [], None  # token: (first word id, last word id, SpaceAfter=No) of a range
     for number, line in text_files.read_lines(path):
         if not line:
             if sentence:
                 yield _check_heads(sentence, lines, path)
-            sentence, lines = [], []
+            sentence, lines, token = [], [], None
             continue
         if line.startswith("#"):
             continue
         fields = line.split("\t")
         if len(fields) != 10:
             raise ValueError(f"{path} line {number}: CoNLL-U needs 10 TAB-separated fields, got {len(fields)}")
-        if "-" in fields[0] or "." in fields[0]:
+        glued = "SpaceAfter=No" in fields[9].split("|")
+        if "-" in fields[0]:
+            first, _, last = fields[0].partition("-")
+            token = (int(first), int(last), glued) if first.isdigit() and last.isdigit() else None
+            continue
+        if "." in fields[0]:
             continue
         if not fields[1].strip():
             raise ValueError(f"{path} line {number}: empty FORM (column 2) for token {fields[0]!r}")
@@ -72,14 +79,26 @@ def read_conllu(path):
             head = int(fields[6])
         except ValueError:
             raise ValueError(f"{path} line {number}: HEAD must be an integer, got {fields[6]!r}") from None
-        sentence.append((fields[1], fields[4], head, fields[7]))
+        if token and fields[0].isdigit() and token[0] <= int(fields[0]) <= token[1]:
+            glued = glued or int(fields[0]) < token[1] or token[2]
+        sentence.append((fields[1], fields[4], head, fields[7], not glued))
         lines.append(number)
     if sentence:
         yield _check_heads(sentence, lines, path)
 
 
+def sentence_text(words):
+    """The text of a parsed sentence, its words joined as written (no space where space_after is False)."""
+    return "".join(word[0] + (" " if len(word) < 5 or word[4] else "") for word in words).rstrip(" ")
+
+
+def glued_words(words):
+    """Per word, whether it follows the word before it with no space between them (SpaceAfter=No)."""
+    return [index > 0 and len(words[index - 1]) > 4 and not words[index - 1][4] for index in range(len(words))]
+
+
 def _check_heads(sentence, lines, path):
-    for (_, _, head, _), number in zip(sentence, lines):
+    for (_, _, head, *_), number in zip(sentence, lines):
         if not 0 <= head <= len(sentence):
             raise ValueError(f"{path} line {number}: HEAD {head} is outside its sentence of {len(sentence)} words")
     return sentence
@@ -87,7 +106,8 @@ def _check_heads(sentence, lines, path):
 
 def read_head_only(path):
     """PTB `.dp` files (word<TAB>POS<TAB>head, no relation labels): yields lists of
-    (form, POS, head, relation) with the POS tag standing in for the missing relation."""
+    (form, POS, head, relation, space_after) with the POS tag standing in for the missing relation
+    (space_after always True: the format does not say)."""
     sentence = []
     for number, line in text_files.read_lines(path):
         if not line.strip():
@@ -98,7 +118,7 @@ def read_head_only(path):
         fields = line.split("\t")
         if len(fields) != 3 or not fields[2].isdigit():
             raise ValueError(f"{path} line {number}: expected word<TAB>POS<TAB>head, got {line[:60]!r}")
-        sentence.append((fields[0], fields[1], int(fields[2]), fields[1]))
+        sentence.append((fields[0], fields[1], int(fields[2]), fields[1], True))
     if sentence:
         yield sentence
 
@@ -114,7 +134,7 @@ def labels_from_dependencies(tokens):
     if len(roots) != 1:
         return {}
     root = roots[0]
-    children = {rel.split(":")[0]: i for i, (_, _, head, rel) in enumerate(tokens, 1) if head == root}
+    children = {rel.split(":")[0]: i for i, (_, _, head, rel, *_) in enumerate(tokens, 1) if head == root}
     labels = {}
     verb_tag = tokens[root - 1][1]
     if not verb_tag.startswith("VB") and "cop" in children:

@@ -12,6 +12,7 @@ import string
 
 import numpy as np
 import sentencepiece as spm
+from sentencepiece import sentencepiece_model_pb2
 
 from pipelines import normalization, text_files
 
@@ -43,9 +44,20 @@ def sample_sentences(files, max_sentences, seed, skip_invalid_utf8=False):
 MODEL_TYPES = ("unigram", "bpe")
 
 
+# Characters an English vocabulary keeps as pieces however rare they are in its training text
+# (Wikipedia has few "?" and "!": with SentencePiece's character coverage of 0.9995 they were <unk>).
+# Letters and digits first, then ASCII punctuation and symbols as they appear after normalization
+# (NFKD keeps these; it turns "…" into "...").
+ENGLISH_CHARACTERS = string.ascii_lowercase + string.digits + string.punctuation + "€£¥©®°±§¶•–—‘’“”«»×÷"
+
+
 def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=12345, num_threads=1,
-                        model_type="unigram", skip_invalid_utf8=False):
+                        model_type="unigram", skip_invalid_utf8=False, byte_fallback=False, required_chars=""):
     """Trains a vocabulary on normalized text; returns the serialized model (bytes).
+
+    byte_fallback: characters that are not pieces become their UTF-8 bytes (256 pieces <0x00>..<0xFF>)
+    instead of <unk>. required_chars: characters kept as pieces however rare they are in the text
+    (e.g. `ENGLISH_CHARACTERS`).
 
     model_type: "unigram" (ALBERT's) or "bpe". SentencePiece's unigram trainer splits
     very frequent short words of a low-diversity corpus into letters ("near" ->
@@ -75,6 +87,8 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
             normalization_rule_name="identity",
             shuffle_input_sentence=False,  # our sample is already seeded
             input_sentence_size=0,
+            byte_fallback=byte_fallback,
+            required_chars=normalization.normalize(required_chars).replace(" ", ""),
             num_threads=num_threads,
             minloglevel=2,
         )
@@ -86,10 +100,28 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
                              "or give more text") from None
         least = re.search(r"Vocabulary size is smaller than required_chars\. (\d+) vs (\d+)", str(error))
         if least:
+            kept = (" (256 of them the byte fallback's: --no-byte_fallback drops them; --required_chars= keeps "
+                    "only the corpus's own characters)") if byte_fallback else ""
             raise ValueError(f"--vocab_size {least.group(1)} is too small for this corpus: its characters and the "
-                             f"special pieces need {least.group(2)}; pass --vocab_size {least.group(2)} or more") from None
+                             f"special pieces need {least.group(2)}{kept}; pass --vocab_size {least.group(2)} or "
+                             "more") from None
         raise ValueError(f"SentencePiece could not train on {files}: {error}") from None
     return model.getvalue()
+
+
+def without_dummy_prefix(model_proto):
+    """The SentencePiece model, changed to encode a text as the rest of a word: no "▁" is put
+    before its first piece (the text that follows a [MASK] with no space between them)."""
+    model = sentencepiece_model_pb2.ModelProto()
+    model.ParseFromString(model_proto)
+    model.normalizer_spec.add_dummy_prefix = False
+    return model.SerializeToString()
+
+
+def starts_a_word(part, first):
+    """Whether the text `part` of a served text split at "[MASK]" begins a new word: the text's
+    first part, or a part that begins with a space (NUL is one after normalization)."""
+    return first or part[:1].isspace() or part[:1] == "\x00"
 
 
 class Tokenizer:
@@ -133,9 +165,25 @@ class Tokenizer:
     def vocabulary_size(self):
         return self.processor.get_piece_size()
 
-    def encode(self, texts):
-        """Normalizes and encodes a list of strings -> list of lists of ids (no specials added)."""
-        return self.processor.encode([normalization.normalize(t) for t in texts])
+    def encode(self, texts, word_start=True):
+        """Normalizes and encodes a list of strings -> list of lists of ids (no specials added).
+
+        word_start=False encodes each string as the rest of a word (no "▁" before its first piece)."""
+        normalized = [normalization.normalize(t) for t in texts]
+        if word_start:
+            return self.processor.encode(normalized)
+        if getattr(self, "_word_rest", None) is None:
+            self._word_rest = spm.SentencePieceProcessor(model_proto=without_dummy_prefix(self.model_proto))
+        return self._word_rest.encode(normalized)
+
+    def encode_with_masks(self, text):
+        """One served text's ids, each literal "[MASK]" the [MASK] id: the Python statement of
+        `pipelines.packing.TextEncoder.tokenize_with_masks` (the parts between markers encoded on
+        their own, a part that follows a [MASK] with no space as the rest of its word)."""
+        ids = []
+        for i, part in enumerate(text.split("[MASK]")):
+            ids += ([MASK_ID] if i else []) + self.encode([part], word_start=starts_a_word(part, i == 0))[0]
+        return ids
 
     def id_to_piece(self, ids):
         return [self.processor.id_to_piece(int(i)) for i in ids]

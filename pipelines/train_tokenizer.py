@@ -2,16 +2,19 @@
 
     python -m pipelines.train_tokenizer --input 'corpus/*.txt' --output vocab/albert --vocab_size 30000
 
-Writes <output>.model (and <output>.vocab, one "piece<TAB>score" per line). Ids:
+Characters that are not pieces become their UTF-8 bytes (--byte_fallback, on by default), never
+<unk>; letters, digits and ASCII punctuation are pieces however rare they are in the text
+(--required_chars). Writes <output>.model (and <output>.vocab, one "piece<TAB>score" per line). Ids:
 <pad>=0 <unk>=1 [CLS]=2 [SEP]=3 [MASK]=4. An existing vocabulary at <output> is replaced only with
 --overwrite: records, runs and exports made with it would read other pieces.
 """
 
+import argparse
 import os
 import sys
 
 from pipelines import cli, outputs, text_files
-from pipelines.tokenizer import MODEL_TYPES, Tokenizer, train_sentencepiece
+from pipelines.tokenizer import ENGLISH_CHARACTERS, MODEL_TYPES, Tokenizer, train_sentencepiece
 
 
 def write_vocabulary(model_proto, output_prefix):
@@ -37,6 +40,12 @@ def main(argv=None):
                              "unigram trainer splits the most frequent words into letters")
     parser.add_argument("--max_sentences", type=int, default=2_000_000,
                         help="seeded reservoir sample of lines to train on (bounds memory)")
+    parser.add_argument("--byte_fallback", action=argparse.BooleanOptionalAction, default=True,
+                        help="characters that are not pieces become their UTF-8 bytes (256 pieces) instead of "
+                             "<unk> (default: on; --no-byte_fallback for vocabularies under ~400 pieces)")
+    parser.add_argument("--required_chars", default=ENGLISH_CHARACTERS,
+                        help="characters kept as pieces however rare in the text (default: a-z, 0-9, ASCII "
+                             "punctuation and common symbols; --required_chars= for none)")
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--skip_invalid_utf8", action="store_true",
                         help="skip lines that are not UTF-8 instead of failing")
@@ -57,7 +66,8 @@ def main(argv=None):
                              "have been made with); choose another --output, or pass --overwrite to replace it")
         files = text_files.expand_patterns(args.input)
         proto = train_sentencepiece(files, args.vocab_size, args.max_sentences, args.seed, args.threads,
-                                    model_type=args.model_type, skip_invalid_utf8=args.skip_invalid_utf8)
+                                    model_type=args.model_type, skip_invalid_utf8=args.skip_invalid_utf8,
+                                    byte_fallback=args.byte_fallback, required_chars=args.required_chars)
         tokenizer = write_vocabulary(proto, args.output)
     except ValueError as error:
         sys.exit(f"error: {error}")

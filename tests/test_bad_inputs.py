@@ -116,11 +116,11 @@ CASES = [
     ("data-invalid-utf8", DATA + " --input {bad_utf8}", 1, r"bad_utf8.txt line 2: not valid UTF-8", []),
     ("data-empty-corpus", DATA + " --input {empty_txt}", 1, r"empty corpus: no non-blank line in .*empty.txt", []),
     ("data-bad-ngram", DATA + " --input {corpus} --max_ngram 0", 1, r"max_ngram", []),
-    ("tokenizer-invalid-utf8", "pipelines.train_tokenizer --input {bad_utf8} --output {tmp}/v --vocab_size 50", 1,
+    ("tokenizer-invalid-utf8", "pipelines.train_tokenizer --input {bad_utf8} --output {tmp}/v --vocab_size 50 --no-byte_fallback --required_chars=", 1,
      r"bad_utf8.txt line 2: not valid UTF-8.*--skip_invalid_utf8", []),
-    ("tokenizer-skip-invalid-utf8", "pipelines.train_tokenizer --input {bad_utf8} {corpus} --output {tmp}/v_skip --vocab_size 40 "
+    ("tokenizer-skip-invalid-utf8", "pipelines.train_tokenizer --input {bad_utf8} {corpus} --output {tmp}/v_skip --vocab_size 40 --no-byte_fallback --required_chars= "
      "--model_type bpe --skip_invalid_utf8", 0, r"wrote .*v_skip.model \(40 pieces\)", []),
-    ("tokenizer-no-input", "pipelines.train_tokenizer --input {tmp}/nowhere.txt --output {tmp}/v --vocab_size 50", 1,
+    ("tokenizer-no-input", "pipelines.train_tokenizer --input {tmp}/nowhere.txt --output {tmp}/v --vocab_size 50 --no-byte_fallback --required_chars=", 1,
      r"no file matches", []),
     # --- analyses and the submission ----------------------------------------------------------
     ("analyze-no-init", "albert_act.analyze token-types --init {tmp}/nowhere --output_dir {tmp}/a", 1,
@@ -166,7 +166,7 @@ CASES += [
 ]
 ANALYZE = "albert_act.analyze token-types --init {run} --output_dir {tmp}/a"
 SUBMIT = "albert_act.glue_submission --models {tmp}/empty_models --data_dir {glue} --output {tmp}/s.zip"
-TOKENIZER = "pipelines.train_tokenizer --input {corpus} --output {tmp}/v --vocab_size 30"
+TOKENIZER = "pipelines.train_tokenizer --input {corpus} --output {tmp}/v --vocab_size 30 --no-byte_fallback --required_chars="
 EXPORT = "albert_act.export --checkpoint {run} --kind pretraining --output {tmp}/e/1"
 CASES += [
     # --- every numeric flag checked before the compute, naming the flag and the value ------------
@@ -279,6 +279,8 @@ CASES += [
      r"--vocab_size must be an integer >= 1, got 0", []),
     ("tokenizer-vocab-size-too-big", TOKENIZER.replace("--vocab_size 30", "--vocab_size 5000"), 1,
      r"--vocab_size 5000 is too large for this corpus", []),
+    ("tokenizer-too-small-for-byte-fallback", "pipelines.train_tokenizer --input {corpus} --output {tmp}/v --vocab_size 30", 1,
+     r"--vocab_size 30 is too small .* need \d+ \(256 of them the byte fallback's: --no-byte_fallback drops them", []),
     ("tokenizer-max-sentences-0", TOKENIZER + " --max_sentences 0", 1, r"--max_sentences must be an integer >= 1, got 0", []),
     ("tokenizer-threads-0", TOKENIZER + " --threads 0", 1, r"--threads must be an integer >= 1, got 0", []),
     ("tokenizer-output-under-a-file", TOKENIZER.replace("{tmp}/v", "{notes_dir}/notes.txt/v"), 1, r"notes.txt is a file",

@@ -272,3 +272,49 @@ def test_reads_records_in_the_original_albert_layout(tmp_path):
     assert inputs["token_ids"].numpy().tolist() == [ids] and inputs["masked_positions"].shape == (1, 20)
     assert labels["masked_lm_ids"].numpy()[0, :2].tolist() == [20, 21]
     assert labels["sentence_order_label"].numpy().tolist() == [1]
+
+
+def test_single_segment_instances_have_the_shape_of_a_served_sentence():
+    # Documents of 8 sentences of 12 pieces each; ids 5.. all begin words.
+    from pipelines import instances
+
+    rng = np.random.default_rng(0)
+    documents = [[list(rng.integers(5, 300, 12)) for _ in range(8)] for _ in range(200)]
+    word_start = [1] * 300
+
+    def make(**settings):
+        config = instances.InstanceConfig(vocabulary_size=300, max_seq_length=64, dupe_factor=1, **settings)
+        stats = __import__("collections").Counter()
+        records = [r for d, doc in enumerate(documents) for r in instances.document_instances(doc, d, 0, config,
+                                                                                               word_start, stats)]
+        return records, stats
+
+    pairs, _ = make()
+    assert make(single_segment_prob=0.0)[0] == pairs  # no extra random draw: ALBERT's records unchanged
+    records, stats = make(single_segment_prob=0.3)
+    parsed = [tf.train.Example.FromString(r).features.feature for r in records]
+    ids = [list(p["input_ids"].int64_list.value) for p in parsed]
+    single = [row for row in ids if row.count(SEP_ID) == 1]
+    assert stats["single_segments"] == len(single) and 0.2 < len(single) / len(ids) < 0.4
+    masked, maskable = 0, 0
+    for p, row in zip(parsed, ids):
+        length = sum(p["input_mask"].int64_list.value)
+        if row.count(SEP_ID) == 1:
+            assert row[0] == CLS_ID and row[length - 1] == SEP_ID and 3 <= length <= 64
+            assert set(p["segment_ids"].int64_list.value) == {0} and p["next_sentence_labels"].int64_list.value == [0]
+            masked, maskable = masked + sum(p["masked_lm_weights"].float_list.value), maskable + length - 2
+        else:
+            assert row[:length].count(SEP_ID) == 2
+    assert 0.15 < masked / maskable < 0.25  # masked like any other sequence
+    with pytest.raises(ValueError, match=r"single_segment_prob must be in \[0, 1\], got 1.5"):
+        instances.InstanceConfig(vocabulary_size=300, single_segment_prob=1.5)
+
+
+def test_a_bare_word_start_piece_is_masked_with_the_word_it_begins():
+    # SentencePiece writes "▁(" as "▁" "(" when it has no "▁(" piece: the two are one word, so a
+    # mask never leaves a bare "▁" that a served "[MASK](" cannot have.
+    from pipelines import instances
+
+    word_start = [1] * 50
+    assert instances.word_starts([2, 7, 9, 11, 9, 3], word_start, bare_space=9) == [1, 1, 1, 0, 1, 1]
+    assert instances.word_starts([2, 7, 9, 11], word_start) == [1, 1, 1, 1]

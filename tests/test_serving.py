@@ -30,14 +30,6 @@ PAIRS = [("A man is playing a guitar.", "A man plays."), ("", ""), ("naïve caf�
          ("Совсем другой текст 漢字", "[MASK] stays text here")]
 
 
-def encode_with_masks(tokenizer, text):
-    """Python statement of `TextEncoder.tokenize_with_masks`: parts between "[MASK]" encoded alone."""
-    ids = []
-    for i, part in enumerate(text.split("[MASK]")):
-        ids += ([MASK_ID] if i else []) + tokenizer.encode([part])[0]
-    return ids
-
-
 @pytest.fixture(scope="module")
 def tokenizer(tiny_run):
     return Source.open(tiny_run[0]).tokenizer()
@@ -114,10 +106,10 @@ def test_the_one_packer_follows_the_packing_rule(tokenizer):
 
 def test_mask_markers_are_split_out_before_normalization(tokenizer):
     encoder = TextEncoder(tokenizer.model_proto, MAX_SEQ_LENGTH)
-    texts = FILL_MASK_TEXTS + ["a[MASK]b", "[mask] is text, [MASK] is not"]
+    texts = FILL_MASK_TEXTS + ["a[MASK]b", "[mask] is text, [MASK] is not", "the [MASK]. [MASK]\x00x [MASK]\u3000y"]
     graph = encoder.tokenize_with_masks(tf.constant(texts)).to_list()
-    assert graph == [encode_with_masks(tokenizer, t) for t in texts]
-    assert graph[1] == [MASK_ID] and graph[2] == [] and graph[-1].count(MASK_ID) == 1
+    assert graph == [tokenizer.encode_with_masks(t) for t in texts]
+    assert graph[1] == [MASK_ID] and graph[2] == [] and graph[-2].count(MASK_ID) == 1 and graph[-1].count(MASK_ID) == 3
 
 
 FRESH_PROCESS = textwrap.dedent("""
@@ -163,7 +155,7 @@ def test_fill_mask_in_a_fresh_process_equals_keras(fresh, exports, tokenizer):
     assert positions.shape == (6, 2) and positions[1].tolist() == [1, -1] and positions[2].tolist() == [-1, -1]
     assert fresh["fill_mask/truncated"].tolist() == [False, False, False, False, False, True]
     for row, text in enumerate(FILL_MASK_TEXTS):
-        ids = encode_with_masks(tokenizer, text)[: MAX_SEQ_LENGTH - 2]
+        ids = tokenizer.encode_with_masks(text)[: MAX_SEQ_LENGTH - 2]
         ids = [2, *ids, 3]
         assert fresh["fill_mask/token_ids"][row, : len(ids)].tolist() == ids
         tokens = fresh["fill_mask/tokens"][row]

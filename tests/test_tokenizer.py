@@ -6,7 +6,7 @@ import sentencepiece as spm
 import tensorflow as tf
 
 from pipelines import normalization, train_tokenizer
-from pipelines.tokenizer import SPECIAL_TOKENS, Tokenizer, train_sentencepiece
+from pipelines.tokenizer import MASK_ID, SPECIAL_TOKENS, UNK_ID, WORD_START, Tokenizer, train_sentencepiece
 
 UNICODE_CASES = [
     "Crème Brûlée  Ⅻ ﬁ", "İstanbul ΟΔΟΣ", "a\u00a0b\u2003c\u3000d", "  x  ", "ß Æ ø Ł",
@@ -63,6 +63,64 @@ def test_graph_tokenizer_inside_dataset_map(wiki_tokenizer):
     graph = wiki_tokenizer.graph_tokenizer()
     dataset = tf.data.Dataset.from_tensor_slices(texts).map(graph)
     assert [t.numpy().tolist() for t in dataset] == wiki_tokenizer.encode(texts)
+
+
+def _ud_texts(shared_data, split="test"):
+    path = shared_data / "ud_english_ewt" / f"en_ewt-ud-{split}.conllu"
+    return [line[len("# text = "):].strip() for line in open(path, encoding="utf-8") if line.startswith("# text = ")]
+
+
+def test_the_vocabulary_covers_english(shared_data, wiki_tokenizer):
+    # The CLI's defaults: byte fallback, and ASCII punctuation kept as pieces however rare in Wikipedia.
+    texts = _ud_texts(shared_data)
+    exclaimed = [t for t in texts if t.endswith(("?", "!"))]
+    for group in (texts, exclaimed):
+        ids = [i for row in wiki_tokenizer.encode(group) for i in row]
+        assert len(ids) > 3000 and ids.count(UNK_ID) / len(ids) <= 0.001
+    for character in "?!@#$%&*+=<>[]{}|~^`\\€£…’“”":
+        ids = wiki_tokenizer.encode([f"x{character}y"])[0]
+        assert UNK_ID not in ids, character
+    assert wiki_tokenizer.id_to_piece(wiki_tokenizer.encode(["why?"])[0])[-1] == "?"  # a piece, not its byte
+    assert [wiki_tokenizer.processor.is_byte(i) for i in wiki_tokenizer.encode(["漢"])[0]].count(True) == 3
+
+
+def test_a_served_text_has_the_pieces_of_its_record(shared_data, wiki_tokenizer):
+    # A record masks a piece of the whole text's encoding; the served text with "[MASK]" for that word
+    # must give the same ids, punctuation right after the mask included ("the [MASK]." is not "▁ .").
+    from pipelines.instances import word_starts
+    from pipelines.packing import TextEncoder
+
+    table, processor = wiki_tokenizer.word_start_table(), wiki_tokenizer.processor
+    texts, expected, glued = [], [], 0
+    for sentence in _ud_texts(shared_data)[:600]:
+        ids = wiki_tokenizer.encode([sentence])[0]
+        if any(processor.is_byte(i) for i in ids):
+            continue
+        pieces, starts = wiki_tokenizer.id_to_piece(ids), word_starts(ids, table, processor.piece_to_id(WORD_START)) + [1]
+        whole = [k for k in range(len(ids)) if starts[k] and starts[k + 1]]  # one-piece words, punctuation
+        for k in whole[:: max(1, len(whole) // 3)]:
+            surface = [(" [MASK]" if p.startswith(WORD_START) else "[MASK]") if j == k else p.replace(WORD_START, " ")
+                       for j, p in enumerate(pieces)]
+            texts.append("".join(surface).strip())
+            expected.append([MASK_ID if j == k else i for j, i in enumerate(ids)])
+            glued += k + 1 < len(ids) and not pieces[k + 1].startswith(WORD_START)
+    served = TextEncoder(wiki_tokenizer.model_proto, 512).tokenize_with_masks(tf.constant(texts)).to_list()
+    wrong = [(t, wiki_tokenizer.id_to_piece(s)) for t, s, e in zip(texts, served, expected)
+             if s != e and not _viterbi_tie(processor, s, e)]
+    ties = sum(s != e for s, e in zip(served, expected))
+    assert len(texts) > 1000 and glued > 300 and wrong == [] and ties < len(texts) / 50
+    assert [wiki_tokenizer.encode_with_masks(t) for t in texts] == served
+
+
+def _viterbi_tie(processor, a, b):
+    """Ids `a` and `b` differ only where one text has two segmentations of the same score (unigram
+    Viterbi ties, broken by position: "iii" is "i ii" in one context and "ii i" in another)."""
+    start = next(k for k, (x, y) in enumerate(zip(a + [-1], b + [-2])) if x != y)
+    end = next(k for k, (x, y) in enumerate(zip(a[::-1] + [-1], b[::-1] + [-2])) if x != y)
+    span_a, span_b = a[start:len(a) - end], b[start:len(b) - end]
+    text = lambda ids: "".join(processor.id_to_piece(i) for i in ids)  # noqa: E731
+    score = lambda ids: sum(processor.get_score(i) for i in ids)  # noqa: E731
+    return text(span_a) == text(span_b) and abs(score(span_a) - score(span_b)) < 1e-4
 
 
 def test_special_ids_and_word_starts(wiki_tokenizer):

@@ -17,6 +17,7 @@ import tensorflow as tf
 
 from albert_act import distribution
 from albert_act.analysis import confidence, token_types
+from pipelines import probing
 from pipelines.pretraining_dataset import make_pretraining_dataset
 from pipelines.tokenizer import CLS_ID, SEP_ID
 
@@ -72,12 +73,19 @@ def token_type_statistics(backbone, tokenizer, files, batch_size=64, max_batches
 
 # --- Tables 3-5: dependency relations --------------------------------------------------------
 
-def align_words(tokenizer, words, max_length):
+def align_words(tokenizer, words, max_length, glued=None):
     """Pieces of `[CLS] w1 ... wk [SEP]`, each word encoded on its own (so no piece crosses a word),
-    and the word index of every piece (-1 for [CLS]/[SEP]). Words that do not fit are dropped whole.
-    Returns (ids, word_of_piece, words kept)."""
+    and the word index of every piece (-1 for [CLS]/[SEP]). `glued[i]`: word i follows word i-1 with
+    no space ("book" ".") and is encoded as the rest of that word (".", not "▁" "."), as the text
+    is in pre-training. Words that do not fit are dropped whole. Returns (ids, word_of_piece, words kept)."""
+    glued = glued or [False] * len(words)
     ids, word_of = [CLS_ID], [-1]
-    for index, pieces in enumerate(tokenizer.encode(words)):
+    encoded = [None] * len(words)
+    for rest in (False, True):  # one call each: new words, and the rests of words
+        indices = [i for i, g in enumerate(glued) if g == rest]
+        for i, pieces in zip(indices, tokenizer.encode([words[i] for i in indices], word_start=not rest)):
+            encoded[i] = pieces
+    for index, pieces in enumerate(encoded):
         if len(ids) + len(pieces) + 1 > max_length:
             return ids + [SEP_ID], word_of + [-1], index
         ids += pieces
@@ -140,11 +148,11 @@ def _progress(iterable, enabled, what, total=None):
 
 def dependency_statistics(backbone, tokenizer, sentences, fold_subtypes=True, batch_size=32, examples=4, run=None,
                           progress=False):
-    """Iterations per dependency relation on parsed sentences [(form, tag, head, relation)].
+    """Iterations per dependency relation on parsed sentences [(form, tag, head, relation, space_after)].
     Batches are padded to a multiple of 16 positions: few shapes for XLA to compile."""
     run = run or inference(backbone)
     length = backbone.max_sequence_length
-    aligned = [align_words(tokenizer, [t[0] for t in s], length)
+    aligned = [align_words(tokenizer, [t[0] for t in s], length, probing.glued_words(s))
                for s in _progress(sentences, progress, "aligning words to pieces")]
     if not aligned:
         raise ValueError("no sentences to analyse")
