@@ -34,6 +34,7 @@ CHECKPOINTS = "checkpoints"
 INPUT_POSITIONS = "input"  # a run of several input streams: input/stream-<k>/ckpt-<update>
 VOCAB = "vocab.model"
 EVALUATION = "evaluation.json"
+HELD_OUT_CURVE = "held_out.jsonl"  # a pre-training run's held-out evaluations, one JSON line each (--eval_every)
 FINETUNED_INFO = "classifier.json"
 WEIGHTS = "classifier.weights.h5"
 RESULTS = "results.json"

@@ -77,6 +77,10 @@ def parse_args(argv=None):
                         help=f"updates trained with tau = 0 before the ponder cost switches on ({preset_help})")
     parser.add_argument("--ponder_warmup_steps", type=int, default=None,
                         help=f"updates over which tau then ramps linearly from 0 to its value ({preset_help})")
+    parser.add_argument("--target_iterations", type=float, default=None,
+                        help="a mean depth to keep: once the ponder cost is on, tau is adjusted after every update "
+                             "(dual ascent on log tau) until the mean iterations per token come to this; "
+                             "--tau is then where tau starts (default: off, tau stays fixed)")
     parser.add_argument("--execution", default=None, choices=TRAINING_EXECUTIONS,
                         help="ACT loop in training: static (N_max steps over every token; XLA/TPU), while "
                              "(stops once every token of the batch has halted), gather (each iteration computes "
@@ -94,6 +98,9 @@ def parse_args(argv=None):
     parser.add_argument("--log_every", type=int, default=50,
                         help="updates averaged into each TensorBoard point")
     parser.add_argument("--eval_batches", type=int, default=None, help="default: the whole eval shard")
+    parser.add_argument("--eval_every", type=int, default=None,
+                        help="evaluate on the held-out records every this many updates too (TensorBoard's eval "
+                             "folder and one line each in <model_dir>/held_out.jsonl; default: at the end only)")
     parser.add_argument("--export_dir", default=None,
                         help="raw-text SavedModel written at the end, needs --vocab "
                              "(default for the demo: saved_models/albert_act_demo/1)")
@@ -147,7 +154,7 @@ def interrupted_message(model_dir):
 FLAG_RULES = {"steps": "int>=1", "warmup_steps": "int>=0", "learning_rate": ">0", "global_batch_size": "int>=1",
               "micro_batch_size": "int>=1", "seed": "int>=0", "input_streams": "int>=1", "ponder_warmup_start": "int>=0",
               "ponder_warmup_steps": "int>=0", "checkpoint_every": "int>=1", "keep_checkpoints": "int>=1",
-              "log_every": "int>=1", "eval_batches": "int>=1"}
+              "log_every": "int>=1", "eval_batches": "int>=1", "eval_every": "int>=1"}
 
 
 def main(argv=None):
@@ -174,12 +181,14 @@ def main(argv=None):
         train_files=train_files, eval_files=eval_files, model_dir=args.model_dir, preset=args.preset,
         backbone_overrides=dict(args.override), halting=args.halting, share_weights=not args.unshared,
         ponder_cost_weight=args.tau, ponder_warmup_start=args.ponder_warmup_start,
-        ponder_warmup_steps=args.ponder_warmup_steps, execution=args.execution, jit_compile=args.jit_compile,
+        ponder_warmup_steps=args.ponder_warmup_steps, target_iterations=args.target_iterations,
+        execution=args.execution, jit_compile=args.jit_compile,
         steps=args.steps, warmup_steps=args.warmup_steps,
         learning_rate=args.learning_rate, global_batch_size=args.global_batch_size,
         micro_batch_size=args.micro_batch_size, strategy=args.strategy, precision=args.precision,
         seed=args.seed, deterministic=args.deterministic, input_streams=args.input_streams, checkpoint_every=args.checkpoint_every,
         keep_checkpoints=args.keep_checkpoints, log_every=args.log_every, eval_batches=args.eval_batches,
+        eval_every=args.eval_every,
         export_dir=None if args.no_export else export_dir, overwrite_export=args.overwrite, vocab=vocab,
         init_from=args.init_from,
     )

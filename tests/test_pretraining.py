@@ -168,6 +168,52 @@ def test_tensorboard_tags_and_resolved_config(records, tmp_path):
     assert '"ponder_cost_weight": "auto"' in saved and '"max_iterations": 3' in saved
 
 
+def test_target_iterations_steers_tau_by_the_depth_each_update_ran(records, tmp_path):
+    # tau from 0.05 at update 2 (ponder cost on from update 2, no ramp); target 1: every update that
+    # ran deeper raises log tau by TARGET_RATE x (mean N - 1), and the next update uses it.
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from albert_act.train import pretrainer
+
+    result = run_pretraining(_config(records, tmp_path, steps=5, ponder_cost_weight=0.05, ponder_warmup_start=1,
+                                     ponder_warmup_steps=0, target_iterations=1.0, log_every=1), progress=False)
+    events = EventAccumulator(str(tmp_path / "train")).Reload()
+    read = lambda tag: [float(tf.make_ndarray(e.tensor_proto)) for e in events.Tensors(tag)]  # noqa: E731
+    tau, depth = read("ponder_cost_weight"), read("iterations/all")
+    assert tau[0] == 0.0 and tau[1] == pytest.approx(0.05)
+    for k in range(1, 4):  # updates 2..4 steer the tau of updates 3..5
+        assert depth[k] > 1.0
+        assert tau[k + 1] == pytest.approx(tau[k] * np.exp(pretrainer.TARGET_RATE * (depth[k] - 1.0)), rel=1e-5)
+    assert json.loads((tmp_path / "config.json").read_text())["target_iterations"] == 1.0
+    assert np.isfinite(result["loss"])
+
+
+def test_eval_every_writes_the_held_out_curve_as_the_run_goes(records, tmp_path):
+    # Held out at updates 2 and 4 (the end); the same command again (a resumed run) rewrites its steps.
+    first = run_pretraining(_config(records, tmp_path, eval_every=2), progress=False)
+    lines = [json.loads(line) for line in (tmp_path / "held_out.jsonl").read_text().splitlines()]
+    assert [line["step"] for line in lines] == [2, 4]
+    assert lines[-1]["mlm_accuracy"] == pytest.approx(first["mlm_accuracy"])
+    assert lines[-1]["mlm_accuracy_interval"] == pytest.approx(first["mlm_accuracy_interval"])
+    for line in lines:
+        low, high = line["mlm_accuracy_interval"]
+        assert low <= line["mlm_accuracy"] <= high and 0 < line["mlm_unigram_baseline"] < 1
+        assert 1.0 <= line["mean_iterations"] <= 3.0 and line["expected_iterations"] <= line["mean_iterations"] + 1e-6
+    run_pretraining(_config(records, tmp_path, eval_every=2), progress=False)
+    assert [json.loads(line)["step"] for line in (tmp_path / "held_out.jsonl").read_text().splitlines()] == [2, 4]
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (dict(target_iterations=0.5), r"target_iterations must be a number in \[1, max_iterations=3\], got 0.5"),
+    (dict(target_iterations=4), r"target_iterations must be a number in \[1, max_iterations=3\], got 4"),
+    (dict(target_iterations=2, halting="none"), r"target_iterations steers the ponder cost of ACT halting"),
+])
+def test_target_iterations_out_of_range_is_refused(records, tmp_path, overrides, message):
+    with pytest.raises(ValueError, match=message):
+        run_pretraining(_config(records, tmp_path, **overrides), progress=False)
+    assert not (tmp_path / "config.json").exists()
+
+
 def test_halting_none_and_unshared_baselines_run(records, tmp_path):
     # A ponder cost asked for from the first update is not applied at fixed depth: it would be a constant.
     result = run_pretraining(_config(records, tmp_path / "bert", halting="none", share_weights=False, steps=2,

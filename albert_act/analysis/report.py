@@ -17,11 +17,12 @@ from albert_act.model.source import Source
 from pipelines import outputs, probing, synthetic_corpus, text_files
 from pipelines.pretraining_dataset import check_records, check_records_vocabulary, non_empty, record_files
 
-MODES = ("token-types", "dependencies", "fixed-point", "report")
+MODES = ("held-out", "token-types", "dependencies", "fixed-point", "report")
 
 # What the modes write: an --output_dir holding anything else is refused, since the new analysis
 # replaces the dir whole.
-ANALYSIS_FILES = {f"{name}.{ext}" for name in ("token_types", "dependencies", "fixed_point") for ext in ("json", "md", "png")}
+ANALYSIS_FILES = {f"{name}.{ext}" for name in ("held_out", "token_types", "dependencies", "fixed_point")
+                  for ext in ("json", "md", "png")}
 ANALYSIS_FILES |= {"token_type_histograms.png", "token_types_heatmap.png", "dependencies_heatmap.png", "report.md"}
 
 
@@ -51,9 +52,12 @@ def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, 
     strategy, _, _, jit_compile = distribution.resolve(strategy, precision, jit_compile)
     source = Source.open(init)
     tokenizer = source.tokenizer(vocab)
+    # held-out needs the MLM and SOP heads: a pre-training model (in the report, where there is one)
+    heads = mode == "held-out" or (mode == "report" and source.info["kind"] == "pretraining")
     with strategy.scope():
         backbone, _ = source.backbone(dropout=0.0, return_details=mode in ("fixed-point", "report"))
-    if mode in ("token-types", "fixed-point", "report"):  # records of this model's vocabulary and length
+        model = source.pretraining_model()[0] if heads else None
+    if mode in ("held-out", "token-types", "fixed-point", "report"):  # records of this model's vocabulary and length
         files = record_files(held_out_records(source, records))
         records = non_empty(files) or files[:1]  # an empty shard holds nothing; all empty: the first is named
         for path in records:
@@ -66,6 +70,8 @@ def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, 
         staged = os.path.join(staging, "output")
         os.makedirs(staged)
         sections = []
+        if heads:
+            sections.append(_held_out(model, strategy, records, max_batches, jit_compile, staged))
         if mode in ("token-types", "report"):
             sections.append(_token_types(backbone, tokenizer, records, max_batches, infer, staged))
         if mode in ("dependencies", "report"):
@@ -77,6 +83,34 @@ def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, 
             _write_report(init, backbone, sections, staged)
         outputs.replace_dir(staged, output_dir, staging)
     return sections
+
+
+def _held_out(model, strategy, records, max_batches, jit_compile, out):
+    from albert_act.train.pretrainer import evaluate_model
+
+    result = evaluate_model(model, strategy, records, 32, max_batches, jit_compile)
+    result["records"] = records
+    markdown = held_out_markdown(result, model.backbone.max_iterations)
+    _write(out, "held_out", result, markdown)
+    plots.plot_token_types(result["iterations"], model.backbone.max_iterations, os.path.join(out, "held_out.png"),
+                           math.log(model.backbone.hidden_dim, 3))
+    return "Held out: masked LM, sentence order and depth", markdown, ["held_out.png"]
+
+
+def held_out_markdown(result, n_max):
+    """MLM and SOP accuracy with their intervals and baselines, the losses, and Table 1 with E."""
+    (ml, mh), (sl, sh) = result["mlm_accuracy_interval"], result["sop_accuracy_interval"]
+    lines = ["| measure | model [95% CI] | baseline |", "|---|---|---|",
+             f"| MLM accuracy | {result['mlm_accuracy']:.3f} [{ml:.3f}, {mh:.3f}] | "
+             f"{result['mlm_unigram_baseline']:.3f} (most frequent target) |",
+             f"| MLM loss | {result['mlm_loss']:.3f} | {result['mlm_unigram_loss']:.3f} (target frequencies, no context) |",
+             f"| SOP accuracy | {result['sop_accuracy']:.3f} [{sl:.3f}, {sh:.3f}] | "
+             f"{result['sop_majority_baseline']:.3f} (majority) |",
+             f"| mean iterations N (of {n_max}) | {result['iterations']['all']['mean']:.2f} | |",
+             f"| mean expected iterations E | {result['iterations']['all']['expected_mean']:.2f} | |",
+             "", f"{result['examples']} sequences; intervals: bootstrap over sequences.", "",
+             markdown_table(result["iterations"], n_max, result.get("differences"))]
+    return "\n".join(lines)
 
 
 def _token_types(backbone, tokenizer, records, max_batches, infer, out):

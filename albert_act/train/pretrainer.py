@@ -23,6 +23,13 @@ PER_SEQUENCE = ("depth", "accuracy")  # evaluation outputs kept per held-out seq
 
 AUTO_SHARE = 0.1
 
+# --target_iterations: after every update with the ponder cost on, log tau moves by TARGET_RATE per
+# iteration of (mean N - target): dual ascent on the depth constraint, in log space so that one rate
+# serves the 1e-4..1e-2 range of tau (a gap of 1 iteration doubles or halves tau in ~35 updates).
+# TAU_RANGE bounds it (tau near the floor is no ponder cost at all).
+TARGET_RATE = 0.02
+TAU_RANGE = (1e-7, 1.0)
+
 
 # Scalar sums of a step (see pretraining_loss.loss_sums); "depth" (token_types.depth_sums) comes beside them.
 SUM_KEYS = ("mlm_loss_sum", "mlm_correct", "mlm_weight", "sop_loss_sum", "sop_correct", "ponder_cost_sum", "examples",
@@ -66,6 +73,17 @@ class Pretrainer:
     def calibrate_tau(self, mlm_loss, sop_loss, ponder_cost):
         """--tau auto: sets tau so that tau x ponder cost = AUTO_SHARE x (MLM + SOP); returns it."""
         tau = AUTO_SHARE * (mlm_loss + sop_loss) / max(ponder_cost, 1e-6)
+        self.tau.assign(tau)
+        return tau
+
+    def steer_tau(self, update, mean_iterations):
+        """--target_iterations: after 1-based update `update`, whose tokens ran `mean_iterations` on
+        average, moves tau toward the value that gives the target depth (TARGET_RATE); returns tau.
+        Nothing before the ponder cost starts (or while tau awaits --tau auto's calibration)."""
+        target, tau = self.config.target_iterations, float(self.tau.numpy())
+        if target is None or tau < 0 or update <= self.config.ponder_warmup_start:
+            return tau
+        tau = float(np.clip(max(tau, TAU_RANGE[0]) * np.exp(TARGET_RATE * (mean_iterations - target)), *TAU_RANGE))
         self.tau.assign(tau)
         return tau
 
@@ -139,47 +157,56 @@ class Pretrainer:
     # --- evaluation ----------------------------------------------------------------------------
 
     def replica_eval(self, inputs, labels):
-        """Sums (and per-sequence rows) of one replica's evaluation batch; static shapes, so XLA compiles it."""
-        n_max, vocabulary = self.backbone.max_iterations, self.backbone.vocabulary_size
-        outputs = self.model(inputs, training=False)
-        sums = loss_sums(outputs, labels)
-        masks = token_types.token_type_masks(inputs, labels)
-        sums["histogram"] = token_types.iteration_histogram(outputs["iterations"], masks, n_max)  # (K, N+1)
-        sums["depth"] = _depth_sums(outputs, inputs, labels)  # (B, K, 5): per sequence, for intervals
-        sums["accuracy"] = _accuracy_per_sequence(outputs, labels)  # (B, 3): per sequence, for intervals
-        # Baselines: how often each token is a masked target; how many pairs were swapped.
-        sums["target_counts"] = tf.math.unsorted_segment_sum(
-            tf.reshape(labels["masked_lm_weights"], [-1]), tf.reshape(labels["masked_lm_ids"], [-1]), vocabulary)
-        sums["sop_swapped"] = tf.reduce_sum(tf.cast(labels["sentence_order_label"], tf.float32))
-        return sums
-
-    def make_eval_step(self):
-        replica_eval = self.compiled(self.replica_eval)
-
-        @tf.function
-        def eval_step(batch):
-            per_replica = self.strategy.run(replica_eval, args=batch)
-            return {k: self.strategy.gather(v, axis=0) if k in PER_SEQUENCE
-                    else self.strategy.reduce("sum", v, axis=None) for k, v in per_replica.items()}
-
-        return eval_step
+        return replica_eval(self.model, inputs, labels)
 
     def evaluate(self, eval_files):
         config = self.config
-        batch = config.micro_batch_size * self.strategy.num_replicas_in_sync
-        dataset = self.strategy.distribute_datasets_from_function(
-            lambda context: make_pretraining_dataset(eval_files, batch, training=False, input_context=context)
-        )
-        eval_step, totals = self.make_eval_step(), None
-        for i, element in enumerate(dataset):
-            if config.eval_batches is not None and i >= config.eval_batches:
-                break
-            sums = {k: v.numpy() for k, v in eval_step(element).items()}
-            totals = sums if totals is None else {
-                k: np.concatenate([totals[k], sums[k]]) if k in PER_SEQUENCE else totals[k] + sums[k] for k in totals}
-        if totals is None:
-            raise ValueError(f"no evaluation records in {eval_files}")
-        return summarize(totals, float(self.tau_at(self.optimizer.iterations.numpy() - 1)))
+        return evaluate_model(self.model, self.strategy, eval_files, config.micro_batch_size, config.eval_batches,
+                              self.jit_compile, float(self.tau_at(self.optimizer.iterations.numpy() - 1)))
+
+
+def replica_eval(model, inputs, labels):
+    """Sums (and per-sequence rows) of one replica's evaluation batch; static shapes, so XLA compiles it."""
+    n_max, vocabulary = model.backbone.max_iterations, model.backbone.vocabulary_size
+    outputs = model(inputs, training=False)
+    sums = loss_sums(outputs, labels)
+    masks = token_types.token_type_masks(inputs, labels)
+    sums["histogram"] = token_types.iteration_histogram(outputs["iterations"], masks, n_max)  # (K, N+1)
+    sums["depth"] = _depth_sums(outputs, inputs, labels)  # (B, K, 5): per sequence, for intervals
+    sums["accuracy"] = _accuracy_per_sequence(outputs, labels)  # (B, 3): per sequence, for intervals
+    # Baselines: how often each token is a masked target; how many pairs were swapped.
+    sums["target_counts"] = tf.math.unsorted_segment_sum(
+        tf.reshape(labels["masked_lm_weights"], [-1]), tf.reshape(labels["masked_lm_ids"], [-1]), vocabulary)
+    sums["sop_swapped"] = tf.reduce_sum(tf.cast(labels["sentence_order_label"], tf.float32))
+    return sums
+
+
+def evaluate_model(model, strategy, eval_files, batch_size, eval_batches=None, jit_compile=False, tau=0.0):
+    """`summarize`d held-out evaluation of an `AlbertActPretrainingModel` (built in `strategy`'s scope) on
+    pre-training records: MLM and SOP accuracy with 95% intervals over sequences and their baselines,
+    the losses (tau weighs the ponder cost in the reported total) and the iteration table with E.
+    batch_size: per replica; eval_batches: at most this many batches (None: every record)."""
+    compiled = distribution.compiled(lambda inputs, labels: replica_eval(model, inputs, labels), jit_compile)
+
+    @tf.function
+    def eval_step(batch):
+        per_replica = strategy.run(compiled, args=batch)
+        return {k: strategy.gather(v, axis=0) if k in PER_SEQUENCE
+                else strategy.reduce("sum", v, axis=None) for k, v in per_replica.items()}
+
+    dataset = strategy.distribute_datasets_from_function(
+        lambda context: make_pretraining_dataset(eval_files, batch_size * strategy.num_replicas_in_sync,
+                                                 training=False, input_context=context))
+    totals = None
+    for i, element in enumerate(dataset):
+        if eval_batches is not None and i >= eval_batches:
+            break
+        sums = {k: v.numpy() for k, v in eval_step(element).items()}
+        totals = sums if totals is None else {
+            k: np.concatenate([totals[k], sums[k]]) if k in PER_SEQUENCE else totals[k] + sums[k] for k in totals}
+    if totals is None:
+        raise ValueError(f"no evaluation records in {eval_files}")
+    return summarize(totals, tau)
 
 
 def ponder_ramp(update, start, steps):

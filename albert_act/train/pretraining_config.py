@@ -33,10 +33,10 @@ INIT_SETTINGS = ("vocabulary_size", "embedding_dim", "hidden_dim", "num_heads", 
 
 # Settings that may change between a run and its resumption; anything else must match.
 RESUMABLE_CHANGES = {"train_files", "eval_files", "checkpoint_every", "keep_checkpoints", "log_every",
-                     "eval_batches", "strategy", "export_dir", "overwrite_export", "vocab",
+                     "eval_batches", "eval_every", "strategy", "export_dir", "overwrite_export", "vocab",
                      "model_dir"}  # the same run, copied, moved or written with a trailing slash
 # Settings added after runs were saved without them, and what such a run used.
-ADDED_SETTINGS = {"input_streams": 1}
+ADDED_SETTINGS = {"input_streams": 1, "target_iterations": None, "eval_every": None}
 
 
 @dataclasses.dataclass
@@ -56,6 +56,9 @@ class PretrainConfig:
     # Settings left at None take the preset's value (`Preset.training`).
     ponder_warmup_start: int | None = None
     ponder_warmup_steps: int | None = None
+    # A target mean depth: once the ponder cost is on, tau is steered after every update so that the
+    # mean number of iterations comes to this (`Pretrainer.steer_tau`); None: tau stays as set.
+    target_iterations: float | None = None
     execution: str | None = None  # the ACT loop in training: "static", "while", "gather" or "bucket" (halting.py)
     jit_compile: bool | None = None  # XLA-compile every per-replica step (always on TPU; ~1.8x faster on a CPU)
     steps: int | None = None
@@ -76,6 +79,7 @@ class PretrainConfig:
     keep_checkpoints: int = 5
     log_every: int = 10
     eval_batches: int | None = None  # None: the whole eval shard
+    eval_every: int | None = None  # held-out evaluation every this many updates too (None: at the end only)
     export_dir: str | None = None
     # Replace a SavedModel at export_dir that another run wrote (this run's own earlier export is
     # always replaced: a re-run of the same command re-exports).
@@ -152,11 +156,22 @@ def check_inputs(config, replicas, sample_records=2000):
     for name in ("steps", "global_batch_size", "micro_batch_size", "checkpoint_every", "log_every"):
         if getattr(config, name) < 1:
             raise ValueError(f"{name} must be >= 1, got {getattr(config, name)}")
+    for name in ("eval_every",):
+        if getattr(config, name) is not None and getattr(config, name) < 1:
+            raise ValueError(f"{name} must be >= 1, got {getattr(config, name)}")
     if not 0 <= config.warmup_steps <= config.steps:
         raise ValueError(f"warmup_steps must be in [0, steps={config.steps}], got {config.warmup_steps}")
     tau = config.ponder_cost_weight
     if tau != AUTO and not (isinstance(tau, (int, float)) and tau >= 0):
         raise ValueError(f"ponder_cost_weight (--tau) must be a number >= 0 or {AUTO!r}, got {tau!r}")
+    target = config.target_iterations
+    if target is not None:
+        n_max = config.backbone_config()["max_iterations"]
+        if config.halting == "none":
+            raise ValueError("target_iterations steers the ponder cost of ACT halting; --halting none runs every "
+                             "token to N_max (drop --target_iterations)")
+        if not (isinstance(target, (int, float)) and 1 <= target <= n_max):
+            raise ValueError(f"target_iterations must be a number in [1, max_iterations={n_max}], got {target!r}")
     for name in ("ponder_warmup_start", "ponder_warmup_steps"):
         if getattr(config, name) < 0:
             raise ValueError(f"{name} must be >= 0, got {getattr(config, name)}")

@@ -8,6 +8,7 @@ export). The parts live beside it: `pretraining_config` (settings and their chec
 `pretrainer` (the step and tau), `pretraining_checkpoints`, `pretraining_summaries`.
 """
 
+import json
 import math
 import os
 import shutil
@@ -72,7 +73,7 @@ def _run(config, progress, write_dir):
               f"on {kind} x{strategy.num_replicas_in_sync}, {trainer.precision}, global batch "
               f"{config.global_batch_size} = {trainer.accumulation} x {config.micro_batch_size} x "
               f"{strategy.num_replicas_in_sync}{_streams_note(streams)}{resumed}")
-    _train(config, trainer, streams, manager, train_files, write_dir, progress)
+    _train(config, trainer, streams, manager, (train_files, eval_files), write_dir, progress)
     return _finish(config, trainer, eval_files, write_dir, chief=write_dir == config.model_dir)
 
 
@@ -111,9 +112,11 @@ def _streams_note(streams):
     return f", input in {streams.count} streams (reading {read})"
 
 
-def _train(config, trainer, streams, manager, train_files, write_dir, progress):
+def _train(config, trainer, streams, manager, files, write_dir, progress):
     """Updates until `config.steps`: each worker parses the rows it read of the global batch; a
-    summary every `log_every` updates, a checkpoint every `checkpoint_every` and at the end."""
+    summary every `log_every` updates, a held-out evaluation every `eval_every`, a checkpoint every
+    `checkpoint_every` and at the end. files: (train files, eval files)."""
+    train_files, eval_files = files
     shapes = record_shapes(train_files[0])
     train_step = trainer.make_train_step(parse=lambda serialized: parse_examples(serialized, *shapes))
     writer = tf.summary.create_file_writer(os.path.join(write_dir, artifacts.TRAIN_EVENTS))
@@ -127,6 +130,7 @@ def _train(config, trainer, streams, manager, train_files, write_dir, progress):
         step += 1
         result = summarize(sums, tau)
         _calibrate(trainer, config, step, result, progress)
+        trainer.steer_tau(step, result["iterations"]["all"]["mean"])
         if not math.isfinite(result["loss"]):
             raise FloatingPointError(
                 f"non-finite loss at step {step} (mlm {result['mlm_loss']}, sop {result['sop_loss']}, "
@@ -145,6 +149,8 @@ def _train(config, trainer, streams, manager, train_files, write_dir, progress):
                 "learning_rate": float(trainer.schedule(step - 1)), "ponder_cost_weight": tau,
                 "examples_per_second": window["examples"] / (time.perf_counter() - window_start)})
             window, window_start = None, time.perf_counter()
+        if config.eval_every and step % config.eval_every == 0 and step < config.steps:  # the last: _finish
+            held_out(trainer, eval_files, write_dir, step, progress)
         if step % config.checkpoint_every == 0 or step == config.steps:
             streams.save(step)  # first: a checkpoint on disk always has its input positions
             save_checkpoint(manager, step)
@@ -177,13 +183,39 @@ def _calibrate(trainer, config, step, result, progress):
                   f"{result['sop_loss']:.3f}) / ponder cost {result['ponder_cost']:.1f} = {calibrated:.3g}")
 
 
-def _finish(config, trainer, eval_files, write_dir, chief):
-    """The held-out evaluation (TensorBoard, evaluation.json) and, on the chief, the export."""
-    step = int(trainer.optimizer.iterations.numpy())
+def held_out(trainer, eval_files, write_dir, step, progress=False):
+    """The held-out evaluation at update `step`: TensorBoard's eval folder (with the token-type chart)
+    and one line of <write_dir>/held_out.jsonl, replacing the lines of this step and later ones (which
+    a run resumed from an earlier checkpoint writes again). Returns the evaluation."""
     evaluation = trainer.evaluate(eval_files)
     writer = tf.summary.create_file_writer(os.path.join(write_dir, artifacts.EVAL_EVENTS))
-    write_summaries(writer, step, evaluation)
+    write_summaries(writer, step, evaluation, {"ponder_cost_weight": float(trainer.tau_at(step - 1))})
     write_token_type_image(writer, step, evaluation["iterations"], trainer.backbone.max_iterations)
+    line = {"step": step, **{k: evaluation[k] for k in HELD_OUT_KEPT},
+            "mean_iterations": evaluation["iterations"]["all"]["mean"],
+            "expected_iterations": evaluation["iterations"]["all"]["expected_mean"],
+            "ponder_cost_weight": float(trainer.tau_at(step - 1))}
+    path = os.path.join(write_dir, artifacts.HELD_OUT_CURVE)
+    earlier = tf.io.gfile.GFile(path).read().splitlines() if tf.io.gfile.exists(path) else []
+    kept = [text for text in earlier if text.strip() and json.loads(text)["step"] < step] + [json.dumps(line)]
+    text_files.write_bytes(path, ("\n".join(kept) + "\n").encode("utf-8"))  # whole, renamed into place
+    if progress:
+        (low, high) = evaluation["mlm_accuracy_interval"]
+        print(f"\nheld out at update {step}: MLM {evaluation['mlm_accuracy']:.3f} [{low:.3f}, {high:.3f}] (loss "
+              f"{evaluation['mlm_loss']:.3f}), SOP {evaluation['sop_accuracy']:.3f}, mean N "
+              f"{line['mean_iterations']:.2f}, tau {line['ponder_cost_weight']:.3g}", flush=True)
+    return evaluation
+
+
+# What held_out.jsonl keeps of an evaluation (beside the step, the mean depth and tau).
+HELD_OUT_KEPT = ("mlm_accuracy", "mlm_accuracy_interval", "mlm_unigram_baseline", "mlm_loss", "mlm_unigram_loss",
+                 "sop_accuracy", "sop_accuracy_interval", "sop_majority_baseline")
+
+
+def _finish(config, trainer, eval_files, write_dir, chief):
+    """The held-out evaluation (TensorBoard, held_out.jsonl, evaluation.json) and, on the chief, the export."""
+    step = int(trainer.optimizer.iterations.numpy())
+    evaluation = held_out(trainer, eval_files, write_dir, step)
     evaluation["step"] = step
     evaluation["model_dir"] = config.model_dir
     evaluation["table"] = token_types.markdown_table(evaluation["iterations"], trainer.backbone.max_iterations,
