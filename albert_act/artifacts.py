@@ -83,6 +83,37 @@ SAVED_MODEL_ENTRIES = {SAVED_MODEL, "variables", ASSETS, "fingerprint.pb", "save
 FINETUNING_ENTRIES = {FINETUNED_INFO, WEIGHTS, VOCAB, RESULTS, EXPORT, GRID}
 
 
+# The paths in a run's settings (config.json); an export stores them relative to itself, so a
+# shipped model names no directory of the machine that built it.
+RUN_PATHS = ("train_files", "eval_files", "model_dir", "vocab", "export_dir", "init_from")
+
+
+def _each_path(record, change):
+    record = dict(record)
+    for key in RUN_PATHS:
+        value = record.get(key)
+        if isinstance(value, list):
+            record[key] = [change(v) if isinstance(v, str) and "://" not in v else v for v in value]
+        elif isinstance(value, str) and "://" not in value:
+            record[key] = change(value)
+    return record
+
+
+def relative_paths(record, base):
+    """The run settings `record` with its local paths written relative to the dir `base`."""
+    if "://" in str(base):
+        return dict(record)
+    base = os.path.abspath(base)
+    return _each_path(record, lambda p: os.path.relpath(os.path.abspath(p), base))
+
+
+def absolute_paths(record, base):
+    """The inverse of `relative_paths`: relative local paths resolved against the dir `base`."""
+    if "://" in str(base):
+        return dict(record)
+    return _each_path(record, lambda p: p if os.path.isabs(p) else os.path.normpath(os.path.join(base, p)))
+
+
 def same_path(a, b):
     """Whether two paths name the same dir: local ones resolved (links, `..`, a trailing slash),
     remote ones (gs://) compared as written without a trailing slash."""

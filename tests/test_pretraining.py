@@ -343,3 +343,21 @@ def test_a_failed_checkpoint_write_is_named_and_cleaned_up(records, tmp_path, mo
     with pytest.raises(ValueError, match=r"could not write ckpt-4 \(No space left on device\).*newest checkpoint is .*ckpt-2"):
         run_pretraining(_config(records, tmp_path), progress=False)
     assert sorted(p.name for p in (tmp_path / "checkpoints").iterdir() if "ckpt-4" in p.name) == []
+
+
+def test_the_export_records_the_tau_used_and_no_directory_of_the_machine(tiny_run):
+    from albert_act import artifacts
+    from albert_act.model.source import Source
+    from albert_act.train.pretraining_config import _check_export_dir
+
+    run, export = tiny_run
+    record = json.loads((Path(export) / "assets" / "albert_act_export.json").read_text())["pretraining"]
+    paths = [p for key in artifacts.RUN_PATHS for p in np.atleast_1d(record.get(key) or []).tolist()]
+    assert len(paths) >= 4 and not any(os.path.isabs(p) for p in paths), paths
+    assert record["model_dir"] == os.path.relpath(run, export)
+    # The demo preset's "auto", calibrated at update 2 of 3: the number the model was trained with.
+    assert record["ponder_cost_weight_given"] == "auto" and record["ponder_cost_weight"] > 0
+    assert artifacts.same_path(Source.open(export).info["pretraining"]["model_dir"], run)  # read back resolved
+    config = PretrainConfig(**{k: v for k, v in json.loads((Path(run) / "config.json").read_text()).items()
+                               if k in {f.name for f in dataclasses.fields(PretrainConfig)}})
+    _check_export_dir(dataclasses.replace(config, export_dir=export))  # still this run's own export: re-run re-exports

@@ -111,7 +111,10 @@ def _read_info(path, kind):
         return {"kind": "pretraining", "backbone": run["backbone"], "pretraining": run}
     if kind == "finetuned":
         return artifacts.read_json(os.path.join(path, FINETUNED_INFO))
-    return artifacts.read_json(os.path.join(path, ASSETS, EXPORT_INFO))
+    info = artifacts.read_json(os.path.join(path, ASSETS, EXPORT_INFO))
+    if isinstance(info.get("pretraining"), dict):  # its paths are written relative to the export
+        info["pretraining"] = artifacts.absolute_paths(info["pretraining"], path)
+    return info
 
 
 def _vocab_candidates(path, kind):

@@ -274,7 +274,8 @@ def export_pretraining(model, export_dir, model_proto, max_seq_length=None, top_
     endpoints = {"serving_default": (encode, [_STRINGS]), "encoder": (encode, [_STRINGS]),
                  "fill_mask": (fill_mask, [_STRINGS]), "encoder_ids": (encode_ids, [ids, ids, ids])}
     info = {"kind": "pretraining", "max_seq_length": max_seq_length, "top_k": top_k, "execution": execution,
-            "backbone": backbone.get_config(), "pretraining": pretraining_config}
+            "backbone": backbone.get_config(),
+            "pretraining": pretraining_config and artifacts.relative_paths(pretraining_config, export_dir)}
     return _write(export_dir, serving, encoder, endpoints, info, model_proto, overwrite)
 
 

@@ -234,7 +234,8 @@ def _check_export_dir(config):
     earlier = None
     if tf.io.gfile.exists(info):
         try:
-            earlier = (artifacts.read_json(info).get("pretraining") or {}).get("model_dir")
+            record = artifacts.read_json(info).get("pretraining") or {}
+            earlier = artifacts.absolute_paths(record, config.export_dir).get("model_dir")
         except (ValueError, AttributeError):
             earlier = "an unreadable record"
     ours = earlier is not None and artifacts.same_path(earlier, config.model_dir)
