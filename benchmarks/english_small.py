@@ -91,13 +91,22 @@ def main(argv=None):
 
 
 def write_learning_curve(model_dir):
+    """<model_dir>/learning_curve.md, .json and .png: from the run's own held-out evaluations
+    (held_out.jsonl, written with --eval_every) where it has them, else every kept checkpoint
+    evaluated again."""
     import json
 
     from albert_act.analysis import plots
     from albert_act.train import learning_curve
 
-    print("\nlearning curve: every kept checkpoint on the held-out records", flush=True)
-    points = learning_curve.learning_curve(model_dir, progress=True)
+    held_out = os.path.join(model_dir, "held_out.jsonl")
+    if os.path.exists(held_out):
+        print(f"\nlearning curve: {held_out}", flush=True)
+        with open(held_out) as f:
+            points = [json.loads(line) for line in f if line.strip()]
+    else:
+        print("\nlearning curve: every kept checkpoint on the held-out records", flush=True)
+        points = learning_curve.learning_curve(model_dir, progress=True)
     table = learning_curve.markdown(points)
     print(table)
     with open(os.path.join(model_dir, "learning_curve.json"), "w") as f:
