@@ -24,6 +24,7 @@ def main(argv=None):
     cli.quiet_start(argv)  # first: loads TensorFlow, quietly unless --verbose
     from albert_act import distribution
     from albert_act.analysis import report
+    from albert_act.train.pretrainer import evaluate_model
 
     parser = cli.parser("analyze", __doc__)
     parser.add_argument("mode", choices=report.MODES)
@@ -44,7 +45,7 @@ def main(argv=None):
         report.check_output_dir(args.output_dir, args.overwrite)
         sections = report.run_analyses(args.mode, args.init, args.output_dir, args.vocab, args.records, args.parsed,
                                        args.documents, args.keep_subtypes, args.max_batches, args.strategy,
-                                       args.precision, args.jit_compile)
+                                       args.precision, args.jit_compile, evaluate_model)
     except ValueError as error:
         sys.exit(f"error: {error}")
     except cli.write_errors() as error:  # the staging dir goes; the previous analysis stays

@@ -4,22 +4,20 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from pipelines import cli, normalization
-from pipelines.tokenizer import without_dummy_prefix
 
 
 class GraphTokenizer(tf.Module):
     """ALBERT normalization + SentencePiece in the graph; trackable, so it exports in a SavedModel.
 
     Args:
-        model_proto: bytes of the SentencePiece model.
-        word_start: False encodes each string as the rest of a word (no "▁" before its first piece).
+        model_proto: bytes of the SentencePiece model (`pipelines.tokenizer.without_dummy_prefix` of it
+            encodes each string as the rest of a word: no "▁" before its first piece).
 
     Call: a string tensor of any shape -> int32 RaggedTensor of ids (no specials added).
     """
 
-    def __init__(self, model_proto, word_start=True):
+    def __init__(self, model_proto):
         super().__init__()
-        model_proto = model_proto if word_start else without_dummy_prefix(model_proto)
         with cli.quiet_stderr():  # SentencePiece's C++ logs an INFO line as it loads the model
             self.sentencepiece = tf_text.SentencepieceTokenizer(model=model_proto, out_type=tf.int32)
 

@@ -13,7 +13,7 @@ import tensorflow_text as tf_text
 
 from pipelines import normalization
 from pipelines.graph_tokenizer import GraphTokenizer
-from pipelines.tokenizer import CLS_ID, MASK_ID, SEP_ID
+from pipelines.tokenizer import CLS_ID, MASK_ID, SEP_ID, without_dummy_prefix
 
 MASK_TEXT = "[MASK]"
 _STARTS_WITH_SPACE = "(?s)(" + normalization.RE2_WHITESPACE_CHARACTER + "|\\x00).*"  # a space (or NUL, which becomes one)
@@ -32,7 +32,7 @@ class TextEncoder(tf.Module):
         if max_seq_length < 3:
             raise ValueError(f"max_seq_length must be at least 3 ([CLS] A [SEP] B [SEP] needs room), got {max_seq_length}")
         self.tokenizer = GraphTokenizer(model_proto)
-        self.word_rest = GraphTokenizer(model_proto, word_start=False)
+        self.word_rest = GraphTokenizer(without_dummy_prefix(model_proto))
         self.max_seq_length = max_seq_length
 
     def tokenize(self, text):

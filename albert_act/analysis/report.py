@@ -43,17 +43,21 @@ def check_output_dir(output_dir, overwrite=True):
 
 
 def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, documents=500, keep_subtypes=False,
-                 max_batches=None, strategy="auto", precision="auto", jit_compile=None):
+                 max_batches=None, strategy="auto", precision="auto", jit_compile=None, evaluate_model=None):
     """The `mode` analyses (one of MODES) of the model in `init` (a run dir or an export), written to
     `output_dir`; returns the report's sections, (title, Markdown, image files). `records`: the
     pre-training TFRecords (default: the run's held-out shard); `parsed`: CoNLL-U / CoNLL-X / .dp
-    files (default: gold parses of `documents` documents of the embedded corpus)."""
+    files (default: gold parses of `documents` documents of the embedded corpus). `evaluate_model`:
+    the pre-training evaluation (`albert_act.train.pretrainer.evaluate_model`, which the CLI passes:
+    training code is a later stage than the analyses), needed by held-out."""
     check_output_dir(output_dir)
+    if mode == "held-out" and evaluate_model is None:
+        raise ValueError("the held-out analysis needs evaluate_model (albert_act.train.pretrainer.evaluate_model)")
     strategy, _, _, jit_compile = distribution.resolve(strategy, precision, jit_compile)
     source = Source.open(init)
     tokenizer = source.tokenizer(vocab)
     # held-out needs the MLM and SOP heads: a pre-training model (in the report, where there is one)
-    heads = mode == "held-out" or (mode == "report" and source.info["kind"] == "pretraining")
+    heads = mode == "held-out" or (mode == "report" and source.info["kind"] == "pretraining" and evaluate_model)
     with strategy.scope():
         backbone, _ = source.backbone(dropout=0.0, return_details=mode in ("fixed-point", "report"))
         model = source.pretraining_model()[0] if heads else None
@@ -71,7 +75,7 @@ def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, 
         os.makedirs(staged)
         sections = []
         if heads:
-            sections.append(_held_out(model, strategy, records, max_batches, jit_compile, staged))
+            sections.append(_held_out(model, strategy, records, max_batches, jit_compile, evaluate_model, staged))
         if mode in ("token-types", "report"):
             sections.append(_token_types(backbone, tokenizer, records, max_batches, infer, staged))
         if mode in ("dependencies", "report"):
@@ -85,9 +89,7 @@ def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, 
     return sections
 
 
-def _held_out(model, strategy, records, max_batches, jit_compile, out):
-    from albert_act.train.pretrainer import evaluate_model
-
+def _held_out(model, strategy, records, max_batches, jit_compile, evaluate_model, out):
     result = evaluate_model(model, strategy, records, 32, max_batches, jit_compile)
     result["records"] = records
     markdown = held_out_markdown(result, model.backbone.max_iterations)

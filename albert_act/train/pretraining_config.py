@@ -164,17 +164,7 @@ def check_inputs(config, replicas, sample_records=2000):
     tau = config.ponder_cost_weight
     if tau != AUTO and not (isinstance(tau, (int, float)) and tau >= 0):
         raise ValueError(f"ponder_cost_weight (--tau) must be a number >= 0 or {AUTO!r}, got {tau!r}")
-    target = config.target_iterations
-    if target is not None:
-        n_max = config.backbone_config()["max_iterations"]
-        if config.halting == "none":
-            raise ValueError("target_iterations steers the ponder cost of ACT halting; --halting none runs every "
-                             "token to N_max (drop --target_iterations)")
-        if not (isinstance(target, (int, float)) and 1 <= target <= n_max):
-            raise ValueError(f"target_iterations must be a number in [1, max_iterations={n_max}], got {target!r}")
-    for name in ("ponder_warmup_start", "ponder_warmup_steps"):
-        if getattr(config, name) < 0:
-            raise ValueError(f"{name} must be >= 0, got {getattr(config, name)}")
+    _check_ponder_settings(config)
     if config.vocab:
         pieces = Tokenizer.from_file(config.vocab).vocabulary_size
         rows = config.backbone_config()["vocabulary_size"]
@@ -214,6 +204,20 @@ def check_inputs(config, replicas, sample_records=2000):
         raise ValueError(f"files differ in (sequence length, predictions): {shapes}")
     _check_model_dir(config)
     return train_files, eval_files
+
+
+def _check_ponder_settings(config):
+    for name in ("ponder_warmup_start", "ponder_warmup_steps"):
+        if getattr(config, name) < 0:
+            raise ValueError(f"{name} must be >= 0, got {getattr(config, name)}")
+    target = config.target_iterations
+    if target is not None:
+        n_max = config.backbone_config()["max_iterations"]
+        if config.halting == "none":
+            raise ValueError("target_iterations steers the ponder cost of ACT halting; --halting none runs every "
+                             "token to N_max (drop --target_iterations)")
+        if not (isinstance(target, (int, float)) and 1 <= target <= n_max):
+            raise ValueError(f"target_iterations must be a number in [1, max_iterations={n_max}], got {target!r}")
 
 
 def _check_streams(config):
