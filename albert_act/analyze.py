@@ -3,12 +3,15 @@
     python -m albert_act.analyze token-types  --init runs/demo
     python -m albert_act.analyze dependencies --init runs/demo --parsed '../shared/data/ud_english_ewt/*.conllu'
     python -m albert_act.analyze fixed-point  --init runs/demo
-    python -m albert_act.analyze report       --init runs/demo          # all three, one report.md
+    python -m albert_act.analyze sentences    --init runs/demo --text my_sentences.txt
+    python -m albert_act.analyze held-out     --init runs/demo
+    python -m albert_act.analyze report       --init runs/demo          # all but sentences, one report.md
 
 --init: a pre-training run dir or an exported SavedModel (pre-training or a fine-tuned
-probing model). token-types and fixed-point read pre-training TFRecords (--records;
+probing model). held-out, token-types and fixed-point read pre-training TFRecords (--records;
 default: the run's held-out shard). dependencies reads CoNLL-U / CoNLL-X / PTB .dp
 files (--parsed; default: gold parses of the embedded corpus, generated on the spot).
+sentences reads plain text, one sentence per line (--text), each asked alone as a server is.
 Outputs go to --output_dir (default runs/analysis/<mode>, so that modes do not overwrite each other).
 """
 
@@ -32,6 +35,7 @@ def main(argv=None):
     parser.add_argument("--vocab", default=None, help="default: vocab.model inside --init")
     parser.add_argument("--records", nargs="+", default=None, help="pre-training TFRecords (default: the run's eval shard)")
     parser.add_argument("--parsed", nargs="+", default=None, help="CoNLL-U / CoNLL-X / .dp files or globs")
+    parser.add_argument("--text", default=None, help="sentences mode: a plain-text file, one sentence per line")
     parser.add_argument("--documents", type=int, default=500, help="embedded-corpus documents when no --parsed")
     parser.add_argument("--keep_subtypes", action="store_true", help="keep nmod:poss apart from nmod")
     parser.add_argument("--max_batches", type=int, default=None, help="limit the TFRecord batches read")
@@ -45,7 +49,7 @@ def main(argv=None):
         report.check_output_dir(args.output_dir, args.overwrite)
         sections = report.run_analyses(args.mode, args.init, args.output_dir, args.vocab, args.records, args.parsed,
                                        args.documents, args.keep_subtypes, args.max_batches, args.strategy,
-                                       args.precision, args.jit_compile, evaluate_model)
+                                       args.precision, args.jit_compile, evaluate_model, args.text)
     except ValueError as error:
         sys.exit(f"error: {error}")
     except cli.write_errors() as error:  # the staging dir goes; the previous analysis stays

@@ -201,3 +201,40 @@ def test_held_out_matches_a_numpy_statement_of_the_model_on_the_records(tiny_run
     printed = capsys.readouterr().out
     assert "| MLM accuracy |" in printed and "| [MASK]->[MASK] |" in printed and "expected iterations E" in printed
     assert (tmp_path / "held_out.md").exists() and (tmp_path / "held_out.png").stat().st_size > 1000
+
+
+def test_sentences_of_plain_text_are_asked_as_a_server_asks_them(tiny_run, tmp_path, capsys):
+    from albert_act.model.source import Source
+
+    text = tmp_path / "mine.txt"
+    long = "the key " * 40  # more pieces than the tiny model's positions: cut, and said so
+    text.write_text("The key is on the table.\n\n   \nWhere is it?\n" + long + "\n", encoding="utf-8")
+    analyze.main(["sentences", "--init", tiny_run[1], "--text", str(text), "--output_dir", str(tmp_path / "out")])
+    result = json.loads((tmp_path / "out" / "sentences.json").read_text())
+    rows = result["sentences"]
+    assert [row["text"] for row in rows] == ["The key is on the table.", "Where is it?", long.strip()]
+    source = Source.open(tiny_run[1])
+    tokenizer, (backbone, _) = source.tokenizer(), source.backbone(dropout=0.0)
+    length = backbone.max_sequence_length
+    for row in rows:
+        ids = [2, *tokenizer.encode([row["text"]])[0][: length - 2], 3]
+        assert row["tokens"] == tokenizer.id_to_piece(ids) and row["truncated"] == (len(ids) == length)
+        alone = backbone({"token_ids": np.array([ids]), "segment_ids": np.zeros((1, len(ids)), "int32"),
+                          "padding_mask": np.ones((1, len(ids)), "int32")}, training=False)["iterations"].numpy()[0]
+        assert row["iterations"] == alone.tolist()  # each sentence alone, padding in its batch changes nothing
+        assert row["mean_iterations"] == pytest.approx(np.mean(alone))
+    assert [row["truncated"] for row in rows] == [False, False, True]
+    printed = capsys.readouterr().out
+    assert "| 1 | " in printed and "(cut to the model's length)" in printed
+    assert_drawn_png(tmp_path / "out" / "sentences.png")
+    for argv, message in [
+        (["--text", str(tmp_path / "none.txt")], r"none.txt: no such file"),
+        (["--text", str(tmp_path / "blank.txt")], r"blank.txt: no sentences \(one per line"),
+        ([], r"the sentences mode needs --text FILE"),
+    ]:
+        (tmp_path / "blank.txt").write_text("\n  \n")
+        with pytest.raises(SystemExit, match=message):
+            analyze.main(["sentences", "--init", tiny_run[1], "--output_dir", str(tmp_path / "o2"), *argv])
+    with pytest.raises(SystemExit, match=r"--text .* goes with the sentences mode, and only with it"):
+        analyze.main(["token-types", "--init", tiny_run[0], "--text", str(text), "--output_dir", str(tmp_path / "o3")])
+    assert not (tmp_path / "o2").exists() and not (tmp_path / "o3").exists()

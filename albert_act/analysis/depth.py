@@ -71,6 +71,31 @@ def token_type_statistics(backbone, tokenizer, files, batch_size=64, max_batches
             "differences": token_types.differences(depth), "examples": kept}
 
 
+# --- A user's own sentences ----------------------------------------------------------------------
+
+def sentence_depths(backbone, tokenizer, sentences, batch_size=32, run=None):
+    """Iterations of every piece of each sentence, served as a sentence is (`[CLS] text [SEP]`, one
+    segment; cut to the model's length, flagged `truncated`): [{"text", "tokens", "iterations",
+    "mean_iterations", "truncated"}], [CLS] and [SEP] included."""
+    run = run or inference(backbone)
+    length = backbone.max_sequence_length
+    rows = []
+    for start in range(0, len(sentences), batch_size):
+        chunk = sentences[start : start + batch_size]
+        encoded = [[CLS_ID, *ids[: length - 2], SEP_ID] for ids in tokenizer.encode(chunk)]
+        width = min(length, -(-max(len(ids) for ids in encoded) // 16) * 16)  # few shapes to compile
+        tokens = np.zeros((len(chunk), width), "int32")
+        for row, ids in enumerate(encoded):
+            tokens[row, : len(ids)] = ids
+        iterations = run({"token_ids": tokens, "segment_ids": np.zeros_like(tokens),
+                          "padding_mask": (tokens > 0).astype("int32")})["iterations"]
+        for row, (text, ids) in enumerate(zip(chunk, encoded)):
+            depth = [float(n) for n in iterations[row, : len(ids)]]
+            rows.append({"text": text, "tokens": tokenizer.id_to_piece(ids), "iterations": depth,
+                         "mean_iterations": float(np.mean(depth)), "truncated": len(ids) - 2 < len(tokenizer.encode([text])[0])})
+    return rows
+
+
 # --- Tables 3-5: dependency relations --------------------------------------------------------
 
 def align_words(tokenizer, words, max_length, glued=None):

@@ -138,11 +138,11 @@ def plot_cosine_curves(curves, path):
     return _save(figure, path)
 
 
-def plot_heatmap(examples, max_iterations, path, max_tokens=40, per_line=14):
-    """Example sentences, each piece coloured by its number of iterations, written across
-    (lines of `per_line` pieces, at most `max_tokens` per example)."""
+def plot_heatmap(examples, max_iterations, path, max_tokens=40, per_line=14, shown=4):
+    """Example sentences (the first `shown`), each piece coloured by its number of iterations,
+    written across (lines of `per_line` pieces, at most `max_tokens` per example)."""
     lines, labels = [], []
-    for i, example in enumerate(examples[:4]):
+    for i, example in enumerate(examples[:shown]):
         pieces = list(zip(example["tokens"][:max_tokens], example["iterations"][:max_tokens]))
         for start in range(0, max(len(pieces), 1), per_line):
             lines.append(pieces[start : start + per_line])

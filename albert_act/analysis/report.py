@@ -17,11 +17,11 @@ from albert_act.model.source import Source
 from pipelines import outputs, probing, synthetic_corpus, text_files
 from pipelines.pretraining_dataset import check_records, check_records_vocabulary, non_empty, record_files
 
-MODES = ("held-out", "token-types", "dependencies", "fixed-point", "report")
+MODES = ("held-out", "token-types", "dependencies", "fixed-point", "sentences", "report")
 
 # What the modes write: an --output_dir holding anything else is refused, since the new analysis
 # replaces the dir whole.
-ANALYSIS_FILES = {f"{name}.{ext}" for name in ("held_out", "token_types", "dependencies", "fixed_point")
+ANALYSIS_FILES = {f"{name}.{ext}" for name in ("held_out", "token_types", "dependencies", "fixed_point", "sentences")
                   for ext in ("json", "md", "png")}
 ANALYSIS_FILES |= {"token_type_histograms.png", "token_types_heatmap.png", "dependencies_heatmap.png", "report.md"}
 
@@ -43,14 +43,21 @@ def check_output_dir(output_dir, overwrite=True):
 
 
 def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, documents=500, keep_subtypes=False,
-                 max_batches=None, strategy="auto", precision="auto", jit_compile=None, evaluate_model=None):
+                 max_batches=None, strategy="auto", precision="auto", jit_compile=None, evaluate_model=None,
+                 text=None):
     """The `mode` analyses (one of MODES) of the model in `init` (a run dir or an export), written to
     `output_dir`; returns the report's sections, (title, Markdown, image files). `records`: the
     pre-training TFRecords (default: the run's held-out shard); `parsed`: CoNLL-U / CoNLL-X / .dp
     files (default: gold parses of `documents` documents of the embedded corpus). `evaluate_model`:
     the pre-training evaluation (`albert_act.train.pretrainer.evaluate_model`, which the CLI passes:
-    training code is a later stage than the analyses), needed by held-out."""
+    training code is a later stage than the analyses), needed by held-out. `text`: a plain-text file,
+    one sentence per line, for sentences."""
     check_output_dir(output_dir)
+    if (mode == "sentences") != (text is not None):
+        raise ValueError("--text (a plain-text file, one sentence per line) goes with the sentences mode, and "
+                         "only with it" if text is not None else "the sentences mode needs --text FILE (one "
+                         "sentence per line)")
+    sentences = read_sentences(text) if text is not None else None  # refused before any model loads
     if mode == "held-out" and evaluate_model is None:
         raise ValueError("the held-out analysis needs evaluate_model (albert_act.train.pretrainer.evaluate_model)")
     strategy, _, _, jit_compile = distribution.resolve(strategy, precision, jit_compile)
@@ -83,6 +90,8 @@ def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, 
             sections.append(_dependencies(backbone, tokenizer, sentences, source, keep_subtypes, infer, staged))
         if mode in ("fixed-point", "report"):
             sections.append(_fixed_point(backbone, records, max_batches, infer, staged))
+        if mode == "sentences":
+            sections.append(_sentences(backbone, tokenizer, sentences, text, infer, staged))
         if mode == "report":
             _write_report(init, backbone, sections, staged)
         outputs.replace_dir(staged, output_dir, staging)
@@ -145,6 +154,35 @@ def _fixed_point(backbone, records, max_batches, infer, out):
     _write(out, "fixed_point", result, markdown)
     plots.plot_cosine_curves(result["curves"], os.path.join(out, "fixed_point.png"))
     return "Fixed point: cosine of consecutive states", markdown, ["fixed_point.png"]
+
+
+def read_sentences(path):
+    """The non-blank lines of a UTF-8 text file (a line that is not UTF-8 is named); ValueError when none."""
+    sentences = [line.strip() for _, line in text_files.read_lines(path) if line.strip()]
+    if not sentences:
+        raise ValueError(f"{path}: no sentences (one per line; the file is empty or blank)")
+    return sentences
+
+
+def _sentences(backbone, tokenizer, sentences, path, infer, out):
+    rows = depth.sentence_depths(backbone, tokenizer, sentences, run=infer)
+    markdown = f"Sentences: {path}.\n\n" + sentences_markdown(rows, backbone.max_iterations)
+    _write(out, "sentences", {"source": path, "max_iterations": backbone.max_iterations, "sentences": rows}, markdown)
+    plots.plot_heatmap(rows, backbone.max_iterations, os.path.join(out, "sentences.png"), shown=12)
+    return "Iterations per piece of each sentence", markdown, ["sentences.png"]
+
+
+def sentences_markdown(rows, n_max):
+    """Per sentence: its mean iterations, [CLS]'s, and every piece with its iterations."""
+    lines = [f"| # | mean N (of {n_max}) | [CLS] | pieces (iterations) |", "|---|---|---|---|"]
+    for index, row in enumerate(rows, 1):
+        pieces = " ".join(f"{token.replace(chr(0x2581), '_')}({int(n)})" for token, n in
+                          zip(row["tokens"][1:-1], row["iterations"][1:-1]))
+        cut = " (cut to the model's length)" if row["truncated"] else ""
+        lines.append(f"| {index} | {row['mean_iterations']:.2f} | {int(row['iterations'][0])} | {pieces}{cut} |")
+    lines += ["", "Each sentence alone, as a server is asked: `[CLS] sentence [SEP]`. `_` marks a piece that "
+                  "begins a word. sentences.png shades each piece by its iterations."]
+    return "\n".join(lines)
 
 
 def _write_report(init, backbone, sections, out):
