@@ -157,12 +157,31 @@ FLAG_RULES = {"steps": "int>=1", "warmup_steps": "int>=0", "learning_rate": ">0"
               "log_every": "int>=1", "eval_batches": "int>=1", "eval_every": "int>=1"}
 
 
+def conflicting_flags(args):
+    """A message for flags that are given but could not take effect (None when there are none):
+    a flag the run would silently ignore is refused instead."""
+    if not args.train_files and args.vocab:
+        return (f"--vocab {args.vocab}: the demo data (no --train_files) is made with its own vocabulary; make "
+                "records with your vocabulary (python -m pipelines.create_pretraining_data --vocab ...) and pass "
+                "them as --train_files and --eval_files")
+    if args.no_export and args.export_dir:
+        return f"--no_export and --export_dir {args.export_dir} contradict each other: give one"
+    ponder = [f"--{name}" for name in ("tau", "target_iterations", "ponder_warmup_start", "ponder_warmup_steps")
+              if getattr(args, name) is not None]
+    if args.halting == "none" and ponder:
+        return (f"{', '.join(ponder)}: --halting none runs every token to N_max, so there is no ponder cost to "
+                "weigh or steer; drop them")
+    return None
+
+
 def main(argv=None):
     cli.quiet_start(argv)  # first: loads TensorFlow, quietly unless --verbose
     args = parse_args(argv)
     cli.check_flags(args, FLAG_RULES)
     if bool(args.train_files) != bool(args.eval_files):
         sys.exit("error: give both --train_files and --eval_files, or neither (the embedded demo data)")
+    if conflicting_flags(args):
+        sys.exit(f"error: {conflicting_flags(args)}")
     from albert_act import artifacts
     from albert_act.train.pretraining_run import PretrainConfig, run_pretraining
 
