@@ -164,6 +164,7 @@ def test_bad_input(tiny_run, tmp_path):
                                                                 hidden_dim=4, intermediate_dim=4, max_iterations=2), [])
 
 
+@pytest.mark.slow  # ~60 s; the default run's report test covers the held-out section end to end
 def test_held_out_matches_a_numpy_statement_of_the_model_on_the_records(tiny_run, records, tmp_path, capsys):
     # The export of the tiny run, asked for its MLM and SOP logits record by record; accuracy, loss and
     # the baselines computed here in NumPy must be what `analyze held-out` reports.

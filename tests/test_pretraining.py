@@ -188,6 +188,7 @@ def test_target_iterations_steers_tau_by_the_depth_each_update_ran(records, tmp_
     assert np.isfinite(result["loss"])
 
 
+@pytest.mark.slow  # two runs (~60 s); the default run is over its 8 minutes on the slower 2-core CPU
 def test_eval_every_writes_the_held_out_curve_as_the_run_goes(records, tmp_path):
     # Held out at updates 2 and 4 (the end); the same command again (a resumed run) rewrites its steps.
     first = run_pretraining(_config(records, tmp_path, eval_every=2), progress=False)
