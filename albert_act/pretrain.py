@@ -180,8 +180,9 @@ def main(argv=None):
     cli.check_flags(args, FLAG_RULES)
     if bool(args.train_files) != bool(args.eval_files):
         sys.exit("error: give both --train_files and --eval_files, or neither (the embedded demo data)")
-    if conflicting_flags(args):
-        sys.exit(f"error: {conflicting_flags(args)}")
+    conflict = conflicting_flags(args)
+    if conflict:
+        sys.exit(f"error: {conflict}")
     from albert_act import artifacts
     from albert_act.train.pretraining_run import PretrainConfig, run_pretraining
 

@@ -82,17 +82,18 @@ def sentence_depths(backbone, tokenizer, sentences, batch_size=32, run=None):
     rows = []
     for start in range(0, len(sentences), batch_size):
         chunk = sentences[start : start + batch_size]
-        encoded = [[CLS_ID, *ids[: length - 2], SEP_ID] for ids in tokenizer.encode(chunk)]
+        whole = tokenizer.encode(chunk)
+        encoded = [[CLS_ID, *ids[: length - 2], SEP_ID] for ids in whole]
         width = min(length, -(-max(len(ids) for ids in encoded) // 16) * 16)  # few shapes to compile
         tokens = np.zeros((len(chunk), width), "int32")
         for row, ids in enumerate(encoded):
             tokens[row, : len(ids)] = ids
         iterations = run({"token_ids": tokens, "segment_ids": np.zeros_like(tokens),
                           "padding_mask": (tokens > 0).astype("int32")})["iterations"]
-        for row, (text, ids) in enumerate(zip(chunk, encoded)):
+        for row, (text, ids, full) in enumerate(zip(chunk, encoded, whole)):
             depth = [float(n) for n in iterations[row, : len(ids)]]
             rows.append({"text": text, "tokens": tokenizer.id_to_piece(ids), "iterations": depth,
-                         "mean_iterations": float(np.mean(depth)), "truncated": len(ids) - 2 < len(tokenizer.encode([text])[0])})
+                         "mean_iterations": float(np.mean(depth)), "truncated": len(ids) - 2 < len(full)})
     return rows
 
 
