@@ -53,6 +53,12 @@ KERAS_HUB_CONFIG, KERAS_HUB_WEIGHTS, KERAS_HUB_TASK = "config.json", "model.weig
 KERAS_HUB_VOCAB = "assets/tokenizer/vocabulary.spm"
 
 
+def checkpoints_on_disk(directory):
+    """{update: prefix} of the ckpt-<update>.index files in `directory` (a run's checkpoints/)."""
+    prefixes = (index[: -len(".index")] for index in tf.io.gfile.glob(os.path.join(directory, "ckpt-*.index")))
+    return {int(p.rsplit("-", 1)[1]): p for p in prefixes if p.rsplit("-", 1)[1].isdigit()}
+
+
 def read_json(path):
     """The JSON object (a dict) in `path`; a ValueError names the file, and the line and column
     where it stops being JSON (a truncated or hand-edited config), or what it holds instead."""

@@ -9,6 +9,7 @@ other than SystemExit surfaces here.
 """
 
 import gzip
+import hashlib
 import importlib
 import json
 import re
@@ -356,6 +357,34 @@ CASES += [
      r"made with another vocabulary \(.*vocab.model, per .*stats.json\) than the model's \(swapped.model\)",
      ["{run}/vocab.model"]),
 ]
+# Damaged weights: every command reads them through one reader (`Source`), as pre-training's resume does.
+DAMAGED_FALLBACK = (r"warning: .*damaged_index_run/checkpoints/ckpt-3: unreadable \(OpError: .*\); reading the checkpoint "
+                    r"before it\nread .*damaged_index_run/checkpoints/ckpt-2, the newest intact checkpoint")
+ALL_TRUNCATED = (r"truncated_run: no intact checkpoint in .*truncated_run/checkpoints: .*ckpt-3: unreadable \(IndexError: "
+                 r"Read less bytes than requested\)")
+DAMAGED_EXPORT = (r"damaged_export/1/variables: damaged export, not readable \(OpError: .*Checksum does not match.*\); "
+                  r"export the model again")
+CASES += [
+    ("export-newest-checkpoint-damaged", EXPORT.replace("{run}", "{damaged_index_run}").replace("e/1", "e_fallback/1"),
+     0, DAMAGED_FALLBACK, ["{damaged_index_run}"]),
+    ("analyze-newest-checkpoint-damaged", ANALYZE.replace("{run}", "{damaged_index_run}").replace("/a", "/a_fallback"),
+     0, DAMAGED_FALLBACK, ["{damaged_index_run}"]),
+    ("export-every-checkpoint-truncated", EXPORT.replace("{run}", "{truncated_run}"), 1, ALL_TRUNCATED,
+     ["{truncated_run}"]),
+    ("analyze-every-checkpoint-truncated", ANALYZE.replace("{run}", "{truncated_run}"), 1, ALL_TRUNCATED,
+     ["{truncated_run}"]),
+    ("finetune-every-checkpoint-truncated", FINETUNE.replace("{run}", "{truncated_run}") + " --task rte --data_dir {rte}",
+     1, ALL_TRUNCATED, ["{truncated_run}"]),
+    ("pretrain-resume-every-checkpoint-truncated", PRETRAIN.replace("{tmp}/new_run", "{truncated_run}").replace(
+        "--steps 2", "--steps 3 --warmup_steps 0 --learning_rate 1.76e-3"), 1,
+     r"no intact checkpoint in .*truncated_run/checkpoints: .*ckpt-3: unreadable", ["{truncated_run}"]),
+    ("export-damaged-export", EXPORT.replace("{run}", "{damaged_export}"), 1, DAMAGED_EXPORT, ["{damaged_export}"]),
+    ("finetune-damaged-export", FINETUNE.replace("{run}", "{damaged_export}") + " --task rte --data_dir {rte}", 1,
+     DAMAGED_EXPORT, ["{damaged_export}"]),
+    ("analyze-damaged-export", ANALYZE.replace("{run}", "{damaged_export}"), 1, DAMAGED_EXPORT, ["{damaged_export}"]),
+    ("pretrain-init-from-damaged-export", PRETRAIN.replace("new_run", "warm_run") + " --init_from {damaged_export}", 1,
+     DAMAGED_EXPORT, ["{damaged_export}", "{tmp}/warm_run"]),
+]
 HELD = ("held_run", "held_ft", "held_export/1", "held_records")  # locked by this process for the cases above
 
 
@@ -399,6 +428,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
         config = (root / name / "config.json").read_bytes()
         (root / name / "config.json").write_bytes(text if text is not None else config[: len(config) // 2])
     _more_bad_files(root, rte)
+    _damaged_weights(root, run, export)
     (root / "no_config_run").mkdir()  # a run whose config.json was lost
     shutil.copytree(Path(tiny_run[0]) / "checkpoints", root / "no_config_run" / "checkpoints")
     shutil.copy(vocab, root / "old_vocab.model")
@@ -426,7 +456,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
             "utf16_txt": root / "utf16.txt", "gzip_txt": root / "corpus.txt.gz", "no_config_run": root / "no_config_run", "old_vocab": root / "old_vocab",
             "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name,
-            "other_vocab": root / "other_vocab", "earlier": root / "earlier", "swapped": root / "swapped.model"}
+            **{name: root / name for name in ("damaged_index_run", "truncated_run")},
+            "damaged_export": root / "damaged_export" / "1", "other_vocab": root / "other_vocab", "earlier": root / "earlier", "swapped": root / "swapped.model"}
     for lock in locks:
         lock.release()
 
@@ -445,6 +476,27 @@ def _more_bad_files(root, rte):
     (root / "corpus.txt.gz").write_bytes(gzip.compress("A first line.\nA second one.\n".encode()))
     (root / "text.tfrecord").write_text("not a TFRecord at all\n")
     (root / "bad_head.conllu").write_text("1\tA\ta\tDET\tDT\t_\t2\tdet\t_\t_\n2\tdog\tdog\tNOUN\tNN\t_\t7\troot\t_\t_\n\n")
+
+
+def _damaged_weights(root, run, export):
+    """A run whose newest checkpoint's index is corrupt (ckpt-2, a copy of ckpt-3, is intact), a run
+    whose every checkpoint's data is truncated, an export whose variables fail their checksum."""
+    def spoil(path, every=None):
+        data = bytearray(path.read_bytes())
+        for i in range(len(data) // 2, len(data), every or len(data)):
+            data[i] ^= 0xFF
+        path.write_bytes(bytes(data))
+
+    damaged, truncated = root / "damaged_index_run", root / "truncated_run"
+    shutil.copytree(run, damaged)
+    for part in (damaged / "checkpoints").glob("ckpt-3.*"):
+        shutil.copy(part, part.with_name(part.name.replace("ckpt-3", "ckpt-2")))
+    spoil(damaged / "checkpoints" / "ckpt-3.index")
+    shutil.copytree(run, truncated)
+    for part in (truncated / "checkpoints").glob("ckpt-*.data-*"):
+        part.write_bytes(part.read_bytes()[: part.stat().st_size // 2])
+    shutil.copytree(export, root / "damaged_export" / "1")
+    spoil(next((root / "damaged_export" / "1" / "variables").glob("variables.data-*")), every=997)
 
 
 def _bad_records(root, records):
@@ -509,7 +561,10 @@ def test_bad_input(case, places, capsys):
 
 
 def _snapshot(path):
-    """The names and sizes under `path` (a file: its bytes' length), to compare before and after."""
+    """The names and checksums under `path` (a file: its bytes' checksum), to compare before and after."""
+    def checksum(file):
+        return hashlib.sha256(file.read_bytes()).hexdigest()
+
     if path.is_file():
-        return ("file", path.stat().st_size)
-    return sorted((str(p.relative_to(path)), p.stat().st_size if p.is_file() else -1) for p in path.rglob("*"))
+        return ("file", checksum(path))
+    return sorted((str(p.relative_to(path)), checksum(p) if p.is_file() else "dir") for p in path.rglob("*"))

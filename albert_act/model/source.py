@@ -30,7 +30,7 @@ import tensorflow as tf
 from albert_act import artifacts
 from albert_act.artifacts import (ASSETS, CHECKPOINTS, CONFIG, EXPORT, EXPORT_INFO, FINETUNED_INFO, HF_CONFIG,
                                   HF_VOCAB, HF_WEIGHTS, KERAS_HUB_CONFIG, KERAS_HUB_VOCAB, KERAS_HUB_WEIGHTS,
-                                  TF1_CONFIG, TF1_VOCAB, VOCAB, WEIGHTS)
+                                  SAVED_MODEL, TF1_CONFIG, TF1_VOCAB, VOCAB, WEIGHTS)
 from albert_act.model.albert_checkpoints import read_albert_checkpoint, read_albert_config
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.classifier import AlbertActClassifier
@@ -164,21 +164,10 @@ class Source:
         if self.checkpoint is not None:
             return self.checkpoint.weights
         if self.kind == "pretraining-run":
-            checkpoint = tf.train.latest_checkpoint(os.path.join(self.path, CHECKPOINTS))
-            if checkpoint is None:
-                raise ValueError(f"{self.path}: no checkpoint in {os.path.join(self.path, CHECKPOINTS)}")
-            reader = tf.train.load_checkpoint(checkpoint)
-            prefix, suffix = "model/", "/.ATTRIBUTES/VARIABLE_VALUE"
-            return {name[len(prefix) : -len(suffix)].replace(".S", "/"): reader.get_tensor(name)
-                    for name in reader.get_variable_to_shape_map()
-                    if name.startswith(prefix)}  # not the optimizer's or the input pipeline's state
+            return run_weights(self.path)
         if self.kind == "finetuned":
             return {v.path: v.numpy() for v in self.classifier().variables}
-        import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export's graph holds)
-
-        with cli.quiet_stderr():  # loading runs SentencePiece, which logs an INFO line
-            loaded = tf.saved_model.load(self.path)
-        return {v.name.removesuffix(":0"): v.numpy() for v in loaded.variables}
+        return {v.name.removesuffix(":0"): v.numpy() for v in load_export(self.path).variables}
 
     def tokenizer(self, vocab=None):
         """The vocabulary given (a file), or the source's own; its size must be the model's, and a file
@@ -273,6 +262,59 @@ class Source:
         except OSError as error:  # HDF5: a truncated or foreign file
             raise ValueError(f"{weights}: not a readable Keras weights file ({error})") from None
         return model
+
+
+READ_ERRORS = (tf.errors.OpError, IndexError, ValueError, OSError)  # what TensorFlow raises on a damaged file
+
+
+def _first_line(error):
+    return f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:200]}"
+
+
+def _checkpoint_weights(prefix):
+    """{variable path: value} of the model weights in one checkpoint of a run; reads every tensor,
+    so a damaged .index or .data file raises here (`READ_ERRORS`)."""
+    reader = tf.train.load_checkpoint(prefix)
+    head, tail = "model/", "/.ATTRIBUTES/VARIABLE_VALUE"
+    return {name[len(head) : -len(tail)].replace(".S", "/"): reader.get_tensor(name)
+            for name in reader.get_variable_to_shape_map()
+            if name.startswith(head)}  # not the optimizer's or the input pipeline's state
+
+
+def run_weights(run):
+    """The model weights of a pre-training run's newest intact checkpoint. A damaged one (a corrupt
+    .index, a truncated .data file) is named in a warning and the one before it is read, as
+    pre-training's resume does; a ValueError names every damaged file when none reads."""
+    directory = os.path.join(run, CHECKPOINTS)
+    found = artifacts.checkpoints_on_disk(directory)
+    if not found:
+        raise ValueError(f"{run}: no checkpoint in {directory}")
+    failures = []
+    for update in sorted(found, reverse=True):
+        try:
+            weights = _checkpoint_weights(found[update])
+        except READ_ERRORS as error:
+            failures.append(f"{found[update]}: unreadable ({_first_line(error)})")
+            print(f"warning: {failures[-1]}; reading the checkpoint before it")
+            continue
+        if failures:
+            print(f"read {found[update]}, the newest intact checkpoint of {run}")
+        return weights
+    raise ValueError(f"{run}: no intact checkpoint in {directory}: " + "; ".join(failures))
+
+
+def load_export(path):
+    """`tf.saved_model.load(path)` of an albert-act export, quietly; a damaged export (its
+    variables or saved_model.pb corrupt or truncated) is a ValueError naming the file."""
+    import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export's graph holds)
+
+    try:
+        with cli.quiet_stderr():  # loading runs SentencePiece, which logs an INFO line
+            return tf.saved_model.load(str(path))
+    except READ_ERRORS as error:
+        damaged = "variables" if "variables" in str(error) or "TensorBundle" in str(error) else SAVED_MODEL
+        raise ValueError(f"{os.path.join(str(path), damaged)}: damaged export, not readable ({_first_line(error)}); "
+                         "export the model again from its run or fine-tuning dir") from None
 
 
 def assign_weights(model, values, source, fresh=()):

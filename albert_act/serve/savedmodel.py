@@ -33,12 +33,12 @@ import tempfile
 import tensorflow as tf
 
 from albert_act import artifacts
-from pipelines import checks, cli
+from pipelines import checks
 from pipelines.outputs import replace_dir, staging_dir
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.classifier import AlbertActClassifier
 from albert_act.model.halting import EXECUTIONS
-from albert_act.model.source import Source
+from albert_act.model.source import Source, load_export
 from albert_act.model.pretraining_model import AlbertActPretrainingModel
 from pipelines import text_files
 from pipelines.packing import TextEncoder
@@ -310,8 +310,7 @@ def export_from(source, kind, output, vocab=None, execution="sparse", max_seq_le
 
 def example_query(export_dir):
     """Loads the export as a server would and answers one query per signature, JSON-ready."""
-    with cli.quiet_stderr():  # loading runs SentencePiece, which logs an INFO line
-        loaded = tf.saved_model.load(export_dir)
+    loaded = load_export(export_dir)
     answers = {}
     for name, function in loaded.signatures.items():
         inputs = function.structured_input_signature[1]

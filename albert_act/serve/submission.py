@@ -13,8 +13,7 @@ import os
 import tempfile
 import zipfile
 
-from albert_act.model.source import Source, find_export
-from pipelines import cli
+from albert_act.model.source import Source, find_export, load_export
 from pipelines import glue
 
 # Submission file -> (task whose model predicts it, GLUE task of the test data, test split)
@@ -31,14 +30,10 @@ class ExportedClassifier:
     """A raw-text classifier export (`albert_act.serve.savedmodel`): strings in, label names or scores out."""
 
     def __init__(self, export_dir):
-        import tensorflow as tf
-        import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export uses)
-
         self.info = Source.open(export_dir).info
         if self.info["kind"] != "classifier":
             raise ValueError(f"{export_dir} is a {self.info['kind']} export, not a fine-tuned classifier")
-        with cli.quiet_stderr():  # loading runs SentencePiece, which logs an INFO line
-            self.serve = tf.saved_model.load(export_dir).signatures["serving_default"]
+        self.serve = load_export(export_dir).signatures["serving_default"]
 
     def predict(self, examples, batch_size=64):
         """Label strings (classification) or scores clipped to [0, 5] (regression)."""

@@ -55,17 +55,11 @@ def checkpoint_update(path):
     return int(path.rsplit("-", 1)[1])
 
 
-def _on_disk(directory):
-    """{update: prefix} of the ckpt-<update>.index files in `directory`."""
-    prefixes = (index[: -len(".index")] for index in tf.io.gfile.glob(os.path.join(directory, "ckpt-*.index")))
-    return {int(p.rsplit("-", 1)[1]): p for p in prefixes if p.rsplit("-", 1)[1].isdigit()}
-
-
 def _checkpoint_paths(manager):
     """The manager's checkpoints, oldest first, and any ckpt-N on disk that its state file does not
     list: a run killed (SIGKILL, power loss) after writing ckpt-N but before updating the state
     file still resumes from ckpt-N."""
-    paths = _on_disk(manager.directory)
+    paths = artifacts.checkpoints_on_disk(manager.directory)
     for path in manager.checkpoints:
         paths[checkpoint_update(path)] = path
     return [paths[number] for number in sorted(paths)]
@@ -134,7 +128,7 @@ class InputStreams:
             return
         for k, iterator in zip(self.own, self.iterators):
             tf.train.Checkpoint(iterator=iterator).write(self._prefix(k, update))
-            for old in sorted(_on_disk(os.path.dirname(self._prefix(k, update))))[:-self.keep]:
+            for old in sorted(artifacts.checkpoints_on_disk(os.path.dirname(self._prefix(k, update))))[:-self.keep]:
                 for leftover in tf.io.gfile.glob(self._prefix(k, old) + ".*"):
                     tf.io.gfile.remove(leftover)
 

@@ -62,11 +62,12 @@ def _run(config, progress, write_dir):
     if config.deterministic:
         tf.config.experimental.enable_op_determinism()
     trainer = Pretrainer(config, strategy, kind)
+    streams, manager, restored = _resume(config, trainer, train_files, write_dir, progress, source)
+    # Written only once the run is known to go on: a refused resume leaves the run dir as it was.
     tf.io.gfile.makedirs(write_dir)
     artifacts.write_json(os.path.join(write_dir, artifacts.CONFIG), config_record(config))
     if config.vocab:  # the run dir is self-contained: fine-tuning finds the vocabulary there
         tf.io.gfile.copy(config.vocab, os.path.join(write_dir, artifacts.VOCAB), overwrite=True)
-    streams, manager, restored = _resume(config, trainer, train_files, write_dir, progress, source)
     if progress:
         resumed = f", resumed from {restored}" if restored else ""
         print(f"pre-training {config.preset} ({config.halting}, {'shared' if config.share_weights else 'unshared'}) "
