@@ -127,6 +127,32 @@ def same_path(a, b):
     return norm(a) == norm(b)
 
 
+def same_files(first, second):
+    """[(a, b)]: the files of `first` that are a file of `second` under another name: the same file
+    (a link, `..`) or the same bytes (a copy; compared where the sizes agree, by their first MiB and
+    their length). Train and evaluation files are told apart by content, not by the name given."""
+    def key(path):
+        return os.path.realpath(path) if "://" not in str(path) else str(path)
+
+    by_key = {key(b): b for b in second}
+    pairs = [(a, by_key[key(a)]) for a in first if key(a) in by_key]
+    sizes = {}
+    for b in second:
+        sizes.setdefault(tf.io.gfile.stat(b).length, []).append(b)
+
+    def head(path):
+        with tf.io.gfile.GFile(path, "rb") as f:
+            return f.read(2**20)
+
+    for a in first:
+        length = tf.io.gfile.stat(a).length
+        same_size = [b for b in sizes.get(length, []) if length and (a, b) not in pairs]
+        if same_size:
+            start = head(a)
+            pairs += [(a, b) for b in same_size if head(b) == start]
+    return pairs
+
+
 def check_export_target(export_dir, overwrite=False, source=None, flag="--output"):
     """Refuses, before any model is loaded, to write an export where it would destroy something.
 

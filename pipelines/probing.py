@@ -34,9 +34,16 @@ TASK_FILES = {"tense": "past_present.txt", "subj_number": "subj_number.txt",
 PRESENT, PAST, NOUN_TAGS = ("VBP", "VBZ"), ("VBD",), ("NN", "NNS")
 
 
+# The closed label sets of the paper's probing tasks (by file name; top_constituents is open).
+TASK_LABELS = {"past_present": ("PAST", "PRES"), "subj_number": NOUN_TAGS, "obj_number": NOUN_TAGS}
+
+
 def read_senteval(path):
-    """{split: [(label, sentence)]}; ValueError naming the file and line for a malformed line."""
-    data = {split: [] for split in SPLITS}
+    """{split: [(label, sentence)]}; ValueError naming the file and line for a malformed line, a
+    label outside its task's set (`TASK_LABELS`, by the file's name: past_present.sample.txt is
+    Tense), or a va/te label that no tr line has (a classifier could never predict it)."""
+    data, lines = {split: [] for split in SPLITS}, {}
+    known = TASK_LABELS.get(os.path.basename(str(path)).split(".")[0])
     for number, line in text_files.read_lines(path):
         if not line:
             continue
@@ -44,7 +51,17 @@ def read_senteval(path):
         if len(parts) < 3 or parts[0] not in SPLITS:
             raise ValueError(f"{path} line {number}: expected 'split<TAB>label<TAB>sentence' with split in "
                              f"{list(SPLITS)}, got {line[:80]!r}")
+        if known and parts[1] not in known:
+            raise ValueError(f"{path} line {number}: label {parts[1]!r} is not one of this task's {list(known)}")
         data[parts[0]].append((parts[1], parts[-1]))
+        lines.setdefault((parts[0], parts[1]), number)
+    trained = {label for label, _ in data["tr"]}
+    unseen = sorted((number, split, label) for (split, label), number in lines.items()
+                    if split != "tr" and label not in trained)
+    if data["tr"] and unseen:
+        number, split, label = unseen[0]
+        raise ValueError(f"{path} line {number}: label {label!r} ({split}) is in no tr line, so no classifier "
+                         f"trained on tr can predict it; tr has {sorted(trained)}")
     return data
 
 

@@ -108,6 +108,19 @@ def _refuse_compressed(path, start):
             raise ValueError(f"{path}: a {kind}-compressed file, not text; decompress it first ({command} {path})")
 
 
+def _refuse_utf16(path, start):
+    """UTF-16 or UTF-32 text (a byte-order mark, or NUL bytes between its letters) is not read as
+    UTF-8 with lines skipped: the lines left would be letters split by NULs."""
+    marks = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
+             (b"\xfe\xff", "UTF-16"))
+    kind = next((name for mark, name in marks if start.startswith(mark)), None)
+    if kind is None and b"\x00" in start:
+        kind = "UTF-16 or binary"
+    if kind:
+        raise ValueError(f"{path}: {kind} text, not UTF-8 (its first line holds NUL bytes or a {kind[:6]} byte-order "
+                         f"mark); convert it first: iconv -f {kind[:6]} -t UTF-8 {path} > converted.txt")
+
+
 def read_lines(path, skip_invalid_utf8=False, invalid_lines=None):
     """Yields (line number, text without the newline) of a UTF-8 file; a byte-order mark at its
     start is dropped.
@@ -115,7 +128,8 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None):
     A line that is not valid UTF-8 raises ValueError("<path> line <n>: not valid
     UTF-8 ...") unless `skip_invalid_utf8`, in which case it is skipped and
     (path, line number) is appended to `invalid_lines` (a list) if given. A gzip, bzip2, xz,
-    zstd or zip file raises ValueError naming its compression, whatever `skip_invalid_utf8`.
+    zstd or zip file raises ValueError naming its compression, and a UTF-16 or UTF-32 one (a
+    byte-order mark, or NUL bytes in its first line) its encoding, whatever `skip_invalid_utf8`.
     """
     try:
         handle = open_binary(path)
@@ -125,6 +139,7 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None):
         for number, raw in enumerate(handle, start=1):
             if number == 1:
                 _refuse_compressed(path, raw)
+                _refuse_utf16(path, raw)
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as error:

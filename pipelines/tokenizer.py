@@ -109,6 +109,21 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
     return model.getvalue()
 
 
+def _check_whole(model_proto, size, source):
+    """A SentencePiece model cut short at a piece's end still parses, with fewer pieces and no trainer
+    or normalizer spec (they are written after the pieces): refused, as is one with fewer pieces
+    than it was trained to have."""
+    model = sentencepiece_model_pb2.ModelProto()
+    model.ParseFromString(model_proto)
+    missing = [name for name in ("trainer_spec", "normalizer_spec") if not model.HasField(name)]
+    if missing:
+        raise ValueError(f"{source}: a truncated or damaged SentencePiece model ({size} pieces and no "
+                         f"{' or '.join(missing)}, which a whole model ends with); copy it again from where it was made")
+    if model.trainer_spec.vocab_size > size:
+        raise ValueError(f"{source}: a truncated or damaged SentencePiece model: {size} pieces, where it was trained "
+                         f"with {model.trainer_spec.vocab_size}")
+
+
 def without_dummy_prefix(model_proto):
     """The SentencePiece model, changed to encode a text as the rest of a word: no "▁" is put
     before its first piece (the text that follows a [MASK] with no space between them)."""
@@ -144,6 +159,7 @@ class Tokenizer:
             raise ValueError(f"{source}: not a SentencePiece model (make one with "
                              "`python -m pipelines.train_tokenizer`)") from None
         size = self.processor.get_piece_size()
+        _check_whole(model_proto, size, source)
         wrong = []
         for expected_id, piece in enumerate(SPECIAL_TOKENS):  # ALBERT's own ids (its 30k-clean.model has them)
             found = self.processor.id_to_piece(expected_id) if expected_id < size else None

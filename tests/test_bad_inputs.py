@@ -29,6 +29,8 @@ FINETUNE = "albert_act.finetune --init {run} --output_dir {tmp}/ft --epochs 1 --
 DATA = "pipelines.create_pretraining_data --vocab {vocab} --output_dir {tmp}/records --workers 1 --num_shards 1"
 RTE_HEADER = "index\tsentence1\tsentence2\tlabel\n"
 RTE_ROW = "{i}\tA man plays a guitar.\tA man plays.\tentailment\n"
+UTF16 = (r"utf16.txt: UTF-16 text, not UTF-8 \(its first line holds NUL bytes or a UTF-16 byte-order mark\); convert "
+         r"it first: iconv -f UTF-16 -t UTF-8 .*utf16.txt > converted.txt")
 
 # (id, command, status, message fragment (regex), paths that must stay intact)
 CASES = [
@@ -274,7 +276,7 @@ CASES += [
     ("data-max-seq-small", DATA + " --input {corpus} --max_seq_length 4", 1,
      r"max_seq_length must be >= 5 \(\[CLS\] A \[SEP\] B \[SEP\]\), got 4", []),
     ("data-input-a-dir", DATA + " --input {notes_dir}", 1, r"notes_dir is a directory", []),
-    ("data-utf16-corpus", DATA + " --input {utf16_txt}", 1, r"utf16.txt line 1: not valid UTF-8", []),
+    ("data-utf16-corpus", DATA + " --input {utf16_txt}", 1, UTF16, []),
     ("data-gzip-corpus", DATA + " --input {gzip_txt} --skip_invalid_utf8", 1,
      r"corpus.txt.gz: a gzip-compressed file, not text; decompress it first \(gunzip .*corpus.txt.gz\)", []),
     ("tokenizer-gzip-corpus", TOKENIZER.replace("{corpus}", "{gzip_txt}"), 1,
@@ -357,6 +359,8 @@ CASES += [
      r"made with another vocabulary \(.*vocab.model, per .*stats.json\) than the model's \(swapped.model\)",
      ["{run}/vocab.model"]),
 ]
+TRUNCATED_VOCAB = (r"truncated_vocab.model: a truncated or damaged SentencePiece model \(200 pieces and no trainer_spec "
+                   r"or normalizer_spec, which a whole model ends with\)")
 # Damaged weights: every command reads them through one reader (`Source`), as pre-training's resume does.
 DAMAGED_FALLBACK = (r"warning: .*damaged_index_run/checkpoints/ckpt-3: unreadable \(OpError: .*\); reading the checkpoint "
                     r"before it\nread .*damaged_index_run/checkpoints/ckpt-2, the newest intact checkpoint")
@@ -365,6 +369,34 @@ ALL_TRUNCATED = (r"truncated_run: no intact checkpoint in .*truncated_run/checkp
 DAMAGED_EXPORT = (r"damaged_export/1/variables: damaged export, not readable \(OpError: .*Checksum does not match.*\); "
                   r"export the model again")
 CASES += [
+    # --- inputs checked by their content, not their name ------------------------------------------------
+    ("data-utf16-corpus-skipping-invalid-lines", DATA + " --input {utf16_txt} --skip_invalid_utf8", 1, UTF16,
+     ["{tmp}/records"]),
+    ("tokenizer-utf16-corpus", TOKENIZER.replace("{corpus}", "{utf16_txt}"), 1, UTF16, []),
+    ("data-bom-less-utf16-corpus", DATA + " --input {utf16le_txt} --skip_invalid_utf8", 1,
+     r"utf16le.txt: UTF-16 or binary text, not UTF-8 \(its first line holds NUL bytes", []),
+    ("analyze-sentences-utf16", "albert_act.analyze sentences --init {run} --text {utf16_txt} --output_dir {tmp}/a_s",
+     1, UTF16, []),
+    ("pretrain-eval-a-link-to-train", PRETRAIN.replace("{eval}", "{linked_eval}"), 1,
+     r"evaluation files are also training files \(1\): .*linked_eval.tfrecord is the training file .*train-.*tfrecord: "
+     r"held-out numbers would measure what the model was trained on", []),
+    ("pretrain-eval-a-copy-of-train", PRETRAIN.replace("{eval}", "{copied_eval}"), 1,
+     r"evaluation files are also training files \(1\): .*copied_eval.tfrecord is the training file", []),
+    ("data-truncated-vocab", DATA.replace("{vocab}", "{truncated_vocab}") + " --input {corpus}", 1, TRUNCATED_VOCAB,
+     ["{truncated_vocab}"]),
+    ("pretrain-truncated-vocab", PRETRAIN + " --vocab {truncated_vocab}", 1, TRUNCATED_VOCAB, []),
+    ("finetune-truncated-vocab", FINETUNE + " --task rte --data_dir {rte} --vocab {truncated_vocab}", 1,
+     TRUNCATED_VOCAB, []),
+    ("finetune-probing-label-outside-the-task", FINETUNE + " --task tense --data_dir {probing_future}", 1,
+     r"probing_future/past_present.txt line 3: label 'FUTURE' is not one of this task's \['PAST', 'PRES'\]",
+     ["{probing_future}"]),
+    ("finetune-probing-dev-label-never-trained", FINETUNE + " --task top_constituents --data_dir {probing_unseen}", 1,
+     r"probing_unseen/top_constituents.txt line 3: label 'NP_VP_.' \(va\) is in no tr line", []),
+    ("submission-partial-glue-spelled-folder", SUBMIT.replace("{tmp}/empty_models", "{glue_spelled_models}") +
+     " --allow_partial", 1, r"glue_spelled_models/RTE/1 is a pretraining export, not a fine-tuned classifier",
+     ["{glue_spelled_models}"]),
+    ("submission-partial-no-task-folder", SUBMIT.replace("{tmp}/empty_models", "{notes_dir}") + " --allow_partial", 1,
+     r"no task's model found in --models .*notes_dir \(it holds \['notes.txt'\]\); .*nothing written", ["{notes_dir}"]),
     ("export-newest-checkpoint-damaged", EXPORT.replace("{run}", "{damaged_index_run}").replace("e/1", "e_fallback/1"),
      0, DAMAGED_FALLBACK, ["{damaged_index_run}"]),
     ("analyze-newest-checkpoint-damaged", ANALYZE.replace("{run}", "{damaged_index_run}").replace("/a", "/a_fallback"),
@@ -429,6 +461,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
         (root / name / "config.json").write_bytes(text if text is not None else config[: len(config) // 2])
     _more_bad_files(root, rte)
     _damaged_weights(root, run, export)
+    shutil.copytree(export, root / "glue_spelled_models" / "RTE" / "1")  # a folder named as glue_data names RTE
     (root / "no_config_run").mkdir()  # a run whose config.json was lost
     shutil.copytree(Path(tiny_run[0]) / "checkpoints", root / "no_config_run" / "checkpoints")
     shutil.copy(vocab, root / "old_vocab.model")
@@ -441,8 +474,15 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     proto = sentencepiece_model_pb2.ModelProto.FromString(vocab.read_bytes())
     proto.pieces[10].piece, proto.pieces[11].piece = proto.pieces[11].piece, proto.pieces[10].piece
     (root / "swapped.model").write_bytes(proto.SerializeToString())
+    whole = vocab.read_bytes()  # the model cut short at a piece's end: it still parses
+    del proto.pieces[200:]
+    for spec in ("trainer_spec", "normalizer_spec", "denormalizer_spec", "self_test_data"):
+        proto.ClearField(spec)
+    proto.pieces[10].piece, proto.pieces[11].piece = proto.pieces[11].piece, proto.pieces[10].piece
+    assert whole.startswith(proto.SerializeToString())
+    (root / "truncated_vocab.model").write_bytes(proto.SerializeToString())
     (root / "other_vocab").mkdir()  # a shard whose stats.json names another vocabulary of the same size
-    shutil.copy(sorted(Path(records[1]).parent.glob(Path(records[1]).name))[0], root / "other_vocab" / "eval.tfrecord")
+    shutil.copy(sorted(Path(records[0]).parent.glob(Path(records[0]).name))[-1], root / "other_vocab" / "eval.tfrecord")
     (root / "other_vocab" / "stats.json").write_text(json.dumps({"vocab": "wiki.model", "vocab_sha256": "0" * 64}))
     (root / "old_vocab.vocab").write_text("<pad>\t0\n")
     locks = [outputs.DirectoryLock(root / name, "test").acquire() for name in HELD]
@@ -454,10 +494,12 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
-            "utf16_txt": root / "utf16.txt", "gzip_txt": root / "corpus.txt.gz", "no_config_run": root / "no_config_run", "old_vocab": root / "old_vocab",
+            "utf16_txt": root / "utf16.txt", "utf16le_txt": root / "utf16le.txt",
+            "linked_eval": root / "linked_eval.tfrecord", "copied_eval": root / "copied_eval.tfrecord", "gzip_txt": root / "corpus.txt.gz", "no_config_run": root / "no_config_run", "old_vocab": root / "old_vocab",
             "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name,
             **{name: root / name for name in ("damaged_index_run", "truncated_run")},
-            "damaged_export": root / "damaged_export" / "1", "other_vocab": root / "other_vocab", "earlier": root / "earlier", "swapped": root / "swapped.model"}
+            "damaged_export": root / "damaged_export" / "1", "other_vocab": root / "other_vocab", "truncated_vocab": root / "truncated_vocab.model",
+            "probing_future": root / "probing_future", "glue_spelled_models": root / "glue_spelled_models", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
     for lock in locks:
         lock.release()
 
@@ -473,6 +515,12 @@ def _more_bad_files(root, rte):
     (root / "empty_form.conllu").write_text(
         "# text = A dog\n1\tA\ta\tDET\tDT\t_\t2\tdet\t_\t_\n2\t\tdog\tNOUN\tNN\t_\t0\troot\t_\t_\n\n")
     (root / "utf16.txt").write_bytes("A first line.\nA second one.\n".encode("utf-16"))
+    for name, file, rows in (("probing_future", "past_present.txt", ("tr\tPAST", "tr\tPRES", "tr\tFUTURE", "va\tPAST")),
+                             ("probing_unseen", "top_constituents.txt", ("tr\tADVP_NP_VP_.", "va\tADVP_NP_VP_.",
+                                                                         "va\tNP_VP_."))):
+        (root / name).mkdir()
+        (root / name / file).write_text("".join(f"{row}\tThe dog ran home .\n" for row in rows))
+    (root / "utf16le.txt").write_bytes("A first line.\nA second one.\n".encode("utf-16-le"))
     (root / "corpus.txt.gz").write_bytes(gzip.compress("A first line.\nA second one.\n".encode()))
     (root / "text.tfrecord").write_text("not a TFRecord at all\n")
     (root / "bad_head.conllu").write_text("1\tA\ta\tDET\tDT\t_\t2\tdet\t_\t_\n2\tdog\tdog\tNOUN\tNN\t_\t7\troot\t_\t_\n\n")
@@ -522,7 +570,10 @@ def _bad_records(root, records):
         with tf.io.TFRecordWriter(str(root / f"{name}.tfrecord")) as writer:
             for _ in range(4):
                 writer.write(record)
-    shard = sorted(Path(records[0]).parent.glob(Path(records[0]).name))[0].read_bytes()
+    first_train = sorted(Path(records[0]).parent.glob(Path(records[0]).name))[0]
+    (root / "linked_eval.tfrecord").symlink_to(first_train)
+    shutil.copy(first_train, root / "copied_eval.tfrecord")
+    shard = first_train.read_bytes()
     (root / "truncated.tfrecord").write_bytes(shard[: len(shard) // 3 + 7])
 
 

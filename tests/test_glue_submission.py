@@ -72,3 +72,30 @@ def test_a_model_in_the_wrong_folder_is_refused(shared_data, models, tmp_path):
     with pytest.raises(ValueError, match=r"was fine-tuned on wnli, not rte"):
         submission.build_submission(str(tmp_path / "models"), str(shared_data / "glue"),
                                          str(tmp_path / "s.zip"), allow_partial=True, progress=False)
+
+
+def test_task_folders_spelled_as_glue_data_spells_them_are_found(shared_data, models, tmp_path):
+    import shutil
+
+    shutil.copytree(models / "wnli", tmp_path / "models" / "WNLI")  # glue_data's spelling
+    (tmp_path / "models" / "notes").mkdir()
+    assert submission.task_folder(str(tmp_path / "models"), "wnli") == str(tmp_path / "models" / "WNLI")
+    assert submission.task_folder(str(tmp_path / "models"), "rte") is None
+    result = submission.build_submission(str(tmp_path / "models"), str(shared_data / "glue"),
+                                         str(tmp_path / "s.zip"), allow_partial=True, progress=False)
+    assert result["written"] == ["WNLI.tsv"]
+    with zipfile.ZipFile(tmp_path / "s.zip") as archive:
+        assert len(archive.read("WNLI.tsv").decode().splitlines()) == 147  # header + WNLI's 146 test rows
+    (tmp_path / "models" / "wnli").mkdir()
+    with pytest.raises(ValueError, match=r"holds WNLI and wnli: one folder per task"):
+        submission.task_folder(str(tmp_path / "models"), "wnli")
+
+
+def test_no_task_model_at_all_writes_nothing_even_when_partial_is_allowed(shared_data, tmp_path):
+    (tmp_path / "models" / "recognizing_entailment").mkdir(parents=True)
+    with pytest.raises(ValueError, match=r"no task's model found in --models .*models \(it holds "
+                                         r"\['recognizing_entailment'\]\); expected folders named after the tasks "
+                                         r"\(cola, .*\), each holding .*; nothing written"):
+        submission.build_submission(str(tmp_path / "models"), str(shared_data / "glue"), str(tmp_path / "s.zip"),
+                                    allow_partial=True, progress=False)
+    assert not (tmp_path / "s.zip").exists()

@@ -13,6 +13,8 @@ import os
 import tempfile
 import zipfile
 
+import tensorflow as tf
+
 from albert_act.model.source import Source, find_export, load_export
 from pipelines import glue
 
@@ -95,10 +97,26 @@ def build_submission(models_dir, data_dir, output, allow_partial=False, progress
         return _build(models_dir, data_dir, output, allow_partial, progress, staging)
 
 
+def _folded(name):
+    return name.lower().replace("-", "").replace("_", "")
+
+
+def task_folder(models_dir, model_task):
+    """The folder of `models_dir` that holds `model_task`'s model, spelled as this project spells the
+    task (rte, sst-2) or as glue_data does (RTE, SST-2; case, "-" and "_" ignored); None if none."""
+    entries = [e.rstrip("/") for e in tf.io.gfile.listdir(models_dir)] if tf.io.gfile.isdir(models_dir) else []
+    found = sorted(e for e in entries if _folded(e) == _folded(model_task)
+                   and tf.io.gfile.isdir(os.path.join(models_dir, e)))
+    if len(found) > 1:
+        raise ValueError(f"--models {models_dir} holds {' and '.join(found)}: one folder per task, please")
+    return os.path.join(models_dir, found[0]) if found else None
+
+
 def _build(models_dir, data_dir, output, allow_partial, progress, staging):
     written, missing, problems, models = [], {}, [], {}
     for file_name, (model_task, data_task, split) in SUBMISSION.items():
-        export = find_export(os.path.join(models_dir, model_task))
+        folder = task_folder(models_dir, model_task)
+        export = find_export(folder) if folder else None
         task = glue.TASKS[data_task]
         test_path = os.path.join(data_dir, task.directory, task.splits[split])
         if export is None:
@@ -123,6 +141,11 @@ def _build(models_dir, data_dir, output, allow_partial, progress, staging):
             print(f"{file_name}: {len(examples)} predictions from {export}")
     if problems:
         raise ValueError("invalid submission files:\n" + "\n".join(problems))
+    if not written:
+        held = sorted(e.rstrip("/") for e in tf.io.gfile.listdir(models_dir)) if tf.io.gfile.isdir(models_dir) else []
+        raise ValueError(f"no task's model found in --models {models_dir} (it holds {held or 'nothing'}); expected "
+                         f"folders named after the tasks ({', '.join(sorted({t for t, _, _ in SUBMISSION.values()}))}), "
+                         "each holding a fine-tuning dir or an export; nothing written")
     if missing and not allow_partial:
         raise ValueError("incomplete submission, not written; missing: "
                          + "; ".join(f"{k} ({v})" for k, v in missing.items())

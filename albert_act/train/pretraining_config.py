@@ -190,8 +190,11 @@ def check_inputs(config, replicas, sample_records=2000):
         )
     _check_streams(config)
     train_files, eval_files = record_files(config.train_files, "training"), record_files(config.eval_files, "evaluation")
-    if set(train_files) & set(eval_files):
-        raise ValueError(f"evaluation files are also training files: {sorted(set(train_files) & set(eval_files))}")
+    shared = artifacts.same_files(eval_files, train_files)
+    if shared:
+        named = "; ".join(f"{e} is {t}" if e == t else f"{e} is the training file {t}" for e, t in shared[:3])
+        raise ValueError(f"evaluation files are also training files ({len(shared)}): {named}: held-out numbers "
+                         "would measure what the model was trained on")
     backbone = config.backbone_config()
     vocabulary, length = backbone["vocabulary_size"], backbone["max_sequence_length"]
     shapes = {}
