@@ -42,8 +42,7 @@ def main(argv=None):
     parser.add_argument("--output_dir", default=None, help="default: runs/analysis/<mode>")
     parser.add_argument("--overwrite", action="store_true", help="replace an earlier analysis in --output_dir")
     distribution.add_arguments(parser)
-    args = parser.parse_args(argv)
-    cli.check_flags(args, {"documents": "int>=1", "max_batches": "int>=1"})
+    args = cli.parse_checked(parser, argv, {"documents": "int>=1", "max_batches": "int>=1"})
     args.output_dir = args.output_dir or os.path.join(REPO, "runs", "analysis", args.mode)
     try:
         report.check_output_dir(args.output_dir, args.overwrite)

@@ -30,7 +30,7 @@ import json
 import os
 import sys
 
-from pipelines import cli, outputs
+from pipelines import checks, cli, outputs
 
 
 def parse_args(argv=None):
@@ -51,11 +51,7 @@ def parse_args(argv=None):
     parser.add_argument("--format", default="savedmodel", choices=["savedmodel", "huggingface"],
                         help="savedmodel: raw text in, for TensorFlow Serving; huggingface: config.json + "
                              "model.safetensors + spiece.model of a fixed-depth model")
-    args = parser.parse_args(argv)
-    cli.check_flags(args, {"top_k": "int>=1"})
-    if args.max_seq_length is not None and args.max_seq_length < 3:
-        sys.exit(f"error: --max_seq_length must be at least 3 ([CLS], a piece, [SEP]), got {args.max_seq_length}")
-    return args
+    return cli.parse_checked(parser, argv, {"top_k": "int[1,1000]", "max_seq_length": f"int[3,{checks.MAX_SEQUENCE_LENGTH}]"})
 
 
 def main(argv=None):

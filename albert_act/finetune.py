@@ -18,7 +18,7 @@ import json
 import os
 import sys
 
-from pipelines import cli, outputs
+from pipelines import checks, cli, outputs
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -55,10 +55,10 @@ def main(argv=None):
                         help="default: 128, or the model's maximum if shorter (the demo's: 64)")
     parser.add_argument("--max_train_examples", type=int, default=None, help="a subset, for a quick run")
     distribution.add_arguments(parser)
-    args = parser.parse_args(argv)
-    cli.check_flags(args, {"learning_rate": ">0", "batch_size": "int>=1", "epochs": "int>=1", "seed": "int>=0",
-                           "seeds": "int>=1", "tau": ">=0", "max_iterations": "int>=1",
-                           "max_train_examples": "int>=1", "halting_bias": "finite"})
+    args = cli.parse_checked(parser, argv, {
+        "learning_rate": ">0", "batch_size": "int[1,65536]", "epochs": "int[1,10000]", "seed": "int>=0",
+        "seeds": "int[1,1000]", "tau": ">=0", "max_iterations": f"int[1,{checks.MAX_ITERATIONS}]",
+        "max_train_examples": "int>=1", "halting_bias": "finite", "max_seq_length": f"int[8,{checks.MAX_SEQUENCE_LENGTH}]"})
     from albert_act import artifacts
     from albert_act.train import finetuning_run
 

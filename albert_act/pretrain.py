@@ -117,7 +117,7 @@ def parse_args(argv=None):
                              "halting_bias_initializer=B)")
     parser.add_argument("--demo_data_dir", default=os.path.join(REPO, "data_cache", "demo"),
                         help="where the embedded default's corpus, vocabulary and TFRecords are built once and reused")
-    args = parser.parse_args(argv)
+    args = cli.parse_checked(parser, argv, FLAG_RULES)
     if args.model_dir is None:
         args.model_dir = os.path.join(REPO, "runs", args.preset)
     return args
@@ -151,10 +151,11 @@ def interrupted_message(model_dir):
             "command to resume from it")
 
 
-FLAG_RULES = {"steps": "int>=1", "warmup_steps": "int>=0", "learning_rate": ">0", "global_batch_size": "int>=1",
-              "micro_batch_size": "int>=1", "seed": "int>=0", "input_streams": "int>=1", "ponder_warmup_start": "int>=0",
-              "ponder_warmup_steps": "int>=0", "checkpoint_every": "int>=1", "keep_checkpoints": "int>=1",
-              "log_every": "int>=1", "eval_batches": "int>=1", "eval_every": "int>=1"}
+FLAG_RULES = {"steps": "int[1,100000000]", "warmup_steps": "int>=0", "learning_rate": ">0",
+              "global_batch_size": "int[1,1048576]", "micro_batch_size": "int[1,65536]", "seed": "int>=0",
+              "input_streams": "int[1,1024]", "ponder_warmup_start": "int>=0", "ponder_warmup_steps": "int>=0",
+              "checkpoint_every": "int>=1", "keep_checkpoints": "int[1,100000]", "log_every": "int>=1",
+              "eval_batches": "int[1,1000000]", "eval_every": "int>=1", "target_iterations": ">0"}
 
 
 def conflicting_flags(args):
@@ -177,7 +178,6 @@ def conflicting_flags(args):
 def main(argv=None):
     cli.quiet_start(argv)  # first: loads TensorFlow, quietly unless --verbose
     args = parse_args(argv)
-    cli.check_flags(args, FLAG_RULES)
     if bool(args.train_files) != bool(args.eval_files):
         sys.exit("error: give both --train_files and --eval_files, or neither (the embedded demo data)")
     conflict = conflicting_flags(args)

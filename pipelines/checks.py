@@ -5,10 +5,19 @@ was expected, e.g. `ValueError("max_iterations must be an integer >= 1, got 0")`
 """
 
 
-def positive_int(name, value):
-    """Checks `value` is an int >= 1 (bools are rejected) and returns it."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+import re
+
+# The largest settings the model and the command lines accept: beyond them a run would not end in
+# any useful time (a while loop of 100,000 iterations, a sequence of 10^8 positions).
+MAX_ITERATIONS = 64  # N_max (the paper's deepest: 24)
+MAX_SEQUENCE_LENGTH = 8192
+
+
+def positive_int(name, value, most=None):
+    """Checks `value` is an int >= 1 (bools are rejected), and at most `most` if given; returns it."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1 or (most is not None and value > most):
+        words = "an integer >= 1" if most is None else f"an integer in [1, {most}]"
+        raise ValueError(f"{name} must be {words}, got {value!r}")
     return value
 
 
@@ -52,12 +61,28 @@ FLAG_RULES = {
 }
 
 
+def flag_rule(rule):
+    """(words, test) of a `FLAG_RULES` key, or of a range: "int[8,8192]" (an integer in [8, 8192]),
+    "[0,0.5]" (a number in [0, 0.5])."""
+    if rule in FLAG_RULES:
+        return FLAG_RULES[rule]
+    integer = re.fullmatch(r"int\[(\d+),(\d+)\]", rule)
+    if integer:
+        low, high = int(integer[1]), int(integer[2])
+        return f"an integer in [{low}, {high}]", lambda v: low <= v <= high
+    number = re.fullmatch(r"\[([\d.]+),([\d.]+)\]", rule)
+    if number:
+        low, high = float(number[1]), float(number[2])
+        return f"a number in [{number[1]}, {number[2]}]", lambda v: low <= v <= high
+    raise KeyError(rule)
+
+
 def flags(args, rules):
     """Checks parsed command-line flags before any work is done; a flag left at None (a default
     resolved later) passes. rules: {dest: a FLAG_RULES key}. Raises ValueError naming the flag
     and the value, e.g. "--batch_size must be an integer >= 1, got 0"."""
     for name, rule in rules.items():
         value = getattr(args, name)
-        words, test = FLAG_RULES[rule]
+        words, test = flag_rule(rule)
         if value is not None and not test(value):
             raise ValueError(f"--{name} must be {words}, got {value}")

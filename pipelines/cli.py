@@ -130,6 +130,22 @@ def stop_on_sigterm():
         pass
 
 
+def parse_checked(parser, argv, rules):
+    """`parser.parse_args(argv)`, then `check_flags(args, rules)`; each flag of `rules` shows its range
+    in --help ("... (default: 8); an integer in [1, 100000]")."""
+    from pipelines import checks
+
+    for action in parser._actions:
+        if action.dest in rules:
+            words = checks.flag_rule(rules[action.dest])[0]
+            shown = action.help if action.help and "default" in action.help else (
+                f"{action.help + ' ' if action.help else ''}(default: {action.default})")
+            action.help = f"{shown}; {words}" if action.default is not None else f"{action.help or ''}; {words}"
+    args = parser.parse_args(argv)
+    check_flags(args, rules)
+    return args
+
+
 def check_flags(args, rules):
     """`checks.flags` on parsed arguments, before any work: a bad value ends the command with one
     "error: --flag must be ..., got value" line (exit status 1)."""

@@ -162,6 +162,7 @@ def create_pretraining_data(
     staging = os.path.join(output_dir, INCOMPLETE)
     if text_files.exists(staging):
         text_files.rmtree(staging)  # left by a crashed run: never complete
+    created = not text_files.exists(output_dir)
     text_files.makedirs(staging)
 
     start = time.perf_counter()
@@ -171,6 +172,8 @@ def create_pretraining_data(
                               shuffle_buffer, docs_per_task, skip_invalid_utf8, invalid_lines, progress)
     except BaseException as error:
         text_files.rmtree(staging)  # a failed run leaves nothing that looks like output
+        if created and not text_files.listdir(output_dir):
+            text_files.rmtree(output_dir)  # nor a folder it made
         if isinstance(error, OSError):  # a full disk (ENOSPC), a lost mount: a message, not a traceback
             raise ValueError(f"writing shards to {output_dir} failed: {error.strerror or error}"
                              f"{f' ({error.filename})' if error.filename else ''}; nothing was kept: "
@@ -226,7 +229,20 @@ def _write_shards(files, tokenizer, config, staging, num_shards, workers, eval_f
     evaluation.close()
     if stats["documents"] == 0:
         raise ValueError(f"empty corpus: no non-blank line in {files}")
+    _check_filled(train.written, num_shards, eval_fraction, stats)
     return stats
+
+
+def _check_filled(written, num_shards, eval_fraction, stats):
+    """Records that would train nothing are refused, not written: no training instance at all (the
+    eval fraction held out every document), or shards left empty (more shards than instances)."""
+    documents = f"{stats['documents']} documents ({stats['train_documents']} for training)"
+    if written == 0:
+        raise ValueError(f"no training instance from {documents}: --eval_fraction {eval_fraction} held out "
+                         f"{stats['eval_documents']}; lower it or give more text")
+    if written < num_shards:
+        raise ValueError(f"--num_shards {num_shards} but {documents} gave {written} training instances: "
+                         f"{num_shards - written} shards would be empty; use --num_shards {written} or fewer")
 
 
 def _progress_bar(enabled):
@@ -307,6 +323,12 @@ def _write_report(report, output_dir):
         f.write(json.dumps(report, indent=2).encode("utf-8"))
 
 
+FLAG_RULES = {"max_seq_length": "int[5,8192]", "masked_lm_prob": "(0,1)", "short_seq_prob": "[0,1]",
+              "single_segment_prob": "[0,1]", "eval_fraction": "[0,0.5]", "dupe_factor": "int[1,1000]",
+              "num_shards": "int[1,100000]", "workers": "int[1,1024]", "shuffle_buffer": "int[1,10000000]",
+              "max_predictions_per_seq": "int[1,8192]", "seed": "int>=0", "max_ngram": "int[1,10]"}
+
+
 def main(argv=None):
     cli.quiet_start(argv, tensorflow=False)  # first; TensorFlow, if a gs:// path needs it, loads quietly
     parser = cli.parser("create_pretraining_data", __doc__, package="pipelines")
@@ -332,12 +354,7 @@ def main(argv=None):
     parser.add_argument("--shuffle_buffer", type=int, default=10000, help="instances in the writer's shuffle buffer")
     parser.add_argument("--skip_invalid_utf8", action="store_true",
                         help="skip (and count) lines that are not UTF-8 instead of failing")
-    args = parser.parse_args(argv)
-    cli.check_flags(args, {"masked_lm_prob": "(0,1)", "short_seq_prob": "[0,1]", "single_segment_prob": "[0,1]",
-                           "eval_fraction": "[0,1)",
-                           "dupe_factor": "int>=1", "num_shards": "int>=1", "workers": "int>=1",
-                           "shuffle_buffer": "int>=1", "max_predictions_per_seq": "int>=1", "seed": "int>=0",
-                           "max_ngram": "int>=1"})
+    args = cli.parse_checked(parser, argv, FLAG_RULES)
     cli.stop_on_sigterm()
     try:
         vocabulary_size = Tokenizer.from_file(args.vocab).vocabulary_size

@@ -42,6 +42,7 @@ def sample_sentences(files, max_sentences, seed, skip_invalid_utf8=False):
 
 
 MODEL_TYPES = ("unigram", "bpe")
+MAX_LINE_BYTES = 4192  # SentencePiece's max_sentence_length: longer lines are left out of training
 
 
 # Characters an English vocabulary keeps as pieces however rare they are in its training text
@@ -72,6 +73,10 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
     sentences = sample_sentences(files, max_sentences, seed, skip_invalid_utf8)
     if not sentences:
         raise ValueError(f"no text to train a vocabulary on in {files}")
+    if all(len(line.encode()) > MAX_LINE_BYTES for line in sentences):
+        raise ValueError(f"every line of {files} is longer than {MAX_LINE_BYTES} bytes, and SentencePiece trains only "
+                         "on shorter ones (a sentence or a paragraph per line, as the data tool reads them): split "
+                         "the text into lines")
     model = io.BytesIO()
     try:
         spm.SentencePieceTrainer.train(
@@ -90,6 +95,7 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
             byte_fallback=byte_fallback,
             required_chars=normalization.normalize(required_chars).replace(" ", ""),
             num_threads=num_threads,
+            max_sentence_length=MAX_LINE_BYTES,
             minloglevel=2,
         )
     except RuntimeError as error:

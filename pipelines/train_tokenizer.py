@@ -52,8 +52,8 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=1,
                         help="SentencePiece threads (1 keeps the vocabulary byte-identical run to run)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing PREFIX.model / PREFIX.vocab")
-    args = parser.parse_args(argv)
-    cli.check_flags(args, {"vocab_size": "int>=1", "max_sentences": "int>=1", "threads": "int>=1", "seed": "int>=0"})
+    args = cli.parse_checked(parser, argv, {"vocab_size": "int[1,1000000]", "max_sentences": "int>=1",
+                                            "threads": "int[1,1024]", "seed": "int>=0"})
     try:
         if args.output.endswith(("/", os.sep)) or text_files.isdir(args.output):
             raise ValueError(f"--output {args.output} is a directory; --output is a file prefix, e.g. "

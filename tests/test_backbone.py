@@ -185,7 +185,8 @@ def test_config_round_trip_and_keras_file(tmp_path):
 @pytest.mark.parametrize(
     "overrides, message",
     [
-        (dict(max_iterations=0), "max_iterations must be an integer >= 1, got 0"),
+        (dict(max_iterations=0), r"max_iterations must be an integer in \[1, 64\], got 0"),
+        (dict(max_iterations=100000), r"max_iterations must be an integer in \[1, 64\], got 100000"),
         (dict(halting="graves"), r"halting must be one of \['act', 'none'\], got 'graves'"),
         (dict(execution="dense"), r"execution must be one of \['static', 'while', 'sparse', 'gather', 'bucket'\], got 'dense'"),
         (dict(halting_epsilon=1.5), r"halting_epsilon must be a number in \(0, 1\), got 1.5"),

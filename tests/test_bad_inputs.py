@@ -54,8 +54,8 @@ CASES = [
     ("export-classifier-from-run", "albert_act.export --checkpoint {run} --kind classifier --output {tmp}/e/1",
      1, r"run holds a pretraining model, not --kind classifier", []),
     # --- fine-tuning: GLUE files and settings ------------------------------------------------
-    ("finetune-batch-0", FINETUNE + " --task rte --data_dir {rte} --batch_size 0", 1, r"batch_size must be an integer >= 1, got 0", []),
-    ("finetune-epochs-0", FINETUNE + " --task rte --data_dir {rte} --epochs 0", 1, r"epochs must be an integer >= 1, got 0", []),
+    ("finetune-batch-0", FINETUNE + " --task rte --data_dir {rte} --batch_size 0", 1, r"batch_size must be an integer (>= 1|in \[1, \d+\]), got 0", []),
+    ("finetune-epochs-0", FINETUNE + " --task rte --data_dir {rte} --epochs 0", 1, r"epochs must be an integer (>= 1|in \[1, \d+\]), got 0", []),
     ("finetune-lr-negative", FINETUNE + " --task rte --data_dir {rte} --learning_rate -1", 1, r"learning_rate must be a finite number > 0, got -1", []),
     ("finetune-unknown-task", FINETUNE + " --task nosuch --data_dir {rte}", 1, r"unknown task 'nosuch'", []),
     ("finetune-wrong-folder", FINETUNE + " --task sst-2 --data_dir {rte}", 1,
@@ -74,7 +74,7 @@ CASES = [
     ("finetune-no-init", FINETUNE.replace("{run}", "{tmp}/nowhere") + " --task rte --data_dir {rte}", 1,
      r"nowhere: not a pre-training run dir", []),
     ("finetune-long", FINETUNE + " --task rte --data_dir {rte} --max_seq_length 1000", 1, r"max_seq_length 1000 exceeds the model's 64", []),
-    ("finetune-short", FINETUNE + " --task rte --data_dir {rte} --max_seq_length 2", 1, r"max_seq_length must be at least 3", []),
+    ("finetune-short", FINETUNE + " --task rte --data_dir {rte} --max_seq_length 2", 1, r"--max_seq_length must be an integer in \[8, 8192\], got 2", []),
     ("finetune-not-a-vocab", FINETUNE + " --task rte --data_dir {rte} --vocab {not_a_vocab}", 1,
      r"not_a_vocab.model: not a SentencePiece model", []),
     ("finetune-bad-precision", FINETUNE + " --task rte --data_dir {rte} --precision float8", 2, r"invalid choice: 'float8'", []),
@@ -89,7 +89,7 @@ CASES = [
     ("pretrain-not-a-vocab", PRETRAIN + " --vocab {not_a_vocab}", 1, r"not_a_vocab.model: not a SentencePiece model", []),
     ("pretrain-vocab-size", PRETRAIN + " --vocab {vocab} --override vocabulary_size=500", 1,
      r"vocab.model has 400 pieces but the model's vocabulary_size is 500", []),
-    ("pretrain-steps-0", PRETRAIN + " --steps 0", 1, r"steps must be (an integer )?>= 1, got 0", []),
+    ("pretrain-steps-0", PRETRAIN + " --steps 0", 1, r"steps must be an integer in \[1, 100000000\], got 0", []),
     ("pretrain-vocab-on-the-demo-data", "albert_act.pretrain --model_dir {tmp}/demo_vocab --vocab {vocab}", 1,
      r"--vocab .*vocab.model: the demo data \(no --train_files\) is made with its own vocabulary", []),
     ("pretrain-no-export-and-export-dir", PRETRAIN + " --export_dir {tmp}/e/1", 1,
@@ -183,9 +183,9 @@ CASES += [
       for flag, value, rule in (
           ("learning_rate", "0", "a finite number > 0"), ("learning_rate", "-1", "a finite number > 0"),
           ("learning_rate", "nan", "a finite number > 0"),
-          ("micro_batch_size", "0", "(an integer )?>= 1"), ("global_batch_size", "0", "(an integer )?>= 1"),
-          ("checkpoint_every", "0", "(an integer )?>= 1"), ("keep_checkpoints", "0", "(an integer )?>= 1"),
-          ("log_every", "0", "(an integer )?>= 1"), ("eval_batches", "0", "(an integer )?>= 1"),
+          ("micro_batch_size", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("global_batch_size", "0", r"(an integer )?(>= 1|in \[1, \d+\])"),
+          ("checkpoint_every", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("keep_checkpoints", "0", r"(an integer )?(>= 1|in \[1, \d+\])"),
+          ("log_every", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("eval_batches", "0", r"(an integer )?(>= 1|in \[1, \d+\])"),
           ("ponder_warmup_start", "-1", "(an integer )?>= 0"), ("ponder_warmup_steps", "-1", "(an integer )?>= 0"),
           ("warmup_steps", "-1", "(an integer )?>= 0"), ("seed", "-1", "(an integer )?>= 0"))],
     ("pretrain-tau-nan", PRETRAIN + " --tau nan", 1, r"--tau\) must be a number >= 0 or 'auto', got nan", []),
@@ -193,7 +193,7 @@ CASES += [
       for key, value, message in (
           ("num_heads", "0", r"num_heads must be an integer >= 1, got 0"),
           ("num_heads", "3", r"hidden size \(32\) must be divisible by num_heads \(3\)"),
-          ("max_iterations", "0", r"max_iterations must be an integer >= 1, got 0"),
+          ("max_iterations", "0", r"max_iterations must be an integer in \[1, 64\], got 0"),
           ("hidden_dim", "-4", r"hidden_dim must be an integer >= 1, got -4"),
           ("dropout", "1.5", r"dropout must be (a number )?in \[0, 1\), got 1.5"),
           ("halting_epsilon", "2", r"epsilon must be (a number )?in \(0, 1\), got 2"))],
@@ -214,10 +214,10 @@ CASES += [
     *[(f"finetune-{flag}-{value}", FINETUNE + f" --task rte --data_dir {{rte}} --{flag} {value}", 1,
        rf"{flag} must be {rule}, got {value}", [])
       for flag, value, rule in (
-          ("learning_rate", "nan", "a finite number > 0"), ("max_iterations", "0", "(an integer )?>= 1"),
-          ("max_train_examples", "0", "(an integer )?>= 1"), ("tau", "-1", "a finite number >= 0"), ("seed", "-1", "(an integer )?>= 0"),
+          ("learning_rate", "nan", "a finite number > 0"), ("max_iterations", "0", r"(an integer )?(>= 1|in \[1, \d+\])"),
+          ("max_train_examples", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("tau", "-1", "a finite number >= 0"), ("seed", "-1", "(an integer )?>= 0"),
           ("halting_bias", "nan", "a finite number"))],
-    ("finetune-seeds-0", FINETUNE + " --task rte --data_dir {rte} --grid --seeds 0", 1, r"--seeds must be an integer >= 1, got 0", []),
+    ("finetune-seeds-0", FINETUNE + " --task rte --data_dir {rte} --grid --seeds 0", 1, r"--seeds must be an integer (>= 1|in \[1, \d+\]), got 0", []),
     ("finetune-output-a-file", FINETUNE.replace("{tmp}/ft", "{notes_dir}/notes.txt") + " --task rte --data_dir {rte}", 1,
      r"notes.txt is a file, not a directory", ["{notes_dir}"]),
     ("finetune-data-dir-a-file", FINETUNE + " --task rte --data_dir {notes_dir}/notes.txt", 1, r"notes.txt is a file", []),
@@ -231,11 +231,11 @@ CASES += [
     ("finetune-cr-only-tsv", FINETUNE + " --task rte --data_dir {glue_cr}", 1,
      r"glue_cr/train.tsv: lines end in a lone CR", []),
     ("finetune-halting-none-with-max-iterations", FINETUNE + " --task rte --data_dir {rte} --halting none --max_iterations 0", 1,
-     r"--max_iterations must be an integer >= 1, got 0", []),
+     r"--max_iterations must be an integer in \[1, 64\], got 0", []),
     # --- export ---------------------------------------------------------------------------------------
-    ("export-top-k-0", EXPORT + " --top_k 0", 1, r"--top_k must be an integer >= 1, got 0", []),
+    ("export-top-k-0", EXPORT + " --top_k 0", 1, r"--top_k must be an integer (>= 1|in \[1, \d+\]), got 0", []),
     ("export-top-k-vocabulary", EXPORT + " --top_k 401", 1, r"top_k must be in \[1, 400\], got 401", []),
-    ("export-max-seq-0", EXPORT + " --max_seq_length 0", 1, r"max_seq_length must be at least 3", []),
+    ("export-max-seq-0", EXPORT + " --max_seq_length 0", 1, r"--max_seq_length must be an integer in \[3, 8192\], got 0", []),
     ("export-max-seq-long", EXPORT + " --max_seq_length 1000", 1, r"max_seq_length 1000 exceeds the model's 64", []),
     ("export-vocab-missing", EXPORT + " --vocab {tmp}/nowhere.model", 1, r"nowhere.model: no such file", []),
     ("export-not-a-vocab", EXPORT + " --vocab {not_a_vocab}", 1, r"not_a_vocab.model: not a SentencePiece model", []),
@@ -269,12 +269,12 @@ CASES += [
     *[(f"data-{flag}-{value}", DATA + f" --input {{corpus}} --{flag} {value}", 1, rf"{flag} must be {rule}, got {value}", [])
       for flag, value, rule in (
           ("masked_lm_prob", "0", r"(a number )?in \(0, 1\)"), ("masked_lm_prob", "1.5", r"(a number )?in \(0, 1\)"),
-          ("short_seq_prob", "2", r"(a number )?in \[0, 1\]"), ("eval_fraction", "1", r"(a number )?in \[0, 1\)"),
-          ("dupe_factor", "0", "(an integer )?>= 1"), ("num_shards", "0", "(an integer )?>= 1"),
-          ("workers", "0", "(an integer )?>= 1"), ("shuffle_buffer", "0", "(an integer )?>= 1"),
-          ("max_predictions_per_seq", "0", "(an integer )?>= 1"), ("seed", "-1", "(an integer )?>= 0"))],
+          ("short_seq_prob", "2", r"(a number )?in \[0, 1\]"), ("eval_fraction", "1", r"(a number )?in \[0, 0.5\]"),
+          ("dupe_factor", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("num_shards", "0", r"(an integer )?(>= 1|in \[1, \d+\])"),
+          ("workers", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("shuffle_buffer", "0", r"(an integer )?(>= 1|in \[1, \d+\])"),
+          ("max_predictions_per_seq", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("seed", "-1", "(an integer )?>= 0"))],
     ("data-max-seq-small", DATA + " --input {corpus} --max_seq_length 4", 1,
-     r"max_seq_length must be >= 5 \(\[CLS\] A \[SEP\] B \[SEP\]\), got 4", []),
+     r"--max_seq_length must be an integer in \[5, 8192\], got 4", []),
     ("data-input-a-dir", DATA + " --input {notes_dir}", 1, r"notes_dir is a directory", []),
     ("data-utf16-corpus", DATA + " --input {utf16_txt}", 1, UTF16, []),
     ("data-gzip-corpus", DATA + " --input {gzip_txt} --skip_invalid_utf8", 1,
@@ -285,13 +285,13 @@ CASES += [
      r"nowhere.model: no such file", []),
     # --- the tokenizer ---------------------------------------------------------------------------------
     ("tokenizer-vocab-size-0", TOKENIZER.replace("--vocab_size 30", "--vocab_size 0"), 1,
-     r"--vocab_size must be an integer >= 1, got 0", []),
+     r"--vocab_size must be an integer (>= 1|in \[1, \d+\]), got 0", []),
     ("tokenizer-vocab-size-too-big", TOKENIZER.replace("--vocab_size 30", "--vocab_size 5000"), 1,
      r"--vocab_size 5000 is too large for this corpus", []),
     ("tokenizer-too-small-for-byte-fallback", "pipelines.train_tokenizer --input {corpus} --output {tmp}/v --vocab_size 30", 1,
      r"--vocab_size 30 is too small .* need \d+ \(256 of them the byte fallback's: --no-byte_fallback drops them", []),
     ("tokenizer-max-sentences-0", TOKENIZER + " --max_sentences 0", 1, r"--max_sentences must be an integer >= 1, got 0", []),
-    ("tokenizer-threads-0", TOKENIZER + " --threads 0", 1, r"--threads must be an integer >= 1, got 0", []),
+    ("tokenizer-threads-0", TOKENIZER + " --threads 0", 1, r"--threads must be an integer in \[1, 1024\], got 0", []),
     ("tokenizer-output-under-a-file", TOKENIZER.replace("{tmp}/v", "{notes_dir}/notes.txt/v"), 1, r"notes.txt is a file",
      ["{notes_dir}"]),
     ("tokenizer-input-a-dir", TOKENIZER.replace("{corpus}", "{notes_dir}"), 1, r"notes_dir is a directory", []),
@@ -397,6 +397,30 @@ CASES += [
      ["{glue_spelled_models}"]),
     ("submission-partial-no-task-folder", SUBMIT.replace("{tmp}/empty_models", "{notes_dir}") + " --allow_partial", 1,
      r"no task's model found in --models .*notes_dir \(it holds \['notes.txt'\]\); .*nothing written", ["{notes_dir}"]),
+    # --- settings that make the work empty or endless ---------------------------------------------------
+    ("data-max-seq-length-huge", DATA + " --input {corpus} --max_seq_length 100000000", 1,
+     r"--max_seq_length must be an integer in \[5, 8192\], got 100000000", []),
+    ("data-eval-fraction-all", DATA + " --input {corpus} --eval_fraction 0.999", 1,
+     r"--eval_fraction must be a number in \[0, 0.5\], got 0.999", []),
+    ("data-more-shards-than-instances", DATA.replace("--num_shards 1", "--num_shards 1000").replace(
+        "{tmp}/records", "{tmp}/many_shards") + " --input {corpus}", 1,
+     r"--num_shards 1000 but 20 documents \(\d+ for training\) gave \d+ training instances: \d+ shards would be "
+     r"empty; use --num_shards \d+ or fewer", ["{tmp}/many_shards"]),
+    ("data-a-2mb-line", DATA.replace("{tmp}/records", "{tmp}/one_line_records") + " --input {one_line}", 0,
+     r"wrote \d+ train and 0 eval instances", []),
+    ("tokenizer-a-2mb-line", TOKENIZER.replace("{corpus}", "{one_line}"), 1,
+     r"every line of .*one_line.txt.* is longer than 4192 bytes, and SentencePiece trains only on shorter ones", []),
+    ("tokenizer-vocab-size-huge", TOKENIZER.replace("--vocab_size 30", "--vocab_size 99999999999999"), 1,
+     r"--vocab_size must be an integer in \[1, 1000000\], got 99999999999999", []),
+    ("finetune-max-seq-length-3", FINETUNE + " --task rte --data_dir {rte} --max_seq_length 3", 1,
+     r"--max_seq_length must be an integer in \[8, 8192\], got 3", []),
+    ("finetune-max-seq-length-huge", FINETUNE + " --task rte --data_dir {rte} --max_seq_length 100000000", 1,
+     r"--max_seq_length must be an integer in \[8, 8192\], got 100000000", []),
+    ("pretrain-override-max-iterations-huge", PRETRAIN + " --override max_iterations=100000", 1,
+     r"max_iterations must be an integer in \[1, 64\], got 100000", []),
+    ("export-max-seq-length-huge", EXPORT + " --max_seq_length 100000000", 1,
+     r"--max_seq_length must be an integer in \[3, 8192\], got 100000000", []),
+    ("export-top-k-huge", EXPORT + " --top_k 100000", 1, r"--top_k must be an integer in \[1, 1000\], got 100000", []),
     ("export-newest-checkpoint-damaged", EXPORT.replace("{run}", "{damaged_index_run}").replace("e/1", "e_fallback/1"),
      0, DAMAGED_FALLBACK, ["{damaged_index_run}"]),
     ("analyze-newest-checkpoint-damaged", ANALYZE.replace("{run}", "{damaged_index_run}").replace("/a", "/a_fallback"),
@@ -499,7 +523,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name,
             **{name: root / name for name in ("damaged_index_run", "truncated_run")},
             "damaged_export": root / "damaged_export" / "1", "other_vocab": root / "other_vocab", "truncated_vocab": root / "truncated_vocab.model",
-            "probing_future": root / "probing_future", "glue_spelled_models": root / "glue_spelled_models", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
+            "probing_future": root / "probing_future", "glue_spelled_models": root / "glue_spelled_models",
+            "one_line": root / "one_line.txt", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
     for lock in locks:
         lock.release()
 
@@ -520,6 +545,8 @@ def _more_bad_files(root, rte):
                                                                          "va\tNP_VP_."))):
         (root / name).mkdir()
         (root / name / file).write_text("".join(f"{row}\tThe dog ran home .\n" for row in rows))
+    words = ("alpha", "beta", "gamma", "delta", "house", "river", "stone", "light")
+    (root / "one_line.txt").write_text(" ".join(words[(i * 7 + i // 3) % 8] for i in range(400_000)) + ".\n")
     (root / "utf16le.txt").write_bytes("A first line.\nA second one.\n".encode("utf-16-le"))
     (root / "corpus.txt.gz").write_bytes(gzip.compress("A first line.\nA second one.\n".encode()))
     (root / "text.tfrecord").write_text("not a TFRecord at all\n")

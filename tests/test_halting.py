@@ -254,8 +254,8 @@ def test_halting_unit_is_float32_with_zero_bias_by_default():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(max_iterations=0), "max_iterations must be an integer >= 1, got 0"),
-        (dict(max_iterations=2.5), "max_iterations must be an integer >= 1, got 2.5"),
+        (dict(max_iterations=0), r"max_iterations must be an integer in \[1, 64\], got 0"),
+        (dict(max_iterations=2.5), r"max_iterations must be an integer in \[1, 64\], got 2.5"),
         (dict(epsilon=0.0), r"epsilon must be a number in \(0, 1\), got 0.0"),
         (dict(epsilon=1.0), r"epsilon must be a number in \(0, 1\), got 1.0"),
         (dict(execution="fast"), r"execution must be one of \['static', 'while', 'sparse', 'gather', 'bucket'\], got 'fast'"),

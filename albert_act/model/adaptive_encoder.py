@@ -63,7 +63,7 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
         self.gelu_approximate = gelu_approximate
         self.num_heads = num_heads
         self.intermediate_dim = intermediate_dim
-        self.max_iterations = checks.positive_int("max_iterations", max_iterations)
+        self.max_iterations = checks.positive_int("max_iterations", max_iterations, checks.MAX_ITERATIONS)
         self.halting = checks.one_of("halting", halting, HALTING_MODES)
         self.share_weights = checks.one_of("share_weights", share_weights, (True, False))
         self.halting_epsilon = checks.probability("halting_epsilon", halting_epsilon, inclusive_low=False)

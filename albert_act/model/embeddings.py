@@ -53,7 +53,7 @@ class FactorizedEmbedding(keras.layers.Layer):
         self.vocabulary_size = checks.positive_int("vocabulary_size", vocabulary_size)
         self.embedding_dim = checks.positive_int("embedding_dim", embedding_dim)
         self.hidden_dim = checks.positive_int("hidden_dim", hidden_dim)
-        self.max_sequence_length = checks.positive_int("max_sequence_length", max_sequence_length)
+        self.max_sequence_length = checks.positive_int("max_sequence_length", max_sequence_length, checks.MAX_SEQUENCE_LENGTH)
         self.num_segments = checks.positive_int("num_segments", num_segments)
         self.layer_norm_epsilon = layer_norm_epsilon
         self.dropout = checks.probability("dropout", dropout)

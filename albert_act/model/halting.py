@@ -167,7 +167,7 @@ def halting_loop(
         always 0 but with "bucket" and a capacity), and the details when asked for.
         Padding has N = R = E = 0.
     """
-    checks.positive_int("max_iterations", max_iterations)
+    checks.positive_int("max_iterations", max_iterations, checks.MAX_ITERATIONS)
     checks.probability("epsilon", epsilon, inclusive_low=False)
     checks.one_of("execution", execution, EXECUTIONS)
     if capacity is not None:
