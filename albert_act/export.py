@@ -28,6 +28,7 @@ keras-hub and `--init` read:
 
 import json
 import os
+import shlex
 import sys
 
 from pipelines import checks, cli, outputs
@@ -81,7 +82,7 @@ def _export(args):
         except ValueError as error:
             sys.exit(f"error: {error}")
         print(f"Hugging Face ALBERT: {output} (config.json, model.safetensors, spiece.model)")
-        print(f"fine-tune it: python -m albert_act.finetune --task rte --data_dir <glue>/RTE --init {output}")
+        print(f"fine-tune it: python -m albert_act.finetune --task rte --data_dir <glue>/RTE --init {shlex.quote(output)}")
         return
     from albert_act.serve.savedmodel import example_query, export_from
 
@@ -93,9 +94,19 @@ def _export(args):
     print(f"SavedModel: {export_dir}")
     for name, answer in example_query(export_dir).items():
         print(f"\n{name}: {json.dumps(answer, ensure_ascii=False)}")
-    base = os.path.dirname(export_dir)
-    print(f"\nserve: docker run -p 8501:8501 -v {base}:/models/{os.path.basename(base)} "
-          f"-e MODEL_NAME={os.path.basename(base)} tensorflow/serving")
+    print("\n" + serve_command(export_dir))
+
+
+def serve_command(export_dir):
+    """How to serve the export with TensorFlow Serving, which loads <base>/<version>/: the command,
+    paths quoted for the shell, or, for an --output not named by a version number, how to get one."""
+    version, base = os.path.basename(export_dir), os.path.dirname(export_dir)
+    if not version.isdigit():
+        return (f"serve: TensorFlow Serving loads <base>/<version number>/, and {export_dir} is not named by a "
+                f"number: export with --output {shlex.quote(os.path.join(export_dir, '1'))} to serve it")
+    name = os.path.basename(base)
+    return (f"serve: docker run -p 8501:8501 -v {shlex.quote(f'{base}:/models/{name}')} "
+            f"-e {shlex.quote(f'MODEL_NAME={name}')} tensorflow/serving")
 
 
 if __name__ == "__main__":

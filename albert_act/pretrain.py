@@ -17,6 +17,7 @@ TensorBoard: tensorboard --logdir <model_dir>
 import argparse
 import json
 import os
+import shlex
 import sys
 
 from pipelines import cli, outputs
@@ -232,7 +233,7 @@ def main(argv=None):
         print("\nno SavedModel written (--export_dir and --vocab give one; python -m albert_act.export makes one later)")
     print(f"checkpoints: {os.path.join(args.model_dir, artifacts.CHECKPOINTS)}")
     print(f"held-out evaluation: {os.path.join(args.model_dir, artifacts.EVALUATION)}")
-    print(f"TensorBoard: tensorboard --logdir {args.model_dir}")
+    print(f"TensorBoard: tensorboard --logdir {shlex.quote(args.model_dir)}")
 
 
 if __name__ == "__main__":

@@ -29,13 +29,31 @@ def write_with(path, write):
     the file's ending (Keras' save_weights needs `.weights.h5`), renamed over `path` once complete,
     so a full disk, Ctrl-C or a kill leaves the old file and no reader sees half of one."""
     folder, name = os.path.split(os.path.abspath(path))
-    partial = os.path.join(folder, f".partial-{os.getpid()}-{name}")
+    remove_dead_partials(folder, PARTIAL_PREFIX, f"-{name}")
+    partial = os.path.join(folder, f"{PARTIAL_PREFIX}{os.getpid()}-{name}")
     try:
         write(partial)
         os.replace(partial, path)
     finally:
         if os.path.exists(partial):
             os.remove(partial)
+
+
+PARTIAL_PREFIX = ".partial-"  # .partial-<pid>-<name>: a file being written by process <pid>
+
+
+def remove_dead_partials(folder, prefix, suffix):
+    """Removes the files `<prefix><pid><suffix>` in `folder` that a dead process left (SIGKILL, power
+    loss: its `finally` never ran); a running process's are left alone. Called before each write."""
+    if not os.path.isdir(folder):
+        return
+    for entry in os.listdir(folder):
+        pid = entry[len(prefix) : len(entry) - len(suffix)] if entry.startswith(prefix) and entry.endswith(suffix) else ""
+        if pid.isdigit() and not _alive(int(pid)):
+            try:
+                os.remove(os.path.join(folder, entry))
+            except OSError:
+                pass  # another writer removed it first
 
 
 def check_free_space(path, needed):

@@ -33,7 +33,8 @@ def main(argv=None):
     cli.quiet_start(argv, tensorflow=False)  # first; TensorFlow, if a gs:// path needs it, loads quietly
     parser = cli.parser("train_tokenizer", __doc__, package="pipelines")
     parser.add_argument("--input", nargs="+", required=True, help="text files or globs (local or gs://)")
-    parser.add_argument("--output", required=True, help="output prefix: writes PREFIX.model and PREFIX.vocab")
+    parser.add_argument("--output", required=True, help="output prefix: writes PREFIX.model and PREFIX.vocab (a name "
+                                                        "ending in .model or .vocab is taken as PREFIX.model)")
     parser.add_argument("--vocab_size", type=int, default=30000)
     parser.add_argument("--model_type", default="unigram", choices=MODEL_TYPES,
                         help="unigram (ALBERT's); bpe for small synthetic corpora, where SentencePiece's "
@@ -54,6 +55,8 @@ def main(argv=None):
     parser.add_argument("--overwrite", action="store_true", help="replace an existing PREFIX.model / PREFIX.vocab")
     args = cli.parse_checked(parser, argv, {"vocab_size": "int[1,1000000]", "max_sentences": "int>=1",
                                             "threads": "int[1,1024]", "seed": "int>=0"})
+    if args.output.endswith((".model", ".vocab")):  # a file name given for the prefix: vocab.model, not vocab.model.model
+        args.output = args.output[: -len(".model")]
     try:
         if args.output.endswith(("/", os.sep)) or text_files.isdir(args.output):
             raise ValueError(f"--output {args.output} is a directory; --output is a file prefix, e.g. "

@@ -421,6 +421,35 @@ CASES += [
     ("export-max-seq-length-huge", EXPORT + " --max_seq_length 100000000", 1,
      r"--max_seq_length must be an integer in \[3, 8192\], got 100000000", []),
     ("export-top-k-huge", EXPORT + " --top_k 100000", 1, r"--top_k must be an integer in \[1, 1000\], got 100000", []),
+    # --- leftovers and paths --------------------------------------------------------------------------------
+    ("tokenizer-output-named-model", TOKENIZER.replace("{tmp}/v ", "{tmp}/named/vocab.model "), 0,
+     r"wrote .*named/vocab.model \(\d+ pieces\) and .*named/vocab.vocab", []),
+    ("export-output-without-version", EXPORT.replace("{tmp}/e/1", "{tmp}/unversioned_export"), 0,
+     r"serve: TensorFlow Serving loads <base>/<version number>/, and .*unversioned_export is not named by a number: "
+     r"export with --output .*unversioned_export/1 to serve it", []),
+    ("tokenizer-output-named-vocab", TOKENIZER.replace("{tmp}/v ", "{tmp}/named_vocab/wiki.vocab "), 0,
+     r"wrote .*named_vocab/wiki.model \(\d+ pieces\) and .*named_vocab/wiki.vocab", []),
+    *[(f"{command.split()[0].split('.')[1]}-{flag}-{value}", f"{command} --{flag} {value}", 1,
+       rf"--{flag} must be {words}, got {value}", [])
+      for command, flag, value, words in (
+          (DATA + " --input {corpus}", "eval_fraction", "-0.1", r"a number in \[0, 0.5\]"),
+          (DATA + " --input {corpus}", "dupe_factor", "100000", r"an integer in \[1, 1000\]"),
+          (DATA + " --input {corpus}", "max_ngram", "50", r"an integer in \[1, 10\]"),
+          (PRETRAIN, "micro_batch_size", "1000000", r"an integer in \[1, 65536\]"),
+          (PRETRAIN, "input_streams", "5000", r"an integer in \[1, 1024\]"),
+          (TOKENIZER, "threads", "5000", r"an integer in \[1, 1024\]"),
+          (FINETUNE + " --task rte --data_dir {rte}", "epochs", "100000", r"an integer in \[1, 10000\]"),
+          (FINETUNE + " --task rte --data_dir {rte}", "max_iterations", "65", r"an integer in \[1, 64\]"))],
+    ("pretrain-override-max-sequence-length-huge", PRETRAIN + " --override max_sequence_length=100000", 1,
+     r"max_sequence_length must be an integer in \[1, 8192\], got 100000", []),
+    ("finetune-probing-subject-a-proper-noun", FINETUNE + " --task subj_number --data_dir {probing_future}", 1,
+     r"probing_future/subj_number.txt line 2: label 'NNP' is not one of this task's \['NN', 'NNS'\]", []),
+    ("analyze-sentences-damaged-export", "albert_act.analyze sentences --init {damaged_export} --text {corpus} "
+     "--output_dir {tmp}/a_damaged", 1, DAMAGED_EXPORT, ["{damaged_export}"]),
+    ("huggingface-export-every-checkpoint-truncated", EXPORT.replace("{run}", "{truncated_run}").replace(
+        "{tmp}/e/1", "{tmp}/hf_truncated") + " --format huggingface", 1, ALL_TRUNCATED, ["{truncated_run}"]),
+    ("pretrain-init-from-every-checkpoint-truncated", PRETRAIN.replace("new_run", "warm_run2") +
+     " --init_from {truncated_run}", 1, ALL_TRUNCATED, ["{truncated_run}", "{tmp}/warm_run2"]),
     ("export-newest-checkpoint-damaged", EXPORT.replace("{run}", "{damaged_index_run}").replace("e/1", "e_fallback/1"),
      0, DAMAGED_FALLBACK, ["{damaged_index_run}"]),
     ("analyze-newest-checkpoint-damaged", ANALYZE.replace("{run}", "{damaged_index_run}").replace("/a", "/a_fallback"),
@@ -545,6 +574,7 @@ def _more_bad_files(root, rte):
                                                                          "va\tNP_VP_."))):
         (root / name).mkdir()
         (root / name / file).write_text("".join(f"{row}\tThe dog ran home .\n" for row in rows))
+    (root / "probing_future" / "subj_number.txt").write_text("tr\tNN\tThe dog ran .\ntr\tNNP\tJohn ran .\n")
     words = ("alpha", "beta", "gamma", "delta", "house", "river", "stone", "light")
     (root / "one_line.txt").write_text(" ".join(words[(i * 7 + i // 3) % 8] for i in range(400_000)) + ".\n")
     (root / "utf16le.txt").write_bytes("A first line.\nA second one.\n".encode("utf-16-le"))
@@ -620,8 +650,51 @@ def run_main(module, argv, capsys):
     return status, captured.out + captured.err
 
 
+# Served signatures, as a client (TensorFlow Serving's REST, a Python caller) may call them:
+# (id, signature, inputs (name: (value, dtype)), message naming the input). Vocabulary of 400, length 64.
+ROW = [[2, 5, 3]]
+SERVED = [
+    ("fill-mask-a-scalar", "fill_mask", {"text": ("a [MASK] b", "string")}, r"text_must_be_a_list_of_strings"),
+    ("fill-mask-rank-2", "fill_mask", {"text": ([["a [MASK]"], ["b"]], "string")}, r"text_must_be_a_list_of_strings"),
+    ("encoder-a-scalar", "encoder", {"text": ("a b", "string")}, r"text_must_be_a_list_of_strings"),
+    ("encoder-rank-3", "serving_default", {"text": ([[["a"]]], "string")}, r"text_must_be_a_list_of_strings"),
+    *[(f"encoder-ids-{name}", "encoder_ids", {"token_ids": (ids, "int32"), "segment_ids": (segments, "int32"),
+                                              "padding_mask": (mask, "int32")}, f"encoder_ids: {message}")
+      for name, ids, segments, mask, message in (
+          ("length-0", [[]], [[]], [[]], r"token_ids has no positions \(length 0\)"),
+          ("padding-all-zero", [[2, 5, 3], [2, 6, 3]], [[0] * 3] * 2, [[1] * 3, [0] * 3],
+           r"a row of padding_mask is all 0"),
+          ("outside-the-vocabulary", [[2, 400, 3]], [[0] * 3], [[1] * 3], r"token_ids holds an id outside the vocabulary of 400"),
+          ("negative", [[2, -1, 3]], [[0] * 3], [[1] * 3], r"token_ids holds a negative id"),
+          ("too-long", [[5] * 65], [[0] * 65], [[1] * 65], r"token_ids is longer than the 64 positions the model takes"),
+          ("segments-shape", ROW, [[0] * 4], [[1] * 3], r"segment_ids must have the shape of token_ids"),
+          ("segments-values", ROW, [[0, 2, 0]], [[1] * 3], r"segment_ids must hold only 0 and 1"),
+          ("mask-values", ROW, [[0] * 3], [[1, 7, 1]], r"padding_mask must hold only 0 and 1"),
+          ("mask-shape", ROW, [[0] * 3], [[1, 1]], r"padding_mask must have the shape of token_ids"))],
+]
+
+
 def test_the_catalogue_is_large_and_its_ids_unique():
-    assert len(CASES) >= 150 and len({case[0] for case in CASES}) == len(CASES)
+    ids = [case[0] for case in CASES] + [case[0] for case in SERVED]
+    assert len(ids) >= 250 and len(set(ids)) == len(ids)
+
+
+@pytest.mark.parametrize("case", SERVED, ids=[case[0] for case in SERVED])
+def test_bad_served_input(case, places):
+    """Refused in the graph (InvalidArgumentError) or by the signature's own input check (TypeError,
+    ValueError), with a message that names the input: never an answer, never a bare graph error."""
+    import tensorflow as tf
+    import tensorflow_text  # noqa: F401
+
+    _, name, inputs, message = case
+    signature = tf.saved_model.load(str(places["export"])).signatures[name]
+    tensors = {k: tf.reshape(tf.constant(v, getattr(tf, dtype)), (1, 0)) if v == [[]] else tf.constant(v, getattr(tf, dtype))
+               for k, (v, dtype) in inputs.items()}
+    with pytest.raises((tf.errors.InvalidArgumentError, TypeError, ValueError)) as raised:
+        signature(**tensors)
+    named = re.search(message, str(raised.value)) or re.search(
+        rf"Can not cast TensorSpec\(shape=\([\d, ]*\), dtype=tf.string, name='text'\)", str(raised.value))
+    assert named, str(raised.value)[-1500:]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case[0] for case in CASES])

@@ -68,6 +68,19 @@ def test_staging_dirs_of_dead_processes_are_removed_and_live_ones_kept(tmp_path)
     assert names == sorted([f".staging-{os.getppid()}-def", "1"])
 
 
+def test_partial_files_of_dead_processes_are_removed_by_the_next_write_and_live_ones_kept(tmp_path):
+    dead = 4_194_305  # above Linux's largest pid: no such process
+    for name in (f".partial-{dead}-config.json", f".partial-{os.getppid()}-config.json",
+                 f".partial-{dead}-other.json", f".s.zip.{dead}.partial"):
+        (tmp_path / name).write_text("half")
+    outputs.write_file(tmp_path / "config.json", b"{}")
+    assert (tmp_path / "config.json").read_text() == "{}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["config.json", f".partial-{os.getppid()}-config.json", f".partial-{dead}-other.json", f".s.zip.{dead}.partial"])
+    outputs.remove_dead_partials(str(tmp_path), ".s.zip.", ".partial")  # the submission's own pattern
+    assert not (tmp_path / f".s.zip.{dead}.partial").exists()
+
+
 def test_an_interrupted_write_leaves_the_old_version_whole(tmp_path):
     target = tmp_path / "out"
     target.mkdir()

@@ -346,6 +346,18 @@ def test_shapes_a_client_can_send_are_answered_or_refused_by_name(exports):
             (([[5] * (length + 1)],), f"token_ids is longer than the {length} positions the model takes"),
             (([[2, 5, 3]], [[0, 0, 0, 0]]), "segment_ids must have the shape of token_ids"),
             (([[2, 5, 3]], [[0, 2, 0]]), "segment_ids must hold only 0 and 1"),
-            (([[2, 5, 3]], None, [[1, 1]]), "padding_mask must have the shape of token_ids")):
+            (([[2, 5, 3]], None, [[1, 1]]), "padding_mask must have the shape of token_ids"),
+            ((np.zeros((1, 0)),), "token_ids has no positions (length 0)"),
+            (([[2, 5, 3], [2, 6, 3]], None, [[1, 1, 1], [0, 0, 0]]), "a row of padding_mask is all 0")):
         with pytest.raises(tf.errors.InvalidArgumentError, match=f"encoder_ids: {re.escape(message)}"):
             call(*inputs)
+
+
+def test_the_printed_serve_command_is_quoted_and_needs_a_version_folder():
+    from albert_act.export import serve_command
+
+    assert serve_command("/tmp/my models/demo/1") == (
+        "serve: docker run -p 8501:8501 -v '/tmp/my models/demo:/models/demo' -e MODEL_NAME=demo tensorflow/serving")
+    assert serve_command("/tmp/runs/export") == (
+        "serve: TensorFlow Serving loads <base>/<version number>/, and /tmp/runs/export is not named by a number: "
+        "export with --output /tmp/runs/export/1 to serve it")

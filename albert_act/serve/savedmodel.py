@@ -91,16 +91,21 @@ def _check_ids(token_ids, segment_ids, padding_mask, max_length, vocabulary_size
         checks.append(tf.debugging.assert_equal(tf.shape(value), tf.shape(token_ids),
                                                 message=f"encoder_ids: {name} must have the shape of token_ids (batch, length)"))
     checks += [
+        tf.debugging.assert_positive(tf.shape(token_ids)[1],
+                                     message="encoder_ids: token_ids has no positions (length 0); send at least [CLS] and [SEP]"),
         tf.debugging.assert_less_equal(tf.shape(token_ids)[1], max_length,
                                        message=f"encoder_ids: token_ids is longer than the {max_length} positions the model takes"),
         tf.debugging.assert_non_negative(token_ids, message="encoder_ids: token_ids holds a negative id"),
         tf.debugging.assert_less(token_ids, vocabulary_size,
                                  message=f"encoder_ids: token_ids holds an id outside the vocabulary of {vocabulary_size}"),
     ]
-    with tf.control_dependencies(checks[:2]):  # values are compared only once the shapes agree
+    with tf.control_dependencies(checks[:3]):  # values are compared only once the shapes agree
         for name, value in (("segment_ids", segment_ids), ("padding_mask", padding_mask)):
             checks.append(tf.debugging.assert_equal(tf.reduce_all((value == 0) | (value == 1)), True,
                                                     message=f"encoder_ids: {name} must hold only 0 and 1"))
+        checks.append(tf.debugging.assert_equal(tf.reduce_all(tf.reduce_any(padding_mask == 1, axis=1)), True,
+                                                message="encoder_ids: a row of padding_mask is all 0 (no token to encode: "
+                                                        "1 marks each real token, [CLS] first)"))
     with tf.control_dependencies(checks):
         return tf.identity(token_ids), tf.identity(segment_ids), tf.identity(padding_mask)
 

@@ -16,7 +16,7 @@ import zipfile
 import tensorflow as tf
 
 from albert_act.model.source import Source, find_export, load_export
-from pipelines import glue
+from pipelines import glue, outputs
 
 # Submission file -> (task whose model predicts it, GLUE task of the test data, test split)
 SUBMISSION = {
@@ -151,7 +151,9 @@ def _build(models_dir, data_dir, output, allow_partial, progress, staging):
                          + "; ".join(f"{k} ({v})" for k, v in missing.items())
                          + ". Pass --allow_partial to write the files that exist.")
     # Written beside the output and renamed over it: a full disk or Ctrl-C leaves the old zip whole.
-    partial = os.path.join(os.path.dirname(os.path.abspath(output)), f".{os.path.basename(output)}.{os.getpid()}.partial")
+    folder, name = os.path.split(os.path.abspath(output))
+    outputs.remove_dead_partials(folder, f".{name}.", ".partial")  # of a killed earlier run
+    partial = os.path.join(folder, f".{name}.{os.getpid()}.partial")
     try:
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
             for file_name in written:
