@@ -41,10 +41,11 @@ def record_shapes(path):
 
 
 def record_files(file_pattern, what="TFRecord"):
-    """The sorted files a pattern (or a list of them) matches; ValueError when none does, or when
-    one is a directory."""
+    """The sorted files a pattern (or a list of them) matches, local ones as absolute paths (a run's
+    saved input position names them: it resumes from any folder); ValueError when none does, or
+    when one is a directory."""
     patterns = [file_pattern] if isinstance(file_pattern, str) else list(file_pattern)
-    files = sorted(f for p in patterns for f in text_files.glob(p))
+    files = sorted(f if text_files.is_remote(f) else os.path.abspath(f) for p in patterns for f in text_files.glob(p))
     if not files:
         raise ValueError(f"no {what} file matches {file_pattern!r}")
     folders = [f for f in files if text_files.isdir(f)]

@@ -362,3 +362,21 @@ def test_the_export_records_the_tau_used_and_no_directory_of_the_machine(tiny_ru
     config = PretrainConfig(**{k: v for k, v in json.loads((Path(run) / "config.json").read_text()).items()
                                if k in {f.name for f in dataclasses.fields(PretrainConfig)}})
     _check_export_dir(dataclasses.replace(config, export_dir=export))  # still this run's own export: re-run re-exports
+
+
+def test_a_run_started_with_relative_paths_resumes_from_another_folder(records, tmp_path, monkeypatch, capsys):
+    """The saved input position names the record files; given relative, they are kept absolute, so
+    the run resumes wherever the command is run from (it was refused as 'no intact checkpoint')."""
+    started, elsewhere = tmp_path / "started", tmp_path / "elsewhere"
+    for folder in (started, elsewhere):
+        folder.mkdir()
+    (started / "data").symlink_to(Path(records[0]).parent)
+    relative = os.path.join("data", Path(records[0]).name), os.path.join("data", Path(records[1]).name)
+    monkeypatch.chdir(started)
+    run_pretraining(_config(relative, tmp_path / "run", steps=2), progress=False)
+    monkeypatch.chdir(elsewhere)
+    capsys.readouterr()
+    result = run_pretraining(_config(records, tmp_path / "run", steps=2), progress=True)  # restores, trains no more
+    out = capsys.readouterr().out
+    assert "resumed from" in out and "ckpt-2" in out and "unreadable" not in out, out[-2000:]
+    assert result["step"] == 2

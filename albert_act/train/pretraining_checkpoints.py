@@ -79,6 +79,10 @@ def restore_latest_intact(checkpoint, manager, usable=None):
         try:
             checkpoint.restore(path).assert_existing_objects_matched()
         except Exception as error:  # noqa: BLE001 (TensorFlow raises OpError, IndexError, ValueError...)
+            if isinstance(error, tf.errors.NotFoundError) and "DeserializeIterator" in str(error):
+                raise ValueError(f"{path}: its saved input position names record files that are not found from "
+                                 f"this folder ({os.getcwd()}): a run started with relative --train_files resumes "
+                                 "from the folder it was started in") from None
             failures.append(f"{path}: unreadable ({type(error).__name__}: {str(error).splitlines()[0][:200]})")
             print(f"warning: {failures[-1]}; trying the checkpoint before it")
             continue
