@@ -10,11 +10,11 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = REPO / "saved_models" / "albert_act_english"
 EXPORT = SHIPPED / "1"
-CARD = SHIPPED / "MODEL_CARD.md"
+CARD = SHIPPED / "README.md"  # the model card, in the layout of a Hugging Face model repository
 # The model card's check subset: the first SUBSET records (in file order) of wiki_en_valid.txt made into
 # records as below (seed 12345, the create_pretraining_data default), and the model's MLM accuracy on them.
 SUBSET = 256
-CARD_MLM_ACCURACY = 0.1391  # 747 of 5,372 targets; MODEL_CARD.md, "Check subset"
+CARD_MLM_ACCURACY = 0.1391  # 747 of 5,372 targets; the card's "Check subset"
 TOLERANCE = 0.003  # float32 sums in another order flip a few near-tied predictions among ~5,000 targets
 
 
@@ -24,14 +24,40 @@ def test_shipped_model_is_small_documented_and_let_in_by_gitignore():
     size = sum(path.stat().st_size for path in SHIPPED.rglob("*") if path.is_file())
     assert 1_000_000 < size <= 25 * 2**20
     card = CARD.read_text()
-    for section in ("## Data", "## Vocabulary", "## Sizes", "## Training", "## Held-out results", "## Limits"):
-        assert section in card
+    header, body = card.split("\n---\n", 1)
+    assert header.startswith("---\n")
+    for key in ("language: en", "license: apache-2.0", "datasets:", "metrics:", "pipeline_tag: fill-mask",
+                "model-index:"):
+        assert f"\n{key}" in header, key
+    for section in ("## Intended use", "## How to use", "## Training data", "### Vocabulary", "## Training procedure",
+                    "### Sizes", "## Evaluation", "### Check subset", "## Limitations", "## License", "## Citation"):
+        assert f"\n{section}\n" in body, section
     assert f"{CARD_MLM_ACCURACY:.4f}" in card
     ignored = subprocess.run(["git", "check-ignore", "-q", str(EXPORT / "saved_model.pb")], cwd=REPO)
     assert ignored.returncode == 1  # not ignored: the exception lets exactly this folder in
     other = subprocess.run(["git", "check-ignore", "-q", str(REPO / "saved_models" / "other" / "1" / "saved_model.pb")],
                            cwd=REPO)
     assert other.returncode == 0
+
+
+def test_the_cards_snippet_runs_as_printed():
+    """The 5-line snippet under "How to use", run as a user runs it (a fresh interpreter, the
+    repository's root): 5 pieces for the [MASK] and a depth per piece, the top one as the card says."""
+    import re
+    import subprocess
+    import sys
+
+    snippet = re.search(r"## How to use\n.*?```python\n(.*?)```", CARD.read_text(), re.S).group(1)
+    assert len(snippet.strip().splitlines()) == 5
+    run = subprocess.run([sys.executable, "-c", snippet], cwd=REPO, capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    assert run.returncode == 0, run.stderr[-2000:]
+    guesses, depths = run.stdout.strip().splitlines()[-2:]
+    pieces = eval(guesses)  # noqa: S307  (a list of strings the snippet printed)
+    assert len(pieces) == 5 and all(isinstance(p, str) for p in pieces)
+    printed = re.search(r"It prints `(\[.*?\])` and `(\[.*?\])`", CARD.read_text())
+    assert pieces[0] == eval(printed.group(1))[0]  # noqa: S307
+    assert all(1 <= int(n) <= 6 for n in depths.strip("[]").split()) and len(depths.strip("[]").split()) == 10
 
 
 @pytest.fixture(scope="module")

@@ -123,7 +123,7 @@ def test_every_repository_path_the_docs_name_exists():
     """README.md, docs/ and the model card cite only files in the repository, and those exist."""
     import re
 
-    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), *sorted(REPO.glob("saved_models/*/MODEL_CARD.md"))]
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), *sorted(REPO.glob("saved_models/*/README.md"))]
     pattern = re.compile(r"(?<![\w./-])((?:albert_act|pipelines|tests|benchmarks|colab|docs)/[\w./-]*\w"
                          r"|requirements(?:-tpu)?\.txt)")
     missing = []

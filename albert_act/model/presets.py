@@ -95,7 +95,7 @@ PRESETS = {
     ),
     # The shipped English model (saved_models/albert_act_english): English Wikipedia, 128 pieces,
     # sized and trained for about an hour on 2 CPU cores (`python -m benchmarks.english_small`;
-    # its model card, saved_models/albert_act_english/MODEL_CARD.md, gives how each size was chosen).
+    # its model card, saved_models/albert_act_english/README.md, gives how each size was chosen).
     "english": Preset(
         backbone=dict(
             vocabulary_size=8000,  # SentencePiece unigram on the training text (benchmarks/english_small.py)

@@ -13,10 +13,9 @@ import os
 import tensorflow as tf
 
 from albert_act import artifacts, distribution
-from albert_act.train.pretraining_run import PretrainConfig, Pretrainer, checkpoint_contents
+from albert_act.train.pretraining_run import HELD_OUT_KEPT, PretrainConfig, Pretrainer, checkpoint_contents
 
-KEPT = ("step", "mlm_accuracy", "mlm_accuracy_interval", "mlm_unigram_baseline", "sop_accuracy",
-        "sop_accuracy_interval", "sop_majority_baseline", "mlm_loss")
+KEPT = ("step", *HELD_OUT_KEPT)  # what a run's held_out.jsonl keeps of each evaluation
 
 
 def learning_curve(model_dir, eval_files=None, eval_batches=None, progress=False):
