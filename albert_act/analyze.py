@@ -21,6 +21,11 @@ import sys
 from pipelines import cli
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The optional inputs each mode reads (a flag given to a mode that does not read it is refused).
+TFRECORDS = {"records", "max_batches"}
+READS = {"token-types": TFRECORDS, "fixed-point": TFRECORDS, "held-out": TFRECORDS, "sentences": {"text"},
+         "dependencies": {"parsed", "documents", "keep_subtypes"},
+         "report": TFRECORDS | {"parsed", "documents", "keep_subtypes"}}
 
 
 def main(argv=None):
@@ -42,7 +47,13 @@ def main(argv=None):
     parser.add_argument("--output_dir", default=None, help="default: runs/analysis/<mode>")
     parser.add_argument("--overwrite", action="store_true", help="replace an earlier analysis in --output_dir")
     distribution.add_arguments(parser)
-    args = cli.parse_checked(parser, argv, {"documents": "int>=1", "max_batches": "int>=1"})
+    args = cli.parse_checked(parser, argv, {"documents": "int[1,100000]", "max_batches": "int>=1"})
+    unread = [f"--{name}" for name, default in (("records", None), ("max_batches", None), ("parsed", None),
+                                                 ("documents", parser.get_default("documents")), ("keep_subtypes", False))
+              if getattr(args, name) != default and name not in READS[args.mode]]
+    if unread:
+        sys.exit(f"error: the {args.mode} analysis does not read {', '.join(unread)} (it reads "
+                 f"{', '.join('--' + n for n in sorted(READS[args.mode])) or 'only --init'})")
     args.output_dir = args.output_dir or os.path.join(REPO, "runs", "analysis", args.mode)
     try:
         report.check_output_dir(args.output_dir, args.overwrite)

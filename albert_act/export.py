@@ -47,12 +47,17 @@ def parse_args(argv=None):
                         help="sparse: compute only running tokens (CPU/GPU serving); static: TPU")
     parser.add_argument("--max_seq_length", type=int, default=None,
                         help="longer inputs are truncated (default: the fine-tuning length / the model's maximum)")
-    parser.add_argument("--top_k", type=int, default=5, help="fill_mask predictions per [MASK]")
+    parser.add_argument("--top_k", type=int, default=None, help="fill_mask predictions per [MASK] (default: 5; "
+                                                                 "--kind pretraining only)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing --output")
     parser.add_argument("--format", default="savedmodel", choices=["savedmodel", "huggingface"],
                         help="savedmodel: raw text in, for TensorFlow Serving; huggingface: config.json + "
                              "model.safetensors + spiece.model of a fixed-depth model")
-    return cli.parse_checked(parser, argv, {"top_k": "int[1,1000]", "max_seq_length": f"int[3,{checks.MAX_SEQUENCE_LENGTH}]"})
+    args = cli.parse_checked(parser, argv, {"top_k": "int[1,1000]", "max_seq_length": f"int[3,{checks.MAX_SEQUENCE_LENGTH}]"})
+    if args.top_k is not None and args.kind != "pretraining":
+        sys.exit(f"error: --top_k is fill_mask's, which only --kind pretraining exports have (not --kind {args.kind})")
+    args.top_k = args.top_k or 5
+    return args
 
 
 def main(argv=None):

@@ -59,6 +59,8 @@ def main(argv=None):
         "learning_rate": ">0", "batch_size": "int[1,65536]", "epochs": "int[1,10000]", "seed": "int>=0",
         "seeds": "int[1,1000]", "tau": ">=0", "max_iterations": f"int[1,{checks.MAX_ITERATIONS}]",
         "max_train_examples": "int>=1", "halting_bias": "finite", "max_seq_length": f"int[8,{checks.MAX_SEQUENCE_LENGTH}]"})
+    if args.seeds != 1 and not args.grid:
+        sys.exit(f"error: --seeds {args.seeds} goes with --grid (seeds per grid point); one run takes --seed")
     from albert_act import artifacts
     from albert_act.train import finetuning_run
 

@@ -153,7 +153,7 @@ def interrupted_message(model_dir):
 
 
 FLAG_RULES = {"steps": "int[1,100000000]", "warmup_steps": "int>=0", "learning_rate": ">0",
-              "global_batch_size": "int[1,1048576]", "micro_batch_size": "int[1,65536]", "seed": "int>=0",
+              "global_batch_size": "int[1,65536]", "micro_batch_size": "int[1,65536]", "seed": "int>=0",
               "input_streams": "int[1,1024]", "ponder_warmup_start": "int>=0", "ponder_warmup_steps": "int>=0",
               "checkpoint_every": "int>=1", "keep_checkpoints": "int[1,100000]", "log_every": "int>=1",
               "eval_batches": "int[1,1000000]", "eval_every": "int>=1", "target_iterations": ">0"}

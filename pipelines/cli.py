@@ -132,7 +132,8 @@ def stop_on_sigterm():
 
 def parse_checked(parser, argv, rules):
     """`parser.parse_args(argv)`, then `check_flags(args, rules)`; each flag of `rules` shows its range
-    in --help ("... (default: 8); an integer in [1, 100000]")."""
+    in --help ("... (default: 8); an integer in [1, 100000]"), and a path value starting with `~`
+    is expanded (`--output_dir=~/x`, which the shell leaves as it is)."""
     from pipelines import checks
 
     for action in parser._actions:
@@ -143,6 +144,11 @@ def parse_checked(parser, argv, rules):
             action.help = f"{shown}; {words}" if action.default is not None else f"{action.help or ''}; {words}"
     args = parser.parse_args(argv)
     check_flags(args, rules)
+    for name, value in vars(args).items():  # `--output_dir=~/x` reaches us unexpanded (the shell expands `~` only
+        if isinstance(value, str) and value.startswith("~"):  # at a word's start): not a folder named "~"
+            setattr(args, name, os.path.expanduser(value))
+        elif isinstance(value, list) and any(isinstance(v, str) and v.startswith("~") for v in value):
+            setattr(args, name, [os.path.expanduser(v) if isinstance(v, str) else v for v in value])
     return args
 
 

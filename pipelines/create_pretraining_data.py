@@ -16,6 +16,7 @@ stats.json is written last.
 """
 
 import collections
+import hashlib
 import json
 import multiprocessing
 import os
@@ -227,6 +228,17 @@ def _check_each_file_once(files):
             raise ValueError(f"--input matches {path} twice: its documents would be both trained on and held out; "
                              "give each file once")
         seen[key] = path
+    by_content = {}  # a copy under another name: the same size and the same first MiB
+    for path in files:
+        try:
+            with text_files.open_binary(path) as f:
+                key = (text_files.size(path), hashlib.sha256(f.read(2**20)).hexdigest())
+        except OSError:
+            continue  # reading it names the problem
+        if key[0] and key in by_content:
+            raise ValueError(f"--input {path} holds the same text as {by_content[key]} (a copy): its documents would be "
+                             "both trained on and held out; give each text once")
+        by_content[key] = path
 
 
 def _write_shards(files, tokenizer, config, staging, num_shards, workers, eval_fraction,

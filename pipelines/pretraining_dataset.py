@@ -48,6 +48,11 @@ def record_files(file_pattern, what="TFRecord"):
     files = sorted(f if text_files.is_remote(f) else os.path.abspath(f) for p in patterns for f in text_files.glob(p))
     if not files:
         raise ValueError(f"no {what} file matches {file_pattern!r}")
+    real = [f if text_files.is_remote(f) else os.path.realpath(f) for f in files]
+    twice = next((f for f, r in zip(files, real) if real.count(r) > 1), None)
+    if twice:
+        raise ValueError(f"{twice}: given twice in {file_pattern!r} (by two patterns, or a link): each {what} file once, "
+                         "or its records count twice")
     folders = [f for f in files if text_files.isdir(f)]
     if folders:
         raise ValueError(f"{folders[0]} is a directory, not a TFRecord file: give the files, or a glob such as "

@@ -44,7 +44,7 @@ def read_senteval(path):
     Tense), or a va/te label that no tr line has (a classifier could never predict it)."""
     data, lines = {split: [] for split in SPLITS}, {}
     known = TASK_LABELS.get(os.path.basename(str(path)).split(".")[0])
-    for number, line in text_files.read_lines(path):
+    for number, line in text_files.read_lines(path, skip_flag=False):
         if not line:
             continue
         parts = line.split("\t")
@@ -72,7 +72,7 @@ def read_conllu(path):
     inside a multiword token ("don't" = do + n't: False after "do"; its last word takes the token's).
     A HEAD outside 0..words of its sentence is refused, naming the line."""
     sentence, lines, token = [], [], None  # token: (first word id, last word id, SpaceAfter=No) of a range
-    for number, line in text_files.read_lines(path):
+    for number, line in text_files.read_lines(path, skip_flag=False):
         if not line:
             if sentence:
                 yield _check_heads(sentence, lines, path)
@@ -126,7 +126,7 @@ def read_head_only(path):
     (form, POS, head, relation, space_after) with the POS tag standing in for the missing relation
     (space_after always True: the format does not say)."""
     sentence = []
-    for number, line in text_files.read_lines(path):
+    for number, line in text_files.read_lines(path, skip_flag=False):
         if not line.strip():
             if sentence:
                 yield sentence
@@ -214,7 +214,7 @@ def main(argv=None):
     parser.add_argument("--synthetic_documents", type=int, default=0, help="documents of the embedded corpus")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output_dir", required=True)
-    args = parser.parse_args(argv)
+    args = cli.parse_checked(parser, argv, {"synthetic_documents": "int[0,1000000]", "seed": "int>=0"})
     files = text_files.expand_patterns(args.conllu) if args.conllu else []
     if not files and args.synthetic_documents < 1:
         parser.error("give --conllu files and/or --synthetic_documents N")

@@ -71,6 +71,11 @@ def expand_patterns(patterns):
     return files
 
 
+def size(path):
+    """The file's length in bytes (local or gs://)."""
+    return _gfile().stat(path).length if is_remote(path) else os.path.getsize(path)
+
+
 def open_binary(path, mode="rb"):
     return _gfile().GFile(path, mode) if is_remote(path) else open(path, mode)
 
@@ -117,11 +122,13 @@ def _refuse_utf16(path, start):
     if kind is None and b"\x00" in start:
         kind = "UTF-16 or binary"
     if kind:
+        convert = f"iconv -f {kind[:6]} -t UTF-8 {path} > converted.txt"
         raise ValueError(f"{path}: {kind} text, not UTF-8 (its first line holds NUL bytes or a {kind[:6]} byte-order "
-                         f"mark); convert it first: iconv -f {kind[:6]} -t UTF-8 {path} > converted.txt")
+                         f"mark); " + (f"if it is {kind[:6]} text, convert it first: {convert}" if "binary" in kind
+                                      else f"convert it first: {convert}"))
 
 
-def read_lines(path, skip_invalid_utf8=False, invalid_lines=None):
+def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True):
     """Yields (line number, text without the newline) of a UTF-8 file; a byte-order mark at its
     start is dropped.
 
@@ -130,6 +137,7 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None):
     (path, line number) is appended to `invalid_lines` (a list) if given. A gzip, bzip2, xz,
     zstd or zip file raises ValueError naming its compression, and a UTF-16 or UTF-32 one (a
     byte-order mark, or NUL bytes in its first line) its encoding, whatever `skip_invalid_utf8`.
+    skip_flag: whether the caller has --skip_invalid_utf8 to recommend.
     """
     try:
         handle = open_binary(path)
@@ -144,9 +152,10 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None):
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as error:
                 if not skip_invalid_utf8:
+                    advice = ("pass --skip_invalid_utf8 to skip such lines" if skip_flag else
+                              "save the file as UTF-8 text (e.g. iconv -f latin1 -t UTF-8)")
                     raise ValueError(
-                        f"{path} line {number}: not valid UTF-8 ({error.reason} at byte "
-                        f"{error.start}); pass --skip_invalid_utf8 to skip such lines"
+                        f"{path} line {number}: not valid UTF-8 ({error.reason} at byte {error.start}); {advice}"
                     ) from None
                 if invalid_lines is not None:
                     invalid_lines.append((path, number))

@@ -245,7 +245,7 @@ CASES += [
     # --- analyses ---------------------------------------------------------------------------------------
     ("analyze-max-batches-0", ANALYZE + " --max_batches 0", 1, r"--max_batches must be an integer >= 1, got 0", []),
     ("analyze-documents-0", ANALYZE.replace("token-types", "dependencies") + " --documents 0", 1,
-     r"--documents must be an integer >= 1, got 0", []),
+     r"--documents must be an integer in \[1, 100000\], got 0", []),
     ("analyze-parsed-none", ANALYZE.replace("token-types", "dependencies") + " --parsed {tmp}/none.conllu", 1,
      r"no file matches .*none.conllu", []),
     ("analyze-parsed-empty-form", ANALYZE.replace("token-types", "dependencies") + " --parsed {empty_form}", 1,
@@ -337,8 +337,8 @@ CASES += [
      r"directory", ["{run}"]),
     ("tokenizer-output-a-directory", TOKENIZER.replace("{tmp}/v", "{notes_dir}/"), 1,
      r"--output .*notes_dir/ is a directory; --output is a file prefix, e.g. .*notes_dir/vocab", ["{notes_dir}"]),
-    ("analyze-records-of-another-vocabulary", ANALYZE + " --records {other_vocab}/eval.tfrecord", 1,
-     r"other_vocab/eval.tfrecord: made with another vocabulary \(wiki.model, per .*stats.json\) than the model's",
+    ("analyze-records-of-another-vocabulary", ANALYZE + " --records {other_vocab_eval}/eval.tfrecord", 1,
+     r"other_vocab_eval/eval.tfrecord: made with another vocabulary \(wiki.model, per .*stats.json\) than the model's",
      []),
     ("pretrain-records-of-another-vocabulary", PRETRAIN.replace("{train}", "{other_vocab}/eval.tfrecord") +
      " --vocab {vocab}", 1, r"other_vocab/eval.tfrecord: made with another vocabulary \(wiki.model, .*\) than the "
@@ -450,6 +450,40 @@ CASES += [
         "{tmp}/e/1", "{tmp}/hf_truncated") + " --format huggingface", 1, ALL_TRUNCATED, ["{truncated_run}"]),
     ("pretrain-init-from-every-checkpoint-truncated", PRETRAIN.replace("new_run", "warm_run2") +
      " --init_from {truncated_run}", 1, ALL_TRUNCATED, ["{truncated_run}", "{tmp}/warm_run2"]),
+    # --- the fresh round of issue 44, fixed ----------------------------------------------------------------
+    ("export-classifier-top-k", EXPORT.replace("--kind pretraining", "--kind classifier") + " --top_k 3", 1,
+     r"--top_k is fill_mask's, which only --kind pretraining exports have \(not --kind classifier\)", []),
+    ("finetune-seeds-without-grid", FINETUNE + " --task rte --data_dir {rte} --seeds 3", 1,
+     r"--seeds 3 goes with --grid \(seeds per grid point\); one run takes --seed", []),
+    ("finetune-halting-bias-on-an-act-model", FINETUNE + " --task rte --data_dir {rte} --halting_bias 5", 1,
+     r"--halting_bias sets a new halting unit's start, and .*run has its own halting unit", []),
+    ("pretrain-ponder-start-after-steps", PRETRAIN + " --ponder_warmup_start 1000", 1,
+     r"ponder_warmup_start 1000 is after steps=2: the ponder cost would never switch on", []),
+    ("pretrain-a-shard-twice", PRETRAIN.replace("--train_files {train}", "--train_files {train} {linked_eval}"), 1,
+     r"given twice in .*: each training file once, or its records count twice", []),
+    ("pretrain-global-batch-huge", PRETRAIN.replace("--global_batch_size 8", "--global_batch_size 1048576"), 1,
+     r"--global_batch_size must be an integer in \[1, 65536\], got 1048576", []),
+    ("data-input-a-copy", DATA + " --input {corpus} {corpus_copy}", 1,
+     r"--input .*corpus_copy.txt holds the same text as .*corpus.txt \(a copy\)", []),
+    ("finetune-train-is-dev", FINETUNE + " --task rte --data_dir {glue_train_is_dev}", 1,
+     r"glue_train_is_dev/train.tsv is .*glue_train_is_dev/dev.tsv \(a link or a copy\): dev numbers would measure", []),
+    ("analyze-held-out-on-training-records", "albert_act.analyze held-out --init {run} --records {train} "
+     "--output_dir {tmp}/a_ho", 1, r"--records .*train-.*tfrecord is a training file of .*run", []),
+    ("analyze-sentences-with-records", "albert_act.analyze sentences --init {run} --text {corpus} --records {eval} "
+     "--output_dir {tmp}/a_sr", 1, r"the sentences analysis does not read --records \(it reads --text\)", []),
+    ("analyze-token-types-keep-subtypes", ANALYZE + " --keep_subtypes --documents 9", 1,
+     r"the token-types analysis does not read --documents, --keep_subtypes \(it reads --max_batches, --records\)", []),
+    ("analyze-text-inside-the-output", "albert_act.analyze sentences --init {run} --text {earlier}/analysis/report.md "
+     "--output_dir {earlier}/analysis --overwrite", 1, r"--text .*analysis/report.md lies inside --output_dir",
+     ["{earlier}/analysis"]),
+    ("analyze-documents-huge", "albert_act.analyze dependencies --init {run} --documents 1000000000", 1,
+     r"--documents must be an integer in \[1, 100000\], got 1000000000", []),
+    ("analyze-sentences-latin1", "albert_act.analyze sentences --init {run} --text {latin1_txt} --output_dir {tmp}/a_l1",
+     1, r"latin1.txt line 1: not valid UTF-8 .*save the file as UTF-8 text", []),
+    ("probing-synthetic-negative", "pipelines.probing --synthetic_documents -5 --output_dir {tmp}/probing_out", 1,
+     r"--synthetic_documents must be an integer in \[0, 1000000\], got -5", []),
+    ("probing-synthetic-huge", "pipelines.probing --synthetic_documents 1000000000 --output_dir {tmp}/probing_out", 1,
+     r"--synthetic_documents must be an integer in \[0, 1000000\], got 1000000000", []),
     ("export-newest-checkpoint-damaged", EXPORT.replace("{run}", "{damaged_index_run}").replace("e/1", "e_fallback/1"),
      0, DAMAGED_FALLBACK, ["{damaged_index_run}"]),
     ("analyze-newest-checkpoint-damaged", ANALYZE.replace("{run}", "{damaged_index_run}").replace("/a", "/a_fallback"),
@@ -537,6 +571,9 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     (root / "other_vocab").mkdir()  # a shard whose stats.json names another vocabulary of the same size
     shutil.copy(sorted(Path(records[0]).parent.glob(Path(records[0]).name))[-1], root / "other_vocab" / "eval.tfrecord")
     (root / "other_vocab" / "stats.json").write_text(json.dumps({"vocab": "wiki.model", "vocab_sha256": "0" * 64}))
+    (root / "other_vocab_eval").mkdir()  # the same, of held-out records (the analyses refuse training ones)
+    shutil.copy(sorted(Path(records[1]).parent.glob(Path(records[1]).name))[0], root / "other_vocab_eval" / "eval.tfrecord")
+    shutil.copy(root / "other_vocab" / "stats.json", root / "other_vocab_eval" / "stats.json")
     (root / "old_vocab.vocab").write_text("<pad>\t0\n")
     locks = [outputs.DirectoryLock(root / name, "test").acquire() for name in HELD]
     yield {"tmp": root, "run": run, "export": export, "train": records[0], "eval": records[1], "vocab": vocab,
@@ -551,9 +588,10 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "linked_eval": root / "linked_eval.tfrecord", "copied_eval": root / "copied_eval.tfrecord", "gzip_txt": root / "corpus.txt.gz", "no_config_run": root / "no_config_run", "old_vocab": root / "old_vocab",
             "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name,
             **{name: root / name for name in ("damaged_index_run", "truncated_run")},
-            "damaged_export": root / "damaged_export" / "1", "other_vocab": root / "other_vocab", "truncated_vocab": root / "truncated_vocab.model",
+            "damaged_export": root / "damaged_export" / "1", "other_vocab": root / "other_vocab", "other_vocab_eval": root / "other_vocab_eval", "truncated_vocab": root / "truncated_vocab.model",
             "probing_future": root / "probing_future", "glue_spelled_models": root / "glue_spelled_models",
-            "one_line": root / "one_line.txt", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
+            "one_line": root / "one_line.txt", "corpus_copy": root / "corpus_copy.txt",
+            "latin1_txt": root / "latin1.txt", "glue_train_is_dev": root / "glue_train_is_dev", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
     for lock in locks:
         lock.release()
 
@@ -577,6 +615,11 @@ def _more_bad_files(root, rte):
     (root / "probing_future" / "subj_number.txt").write_text("tr\tNN\tThe dog ran .\ntr\tNNP\tJohn ran .\n")
     words = ("alpha", "beta", "gamma", "delta", "house", "river", "stone", "light")
     (root / "one_line.txt").write_text(" ".join(words[(i * 7 + i // 3) % 8] for i in range(400_000)) + ".\n")
+    shutil.copy(root / "corpus.txt", root / "corpus_copy.txt")
+    (root / "latin1.txt").write_bytes("Caf\u00e9 au lait.\n".encode("latin-1"))
+    (root / "glue_train_is_dev").mkdir()
+    shutil.copy(rte / "dev.tsv", root / "glue_train_is_dev" / "dev.tsv")
+    (root / "glue_train_is_dev" / "train.tsv").symlink_to(root / "glue_train_is_dev" / "dev.tsv")
     (root / "utf16le.txt").write_bytes("A first line.\nA second one.\n".encode("utf-16-le"))
     (root / "corpus.txt.gz").write_bytes(gzip.compress("A first line.\nA second one.\n".encode()))
     (root / "text.tfrecord").write_text("not a TFRecord at all\n")
@@ -659,7 +702,8 @@ SERVED = [
     ("encoder-a-scalar", "encoder", {"text": ("a b", "string")}, r"text_must_be_a_list_of_strings"),
     ("encoder-rank-3", "serving_default", {"text": ([[["a"]]], "string")}, r"text_must_be_a_list_of_strings"),
     *[(f"encoder-ids-{name}", "encoder_ids", {"token_ids": (ids, "int32"), "segment_ids": (segments, "int32"),
-                                              "padding_mask": (mask, "int32")}, f"encoder_ids: {message}")
+                                              "padding_mask": (mask, "int32")},
+       message if "_must_" in message else f"encoder_ids: {message}")
       for name, ids, segments, mask, message in (
           ("length-0", [[]], [[]], [[]], r"token_ids has no positions \(length 0\)"),
           ("padding-all-zero", [[2, 5, 3], [2, 6, 3]], [[0] * 3] * 2, [[1] * 3, [0] * 3],
@@ -670,7 +714,8 @@ SERVED = [
           ("segments-shape", ROW, [[0] * 4], [[1] * 3], r"segment_ids must have the shape of token_ids"),
           ("segments-values", ROW, [[0, 2, 0]], [[1] * 3], r"segment_ids must hold only 0 and 1"),
           ("mask-values", ROW, [[0] * 3], [[1, 7, 1]], r"padding_mask must hold only 0 and 1"),
-          ("mask-shape", ROW, [[0] * 3], [[1, 1]], r"padding_mask must have the shape of token_ids"))],
+          ("mask-shape", ROW, [[0] * 3], [[1, 1]], r"padding_mask must have the shape of token_ids"),
+          ("rank-1", [2, 5, 3], [0] * 3, [1] * 3, r"(token_ids|segment_ids|padding_mask)_must_be_rows_of_ids"))],
 ]
 
 

@@ -10,7 +10,7 @@ import json
 import math
 import os
 
-from albert_act import distribution
+from albert_act import artifacts, distribution
 from albert_act.analysis import depth, plots
 from albert_act.analysis.token_types import markdown_table
 from albert_act.model.source import Source
@@ -53,6 +53,11 @@ def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, 
     training code is a later stage than the analyses), needed by held-out. `text`: a plain-text file,
     one sentence per line, for sentences."""
     check_output_dir(output_dir)
+    for flag, path in (("--text", text), *(("--parsed", p) for p in parsed or ()), *(("--records", p) for p in
+                                                                                   ([records] if isinstance(records, str) else records or ()))):
+        if path and "://" not in str(path) and os.path.realpath(path).startswith(os.path.realpath(output_dir) + os.sep):
+            raise ValueError(f"{flag} {path} lies inside --output_dir {output_dir}, which an analysis replaces whole: "
+                             "move it out, or write the analysis elsewhere")
     if (mode == "sentences") != (text is not None):
         raise ValueError("--text (a plain-text file, one sentence per line) goes with the sentences mode, and "
                          "only with it" if text is not None else "the sentences mode needs --text FILE (one "
@@ -70,6 +75,7 @@ def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, 
         model = source.pretraining_model()[0] if heads else None
     if mode in ("held-out", "token-types", "fixed-point", "report"):  # records of this model's vocabulary and length
         files = record_files(held_out_records(source, records))
+        _check_not_trained_on(source, files)
         records = non_empty(files) or files[:1]  # an empty shard holds nothing; all empty: the first is named
         for path in records:
             check_records(path, backbone.vocabulary_size, backbone.max_sequence_length)
@@ -158,7 +164,7 @@ def _fixed_point(backbone, records, max_batches, infer, out):
 
 def read_sentences(path):
     """The non-blank lines of a UTF-8 text file (a line that is not UTF-8 is named); ValueError when none."""
-    sentences = [line.strip() for _, line in text_files.read_lines(path) if line.strip()]
+    sentences = [line.strip() for _, line in text_files.read_lines(path, skip_flag=False) if line.strip()]
     if not sentences:
         raise ValueError(f"{path}: no sentences (one per line; the file is empty or blank)")
     return sentences
@@ -262,6 +268,17 @@ def _parsed_sentences(patterns, documents):
     if not sentences:
         raise ValueError(f"no sentences in {source}")
     return sentences, source
+
+
+def _check_not_trained_on(source, files):
+    """Records that the model was pre-trained on (its run's train_files, where they are on this
+    machine) measure nothing held out: refused, by content."""
+    trained = (source.info.get("pretraining") or {}).get("train_files") or []
+    shards = [path for pattern in trained for path in text_files.glob(pattern)]
+    shared = artifacts.same_files(files, shards) if shards else []
+    if shared:
+        raise ValueError(f"--records {shared[0][0]} is a training file of {source.path} ({shared[0][1]}): held-out "
+                         "numbers need records it was not trained on (its run's eval_files)")
 
 
 def held_out_records(source, records=None):

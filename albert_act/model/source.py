@@ -259,8 +259,10 @@ class Source:
             raise ValueError(f"{self.path}: no {WEIGHTS} (fine-tuning did not finish an epoch)")
         try:
             model.load_weights(weights)
-        except OSError as error:  # HDF5: a truncated or foreign file
-            raise ValueError(f"{weights}: not a readable Keras weights file ({error})") from None
+        except (OSError, RuntimeError, KeyError, ValueError) as error:  # HDF5: a truncated, corrupt or foreign file
+            raise ValueError(f"{weights}: not a readable Keras weights file ({type(error).__name__}: "
+                             f"{str(error).splitlines()[0][:200] if str(error) else 'damaged'}); fine-tune again, or "
+                             "restore the file") from None
         return model
 
 
@@ -289,6 +291,11 @@ def run_weights(run):
     found = artifacts.checkpoints_on_disk(directory)
     if not found:
         raise ValueError(f"{run}: no checkpoint in {directory}")
+    state = tf.train.get_checkpoint_state(directory)
+    named = state.model_checkpoint_path if state else None
+    if named and not tf.io.gfile.exists(named + ".index"):
+        print(f"warning: {os.path.join(directory, 'checkpoint')} names {named}, which is not there; reading the "
+              "newest checkpoint on disk")
     failures = []
     for update in sorted(found, reverse=True):
         try:

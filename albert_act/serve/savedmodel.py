@@ -86,6 +86,9 @@ def _same_batch(text, text_pair):
 def _check_ids(token_ids, segment_ids, padding_mask, max_length, vocabulary_size):
     """encoder_ids' inputs as a client may send them, checked before the model reads them: each
     refusal names the input. Returns the three inputs, to be used only after the checks."""
+    token_ids, segment_ids, padding_mask = (tf.ensure_shape(value, [None, None], name=f"{name}_must_be_rows_of_ids")
+                                            for name, value in (("token_ids", token_ids), ("segment_ids", segment_ids),
+                                                                ("padding_mask", padding_mask)))
     checks = []
     for name, value in (("segment_ids", segment_ids), ("padding_mask", padding_mask)):
         checks.append(tf.debugging.assert_equal(tf.shape(value), tf.shape(token_ids),

@@ -112,8 +112,16 @@ def task_folder(models_dir, model_task):
     return os.path.join(models_dir, found[0]) if found else None
 
 
-def _build(models_dir, data_dir, output, allow_partial, progress, staging):
-    written, missing, problems, models = [], {}, [], {}
+def _refuse_incomplete(missing):
+    raise ValueError("incomplete submission, not written; missing: "
+                     + "; ".join(f"{k} ({v})" for k, v in missing.items())
+                     + ". Pass --allow_partial to write the files that exist.")
+
+
+def _inputs(models_dir, data_dir):
+    """({file: (export, test path)} of the files that can be written, {file: why not} of the others):
+    found from the folders alone, before any model runs."""
+    found, missing = {}, {}
     for file_name, (model_task, data_task, split) in SUBMISSION.items():
         folder = task_folder(models_dir, model_task)
         export = find_export(folder) if folder else None
@@ -121,10 +129,23 @@ def _build(models_dir, data_dir, output, allow_partial, progress, staging):
         test_path = os.path.join(data_dir, task.directory, task.splits[split])
         if export is None:
             missing[file_name] = f"no {model_task} model in {models_dir}"
-            continue
-        if not os.path.exists(test_path):
+        elif not os.path.exists(test_path):
             missing[file_name] = f"no test data at {test_path}"
+        else:
+            found[file_name] = export, test_path
+    return found, missing
+
+
+def _build(models_dir, data_dir, output, allow_partial, progress, staging):
+    written, problems, models = [], [], {}
+    found, missing = _inputs(models_dir, data_dir)
+    if found and missing and not allow_partial:  # refused before any prediction is computed
+        _refuse_incomplete(missing)
+    for file_name, (model_task, data_task, split) in SUBMISSION.items():
+        if file_name not in found:
             continue
+        export = found[file_name][0]
+        task = glue.TASKS[data_task]
         if model_task not in models:
             models[model_task] = ExportedClassifier(export)
             trained_for = models[model_task].info["task"].lower()
@@ -147,9 +168,7 @@ def _build(models_dir, data_dir, output, allow_partial, progress, staging):
                          f"folders named after the tasks ({', '.join(sorted({t for t, _, _ in SUBMISSION.values()}))}), "
                          "each holding a fine-tuning dir or an export; nothing written")
     if missing and not allow_partial:
-        raise ValueError("incomplete submission, not written; missing: "
-                         + "; ".join(f"{k} ({v})" for k, v in missing.items())
-                         + ". Pass --allow_partial to write the files that exist.")
+        _refuse_incomplete(missing)
     # Written beside the output and renamed over it: a full disk or Ctrl-C leaves the old zip whole.
     folder, name = os.path.split(os.path.abspath(output))
     outputs.remove_dead_partials(folder, f".{name}.", ".partial")  # of a killed earlier run

@@ -18,7 +18,7 @@ import tensorflow as tf
 from albert_act import artifacts, distribution
 from pipelines import checks, cli, outputs
 from albert_act.model.classifier import AlbertActClassifier
-from albert_act.model.source import Source
+from albert_act.model.source import HALTING_UNIT, Source
 from albert_act.serve import savedmodel
 from albert_act.train import glue_metrics
 from albert_act.train.learning_rate import WarmupLinearDecay
@@ -55,6 +55,9 @@ def load_task(name, data_dir):
     task = glue.TASKS[key]
     if "train" not in task.splits:
         raise ValueError(f"{task.name} has no training data: it is predicted with the MNLI model")
+    splits = [os.path.join(data_dir, task.splits[s]) for s in ("train", glue.DEV_SPLIT.get(key, "dev"))]
+    if all(tf.io.gfile.exists(p) for p in splits) and artifacts.same_files(splits[:1], splits[1:]):
+        raise ValueError(f"{splits[0]} is {splits[1]} (a link or a copy): dev numbers would measure the training data")
     train, train_report = glue.read_glue(key, data_dir, "train")
     dev, dev_report = glue.read_glue(key, data_dir, glue.DEV_SPLIT.get(key, "dev"))
     skipped = tuple((r["file"], r["skipped_lines"], r["malformed_rows_skipped"]) for r in (train_report, dev_report)
@@ -176,6 +179,9 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
     tokenizer = source.tokenizer(vocab)
     with strategy.scope():  # new_weights: a new halting unit; the pooler of a checkpoint without one
         backbone, new_weights = source.backbone(halting=halting, max_iterations=max_iterations, **bias)
+    if bias and not any(p.startswith(HALTING_UNIT) for p in new_weights):
+        raise ValueError(f"--halting_bias sets a new halting unit's start, and {init} has its own halting unit "
+                         f"(or --halting none has none): drop --halting_bias")
     max_seq_length = max_seq_length or min(128, backbone.max_sequence_length)
     if max_seq_length > backbone.max_sequence_length:
         raise ValueError(f"max_seq_length {max_seq_length} exceeds the model's {backbone.max_sequence_length}")

@@ -213,6 +213,10 @@ def _check_ponder_settings(config):
     for name in ("ponder_warmup_start", "ponder_warmup_steps"):
         if getattr(config, name) < 0:
             raise ValueError(f"{name} must be >= 0, got {getattr(config, name)}")
+    never = config.ponder_warmup_start > config.steps and config.ponder_cost_weight not in (0, 0.0)
+    if config.halting == "act" and never:
+        raise ValueError(f"ponder_warmup_start {config.ponder_warmup_start} is after steps={config.steps}: the "
+                         "ponder cost would never switch on; lower it, or pass --tau 0 for no ponder cost")
     target = config.target_iterations
     if target is not None:
         n_max = config.backbone_config()["max_iterations"]
