@@ -364,6 +364,7 @@ def test_the_export_records_the_tau_used_and_no_directory_of_the_machine(tiny_ru
     _check_export_dir(dataclasses.replace(config, export_dir=export))  # still this run's own export: re-run re-exports
 
 
+@pytest.mark.slow  # ~40 s: two runs; `pytest -m slow`
 def test_a_run_started_with_relative_paths_resumes_from_another_folder(records, tmp_path, monkeypatch, capsys):
     """The saved input position names the record files; given relative, they are kept absolute, so
     the run resumes wherever the command is run from (it was refused as 'no intact checkpoint')."""

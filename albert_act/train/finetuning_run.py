@@ -56,13 +56,26 @@ def load_task(name, data_dir):
     if "train" not in task.splits:
         raise ValueError(f"{task.name} has no training data: it is predicted with the MNLI model")
     splits = [os.path.join(data_dir, task.splits[s]) for s in ("train", glue.DEV_SPLIT.get(key, "dev"))]
-    if all(tf.io.gfile.exists(p) for p in splits) and artifacts.same_files(splits[:1], splits[1:]):
-        raise ValueError(f"{splits[0]} is {splits[1]} (a link or a copy): dev numbers would measure the training data")
+    if all(os.path.exists(p) for p in splits) and os.path.samefile(*splits):
+        raise ValueError(f"{splits[0]} is {splits[1]} (a link): dev numbers would measure the training data")
     train, train_report = glue.read_glue(key, data_dir, "train")
     dev, dev_report = glue.read_glue(key, data_dir, glue.DEV_SPLIT.get(key, "dev"))
     skipped = tuple((r["file"], r["skipped_lines"], r["malformed_rows_skipped"]) for r in (train_report, dev_report)
                     if r["malformed_rows_skipped"])
     return TaskData(key, task.labels, train, dev, key, skipped)
+
+
+def _check_settings(batch_size, epochs, learning_rate):
+    checks.positive_int("batch_size", batch_size)
+    checks.positive_int("epochs", epochs)
+    if not learning_rate > 0:
+        raise ValueError(f"learning_rate must be > 0, got {learning_rate}")
+
+
+def _check_halting_bias(bias, new_weights, init):
+    if bias and not any(p.startswith(HALTING_UNIT) for p in new_weights):
+        raise ValueError(f"--halting_bias sets a new halting unit's start, and {init} has its own halting unit "
+                         f"(or --halting none has none): drop --halting_bias")
 
 
 def encode(tokenizer, examples, max_seq_length):
@@ -167,10 +180,7 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
     strategy, precision, jit_compile: as for pre-training (`albert_act.distribution.resolve`);
     batch_size is the global batch, divided among the replicas.
     """
-    checks.positive_int("batch_size", batch_size)
-    checks.positive_int("epochs", epochs)
-    if not learning_rate > 0:
-        raise ValueError(f"learning_rate must be > 0, got {learning_rate}")
+    _check_settings(batch_size, epochs, learning_rate)
     task = load_task(task_name, data_dir)
     strategy, kind, precision, jit_compile = distribution.resolve(strategy, precision, jit_compile)
     checks.divisible("batch_size", batch_size, "replicas", strategy.num_replicas_in_sync)
@@ -179,9 +189,7 @@ def finetune(task_name, data_dir, init, output_dir, learning_rate=3e-5, batch_si
     tokenizer = source.tokenizer(vocab)
     with strategy.scope():  # new_weights: a new halting unit; the pooler of a checkpoint without one
         backbone, new_weights = source.backbone(halting=halting, max_iterations=max_iterations, **bias)
-    if bias and not any(p.startswith(HALTING_UNIT) for p in new_weights):
-        raise ValueError(f"--halting_bias sets a new halting unit's start, and {init} has its own halting unit "
-                         f"(or --halting none has none): drop --halting_bias")
+    _check_halting_bias(bias, new_weights, init)
     max_seq_length = max_seq_length or min(128, backbone.max_sequence_length)
     if max_seq_length > backbone.max_sequence_length:
         raise ValueError(f"max_seq_length {max_seq_length} exceeds the model's {backbone.max_sequence_length}")
