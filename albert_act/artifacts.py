@@ -138,18 +138,13 @@ def same_files(first, second):
     pairs = [(a, by_key[key(a)]) for a in first if key(a) in by_key]
     sizes = {}
     for b in second:
-        sizes.setdefault(tf.io.gfile.stat(b).length, []).append(b)
-
-    def head(path):
-        with tf.io.gfile.GFile(path, "rb") as f:
-            return f.read(2**20)
-
+        sizes.setdefault(text_files.size(b), []).append(b)
     for a in first:
-        length = tf.io.gfile.stat(a).length
+        length = text_files.size(a)
         same_size = [b for b in sizes.get(length, []) if length and (a, b) not in pairs]
-        if same_size:
-            start = head(a)
-            pairs += [(a, b) for b in same_size if head(b) == start]
+        if same_size:  # contents read only where the lengths agree
+            start = text_files.content_key(a)
+            pairs += [(a, b) for b in same_size if text_files.content_key(b) == start]
     return pairs
 
 

@@ -16,7 +16,6 @@ stats.json is written last.
 """
 
 import collections
-import hashlib
 import json
 import multiprocessing
 import os
@@ -231,8 +230,7 @@ def _check_each_file_once(files):
     by_content = {}  # a copy under another name: the same size and the same first MiB
     for path in files:
         try:
-            with text_files.open_binary(path) as f:
-                key = (text_files.size(path), hashlib.sha256(f.read(2**20)).hexdigest())
+            key = text_files.content_key(path)
         except OSError:
             continue  # reading it names the problem
         if key[0] and key in by_content:

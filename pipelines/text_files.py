@@ -76,6 +76,15 @@ def size(path):
     return _gfile().stat(path).length if is_remote(path) else os.path.getsize(path)
 
 
+def content_key(path):
+    """(length, SHA-256 of the first MiB): equal for a file and its copy under another name (how
+    inputs given twice, or evaluation files that are training files, are told by content)."""
+    import hashlib
+
+    with open_binary(path) as f:
+        return size(path), hashlib.sha256(f.read(2**20)).hexdigest()
+
+
 def open_binary(path, mode="rb"):
     return _gfile().GFile(path, mode) if is_remote(path) else open(path, mode)
 
