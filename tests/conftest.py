@@ -21,6 +21,10 @@ TINY = dict(
 )
 # The same model for training runs on `records`: their sequence length, and 3 iterations to keep runs short.
 TINY_RUN = {**TINY, "max_iterations": 3, "max_sequence_length": 64}
+# Runs whose execution is not what they test use the static loop: on a 2-core CPU its first update
+# traces in ~7 s, the demo preset's gather in ~18 s. gather trains to the same numbers (test_gathered_halting).
+STATIC = "static"
+STATIC_FLAGS = ["--execution", STATIC]
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -109,15 +113,39 @@ def shared_data():
     return SHARED_DATA
 
 
+def built_once(tmp_path_factory, worker_id, name, build):
+    """`build(folder)` (JSON-ready result) run once per test session, not once per xdist worker: the
+    first worker to ask builds it in the session's shared temporary folder, under a lock; the others
+    wait for it and read the same files. Only for what tests read and never change."""
+    import fcntl
+    import json
+    import shutil
+
+    if worker_id == "master":  # not under xdist
+        return build(tmp_path_factory.mktemp(name))
+    folder = tmp_path_factory.getbasetemp().parent / f"built_once_{name}"
+    with open(f"{folder}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = folder.with_suffix(".json")
+        if done.exists():
+            return json.loads(done.read_text())
+        shutil.rmtree(folder, ignore_errors=True)  # a worker that failed while building
+        folder.mkdir()
+        result = build(folder)
+        done.write_text(json.dumps(result))
+        return result
+
+
 @pytest.fixture(scope="session")
-def wiki_vocab(shared_data, tmp_path_factory):
+def wiki_vocab(shared_data, tmp_path_factory, worker_id):
     """Path of an 8,000-piece vocabulary trained (by the CLI) on the Wikipedia sample."""
     from pipelines import train_tokenizer
 
-    prefix = str(tmp_path_factory.mktemp("vocab") / "wiki")
-    train_tokenizer.main(["--input", str(shared_data / "wikipedia_en_sample" / "wiki_en_train.txt"),
-                          "--output", prefix, "--vocab_size", "8000"])
-    return prefix + ".model"
+    def build(folder):
+        train_tokenizer.main(["--input", str(shared_data / "wikipedia_en_sample" / "wiki_en_train.txt"),
+                              "--output", str(folder / "wiki"), "--vocab_size", "8000"])
+        return str(folder / "wiki.model")
+    return built_once(tmp_path_factory, worker_id, "wiki_vocab", build)
 
 
 @pytest.fixture(scope="session")
@@ -156,19 +184,23 @@ def records(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def tiny_run(records, tmp_path_factory):
-    """A finished tiny pre-training run dir (checkpoint, config.json, vocab.model) and its raw-text SavedModel."""
+def tiny_run(records, tmp_path_factory, worker_id):
+    """A finished tiny pre-training run dir (checkpoint, config.json, vocab.model) and its raw-text
+    SavedModel: [run dir, export dir], built once for the session (tests copy it before changing it)."""
+    return built_once(tmp_path_factory, worker_id, "tiny_run", lambda root: _tiny_run(records, root))
+
+
+def _tiny_run(records, root):
     from albert_act.train.pretraining_run import PretrainConfig, run_pretraining
 
-    root = tmp_path_factory.mktemp("tiny_run")
     vocab = Path(records[0]).parent.parent / "vocab.model"
     config = PretrainConfig(train_files=[records[0]], eval_files=[records[1]], model_dir=str(root / "run"),
                             backbone_overrides=dict(TINY_RUN), steps=3, warmup_steps=0, global_batch_size=8,
-                            micro_batch_size=8, eval_batches=1, vocab=str(vocab), jit_compile=False,
+                            micro_batch_size=8, eval_batches=1, vocab=str(vocab), jit_compile=False, execution=STATIC,
                             learning_rate=1.76e-3, export_dir=str(root / "saved_models" / "tiny" / "1"))
     result = run_pretraining(config, progress=False)
     keras.config.set_dtype_policy("float32")
-    return str(root / "run"), result["export"]["dir"]
+    return [str(root / "run"), result["export"]["dir"]]
 
 
 def png_ink(path):

@@ -20,6 +20,7 @@ from safetensors.numpy import save_file
 
 from albert_act.model.albert_checkpoints import write_huggingface
 from albert_act.model.source import Source
+from conftest import STATIC
 
 V, E, H, HEADS, F, P, LAYERS = 400, 8, 16, 2, 32, 64, 3
 HF_CONFIG = {"architectures": ["AlbertForPreTraining"], "model_type": "albert", "vocab_size": V, "embedding_size": E,
@@ -311,6 +312,7 @@ def test_albert_vocabulary_ids_and_a_wrong_vocabulary(vocab, tmp_path):
         Tokenizer.from_file(str(tmp_path / "other.model"))
 
 
+@pytest.mark.slow  # ~15 s; a Hugging Face dir is read in the default run by test_source_path
 def test_pretraining_continues_from_a_hugging_face_dir(hf_dir, records, tmp_path):
     """--init_from: sizes and vocabulary from the checkpoint, the preset's ACT on top, a new halting unit."""
     from albert_act.train.pretraining_run import PretrainConfig, run_pretraining
@@ -318,7 +320,7 @@ def test_pretraining_continues_from_a_hugging_face_dir(hf_dir, records, tmp_path
     config = PretrainConfig(train_files=[records[0]], eval_files=[records[1]], model_dir=str(tmp_path / "run"),
                             init_from=hf_dir, backbone_overrides={"max_iterations": 4, "halting_bias_initializer": -1.0},
                             steps=1, warmup_steps=0, learning_rate=1e-9, global_batch_size=8, micro_batch_size=8,
-                            eval_batches=1, jit_compile=False)
+                            eval_batches=1, jit_compile=False, execution=STATIC)
     result = run_pretraining(config, progress=False)
     model, info = Source.open(str(tmp_path / "run")).pretraining_model()
     assert (info["backbone"]["hidden_dim"], info["backbone"]["max_iterations"], info["backbone"]["halting"]) == (H, 4, "act")

@@ -63,7 +63,7 @@ def test_iteration_states_end_at_the_sequence_output():
         np.testing.assert_allclose(out["iteration_states"][:, -1], out["sequence_output"], atol=1e-6)
 
 
-@pytest.mark.parametrize("share_weights", [True, False])
+@pytest.mark.parametrize("share_weights", [True, pytest.param(False, marks=pytest.mark.slow)])  # unshared: ~18 s
 def test_static_while_and_jit_agree(share_weights):
     inputs = random_inputs([10, 6, 2], padded_length=10)
     static = _backbone(execution="static", share_weights=share_weights, return_details=True)

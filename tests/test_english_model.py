@@ -40,6 +40,7 @@ def test_shipped_model_is_small_documented_and_let_in_by_gitignore():
     assert other.returncode == 0
 
 
+@pytest.mark.slow  # ~15 s: a fresh interpreter loads the export; the served answers are checked in the default run
 def test_the_cards_snippet_runs_as_printed():
     """The 5-line snippet under "How to use", run as a user runs it (a fresh interpreter, the
     repository's root): 5 pieces for the [MASK] and a depth per piece, the top one as the card says."""

@@ -27,6 +27,7 @@ def models(tiny_run, tmp_path_factory):
     return root
 
 
+@pytest.mark.slow  # the tests on exported models (~75 s with their 3 exports): `pytest -m slow`
 def test_partial_submission_is_written_validated_and_labelled(shared_data, models, tmp_path):
     output = str(tmp_path / "submission.zip")
     result = submission.build_submission(str(models), str(shared_data / "glue"), output, allow_partial=True,
@@ -45,6 +46,7 @@ def test_partial_submission_is_written_validated_and_labelled(shared_data, model
 
 
 @pytest.mark.slow  # ~10 s; `pytest -m slow`
+@pytest.mark.slow
 def test_incomplete_submission_is_refused(shared_data, models, tmp_path):
     with pytest.raises(ValueError, match=r"incomplete submission, not written; missing: CoLA.tsv \(no cola model"):
         submission.build_submission(str(models), str(shared_data / "glue"), str(tmp_path / "s.zip"), progress=False)
@@ -65,6 +67,7 @@ def test_validation_catches_bad_files(shared_data, tmp_path):
     assert submission.validate(str(path), "rte", examples) == ["RTE.tsv: header must be 'index<TAB>prediction'"]
 
 
+@pytest.mark.slow
 def test_a_model_in_the_wrong_folder_is_refused(shared_data, models, tmp_path):
     import shutil
 
@@ -74,6 +77,7 @@ def test_a_model_in_the_wrong_folder_is_refused(shared_data, models, tmp_path):
                                          str(tmp_path / "s.zip"), allow_partial=True, progress=False)
 
 
+@pytest.mark.slow
 def test_task_folders_spelled_as_glue_data_spells_them_are_found(shared_data, models, tmp_path):
     import shutil
 

@@ -18,7 +18,7 @@ import tensorflow as tf
 from albert_act import distribution
 from albert_act.train.pretraining_config import PretrainConfig
 from pipelines import outputs
-from conftest import TINY_RUN
+from conftest import STATIC, STATIC_FLAGS, TINY_RUN
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -95,6 +95,7 @@ def test_input_positions_resume_every_stream_and_a_missing_one_is_named(records,
     assert "no input position of stream 1 at update 3" in worker.missing(3)
 
 
+@pytest.mark.slow  # ~35 s; resume stays in the default run through test_pretraining's SIGKILL test
 def test_a_run_of_two_streams_resumes_from_the_newest_update_every_stream_has(records, tmp_path, capsys):
     """A worker killed after the chief's checkpoint but before its own input position: the job
     resumes from the checkpoint before, and ends on the uninterrupted run's weights."""
@@ -105,7 +106,7 @@ def test_a_run_of_two_streams_resumes_from_the_newest_update_every_stream_has(re
     config = PretrainConfig(train_files=[records[0]], eval_files=[records[1]], model_dir=str(tmp_path / "straight"),
                             backbone_overrides=dict(TINY_RUN), steps=4, warmup_steps=1, global_batch_size=8,
                             micro_batch_size=4, checkpoint_every=2, eval_batches=1, jit_compile=False,
-                            deterministic=True, input_streams=2)
+                            deterministic=True, input_streams=2, execution=STATIC)
     run_pretraining(config, progress=False)
     shutil.copytree(tmp_path / "straight", tmp_path / "cut")
     for leftover in (tmp_path / "cut/input/stream-1").glob("ckpt-4.*"):
@@ -157,7 +158,7 @@ def _command(records, model_dir, micro_batch, extra=()):
     return [sys.executable, "-m", "albert_act.pretrain", "--train_files", records[0], "--eval_files", records[1],
             "--model_dir", str(model_dir), "--steps", "4", "--global_batch_size", "8", "--micro_batch_size",
             str(micro_batch), "--checkpoint_every", "2", "--no-jit_compile", "--no_export", "--eval_batches", "1",
-            "--deterministic", *overrides, *extra]
+            "--deterministic", *STATIC_FLAGS, *overrides, *extra]
 
 
 def _weights(model_dir):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pipelines import outputs
-from conftest import TINY_RUN
+from conftest import STATIC, STATIC_FLAGS, TINY_RUN
 
 REPO = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -143,7 +143,7 @@ def _pretrain_command(records, model_dir, steps):
     overrides = [a for k, v in TINY_RUN.items() for a in ("--override", f"{k}={v}")]
     return [sys.executable, "-m", "albert_act.pretrain", "--train_files", records[0], "--eval_files", records[1],
             "--model_dir", str(model_dir), "--steps", str(steps), "--global_batch_size", "8", "--micro_batch_size", "8",
-            "--checkpoint_every", "5", "--no-jit_compile", "--no_export", "--eval_batches", "1", *overrides]
+            "--checkpoint_every", "5", "--no-jit_compile", "--no_export", "--eval_batches", "1", *STATIC_FLAGS, *overrides]
 
 
 def _wait_for_checkpoint(model_dir, process, timeout=240):
