@@ -13,7 +13,7 @@ import tensorflow_text as tf_text
 
 from pipelines import normalization
 from pipelines.graph_tokenizer import GraphTokenizer
-from pipelines.tokenizer import CLS_ID, MASK_ID, SEP_ID, without_dummy_prefix
+from pipelines.tokenizer import CLS_ID, MASK_ID, MASK_PATTERN, SEP_ID, without_dummy_prefix
 
 MASK_TEXT = "[MASK]"
 _STARTS_WITH_SPACE = "(?s)(" + normalization.RE2_WHITESPACE_CHARACTER + "|\\x00).*"  # a space (or NUL, which becomes one)
@@ -40,14 +40,14 @@ class TextEncoder(tf.Module):
         return self.tokenizer(text)
 
     def tokenize_with_masks(self, text):
-        """Like `tokenize`, with each literal "[MASK]" becoming the [MASK] id.
+        """Like `tokenize`, with each literal "[MASK]" (in any case: "[mask]" too) becoming the [MASK] id.
 
         The text is split on "[MASK]" before normalization (which would lowercase it) and each
         part is encoded on its own: as a new word where it starts the text or with a space,
         else as the rest of the masked word ("the [MASK]." -> ▁the [MASK] ., not ▁the [MASK] ▁ .),
         so a served text has the pieces of a pre-training record whose word was masked.
         """
-        parts = tf.strings.split(text, MASK_TEXT)  # (B, (P)); "" -> [""]
+        parts = tf.strings.split(tf.strings.regex_replace(text, MASK_PATTERN, MASK_TEXT), MASK_TEXT)  # (B, (P)); "" -> [""]
         flat = parts.flat_values
         after_mask = tf.range(tf.shape(flat)[0], dtype=parts.row_splits.dtype) != tf.gather(
             parts.row_splits[:-1], parts.value_rowids())  # not the first part of its text

@@ -82,6 +82,12 @@ def check_records(path, vocabulary, max_length, sample_records=2000):
     return seq, predictions
 
 
+def count_records(paths, limit):
+    """How many records the files `paths` hold together, counting no further than `limit`."""
+    counted = tf.data.TFRecordDataset(paths).take(limit).reduce(tf.constant(0, tf.int64), lambda n, _: n + 1)
+    return int(counted)
+
+
 def check_records_vocabulary(path, model_proto, vocab_name):
     """ValueError when the data tool's stats.json beside the shard `path` says it was made with
     another vocabulary than `model_proto` (`vocab_name`, for the message): its ids would mean other

@@ -18,6 +18,9 @@ from pipelines import normalization, text_files
 
 SPECIAL_TOKENS = ("<pad>", "<unk>", "[CLS]", "[SEP]", "[MASK]")
 PAD_ID, UNK_ID, CLS_ID, SEP_ID, MASK_ID = range(5)
+# "[MASK]" in a served text, in any case: normalization lowercases text before SentencePiece, so
+# "[mask]" could never be read as anything else. The same regex in Python's re and in RE2 (the graph).
+MASK_PATTERN = r"(?i)\[mask\]"
 WORD_START = "\u2581"  # SentencePiece's "▁": the piece begins a new word
 _PUNCTUATION = frozenset(string.punctuation)
 
@@ -101,9 +104,12 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
     except RuntimeError as error:
         most = re.search(r"Vocabulary size too high \((\d+)\)\. Please set it to a value <= (\d+)", str(error))
         if most:
+            lines = f"{len(sentences):,} line" + ("s" if len(sentences) > 1 else "")
+            capped = (f" (the {lines} sampled by --max_sentences {max_sentences:,}; raise it)"
+                      if len(sentences) >= max_sentences else "")
             raise ValueError(f"--vocab_size {most.group(1)} is too large for this corpus: SentencePiece can make at "
-                             f"most {most.group(2)} pieces from {files}; pass --vocab_size {most.group(2)} or less, "
-                             "or give more text") from None
+                             f"most {most.group(2)} pieces from {files}{capped}; pass --vocab_size {most.group(2)} or "
+                             "less, or give more text") from None
         least = re.search(r"Vocabulary size is smaller than required_chars\. (\d+) vs (\d+)", str(error))
         if least:
             kept = (" (256 of them the byte fallback's: --no-byte_fallback drops them; --required_chars= keeps "
@@ -199,11 +205,11 @@ class Tokenizer:
         return self._word_rest.encode(normalized)
 
     def encode_with_masks(self, text):
-        """One served text's ids, each literal "[MASK]" the [MASK] id: the Python statement of
+        """One served text's ids, each literal "[MASK]" (any case) the [MASK] id: the Python statement of
         `pipelines.packing.TextEncoder.tokenize_with_masks` (the parts between markers encoded on
         their own, a part that follows a [MASK] with no space as the rest of its word)."""
         ids = []
-        for i, part in enumerate(text.split("[MASK]")):
+        for i, part in enumerate(re.split(MASK_PATTERN, text)):
             ids += ([MASK_ID] if i else []) + self.encode([part], word_start=starts_a_word(part, i == 0))[0]
         return ids
 

@@ -25,7 +25,7 @@ from conftest import TINY_RUN
 
 OVERRIDES = " ".join(f"--override {k}={v}" for k, v in TINY_RUN.items())
 PRETRAIN = (f"albert_act.pretrain --train_files {{train}} --eval_files {{eval}} --model_dir {{tmp}}/new_run "
-            f"--steps 2 --global_batch_size 8 --micro_batch_size 8 --no-jit_compile --no_export {OVERRIDES}")
+            f"--steps 2 --global_batch_size 8 --micro_batch_size 8 --no-jit_compile --no_export --execution static {OVERRIDES}")
 FINETUNE = "albert_act.finetune --init {run} --output_dir {tmp}/ft --epochs 1 --batch_size 8 --strategy cpu"
 DATA = "pipelines.create_pretraining_data --vocab {vocab} --output_dir {tmp}/records --workers 1 --num_shards 1"
 RTE_HEADER = "index\tsentence1\tsentence2\tlabel\n"
@@ -291,6 +291,14 @@ CASES += [
      r"--vocab_size 5000 is too large for this corpus", []),
     ("tokenizer-too-small-for-byte-fallback", "pipelines.train_tokenizer --input {corpus} --output {tmp}/v --vocab_size 30", 1,
      r"--vocab_size 30 is too small .* need \d+ \(256 of them the byte fallback's: --no-byte_fallback drops them", []),
+    ("tokenizer-too-large-for-the-sampled-lines", TOKENIZER + " --max_sentences 1", 1,
+     r"--vocab_size 30 is too large for this corpus: .*\(the 1 line sampled by --max_sentences 1; raise it\)", []),
+    ("pretrain-global-batch-larger-than-the-data", PRETRAIN.replace("--global_batch_size 8", "--global_batch_size 4096"), 1,
+     r"global batch 4096 is larger than the \d+ training instances of 2 file\(s\) .*: every update would read each one "
+     r"\d+ times; pass a --global_batch_size of at most \d+", ["{tmp}/new_run"]),
+    # a refused resume names what differs, a nested setting by its key, not whole dicts before it
+    ("pretrain-resume-with-init-from", PRETRAIN.replace("{tmp}/new_run", "{run}") + " --init_from {export}", 1,
+     r"holds a run with another config \((?:(?!\{).)*init_from: None there, '.*export/1' now", ["{run}", "{export}"]),
     ("tokenizer-max-sentences-0", TOKENIZER + " --max_sentences 0", 1, r"--max_sentences must be an integer >= 1, got 0", []),
     ("tokenizer-threads-0", TOKENIZER + " --threads 0", 1, r"--threads must be an integer in \[1, 1024\], got 0", []),
     ("tokenizer-output-under-a-file", TOKENIZER.replace("{tmp}/v", "{notes_dir}/notes.txt/v"), 1, r"notes.txt is a file",
@@ -702,6 +710,9 @@ SERVED = [
     ("fill-mask-rank-2", "fill_mask", {"text": ([["a [MASK]"], ["b"]], "string")}, r"text_must_be_a_list_of_strings"),
     ("encoder-a-scalar", "encoder", {"text": ("a b", "string")}, r"text_must_be_a_list_of_strings"),
     ("encoder-rank-3", "serving_default", {"text": ([[["a"]]], "string")}, r"text_must_be_a_list_of_strings"),
+    ("encoder-latin-1-bytes", "encoder", {"text": ([b"caf\xe9 au lait"], "string")}, r"text: a string is not valid UTF-8"),
+    ("fill-mask-latin-1-bytes", "fill_mask", {"text": ([b"ok", b"the caf\xe9 [MASK]"], "string")},
+     r"text: a string is not valid UTF-8"),
     *[(f"encoder-ids-{name}", "encoder_ids", {"token_ids": (ids, "int32"), "segment_ids": (segments, "int32"),
                                               "padding_mask": (mask, "int32")},
        message if "_must_" in message else f"encoder_ids: {message}")

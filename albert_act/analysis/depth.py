@@ -75,14 +75,15 @@ def token_type_statistics(backbone, tokenizer, files, batch_size=64, max_batches
 
 def sentence_depths(backbone, tokenizer, sentences, batch_size=32, run=None):
     """Iterations of every piece of each sentence, served as a sentence is (`[CLS] text [SEP]`, one
-    segment; cut to the model's length, flagged `truncated`): [{"text", "tokens", "iterations",
-    "mean_iterations", "truncated"}], [CLS] and [SEP] included."""
+    segment; cut to the model's length, flagged `truncated`; each "[MASK]", in any case, the [MASK]
+    token, as fill_mask reads it): [{"text", "tokens", "iterations", "mean_iterations", "truncated"}],
+    [CLS] and [SEP] included."""
     run = run or inference(backbone)
     length = backbone.max_sequence_length
     rows = []
     for start in range(0, len(sentences), batch_size):
         chunk = sentences[start : start + batch_size]
-        whole = tokenizer.encode(chunk)
+        whole = [tokenizer.encode_with_masks(text) for text in chunk]
         encoded = [[CLS_ID, *ids[: length - 2], SEP_ID] for ids in whole]
         width = min(length, -(-max(len(ids) for ids in encoded) // 16) * 16)  # few shapes to compile
         tokens = np.zeros((len(chunk), width), "int32")

@@ -69,10 +69,21 @@ def _with_a_spare_row(function):
     def wrapped(*texts):
         # A client can send any rank (a signature does not enforce its spec at run time): refuse all
         # but a list, naming the input (EnsureShape checks the shape the tensor really has).
-        texts = [tf.ensure_shape(text, [None], name=f"{name}_must_be_a_list_of_strings") for name, text in zip(names, texts)]
+        texts = [_utf8(name, tf.ensure_shape(text, [None], name=f"{name}_must_be_a_list_of_strings"))
+                 for name, text in zip(names, texts)]
         outputs = function(*[tf.concat([text, [""]], 0) for text in texts])
         return {name: value[:-1] for name, value in outputs.items()}
     return wrapped
+
+
+def _utf8(name, text):
+    """`text`, to be used only after a check that every string is UTF-8: other bytes (Latin-1's
+    "caf\xe9") would reach SentencePiece as <unk> pieces, with no sign of it."""
+    same = tf.strings.unicode_transcode(text, "UTF-8", "UTF-8", errors="replace") == text
+    check = tf.debugging.assert_equal(tf.reduce_all(same), True, message=(
+        f"{name}: a string is not valid UTF-8 (e.g. Latin-1 bytes); decode it to text and send it as UTF-8"))
+    with tf.control_dependencies([check]):
+        return tf.identity(text)
 
 
 def _same_batch(text, text_pair):

@@ -15,7 +15,7 @@ from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.halting import TRAINING_EXECUTIONS
 from albert_act.model.presets import get_preset
 from pipelines import checks, text_files
-from pipelines.pretraining_dataset import check_records, check_records_vocabulary, record_files
+from pipelines.pretraining_dataset import check_records, check_records_vocabulary, count_records, record_files
 from pipelines.tokenizer import Tokenizer
 
 # Preset update counts that scale with --steps when only --steps is given.
@@ -205,8 +205,19 @@ def check_inputs(config, replicas, sample_records=2000):
             check_records_vocabulary(path, proto, os.path.basename(config.vocab))
     if len(set(shapes.values())) > 1:
         raise ValueError(f"files differ in (sequence length, predictions): {shapes}")
+    _check_batch_fits(config, train_files)
     _check_model_dir(config)
     return train_files, eval_files
+
+
+def _check_batch_fits(config, train_files):
+    """A global batch larger than the training data would repeat instances within every update."""
+    available = count_records(train_files, config.global_batch_size)
+    if available < config.global_batch_size:
+        raise ValueError(f"global batch {config.global_batch_size} is larger than the {available} training instances "
+                         f"of {len(train_files)} file(s) ({train_files[0]} ...): every update would read each one "
+                         f"{config.global_batch_size / available:.0f} times; pass a --global_batch_size of at most "
+                         f"{available}, or make more data")
 
 
 def _check_ponder_settings(config):
@@ -280,16 +291,29 @@ def _check_model_dir(config):
     previous = artifacts.read_json(path)
     current = config_record(config)
     previous = {**ADDED_SETTINGS, **previous}
-    differing = sorted(k for k in set(previous) | set(current)
-                       if k not in RESUMABLE_CHANGES and previous.get(k) != current.get(k))
+    differing = _differences({k: v for k, v in previous.items() if k not in RESUMABLE_CHANGES},
+                             {k: v for k, v in current.items() if k not in RESUMABLE_CHANGES})
     if differing:
-        details = ", ".join(f"{k}: {previous.get(k)!r} there, {current.get(k)!r} now" for k in differing)
+        details = ", ".join(f"{k}: {there!r} there, {now!r} now" for k, there, now in differing)
         if not checkpoints:
             print(f"note: {config.model_dir}: its earlier run saved no checkpoint; starting afresh with "
                   f"these settings ({details})", file=sys.stderr)
             return
         raise ValueError(f"{config.model_dir} holds a run with another config ({details}); "
                          "use a new --model_dir, or the same settings to resume")
+
+
+def _differences(previous, current, prefix=""):
+    """[(key, previous value, current value)] where two config records differ; in settings that are
+    dicts on both sides (backbone, backbone_overrides) only the keys that differ, as "backbone.key"."""
+    found = []
+    for key in sorted(set(previous) | set(current)):
+        there, now = previous.get(key), current.get(key)
+        if isinstance(there, dict) and isinstance(now, dict):
+            found += _differences(there, now, f"{prefix}{key}.")
+        elif there != now:
+            found.append((prefix + key, there, now))
+    return found
 
 
 def config_record(config):
