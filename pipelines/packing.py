@@ -32,7 +32,7 @@ class TextEncoder(tf.Module):
         if max_seq_length < 3:
             raise ValueError(f"max_seq_length must be at least 3 ([CLS] A [SEP] B [SEP] needs room), got {max_seq_length}")
         self.tokenizer = GraphTokenizer(model_proto)
-        self.word_rest = GraphTokenizer(without_dummy_prefix(model_proto))
+        self.word_rest = GraphTokenizer(without_dummy_prefix(model_proto), name="word_rests")  # its own name: see GraphTokenizer
         self.max_seq_length = max_seq_length
 
     def tokenize(self, text):

@@ -84,9 +84,11 @@ def test_the_vocabulary_covers_english(shared_data, wiki_tokenizer):
     assert [wiki_tokenizer.processor.is_byte(i) for i in wiki_tokenizer.encode(["漢"])[0]].count(True) == 3
 
 
-def test_a_served_text_has_the_pieces_of_its_record(shared_data, wiki_tokenizer):
+def test_a_served_text_has_the_pieces_of_its_record(shared_data, wiki_tokenizer, tmp_path):
     # A record masks a piece of the whole text's encoding; the served text with "[MASK]" for that word
-    # must give the same ids, punctuation right after the mask included ("the [MASK]." is not "▁ .").
+    # must give the same ids, punctuation right after the mask included ("the [MASK]." is not "▁ ."),
+    # in this process and from a SavedModel loaded back (where its two SentencePiece models once
+    # became one: the one loaded first).
     from pipelines.instances import word_starts
     from pipelines.packing import TextEncoder
 
@@ -104,12 +106,20 @@ def test_a_served_text_has_the_pieces_of_its_record(shared_data, wiki_tokenizer)
             texts.append("".join(surface).strip())
             expected.append([MASK_ID if j == k else i for j, i in enumerate(ids)])
             glued += k + 1 < len(ids) and not pieces[k + 1].startswith(WORD_START)
-    served = TextEncoder(wiki_tokenizer.model_proto, 512).tokenize_with_masks(tf.constant(texts)).to_list()
+    encoder = TextEncoder(wiki_tokenizer.model_proto, 512)
+    served = encoder.tokenize_with_masks(tf.constant(texts)).to_list()
     wrong = [(t, wiki_tokenizer.id_to_piece(s)) for t, s, e in zip(texts, served, expected)
              if s != e and not _viterbi_tie(processor, s, e)]
     ties = sum(s != e for s, e in zip(served, expected))
     assert len(texts) > 1000 and glued > 300 and wrong == [] and ties < len(texts) / 50
     assert [wiki_tokenizer.encode_with_masks(t) for t in texts] == served
+    module = tf.Module()
+    module.encoder = encoder
+    module.tokenize = tf.function(lambda text: encoder.tokenize_with_masks(text).to_tensor(-1),
+                                  input_signature=[tf.TensorSpec([None], tf.string)])
+    tf.saved_model.save(module, str(tmp_path / "encoder"))
+    loaded = tf.saved_model.load(str(tmp_path / "encoder")).tokenize(tf.constant(texts)).numpy()
+    assert [[i for i in row if i >= 0] for row in loaded.tolist()] == served
 
 
 def _viterbi_tie(processor, a, b):

@@ -159,11 +159,16 @@ def _write(export_dir, model, encoder, endpoints, info, model_proto, overwrite):
         root.text_encoder = encoder  # the SentencePiece resource
         root.export_info = tf.saved_model.Asset(os.path.join(files, artifacts.EXPORT_INFO))
         root.vocabulary = tf.saved_model.Asset(os.path.join(files, artifacts.VOCAB))
-        signatures, captured = {}, {}
+        signatures, captured, traced_once = {}, {}, {}
         for name, (function, input_signature) in endpoints.items():
-            traced = tf.function(function, input_signature=input_signature, autograph=False)
-            setattr(root, name, traced)
-            signatures[name] = traced.get_concrete_function()
+            # One trace per function (a trace of the halting loop takes seconds): names for the same
+            # function (serving_default, encoder) share it, and the attribute is the concrete function,
+            # which the save keeps as traced (a tf.function attribute is traced again inside the save).
+            if id(function) not in traced_once:
+                traced_once[id(function)] = tf.function(function, input_signature=input_signature,
+                                                        autograph=False).get_concrete_function()
+            signatures[name] = traced_once[id(function)]
+            setattr(root, name, signatures[name])
             captured.update({id(v): v for v in signatures[name].variables})
         # The tf.Variables the graphs read, tracked as themselves: TF1-style loaders
         # (`saved_model_cli run`, TensorFlow Serving) restore variables by these names.
