@@ -26,9 +26,9 @@ def test_run_settings_come_from_the_preset_and_scale_with_steps():
 
     demo = PretrainConfig(train_files=[], eval_files=[], model_dir="x").resolved()
     assert (demo.steps, demo.warmup_steps, demo.ponder_warmup_start, demo.ponder_cost_weight) == \
-        (1400, 70, 700, "auto")
-    halved = PretrainConfig(train_files=[], eval_files=[], model_dir="x", steps=700, ponder_warmup_steps=7).resolved()
-    assert (halved.warmup_steps, halved.ponder_warmup_start, halved.ponder_warmup_steps) == (35, 350, 7)
+        (1000, 50, 500, "auto")
+    halved = PretrainConfig(train_files=[], eval_files=[], model_dir="x", steps=500, ponder_warmup_steps=7).resolved()
+    assert (halved.warmup_steps, halved.ponder_warmup_start, halved.ponder_warmup_steps) == (25, 250, 7)
     tiny = PretrainConfig(train_files=[], eval_files=[], model_dir="x", preset="tiny", learning_rate=1e-3).resolved()
     assert (tiny.steps, tiny.global_batch_size, tiny.learning_rate, tiny.ponder_cost_weight) == (112500, 4096, 1e-3, 1e-3)
 

@@ -79,13 +79,15 @@ PRESETS = {
         ),
         ponder_cost_weight="auto",
         training=dict(
-            steps=1400,  # 2,000 gave the same held-out MLM (0.205) in 7:11 on the slower 2-core CPU
-            warmup_steps=70,
+            # 1,400 (MLM 0.203, SOP 0.864) took 7:02 and 2,000 (0.205) 7:11 on the slower 2-core CPU;
+            # 1,000 gave MLM 0.194, SOP 0.822 in 5:22 there (README "Quick start")
+            steps=1000,
+            warmup_steps=50,
             learning_rate=1e-2,  # LAMB's trust ratio: ~1% relative change per update
             global_batch_size=32,
             micro_batch_size=32,
-            ponder_warmup_start=700,  # learn first, then pay for depth
-            ponder_warmup_steps=350,
+            ponder_warmup_start=500,  # learn first, then pay for depth
+            ponder_warmup_steps=250,
             # Only the running tokens are computed (albert_act/model/gathered_halting.py): at the demo's
             # depth (~1.6 of 6) about 0.6x the time of the static loop under XLA, which fuses more
             # but computes all 6 iterations (README "Training that skips halted tokens").
