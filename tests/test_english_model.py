@@ -58,7 +58,8 @@ def test_the_cards_snippet_runs_as_printed():
     assert len(pieces) == 5 and all(isinstance(p, str) for p in pieces)
     printed = re.search(r"It prints `(\[.*?\])` and `(\[.*?\])`", CARD.read_text())
     assert pieces[0] == eval(printed.group(1))[0]  # noqa: S307
-    assert all(1 <= int(n) <= 6 for n in depths.strip("[]").split()) and len(depths.strip("[]").split()) == 10
+    # [CLS] ▁the ▁capital ▁of ▁france ▁is [MASK] . [SEP]: no "▁" piece between [MASK] and "."
+    assert all(1 <= int(n) <= 6 for n in depths.strip("[]").split()) and len(depths.strip("[]").split()) == 9
 
 
 @pytest.fixture(scope="module")
