@@ -55,18 +55,14 @@ def main(argv=None):
         sys.exit(f"error: the {args.mode} analysis does not read {', '.join(unread)} (it reads "
                  f"{', '.join('--' + n for n in sorted(READS[args.mode])) or 'only --init'})")
     args.output_dir = args.output_dir or os.path.join(REPO, "runs", "analysis", args.mode)
-    try:
+    # A failed write: the staging dir goes; the previous analysis stays.
+    with cli.failures("the analysis", "the previous one (if any) is intact",
+                      f"the {args.mode} analysis did not finish; files in {args.output_dir} may be from an earlier "
+                      "run; re-run the same command"):
         report.check_output_dir(args.output_dir, args.overwrite)
         sections = report.run_analyses(args.mode, args.init, args.output_dir, args.vocab, args.records, args.parsed,
                                        args.documents, args.keep_subtypes, args.max_batches, args.strategy,
                                        args.precision, args.jit_compile, evaluate_model, args.text)
-    except ValueError as error:
-        sys.exit(f"error: {error}")
-    except cli.write_errors() as error:  # the staging dir goes; the previous analysis stays
-        sys.exit(f"error: {cli.io_failure(error, 'the analysis', 'the previous one (if any) is intact')}")
-    except KeyboardInterrupt:
-        cli.stopped(f"the {args.mode} analysis did not finish; files in {args.output_dir} may be from an earlier "
-                    "run; re-run the same command")
     for title, markdown, _ in sections:
         print(f"\n## {title}\n\n{markdown}")
     target = "report.md" if args.mode == "report" else "*.md, *.json, *.png"

@@ -64,15 +64,11 @@ def main(argv=None):
     cli.quiet_start(argv)  # first: loads TensorFlow, quietly unless --verbose
     args = parse_args(argv)
     cli.stop_on_sigterm()
-    try:
+    # A full disk, a lost mount: the staging dir went, the old output stays.
+    with cli.failures(args.output, "the previous one is intact",
+                      f"nothing was written to {args.output} (an existing one is intact); re-run the command"):
         with outputs.DirectoryLock(args.output, "export"):
             _export(args)
-    except ValueError as error:  # the lock is held by another export
-        sys.exit(f"error: {error}")
-    except cli.write_errors() as error:  # a full disk, a lost mount: the staging dir went, the old output stays
-        sys.exit(f"error: {cli.io_failure(error, args.output, 'the previous one is intact')}")
-    except KeyboardInterrupt:
-        cli.stopped(f"nothing was written to {args.output} (an existing one is intact); re-run the command")
 
 
 def _export(args):
@@ -80,22 +76,16 @@ def _export(args):
         from albert_act.serve.huggingface import export_huggingface
 
         if args.kind != "pretraining":
-            sys.exit("error: --format huggingface writes a pre-training model (AlbertForPreTraining): use --kind "
-                     "pretraining")
-        try:
-            output = export_huggingface(args.checkpoint, args.output, args.vocab, args.overwrite)
-        except ValueError as error:
-            sys.exit(f"error: {error}")
+            raise ValueError("--format huggingface writes a pre-training model (AlbertForPreTraining): use --kind "
+                             "pretraining")
+        output = export_huggingface(args.checkpoint, args.output, args.vocab, args.overwrite)
         print(f"Hugging Face ALBERT: {output} (config.json, model.safetensors, spiece.model)")
         print(f"fine-tune it: python -m albert_act.finetune --task rte --data_dir <glue>/RTE --init {shlex.quote(output)}")
         return
     from albert_act.serve.savedmodel import example_query, export_from
 
-    try:
-        export_dir = export_from(args.checkpoint, args.kind, args.output, args.vocab, args.execution,
-                                 args.max_seq_length, args.top_k, args.overwrite)
-    except ValueError as error:
-        sys.exit(f"error: {error}")
+    export_dir = export_from(args.checkpoint, args.kind, args.output, args.vocab, args.execution,
+                             args.max_seq_length, args.top_k, args.overwrite)
     print(f"SavedModel: {export_dir}")
     for name, answer in example_query(export_dir).items():
         print(f"\n{name}: {json.dumps(answer, ensure_ascii=False)}")

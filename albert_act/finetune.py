@@ -65,16 +65,16 @@ def main(argv=None):
     from albert_act.train import finetuning_run
 
     output_dir = args.output_dir or os.path.join(REPO, "runs", "finetune", args.task.lower())
-    try:
+    with cli.failures(output_dir, "nothing was written", "nothing was written; re-run the same command"):
         artifacts.check_finetuning_target(output_dir, args.overwrite)
-    except ValueError as error:
-        sys.exit(f"error: {error}")
     common = dict(ponder_cost_weight=args.tau, max_seq_length=args.max_seq_length, vocab=args.vocab,
                   max_train_examples=args.max_train_examples, strategy=args.strategy, precision=args.precision,
                   jit_compile=args.jit_compile, halting=args.halting, max_iterations=args.max_iterations,
                   halting_bias_initializer=args.halting_bias)
     cli.stop_on_sigterm()
-    try:
+    with cli.failures(output_dir, "files written whole before are intact: free space and re-run the same command",
+                      f"{output_dir} keeps the best epoch saved so far; a fine-tuning run restarts from its --init: "
+                      "re-run the same command"):
         with outputs.DirectoryLock(output_dir, "fine-tuning"):
             if args.grid:
                 summary = finetuning_run.grid_search(args.task, args.data_dir, args.init, output_dir,
@@ -84,14 +84,6 @@ def main(argv=None):
             else:
                 result = finetuning_run.finetune(args.task, args.data_dir, args.init, output_dir, args.learning_rate,
                                                  args.batch_size, args.epochs, args.seed, **common)
-    except ValueError as error:
-        sys.exit(f"error: {error}")
-    except cli.write_errors() as error:
-        kept = "files written whole before are intact: free space and re-run the same command"
-        sys.exit(f"error: {cli.io_failure(error, output_dir, kept)}")
-    except KeyboardInterrupt:
-        cli.stopped(f"{output_dir} keeps the best epoch saved so far; a fine-tuning run restarts from "
-                    "its --init: re-run the same command")
     print(f"\n{result['task']} dev, {result['train_examples']} training examples:\n")
     print(finetuning_run.format_results(result))
     print(f"\nresults: {os.path.join(output_dir, artifacts.RESULTS)}\nSavedModel: {result['export']}")

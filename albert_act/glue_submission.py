@@ -15,7 +15,6 @@ the zip's comment.
 """
 
 import os
-import sys
 
 from pipelines import cli, outputs
 
@@ -33,15 +32,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     from albert_act.serve.submission import SUBMISSION, build_submission
 
-    try:
+    with cli.failures(args.output, "the previous one (if any) is intact",
+                      f"no zip was written ({args.output}, if it exists, is the previous one); re-run the same command"):
         check_paths(args)
         result = build_submission(args.models, args.data_dir, args.output, args.allow_partial)
-    except ValueError as error:
-        sys.exit(f"error: {error}")
-    except cli.write_errors() as error:
-        sys.exit(f"error: {cli.io_failure(error, args.output, 'the previous one (if any) is intact')}")
-    except KeyboardInterrupt:
-        cli.stopped(f"no zip was written ({args.output}, if it exists, is the previous one); re-run the same command")
     print(f"\nwrote {args.output}: {len(result['written'])} of {len(SUBMISSION)} files, all validated")
     if result["missing"]:
         print("PARTIAL: the GLUE server will reject it until these are added:")

@@ -191,10 +191,8 @@ def main(argv=None):
     if not train_files:
         from albert_act.train.demo_data import prepare_demo_data
 
-        try:
+        with cli.failures(args.demo_data_dir, "nothing was written", "the demo data was not checked"):
             outputs.check_dir_target(args.demo_data_dir, "--demo_data_dir")
-        except ValueError as error:
-            sys.exit(f"error: {error}")
         train, evaluation, vocab = prepare_demo_data(args.demo_data_dir)
         train_files, eval_files = [train], [evaluation]
         export_dir = export_dir or os.path.join(REPO, "saved_models", "albert_act_demo", "1")
@@ -214,14 +212,9 @@ def main(argv=None):
         init_from=args.init_from,
     )
     cli.stop_on_sigterm()
-    try:
+    kept = interrupted_message(args.model_dir)
+    with cli.failures("the run or its export", kept, kept, refusals=(ValueError, FloatingPointError)):
         result = run_pretraining(config)
-    except (ValueError, FloatingPointError) as error:
-        sys.exit(f"error: {error}")
-    except cli.write_errors() as error:
-        sys.exit(f"error: {cli.io_failure(error, 'the run or its export', interrupted_message(args.model_dir))}")
-    except KeyboardInterrupt:
-        cli.stopped(interrupted_message(args.model_dir))
     print(evaluation_summary(result))
     print(result["table"])
     if "export" in result:

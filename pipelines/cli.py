@@ -204,6 +204,25 @@ def write_error(error):
     return f"{reason} ({where})" if where else reason
 
 
+@contextlib.contextmanager
+def failures(output, kept, stopped_message, refusals=(ValueError,)):
+    """Every command's one error tail, around the work of its `main()`: never a traceback.
+
+    - a refusal (`refusals`: a bad input, a lock held by another run) -> "error: <message>", exit 1;
+    - a write the system refused or a file that does not read whole (`write_errors()`) -> the line
+      of `io_failure(error, output, kept)`, exit 1;
+    - Ctrl-C or SIGTERM (`stop_on_sigterm`) -> `stopped(stopped_message)`, exit 130.
+    """
+    try:
+        yield
+    except refusals as error:
+        sys.exit(f"error: {error}")
+    except write_errors() as error:
+        sys.exit(f"error: {io_failure(error, output, kept)}")
+    except KeyboardInterrupt:
+        stopped(stopped_message)
+
+
 def stopped(message):
     """Ends a command stopped by Ctrl-C or SIGTERM: one line on stderr saying what was kept and
     how to go on, and exit status 130 (the shell's for SIGINT), never a traceback."""

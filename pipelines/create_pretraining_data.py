@@ -394,7 +394,8 @@ def main(argv=None):
                         help="skip (and count) lines that are not UTF-8 instead of failing")
     args = cli.parse_checked(parser, argv, FLAG_RULES)
     cli.stop_on_sigterm()
-    try:
+    with cli.failures(args.output_dir, "shards are written whole; re-run the same command",
+                      f"nothing was written to {args.output_dir}; re-run the same command"):
         vocabulary_size = Tokenizer.from_file(args.vocab).vocabulary_size
         config = instances.InstanceConfig(
             vocabulary_size=vocabulary_size,
@@ -413,10 +414,6 @@ def main(argv=None):
                 workers=args.workers, eval_fraction=args.eval_fraction,
                 shuffle_buffer=args.shuffle_buffer, skip_invalid_utf8=args.skip_invalid_utf8,
             )
-    except ValueError as error:
-        sys.exit(f"error: {error}")
-    except KeyboardInterrupt:
-        cli.stopped(f"nothing was written to {args.output_dir}; re-run the same command")
     print(f"wrote {report['instances']['train']} train and {report['instances']['eval']} eval instances "
           f"to {args.output_dir} in {report['seconds']:.1f} s; stats in {os.path.join(args.output_dir, STATS_MD)}")
     if args.eval_fraction > 0 and not report["instances"]["eval"]:

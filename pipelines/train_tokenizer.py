@@ -11,7 +11,6 @@ Characters that are not pieces become their UTF-8 bytes (--byte_fallback, on by 
 
 import argparse
 import os
-import sys
 
 from pipelines import cli, outputs, text_files
 from pipelines.tokenizer import ENGLISH_CHARACTERS, MODEL_TYPES, Tokenizer, train_sentencepiece
@@ -57,7 +56,8 @@ def main(argv=None):
                                             "threads": "int[1,1024]", "seed": "int>=0"})
     if args.output.endswith((".model", ".vocab")):  # a file name given for the prefix: vocab.model, not vocab.model.model
         args.output = args.output[: -len(".model")]
-    try:
+    with cli.failures(args.output + ".model/.vocab", "a vocabulary there before is intact",
+                      "the vocabulary was not trained; re-run the same command"):
         if args.output.endswith(("/", os.sep)) or text_files.isdir(args.output):
             raise ValueError(f"--output {args.output} is a directory; --output is a file prefix, e.g. "
                              f"{os.path.join(args.output, 'vocab')} (writes vocab.model and vocab.vocab there)")
@@ -72,13 +72,6 @@ def main(argv=None):
                                     model_type=args.model_type, skip_invalid_utf8=args.skip_invalid_utf8,
                                     byte_fallback=args.byte_fallback, required_chars=args.required_chars)
         tokenizer = write_vocabulary(proto, args.output)
-    except ValueError as error:
-        sys.exit(f"error: {error}")
-    except cli.write_errors() as error:
-        kept = "a vocabulary there before is intact"
-        sys.exit(f"error: {cli.io_failure(error, args.output + '.model/.vocab', kept)}")
-    except KeyboardInterrupt:
-        cli.stopped("the vocabulary was not trained; re-run the same command")
     print(f"wrote {args.output}.model ({tokenizer.vocabulary_size} pieces) and {args.output}.vocab")
 
 

@@ -9,6 +9,7 @@ A module imports its own sub-package and lower stages only. Lazy imports inside 
 
 import ast
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -216,3 +217,14 @@ def test_training_functions_fit_on_a_screen():
             for node in ast.walk(ast.parse(path.read_text()))
             if isinstance(node, ast.FunctionDef) and node.end_lineno - node.lineno + 1 > 60]
     assert long == []
+
+
+def test_every_command_has_the_one_error_tail():
+    """The refusal / failed write / Ctrl-C tail is written once (pipelines.cli.failures), not in each
+    command: no `except KeyboardInterrupt` or `except cli.write_errors()` in a module with a main()
+    (a library function may still clean up and re-raise)."""
+    own = [f"{path.relative_to(REPO)}:{number}" for pattern in ("albert_act/**/*.py", "pipelines/*.py")
+           for path in sorted(REPO.glob(pattern)) if path.name != "cli.py" and "\ndef main(" in path.read_text()
+           for number, line in enumerate(path.read_text().splitlines(), 1)
+           if re.search(r"except .*(KeyboardInterrupt|write_errors\(\))", line)]
+    assert own == []

@@ -358,3 +358,24 @@ def test_commands_end_a_full_disk_with_one_line(command, tiny_run, records, tmp_
         module.main(argv)
     assert re.fullmatch(expected, str(exit_.value)), exit_.value
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_the_one_error_tail(capsys):
+    """cli.failures: a refusal, a refused write and Ctrl-C each end in one line, never a traceback."""
+    import errno
+
+    from pipelines import cli
+
+    cases = ((ValueError("bad x"), "error: bad x", ""),
+             (OSError(errno.ENOSPC, "No space left on device", "/out/f"),
+              "error: could not write OUT: No space left on device (/out/f); KEPT", ""),
+             (OSError(errno.EIO, "Input/output error", "/in/f"), "error: Input/output error (/in/f)", ""),
+             (KeyboardInterrupt(), 130, "stopped: STOP\n"))
+    for raised, code, stderr in cases:
+        with pytest.raises(SystemExit) as stop:
+            with cli.failures("OUT", "KEPT", "STOP"):
+                raise raised
+        assert stop.value.code == code and capsys.readouterr().err == stderr
+    with pytest.raises(FloatingPointError):  # not a refusal unless the command says so
+        with cli.failures("OUT", "KEPT", "STOP"):
+            raise FloatingPointError("nan")

@@ -79,6 +79,18 @@ def test_span_lengths_follow_one_over_n(wiki_shards):
     assert report["ngram_spans"]["3"]["count"] > 1000
 
 
+def test_the_design_lists_the_records_features(wiki_shards):
+    """docs/design.md's list of a record's features is what the writer writes, no more, no less."""
+    import re
+
+    output, _ = wiki_shards
+    raw = next(iter(tf.data.TFRecordDataset(str(output / "train-00000-of-00004.tfrecord")).take(1)))
+    written = set(tf.train.Example.FromString(raw.numpy()).features.feature)
+    design = open(os.path.join(REPO, "docs", "design.md"), encoding="utf-8").read()
+    listed = re.search(r"TFRecords of tf\.train\.Example with (.*?); the same", design, re.S).group(1)
+    assert set(re.findall(r"`(\w+)`", listed)) == written
+
+
 def test_whole_words_are_masked_together(wiki_shards):
     output, _ = wiki_shards
     # token_boundary is not a model input: parse it from the same raw records.

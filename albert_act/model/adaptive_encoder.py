@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 from pipelines import checks
-from albert_act.model.halting import EXECUTIONS, SLOTTED_EXECUTIONS, HaltingUnit, IteratedLayer, halting_loop
+from albert_act.model.halting import EXECUTIONS, HaltingUnit, IteratedLayer, halting_loop
 from albert_act.model.transformer_block import TransformerBlock
 
 HALTING_MODES = ("act", "none")

@@ -48,7 +48,6 @@ from albert_act.model.sparse_halting import sparse_loop
 EXECUTIONS = ("static", "while", "sparse", "gather", "bucket")  # the one list; CLIs take their choices from it
 TRAINING_EXECUTIONS = ("static", "while", "gather", "bucket")  # sparse is for inference: not differentiable
 SLOTTED_EXECUTIONS = ("sparse", "gather", "bucket")  # compute running tokens only: need project_fn/attend_fn
-XLA_EXECUTIONS = ("static", "while", "bucket")  # static shapes (or a while loop XLA compiles)
 
 
 class IteratedLayer:
