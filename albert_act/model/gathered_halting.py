@@ -69,13 +69,7 @@ def gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, eps
     """
     shape = tf.shape(is_real)
     length = is_real.shape[1] if is_real.shape[1] is not None else shape[1]
-    zeros = tf.zeros_like(tf.cast(is_real, tf.float32))  # (B, T)
-    state = {"h": hidden_states, "running": is_real, "accumulated": zeros, "iterations": zeros,
-             "remainders": zeros, "expected": zeros, "overflows": zeros}
-    if layer.reuse_keys:  # every token's queries/keys/values, (B, heads, T, head_dim) each
-        state["query"], state["key"], state["value"] = layer.project_fn(hidden_states, 0)
-    if return_details:
-        state.update(empty_details(max_iterations, hidden_states))
+    state = _initial_state(hidden_states, is_real, layer, max_iterations, return_details)
     real_keys = is_real[:, None, None, :]  # (B, 1, 1, T)
     # Only a capacity below the length can leave running tokens out of the slots; gather's W
     # always holds them all, so it skips the overflow bookkeeping (a scatter and a (B, T, H) select).
@@ -104,15 +98,7 @@ def gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, eps
         y, probability = block(slot_h, query, key, value, i)  # (B, W, H), (B, W) or None
         forced = None
         if not dense:
-            index = _scatter_index(slots)
-            y = tf.scatter_nd(index, y, tf.shape(state["h"]))
-            if can_overflow:
-                computed = tf.scatter_nd(index, tf.ones_like(slots, tf.bool), shape)  # (B, T)
-                forced = tf.logical_and(running, tf.logical_not(computed))  # overflow: past the capacity
-                # Overflowing tokens keep their state (y = h), so the remainder changes nothing of h.
-                y = tf.where(forced[..., None], state["h"], y)
-            if probability is not None:
-                probability = tf.scatter_nd(index, probability, shape)
+            y, probability, forced = _scattered_back(y, probability, slots, state["h"], running, can_overflow)
         updated, halts_now, p, weight = act_update(
             state, y, probability, running, i, max_iterations, epsilon, forced=forced)
         new_state = {**state, **updated, "running": tf.logical_and(running, tf.logical_not(halts_now))}
@@ -129,12 +115,51 @@ def gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, eps
             new_state.update(record_details(state, i, p, weight, updated["h"]))
         return new_state
 
+    state = _schedule(iteration, state, length, buckets, max_iterations, return_details, layer.weights)
+    return outputs_of(state, max_iterations, max_iterations, return_details)
+
+
+def _initial_state(hidden_states, is_real, layer, max_iterations, return_details):
+    """The loop's state before the first iteration (`halting.halting_loop`'s, with `overflows` and,
+    when the layer reuses keys, every token's queries/keys/values (B, heads, T, head_dim))."""
+    zeros = tf.zeros_like(tf.cast(is_real, tf.float32))  # (B, T)
+    state = {"h": hidden_states, "running": is_real, "accumulated": zeros, "iterations": zeros,
+             "remainders": zeros, "expected": zeros, "overflows": zeros}
+    if layer.reuse_keys:
+        state["query"], state["key"], state["value"] = layer.project_fn(hidden_states, 0)
+    if return_details:
+        state.update(empty_details(max_iterations, hidden_states))
+    return state
+
+
+def _scattered_back(y, probability, slots, h, running, can_overflow):
+    """The slots' layer outputs (B, W, H) and halting probabilities (B, W) (or None) scattered back
+    to their positions, (B, T, H) and (B, T), and the tokens a capacity left out (`forced`, None
+    when none can be): they keep their state (y = h), so their remainder changes nothing of h."""
+    index = _scatter_index(slots)
+    shape = tf.shape(running)
+    y, forced = tf.scatter_nd(index, y, tf.shape(h)), None
+    if can_overflow:
+        computed = tf.scatter_nd(index, tf.ones_like(slots, tf.bool), shape)  # (B, T)
+        forced = tf.logical_and(running, tf.logical_not(computed))  # overflow: past the capacity
+        y = tf.where(forced[..., None], h, y)
+    if probability is not None:
+        probability = tf.scatter_nd(index, probability, shape)
+    return y, probability, forced
+
+
+def _schedule(iteration, state, length, buckets, max_iterations, return_details, weights):
+    """The N_max iterations, each at the width it needs: `iteration(i, state, width)`.
+
+    The first runs every position. After it, "gather" computes the most running tokens of any
+    row (a full row runs dense, without gathers or scatters; none running skips the iteration),
+    and "bucket" the smallest of `buckets` that holds them, under `switched`."""
     for i in range(max_iterations):
         needed = tf.reduce_max(tf.reduce_sum(tf.cast(state["running"], tf.int32), axis=1))  # most running in a row
         if i == 0:
             state = iteration(0, state, length if isinstance(length, int) else needed)
         elif buckets is None:
-            if isinstance(length, int):  # a full row runs dense, without gathers or scatters
+            if isinstance(length, int):
                 step = lambda s=state, i=i: tf.cond(  # noqa: E731
                     needed < length, lambda: iteration(i, s, needed), lambda: iteration(i, s, length))
                 # Nothing running: the state (keys/values included) stays exactly; skip the
@@ -145,9 +170,8 @@ def gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, eps
                 state = iteration(i, state, needed)
         else:
             choice = tf.minimum(tf.reduce_sum(tf.cast(tf.constant(buckets) < needed, tf.int32)), len(buckets) - 1)
-            state = switched(lambda s, w, i=i: iteration(i, s, w) if w else dict(s), state, choice, buckets,
-                             layer.weights)
-    return outputs_of(state, max_iterations, max_iterations, return_details)
+            state = switched(lambda s, w, i=i: iteration(i, s, w) if w else dict(s), state, choice, buckets, weights)
+    return state
 
 
 def switched(iteration, state, choice, widths, weights=()):

@@ -166,16 +166,7 @@ def halting_loop(
         always 0 but with "bucket" and a capacity), and the details when asked for.
         Padding has N = R = E = 0.
     """
-    checks.positive_int("max_iterations", max_iterations, checks.MAX_ITERATIONS)
-    checks.probability("epsilon", epsilon, inclusive_low=False)
-    checks.one_of("execution", execution, EXECUTIONS)
-    if capacity is not None:
-        checks.positive_int("capacity", capacity)
-    layer = layer if isinstance(layer, IteratedLayer) else IteratedLayer(layer)
-    if execution in SLOTTED_EXECUTIONS and not layer.splits:
-        raise ValueError(f'execution="{execution}" needs an IteratedLayer with project_fn and attend_fn '
-                         "(the layer as projections + attention)")
-
+    layer = _checked(layer, max_iterations, epsilon, execution, capacity)
     is_real = ops.cast(padding_mask, "bool")  # (B, T)
     hidden_states = ops.cast(hidden_states, "float32")
     if execution == "sparse":
@@ -187,7 +178,28 @@ def halting_loop(
         buckets = bucket_widths(length, capacity) if execution == "bucket" and length is not None else None
         return gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, return_details,
                              buckets)
+    return dense_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, execution == "while",
+                      return_details)
 
+
+def _checked(layer, max_iterations, epsilon, execution, capacity):
+    """`layer` as an `IteratedLayer`, once `halting_loop`'s arguments are known to be valid."""
+    checks.positive_int("max_iterations", max_iterations, checks.MAX_ITERATIONS)
+    checks.probability("epsilon", epsilon, inclusive_low=False)
+    checks.one_of("execution", execution, EXECUTIONS)
+    if capacity is not None:
+        checks.positive_int("capacity", capacity)
+    layer = layer if isinstance(layer, IteratedLayer) else IteratedLayer(layer)
+    if execution in SLOTTED_EXECUTIONS and not layer.splits:
+        raise ValueError(f'execution="{execution}" needs an IteratedLayer with project_fn and attend_fn '
+                         "(the layer as projections + attention)")
+    return layer
+
+
+def dense_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, early_exit, return_details):
+    """The "static" and "while" executions of `halting_loop`: every token's layer output is computed
+    at every iteration and the halted ones are masked out. `early_exit` (while) stops once no token
+    runs; without it (static) the N_max steps are unrolled, a shape XLA compiles as it is."""
     zeros = ops.zeros_like(ops.cast(is_real, "float32"))  # (B, T)
     state = {
         "h": hidden_states,  # h^{n-1}                         (B, T, H)
@@ -210,18 +222,18 @@ def halting_loop(
             new_state.update(record_details(state, i, probability, weight, new_state["h"]))
         return new_state
 
-    if execution == "static":
+    if not early_exit:
         for i in range(max_iterations):
             state = step(i, state)
-        steps_run = max_iterations
-    else:
-        def cond(i, state):
-            return ops.any(state["running"])
+        return outputs_of(state, max_iterations, max_iterations, return_details)
 
-        def body(i, state):
-            return i + 1, step(i, state)
+    def cond(i, state):
+        return ops.any(state["running"])
 
-        steps_run, state = ops.while_loop(
-            cond, body, (ops.convert_to_tensor(0, "int32"), state), maximum_iterations=max_iterations
-        )
+    def body(i, state):
+        return i + 1, step(i, state)
+
+    steps_run, state = ops.while_loop(
+        cond, body, (ops.convert_to_tensor(0, "int32"), state), maximum_iterations=max_iterations
+    )
     return outputs_of(state, steps_run, max_iterations, return_details)
