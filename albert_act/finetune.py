@@ -28,32 +28,7 @@ def main(argv=None):
     from albert_act import distribution
 
     parser = cli.parser("finetune", __doc__)
-    parser.add_argument("--task", required=True, help="cola, sst-2, mrpc, sts-b, qqp, mnli, qnli, rte, wnli, "
-                                                       "or a probing task: tense, subj_number, obj_number, top_constituents")
-    parser.add_argument("--data_dir", required=True, help="the task's glue_data folder, or the probing files' folder")
-    parser.add_argument("--init", required=True, help="pre-training run dir (e.g. runs/demo), exported SavedModel, "
-                        "Hugging Face ALBERT dir (config.json + model.safetensors + spiece.model), TF1 ALBERT "
-                        "checkpoint (albert_config.json + model.ckpt-*) or keras-hub preset")
-    parser.add_argument("--halting", default=None, choices=["act", "none"],
-                        help="act: learned per-token depth (a new halting unit over a fixed-depth model); none: fixed "
-                             "depth (default: --init's own; a public ALBERT's is none)")
-    parser.add_argument("--max_iterations", type=int, default=None,
-                        help="depth cap N_max for act, the depth for none (default: --init's; ALBERT-base's 12)")
-    parser.add_argument("--halting_bias", type=float, default=None,
-                        help="initial bias of a new halting unit (default 0, the authors')")
-    parser.add_argument("--output_dir", default=None, help="default: runs/finetune/<task>")
-    parser.add_argument("--vocab", default=None, help="default: vocab.model inside --init")
-    parser.add_argument("--overwrite", action="store_true", help="replace a finished fine-tuning in --output_dir")
-    parser.add_argument("--learning_rate", type=float, default=3e-5, help="peak AdamW learning rate")
-    parser.add_argument("--batch_size", type=int, default=32, help="sequences per update (all replicas together)")
-    parser.add_argument("--epochs", type=int, default=3, help="passes over the training set; the best dev epoch is kept")
-    parser.add_argument("--seed", type=int, default=12345, help="initialisation and data order")
-    parser.add_argument("--grid", action="store_true", help="the paper's grid instead of one run")
-    parser.add_argument("--seeds", type=int, default=1, help="with --grid: seeds per grid point")
-    parser.add_argument("--tau", type=float, default=0.0, help="ponder-cost weight during fine-tuning (none at fixed depth, --halting none: its ponder cost is a constant)")
-    parser.add_argument("--max_seq_length", type=int, default=None,
-                        help="default: 128, or the model's maximum if shorter (the demo's: 64)")
-    parser.add_argument("--max_train_examples", type=int, default=None, help="a subset, for a quick run")
+    _add_flags(parser)
     distribution.add_arguments(parser)
     args = cli.parse_checked(parser, argv, {
         "learning_rate": ">0", "batch_size": "int[1,65536]", "epochs": "int[1,10000]", "seed": "int>=0",
@@ -89,6 +64,36 @@ def main(argv=None):
     print(f"\nresults: {os.path.join(output_dir, artifacts.RESULTS)}\nSavedModel: {result['export']}")
     print(json.dumps({"best": result["best"]}))
 
+
+
+def _add_flags(parser):
+    """Fine-tuning's own flags (the strategy's come from albert_act.distribution)."""
+    parser.add_argument("--task", required=True, help="cola, sst-2, mrpc, sts-b, qqp, mnli, qnli, rte, wnli, "
+                                                       "or a probing task: tense, subj_number, obj_number, top_constituents")
+    parser.add_argument("--data_dir", required=True, help="the task's glue_data folder, or the probing files' folder")
+    parser.add_argument("--init", required=True, help="pre-training run dir (e.g. runs/demo), exported SavedModel, "
+                        "Hugging Face ALBERT dir (config.json + model.safetensors + spiece.model), TF1 ALBERT "
+                        "checkpoint (albert_config.json + model.ckpt-*) or keras-hub preset")
+    parser.add_argument("--halting", default=None, choices=["act", "none"],
+                        help="act: learned per-token depth (a new halting unit over a fixed-depth model); none: fixed "
+                             "depth (default: --init's own; a public ALBERT's is none)")
+    parser.add_argument("--max_iterations", type=int, default=None,
+                        help="depth cap N_max for act, the depth for none (default: --init's; ALBERT-base's 12)")
+    parser.add_argument("--halting_bias", type=float, default=None,
+                        help="initial bias of a new halting unit (default 0, the authors')")
+    parser.add_argument("--output_dir", default=None, help="default: runs/finetune/<task>")
+    parser.add_argument("--vocab", default=None, help="default: vocab.model inside --init")
+    parser.add_argument("--overwrite", action="store_true", help="replace a finished fine-tuning in --output_dir")
+    parser.add_argument("--learning_rate", type=float, default=3e-5, help="peak AdamW learning rate")
+    parser.add_argument("--batch_size", type=int, default=32, help="sequences per update (all replicas together)")
+    parser.add_argument("--epochs", type=int, default=3, help="passes over the training set; the best dev epoch is kept")
+    parser.add_argument("--seed", type=int, default=12345, help="initialisation and data order")
+    parser.add_argument("--grid", action="store_true", help="the paper's grid instead of one run")
+    parser.add_argument("--seeds", type=int, default=1, help="with --grid: seeds per grid point")
+    parser.add_argument("--tau", type=float, default=0.0, help="ponder-cost weight during fine-tuning (none at fixed depth, --halting none: its ponder cost is a constant)")
+    parser.add_argument("--max_seq_length", type=int, default=None,
+                        help="default: 128, or the model's maximum if shorter (the demo's: 64)")
+    parser.add_argument("--max_train_examples", type=int, default=None, help="a subset, for a quick run")
 
 if __name__ == "__main__":
     main()

@@ -71,6 +71,17 @@ def parse_args(argv=None):
     parser.add_argument("--input_streams", type=int, default=None,
                         help="input streams the global batch is read as, each from its share of the train files "
                              "(default: the job's workers, one each; one process given N reads what N workers read)")
+    _add_depth_flags(parser, preset_help, TRAINING_EXECUTIONS)
+    _add_run_flags(parser)
+    args = cli.parse_checked(parser, argv, FLAG_RULES)
+    if args.model_dir is None:
+        args.model_dir = os.path.join(REPO, "runs", args.preset)
+    return args
+
+
+def _add_depth_flags(parser, preset_help, executions):
+    """The flags of depth: the ponder cost's weight and schedule, the loop's execution, halting and
+    sharing, and the backbone's own settings (--override)."""
     parser.add_argument("--tau", type=_tau, default=None,
                         help="ponder-cost weight: a number, or 'auto' (tau x ponder cost = 10%% of MLM + SOP "
                              f"when the ponder cost switches on) ({preset_help})")
@@ -82,7 +93,7 @@ def parse_args(argv=None):
                         help="a mean depth to keep: once the ponder cost is on, tau is adjusted after every update "
                              "(dual ascent on log tau) until the mean iterations per token come to this; "
                              "--tau is then where tau starts (default: off, tau stays fixed)")
-    parser.add_argument("--execution", default=None, choices=TRAINING_EXECUTIONS,
+    parser.add_argument("--execution", default=None, choices=executions,
                         help="ACT loop in training: static (N_max steps over every token; XLA/TPU), while "
                              "(stops once every token of the batch has halted), gather (each iteration computes "
                              "only the running tokens; dynamic shapes, CPU/GPU, needs --no-jit_compile) or bucket "
@@ -94,6 +105,10 @@ def parse_args(argv=None):
     parser.add_argument("--override", type=_override, action="append", default=[], metavar="KEY=VALUE",
                         help="change one backbone setting of the preset, e.g. --override hidden_dim=256 "
                              "(repeatable; the keys are AlbertActBackbone's arguments)")
+
+
+def _add_run_flags(parser):
+    """The flags of the run's outputs: checkpoints, TensorBoard, evaluation, export, warm start, data."""
     parser.add_argument("--checkpoint_every", type=int, default=500, help="updates between checkpoints")
     parser.add_argument("--keep_checkpoints", type=int, default=5)
     parser.add_argument("--log_every", type=int, default=50,
@@ -118,10 +133,6 @@ def parse_args(argv=None):
                              "halting_bias_initializer=B)")
     parser.add_argument("--demo_data_dir", default=os.path.join(REPO, "data_cache", "demo"),
                         help="where the embedded default's corpus, vocabulary and TFRecords are built once and reused")
-    args = cli.parse_checked(parser, argv, FLAG_RULES)
-    if args.model_dir is None:
-        args.model_dir = os.path.join(REPO, "runs", args.preset)
-    return args
 
 
 def evaluation_summary(result):

@@ -174,25 +174,12 @@ def create_pretraining_data(
         raise ValueError(
             f"config.vocabulary_size={config.vocabulary_size} but {vocab} has {tokenizer.vocabulary_size} pieces"
         )
-    outputs.check_dir_target(output_dir, "--output_dir")
-    if text_files.exists(output_dir):
-        existing = text_files.glob(os.path.join(output_dir, "*.tfrecord"))
-        if existing:
-            raise ValueError(
-                f"{output_dir} already holds {len(existing)} shard(s) (e.g. {os.path.basename(existing[0])}); "
-                "choose a new directory or delete them"
-            )
-        others = [name for name in text_files.visible_entries(output_dir)
-                  if name not in (STATS_JSON, STATS_MD, INCOMPLETE)]
-        if others:  # a run, an export, the corpus itself: the shards would be written among them
-            raise ValueError(f"--output_dir {output_dir} holds other files ({', '.join(others[:5])}); write the "
-                             "records to a new or empty directory")
+    _check_output_dir(output_dir)
     staging = os.path.join(output_dir, INCOMPLETE)
     if text_files.exists(staging):
         text_files.rmtree(staging)  # left by a crashed run: never complete
     created = not text_files.exists(output_dir)
     text_files.makedirs(staging)
-
     start = time.perf_counter()
     invalid_lines = []
     try:
@@ -215,6 +202,25 @@ def create_pretraining_data(
                      workers, time.perf_counter() - start)
     _write_report(report, output_dir)
     return report
+
+
+def _check_output_dir(output_dir):
+    """Refuses an --output_dir that holds shards or files of anything else (a run, an export, the
+    corpus itself: the shards would be written among them); a new or empty one, or one holding only
+    an earlier report or a crashed run's staging folder, passes."""
+    outputs.check_dir_target(output_dir, "--output_dir")
+    if not text_files.exists(output_dir):
+        return
+    existing = text_files.glob(os.path.join(output_dir, "*.tfrecord"))
+    if existing:
+        raise ValueError(
+            f"{output_dir} already holds {len(existing)} shard(s) (e.g. {os.path.basename(existing[0])}); "
+            "choose a new directory or delete them"
+        )
+    others = [name for name in text_files.visible_entries(output_dir) if name not in (STATS_JSON, STATS_MD, INCOMPLETE)]
+    if others:
+        raise ValueError(f"--output_dir {output_dir} holds other files ({', '.join(others[:5])}); write the "
+                         "records to a new or empty directory")
 
 
 def _check_each_file_once(files):

@@ -147,17 +147,8 @@ def read_glue(name, data_dir, split):
                                     else (task.text_a, task.text_b, task.label))
     names = (task.test_names or task.names[:2]) if is_test else task.names
     if start == 1 and lines and any(names):
-        header = lines[0].rstrip("\r").split("\t")
-        found = []
-        for name, column in zip(names, (text_a, text_b, label_column)):
-            if name is None:
-                found.append(column)
-            elif name in header:
-                found.append(header.index(name))
-            else:
-                raise ValueError(f"{path} line 1: the header has no column {name!r} (it has {header[:12]}); "
-                                 f"is this the {task.name} {split} file?")
-        text_a, text_b, label_column = found + [None] * (3 - len(found))
+        text_a, text_b, label_column = _columns_by_name(lines[0], names, (text_a, text_b, label_column), path, task,
+                                                        split)
     examples, skipped, counts = [], [], set()
     for number, line in enumerate(lines[start:], start=start + 1):
         fields = line.rstrip("\r").split("\t")
@@ -171,16 +162,7 @@ def read_glue(name, data_dir, split):
         if is_test:
             examples.append(Example(fields[0], fields[text_a], None if text_b is None else fields[text_b], None))
             continue
-        label = fields[label_column]
-        if task.is_regression:
-            try:
-                label = float(label)
-            except ValueError:
-                raise ValueError(f"{path} line {number}: score {label!r} is not a number") from None
-            if not 0.0 <= label <= 5.0:
-                raise ValueError(f"{path} line {number}: score {label} outside [0, 5]")
-        elif label not in task.labels:
-            raise ValueError(f"{path} line {number}: label {label!r} not in {list(task.labels)}")
+        label = _checked_label(fields[label_column], task, path, number)
         examples.append(Example(f"{split}-{number}", fields[text_a], None if text_b is None else fields[text_b], label))
     if not examples:
         rows = max(len(lines) - start, 0)
@@ -190,3 +172,34 @@ def read_glue(name, data_dir, split):
     report = {"file": path, "rows": len(lines) - start, "examples": len(examples),
               "malformed_rows_skipped": len(skipped), "skipped_lines": skipped[:20]}
     return examples, report
+
+
+def _columns_by_name(header_line, names, columns, path, task, split):
+    """The (text_a, text_b, label) column indices: each named one found in the header line, the
+    others (name None) as given; a name the header lacks is an error naming the file."""
+    header = header_line.rstrip("\r").split("\t")
+    found = []
+    for name, column in zip(names, columns):
+        if name is None:
+            found.append(column)
+        elif name in header:
+            found.append(header.index(name))
+        else:
+            raise ValueError(f"{path} line 1: the header has no column {name!r} (it has {header[:12]}); "
+                             f"is this the {task.name} {split} file?")
+    return tuple(found + [None] * (3 - len(found)))
+
+
+def _checked_label(label, task, path, number):
+    """A row's label: one of the task's labels, or for STS-B a score in [0, 5] (a float)."""
+    if not task.is_regression:
+        if label not in task.labels:
+            raise ValueError(f"{path} line {number}: label {label!r} not in {list(task.labels)}")
+        return label
+    try:
+        score = float(label)
+    except ValueError:
+        raise ValueError(f"{path} line {number}: score {label!r} is not a number") from None
+    if not 0.0 <= score <= 5.0:
+        raise ValueError(f"{path} line {number}: score {score} outside [0, 5]")
+    return score

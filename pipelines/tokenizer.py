@@ -102,23 +102,28 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
             minloglevel=2,
         )
     except RuntimeError as error:
-        most = re.search(r"Vocabulary size too high \((\d+)\)\. Please set it to a value <= (\d+)", str(error))
-        if most:
-            lines = f"{len(sentences):,} line" + ("s" if len(sentences) > 1 else "")
-            capped = (f" (the {lines} sampled by --max_sentences {max_sentences:,}; raise it)"
-                      if len(sentences) >= max_sentences else "")
-            raise ValueError(f"--vocab_size {most.group(1)} is too large for this corpus: SentencePiece can make at "
-                             f"most {most.group(2)} pieces from {files}{capped}; pass --vocab_size {most.group(2)} or "
-                             "less, or give more text") from None
-        least = re.search(r"Vocabulary size is smaller than required_chars\. (\d+) vs (\d+)", str(error))
-        if least:
-            kept = (" (256 of them the byte fallback's: --no-byte_fallback drops them; --required_chars= keeps "
-                    "only the corpus's own characters)") if byte_fallback else ""
-            raise ValueError(f"--vocab_size {least.group(1)} is too small for this corpus: its characters and the "
-                             f"special pieces need {least.group(2)}{kept}; pass --vocab_size {least.group(2)} or "
-                             "more") from None
-        raise ValueError(f"SentencePiece could not train on {files}: {error}") from None
+        raise ValueError(_training_failure(str(error), files, len(sentences), max_sentences, byte_fallback)) from None
     return model.getvalue()
+
+
+def _training_failure(message, files, sentences, max_sentences, byte_fallback):
+    """SentencePiece's training error in the flags' words: a --vocab_size too large or too small for
+    the corpus says the size that would do."""
+    most = re.search(r"Vocabulary size too high \((\d+)\)\. Please set it to a value <= (\d+)", message)
+    if most:
+        lines = f"{sentences:,} line" + ("s" if sentences > 1 else "")
+        capped = (f" (the {lines} sampled by --max_sentences {max_sentences:,}; raise it)"
+                  if sentences >= max_sentences else "")
+        return (f"--vocab_size {most.group(1)} is too large for this corpus: SentencePiece can make at most "
+                f"{most.group(2)} pieces from {files}{capped}; pass --vocab_size {most.group(2)} or less, or give "
+                "more text")
+    least = re.search(r"Vocabulary size is smaller than required_chars\. (\d+) vs (\d+)", message)
+    if least:
+        kept = (" (256 of them the byte fallback's: --no-byte_fallback drops them; --required_chars= keeps "
+                "only the corpus's own characters)") if byte_fallback else ""
+        return (f"--vocab_size {least.group(1)} is too small for this corpus: its characters and the special "
+                f"pieces need {least.group(2)}{kept}; pass --vocab_size {least.group(2)} or more")
+    return f"SentencePiece could not train on {files}: {message}"
 
 
 def _check_whole(model_proto, size, source):

@@ -209,13 +209,24 @@ def test_on_disk_names_are_spelled_only_where_they_are_defined():
     assert found == []
 
 
-def test_training_functions_fit_on_a_screen():
-    """albert_act/train/: no function over 60 lines, so each reads top to bottom (the run loop and
-    fine-tuning were 103 and 98 lines)."""
-    long = [f"{path.name}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
-            for path in sorted(REPO.glob("albert_act/train/*.py"))
+# Functions allowed past 60 lines, each one statement that reads as a whole.
+LONG_BY_NATURE = {
+    # keras-hub's form: the constructor's arguments are the config, built into layers and echoed one per line
+    "albert_act/model/backbone.py:__init__",
+    # one custom gradient: a switch's forward and the backward that recomputes it, read together
+    "albert_act/model/gathered_halting.py:switched",
+}
+
+
+def test_functions_fit_on_a_screen():
+    """albert_act/ and pipelines/: no function over 60 lines but the few above, so each reads top to
+    bottom (the run loop, fine-tuning, halting_loop and gathered_loop were 103, 98, 101 and 87)."""
+    long = [f"{path.relative_to(REPO)}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+            for pattern in ("albert_act/**/*.py", "pipelines/*.py")
+            for path in sorted(REPO.glob(pattern))
             for node in ast.walk(ast.parse(path.read_text()))
-            if isinstance(node, ast.FunctionDef) and node.end_lineno - node.lineno + 1 > 60]
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 60
+            and f"{path.relative_to(REPO)}:{node.name}" not in LONG_BY_NATURE]
     assert long == []
 
 
