@@ -65,6 +65,10 @@ class AlbertActBackbone(keras.Model):
     (TensorShape([2, 5]), TensorShape([2]))
     """
 
+    # Not Keras's default serving function: tf.saved_model.save traces one for every model in an export's
+    # object tree (seconds each) and our exports declare their own signatures (albert_act/serve/savedmodel.py).
+    _default_save_signature = None
+
     def __init__(
         self,
         vocabulary_size,

@@ -23,6 +23,10 @@ class AlbertActClassifier(keras.Model):
     for per-token depth reports).
     """
 
+    # Not Keras's default serving function: tf.saved_model.save traces one for every model in an export's
+    # object tree (seconds each) and our exports declare their own signatures (albert_act/serve/savedmodel.py).
+    _default_save_signature = None
+
     def __init__(self, backbone, num_classes, dropout=0.1, initializer_range=0.02, **kwargs):
         self.backbone = backbone
         self.num_classes = checks.positive_int("num_classes", num_classes)

@@ -23,6 +23,10 @@ class AlbertActPretrainingModel(keras.Model):
     and the backbone's `iterations`, `remainders`, `ponder_cost`.
     """
 
+    # Not Keras's default serving function: tf.saved_model.save traces one for every model in an export's
+    # object tree (seconds each) and our exports declare their own signatures (albert_act/serve/savedmodel.py).
+    _default_save_signature = None
+
     def __init__(self, backbone, initializer_range=0.02, **kwargs):
         self.backbone = backbone
         self.masked_lm_head = MaskedLMHead(
