@@ -30,6 +30,8 @@ class GlueTask:
     columns: int | None = None  # rows with another field count are malformed (skipped)
     test_columns: int | None = None
     submission: tuple = ()  # (file name in the zip, test split)
+    predicted_by: str | None = None  # the task whose fine-tuned model writes its submission (default: itself)
+    metrics: tuple = ("accuracy",)  # dev metrics (albert_act/train/glue_metrics.py); the first selects models
     # The header's names of (text_a, text_b, label) in train/dev, and of (text_a, text_b) in test:
     # columns are found by these names wherever a header gives them, so swapped columns are read
     # right and a header without them is refused. None: no such column.
@@ -44,20 +46,23 @@ class GlueTask:
 TASKS = {
     "cola": GlueTask("CoLA", "CoLA", {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
                      text_a=3, text_b=None, label=1, labels=("0", "1"), header=False,
-                     test_text_b=None, columns=4, submission=(("CoLA.tsv", "test"),),
+                     test_text_b=None, columns=4, submission=(("CoLA.tsv", "test"),), metrics=("matthews_correlation",),
                      names=(None, None, None), test_names=("sentence", None)),
     "sst-2": GlueTask("SST-2", "SST-2", {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
                       text_a=0, text_b=None, label=1, labels=("0", "1"), test_text_b=None, columns=2,
                       submission=(("SST-2.tsv", "test"),), names=("sentence", None, "label")),
     "mrpc": GlueTask("MRPC", "MRPC", {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
                      text_a=3, text_b=4, label=0, labels=("0", "1"), test_text_a=3, test_text_b=4, columns=5,
-                     submission=(("MRPC.tsv", "test"),), names=("#1 String", "#2 String", "Quality")),
+                     submission=(("MRPC.tsv", "test"),), names=("#1 String", "#2 String", "Quality"),
+                     metrics=("f1", "accuracy")),
     "sts-b": GlueTask("STS-B", "STS-B", {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
                       text_a=7, text_b=8, label=-1, labels=(), test_text_a=7, test_text_b=8, columns=10,
-                      test_columns=9, submission=(("STS-B.tsv", "test"),), names=("sentence1", "sentence2", "score")),
+                      test_columns=9, submission=(("STS-B.tsv", "test"),), names=("sentence1", "sentence2", "score"),
+                      metrics=("pearson", "spearman")),
     "qqp": GlueTask("QQP", "QQP", {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"},
                     text_a=3, text_b=4, label=5, labels=("0", "1"), columns=6, test_columns=3,
-                    submission=(("QQP.tsv", "test"),), names=("question1", "question2", "is_duplicate")),
+                    submission=(("QQP.tsv", "test"),), names=("question1", "question2", "is_duplicate"),
+                    metrics=("f1", "accuracy")),
     "mnli": GlueTask("MNLI", "MNLI", {"train": "train.tsv", "dev_matched": "dev_matched.tsv",
                                       "dev_mismatched": "dev_mismatched.tsv", "test_matched": "test_matched.tsv",
                                       "test_mismatched": "test_mismatched.tsv"},
@@ -75,7 +80,8 @@ TASKS = {
                      text_a=1, text_b=2, label=-1, labels=("0", "1"), submission=(("WNLI.tsv", "test"),)),
     # The diagnostic set: test only, predicted by the MNLI model with MNLI's labels.
     "ax": GlueTask("AX", "diagnostic", {"test": "diagnostic.tsv"}, text_a=1, text_b=2, label=None,
-                   labels=("contradiction", "entailment", "neutral"), submission=(("AX.tsv", "test"),)),
+                   labels=("contradiction", "entailment", "neutral"), submission=(("AX.tsv", "test"),),
+                   predicted_by="mnli"),
 }
 DEV_SPLIT = {"mnli": "dev_matched"}  # the dev split used for model selection
 

@@ -18,14 +18,10 @@ import tensorflow as tf
 from albert_act.model.source import Source, find_export, load_export
 from pipelines import glue, outputs
 
-# Submission file -> (task whose model predicts it, GLUE task of the test data, test split)
-SUBMISSION = {
-    "CoLA.tsv": ("cola", "cola", "test"), "SST-2.tsv": ("sst-2", "sst-2", "test"),
-    "MRPC.tsv": ("mrpc", "mrpc", "test"), "STS-B.tsv": ("sts-b", "sts-b", "test"),
-    "QQP.tsv": ("qqp", "qqp", "test"), "MNLI-m.tsv": ("mnli", "mnli", "test_matched"),
-    "MNLI-mm.tsv": ("mnli", "mnli", "test_mismatched"), "QNLI.tsv": ("qnli", "qnli", "test"),
-    "RTE.tsv": ("rte", "rte", "test"), "WNLI.tsv": ("wnli", "wnli", "test"), "AX.tsv": ("mnli", "ax", "test"),
-}
+# file in the zip -> (the task whose model predicts it, the task whose test file it reads, the split),
+# from pipelines/glue.py (the one GLUE table).
+SUBMISSION = {file_name: (task.predicted_by or name, name, split)
+              for name, task in glue.TASKS.items() for file_name, split in task.submission}
 
 
 class ExportedClassifier:

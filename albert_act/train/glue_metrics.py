@@ -7,6 +7,8 @@ The first metric listed for a task is the one used to select checkpoints.
 
 import numpy as np
 
+from pipelines import glue
+
 
 def accuracy(labels, predictions):
     return float(np.mean(np.asarray(labels) == np.asarray(predictions)))
@@ -56,12 +58,9 @@ def spearman(x, y):
     return pearson(_ranks(x), _ranks(y))
 
 
-TASK_METRICS = {
-    "cola": ("matthews_correlation",),
-    "mrpc": ("f1", "accuracy"),
-    "qqp": ("f1", "accuracy"),
-    "sts-b": ("pearson", "spearman"),
-}
+# Each GLUE task's dev metrics, from its entry in pipelines/glue.py (the one GLUE table); a task not
+# there (a probing task) is scored by accuracy.
+TASK_METRICS = {name: task.metrics for name, task in glue.TASKS.items()}
 _FUNCTIONS = {"accuracy": accuracy, "f1": f1, "matthews_correlation": matthews_correlation,
               "pearson": pearson, "spearman": spearman}
 
