@@ -65,7 +65,6 @@ def main(argv=None):
     print(json.dumps({"best": result["best"]}))
 
 
-
 def _add_flags(parser):
     """Fine-tuning's own flags (the strategy's come from albert_act.distribution)."""
     parser.add_argument("--task", required=True, help="cola, sst-2, mrpc, sts-b, qqp, mnli, qnli, rte, wnli, "
@@ -94,6 +93,7 @@ def _add_flags(parser):
     parser.add_argument("--max_seq_length", type=int, default=None,
                         help="default: 128, or the model's maximum if shorter (the demo's: 64)")
     parser.add_argument("--max_train_examples", type=int, default=None, help="a subset, for a quick run")
+
 
 if __name__ == "__main__":
     main()

@@ -50,6 +50,23 @@ def act_update(state, y, raw_probability, running, i, max_iterations, epsilon, f
     return new_state, halts_now, probability, weight
 
 
+def initial_state(hidden_states, is_real, max_iterations, return_details):
+    """The loop's state before the first iteration, as every execution starts it: h^0, which tokens
+    run (padding never does), and the per-token sums at 0; the details' buffers when asked for."""
+    zeros = ops.zeros_like(ops.cast(is_real, "float32"))  # (B, T)
+    state = {
+        "h": hidden_states,  # h^{n-1}                         (B, T, H)
+        "running": is_real,  # still taking updates; padding never runs (B, T)
+        "accumulated": zeros,  # sum_{k<n} p_t^k                (B, T)
+        "iterations": zeros,  # N_t once halted, else 0          (B, T)
+        "remainders": zeros,  # R_t once halted, else 0          (B, T)
+        "expected": zeros,  # sum_{k<n} k lam_t^k                (B, T)
+    }
+    if return_details:
+        state.update(empty_details(max_iterations, hidden_states))
+    return state
+
+
 def empty_details(max_iterations, hidden_states):
     shape = ops.shape(hidden_states)
     return {

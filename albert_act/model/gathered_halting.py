@@ -38,7 +38,7 @@ import tensorflow as tf  # gathers/scatters with batch dims: the TensorFlow back
 from keras.src.backend import AutocastScope  # no public name; keras is pinned (requirements.txt)
 from tensorflow.compiler.tf2xla.ops import gen_xla_ops  # XlaOptimizationBarrier: no public name either
 
-from albert_act.model.act_state import act_update, empty_details, outputs_of, record_details
+from albert_act.model.act_state import act_update, initial_state, outputs_of, record_details
 
 SMALLEST_BUCKET = 4  # below this, a bucket saves less than its branch costs to compile
 FINE_STEP = 16  # widths above this also come in its multiples (`bucket_widths`)
@@ -122,13 +122,10 @@ def gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, eps
 def _initial_state(hidden_states, is_real, layer, max_iterations, return_details):
     """The loop's state before the first iteration (`halting.halting_loop`'s, with `overflows` and,
     when the layer reuses keys, every token's queries/keys/values (B, heads, T, head_dim))."""
-    zeros = tf.zeros_like(tf.cast(is_real, tf.float32))  # (B, T)
-    state = {"h": hidden_states, "running": is_real, "accumulated": zeros, "iterations": zeros,
-             "remainders": zeros, "expected": zeros, "overflows": zeros}
+    state = initial_state(hidden_states, is_real, max_iterations, return_details)
+    state["overflows"] = tf.zeros_like(state["iterations"])  # (B, T)
     if layer.reuse_keys:
         state["query"], state["key"], state["value"] = layer.project_fn(hidden_states, 0)
-    if return_details:
-        state.update(empty_details(max_iterations, hidden_states))
     return state
 
 

@@ -41,7 +41,7 @@ import keras
 from keras import ops
 
 from pipelines import checks
-from albert_act.model.act_state import act_update, empty_details, outputs_of, record_details
+from albert_act.model.act_state import act_update, initial_state, outputs_of, record_details
 from albert_act.model.gathered_halting import bucket_widths, gathered_loop
 from albert_act.model.sparse_halting import sparse_loop
 
@@ -200,17 +200,7 @@ def dense_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilo
     """The "static" and "while" executions of `halting_loop`: every token's layer output is computed
     at every iteration and the halted ones are masked out. `early_exit` (while) stops once no token
     runs; without it (static) the N_max steps are unrolled, a shape XLA compiles as it is."""
-    zeros = ops.zeros_like(ops.cast(is_real, "float32"))  # (B, T)
-    state = {
-        "h": hidden_states,  # h^{n-1}                         (B, T, H)
-        "running": is_real,  # still taking updates; padding never runs (B, T)
-        "accumulated": zeros,  # sum_{k<n} p_t^k                (B, T)
-        "iterations": zeros,  # N_t once halted, else 0          (B, T)
-        "remainders": zeros,  # R_t once halted, else 0          (B, T)
-        "expected": zeros,  # sum_{k<n} k lam_t^k                (B, T)
-    }
-    if return_details:
-        state.update(empty_details(max_iterations, hidden_states))
+    state = initial_state(hidden_states, is_real, max_iterations, return_details)
 
     def step(i, state):
         y = ops.cast(layer.apply_fn(state["h"], i), "float32")  # (B, T, H)
