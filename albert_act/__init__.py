@@ -1,7 +1,7 @@
 """albert-act: ALBERT with per-token adaptive depth (Adaptive Computation Time).
 
 The model's classes are importable from here (`from albert_act import AlbertActBackbone`); they
-load on first use, so `import pipelines.cli` (which every CLI imports first) does not load Keras.
+load on first use, so `import albert_act.base.cli` (which every CLI imports first) does not load Keras.
 """
 
 import importlib

@@ -18,7 +18,7 @@ Outputs go to --output_dir (default runs/analysis/<mode>, so that modes do not o
 import os
 import sys
 
-from pipelines import cli
+from albert_act.base import cli
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The optional inputs each mode reads (a flag given to a mode that does not read it is refused).

@@ -12,7 +12,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from pipelines import checks
+from albert_act.base import checks
 
 STRATEGIES = ("auto", "tpu", "gpu", "cpu", "multiworker")
 PRECISIONS = ("auto", "float32", "mixed_bfloat16")  # auto: mixed_bfloat16 on TPU, float32 elsewhere

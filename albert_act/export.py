@@ -31,7 +31,7 @@ import os
 import shlex
 import sys
 
-from pipelines import checks, cli, outputs
+from albert_act.base import checks, cli, outputs
 
 
 def parse_args(argv=None):

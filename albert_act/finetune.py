@@ -18,7 +18,7 @@ import json
 import os
 import sys
 
-from pipelines import checks, cli, outputs
+from albert_act.base import checks, cli, outputs
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -36,7 +36,7 @@ def main(argv=None):
         "max_train_examples": "int>=1", "halting_bias": "finite", "max_seq_length": f"int[8,{checks.MAX_SEQUENCE_LENGTH}]"})
     if args.seeds != 1 and not args.grid:
         sys.exit(f"error: --seeds {args.seeds} goes with --grid (seeds per grid point); one run takes --seed")
-    from albert_act import artifacts
+    from albert_act.base import artifacts
     from albert_act.train import finetuning_run
 
     output_dir = args.output_dir or os.path.join(REPO, "runs", "finetune", args.task.lower())

@@ -16,7 +16,7 @@ the zip's comment.
 
 import os
 
-from pipelines import cli, outputs
+from albert_act.base import cli, outputs
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

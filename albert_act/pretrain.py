@@ -20,7 +20,7 @@ import os
 import shlex
 import sys
 
-from pipelines import cli, outputs
+from albert_act.base import cli, outputs
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -153,7 +153,7 @@ def interrupted_message(model_dir):
     """One line for Ctrl-C or SIGTERM: what the run kept, and how to go on."""
     import tensorflow as tf
 
-    from albert_act import artifacts
+    from albert_act.base import artifacts
 
     latest = tf.train.latest_checkpoint(os.path.join(model_dir, artifacts.CHECKPOINTS))
     if latest is None:
@@ -195,7 +195,7 @@ def main(argv=None):
     conflict = conflicting_flags(args)
     if conflict:
         sys.exit(f"error: {conflict}")
-    from albert_act import artifacts
+    from albert_act.base import artifacts
     from albert_act.train.pretraining_run import PretrainConfig, run_pretraining
 
     train_files, eval_files, export_dir, vocab = args.train_files, args.eval_files, args.export_dir, args.vocab

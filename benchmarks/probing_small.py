@@ -24,7 +24,7 @@ import json
 import os
 import sys
 
-from pipelines import cli  # noqa: E402
+from albert_act.base import cli# noqa: E402
 
 cli.quiet_start()  # TensorFlow and SentencePiece start quietly, as in the CLIs
 
@@ -40,7 +40,7 @@ def test_accuracy(export_dir, rows, batch_size=64, seed=0):
     import tensorflow as tf
     import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export runs)
 
-    from pipelines import cli
+    from albert_act.base import cli
     from albert_act.analysis import confidence
 
     with cli.quiet_stderr():

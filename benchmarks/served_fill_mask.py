@@ -24,7 +24,7 @@ import os
 import sys
 import time
 
-from pipelines import cli  # noqa: E402
+from albert_act.base import cli# noqa: E402
 
 cli.quiet_start()  # TensorFlow and SentencePiece start quietly, as in the CLIs
 
@@ -96,7 +96,7 @@ def main(argv=None):
     import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export runs)
 
     from albert_act.model.source import Source, find_export
-    from pipelines import cli
+    from albert_act.base import cli
     from pipelines import probing
 
     export = find_export(args.init)

@@ -16,7 +16,7 @@ import argparse
 import json
 import os
 
-from pipelines import cli
+from albert_act.base import cli
 
 cli.quiet_start()
 
@@ -25,7 +25,7 @@ from albert_act.model.albert_checkpoints import write_huggingface  # noqa: E402
 from albert_act.model.source import Source  # noqa: E402
 from albert_act.train.demo_data import prepare_demo_data  # noqa: E402
 from albert_act.train.pretrainer import Pretrainer  # noqa: E402
-from albert_act.train.pretraining_checkpoints import warm_start  # noqa: E402
+from albert_act.train.pretraining_checkpoints import INIT_FRESH  # noqa: E402
 from albert_act.train.pretraining_run import PretrainConfig, run_pretraining  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -41,7 +41,7 @@ def before_training(config, init_from, eval_files):
     config = config.resolved()
     strategy, kind = distribution.make_strategy(config.strategy)
     trainer = Pretrainer(config, strategy, kind)
-    warm_start(trainer.model, init_from)
+    Source.open(init_from).load_into(trainer.model, INIT_FRESH)
     trainer.tau.assign(0.0)  # "auto" is not calibrated yet; the accuracies do not depend on it
     return _numbers(trainer.evaluate(eval_files))
 

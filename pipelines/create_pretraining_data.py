@@ -23,13 +23,11 @@ import random
 import sys
 import time
 
-from pipelines import cli, instances, outputs, text_files
+from albert_act.base import cli, outputs, text_files
+from albert_act.base.artifacts import INCOMPLETE, STATS_JSON, STATS_MD
+from pipelines import instances
 from pipelines.tfrecord_writer import TFRecordWriter
 from pipelines.tokenizer import Tokenizer
-
-# What the tool writes in --output_dir: the shards and its report. albert_act.artifacts lists them too.
-STATS_JSON, STATS_MD = "stats.json", "stats.md"
-INCOMPLETE = "_incomplete"  # the shards being written, moved out when all are whole
 
 
 def read_documents(files, skip_invalid_utf8=False, invalid_lines=None):

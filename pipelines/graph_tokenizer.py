@@ -3,7 +3,8 @@
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-from pipelines import cli, normalization
+from albert_act.base import cli
+from pipelines import normalization
 
 
 class GraphTokenizer(tf.Module):

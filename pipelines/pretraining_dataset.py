@@ -17,7 +17,7 @@ import tensorflow as tf
 
 from google.protobuf.message import DecodeError
 
-from pipelines import cli, text_files
+from albert_act.base import cli, text_files
 
 
 REQUIRED_FEATURES = ("input_ids", "input_mask", "segment_ids", "masked_lm_positions", "masked_lm_ids",
@@ -93,7 +93,8 @@ def check_records_vocabulary(path, model_proto, vocab_name):
     another vocabulary than `model_proto` (`vocab_name`, for the message): its ids would mean other
     pieces, even where they fit the model's vocabulary size. Records without that stats.json, or
     made before it recorded the vocabulary's fingerprint, pass."""
-    from pipelines.create_pretraining_data import STATS_JSON, vocab_fingerprint
+    from albert_act.base.artifacts import STATS_JSON
+    from pipelines.create_pretraining_data import vocab_fingerprint
 
     stats_path = os.path.join(os.path.dirname(path), STATS_JSON)
     if not text_files.exists(stats_path):

@@ -26,7 +26,8 @@ import collections
 import hashlib
 import os
 
-from pipelines import cli, synthetic_corpus, text_files
+from albert_act.base import cli, text_files
+from pipelines import synthetic_corpus
 
 SPLITS = ("tr", "va", "te")
 TASK_FILES = {"tense": "past_present.txt", "subj_number": "subj_number.txt",

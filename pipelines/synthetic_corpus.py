@@ -24,7 +24,7 @@ import dataclasses
 import os
 import random
 
-from pipelines import cli
+from albert_act.base import cli
 
 NOUNS = [  # singular, plural, animate
     ("farmer", "farmers", True), ("baker", "bakers", True), ("teacher", "teachers", True),

@@ -8,7 +8,7 @@ import struct
 
 import google_crc32c
 
-from pipelines import text_files
+from albert_act.base import text_files
 
 
 def _masked_crc(data):

@@ -3,8 +3,8 @@
 `trace(path, command, run)` runs `run()` (the command's main) under a profiler and records, in
 call order, the project module of every call that receives the path: as an argument, a string
 beginning with it (a file inside it), a command line holding it (parsed or not), or the `Source`
-opened from it. Not recorded: parsing and checking the command line (`pipelines.cli`,
-`pipelines.checks`), and the loaded objects' own construction (Keras layers, the tokenizer from
+opened from it. Not recorded: parsing and checking the command line (`albert_act.base.cli`,
+`albert_act.base.checks`), and the loaded objects' own construction (Keras layers, the tokenizer from
 its file). Recording starts in the command's module and stops when a recorded call returns a
 Keras model (or a tuple holding one), or returns after receiving one (a warm start into a built
 model): the model is loaded.
@@ -23,7 +23,7 @@ import keras
 from test_layout import stage_of
 
 PROJECT = ("albert_act", "pipelines")
-COMMAND_LINE = ("pipelines.cli", "pipelines.checks")  # parsing and checking flags: not the path
+COMMAND_LINE = ("albert_act.base.cli", "albert_act.base.checks")  # parsing and checking flags: not the path
 
 
 def _carries(value, path):

@@ -20,7 +20,7 @@ from pathlib import Path
 import keras
 import pytest
 
-from pipelines import outputs
+from albert_act.base import outputs
 from conftest import TINY_RUN
 
 OVERRIDES = " ".join(f"--override {k}={v}" for k, v in TINY_RUN.items())

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from albert_act import artifacts
+from albert_act.base import artifacts
 from albert_act.train import finetuning_run
 from albert_act.model.source import Source
 from pipelines.glue import Example

@@ -40,7 +40,7 @@ def test_an_editable_install_finds_the_package_from_another_folder(tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     found = subprocess.run([str(venv / "bin" / "python"), "-c", "import importlib.util as u; "
-                            "print(u.find_spec('albert_act').origin, u.find_spec('pipelines.cli').origin)"],
+                            "print(u.find_spec('albert_act').origin, u.find_spec('albert_act.base.cli').origin)"],
                            cwd=elsewhere, capture_output=True, text=True, timeout=60,
                            env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
     assert found.returncode == 0, found.stderr

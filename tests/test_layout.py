@@ -1,8 +1,9 @@
 """The package's shape: the import graph has no cycle and no import running back up the data's path.
 
-Stages, lowest first: `pipelines` (text to records, and what every command line shares: `cli`,
-`checks`, `outputs`; it imports nothing from albert_act) -> shared names (`albert_act.artifacts`,
-`albert_act.distribution`) -> `albert_act.model` -> `albert_act.serve` and `albert_act.analysis` (side by
+Stages, lowest first: `albert_act.base` (what every command shares: `cli`, `checks`, `outputs`,
+`text_files`, and `artifacts`, the one owner of on-disk names) -> `pipelines` (the data stage: text
+to records; it imports nothing from albert_act but the base) and `albert_act.distribution` (side
+by side) -> `albert_act.model` -> `albert_act.serve` and `albert_act.analysis` (side by
 side, neither imports the other) -> `albert_act.train` -> the CLIs (`python -m albert_act.<verb>`).
 A module imports its own sub-package and lower stages only. Lazy imports inside functions count.
 """
@@ -17,8 +18,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 STAGES = {
-    "pipelines": 0,  # no TensorFlow at import in cli, checks and outputs: the data tool uses them
-    "albert_act.artifacts": 1,
+    "albert_act.base": 0,  # no TensorFlow at import: the data tool's --help and refusals stay quick
+    "pipelines": 1,
     "albert_act.distribution": 1,
     "albert_act": 3,  # the package's __init__ re-exports the model
     "albert_act.model": 3,
@@ -110,11 +111,11 @@ def test_the_checks_find_what_they_are_for():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c", "a"]]
     planted = {"albert_act.model.halting": {"albert_act.train.lamb"},
                "albert_act.serve.savedmodel": {"albert_act.analysis.plots", "pipelines.packing"},
-               "pipelines.cli": {"albert_act.artifacts"}}
+               "albert_act.base.cli": {"pipelines.packing"}}
     assert upward_imports(planted) == [
+        "albert_act.base.cli (stage 0) imports pipelines.packing (stage 1)",
         "albert_act.model.halting (stage 3) imports albert_act.train.lamb (stage 5)",
-        "albert_act.serve.savedmodel (stage 4) imports albert_act.analysis.plots (stage 4)",
-        "pipelines.cli (stage 0) imports albert_act.artifacts (stage 1)"]
+        "albert_act.serve.savedmodel (stage 4) imports albert_act.analysis.plots (stage 4)"]
     assert stage_of("albert_act.model.halting") == (3, "albert_act.model")
     assert stage_of("albert_act.pretrain") == (CLI, "albert_act.pretrain")
     assert stage_of("albert_act.serve.savedmodel")[0] > stage_of("pipelines.packing")[0]
@@ -137,10 +138,12 @@ def test_every_repository_path_the_docs_name_exists():
     assert not missing, missing
 
 
-def test_pipelines_import_nothing_from_albert_act_and_read_no_argv_at_import():
+def test_pipelines_import_nothing_but_the_base_and_read_no_argv_at_import():
     graph = import_graph()
     assert [f"{m} imports {t}" for m, targets in sorted(graph.items()) if m.startswith("pipelines")
-            for t in sorted(targets) if t.startswith("albert_act")] == []
+            for t in sorted(targets) if not t.startswith(("pipelines", "albert_act.base"))] == []
+    assert not any(t.startswith("albert_act.") and not t.startswith("albert_act.base")
+                   for m, targets in graph.items() if m.startswith("albert_act.base") for t in targets)
     at_import = []  # sys.argv read outside any function, or an import hook installed anywhere
     for path in sorted(REPO.glob("albert_act/**/*.py")) + sorted(REPO.glob("pipelines/**/*.py")):
         tree = ast.parse(path.read_text())
@@ -173,7 +176,7 @@ def test_every_command_starts_quietly_in_its_main(tmp_path):
     assert not (tmp_path / "no-such-dir").exists()  # a refused command leaves no folder behind (the lock's)
 
 
-NAME_OWNERS = ("albert_act/artifacts.py", "pipelines/create_pretraining_data.py")
+NAME_OWNERS = ("albert_act/base/artifacts.py",)
 
 
 def known_names():
@@ -231,7 +234,7 @@ def test_functions_fit_on_a_screen():
 
 
 def test_every_command_has_the_one_error_tail():
-    """The refusal / failed write / Ctrl-C tail is written once (pipelines.cli.failures), not in each
+    """The refusal / failed write / Ctrl-C tail is written once (albert_act.base.cli.failures), not in each
     command: no `except KeyboardInterrupt` or `except cli.write_errors()` in a module with a main()
     (a library function may still clean up and re-raise)."""
     own = [f"{path.relative_to(REPO)}:{number}" for pattern in ("albert_act/**/*.py", "pipelines/*.py")
@@ -239,3 +242,35 @@ def test_every_command_has_the_one_error_tail():
            for number, line in enumerate(path.read_text().splitlines(), 1)
            if re.search(r"except .*(KeyboardInterrupt|write_errors\(\))", line)]
     assert own == []
+
+
+def top_level_names(path):
+    """The names a module defines at its top level (functions, classes, assignments, imports, and
+    the package's lazy re-exports: the keys of albert_act's `_EXPORTS`)."""
+    names = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+            if names >= {"_EXPORTS"} and isinstance(node.value, ast.Dict):
+                names.update(k.value for k in node.value.keys if isinstance(k, ast.Constant))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
+
+
+def test_every_name_imported_from_the_project_exists():
+    """`from albert_act.x import name` anywhere (benchmarks and tests included) names something x
+    defines: a script that is not run by the suite cannot keep importing a function since removed."""
+    modules = _modules()
+    missing = []
+    files = [p for folder in ("albert_act", "pipelines", "benchmarks", "tests") for p in sorted(REPO.glob(f"{folder}/**/*.py"))]
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in modules:
+                defined = top_level_names(modules[node.module])
+                missing += [f"{path.relative_to(REPO)}:{node.lineno} {node.module}.{a.name}" for a in node.names
+                            if a.name not in defined and f"{node.module}.{a.name}" not in modules]
+    assert missing == []

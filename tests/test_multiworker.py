@@ -17,7 +17,7 @@ import tensorflow as tf
 
 from albert_act import distribution
 from albert_act.train.pretraining_config import PretrainConfig
-from pipelines import outputs
+from albert_act.base import outputs
 from conftest import STATIC, STATIC_FLAGS, TINY_RUN
 
 REPO = Path(__file__).resolve().parents[1]

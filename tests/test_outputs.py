@@ -1,4 +1,4 @@
-"""One process per run or output dir, and outputs replaced whole (pipelines/outputs.py); Ctrl-C,
+"""One process per run or output dir, and outputs replaced whole (albert_act/base/outputs.py); Ctrl-C,
 SIGTERM and SIGKILL on a real pre-training run (those last ones under `-m slow`)."""
 
 import os
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines import outputs
+from albert_act.base import outputs
 from conftest import STATIC, STATIC_FLAGS, TINY_RUN
 
 REPO = Path(__file__).resolve().parents[1]
@@ -26,7 +26,7 @@ def _python(code, **kwargs):
 def test_a_second_process_is_refused_at_once_naming_the_holder(tmp_path):
     with outputs.DirectoryLock(tmp_path / "run", "pre-training run") as lock:
         assert lock.active and Path(outputs.lock_path(tmp_path / "run")).exists()
-        other = _python(f"from pipelines.outputs import DirectoryLock; DirectoryLock({str(tmp_path / 'run')!r}, "
+        other = _python(f"from albert_act.base.outputs import DirectoryLock; DirectoryLock({str(tmp_path / 'run')!r}, "
                         "'pre-training run').acquire()", timeout=60)
         assert other.returncode != 0
         assert re.search(rf"run is in use by another pre-training run \(pid {os.getpid()} on .*, started ", other.stderr)
@@ -42,7 +42,7 @@ def test_the_lock_lies_beside_the_dir_not_in_it(tmp_path):
 
 def test_a_lock_left_by_a_killed_process_is_taken_over_and_named(tmp_path):
     target = str(tmp_path / "run")
-    killed = _python(f"import os; from pipelines.outputs import DirectoryLock; DirectoryLock({target!r}, 'x').acquire(); "
+    killed = _python(f"import os; from albert_act.base.outputs import DirectoryLock; DirectoryLock({target!r}, 'x').acquire(); "
                      "print(os.getpid(), flush=True); os.kill(os.getpid(), 9)", timeout=60)
     assert killed.returncode == -signal.SIGKILL
     assert Path(outputs.lock_path(target)).read_text()  # left behind, with its holder
@@ -268,7 +268,7 @@ def test_write_errors_in_words():
     op or function names, and not the saver's temporary file."""
     import tensorflow as tf
 
-    from pipelines import cli
+    from albert_act.base import cli
 
     saver = tf.errors.ResourceExhaustedError(None, None, (
         "{{function_node __wrapped__SaveV2_dtypes_69_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
@@ -332,13 +332,14 @@ def test_fine_tuning_checks_the_room_for_its_weights_and_keeps_the_best_so_far(t
 @pytest.mark.parametrize("command", ["tokenizer", "analyze"])
 def test_commands_end_a_full_disk_with_one_line(command, tiny_run, records, tmp_path, monkeypatch):
     """train_tokenizer and analyze ended a full disk in a traceback; now one line, and nothing half-written."""
-    from pipelines import outputs
+    from albert_act.base import outputs
 
     def full_disk(path, data):
         raise OSError(28, "No space left on device", str(path))
 
     if command == "tokenizer":
-        from pipelines import text_files, train_tokenizer as module
+        from albert_act.base import text_files
+        from pipelines import train_tokenizer as module
 
         corpus = tmp_path / "corpus.txt"
         corpus.write_text("".join(f"line {i} of a small corpus\n" for i in range(50)))
@@ -364,7 +365,7 @@ def test_the_one_error_tail(capsys):
     """cli.failures: a refusal, a refused write and Ctrl-C each end in one line, never a traceback."""
     import errno
 
-    from pipelines import cli
+    from albert_act.base import cli
 
     cases = ((ValueError("bad x"), "error: bad x", ""),
              (OSError(errno.ENOSPC, "No space left on device", "/out/f"),

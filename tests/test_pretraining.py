@@ -312,7 +312,7 @@ def test_a_failed_checkpoint_write_is_named_and_cleaned_up(records, tmp_path, mo
 
 
 def test_the_export_records_the_tau_used_and_no_directory_of_the_machine(tiny_run):
-    from albert_act import artifacts
+    from albert_act.base import artifacts
     from albert_act.model.source import Source
     from albert_act.train.pretraining_config import _check_export_dir
 

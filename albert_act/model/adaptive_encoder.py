@@ -3,7 +3,7 @@
 import keras
 from keras import ops
 
-from pipelines import checks
+from albert_act.base import checks
 from albert_act.model.halting import EXECUTIONS, HaltingUnit, IteratedLayer, halting_loop
 from albert_act.model.transformer_block import TransformerBlock
 

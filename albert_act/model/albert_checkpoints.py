@@ -32,7 +32,7 @@ import re
 import numpy as np
 import tensorflow as tf
 
-from albert_act import artifacts
+from albert_act.base import artifacts
 
 SAME, DENSE, HEADS_IN, HEADS_BIAS, HEADS_OUT, OUTPUT_WEIGHTS = "same", "dense", "heads_in", "heads_bias", "heads_out", "output_weights"
 

@@ -2,7 +2,7 @@
 
 import keras
 
-from pipelines import checks
+from albert_act.base import checks
 from albert_act.model.task_model import DEPTH_OUTPUTS, backbone_from_config, backbone_inputs
 
 

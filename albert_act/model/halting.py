@@ -40,7 +40,7 @@ marks the tokens that still take updates (padding never runs).
 import keras
 from keras import ops
 
-from pipelines import checks
+from albert_act.base import checks
 from albert_act.model.act_state import act_update, initial_state, outputs_of, record_details
 from albert_act.model.gathered_halting import bucket_widths, gathered_loop
 from albert_act.model.sparse_halting import sparse_loop

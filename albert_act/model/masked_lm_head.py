@@ -3,7 +3,7 @@
 import keras
 from keras import ops
 
-from pipelines import checks
+from albert_act.base import checks
 
 
 @keras.saving.register_keras_serializable(package="albert_act")

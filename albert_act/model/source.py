@@ -12,7 +12,7 @@ A source is one of six kinds of directory (local or gs://):
 `Source.open` checks the kind, reads the config and finds the vocabulary, each once and only
 here; the weights are read (once) when a model is built from it. Every command that takes a
 model path goes through it: `albert_act.export --checkpoint`, `pretrain --init_from`, `finetune
---init`, `analyze --init`, and the GLUE submission's exports. The file names are `albert_act.artifacts`'s;
+--init`, `analyze --init`, and the GLUE submission's exports. The file names are `albert_act.base.artifacts`'s;
 public checkpoints' weights are read by `albert_act.model.albert_checkpoints`.
 
 Weights are matched by variable path, so a backbone loads from any source, and a whole model
@@ -27,15 +27,15 @@ import os
 
 import tensorflow as tf
 
-from albert_act import artifacts
-from albert_act.artifacts import (ASSETS, CHECKPOINTS, CONFIG, EXPORT, EXPORT_INFO, FINETUNED_INFO, HF_CONFIG,
+from albert_act.base import artifacts
+from albert_act.base.artifacts import (ASSETS, CHECKPOINTS, CONFIG, EXPORT, EXPORT_INFO, FINETUNED_INFO, HF_CONFIG,
                                   HF_VOCAB, HF_WEIGHTS, KERAS_HUB_CONFIG, KERAS_HUB_VOCAB, KERAS_HUB_WEIGHTS,
                                   SAVED_MODEL, TF1_CONFIG, TF1_VOCAB, VOCAB, WEIGHTS)
 from albert_act.model.albert_checkpoints import read_albert_checkpoint, read_albert_config
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.classifier import AlbertActClassifier
 from albert_act.model.pretraining_model import AlbertActPretrainingModel
-from pipelines import cli
+from albert_act.base import cli
 from pipelines.tokenizer import Tokenizer
 
 PUBLIC_KINDS = ("huggingface", "tf1-checkpoint", "keras-hub-preset")

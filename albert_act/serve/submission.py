@@ -16,7 +16,8 @@ import zipfile
 import tensorflow as tf
 
 from albert_act.model.source import Source, find_export, load_export
-from pipelines import glue, outputs
+from albert_act.base import outputs
+from pipelines import glue
 
 # file in the zip -> (the task whose model predicts it, the task whose test file it reads, the split),
 # from pipelines/glue.py (the one GLUE table).

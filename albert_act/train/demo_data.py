@@ -3,7 +3,7 @@
 import json
 import os
 
-from albert_act import artifacts
+from albert_act.base import artifacts
 from pipelines import synthetic_corpus, train_tokenizer
 from pipelines.create_pretraining_data import create_pretraining_data
 from pipelines.instances import InstanceConfig

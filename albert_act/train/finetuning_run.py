@@ -3,7 +3,7 @@
 Read top to bottom: `load_task` (examples and label set), `encode` ([CLS] A [SEP] B [SEP],
 `pipelines.packing`), `finetune` (AdamW, warmup + linear decay, the loss of
 `albert_act.train.losses`, best dev epoch kept, raw-text SavedModel export), `grid_search`
-(the paper's grid). What a fine-tuning dir holds: `albert_act.artifacts`.
+(the paper's grid). What a fine-tuning dir holds: `albert_act.base.artifacts`.
 """
 
 import dataclasses
@@ -15,8 +15,9 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from albert_act import artifacts, distribution
-from pipelines import checks, cli, outputs
+from albert_act.base import artifacts
+from albert_act import distribution
+from albert_act.base import checks, cli, outputs
 from albert_act.model.classifier import AlbertActClassifier
 from albert_act.model.source import HALTING_UNIT, Source
 from albert_act.serve import savedmodel

@@ -6,9 +6,9 @@ import os
 
 import tensorflow as tf
 
-from albert_act import artifacts
+from albert_act.base import artifacts
 from albert_act.model.source import HALTING_UNIT
-from pipelines import cli
+from albert_act.base import cli
 from pipelines.pretraining_dataset import serialized_batches
 
 # Weights a warm start may lack: the new halting unit, and heads the checkpoint does not have.

@@ -9,12 +9,13 @@ import sys
 
 import tensorflow as tf
 
-from albert_act import artifacts, distribution
+from albert_act.base import artifacts
+from albert_act import distribution
 from albert_act.model.source import Source
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.halting import TRAINING_EXECUTIONS
 from albert_act.model.presets import get_preset
-from pipelines import checks, text_files
+from albert_act.base import checks, text_files
 from pipelines.pretraining_dataset import check_records, check_records_vocabulary, count_records, record_files
 from pipelines.tokenizer import Tokenizer
 

@@ -24,10 +24,7 @@ other projects' and listed here beside ours. Which kind a dir is, `albert_act.mo
 import json
 import os
 
-import tensorflow as tf
-
-from pipelines import outputs, text_files
-from pipelines.create_pretraining_data import STATS_JSON  # noqa: F401  (the data tool's report)
+from albert_act.base import cli, outputs, text_files
 
 CONFIG = "config.json"
 CHECKPOINTS = "checkpoints"
@@ -45,6 +42,8 @@ ASSETS = "assets"
 SAVED_MODEL = "saved_model.pb"
 TRAIN_EVENTS, EVAL_EVENTS = "train", "eval"  # TensorBoard folders of a run
 DEMO_RECIPE, DEMO_CORPUS, DEMO_RECORDS = "recipe.json", "corpus.txt", "records"
+STATS_JSON, STATS_MD = "stats.json", "stats.md"  # the data tool's report, in its --output_dir
+INCOMPLETE = "_incomplete"  # the data tool's shards being written, moved out when all are whole
 
 # Other projects' names: Hugging Face transformers, google-research/albert (TF1), keras-hub.
 HF_CONFIG, HF_WEIGHTS, HF_VOCAB = "config.json", "model.safetensors", "spiece.model"
@@ -53,19 +52,23 @@ KERAS_HUB_CONFIG, KERAS_HUB_WEIGHTS, KERAS_HUB_TASK = "config.json", "model.weig
 KERAS_HUB_VOCAB = "assets/tokenizer/vocabulary.spm"
 
 
+def _gfile():
+    return cli.load_tensorflow().io.gfile  # TensorFlow loads on first use: the data tool imports these names
+
+
 def checkpoints_on_disk(directory):
     """{update: prefix} of the ckpt-<update>.index files in `directory` (a run's checkpoints/)."""
-    prefixes = (index[: -len(".index")] for index in tf.io.gfile.glob(os.path.join(directory, "ckpt-*.index")))
+    prefixes = (index[: -len(".index")] for index in _gfile().glob(os.path.join(directory, "ckpt-*.index")))
     return {int(p.rsplit("-", 1)[1]): p for p in prefixes if p.rsplit("-", 1)[1].isdigit()}
 
 
 def read_json(path):
     """The JSON object (a dict) in `path`; a ValueError names the file, and the line and column
     where it stops being JSON (a truncated or hand-edited config), or what it holds instead."""
-    if tf.io.gfile.isdir(path):
+    if _gfile().isdir(path):
         raise ValueError(f"{path} is a directory, not a JSON file")
     try:
-        with tf.io.gfile.GFile(path) as f:
+        with _gfile().GFile(path) as f:
             value = json.load(f)
     except json.JSONDecodeError as error:
         raise ValueError(f"{path} line {error.lineno} column {error.colno}: not valid JSON ({error.msg})") from None
@@ -79,7 +82,7 @@ def read_json(path):
 def write_json(path, value):
     """Writes `value` as JSON, whole: a local file is written beside `path` and renamed over it."""
     if "://" in str(path):
-        with tf.io.gfile.GFile(path, "w") as f:
+        with _gfile().GFile(path, "w") as f:
             json.dump(value, f, indent=2)
     else:
         outputs.write_file(path, json.dumps(value, indent=2).encode())
@@ -159,9 +162,9 @@ def check_export_target(export_dir, overwrite=False, source=None, flag="--output
     if source is not None and same_path(export_dir, source):
         raise ValueError(f"{flag} {export_dir} is the --checkpoint being exported; write the export to another dir")
     outputs.check_dir_target(export_dir, flag)
-    if not tf.io.gfile.exists(export_dir) or not tf.io.gfile.listdir(export_dir):
+    if not _gfile().exists(export_dir) or not _gfile().listdir(export_dir):
         return
-    entries = sorted(e.rstrip("/") for e in tf.io.gfile.listdir(export_dir))
+    entries = sorted(e.rstrip("/") for e in _gfile().listdir(export_dir))
     for kind, marker in (("a pre-training run", CONFIG), ("a fine-tuning dir", FINETUNED_INFO)):
         if marker in entries:
             raise ValueError(f"{flag} {export_dir} holds {kind} ({marker}); --overwrite replaces only a SavedModel, "
@@ -180,7 +183,7 @@ def check_finetuning_target(output_dir, overwrite=True):
     fine-tuning writes) that did not finish; one that did (results.json) is replaced only with
     `overwrite`; a pre-training run or a dir of other files (the GLUE data, say) never is."""
     outputs.check_dir_target(output_dir, "--output_dir")
-    if not tf.io.gfile.exists(output_dir):
+    if not _gfile().exists(output_dir):
         return
     entries = text_files.visible_entries(output_dir)
     if CONFIG in entries:
@@ -198,11 +201,11 @@ def check_huggingface_target(output, overwrite=False):
     """Refuses, before any model is loaded, to write a Hugging Face dir where it would destroy something:
     an empty or missing dir is fine; an existing Hugging Face dir (config.json + model.safetensors) is
     replaced only with `overwrite`; anything else never."""
-    if tf.io.gfile.exists(output) and not tf.io.gfile.isdir(output):
+    if _gfile().exists(output) and not _gfile().isdir(output):
         raise ValueError(f"{output} is a file; --output is the Hugging Face dir to write")
     outputs.check_dir_target(output, "--output")
-    if not tf.io.gfile.exists(output) or not tf.io.gfile.listdir(output):
+    if not _gfile().exists(output) or not _gfile().listdir(output):
         return
-    huggingface = all(tf.io.gfile.exists(os.path.join(output, name)) for name in (HF_CONFIG, HF_WEIGHTS))
+    huggingface = all(_gfile().exists(os.path.join(output, name)) for name in (HF_CONFIG, HF_WEIGHTS))
     if not overwrite or not huggingface:
         raise ValueError(f"{output} exists and is not empty; --overwrite replaces only a Hugging Face dir")

@@ -134,7 +134,7 @@ def parse_checked(parser, argv, rules):
     """`parser.parse_args(argv)`, then `check_flags(args, rules)`; each flag of `rules` shows its range
     in --help ("... (default: 8); an integer in [1, 100000]"), and a path value starting with `~`
     is expanded (`--output_dir=~/x`, which the shell leaves as it is)."""
-    from pipelines import checks
+    from albert_act.base import checks
 
     for action in parser._actions:
         if action.dest in rules:
@@ -155,7 +155,7 @@ def parse_checked(parser, argv, rules):
 def check_flags(args, rules):
     """`checks.flags` on parsed arguments, before any work: a bad value ends the command with one
     "error: --flag must be ..., got value" line (exit status 1)."""
-    from pipelines import checks
+    from albert_act.base import checks
 
     try:
         checks.flags(args, rules)

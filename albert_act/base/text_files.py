@@ -14,7 +14,7 @@ def is_remote(path):
 
 
 def _gfile():
-    from pipelines import cli
+    from albert_act.base import cli
 
     return cli.load_tensorflow().io.gfile  # quietly, in a quiet command
 
@@ -96,7 +96,7 @@ def write_bytes(path, data):
         with _gfile().GFile(path, "wb") as f:
             f.write(data)
     else:
-        from pipelines import outputs
+        from albert_act.base import outputs
 
         outputs.write_file(path, data)
 
