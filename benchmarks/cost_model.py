@@ -3,7 +3,7 @@
     .venv/bin/python -m benchmarks.cost_model [--utilization 0.4] [--share 0.30] [--no-check]
 
 Counts the training FLOPs of tiny / small / base (ALBERT-base sizes with N_max 6 / 12 / 24,
-sequence 128, 20 masked positions, `albert_act/model/presets.py`) for the paper's 112,500
+sequence 128, 20 masked positions, `albert_act/train/pretraining_config.py`) for the paper's 112,500
 updates of 4,096 sequences, three ways:
 
 * fixed depth (ALBERT, `--halting none`): every token through N_max iterations;

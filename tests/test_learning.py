@@ -24,7 +24,7 @@ def test_a_short_run_beats_the_unigram_and_majority_baselines(tmp_path):
     config = PretrainConfig(
         train_files=[str(tmp_path / "data" / "train-*.tfrecord")], eval_files=[str(tmp_path / "data" / "eval-*.tfrecord")],
         model_dir=str(tmp_path / "run"), steps=800, learning_rate=2e-2, global_batch_size=32, micro_batch_size=32,
-        jit_compile=True, deterministic=True,  # the same input order however loaded the machine is
+        jit_compile=True, execution="static", deterministic=True,  # the same input order however loaded the machine is
         backbone_overrides=dict(vocabulary_size=600, max_sequence_length=32, max_iterations=2,
                                 hidden_dim=64, intermediate_dim=256, embedding_dim=32))
     result = run_pretraining(config, progress=False)

@@ -122,7 +122,7 @@ def test_a_run_of_two_streams_resumes_from_the_newest_update_every_stream_has(re
 
 
 def test_input_streams_must_divide_the_batch_and_match_the_workers(records, tmp_path, monkeypatch):
-    from albert_act.train.pretraining_config import check_inputs
+    from albert_act.train.pretraining_preflight import preflight
 
     def config(**settings):
         return PretrainConfig(train_files=[records[0]], eval_files=[records[1]], model_dir=str(tmp_path / "run"),
@@ -130,11 +130,11 @@ def test_input_streams_must_divide_the_batch_and_match_the_workers(records, tmp_
 
     assert config(global_batch_size=8, micro_batch_size=4).input_streams == 1
     with pytest.raises(ValueError, match="input_streams must be >= 1 and divide the global batch 8, got 3"):
-        check_inputs(config(global_batch_size=8, micro_batch_size=4, input_streams=3), 1)
+        preflight(config(global_batch_size=8, micro_batch_size=4, input_streams=3), 1)
     monkeypatch.setenv("TF_CONFIG", _tf_config(2)["TF_CONFIG"])
     assert config(global_batch_size=8, micro_batch_size=2).input_streams == 2
     with pytest.raises(ValueError, match="input_streams 4: a job of 2 workers reads 2 streams, one each"):
-        check_inputs(config(global_batch_size=8, micro_batch_size=2, input_streams=4), 2)
+        preflight(config(global_batch_size=8, micro_batch_size=2, input_streams=4), 2)
 
 
 def test_multiworker_without_a_cluster_is_refused(monkeypatch):

@@ -226,17 +226,18 @@ def test_model_dir_with_an_incompatible_run_is_refused(records, tmp_path):
 def test_a_model_dir_keeps_its_config_only_while_it_holds_checkpoints(records, tmp_path, capsys):
     """A run that failed before its first checkpoint pins nothing: the corrected command starts afresh.
     Checkpoints without their config.json are refused, not restored into the default model."""
-    from albert_act.train.pretraining_config import _check_model_dir, config_record
+    from albert_act.train.pretraining_config import config_record
+    from albert_act.train.pretraining_preflight import _check_model_dir
 
     config = _config(records, tmp_path).resolved()
-    earlier = dataclasses.replace(config, learning_rate=float("inf"))
+    earlier = dataclasses.replace(config, learning_rate=5.0)
     (tmp_path / "config.json").write_text(json.dumps(config_record(earlier)))
     _check_model_dir(config)
     assert re.search(r"its earlier run saved no checkpoint; starting afresh with these settings \(learning_rate: "
-                     r"inf there, [\d.e-]+ now\)", capsys.readouterr().err)
+                     r"5.0 there, [\d.e-]+ now\)", capsys.readouterr().err)
     (tmp_path / "checkpoints").mkdir()
     (tmp_path / "checkpoints" / "ckpt-2.index").write_bytes(b"")
-    with pytest.raises(ValueError, match=r"holds a run with another config \(learning_rate: inf there"):
+    with pytest.raises(ValueError, match=r"holds a run with another config \(learning_rate: 5.0 there"):
         _check_model_dir(config)
     (tmp_path / "vocab.model").write_bytes(b"the run's own")  # resuming with another vocabulary of the same size
     (tmp_path / "other.model").write_bytes(b"another one")
@@ -251,7 +252,8 @@ def test_a_model_dir_keeps_its_config_only_while_it_holds_checkpoints(records, t
 
 def test_a_run_saved_before_input_streams_resumes_as_one_stream(records, tmp_path):
     """config.json written before the setting existed means one stream; two streams do not resume as one."""
-    from albert_act.train.pretraining_config import _check_model_dir, config_record
+    from albert_act.train.pretraining_config import config_record
+    from albert_act.train.pretraining_preflight import _check_model_dir
 
     config = _config(records, tmp_path).resolved()
     assert config.input_streams == 1
@@ -314,7 +316,7 @@ def test_a_failed_checkpoint_write_is_named_and_cleaned_up(records, tmp_path, mo
 def test_the_export_records_the_tau_used_and_no_directory_of_the_machine(tiny_run):
     from albert_act.base import artifacts
     from albert_act.model.source import Source
-    from albert_act.train.pretraining_config import _check_export_dir
+    from albert_act.train.pretraining_preflight import _check_export_dir
 
     run, export = tiny_run
     record = json.loads((Path(export) / "assets" / "albert_act_export.json").read_text())["pretraining"]

@@ -45,7 +45,7 @@ def test_pretraining_train_and_eval_steps(records, tmp_path, precision):
 
     config = PretrainConfig(train_files=[records[0]], eval_files=[records[1]], model_dir=str(tmp_path),
                             backbone_overrides=dict(TINY_RUN), steps=2, warmup_steps=0, global_batch_size=8,
-                            micro_batch_size=4, precision=precision, jit_compile=True).resolved()
+                            micro_batch_size=4, precision=precision, jit_compile=True, execution="static").resolved()
     trainer = Pretrainer(config, tf.distribute.get_strategy(), "cpu")
     assert trainer.precision == precision and trainer.backbone.compute_dtype == precision[-8:].replace("mixed_", "")
     inputs, labels = _batch(records)

@@ -1,1 +1,1 @@
-"""The network: embeddings, transformer block, halting unit and loops, backbone, heads, presets, loading."""
+"""The network: embeddings, transformer block, halting unit and loops, backbone, heads, what a path holds (source.py), public checkpoints."""

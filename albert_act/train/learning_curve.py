@@ -23,9 +23,7 @@ def learning_curve(model_dir, eval_files=None, eval_batches=None, progress=False
     """[{step, accuracies with intervals, baselines, mlm_loss, mean_iterations}] for every checkpoint
     kept in `model_dir`, oldest first. eval_files: default the run's own held-out files."""
     record = artifacts.read_json(os.path.join(model_dir, artifacts.CONFIG))
-    names = {field.name for field in dataclasses.fields(PretrainConfig)}
-    config = PretrainConfig(**{k: v for k, v in record.items() if k in names})
-    config.eval_batches = eval_batches
+    config = dataclasses.replace(PretrainConfig.from_record(record), eval_batches=eval_batches)
     patterns = eval_files or config.eval_files
     files = sorted(path for pattern in patterns for path in tf.io.gfile.glob(pattern))
     if not files:

@@ -1,36 +1,33 @@
-"""Pre-training settings: `PretrainConfig` (saved as config.json in the run dir), its defaults that
-depend on each other (`resolved`), and `check_inputs`, which refuses what a user can fix before any
-compute: flag values, the records against the model, the export and model dirs."""
+"""Pre-training settings, in one place: the presets (plain, commented Python), `PretrainConfig`
+(a frozen dataclass: every setting with its default, one line of help, its flag and its range;
+it checks its own values when built, and `pretrain`'s flags are made from it), `resolved()`
+(the defaults that come from the preset and depend on each other) and `config_record` (what a
+run saves as config.json, from which `PretrainConfig.from_record` repeats it). The checks that
+read files (records, vocabulary, model and export dirs) are `pretraining_preflight.preflight`.
 
+    python -c "from albert_act.train.pretraining_config import PretrainConfig; help(PretrainConfig)"
+"""
+
+import argparse
 import dataclasses
+import inspect
 import json
-import os
-import sys
 
-import tensorflow as tf
-
-from albert_act.base import artifacts
 from albert_act import distribution
-from albert_act.model.source import Source
+from albert_act.base import settings
+from albert_act.base.settings import NEGATED, setting
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.halting import TRAINING_EXECUTIONS
-from albert_act.model.presets import get_preset
-from albert_act.base import checks, text_files
-from pipelines.pretraining_dataset import check_records, check_records_vocabulary, count_records, record_files
-from pipelines.tokenizer import Tokenizer
 
 # Preset update counts that scale with --steps when only --steps is given.
 SCALED_WITH_STEPS = ("warmup_steps", "ponder_warmup_start", "ponder_warmup_steps")
 
-
 AUTO = "auto"  # --tau auto: tau x ponder cost = AUTO_SHARE x (MLM + SOP) when the ponder cost switches on
-
 
 # What --init_from takes from its checkpoint: the sizes (the weights' shapes) and the layers' constants.
 # The depth cap, the halting and tau stay the preset's (a fixed-depth ALBERT gets ACT: docs/design.md).
 INIT_SETTINGS = ("vocabulary_size", "embedding_dim", "hidden_dim", "num_heads", "intermediate_dim",
                  "max_sequence_length", "num_segments", "layer_norm_epsilon", "initializer_range", "gelu_approximate")
-
 
 # Settings that may change between a run and its resumption; anything else must match.
 RESUMABLE_CHANGES = {"train_files", "eval_files", "checkpoint_every", "keep_checkpoints", "log_every",
@@ -40,105 +37,314 @@ RESUMABLE_CHANGES = {"train_files", "eval_files", "checkpoint_every", "keep_chec
 ADDED_SETTINGS = {"input_streams": 1, "target_iterations": None, "eval_every": None}
 
 
-@dataclasses.dataclass
-class PretrainConfig:
-    """Everything a pre-training run depends on. `resolved()` fills the defaults that depend on others."""
+# The presets: `tiny`, `small` and `base` are the paper's (Simoulin & Crabbé 2021, Table 1):
+# ALBERT-base sizes with a depth cap N_max and a ponder-cost weight tau. `demo` is sized for a
+# 2-core CPU so the whole pipeline runs in minutes; `english` is the shipped English model's.
 
-    train_files: list
-    eval_files: list
-    model_dir: str
-    preset: str = "demo"
-    backbone_overrides: dict = dataclasses.field(default_factory=dict)
-    halting: str = "act"
-    share_weights: bool = True
-    ponder_cost_weight: float | str | None = None  # None: the preset's tau; "auto": calibrated, see below
-    # Ponder-cost warm-up: tau is 0 before update `ponder_warmup_start`, then ramps linearly to
-    # its full value over `ponder_warmup_steps` updates (0, 0: the paper's constant tau).
-    # Settings left at None take the preset's value (`Preset.training`).
-    ponder_warmup_start: int | None = None
-    ponder_warmup_steps: int | None = None
-    # A target mean depth: once the ponder cost is on, tau is steered after every update so that the
-    # mean number of iterations comes to this (`Pretrainer.steer_tau`); None: tau stays as set.
-    target_iterations: float | None = None
-    execution: str | None = None  # the ACT loop in training: "static", "while", "gather" or "bucket" (halting.py)
-    jit_compile: bool | None = None  # XLA-compile every per-replica step (always on TPU; ~1.8x faster on a CPU)
-    steps: int | None = None
-    warmup_steps: int | None = None
-    learning_rate: float | None = None
-    weight_decay_rate: float = 0.01
-    clip_norm: float = 1.0
-    global_batch_size: int | None = None
-    micro_batch_size: int | None = None  # per replica
-    strategy: str = "auto"
-    precision: str = "auto"  # bf16 on TPU, float32 elsewhere
-    seed: int = 12345
-    deterministic: bool = False
-    # Input streams (`serialized_batches`): None is the job's worker count, so each worker of a
-    # multi-worker job reads only its stream; one process given the same number reads the same batches.
-    input_streams: int | None = None
-    checkpoint_every: int = 100
-    keep_checkpoints: int = 5
-    log_every: int = 10
-    eval_batches: int | None = None  # None: the whole eval shard
-    eval_every: int | None = None  # held-out evaluation every this many updates too (None: at the end only)
-    export_dir: str | None = None
-    # Replace a SavedModel at export_dir that another run wrote (this run's own earlier export is
-    # always replaced: a re-run of the same command re-exports).
-    overwrite_export: bool = False
-    vocab: str | None = None  # SentencePiece model of the data; copied to <model_dir>/vocab.model
-    # Warm start: a pre-training run, an export or a public ALBERT checkpoint whose weights the model
-    # starts from (sizes from it, see INIT_SETTINGS); not read again when the run resumes.
-    init_from: str | None = None
+# ALBERT-base: E=128, H=768, 12 heads, FFN 3072, vocabulary 30k, sequence 128.
+# GELU (tanh approximation: gelu_approximate=True) and LayerNorm eps 1e-12 are the backbone's
+# defaults, post-LN is fixed in the layers; dropout is 0 in pre-training, as in the paper.
+_ALBERT_BASE = dict(
+    vocabulary_size=30000,
+    embedding_dim=128,
+    hidden_dim=768,
+    num_heads=12,
+    intermediate_dim=3072,
+    max_sequence_length=128,
+    dropout=0.0,
+)
+
+
+# The paper's pre-training run (ALBERT's): LAMB at 1.76e-3 for 112,500 updates of 4,096
+# sequences, 3,125 warm-up updates, constant tau, the static ACT loop (TPU).
+_PAPER_TRAINING = dict(
+    steps=112500,
+    warmup_steps=3125,
+    learning_rate=1.76e-3,
+    global_batch_size=4096,
+    micro_batch_size=64,  # per replica: 8 accumulation steps x 64 x 8 TPU cores
+    ponder_warmup_start=0,
+    ponder_warmup_steps=0,
+    execution="static",
+    jit_compile=False,  # TPUStrategy compiles with XLA anyway
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Preset:
+    """A named model configuration and the pre-training run that goes with it.
+
+    backbone: keyword arguments of `AlbertActBackbone`.
+    training: a partial `PretrainConfig` (below): the settings a run takes unless given others,
+        tau (`ponder_cost_weight`: "auto" is calibrated) among them.
+    """
+
+    backbone: dict
+    training: dict
+
+    @property
+    def ponder_cost_weight(self):
+        return self.training["ponder_cost_weight"]
+
+
+PRESETS = {
+    # Paper's "tiny": at most 6 iterations, strongest depth penalty.
+    "tiny": Preset(backbone=dict(_ALBERT_BASE, max_iterations=6), training=dict(_PAPER_TRAINING, ponder_cost_weight=1e-3)),
+    # Paper's "small": at most 12 iterations (ALBERT-base's depth).
+    "small": Preset(backbone=dict(_ALBERT_BASE, max_iterations=12), training=dict(_PAPER_TRAINING, ponder_cost_weight=5e-4)),
+    # Paper's "base": at most 24 iterations, weakest penalty.
+    "base": Preset(backbone=dict(_ALBERT_BASE, max_iterations=24), training=dict(_PAPER_TRAINING, ponder_cost_weight=2.5e-4)),
+    # CPU demo: the quick start's model, sized and trained to learn the embedded corpus within
+    # minutes on 2 CPU cores (README "Quick start" gives how each setting was measured).
+    "demo": Preset(
+        backbone=dict(
+            vocabulary_size=2000,  # a BPE vocabulary of the embedded corpus (albert_act.train.demo_data)
+            embedding_dim=64,
+            hidden_dim=128,
+            num_heads=4,
+            intermediate_dim=512,
+            max_iterations=6,
+            max_sequence_length=64,  # most of the corpus's documents fit in one or two sequences
+            # p = 0.5 at the start: 2 iterations, the depth the runs settled at before the ponder cost
+            # started with -1.0 (p ~ 0.27), without paying for ~4 iterations over the first ~150 updates
+            halting_bias_initializer=0.0,
+            dropout=0.0,
+        ),
+        training=dict(
+            ponder_cost_weight="auto",
+            # 1,400 (MLM 0.203, SOP 0.864) took 7:02 and 2,000 (0.205) 7:11 on the slower 2-core CPU;
+            # 1,000 gave MLM 0.194, SOP 0.822 in 5:22 there (README "Quick start")
+            steps=1000,
+            warmup_steps=50,
+            learning_rate=1e-2,  # LAMB's trust ratio: ~1% relative change per update
+            global_batch_size=32,
+            micro_batch_size=32,
+            ponder_warmup_start=500,  # learn first, then pay for depth
+            ponder_warmup_steps=250,
+            # Only the running tokens are computed (albert_act/model/gathered_halting.py): at the demo's
+            # depth (~1.6 of 6) about 0.6x the time of the static loop under XLA, which fuses more
+            # but computes all 6 iterations (README "Training that skips halted tokens").
+            execution="gather",
+            jit_compile=False,  # gather's shapes are dynamic
+        ),
+    ),
+    # The shipped English model (saved_models/albert_act_english): English Wikipedia, 128 pieces,
+    # sized and trained for about an hour on 2 CPU cores (`python -m benchmarks.english_small`;
+    # its model card, saved_models/albert_act_english/README.md, gives how each size was chosen).
+    "english": Preset(
+        backbone=dict(
+            vocabulary_size=8000,  # SentencePiece unigram on the training text (benchmarks/english_small.py)
+            embedding_dim=128,
+            hidden_dim=128,  # 256 measured 3-4x slower per update: too few updates in an hour
+            num_heads=4,
+            intermediate_dim=512,
+            max_iterations=6,
+            max_sequence_length=128,  # the paper's length
+            halting_bias_initializer=-1.0,
+            dropout=0.0,
+        ),
+        training=dict(
+            ponder_cost_weight="auto",
+            # 2,000 x 128: run 1 (4,000 x 64, ponder cost from update 1,600) sat at the unigram level
+            # (MLM loss 6.3 against 6.4 without context) for 1,700 updates, and the ponder cost then
+            # halted every token at 1 (no gradient reaches the halting unit there). A larger batch
+            # gives the gradient out of that plateau more signal; the ponder cost waits longer.
+            steps=2000,
+            warmup_steps=200,
+            learning_rate=1e-2,
+            global_batch_size=128,
+            # Micro-batches of 16 (8 per update, the same gradient): 0.76x the time of 64 at fixed depth,
+            # 0.88x for bucket at a mean depth of 3 (docs/pretraining.md "The English update, profiled").
+            micro_batch_size=16,
+            ponder_warmup_start=1500,
+            ponder_warmup_steps=200,
+            # Running tokens only, at static widths under XLA: at a mean depth of 3 of 6 varying per token
+            # (a tail at the cap), 2.21 s per update against gather's 3.35 s (micro-batches of 64, the
+            # preset until 2026-11-25); bucket's first update compiles for ~2.5 minutes, paid back
+            # within ~150 updates.
+            execution="bucket",
+            jit_compile=True,
+        ),
+    ),
+}
+
+
+def get_preset(name):
+    """Returns the `Preset` called `name`; ValueError naming the choices otherwise."""
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}; expected one of {sorted(PRESETS)}")
+    return PRESETS[name]
+
+
+def backbone_from_preset(name, **overrides):
+    """Builds an `AlbertActBackbone` from preset `name`, with keyword overrides."""
+    return AlbertActBackbone(**{**get_preset(name).backbone, **overrides})
+
+
+def _tau(text):
+    if text == AUTO:
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--tau expects a number or {AUTO!r}, got {text!r}") from None
+
+
+def _override(text):
+    key, equals, value = text.partition("=")
+    if not key or not equals:
+        raise argparse.ArgumentTypeError(f"--override expects key=value, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+PRESET = "(default: the preset's)"
+
+
+@settings.document
+@dataclasses.dataclass(frozen=True)
+class PretrainConfig:
+    """Everything a pre-training run depends on. Settings left at None take the preset's value
+    (`resolved()`); the values are checked when the config is built."""
+
+    train_files: list = setting(dataclasses.MISSING, "TFRecord globs (default: the embedded demo data)")
+    eval_files: list = setting(dataclasses.MISSING, "held-out TFRecord globs")
+    model_dir: str = setting(dataclasses.MISSING, "run directory (default: runs/<preset>)")
+    preset: str = setting("demo", "model and run settings: the paper's tiny/small/base, the CPU demo, or english",
+                          choices=sorted(PRESETS))
+    backbone_overrides: dict = setting(
+        help="change one backbone setting of the preset, e.g. --override hidden_dim=256 (repeatable; the keys "
+             "are AlbertActBackbone's arguments)", flag="override", parse=_override, factory=dict)
+    halting: str = setting("act", "act: learned per-token depth; none: fixed depth N_max (the ALBERT baseline)",
+                           choices=["act", "none"])
+    share_weights: bool = setting(
+        True, "one layer applied up to N_max times, as ALBERT; --unshared: N_max distinct layers (the BERT "
+              "baseline; default: shared)", flag="unshared", kind=NEGATED)
+    ponder_cost_weight: float | str | None = setting(
+        None, f"tau, the ponder cost's weight: a number, or 'auto' (tau x ponder cost = 10%% of MLM + SOP when "
+              f"the ponder cost switches on) {PRESET}", flag="tau", parse=_tau)
+    ponder_warmup_start: int | None = setting(
+        None, f"updates trained with tau = 0 before the ponder cost switches on {PRESET}", rule="int>=0")
+    ponder_warmup_steps: int | None = setting(
+        None, f"updates over which tau then ramps linearly from 0 to its value {PRESET}", rule="int>=0")
+    target_iterations: float | None = setting(
+        None, "a mean depth to keep: once the ponder cost is on, tau is adjusted after every update (dual ascent "
+              "on log tau) until the mean iterations per token come to this; --tau is then where tau starts "
+              "(default: off, tau stays fixed)", rule=">0")
+    execution: str | None = setting(
+        None, "ACT loop in training: static (N_max steps over every token; XLA/TPU), while (stops once every "
+              "token of the batch has halted), gather (each iteration computes only the running tokens; dynamic "
+              "shapes, CPU/GPU, not under XLA) or bucket (the same at static widths; XLA/TPU; --override "
+              f"capacity=K caps them). Same numbers and gradients {PRESET}", choices=list(TRAINING_EXECUTIONS))
+    jit_compile: bool | None = setting(
+        None, f"XLA-compile the per-replica steps; always on for TPU; not with --execution gather {PRESET}")
+    steps: int | None = setting(
+        None, f"optimizer updates; the preset's warm-up counts scale with it {PRESET}", rule="int[1,100000000]")
+    warmup_steps: int | None = setting(None, f"learning-rate warm-up updates {PRESET}", rule="int>=0")
+    learning_rate: float | None = setting(None, f"peak LAMB learning rate {PRESET}", rule=">0")
+    weight_decay_rate: float = setting(0.01, "LAMB's decoupled weight decay", rule=">=0")
+    clip_norm: float = setting(1.0, "the global gradient norm is clipped to this", rule=">0")
+    global_batch_size: int | None = setting(None, f"sequences per optimizer update {PRESET}", rule="int[1,65536]")
+    micro_batch_size: int | None = setting(
+        None, f"per replica; accumulation = global / (micro x replicas) {PRESET}", rule="int[1,65536]")
+    strategy: str = setting("auto", "auto: the workers TF_CONFIG lists, else a Colab TPU VM if reachable, else "
+                                    "every local GPU, else the CPU", choices=list(distribution.STRATEGIES))
+    precision: str = setting("auto", "auto: mixed_bfloat16 on TPU, float32 elsewhere",
+                             choices=list(distribution.PRECISIONS))
+    seed: int = setting(12345, "seed of the weights, the input order and dropout", rule="int>=0")
+    deterministic: bool = setting(False, "deterministic ops and data order")
+    input_streams: int | None = setting(
+        None, "input streams the global batch is read as, each from its share of the train files (default: the "
+              "job's workers, one each; one process given N reads what N workers read)", rule="int[1,1024]")
+    checkpoint_every: int = setting(500, "updates between checkpoints", rule="int>=1")
+    keep_checkpoints: int = setting(5, "newest checkpoints kept", rule="int[1,100000]")
+    log_every: int = setting(50, "updates averaged into each TensorBoard point", rule="int>=1")
+    eval_batches: int | None = setting(None, "held-out batches evaluated (default: the whole eval shard)",
+                                       rule="int[1,1000000]")
+    eval_every: int | None = setting(
+        None, "evaluate on the held-out records every this many updates too (TensorBoard's eval folder and one "
+              "line each in <model_dir>/held_out.jsonl; default: at the end only)", rule="int>=1")
+    export_dir: str | None = setting(
+        None, "raw-text SavedModel written at the end, needs --vocab (default for the demo: "
+              "saved_models/albert_act_demo/1)")
+    overwrite_export: bool = setting(
+        False, "replace a SavedModel at --export_dir that another run wrote (this run's own earlier export is "
+               "replaced without it); checked before the first update", flag="overwrite")
+    vocab: str | None = setting(
+        None, "SentencePiece model of the data, copied to <model_dir>/vocab.model for fine-tuning (demo: its own)")
+    init_from: str | None = setting(
+        None, "start from these weights: a pre-training run, an export, or a public ALBERT checkpoint (Hugging "
+              "Face dir, TF1 checkpoint, keras-hub preset); its sizes and vocabulary are used, the preset's "
+              "halting and depth cap added (a new halting unit: --override halting_bias_initializer=B); not read "
+              "again when the run resumes")
+
+    def __post_init__(self):
+        settings.check_values(self)
+        _check_overrides(self.backbone_overrides, get_preset(self.preset).backbone)
+        _check_together(self)
+
+    @classmethod
+    def from_record(cls, record):
+        """The config a run saved (config.json, `config_record`): repeats or resumes that run. A run saved
+        before a setting existed gets the value it ran with (`ADDED_SETTINGS`)."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(record) - names - {"backbone"})
+        if unknown:
+            raise ValueError(f"not settings of a pre-training run: {', '.join(unknown)}")
+        return cls(**{**ADDED_SETTINGS, **{k: v for k, v in record.items() if k in names}})
 
     def resolved(self, source=None):
-        """`source`: the opened `init_from`, where the caller has it."""
+        """The config with every default filled in: the preset's settings where none was given (its
+        update counts scaled to --steps), the sizes and vocabulary of `init_from` (`source`: the
+        opened `init_from`, where the caller has it)."""
         preset = get_preset(self.preset)
-        _check_overrides(self.backbone_overrides, preset.backbone)
-        config = dataclasses.replace(self)
-        if config.init_from:
-            source = source or Source.open(config.init_from)
-            sizes = {k: source.info["backbone"][k] for k in INIT_SETTINGS if k in source.info["backbone"]}
-            clash = sorted(k for k in self.backbone_overrides if k in sizes and self.backbone_overrides[k] != sizes[k])
-            if clash:
-                raise ValueError(f"--override {clash[0]}={self.backbone_overrides[clash[0]]}: {self.init_from} has "
-                                 f"{clash[0]}={sizes[clash[0]]}, which the weights fix")
-            config.backbone_overrides = {**sizes, **self.backbone_overrides}
-            _check_same_vocab(config, source)
-            config.vocab = config.vocab or source.vocab
-        if config.ponder_cost_weight is None:
-            config.ponder_cost_weight = preset.ponder_cost_weight
-        if config.input_streams is None:
-            config.input_streams = distribution.cluster_task()[0]
-        given_steps = config.steps
+        changes = _init_changes(self, source) if self.init_from else {}
+        if self.input_streams is None:
+            changes["input_streams"] = distribution.cluster_task()[0]
         for name, value in preset.training.items():
-            if getattr(config, name) is None:
-                setattr(config, name, value)
-        if self.execution is None and config.execution == "gather" and config.jit_compile:
-            config.execution = "static"  # XLA asked for: the preset's gather has dynamic shapes
-        if given_steps is not None:  # the preset's update counts scale with the updates asked for
-            scale = given_steps / preset.training["steps"]
-            for name in SCALED_WITH_STEPS:
-                if getattr(self, name) is None:
-                    setattr(config, name, int(round(preset.training[name] * scale)))
-        return config
+            if getattr(self, name) is None:
+                changes[name] = value
+        if self.steps is not None:  # the preset's update counts scale with the updates asked for
+            scale = self.steps / preset.training["steps"]
+            changes.update({name: int(round(preset.training[name] * scale))
+                            for name in SCALED_WITH_STEPS if getattr(self, name) is None})
+        return dataclasses.replace(self, **changes)
 
     def backbone_config(self):
         return {**get_preset(self.preset).backbone, **self.backbone_overrides,
                 "halting": self.halting, "share_weights": self.share_weights, "execution": self.execution}
 
 
-def _check_same_vocab(config, source):
-    """The data's vocabulary (--vocab) must be the one `source` was trained with, where it has one."""
+def config_record(config):
+    """What a run saves as config.json: every setting, and the backbone's resolved settings."""
+    record = dataclasses.asdict(config)
+    record["backbone"] = config.backbone_config()
+    return json.loads(json.dumps(record))
+
+
+def _init_changes(config, source):
+    """The settings `init_from` fixes: its sizes (the weights' shapes), and its vocabulary where no
+    --vocab is given (the data's, if given, must be the same)."""
+    from albert_act.base import text_files
+    from albert_act.model.source import Source
+
+    source = source or Source.open(config.init_from)
+    sizes = {k: source.info["backbone"][k] for k in INIT_SETTINGS if k in source.info["backbone"]}
+    clash = sorted(k for k in config.backbone_overrides if k in sizes and config.backbone_overrides[k] != sizes[k])
+    if clash:
+        raise ValueError(f"--override {clash[0]}={config.backbone_overrides[clash[0]]}: {config.init_from} has "
+                         f"{clash[0]}={sizes[clash[0]]}, which the weights fix")
     if config.vocab and source.vocab and text_files.read_bytes(source.vocab) != text_files.read_bytes(config.vocab):
         raise ValueError(f"the data's vocabulary {config.vocab} is not {source.vocab}, the one {config.init_from} "
                          "was trained with: make the TFRecords with it (python -m pipelines.create_pretraining_data "
                          f"--vocab {source.vocab}) and pass --train_files/--eval_files")
+    return {"backbone_overrides": {**sizes, **config.backbone_overrides}, "vocab": config.vocab or source.vocab}
 
 
 def _check_overrides(overrides, preset_backbone):
     """--override keys must be backbone settings, with values of the preset's type."""
-    import inspect
-
     known = sorted(set(inspect.signature(AlbertActBackbone.__init__).parameters) - {"self", "kwargs", "dtype"})
     for key, value in overrides.items():
         if key not in known:
@@ -152,172 +358,30 @@ def _check_overrides(overrides, preset_backbone):
             raise ValueError(f"--override {key}={value}: expected {name} (the preset has {like!r})")
 
 
-def check_inputs(config, replicas, sample_records=2000):
-    """Raises ValueError, before any compute, for the problems a user can fix."""
-    for name in ("steps", "global_batch_size", "micro_batch_size", "checkpoint_every", "log_every"):
-        if getattr(config, name) < 1:
-            raise ValueError(f"{name} must be >= 1, got {getattr(config, name)}")
-    for name in ("eval_every",):
-        if getattr(config, name) is not None and getattr(config, name) < 1:
-            raise ValueError(f"{name} must be >= 1, got {getattr(config, name)}")
-    if not 0 <= config.warmup_steps <= config.steps:
-        raise ValueError(f"warmup_steps must be in [0, steps={config.steps}], got {config.warmup_steps}")
-    tau = config.ponder_cost_weight
-    if tau != AUTO and not (isinstance(tau, (int, float)) and tau >= 0):
+def _check_together(config):
+    """The rules between settings, on the values given (None: the preset's, checked once resolved)."""
+    steps, tau, target = config.steps, config.ponder_cost_weight, config.target_iterations
+    if steps is not None and config.warmup_steps is not None and config.warmup_steps > steps:
+        raise ValueError(f"warmup_steps must be in [0, steps={steps}], got {config.warmup_steps}")
+    if tau is not None and tau != AUTO and (isinstance(tau, bool) or not isinstance(tau, (int, float)) or not tau >= 0):
         raise ValueError(f"ponder_cost_weight (--tau) must be a number >= 0 or {AUTO!r}, got {tau!r}")
-    _check_ponder_settings(config)
-    if config.vocab:
-        pieces = Tokenizer.from_file(config.vocab).vocabulary_size
-        rows = config.backbone_config()["vocabulary_size"]
-        if pieces != rows:
-            raise ValueError(f"{config.vocab} has {pieces} pieces but the model's vocabulary_size is {rows}; "
-                             f"make the data with a {rows}-piece vocabulary, or pass --override vocabulary_size={pieces}")
-    if config.export_dir and not config.vocab:
-        raise ValueError("export_dir needs vocab (the SentencePiece model of the data): the export tokenizes raw "
-                         "text; pass --vocab, or --no_export")
-    if config.export_dir:
-        _check_export_dir(config)
-    if config.execution not in TRAINING_EXECUTIONS:
-        raise ValueError(f"execution must be one of {list(TRAINING_EXECUTIONS)} in training, got {config.execution!r}")
-    if config.execution == "gather" and config.jit_compile:
-        raise ValueError("--execution gather has dynamic shapes, which XLA does not compile: pass --no-jit_compile, "
-                         "or --execution bucket (static widths) for XLA")
-    checks.one_of("precision", config.precision, distribution.PRECISIONS)
-    per_update = config.micro_batch_size * replicas
-    if config.global_batch_size % per_update:
-        raise ValueError(
-            f"global batch {config.global_batch_size} is not divisible by micro-batch "
-            f"{config.micro_batch_size} x {replicas} replica(s) = {per_update}"
-        )
-    _check_streams(config)
-    train_files, eval_files = record_files(config.train_files, "training"), record_files(config.eval_files, "evaluation")
-    shared = artifacts.same_files(eval_files, train_files)
-    if shared:
-        named = "; ".join(f"{e} is {t}" if e == t else f"{e} is the training file {t}" for e, t in shared[:3])
-        raise ValueError(f"evaluation files are also training files ({len(shared)}): {named}: held-out numbers "
-                         "would measure what the model was trained on")
-    backbone = config.backbone_config()
-    vocabulary, length = backbone["vocabulary_size"], backbone["max_sequence_length"]
-    shapes = {}
-    proto = tf.io.gfile.GFile(config.vocab, "rb").read() if config.vocab else None
-    for path in train_files + eval_files:
-        shapes[path] = check_records(path, vocabulary, length, sample_records)
-        if proto is not None:
-            check_records_vocabulary(path, proto, os.path.basename(config.vocab))
-    if len(set(shapes.values())) > 1:
-        raise ValueError(f"files differ in (sequence length, predictions): {shapes}")
-    _check_batch_fits(config, train_files)
-    _check_model_dir(config)
-    return train_files, eval_files
-
-
-def _check_batch_fits(config, train_files):
-    """A global batch larger than the training data would repeat instances within every update."""
-    available = count_records(train_files, config.global_batch_size)
-    if available < config.global_batch_size:
-        raise ValueError(f"global batch {config.global_batch_size} is larger than the {available} training instances "
-                         f"of {len(train_files)} file(s) ({train_files[0]} ...): every update would read each one "
-                         f"{config.global_batch_size / available:.0f} times; pass a --global_batch_size of at most "
-                         f"{available}, or make more data")
-
-
-def _check_ponder_settings(config):
-    for name in ("ponder_warmup_start", "ponder_warmup_steps"):
-        if getattr(config, name) < 0:
-            raise ValueError(f"{name} must be >= 0, got {getattr(config, name)}")
-    never = config.ponder_warmup_start > config.steps and config.ponder_cost_weight not in (0, 0.0)
-    if config.halting == "act" and never:
-        raise ValueError(f"ponder_warmup_start {config.ponder_warmup_start} is after steps={config.steps}: the "
-                         "ponder cost would never switch on; lower it, or pass --tau 0 for no ponder cost")
-    target = config.target_iterations
+    start = config.ponder_warmup_start
+    if config.halting == "act" and None not in (steps, start) and start > steps and tau not in (0, 0.0):
+        raise ValueError(f"ponder_warmup_start {start} is after steps={steps}: the ponder cost would never switch "
+                         "on; lower it, or pass --tau 0 for no ponder cost")
     if target is not None:
         n_max = config.backbone_config()["max_iterations"]
         if config.halting == "none":
             raise ValueError("target_iterations steers the ponder cost of ACT halting; --halting none runs every "
                              "token to N_max (drop --target_iterations)")
-        if not (isinstance(target, (int, float)) and 1 <= target <= n_max):
+        if not 1 <= target <= n_max:
             raise ValueError(f"target_iterations must be a number in [1, max_iterations={n_max}], got {target!r}")
-
-
-def _check_streams(config):
-    """Each worker of a multi-worker job reads one input stream of the global batch's rows."""
-    workers, streams = distribution.cluster_task()[0], config.input_streams
-    if streams < 1 or config.global_batch_size % streams:
-        raise ValueError(f"input_streams must be >= 1 and divide the global batch {config.global_batch_size}, "
-                         f"got {streams}")
-    if workers > 1 and streams != workers:
-        raise ValueError(f"input_streams {streams}: a job of {workers} workers reads {workers} streams, one each")
-
-
-def _check_export_dir(config):
-    """Before any update: the export at the end may replace only this run's own earlier export
-    (a re-run of the same command), anything else only with `overwrite_export`; never a run,
-    a fine-tuning dir or a dir holding other files (`artifacts.check_export_target`)."""
-    info = os.path.join(config.export_dir, artifacts.ASSETS, artifacts.EXPORT_INFO)
-    earlier = None
-    if tf.io.gfile.exists(info):
-        try:
-            record = artifacts.read_json(info).get("pretraining") or {}
-            earlier = artifacts.absolute_paths(record, config.export_dir).get("model_dir")
-        except (ValueError, AttributeError):
-            earlier = "an unreadable record"
-    ours = earlier is not None and artifacts.same_path(earlier, config.model_dir)
-    if earlier is not None and not ours and not config.overwrite_export:
-        raise ValueError(f"--export_dir {config.export_dir} holds the export of another run ({earlier}); pass "
-                         "--overwrite to replace it, or give another --export_dir (e.g. a new version number)")
-    artifacts.check_export_target(config.export_dir, overwrite=True if ours else config.overwrite_export,
-                                  source=config.model_dir, flag="--export_dir")
-
-
-def _check_model_dir(config):
-    """A model dir resumes only the run it holds: checkpoints need the config.json they were
-    trained with, and the same settings (but `RESUMABLE_CHANGES`). A dir whose earlier run saved
-    no checkpoint (it failed or was stopped before the first) starts afresh with the new settings."""
-    path = os.path.join(config.model_dir, artifacts.CONFIG)
-    checkpoints = tf.io.gfile.glob(os.path.join(config.model_dir, artifacts.CHECKPOINTS, "ckpt-*.index"))
-    if not tf.io.gfile.exists(path):
-        if checkpoints:
-            raise ValueError(f"{config.model_dir} holds checkpoints but no {artifacts.CONFIG}, so the settings they "
-                             f"were trained with are unknown; put its {artifacts.CONFIG} back, or use a new --model_dir")
-        others = text_files.visible_entries(config.model_dir)
-        if others:  # an export, a fine-tuning dir, data, someone's files: a run would be written among them
-            raise ValueError(f"--model_dir {config.model_dir} holds other files ({', '.join(others[:5])}) and no run "
-                             f"({artifacts.CONFIG}); pre-train into a new or empty dir, or a run dir to resume it")
-        return
-    own_vocab = os.path.join(config.model_dir, artifacts.VOCAB)
-    if checkpoints and config.vocab and tf.io.gfile.exists(own_vocab) and \
-            tf.io.gfile.GFile(own_vocab, "rb").read() != tf.io.gfile.GFile(config.vocab, "rb").read():
-        raise ValueError(f"--vocab {config.vocab} is not the vocabulary {config.model_dir} was trained with "
-                         f"({own_vocab}); resume with that one, or use a new --model_dir")
-    previous = artifacts.read_json(path)
-    current = config_record(config)
-    previous = {**ADDED_SETTINGS, **previous}
-    differing = _differences({k: v for k, v in previous.items() if k not in RESUMABLE_CHANGES},
-                             {k: v for k, v in current.items() if k not in RESUMABLE_CHANGES})
-    if differing:
-        details = ", ".join(f"{k}: {there!r} there, {now!r} now" for k, there, now in differing)
-        if not checkpoints:
-            print(f"note: {config.model_dir}: its earlier run saved no checkpoint; starting afresh with "
-                  f"these settings ({details})", file=sys.stderr)
-            return
-        raise ValueError(f"{config.model_dir} holds a run with another config ({details}); "
-                         "use a new --model_dir, or the same settings to resume")
-
-
-def _differences(previous, current, prefix=""):
-    """[(key, previous value, current value)] where two config records differ; in settings that are
-    dicts on both sides (backbone, backbone_overrides) only the keys that differ, as "backbone.key"."""
-    found = []
-    for key in sorted(set(previous) | set(current)):
-        there, now = previous.get(key), current.get(key)
-        if isinstance(there, dict) and isinstance(now, dict):
-            found += _differences(there, now, f"{prefix}{key}.")
-        elif there != now:
-            found.append((prefix + key, there, now))
-    return found
-
-
-def config_record(config):
-    record = dataclasses.asdict(config)
-    record["backbone"] = config.backbone_config()
-    return json.loads(json.dumps(record))
+    if config.execution == "gather" and config.jit_compile:  # the one answer, whoever chose gather
+        raise ValueError("--execution gather has dynamic shapes, which XLA does not compile (the demo preset's "
+                         "execution is gather): with --jit_compile pass --execution static or bucket (static "
+                         "widths), or drop --jit_compile")
+    batch, micro = config.global_batch_size, config.micro_batch_size
+    if None not in (batch, micro) and batch % micro:
+        raise ValueError(f"global batch {batch} is not divisible by micro-batch {micro} x 1 replica(s) = {micro}")
+    if None not in (batch, config.input_streams) and batch % config.input_streams:
+        raise ValueError(f"input_streams must be >= 1 and divide the global batch {batch}, got {config.input_streams}")

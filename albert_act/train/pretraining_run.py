@@ -24,7 +24,8 @@ from albert_act.model.source import HALTING_UNIT, Source
 from albert_act.train.pretrainer import AUTO_SHARE, Pretrainer
 from albert_act.train.pretraining_checkpoints import (INIT_FRESH, InputStreams, checkpoint_contents, checkpoint_update,
                                                       corrupt_file, restore_latest_intact, save_checkpoint)
-from albert_act.train.pretraining_config import PretrainConfig, check_inputs, config_record  # noqa: F401  (the API)
+from albert_act.train.pretraining_config import PretrainConfig, config_record  # noqa: F401  (the API)
+from albert_act.train.pretraining_preflight import preflight
 from albert_act.train.pretraining_summaries import summarize, write_summaries, write_token_type_image
 from albert_act.base import cli, outputs, text_files
 from pipelines.pretraining_dataset import parse_examples, record_shapes
@@ -59,7 +60,7 @@ def _run(config, progress, write_dir):
     source = Source.open(config.init_from) if config.init_from else None  # a warm start's
     config = config.resolved(source)
     strategy, kind = distribution.make_strategy(config.strategy)
-    train_files, eval_files = check_inputs(config, strategy.num_replicas_in_sync)
+    train_files, eval_files = preflight(config, strategy.num_replicas_in_sync)
     if config.deterministic:
         tf.config.experimental.enable_op_determinism()
     trainer = Pretrainer(config, strategy, kind)

@@ -1,0 +1,141 @@
+"""Declared settings: a job's config is a frozen dataclass whose fields say everything about
+themselves once, in `setting(...)`: the default, one line of help, the flag (the field's name
+unless given), the range (a `checks.flag_rule`) and the choices. From that one place come
+
+- the command line (`add_flags`): name, type, default, help and range of every flag;
+- the checks on construction (`check_values`, called by each config's `__post_init__`), with
+  the same words as the flag's ("steps must be an integer in [1, 100000000], got 0");
+- `--set key=value` for any field by name (`set_values`), and the class's field list in its
+  docstring (`document`).
+
+No TensorFlow here: the commands build their parsers before loading it.
+"""
+
+import argparse
+import dataclasses
+import json
+import types
+import typing
+
+from albert_act.base import checks
+
+NEGATED = "negated"  # a boolean field whose flag turns it off (`--unshared` for share_weights)
+
+
+def setting(default=None, help="", *, flag=None, rule=None, choices=None, parse=None, factory=None, kind=None):
+    """A config field. flag: the command-line name when it is not the field's; rule: the range,
+    a `checks.flag_rule` key ("int>=1", "int[1,65536]", ">0"); choices: the allowed values;
+    parse: the flag's type (text -> value) where the annotation does not say it; kind: NEGATED
+    for a boolean whose flag turns it off. factory: a default built per instance (lists, dicts)."""
+    metadata = {"help": help, "flag": flag, "rule": rule, "choices": choices, "parse": parse, "kind": kind}
+    if factory is not None:
+        return dataclasses.field(default_factory=factory, metadata=metadata)
+    return dataclasses.field(default=default, metadata=metadata)
+
+
+def types_of(field):
+    """The field's value types, None left out: `int | None` -> (int,)."""
+    kinds = typing.get_args(field.type) if isinstance(field.type, types.UnionType) else (field.type,)
+    return tuple(k for k in kinds if k is not type(None))
+
+
+def default_of(field):
+    if field.default is not dataclasses.MISSING:
+        return field.default
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory()
+    return None  # a required field: on the command line, left to the command (e.g. the demo's data)
+
+
+def flag_name(field):
+    return "--" + (field.metadata.get("flag") or field.name)
+
+
+def key_value(text):
+    """`key=value` -> (key, value): the value read as JSON (numbers, true/false, lists), else as text."""
+    key, equals, value = text.partition("=")
+    if not key or not equals:
+        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def add_flags(parser, config_class, skip=(), group=None):
+    """One flag per field of `config_class` (but `skip`); returns {dest: rule} for
+    `cli.parse_checked`, which adds each range to --help and checks it on parsing."""
+    target, rules = group or parser, {}
+    for field in dataclasses.fields(config_class):
+        if field.name in skip or not field.metadata:
+            continue
+        meta, kinds, default = field.metadata, types_of(field), default_of(field)
+        options = dict(dest=field.name, help=meta["help"] or None)
+        if meta["kind"] == NEGATED:
+            options.update(action="store_false", default=default)
+        elif kinds == (bool,):
+            options.update(action="store_true" if default is False else argparse.BooleanOptionalAction, default=default)
+        elif dict in kinds:
+            options.update(action="append", type=meta["parse"] or key_value, default=None, metavar="KEY=VALUE")
+        else:
+            options.update(default=default, type=meta["parse"] or _parser_type(kinds),
+                           nargs="+" if list in kinds else None, metavar=meta["flag"] and meta["flag"].upper())
+            if meta["choices"] is not None:
+                options["choices"] = meta["choices"]
+        target.add_argument(flag_name(field), **{k: v for k, v in options.items() if v is not None or k == "default"})
+        if meta["rule"]:
+            rules[field.name] = meta["rule"]
+    return rules
+
+
+def _parser_type(kinds):
+    for kind in (int, float):
+        if kinds == (kind,):
+            return kind
+    return str
+
+
+def values(config_class, args):
+    """The fields of `config_class` that `args` (parsed by `add_flags`' parser) holds: a dict's
+    KEY=VALUE pairs become the dict."""
+    found = {}
+    for field in dataclasses.fields(config_class):
+        if hasattr(args, field.name):
+            value = getattr(args, field.name)
+            found[field.name] = dict(value or ()) if dict in types_of(field) else value
+    return found
+
+
+def set_values(config_class, settings, pairs, flag="--set"):
+    """`settings` with each (key, value) of `pairs` (`--set key=value`) put in; ValueError for a key
+    that is no field, naming the fields."""
+    names = [f.name for f in dataclasses.fields(config_class)]
+    for key, value in pairs:
+        if key not in names:
+            raise ValueError(f"{flag} {key}: not a setting of {config_class.__name__}; known: {', '.join(names)}")
+        settings = {**settings, key: value}
+    return settings
+
+
+def check_values(config):
+    """Each field's rule and choices, on the value it holds (None: a default resolved later, passes).
+    ValueError in the flag's words: "steps must be an integer in [1, 100000000], got 0"."""
+    for field in dataclasses.fields(config):
+        value, meta = getattr(config, field.name), field.metadata
+        if value is None or not meta:
+            continue
+        if meta["rule"]:
+            words, test = checks.flag_rule(meta["rule"])
+            integer = meta["rule"].startswith("int")
+            number = isinstance(value, int) if integer else isinstance(value, (int, float))
+            if isinstance(value, bool) or not number or not test(value):
+                raise ValueError(f"{field.name} must be {words}, got {value!r}")
+        if meta["choices"] is not None and value not in meta["choices"]:
+            checks.one_of(field.name, value, meta["choices"])
+
+
+def document(config_class):
+    """Appends one line per field ("name: help") to the class's docstring; returns the class."""
+    lines = [f"    {f.name}: {f.metadata['help']}" for f in dataclasses.fields(config_class) if f.metadata]
+    config_class.__doc__ = (config_class.__doc__ or "").rstrip() + "\n\n    Fields:\n" + "\n".join(lines) + "\n"
+    return config_class

@@ -1,0 +1,143 @@
+"""`preflight(config, replicas)`: the checks of a pre-training run that read files or need the
+machine, run before any compute: the vocabulary against the model, the records (shapes, ids,
+vocabulary, training files also held out, enough of them for one batch), the batch against the
+replicas and workers, the export dir and the model dir (a run resumes only with its own
+settings). The values themselves were checked when the `PretrainConfig` was built."""
+
+import os
+import sys
+
+import tensorflow as tf
+
+from albert_act import distribution
+from albert_act.base import artifacts, text_files
+from albert_act.train.pretraining_config import ADDED_SETTINGS, RESUMABLE_CHANGES, config_record
+from pipelines.pretraining_dataset import check_records, check_records_vocabulary, count_records, record_files
+from pipelines.tokenizer import Tokenizer
+
+
+def preflight(config, replicas, sample_records=2000):
+    """Raises ValueError, before any compute, for the problems a user can fix; returns the
+    (training, evaluation) record files. `config` is resolved."""
+    if config.vocab:
+        pieces = Tokenizer.from_file(config.vocab).vocabulary_size
+        rows = config.backbone_config()["vocabulary_size"]
+        if pieces != rows:
+            raise ValueError(f"{config.vocab} has {pieces} pieces but the model's vocabulary_size is {rows}; "
+                             f"make the data with a {rows}-piece vocabulary, or pass --override vocabulary_size={pieces}")
+    if config.export_dir and not config.vocab:
+        raise ValueError("export_dir needs vocab (the SentencePiece model of the data): the export tokenizes raw "
+                         "text; pass --vocab, or --no_export")
+    if config.export_dir:
+        _check_export_dir(config)
+    per_update = config.micro_batch_size * replicas
+    if config.global_batch_size % per_update:
+        raise ValueError(f"global batch {config.global_batch_size} is not divisible by micro-batch "
+                         f"{config.micro_batch_size} x {replicas} replica(s) = {per_update}")
+    workers = distribution.cluster_task()[0]
+    if workers > 1 and config.input_streams != workers:
+        raise ValueError(f"input_streams {config.input_streams}: a job of {workers} workers reads {workers} streams, "
+                         "one each")
+    train_files, eval_files = _check_records(config, sample_records)
+    _check_batch_fits(config, train_files)
+    _check_model_dir(config)
+    return train_files, eval_files
+
+
+def _check_records(config, sample_records):
+    """Training and held-out records that exist, are not each other, fit the model and share one shape."""
+    train_files, eval_files = record_files(config.train_files, "training"), record_files(config.eval_files, "evaluation")
+    shared = artifacts.same_files(eval_files, train_files)
+    if shared:
+        named = "; ".join(f"{e} is {t}" if e == t else f"{e} is the training file {t}" for e, t in shared[:3])
+        raise ValueError(f"evaluation files are also training files ({len(shared)}): {named}: held-out numbers "
+                         "would measure what the model was trained on")
+    backbone = config.backbone_config()
+    vocabulary, length = backbone["vocabulary_size"], backbone["max_sequence_length"]
+    shapes = {}
+    proto = tf.io.gfile.GFile(config.vocab, "rb").read() if config.vocab else None
+    for path in train_files + eval_files:
+        shapes[path] = check_records(path, vocabulary, length, sample_records)
+        if proto is not None:
+            check_records_vocabulary(path, proto, os.path.basename(config.vocab))
+    if len(set(shapes.values())) > 1:
+        raise ValueError(f"files differ in (sequence length, predictions): {shapes}")
+    return train_files, eval_files
+
+
+def _check_batch_fits(config, train_files):
+    """A global batch larger than the training data would repeat instances within every update."""
+    available = count_records(train_files, config.global_batch_size)
+    if available < config.global_batch_size:
+        raise ValueError(f"global batch {config.global_batch_size} is larger than the {available} training instances "
+                         f"of {len(train_files)} file(s) ({train_files[0]} ...): every update would read each one "
+                         f"{config.global_batch_size / available:.0f} times; pass a --global_batch_size of at most "
+                         f"{available}, or make more data")
+
+
+def _check_export_dir(config):
+    """Before any update: the export at the end may replace only this run's own earlier export
+    (a re-run of the same command), anything else only with `overwrite_export`; never a run,
+    a fine-tuning dir or a dir holding other files (`artifacts.check_export_target`)."""
+    info = os.path.join(config.export_dir, artifacts.ASSETS, artifacts.EXPORT_INFO)
+    earlier = None
+    if tf.io.gfile.exists(info):
+        try:
+            record = artifacts.read_json(info).get("pretraining") or {}
+            earlier = artifacts.absolute_paths(record, config.export_dir).get("model_dir")
+        except (ValueError, AttributeError):
+            earlier = "an unreadable record"
+    ours = earlier is not None and artifacts.same_path(earlier, config.model_dir)
+    if earlier is not None and not ours and not config.overwrite_export:
+        raise ValueError(f"--export_dir {config.export_dir} holds the export of another run ({earlier}); pass "
+                         "--overwrite to replace it, or give another --export_dir (e.g. a new version number)")
+    artifacts.check_export_target(config.export_dir, overwrite=True if ours else config.overwrite_export,
+                                  source=config.model_dir, flag="--export_dir")
+
+
+def _check_model_dir(config):
+    """A model dir resumes only the run it holds: checkpoints need the config.json they were
+    trained with, and the same settings (but `RESUMABLE_CHANGES`). A dir whose earlier run saved
+    no checkpoint (it failed or was stopped before the first) starts afresh with the new settings."""
+    path = os.path.join(config.model_dir, artifacts.CONFIG)
+    checkpoints = tf.io.gfile.glob(os.path.join(config.model_dir, artifacts.CHECKPOINTS, "ckpt-*.index"))
+    if not tf.io.gfile.exists(path):
+        if checkpoints:
+            raise ValueError(f"{config.model_dir} holds checkpoints but no {artifacts.CONFIG}, so the settings they "
+                             f"were trained with are unknown; put its {artifacts.CONFIG} back, or use a new --model_dir")
+        others = text_files.visible_entries(config.model_dir)
+        if others:  # an export, a fine-tuning dir, data, someone's files: a run would be written among them
+            raise ValueError(f"--model_dir {config.model_dir} holds other files ({', '.join(others[:5])}) and no run "
+                             f"({artifacts.CONFIG}); pre-train into a new or empty dir, or a run dir to resume it")
+        return
+    own_vocab = os.path.join(config.model_dir, artifacts.VOCAB)
+    if checkpoints and config.vocab and tf.io.gfile.exists(own_vocab) and \
+            tf.io.gfile.GFile(own_vocab, "rb").read() != tf.io.gfile.GFile(config.vocab, "rb").read():
+        raise ValueError(f"--vocab {config.vocab} is not the vocabulary {config.model_dir} was trained with "
+                         f"({own_vocab}); resume with that one, or use a new --model_dir")
+    previous = artifacts.read_json(path)
+    current = config_record(config)
+    previous = {**ADDED_SETTINGS, **previous}
+    differing = _differences({k: v for k, v in previous.items() if k not in RESUMABLE_CHANGES},
+                             {k: v for k, v in current.items() if k not in RESUMABLE_CHANGES})
+    if differing:
+        details = ", ".join(f"{k}: {there!r} there, {now!r} now" for k, there, now in differing)
+        if not checkpoints:
+            print(f"note: {config.model_dir}: its earlier run saved no checkpoint; starting afresh with "
+                  f"these settings ({details})", file=sys.stderr)
+            return
+        raise ValueError(f"{config.model_dir} holds a run with another config ({details}); "
+                         "use a new --model_dir, or the same settings to resume")
+
+
+def _differences(previous, current, prefix=""):
+    """[(key, previous value, current value)] where two config records differ; in settings that are
+    dicts on both sides (backbone, backbone_overrides) only the keys that differ, as "backbone.key"."""
+    found = []
+    for key in sorted(set(previous) | set(current)):
+        there, now = previous.get(key), current.get(key)
+        if isinstance(there, dict) and isinstance(now, dict):
+            found += _differences(there, now, f"{prefix}{key}.")
+        elif there != now:
+            found.append((prefix + key, there, now))
+    return found

@@ -1,0 +1,93 @@
+"""PretrainConfig, the one declared config of a pre-training run: it checks its own values when
+built, `pretrain`'s flags are made from its fields, and a run's saved config.json repeats it."""
+
+import dataclasses
+import json
+
+import pytest
+
+from albert_act.base import settings
+from albert_act.train.pretraining_config import PRESETS, PretrainConfig, config_record
+
+FILES = dict(train_files=["train.tfrecord"], eval_files=["eval.tfrecord"], model_dir="run")
+
+
+def parse(argv):
+    from albert_act.pretrain import parse_args
+
+    return parse_args(argv)
+
+
+def test_every_field_is_a_flag_with_its_default_and_range():
+    args = parse([])
+    flags = {f.name for f in dataclasses.fields(PretrainConfig)}
+    assert flags <= set(vars(args))  # one flag per setting, the field's name as dest
+    assert (args.preset, args.seed, args.checkpoint_every, args.share_weights, args.steps) == ("demo", 12345, 500, True, None)
+    args = parse(["--tau", "0.5", "--unshared", "--override", "hidden_dim=64", "--override", "dropout=0.1",
+                  "--steps", "7", "--no-jit_compile", "--overwrite", "--weight_decay_rate", "0"])
+    values = settings.values(PretrainConfig, args)
+    assert (values["ponder_cost_weight"], values["share_weights"], values["backbone_overrides"], values["steps"],
+            values["jit_compile"], values["overwrite_export"], values["weight_decay_rate"]) == \
+        (0.5, False, {"hidden_dim": 64, "dropout": 0.1}, 7, False, True, 0.0)
+
+
+def test_values_are_checked_when_the_config_is_built():
+    for given, message in [
+        (dict(steps=0), r"steps must be an integer in \[1, 100000000\], got 0"),
+        (dict(learning_rate=float("nan")), r"learning_rate must be a finite number > 0, got nan"),
+        (dict(seed=1.5), r"seed must be an integer >= 0, got 1.5"),
+        (dict(halting="sometimes"), r"halting must be one of \['act', 'none'\], got 'sometimes'"),
+        (dict(preset="huge"), r"preset must be one of \['base', 'demo', 'english', 'small', 'tiny'\], got 'huge'"),
+        (dict(steps=4, warmup_steps=9), r"warmup_steps must be in \[0, steps=4\], got 9"),
+        (dict(ponder_cost_weight=-1.0), r"ponder_cost_weight \(--tau\) must be a number >= 0 or 'auto', got -1.0"),
+        (dict(backbone_overrides={"depth": 3}), r"--override depth: not a backbone setting"),
+        (dict(global_batch_size=10, micro_batch_size=4), r"global batch 10 is not divisible by micro-batch 4"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            PretrainConfig(**FILES, **given)
+    config = PretrainConfig(**FILES)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.steps = 3  # a config is changed by dataclasses.replace, which checks it again
+    with pytest.raises(ValueError, match=r"steps must be an integer"):
+        dataclasses.replace(config, steps=-1)
+
+
+def test_the_preset_decides_where_nothing_is_given_and_its_settings_are_fields():
+    fields = {f.name for f in dataclasses.fields(PretrainConfig)}
+    for name, preset in PRESETS.items():
+        assert set(preset.training) <= fields, name  # a preset is a partial config
+        resolved = PretrainConfig(**FILES, preset=name).resolved()  # and checks as one
+        assert None not in (resolved.steps, resolved.execution, resolved.ponder_cost_weight), name
+    english = PretrainConfig(**FILES, preset="english", steps=4000).resolved()
+    assert (english.execution, english.jit_compile, english.warmup_steps) == ("bucket", True, 400)
+
+
+def test_set_reaches_any_setting_and_names_the_known_ones():
+    given = settings.set_values(PretrainConfig, dict(FILES), [("weight_decay_rate", 0), ("clip_norm", 5)])
+    assert (PretrainConfig(**given).weight_decay_rate, PretrainConfig(**given).clip_norm) == (0, 5)
+    with pytest.raises(ValueError, match=r"--set depth: not a setting of PretrainConfig; known: train_files, "
+                                         r"eval_files, model_dir, preset"):
+        settings.set_values(PretrainConfig, dict(FILES), [("depth", 3)])
+
+
+def test_a_saved_config_repeats_the_run(tmp_path):
+    config = PretrainConfig(**FILES, preset="demo", steps=300, backbone_overrides={"hidden_dim": 64},
+                            ponder_cost_weight=0.01).resolved()
+    record = config_record(config)
+    assert PretrainConfig.from_record(record) == config  # the record holds the whole config
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(record))
+    args = parse(["--config", str(path), "--model_dir", str(tmp_path / "again"), "--override", "dropout=0.1"])
+    repeated = PretrainConfig(**settings.values(PretrainConfig, args))
+    assert repeated == dataclasses.replace(config, model_dir=str(tmp_path / "again"),
+                                           backbone_overrides={"hidden_dim": 64, "dropout": 0.1})
+    older = {k: v for k, v in record.items() if k not in ("input_streams", "eval_every")}  # saved before they existed
+    assert PretrainConfig.from_record(older).input_streams == 1
+    with pytest.raises(ValueError, match="not settings of a pre-training run: speed"):
+        PretrainConfig.from_record({**record, "speed": 2})
+
+
+def test_the_class_docstring_lists_every_field_with_its_help():
+    doc = PretrainConfig.__doc__
+    for field in dataclasses.fields(PretrainConfig):
+        assert f"    {field.name}: {field.metadata['help']}" in doc
