@@ -26,48 +26,19 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def parse_args(argv=None):
     """The flags, made from `PretrainConfig`'s fields (albert_act/train/pretraining_config.py: name,
-    type, default, help and range in one place), and the command's own: --no_export, --demo_data_dir,
-    --config (a run's saved config.json as the defaults) and --set (any setting by name)."""
+    type, default, help and range in one place, with --config and --set), and the command's own:
+    --no_export and --demo_data_dir."""
     from albert_act.base import settings  # (TensorFlow: after the quiet start, as every import below)
     from albert_act.train.pretraining_config import PretrainConfig
 
     parser = cli.parser("pretrain", __doc__)
-    rules = settings.add_flags(parser, PretrainConfig)
     parser.add_argument("--no_export", action="store_true", help="write no SavedModel at the end")
     parser.add_argument("--demo_data_dir", default=os.path.join(REPO, "data_cache", "demo"),
                         help="where the embedded default's corpus, vocabulary and TFRecords are built once and reused")
-    parser.add_argument("--config", default=None, metavar="CONFIG_JSON",
-                        help="a run's saved config.json: its settings are the defaults, and flags given change "
-                             "them (repeats a run, e.g. into a new --model_dir)")
-    parser.add_argument("--set", type=settings.key_value, action="append", default=[], metavar="KEY=VALUE",
-                        help="any setting of PretrainConfig by its name, for those without a flag of their own "
-                             "(value as JSON: --set weight_decay_rate=0 --set train_files='[\"a\", \"b\"]')")
-    saved = _saved_config(argv)
-    if saved:
-        parser.set_defaults(**{k: v for k, v in saved.items() if k != "backbone_overrides"})
-    args = cli.parse_checked(parser, argv, rules)
-    args.given = {name for name, value in vars(args).items() if value != parser.get_default(name)}
-    if saved:  # --override adds to the saved run's backbone settings
-        args.backbone_overrides = [*saved.get("backbone_overrides", {}).items(), *(args.backbone_overrides or [])]
+    args = settings.parse_flags(parser, PretrainConfig, argv)
     if args.model_dir is None:
         args.model_dir = os.path.join(REPO, "runs", args.preset)
     return args
-
-
-def _saved_config(argv):
-    """The settings in --config's file (a run's config.json), or None without --config."""
-    import argparse
-
-    from albert_act.base import artifacts
-    from albert_act.train.pretraining_config import PretrainConfig
-
-    early = argparse.ArgumentParser(add_help=False)
-    early.add_argument("--config", default=None)
-    path = early.parse_known_args(argv)[0].config
-    if path is None:
-        return None
-    with cli.failures(None, "nothing was written", "nothing was written"):
-        return dataclasses.asdict(PretrainConfig.from_record(artifacts.read_json(os.path.expanduser(path))))
 
 
 def evaluation_summary(result):
@@ -129,9 +100,9 @@ def main(argv=None):
     from albert_act.base import artifacts, settings
     from albert_act.train.pretraining_run import PretrainConfig, run_pretraining
 
-    with cli.failures(None, "nothing was written", "nothing was written"):  # the values, before any work
-        values = settings.set_values(PretrainConfig, settings.values(PretrainConfig, args), args.set)
-        config = PretrainConfig(**{**values, "export_dir": None if args.no_export else values["export_dir"]})
+    config = settings.config_from(PretrainConfig, args)  # the values, checked before any work
+    if args.no_export:
+        config = dataclasses.replace(config, export_dir=None)
     if not config.train_files:
         from albert_act.train.demo_data import prepare_demo_data
 
@@ -142,7 +113,7 @@ def main(argv=None):
         config = dataclasses.replace(config, train_files=[train], eval_files=[evaluation], vocab=vocab,
                                      export_dir=config.export_dir or demo_export)
     cli.stop_on_sigterm()
-    kept = interrupted_message(args.model_dir)
+    kept = interrupted_message(config.model_dir)
     with cli.failures("the run or its export", kept, kept, refusals=(ValueError, FloatingPointError)):
         result = run_pretraining(config)
     print(evaluation_summary(result))
@@ -154,9 +125,9 @@ def main(argv=None):
               f"iterations {answer['iterations'][:sum(answer['padding_mask'])]}")
     else:
         print("\nno SavedModel written (--export_dir and --vocab give one; python -m albert_act.export makes one later)")
-    print(f"checkpoints: {os.path.join(args.model_dir, artifacts.CHECKPOINTS)}")
-    print(f"held-out evaluation: {os.path.join(args.model_dir, artifacts.EVALUATION)}")
-    print(f"TensorBoard: tensorboard --logdir {shlex.quote(args.model_dir)}")
+    print(f"checkpoints: {os.path.join(config.model_dir, artifacts.CHECKPOINTS)}")
+    print(f"held-out evaluation: {os.path.join(config.model_dir, artifacts.EVALUATION)}")
+    print(f"TensorBoard: tensorboard --logdir {shlex.quote(config.model_dir)}")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ import os
 import sys
 import time
 
-from albert_act.base import cli# noqa: E402
+from albert_act.base import cli  # noqa: E402
 
 cli.quiet_start()  # TensorFlow and SentencePiece start quietly, as in the CLIs
 
@@ -127,12 +127,14 @@ def main(argv=None):
 
     from albert_act.model.source import Source
     from albert_act.train import finetuning_run
+    from albert_act.train.finetuning_config import FinetuneConfig
+    from albert_act.train.finetuning_data import load_task
 
     longest = {name: Source.open(init).info["backbone"]["max_sequence_length"] for name, init in models.items()}
     rows = {}
     for task_name in args.tasks:
         data_dir = os.path.join(args.glue, FOLDERS[task_name])
-        task = finetuning_run.load_task(task_name, data_dir)
+        task = load_task(task_name, data_dir)
         if args.train_examples:
             task.train = task.train[: args.train_examples]
         start = time.perf_counter()
@@ -142,10 +144,12 @@ def main(argv=None):
               f"({time.perf_counter() - start:.0f} s)", flush=True)
         for name, init in models.items():
             start = time.perf_counter()
-            result = finetuning_run.finetune(task_name, data_dir, init, os.path.join(args.output_dir, name, task_name),
-                                             learning_rate=args.learning_rate, epochs=args.epochs, seed=args.seed,
-                                             max_seq_length=min(MAX_SEQ_LENGTH[task_name], longest[name]),
-                                             max_train_examples=args.train_examples, progress=False)
+            config = FinetuneConfig(task=task_name, data_dir=data_dir, init=init, overwrite=True,
+                                    output_dir=os.path.join(args.output_dir, name, task_name),
+                                    learning_rate=args.learning_rate, epochs=args.epochs, seed=args.seed,
+                                    max_seq_length=min(MAX_SEQ_LENGTH[task_name], longest[name]),
+                                    max_train_examples=args.train_examples)
+            result = finetuning_run.finetune(config, progress=False)
             row[name] = {**{k: v for k, v in result["best"].items() if k != "iterations"},
                          "iterations": result["best"]["iterations"]["all"], "seconds": time.perf_counter() - start}
             row["metric"] = result["metric"]

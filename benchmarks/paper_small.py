@@ -63,18 +63,21 @@ def pretrain_all(args, train, evaluation, vocab):
 
 def finetune_all(args, pretrained):
     from albert_act.train import finetuning_run
+    from albert_act.train.finetuning_config import FinetuneConfig
+    from albert_act.train.finetuning_data import load_task
 
     scores = {}
     for task_name in args.tasks:
         folder = {"rte": "RTE", "sst-2": "SST-2", "cola": "CoLA", "mrpc": "MRPC", "sts-b": "STS-B"}[task_name]
         data_dir = os.path.join(args.glue, folder)
-        task = finetuning_run.load_task(task_name, data_dir)
+        task = load_task(task_name, data_dir)
         baseline = majority_baseline(task) if task.labels else None
         for name, info in pretrained.items():
-            result = finetuning_run.finetune(task_name, data_dir, info["model_dir"],
-                                         os.path.join(args.output_dir, "finetune", name.lower(), task_name),
-                                         learning_rate=args.finetune_learning_rate, epochs=args.epochs,
-                                         seed=args.seed, max_train_examples=args.train_examples, progress=False)
+            config = FinetuneConfig(task=task_name, data_dir=data_dir, init=info["model_dir"], overwrite=True,
+                                    output_dir=os.path.join(args.output_dir, "finetune", name.lower(), task_name),
+                                    learning_rate=args.finetune_learning_rate, epochs=args.epochs, seed=args.seed,
+                                    max_train_examples=args.train_examples)
+            result = finetuning_run.finetune(config, progress=False)
             metric = result["metric"]
             scores.setdefault(task_name, {"metric": metric, "baseline": baseline and baseline[metric]})[name] = {
                 "score": result["best"][metric], "iterations": result["best"]["iterations"]["all"],

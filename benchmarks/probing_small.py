@@ -24,7 +24,7 @@ import json
 import os
 import sys
 
-from albert_act.base import cli# noqa: E402
+from albert_act.base import cli  # noqa: E402
 
 cli.quiet_start()  # TensorFlow and SentencePiece start quietly, as in the CLIs
 
@@ -79,6 +79,7 @@ def main(argv=None):
 
     from albert_act import analyze
     from albert_act.train import finetuning_run
+    from albert_act.train.finetuning_config import FinetuneConfig
     from pipelines import probing
 
     data_dir = os.path.join(args.output_dir, "data")
@@ -95,9 +96,10 @@ def main(argv=None):
             variants.append(("fixed", dict(halting="none")))
         for name, settings in variants:
             output = os.path.join(args.output_dir, name, task)
-            result = finetuning_run.finetune(task, data_dir, args.init, output, learning_rate=args.learning_rate,
-                                             epochs=args.epochs, seed=args.seed, max_seq_length=MAX_SEQ_LENGTH,
-                                             max_train_examples=args.train_examples, progress=False, **settings)
+            config = FinetuneConfig(task=task, data_dir=data_dir, init=args.init, output_dir=output, overwrite=True,
+                                    learning_rate=args.learning_rate, epochs=args.epochs, seed=args.seed,
+                                    max_seq_length=MAX_SEQ_LENGTH, max_train_examples=args.train_examples, **settings)
+            result = finetuning_run.finetune(config, progress=False)
             accuracy, interval = test_accuracy(result["export"], data["te"])
             row[name] = {"test_accuracy": accuracy, "test_interval": interval,
                          "dev_accuracy": result["best"]["accuracy"], "iterations": result["best"]["iterations"]["all"],

@@ -24,7 +24,7 @@ import os
 import sys
 import time
 
-from albert_act.base import cli# noqa: E402
+from albert_act.base import cli  # noqa: E402
 
 cli.quiet_start()  # TensorFlow and SentencePiece start quietly, as in the CLIs
 

@@ -6,7 +6,19 @@ import re
 
 from test_readme import REPO, documented_pages, readme_commands
 
-FLAG_SOURCES = [REPO / "albert_act" / "distribution.py", REPO / "pipelines" / "cli.py"]  # flags every command shares
+FLAG_SOURCES = [REPO / "albert_act" / "distribution.py", REPO / "albert_act" / "base" / "cli.py"]  # flags every command shares
+CONFIGS = sorted((REPO / "albert_act" / "train").glob("*_config.py"))  # declared configs, whose fields are flags
+
+
+def declares_flag(source, name):
+    """Whether `source` defines --name: spelled as a flag, or a field of a declared config (its name,
+    or `flag="name"`) where the command makes its flags from one (`settings.parse_flags`)."""
+    if f'"--{name}"' in source:
+        return True
+    if "settings.parse_flags(" not in source:
+        return False
+    configs = "".join(path.read_text() for path in CONFIGS)
+    return bool(re.search(rf"^    {name}: ", configs, re.M)) or f'flag="{name}"' in configs
 
 
 def module_file(module):
@@ -40,7 +52,7 @@ def unknown_modules_and_flags(text):
         source = module_file(found.group(1)).read_text() + "".join(p.read_text() for p in FLAG_SOURCES)
         for flag in set(re.findall(r"(?<![\w-])(--[a-z][\w-]*)", command)):
             name = flag[2:].split("=")[0]
-            if f'"--{name}"' not in source and not (name.startswith("no") and f'"--{name[3:]}"' in source):
+            if not declares_flag(source, name) and not (name.startswith("no") and declares_flag(source, name[3:])):
                 wrong.append(f"{found.group(1)}: no flag --{name}")
     return wrong
 

@@ -1,5 +1,6 @@
 """Fine-tuning: loading a pre-trained backbone, a smoke run on real MRPC data, the export, bad input."""
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -7,7 +8,8 @@ import numpy as np
 import pytest
 
 from albert_act.base import artifacts
-from albert_act.train import finetuning_run
+from albert_act.train import finetuning_data, finetuning_run, finetuning_steps
+from albert_act.train.finetuning_config import FinetuneConfig
 from albert_act.model.source import Source
 from pipelines.glue import Example
 
@@ -32,7 +34,7 @@ def test_encode_pairs_and_truncation(tiny_run):
     tokenizer = Source.open(tiny_run[0]).tokenizer()
     examples = [Example("0", "a dog .", "it .", "1"),
                 Example("1", "word " * 40, "other " * 40, "0")]
-    inputs, truncated = finetuning_run.encode(tokenizer, examples, 16)
+    inputs, truncated = finetuning_data.encode(tokenizer, examples, 16)
     tokens = inputs["token_ids"]
     assert truncated == 1 and tokens[:, 0].tolist() == [2, 2]
     assert (tokens[1] == 3).sum() == 2 and inputs["padding_mask"][1].all()  # full: [CLS] a [SEP] b [SEP]
@@ -46,13 +48,18 @@ def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp
     # pre-trained for 3 updates learns the prior within an epoch: it ends on the majority class
     # (146 of 277 RTE dev pairs, 52.7%) whichever class its random head started on; it does not
     # learn entailment, and is not asked to.
-    result = finetuning_run.finetune("rte", str(shared_data / "glue" / "RTE"), tiny_run[0], str(tmp_path),
-                                 learning_rate=1e-3, batch_size=16, epochs=1, max_seq_length=64, progress=False)
+    config = FinetuneConfig(task="rte", data_dir=str(shared_data / "glue" / "RTE"), init=tiny_run[0],
+                            output_dir=str(tmp_path), learning_rate=1e-3, batch_size=16, epochs=1, max_seq_length=64)
+    result = finetuning_run.finetune(config, progress=False)
     assert result["dev_examples"] == 277 and result["train_examples"] == 2490
     assert result["best"]["accuracy"] >= 146 / 277 - 1e-9 and result["history"][0]["accuracy"] >= 146 / 277 - 1e-9
     assert set(result["best"]) >= {"accuracy", "iterations"} and result["best"]["iterations"]["all"] >= 1
     saved = json.loads((tmp_path / "results.json").read_text())
     assert saved["best"]["epoch"] == 1 and "| initial |" in finetuning_run.format_results(saved)
+    assert FinetuneConfig.from_record(json.loads((tmp_path / "finetune_config.json").read_text())) == config
+    assert result["majority"]["accuracy"] == pytest.approx(146 / 277)
+    low, high = result["best"]["accuracy_interval"]
+    assert low < result["best"]["accuracy"] < high and high - low < 0.15  # 277 pairs: about +-0.06
     info = Source.open(result["export"]).info
     assert result["export"] == str(tmp_path / "export" / "1") and (tmp_path / "export" / "1" / "assets" / "vocab.model").exists()
     assert info["kind"] == "classifier" and info["labels"] == ["entailment", "not_entailment"] and info["pair"]
@@ -78,7 +85,7 @@ def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp
     np.testing.assert_array_equal(again["iterations"].numpy(), sparse["iterations"].numpy())
     source = Source.open(str(tmp_path))
     model, tokenizer = source.classifier(), source.tokenizer()
-    inputs, _ = finetuning_run.encode(tokenizer, [Example("0", "A man is playing a guitar.", "A man plays.", None)], 64)
+    inputs, _ = finetuning_data.encode(tokenizer, [Example("0", "A man is playing a guitar.", "A man plays.", None)], 64)
     keras_logits = model(inputs, training=False)["logits"].numpy()[0]
     np.testing.assert_allclose(sparse["logits"].numpy()[0], keras_logits, atol=1e-5)
     with pytest.raises(SystemExit, match="holds a classifier model, not --kind pretraining"):
@@ -89,10 +96,10 @@ def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp
 
 def test_bad_input(shared_data, tiny_run, tmp_path):
     with pytest.raises(ValueError, match=r"unknown task 'paraphrase'; expected a GLUE task \[.*'rte'.*\] or a probing task"):
-        finetuning_run.load_task("paraphrase", str(tmp_path))
+        finetuning_data.load_task("paraphrase", str(tmp_path))
     with pytest.raises(ValueError, match=r"dev.tsv: missing \(RTE dev split"):
         (tmp_path / "train.tsv").write_text("index\tsentence1\tsentence2\tlabel\n0\ta\tb\tentailment\n")
-        finetuning_run.load_task("rte", str(tmp_path))
+        finetuning_data.load_task("rte", str(tmp_path))
     with pytest.raises(ValueError, match=r"not a pre-training run dir \(config.json \+ checkpoints/\), a fine-tuning dir"):
         Source.open(str(tmp_path))
     wiki_like = tmp_path / "other.model"
@@ -102,9 +109,9 @@ def test_bad_input(shared_data, tiny_run, tmp_path):
                                               vocab_size=300))
     with pytest.raises(ValueError, match=r"other.model has 300 pieces, the model 400"):
         Source.open(tiny_run[0]).tokenizer(vocab=str(wiki_like))
-    task = finetuning_run.TaskData("rte", ("entailment", "not_entailment"), [], [], "rte")
+    task = finetuning_data.TaskData("rte", ("entailment", "not_entailment"), [], [], "rte")
     with pytest.raises(ValueError, match=r"rte: labels \['maybe'\] outside the task's set"):
-        finetuning_run._targets(task, [Example("0", "a", "b", "maybe")])
+        finetuning_data.targets(task, [Example("0", "a", "b", "maybe")])
 
 
 def test_sizes_that_do_not_fit_are_named(tiny_run, tmp_path):
@@ -152,7 +159,7 @@ def test_fixed_depth_finetuning_adds_no_ponder_cost(tiny_run):
     from albert_act.model.classifier import AlbertActClassifier
 
     source = Source.open(tiny_run[0])
-    inputs, _ = finetuning_run.encode(source.tokenizer(), [Example("0", "a dog .", "it .", "1")] * 4, 16)
+    inputs, _ = finetuning_data.encode(source.tokenizer(), [Example("0", "a dog .", "it .", "1")] * 4, 16)
     targets = np.array([1, 0, 1, 0])
     losses = {}
     for tau in (0.0, 0.5):
@@ -160,9 +167,52 @@ def test_fixed_depth_finetuning_adds_no_ponder_cost(tiny_run):
         keras.utils.set_random_seed(1)  # the same head for both (dropout draws still differ a little)
         model = AlbertActClassifier(backbone, num_classes=2)
         assert np.all(model(inputs, training=False)["ponder_cost"].numpy() >= 3)  # what tau would have added
-        steps = finetuning_run.ClassifierSteps(model, keras.optimizers.SGD(0.0), tf.distribute.get_strategy(),
+        steps = finetuning_steps.ClassifierSteps(model, keras.optimizers.SGD(0.0), tf.distribute.get_strategy(),
                                                False, tau)
         assert steps.ponder_cost_weight == 0.0
         losses[tau] = float(steps.train_step(inputs, targets))
     # tau 0.5 x a ponder cost >= 3 would add >= 1.5; dropout alone moves a loss of ~0.69 by < 0.01
     assert 0.1 < losses[0.0] < 2 and losses[0.5] == pytest.approx(losses[0.0], abs=0.1)
+
+
+def test_the_config_checks_itself_and_the_grid_is_the_config_at_other_values(tmp_path):
+    given = dict(task="rte", data_dir="glue/RTE", init="runs/demo", output_dir=str(tmp_path))
+    for bad, message in [(dict(batch_size=0), r"batch_size must be an integer in \[1, 65536\], got 0"),
+                         (dict(ponder_cost_weight=-1.0), r"ponder_cost_weight must be a finite number >= 0, got -1.0"),
+                         (dict(seeds=3), r"--seeds 3 goes with --grid"),
+                         (dict(halting="maybe"), r"halting must be one of \['act', 'none'\], got 'maybe'")]:
+        with pytest.raises(ValueError, match=message):
+            FinetuneConfig(**given, **bad)
+    config = FinetuneConfig(**given, grid=True, seeds=2, seed=7)
+    points = config.grid_points()
+    assert len(points) == 3 * 2 * 3 * 2 and len({p.output_dir for p in points}) == len(points)
+    assert {(p.learning_rate, p.batch_size, p.epochs, p.seed) for p in points} >= {(5e-5, 16, 2, 7), (2e-5, 32, 4, 8)}
+    assert all(not p.grid and p.seeds == 1 and p.output_dir.startswith(str(tmp_path / "grid")) for p in points)
+
+
+def test_the_flags_are_the_config_fields_and_a_saved_config_repeats_the_run(tmp_path, capsys):
+    from albert_act import finetune
+    from albert_act.base import cli, settings
+
+    with pytest.raises(SystemExit):
+        finetune.main(["--help"])
+    shown = capsys.readouterr().out
+    for flag in ("--learning_rate LEARNING_RATE  peak AdamW", "(default: 3e-05)", "--halting_bias HALTING_BIAS",
+                 "--tau TAU", "(default: 32); an integer in [1, 65536]", "--config CONFIG_JSON", "--set KEY=VALUE"):
+        assert " ".join(flag.split()) in " ".join(shown.split()), flag
+    saved = tmp_path / "finetune_config.json"
+    config = FinetuneConfig(task="rte", data_dir="glue/RTE", init="runs/demo", output_dir=str(tmp_path), epochs=5)
+    saved.write_text(json.dumps(dataclasses.asdict(config)))
+    args = settings.parse_flags(cli.parser("finetune", ""), FinetuneConfig, ["--config", str(saved), "--seed", "3"])
+    assert settings.config_from(FinetuneConfig, args) == dataclasses.replace(config, seed=3)
+
+
+def test_the_results_table_gives_the_interval_and_the_majority_class():
+    task = finetuning_data.TaskData("rte", ("entailment", "not_entailment"), [], [], "rte")
+    assert finetuning_steps.majority(task, np.array([1, 1, 0, 1])) == {"label": "not_entailment", "accuracy": 0.75}
+    row = {"accuracy": 0.8, "accuracy_interval": [0.7, 0.9], "iterations": {"all": 2.0, "[CLS]": 3.0}}
+    table = finetuning_run.format_results({"best": {"epoch": 1, **row}, "initial": row, "history": [{"epoch": 1, **row}],
+                                           "metric": "accuracy", "majority": {"label": "not_entailment", "accuracy": 0.75}})
+    assert "| 1 | 0.8000 [0.700, 0.900] | 2.00 / 3.00 |" in table
+    assert table.endswith("best: epoch 1, accuracy 0.8000 [0.700, 0.900]\nmajority class (always 'not_entailment'): "
+                          "accuracy 0.7500")

@@ -13,7 +13,7 @@ import pytest
 import tensorflow as tf
 
 from albert_act import export
-from albert_act.train import finetuning_run
+from albert_act.train import finetuning_data
 from albert_act.model.source import Source, find_export
 from albert_act.serve import savedmodel
 from albert_act.model.classifier import AlbertActClassifier
@@ -82,7 +82,7 @@ def _packed(tokenizer, segments):
     """What fine-tuning feeds the model for lists of texts (one or two segments)."""
     examples = [Example(str(i), a, b, None) for i, (a, b) in
                 enumerate(zip(segments[0], segments[1] if len(segments) > 1 else [None] * len(segments[0])))]
-    inputs, _ = finetuning_run.encode(tokenizer, examples, MAX_SEQ_LENGTH)
+    inputs, _ = finetuning_data.encode(tokenizer, examples, MAX_SEQ_LENGTH)
     return inputs
 
 

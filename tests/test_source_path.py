@@ -44,7 +44,7 @@ def _commands(kind_path, records, rte, out, monkeypatch):
     from albert_act.train import finetuning_run, pretraining_run
 
     _stop_after(monkeypatch, savedmodel, "export_pretraining")
-    _stop_after(monkeypatch, finetuning_run, "_Data")
+    _stop_after(monkeypatch, finetuning_run, "EncodedTask")
     _stop_after(monkeypatch, report, "held_out_records")
     _stop_after(monkeypatch, pretraining_run, "_train")
     return {

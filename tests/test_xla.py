@@ -87,7 +87,7 @@ def test_pretraining_step_with_bucket_execution(records, tmp_path, precision):
                          indirect=True)  # bf16 fine-tuning ~20 s: `pytest -m slow`
 def test_finetuning_train_and_predict(precision):
     from albert_act import AlbertActBackbone, AlbertActClassifier
-    from albert_act.train.finetuning_run import ClassifierSteps
+    from albert_act.train.finetuning_steps import ClassifierSteps
     from conftest import random_inputs
 
     model = AlbertActClassifier(AlbertActBackbone(**TINY_RUN), num_classes=3)

@@ -11,6 +11,7 @@ Three kinds of directories (local or gs://):
     demo data           <cache>/recipe.json, corpus.txt, vocab.model, records/ (the data tool's
                         output: shards and stats.json)
     fine-tuning dir     <dir>/classifier.json        task, labels, settings, backbone config
+                        <dir>/finetune_config.json   the FinetuneConfig it ran with
                         <dir>/classifier.weights.h5  the best dev epoch's weights
                         <dir>/vocab.model, <dir>/results.json, <dir>/export/1 (a SavedModel)
     SavedModel export   <export>/saved_model.pb, variables/,
@@ -33,6 +34,7 @@ VOCAB = "vocab.model"
 EVALUATION = "evaluation.json"
 HELD_OUT_CURVE = "held_out.jsonl"  # a pre-training run's held-out evaluations, one JSON line each (--eval_every)
 FINETUNED_INFO = "classifier.json"
+FINETUNE_CONFIG = "finetune_config.json"  # a fine-tuning dir's FinetuneConfig: repeats the run (finetune --config)
 WEIGHTS = "classifier.weights.h5"
 RESULTS = "results.json"
 EXPORT = "export"  # inside a fine-tuning dir: export/<version>
@@ -89,7 +91,7 @@ def write_json(path, value):
 
 
 SAVED_MODEL_ENTRIES = {SAVED_MODEL, "variables", ASSETS, "fingerprint.pb", "saved_model.pbtxt"}
-FINETUNING_ENTRIES = {FINETUNED_INFO, WEIGHTS, VOCAB, RESULTS, EXPORT, GRID}
+FINETUNING_ENTRIES = {FINETUNED_INFO, FINETUNE_CONFIG, WEIGHTS, VOCAB, RESULTS, EXPORT, GRID}
 
 
 # The paths in a run's settings (config.json); an export stores them relative to itself, so a

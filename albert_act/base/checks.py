@@ -79,10 +79,11 @@ def flag_rule(rule):
 
 def flags(args, rules):
     """Checks parsed command-line flags before any work is done; a flag left at None (a default
-    resolved later) passes. rules: {dest: a FLAG_RULES key}. Raises ValueError naming the flag
+    resolved later) passes. rules: {dest: a FLAG_RULES key, or (key, flag) for a flag named otherwise}. Raises ValueError naming the flag
     and the value, e.g. "--batch_size must be an integer >= 1, got 0"."""
     for name, rule in rules.items():
+        rule, flag = rule if isinstance(rule, tuple) else (rule, name)  # (rule, flag) where the flag is not the dest
         value = getattr(args, name)
         words, test = flag_rule(rule)
         if value is not None and not test(value):
-            raise ValueError(f"--{name} must be {words}, got {value}")
+            raise ValueError(f"--{flag} must be {words}, got {value}")

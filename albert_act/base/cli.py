@@ -138,7 +138,8 @@ def parse_checked(parser, argv, rules):
 
     for action in parser._actions:
         if action.dest in rules:
-            words = checks.flag_rule(rules[action.dest])[0]
+            rule = rules[action.dest]
+            words = checks.flag_rule(rule[0] if isinstance(rule, tuple) else rule)[0]
             shown = action.help if action.help and "default" in action.help else (
                 f"{action.help + ' ' if action.help else ''}(default: {action.default})")
             action.help = f"{shown}; {words}" if action.default is not None else f"{action.help or ''}; {words}"

@@ -14,10 +14,11 @@ No TensorFlow here: the commands build their parsers before loading it.
 import argparse
 import dataclasses
 import json
+import os
 import types
 import typing
 
-from albert_act.base import checks
+from albert_act.base import checks, cli
 
 NEGATED = "negated"  # a boolean field whose flag turns it off (`--unshared` for share_weights)
 
@@ -70,7 +71,7 @@ def add_flags(parser, config_class, skip=(), group=None):
         if field.name in skip or not field.metadata:
             continue
         meta, kinds, default = field.metadata, types_of(field), default_of(field)
-        options = dict(dest=field.name, help=meta["help"] or None)
+        options = dict(dest=field.name, help=meta["help"].replace("%", "%%") or None)  # argparse formats help with %
         if meta["kind"] == NEGATED:
             options.update(action="store_false", default=default)
         elif kinds == (bool,):
@@ -84,7 +85,7 @@ def add_flags(parser, config_class, skip=(), group=None):
                 options["choices"] = meta["choices"]
         target.add_argument(flag_name(field), **{k: v for k, v in options.items() if v is not None or k == "default"})
         if meta["rule"]:
-            rules[field.name] = meta["rule"]
+            rules[field.name] = (meta["rule"], meta["flag"]) if meta["flag"] else meta["rule"]
     return rules
 
 
@@ -93,6 +94,48 @@ def _parser_type(kinds):
         if kinds == (kind,):
             return kind
     return str
+
+
+def parse_flags(parser, config_class, argv=None, skip=()):
+    """A job's command line: a flag per field of `config_class` (`add_flags`), and two more:
+    --config FILE (a saved config, e.g. a run's config.json: its settings become the defaults, the
+    flags given change them) and --set KEY=VALUE (any field by name). Parsed and range-checked
+    (`cli.parse_checked`); `args.given` names the settings given as flags."""
+    rules = add_flags(parser, config_class, skip)
+    parser.add_argument("--config", default=None, metavar="CONFIG_JSON",
+                        help="a saved config (a run's config.json, a fine-tuning's finetune_config.json): its "
+                             "settings are the defaults, and flags given change them (repeats a run)")
+    parser.add_argument("--set", type=key_value, action="append", default=[], metavar="KEY=VALUE",
+                        help=f"any setting of {config_class.__name__} by its name, the value as JSON (e.g. --set "
+                             "seed=7); for settings without a flag of their own (default: none)")
+    saved = _saved(config_class, argv)
+    dicts = [f.name for f in dataclasses.fields(config_class) if dict in types_of(f)]
+    parser.set_defaults(**{k: v for k, v in saved.items() if k not in dicts})
+    args = cli.parse_checked(parser, argv, rules)
+    args.given = {name for name, value in vars(args).items() if value != parser.get_default(name)}
+    for name in dicts:  # KEY=VALUE pairs given add to the saved ones
+        setattr(args, name, [*saved.get(name, {}).items(), *(getattr(args, name) or [])])
+    return args
+
+
+def _saved(config_class, argv):
+    """The settings in --config's file ({} without --config); a file that is not one exits with its error."""
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--config", default=None)
+    path = early.parse_known_args(argv)[0].config
+    if path is None:
+        return {}
+    from albert_act.base import artifacts
+
+    with cli.failures(None, "nothing was written", "nothing was written"):
+        return dataclasses.asdict(config_class.from_record(artifacts.read_json(os.path.expanduser(path))))
+
+
+def config_from(config_class, args, **changes):
+    """The config the parsed `args` give (--set applied last but for `changes`); a refusal of its
+    values ends the command with "error: ..." before any work."""
+    with cli.failures(None, "nothing was written", "nothing was written"):
+        return config_class(**{**set_values(config_class, values(config_class, args), args.set), **changes})
 
 
 def values(config_class, args):
@@ -115,6 +158,17 @@ def set_values(config_class, settings, pairs, flag="--set"):
             raise ValueError(f"{flag} {key}: not a setting of {config_class.__name__}; known: {', '.join(names)}")
         settings = {**settings, key: value}
     return settings
+
+
+def from_record(config_class, record, what, added=None, extra=()):
+    """`config_class` from a saved record (a run's JSON): settings saved before a field existed take
+    `added`'s values (what such runs used); keys in `extra` (derived values saved beside the
+    settings) are skipped; any other unknown key is refused, naming it."""
+    names = {f.name for f in dataclasses.fields(config_class)}
+    unknown = sorted(set(record) - names - set(extra))
+    if unknown:
+        raise ValueError(f"not settings of {what}: {', '.join(unknown)}")
+    return config_class(**{**(added or {}), **{k: v for k, v in record.items() if k in names}})
 
 
 def check_values(config):

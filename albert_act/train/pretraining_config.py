@@ -223,7 +223,7 @@ class PretrainConfig:
         True, "one layer applied up to N_max times, as ALBERT; --unshared: N_max distinct layers (the BERT "
               "baseline; default: shared)", flag="unshared", kind=NEGATED)
     ponder_cost_weight: float | str | None = setting(
-        None, f"tau, the ponder cost's weight: a number, or 'auto' (tau x ponder cost = 10%% of MLM + SOP when "
+        None, f"tau, the ponder cost's weight: a number, or 'auto' (tau x ponder cost = 10% of MLM + SOP when "
               f"the ponder cost switches on) {PRESET}", flag="tau", parse=_tau)
     ponder_warmup_start: int | None = setting(
         None, f"updates trained with tau = 0 before the ponder cost switches on {PRESET}", rule="int>=0")
@@ -289,11 +289,7 @@ class PretrainConfig:
     def from_record(cls, record):
         """The config a run saved (config.json, `config_record`): repeats or resumes that run. A run saved
         before a setting existed gets the value it ran with (`ADDED_SETTINGS`)."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(record) - names - {"backbone"})
-        if unknown:
-            raise ValueError(f"not settings of a pre-training run: {', '.join(unknown)}")
-        return cls(**{**ADDED_SETTINGS, **{k: v for k, v in record.items() if k in names}})
+        return settings.from_record(cls, record, "a pre-training run", ADDED_SETTINGS, extra=("backbone",))
 
     def resolved(self, source=None):
         """The config with every default filled in: the preset's settings where none was given (its

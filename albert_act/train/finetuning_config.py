@@ -1,0 +1,77 @@
+"""Fine-tuning settings, in one place: `FinetuneConfig` (a frozen dataclass: every setting with its
+default, one line of help, its flag and its range; it checks its own values when built, and
+`finetune`'s flags are made from it) and the paper's grid, whose points are the config with
+other values (`grid_points`). A fine-tuning dir saves its config (`artifacts.FINETUNE_CONFIG`);
+`python -m albert_act.finetune --config <dir>/finetune_config.json` repeats it."""
+
+import dataclasses
+import itertools
+import os
+
+from albert_act import distribution
+from albert_act.base import artifacts, checks, settings
+from albert_act.base.settings import setting
+
+# The paper's fine-tuning grid (Simoulin & Crabbé 2021, after ALBERT's): every combination, per seed.
+PAPER_GRID = {"learning_rate": (5e-5, 3e-5, 2e-5), "batch_size": (16, 32), "epochs": (2, 3, 4)}
+
+
+@settings.document
+@dataclasses.dataclass(frozen=True)
+class FinetuneConfig:
+    """Everything a fine-tuning run depends on; the values are checked when the config is built."""
+
+    task: str = setting(dataclasses.MISSING, "cola, sst-2, mrpc, sts-b, qqp, mnli, qnli, rte, wnli, or a probing "
+                                             "task: tense, subj_number, obj_number, top_constituents")
+    data_dir: str = setting(dataclasses.MISSING, "the task's glue_data folder, or the probing files' folder")
+    init: str = setting(dataclasses.MISSING, "pre-training run dir (e.g. runs/demo), exported SavedModel, Hugging "
+                                             "Face ALBERT dir (config.json + model.safetensors + spiece.model), TF1 "
+                                             "ALBERT checkpoint (albert_config.json + model.ckpt-*) or keras-hub preset")
+    output_dir: str = setting(dataclasses.MISSING, "where the fine-tuned model goes (default: runs/finetune/<task>)")
+    halting: str | None = setting(None, "act: learned per-token depth (a new halting unit over a fixed-depth "
+                                        "model); none: fixed depth (default: --init's own; a public ALBERT's is none)",
+                                  choices=["act", "none"])
+    max_iterations: int | None = setting(None, "depth cap N_max for act, the depth for none (default: --init's; "
+                                               "ALBERT-base's 12)", rule=f"int[1,{checks.MAX_ITERATIONS}]")
+    halting_bias_initializer: float | None = setting(
+        None, "initial bias of a new halting unit (default 0, the authors')", flag="halting_bias", rule="finite")
+    vocab: str | None = setting(None, "the SentencePiece model (default: vocab.model inside --init)")
+    overwrite: bool = setting(False, "replace a finished fine-tuning in --output_dir")
+    learning_rate: float = setting(3e-5, "peak AdamW learning rate (warm-up over the first 10%, then linear decay)",
+                                   rule=">0")
+    batch_size: int = setting(32, "sequences per update (all replicas together)", rule="int[1,65536]")
+    epochs: int = setting(3, "passes over the training set; the best dev epoch is kept", rule="int[1,10000]")
+    seed: int = setting(12345, "initialisation and data order", rule="int>=0")
+    grid: bool = setting(False, "the paper's grid (learning rate x batch x epochs) instead of one run")
+    seeds: int = setting(1, "with --grid: seeds per grid point, from --seed on", rule="int[1,1000]")
+    ponder_cost_weight: float = setting(
+        0.0, "tau during fine-tuning (none at fixed depth, --halting none: its ponder cost is a constant)",
+        flag="tau", rule=">=0")
+    max_seq_length: int | None = setting(None, "default: 128, or the model's maximum if shorter (the demo's: 64)",
+                                         rule=f"int[8,{checks.MAX_SEQUENCE_LENGTH}]")
+    max_train_examples: int | None = setting(None, "a subset of the training set, for a quick run", rule="int>=1")
+    strategy: str = setting("auto", "auto: a Colab TPU VM if reachable, else every local GPU, else the CPU",
+                            choices=[s for s in distribution.STRATEGIES if s != "multiworker"])
+    precision: str = setting("auto", "auto: mixed_bfloat16 on TPU, float32 elsewhere",
+                             choices=list(distribution.PRECISIONS))
+    jit_compile: bool | None = setting(None, "XLA-compile the per-replica functions; always on for TPU")
+
+    def __post_init__(self):
+        settings.check_values(self)
+        if self.seeds != 1 and not self.grid:
+            raise ValueError(f"--seeds {self.seeds} goes with --grid (seeds per grid point); one run takes --seed")
+
+    @classmethod
+    def from_record(cls, record):
+        """The config a fine-tuning dir saved (`artifacts.FINETUNE_CONFIG`)."""
+        return settings.from_record(cls, record, "a fine-tuning run")
+
+    def grid_points(self, grid=PAPER_GRID):
+        """One config per point of `grid` and seed, each in its own folder under output_dir/grid/."""
+        points = itertools.product(grid["learning_rate"], grid["batch_size"], grid["epochs"],
+                                   range(self.seed, self.seed + self.seeds))
+        return [dataclasses.replace(self, learning_rate=lr, batch_size=batch, epochs=epochs, seed=seed, grid=False,
+                                    seeds=1, overwrite=True,
+                                    output_dir=os.path.join(self.output_dir, artifacts.GRID,
+                                                            f"lr{lr}_bs{batch}_ep{epochs}_seed{seed}"))
+                for lr, batch, epochs, seed in points]

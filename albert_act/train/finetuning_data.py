@@ -1,0 +1,77 @@
+"""A fine-tuning task's data: its examples and labels (`load_task`: a GLUE task or a probing task),
+and the examples encoded as the exports encode them (`encode`, `EncodedTask`)."""
+
+import dataclasses
+import os
+
+import numpy as np
+
+from pipelines import glue, probing
+from pipelines.packing import TextEncoder, pack_texts
+
+PROBING_TASKS = tuple(probing.TASK_FILES)
+
+
+@dataclasses.dataclass
+class TaskData:
+    name: str
+    labels: tuple  # () for regression
+    train: list
+    dev: list
+    metric_task: str  # key for glue_metrics.task_metrics
+    skipped: tuple = ()  # (file, [line numbers]) of malformed rows the GLUE reader skipped
+
+
+def load_task(name, data_dir):
+    """Train and dev examples of a GLUE task (glue_data/<Task> dir) or a probing task (SentEval file dir)."""
+    key = name.lower()
+    if key in PROBING_TASKS:
+        data = probing.read_senteval(os.path.join(data_dir, probing.TASK_FILES[key]))
+        as_examples = lambda rows, split: [glue.Example(f"{split}-{i}", s, None, l) for i, (l, s) in enumerate(rows)]  # noqa: E731
+        labels = tuple(sorted({label for label, _ in data["tr"]}))
+        return TaskData(key, labels, as_examples(data["tr"], "tr"), as_examples(data["va"], "va"), key)
+    if key not in glue.TASKS:
+        raise ValueError(f"unknown task {name!r}; expected a GLUE task {sorted(glue.TASKS)} "
+                         f"or a probing task {sorted(PROBING_TASKS)}")
+    task = glue.TASKS[key]
+    if "train" not in task.splits:
+        raise ValueError(f"{task.name} has no training data: it is predicted with the MNLI model")
+    splits = [os.path.join(data_dir, task.splits[s]) for s in ("train", glue.DEV_SPLIT.get(key, "dev"))]
+    if all(os.path.exists(p) for p in splits) and os.path.samefile(*splits):
+        raise ValueError(f"{splits[0]} is {splits[1]} (a link): dev numbers would measure the training data")
+    train, train_report = glue.read_glue(key, data_dir, "train")
+    dev, dev_report = glue.read_glue(key, data_dir, glue.DEV_SPLIT.get(key, "dev"))
+    skipped = tuple((r["file"], r["skipped_lines"], r["malformed_rows_skipped"]) for r in (train_report, dev_report)
+                    if r["malformed_rows_skipped"])
+    return TaskData(key, task.labels, train, dev, key, skipped)
+
+
+def encode(tokenizer, examples, max_seq_length):
+    """`[CLS] A [SEP] (B [SEP])` ids of the examples, by the packer the exports run
+    (`pipelines.packing`); returns (inputs of int32 (N, max_seq_length), truncated count)."""
+    encoder = TextEncoder(tokenizer.model_proto, max_seq_length)
+    pair = bool(examples) and examples[0].text_b is not None
+    inputs, truncated = pack_texts(encoder, [e.text_a for e in examples],
+                                   [e.text_b for e in examples] if pair else None)
+    return inputs, int(truncated.sum())
+
+
+def targets(task, examples):
+    if not task.labels:
+        return np.array([float(e.label) for e in examples], "float32")
+    index = {label: i for i, label in enumerate(task.labels)}
+    missing = sorted({e.label for e in examples} - set(index))
+    if missing:
+        raise ValueError(f"{task.name}: labels {missing} outside the task's set {list(task.labels)}")
+    return np.array([index[e.label] for e in examples], "int32")
+
+
+class EncodedTask:
+    """A task's training examples (cut to `max_train_examples`) and dev set, encoded for the model."""
+
+    def __init__(self, task, train, tokenizer, max_seq_length):
+        self.train, self.max_seq_length = train, max_seq_length
+        self.train_inputs, self.truncated = encode(tokenizer, train, max_seq_length)
+        self.dev_inputs, _ = encode(tokenizer, task.dev, max_seq_length)
+        self.train_targets, self.dev_targets = targets(task, train), targets(task, task.dev)
+        self.pair = bool(train) and train[0].text_b is not None
