@@ -29,63 +29,49 @@ keras-hub and `--init` read:
 import json
 import os
 import shlex
-import sys
 
-from albert_act.base import checks, cli, outputs
+from albert_act.base import cli, outputs
 
 
 def parse_args(argv=None):
-    from albert_act.model.halting import EXECUTIONS  # (Keras: after the quiet start)
+    """The flags, made from `ExportConfig`'s fields (albert_act/serve/export_config.py), with --config
+    (an export's assets/albert_act_export.json, or a saved config) and --set."""
+    from albert_act.base import settings  # (Keras: after the quiet start)
+    from albert_act.serve.export_config import ExportConfig
 
     parser = cli.parser("export", __doc__)
-    parser.add_argument("--checkpoint", required=True,
-                        help="run dir, fine-tuning dir, earlier export, or Hugging Face / TF1 / keras-hub ALBERT")
-    parser.add_argument("--kind", required=True, choices=["pretraining", "classifier"])
-    parser.add_argument("--output", required=True, help="saved_models/<name>/<version>")
-    parser.add_argument("--vocab", default=None, help="SentencePiece model (default: the one stored with --checkpoint)")
-    parser.add_argument("--execution", default="sparse", choices=EXECUTIONS,
-                        help="sparse: compute only running tokens (CPU/GPU serving); static: TPU")
-    parser.add_argument("--max_seq_length", type=int, default=None,
-                        help="longer inputs are truncated (default: the fine-tuning length / the model's maximum)")
-    parser.add_argument("--top_k", type=int, default=None, help="fill_mask predictions per [MASK] (default: 5; "
-                                                                 "--kind pretraining only)")
-    parser.add_argument("--overwrite", action="store_true", help="replace an existing --output")
-    parser.add_argument("--format", default="savedmodel", choices=["savedmodel", "huggingface"],
-                        help="savedmodel: raw text in, for TensorFlow Serving; huggingface: config.json + "
-                             "model.safetensors + spiece.model of a fixed-depth model")
-    args = cli.parse_checked(parser, argv, {"top_k": "int[1,1000]", "max_seq_length": f"int[3,{checks.MAX_SEQUENCE_LENGTH}]"})
-    if args.top_k is not None and args.kind != "pretraining":
-        sys.exit(f"error: --top_k is fill_mask's, which only --kind pretraining exports have (not --kind {args.kind})")
-    args.top_k = args.top_k or 5
+    args = settings.parse_flags(parser, ExportConfig, argv)
+    missing = [f"--{name}" for name in ("checkpoint", "kind", "output") if getattr(args, name) is None]
+    if missing:
+        parser.error(f"the following arguments are required: {', '.join(missing)}")
     return args
 
 
 def main(argv=None):
     cli.quiet_start(argv)  # first: loads TensorFlow, quietly unless --verbose
-    args = parse_args(argv)
+    from albert_act.base import settings
+    from albert_act.serve.export_config import ExportConfig
+
+    config = settings.config_from(ExportConfig, parse_args(argv)).resolved()
     cli.stop_on_sigterm()
     # A full disk, a lost mount: the staging dir went, the old output stays.
-    with cli.failures(args.output, "the previous one is intact",
-                      f"nothing was written to {args.output} (an existing one is intact); re-run the command"):
-        with outputs.DirectoryLock(args.output, "export"):
-            _export(args)
+    with cli.failures(config.output, "the previous one is intact",
+                      f"nothing was written to {config.output} (an existing one is intact); re-run the command"):
+        with outputs.DirectoryLock(config.output, "export"):
+            _export(config)
 
 
-def _export(args):
-    if args.format == "huggingface":
+def _export(config):
+    if config.format == "huggingface":
         from albert_act.serve.huggingface import export_huggingface
 
-        if args.kind != "pretraining":
-            raise ValueError("--format huggingface writes a pre-training model (AlbertForPreTraining): use --kind "
-                             "pretraining")
-        output = export_huggingface(args.checkpoint, args.output, args.vocab, args.overwrite)
+        output = export_huggingface(config.checkpoint, config.output, config.vocab, config.overwrite)
         print(f"Hugging Face ALBERT: {output} (config.json, model.safetensors, spiece.model)")
         print(f"fine-tune it: python -m albert_act.finetune --task rte --data_dir <glue>/RTE --init {shlex.quote(output)}")
         return
     from albert_act.serve.savedmodel import example_query, export_from
 
-    export_dir = export_from(args.checkpoint, args.kind, args.output, args.vocab, args.execution,
-                             args.max_seq_length, args.top_k, args.overwrite)
+    export_dir = export_from(config)
     print(f"SavedModel: {export_dir}")
     for name, answer in example_query(export_dir).items():
         print(f"\n{name}: {json.dumps(answer, ensure_ascii=False)}")

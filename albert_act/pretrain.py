@@ -79,10 +79,11 @@ def conflicting_flags(args):
                 "them as --train_files and --eval_files")
     if args.no_export and "export_dir" in args.given:
         return f"--no_export and --export_dir {args.export_dir} contradict each other: give one"
-    ponder = [flag for flag, name in (("--tau", "ponder_cost_weight"), ("--target_iterations", "target_iterations"),
-                                      ("--ponder_warmup_start", "ponder_warmup_start"),
-                                      ("--ponder_warmup_steps", "ponder_warmup_steps"))
-              if name in args.given and getattr(args, name) is not None]
+    from albert_act.base import settings
+    from albert_act.train.pretraining_config import PONDER_SETTINGS, PretrainConfig
+
+    flags = {field.name: settings.flag_name(field) for field in dataclasses.fields(PretrainConfig)}
+    ponder = [flags[name] for name in PONDER_SETTINGS if name in args.given and getattr(args, name) is not None]
     if args.halting == "none" and ponder:
         return (f"{', '.join(ponder)}: --halting none runs every token to N_max, so there is no ponder cost to "
                 "weigh or steer; drop them")

@@ -7,7 +7,7 @@ import re
 from test_readme import REPO, documented_pages, readme_commands
 
 FLAG_SOURCES = [REPO / "albert_act" / "distribution.py", REPO / "albert_act" / "base" / "cli.py"]  # flags every command shares
-CONFIGS = sorted((REPO / "albert_act" / "train").glob("*_config.py"))  # declared configs, whose fields are flags
+CONFIGS = sorted(REPO.glob("albert_act/**/*_config.py"))  # declared configs, whose fields are flags
 
 
 def declares_flag(source, name):

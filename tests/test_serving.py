@@ -1,6 +1,7 @@
 """Raw-text SavedModels: in-graph packing = Python packing; a fresh process without albert_act and
 `saved_model_cli run` give the Keras model's numbers; thousands of hostile strings do not crash."""
 
+import dataclasses
 import json
 import os
 import re
@@ -363,3 +364,27 @@ def test_the_printed_serve_command_is_quoted_and_needs_a_version_folder():
     assert serve_command("/tmp/runs/export") == (
         "serve: TensorFlow Serving loads <base>/<version number>/, and /tmp/runs/export is not named by a number: "
         "export with --output /tmp/runs/export/1 to serve it")
+
+
+def test_the_export_config_checks_itself_and_an_export_records_it(tiny_run, tmp_path):
+    from albert_act.serve.export_config import ExportConfig
+
+    for bad, message in [(dict(kind="classifier", top_k=3), r"--top_k is fill_mask's, which only --kind pretraining"),
+                         (dict(kind="pretraining", top_k=0), r"top_k must be an integer in \[1, 1000\], got 0"),
+                         (dict(kind="classifier", format="huggingface"), r"--format huggingface writes a pre-training"),
+                         (dict(kind="pretraining", execution="fast"), r"execution must be one of \[")]:
+        with pytest.raises(ValueError, match=message):
+            ExportConfig(checkpoint="run", output="out/1", **bad)
+    assert ExportConfig(checkpoint="run", kind="pretraining", output="out/1").resolved().top_k == 5
+    # The export records the config it was written with; --config reads it back from the export.
+    export.main(["--checkpoint", tiny_run[0], "--kind", "pretraining", "--output", str(tmp_path / "a" / "1"),
+                 "--top_k", "3", "--execution", "static"])
+    info = json.loads((tmp_path / "a" / "1" / "assets" / "albert_act_export.json").read_text())
+    config = ExportConfig.from_record(info)
+    assert (config.checkpoint, config.top_k, config.execution, config.max_seq_length) == (tiny_run[0], 3, "static", None)
+    from albert_act.base import settings
+
+    args = export.parse_args(["--config", str(tmp_path / "a" / "1" / "assets" / "albert_act_export.json"),
+                              "--output", str(tmp_path / "b" / "1")])
+    assert settings.config_from(ExportConfig, args) == ExportConfig(**{**dataclasses.asdict(config),
+                                                                        "output": str(tmp_path / "b" / "1")})

@@ -24,6 +24,7 @@ The export's settings (task, labels, backbone config) are the asset albert_act_e
 its vocabulary the asset vocab.model.
 """
 
+import dataclasses
 import functools
 import inspect
 import json
@@ -193,7 +194,7 @@ def _copy_tree(source, destination):
 
 
 def export_classifier(model, export_dir, model_proto, task, labels, pair, max_seq_length,
-                      execution="sparse", overwrite=False):
+                      execution="sparse", overwrite=False, record=None):
     """Raw-text SavedModel of a fine-tuned `AlbertActClassifier`; returns the export dir.
 
     Args:
@@ -204,6 +205,7 @@ def export_classifier(model, export_dir, model_proto, task, labels, pair, max_se
         pair: bool, the task takes sentence pairs (signature inputs text, text_pair).
         execution: the backbone's execution mode in the export ("sparse": only running
             tokens are computed; "static" for a TPU).
+        record: more entries of the export's info (albert_act_export.json), e.g. the ExportConfig.
     """
     if len(labels) != (model.num_classes if model.num_classes > 1 else 0):
         raise ValueError(f"{len(labels)} labels for a model with {model.num_classes} outputs")
@@ -238,18 +240,19 @@ def export_classifier(model, export_dir, model_proto, task, labels, pair, max_se
         endpoint = (_with_a_spare_row(lambda text: classify([encoder.tokenize(text)])), [_STRINGS])
     info = {"kind": "classifier", "task": task, "labels": list(labels), "pair": bool(pair),
             "max_seq_length": max_seq_length, "execution": execution, "num_classes": model.num_classes,
-            "backbone": serving.backbone.get_config()}
+            "backbone": serving.backbone.get_config(), **(record or {})}
     return _write(export_dir, serving, encoder, {"serving_default": endpoint}, info, model_proto, overwrite)
 
 
 def export_pretraining(model, export_dir, model_proto, max_seq_length=None, top_k=5, execution="sparse",
-                       pretraining_config=None, overwrite=False):
+                       pretraining_config=None, overwrite=False, record=None):
     """Raw-text SavedModel of an `AlbertActPretrainingModel` (fill_mask, encoder, encoder_ids).
 
     Args:
         max_seq_length: default the backbone's `max_sequence_length`.
         top_k: predictions per [MASK].
         pretraining_config: dict, stored in the info asset (the run's resolved settings).
+        record: more entries of the info asset, e.g. the ExportConfig it was written with.
     """
     backbone = serving_backbone(model.backbone, execution)
     serving = AlbertActPretrainingModel(backbone, initializer_range=model.initializer_range)
@@ -299,7 +302,7 @@ def export_pretraining(model, export_dir, model_proto, max_seq_length=None, top_
                  "fill_mask": (fill_mask, [_STRINGS]), "encoder_ids": (encode_ids, [ids, ids, ids])}
     info = {"kind": "pretraining", "max_seq_length": max_seq_length, "top_k": top_k, "execution": execution,
             "backbone": backbone.get_config(),
-            "pretraining": pretraining_config and artifacts.relative_paths(pretraining_config, export_dir)}
+            "pretraining": pretraining_config and artifacts.relative_paths(pretraining_config, export_dir), **(record or {})}
     return _write(export_dir, serving, encoder, endpoints, info, model_proto, overwrite)
 
 
@@ -311,25 +314,26 @@ EXAMPLES = {
 }
 
 
-def export_from(source, kind, output, vocab=None, execution="sparse", max_seq_length=None, top_k=5,
-                overwrite=False):
-    """A raw-text SavedModel of the model in `source` (a pre-training run dir, a fine-tuning dir,
-    an earlier export, or a public ALBERT checkpoint with its MLM head, exported at its fixed depth)
-    written to `output`; returns its directory. `kind` must match the source. Refuses an `output`
-    that would destroy something (`artifacts.check_export_target`) before any weight is read."""
-    source = Source.open(source)
-    if source.info["kind"] != kind:
-        raise ValueError(f"{source.path} holds a {source.info['kind']} model, not --kind {kind}")
+def export_from(config):
+    """A raw-text SavedModel of the model in `config.checkpoint` (a pre-training run dir, a fine-tuning
+    dir, an earlier export, or a public ALBERT checkpoint with its MLM head, exported at its fixed
+    depth) written to `config.output` (a resolved `ExportConfig`, recorded in the export as
+    "export"); returns its directory. `config.kind` must match the source. Refuses an output that
+    would destroy something (`artifacts.check_export_target`) before any weight is read."""
+    source, output, overwrite = Source.open(config.checkpoint), config.output, config.overwrite
+    if source.info["kind"] != config.kind:
+        raise ValueError(f"{source.path} holds a {source.info['kind']} model, not --kind {config.kind}")
     artifacts.check_export_target(output, overwrite, source=source.path)
-    tokenizer = source.tokenizer(vocab)
-    if kind == "pretraining":
+    tokenizer = source.tokenizer(config.vocab)
+    record = {"export": dataclasses.asdict(config)}
+    if config.kind == "pretraining":
         model, info = source.pretraining_model()
-        return export_pretraining(model, output, tokenizer.model_proto, max_seq_length, top_k, execution,
-                                  info.get("pretraining"), overwrite)
+        return export_pretraining(model, output, tokenizer.model_proto, config.max_seq_length, config.top_k,
+                                  config.execution, info.get("pretraining"), overwrite, record)
     # A fine-tuning dir or an earlier classifier export: the weights by path, either way.
     model, info = source.classifier(dropout=0.0), source.info
     return export_classifier(model, output, tokenizer.model_proto, info["task"], info["labels"], info["pair"],
-                             max_seq_length or info["max_seq_length"], execution, overwrite)
+                             config.max_seq_length or info["max_seq_length"], config.execution, overwrite, record)
 
 
 def example_query(export_dir):

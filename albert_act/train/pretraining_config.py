@@ -33,6 +33,8 @@ INIT_SETTINGS = ("vocabulary_size", "embedding_dim", "hidden_dim", "num_heads", 
 RESUMABLE_CHANGES = {"train_files", "eval_files", "checkpoint_every", "keep_checkpoints", "log_every",
                      "eval_batches", "eval_every", "strategy", "export_dir", "overwrite_export", "vocab",
                      "model_dir"}  # the same run, copied, moved or written with a trailing slash
+# The settings of the ponder cost: nothing to weigh or steer at fixed depth (--halting none).
+PONDER_SETTINGS = ("ponder_cost_weight", "target_iterations", "ponder_warmup_start", "ponder_warmup_steps")
 # Settings added after runs were saved without them, and what such a run used.
 ADDED_SETTINGS = {"input_streams": 1, "target_iterations": None, "eval_every": None}
 

@@ -1,0 +1,54 @@
+"""Export settings, in one place: `ExportConfig` (a frozen dataclass: every setting with its default,
+one line of help, its flag and its range; it checks its own values when built, and `export`'s
+flags are made from it). An export records the config it was written with in its
+assets/albert_act_export.json ("export"); `python -m albert_act.export --config FILE` reads one."""
+
+import dataclasses
+
+from albert_act.base import checks, settings
+from albert_act.base.settings import setting
+from albert_act.model.halting import EXECUTIONS
+
+TOP_K = 5  # fill_mask's predictions per [MASK] when none is asked for
+
+
+@settings.document
+@dataclasses.dataclass(frozen=True)
+class ExportConfig:
+    """Everything an export depends on; the values are checked when the config is built."""
+
+    checkpoint: str = setting(dataclasses.MISSING, "run dir, fine-tuning dir, earlier export, or Hugging Face / TF1 / "
+                                                   "keras-hub ALBERT")
+    kind: str = setting(dataclasses.MISSING, "pretraining (fill_mask, encoder) or classifier (serving_default)",
+                        choices=["pretraining", "classifier"])
+    output: str = setting(dataclasses.MISSING, "saved_models/<name>/<version>")
+    vocab: str | None = setting(None, "SentencePiece model (default: the one stored with --checkpoint)")
+    execution: str = setting("sparse", "sparse: compute only running tokens (CPU/GPU serving); static: TPU",
+                             choices=list(EXECUTIONS))
+    max_seq_length: int | None = setting(
+        None, "longer inputs are truncated (default: the fine-tuning length / the model's maximum)",
+        rule=f"int[3,{checks.MAX_SEQUENCE_LENGTH}]")
+    top_k: int | None = setting(None, f"fill_mask predictions per [MASK] (default: {TOP_K}; --kind pretraining only)",
+                                rule="int[1,1000]")
+    overwrite: bool = setting(False, "replace an existing --output")
+    format: str = setting("savedmodel", "savedmodel: raw text in, for TensorFlow Serving; huggingface: config.json + "
+                                        "model.safetensors + spiece.model of a fixed-depth model",
+                          choices=["savedmodel", "huggingface"])
+
+    def __post_init__(self):
+        settings.check_values(self)
+        if self.top_k is not None and self.kind != "pretraining":
+            raise ValueError(f"--top_k is fill_mask's, which only --kind pretraining exports have (not --kind "
+                             f"{self.kind})")
+        if self.format == "huggingface" and self.kind != "pretraining":
+            raise ValueError("--format huggingface writes a pre-training model (AlbertForPreTraining): use --kind "
+                             "pretraining")
+
+    @classmethod
+    def from_record(cls, record):
+        """The config an export recorded (its assets/albert_act_export.json's "export")."""
+        return settings.from_record(cls, record.get("export", record), "an export")
+
+    def resolved(self):
+        """The config with its defaults filled in: fill_mask's top_k for a pre-training export."""
+        return dataclasses.replace(self, top_k=self.top_k or (TOP_K if self.kind == "pretraining" else None))
