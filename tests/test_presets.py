@@ -25,12 +25,14 @@ def test_run_settings_come_from_the_preset_and_scale_with_steps():
     from albert_act.train.pretraining_run import PretrainConfig
 
     demo = PretrainConfig(train_files=[], eval_files=[], model_dir="x").resolved()
-    assert (demo.steps, demo.warmup_steps, demo.ponder_warmup_start, demo.ponder_cost_weight) == \
-        (1000, 50, 500, "auto")
+    assert (demo.steps, demo.warmup_steps, demo.ponder_warmup_start, demo.ponder_cost_weight, demo.deterministic) == \
+        (1000, 50, 500, "auto", True)
     halved = PretrainConfig(train_files=[], eval_files=[], model_dir="x", steps=500, ponder_warmup_steps=7).resolved()
     assert (halved.warmup_steps, halved.ponder_warmup_start, halved.ponder_warmup_steps) == (25, 250, 7)
     tiny = PretrainConfig(train_files=[], eval_files=[], model_dir="x", preset="tiny", learning_rate=1e-3).resolved()
     assert (tiny.steps, tiny.global_batch_size, tiny.learning_rate, tiny.ponder_cost_weight) == (112500, 4096, 1e-3, 1e-3)
+    assert not tiny.deterministic and not PretrainConfig(train_files=[], eval_files=[], model_dir="x",
+                                                         deterministic=False).resolved().deterministic
 
 
 def test_every_preset_builds_and_demo_runs():

@@ -123,6 +123,10 @@ PRESETS = {
             micro_batch_size=32,
             ponder_warmup_start=500,  # learn first, then pay for depth
             ponder_warmup_steps=250,
+            # A fixed input order (and deterministic ops, ~3% slower): without it the order follows the
+            # machine's load, and on 2026-11-26 one of two clean-clone runs left SOP at 0.53 (majority
+            # 0.515) with every token at 1 iteration, where the other gave 0.82 (README "Quick start").
+            deterministic=True,
             # Only the running tokens are computed (albert_act/model/gathered_halting.py): at the demo's
             # depth (~1.6 of 6) about 0.6x the time of the static loop under XLA, which fuses more
             # but computes all 6 iterations (README "Training that skips halted tokens").
@@ -256,7 +260,9 @@ class PretrainConfig:
     precision: str = setting("auto", "auto: mixed_bfloat16 on TPU, float32 elsewhere",
                              choices=list(distribution.PRECISIONS))
     seed: int = setting(12345, "seed of the weights, the input order and dropout", rule="int>=0")
-    deterministic: bool = setting(False, "deterministic ops and data order")
+    deterministic: bool | None = setting(
+        None, "deterministic ops and a fixed input order: the same run gives the same numbers on the same machine "
+              "(default: the preset's; on for the demo, off for the others)")
     input_streams: int | None = setting(
         None, "input streams the global batch is read as, each from its share of the train files (default: the "
               "job's workers, one each; one process given N reads what N workers read)", rule="int[1,1024]")
@@ -301,7 +307,7 @@ class PretrainConfig:
         changes = _init_changes(self, source) if self.init_from else {}
         if self.input_streams is None:
             changes["input_streams"] = distribution.cluster_task()[0]
-        for name, value in preset.training.items():
+        for name, value in {"deterministic": False, **preset.training}.items():
             if getattr(self, name) is None:
                 changes[name] = value
         if self.steps is not None:  # the preset's update counts scale with the updates asked for
