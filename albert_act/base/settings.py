@@ -52,15 +52,18 @@ def flag_name(field):
     return "--" + (field.metadata.get("flag") or field.name)
 
 
-def key_value(text):
-    """`key=value` -> (key, value): the value read as JSON (numbers, true/false, lists), else as text."""
-    key, equals, value = text.partition("=")
-    if not key or not equals:
-        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
-    try:
-        return key, json.loads(value)
-    except json.JSONDecodeError:
-        return key, value
+def key_value(flag):
+    """The type of a KEY=VALUE flag: `key=value` -> (key, value), the value read as JSON (numbers,
+    true/false, lists), else as text; anything else is refused naming `flag`."""
+    def parse(text):
+        key, equals, value = text.partition("=")
+        if not key or not equals:
+            raise argparse.ArgumentTypeError(f"{flag} expects key=value, got {text!r}")
+        try:
+            return key, json.loads(value)
+        except json.JSONDecodeError:
+            return key, value
+    return parse
 
 
 def add_flags(parser, config_class, skip=(), group=None):
@@ -77,7 +80,8 @@ def add_flags(parser, config_class, skip=(), group=None):
         elif kinds == (bool,):
             options.update(action="store_true" if default is False else argparse.BooleanOptionalAction, default=default)
         elif dict in kinds:
-            options.update(action="append", type=meta["parse"] or key_value, default=None, metavar="KEY=VALUE")
+            options.update(action="append", type=meta["parse"] or key_value(flag_name(field)), default=None,
+                           metavar="KEY=VALUE")
         else:
             options.update(default=default, type=meta["parse"] or _parser_type(kinds),
                            nargs="+" if list in kinds else None, metavar=meta["flag"] and meta["flag"].upper())
@@ -105,7 +109,7 @@ def parse_flags(parser, config_class, argv=None, skip=()):
     parser.add_argument("--config", default=None, metavar="CONFIG_JSON",
                         help="a saved config (a run's config.json, a fine-tuning's finetune_config.json): its "
                              "settings are the defaults, and flags given change them (repeats a run)")
-    parser.add_argument("--set", type=key_value, action="append", default=[], metavar="KEY=VALUE",
+    parser.add_argument("--set", type=key_value("--set"), action="append", default=[], metavar="KEY=VALUE",
                         help=f"any setting of {config_class.__name__} by its name, the value as JSON (e.g. --set "
                              "seed=7); for settings without a flag of their own (default: none)")
     saved = _saved(config_class, argv)

@@ -196,16 +196,6 @@ def _tau(text):
         raise argparse.ArgumentTypeError(f"--tau expects a number or {AUTO!r}, got {text!r}") from None
 
 
-def _override(text):
-    key, equals, value = text.partition("=")
-    if not key or not equals:
-        raise argparse.ArgumentTypeError(f"--override expects key=value, got {text!r}")
-    try:
-        return key, json.loads(value)
-    except json.JSONDecodeError:
-        return key, value
-
-
 PRESET = "(default: the preset's)"
 
 
@@ -222,7 +212,7 @@ class PretrainConfig:
                           choices=sorted(PRESETS))
     backbone_overrides: dict = setting(
         help="change one backbone setting of the preset, e.g. --override hidden_dim=256 (repeatable; the keys "
-             "are AlbertActBackbone's arguments)", flag="override", parse=_override, factory=dict)
+             "are AlbertActBackbone's arguments)", flag="override", factory=dict)
     halting: str = setting("act", "act: learned per-token depth; none: fixed depth N_max (the ALBERT baseline)",
                            choices=["act", "none"])
     share_weights: bool = setting(
