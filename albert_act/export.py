@@ -40,11 +40,7 @@ def parse_args(argv=None):
     from albert_act.serve.export_config import ExportConfig
 
     parser = cli.parser("export", __doc__)
-    args = settings.parse_flags(parser, ExportConfig, argv)
-    missing = [f"--{name}" for name in ("checkpoint", "kind", "output") if getattr(args, name) is None]
-    if missing:
-        parser.error(f"the following arguments are required: {', '.join(missing)}")
-    return args
+    return settings.parse_flags(parser, ExportConfig, argv, required=("checkpoint", "kind", "output"))
 
 
 def main(argv=None):

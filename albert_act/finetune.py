@@ -29,10 +29,7 @@ def main(argv=None):
     from albert_act.train.finetuning_config import FinetuneConfig
 
     parser = cli.parser("finetune", __doc__)
-    args = settings.parse_flags(parser, FinetuneConfig, argv)  # every flag from FinetuneConfig's fields
-    for name in ("task", "data_dir", "init"):
-        if getattr(args, name) is None:
-            parser.error(f"the following arguments are required: --{name}")
+    args = settings.parse_flags(parser, FinetuneConfig, argv, required=("task", "data_dir", "init"))
     if args.output_dir is None:
         args.output_dir = os.path.join(REPO, "runs", "finetune", args.task.lower())
     config = settings.config_from(FinetuneConfig, args)

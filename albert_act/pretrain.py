@@ -101,9 +101,8 @@ def main(argv=None):
     from albert_act.base import artifacts, settings
     from albert_act.train.pretraining_run import PretrainConfig, run_pretraining
 
-    config = settings.config_from(PretrainConfig, args)  # the values, checked before any work
-    if args.no_export:
-        config = dataclasses.replace(config, export_dir=None)
+    changes = {"export_dir": None} if args.no_export else {}
+    config = settings.config_from(PretrainConfig, args, **changes)  # the values, checked before any work
     if not config.train_files:
         from albert_act.train.demo_data import prepare_demo_data
 

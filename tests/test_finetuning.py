@@ -194,6 +194,10 @@ def test_the_flags_are_the_config_fields_and_a_saved_config_repeats_the_run(tmp_
     from albert_act import finetune
     from albert_act.base import cli, settings
 
+    with pytest.raises(SystemExit) as refused:
+        finetune.main(["--epochs", "1"])
+    assert refused.value.code == 2 and "the following arguments are required: --task, --data_dir, --init" in \
+        capsys.readouterr().err
     with pytest.raises(SystemExit):
         finetune.main(["--help"])
     shown = capsys.readouterr().out

@@ -10,12 +10,11 @@ import json
 import math
 import os
 
-from albert_act.base import artifacts
 from albert_act import distribution
+from albert_act.base import artifacts, outputs, text_files
 from albert_act.analysis import depth, plots
 from albert_act.analysis.token_types import markdown_table
 from albert_act.model.source import Source
-from albert_act.base import outputs, text_files
 from pipelines import probing, synthetic_corpus
 from pipelines.pretraining_dataset import check_records, check_records_vocabulary, non_empty, record_files
 

@@ -66,12 +66,12 @@ def key_value(flag):
     return parse
 
 
-def add_flags(parser, config_class, skip=(), group=None):
-    """One flag per field of `config_class` (but `skip`); returns {dest: rule} for
-    `cli.parse_checked`, which adds each range to --help and checks it on parsing."""
-    target, rules = group or parser, {}
+def add_flags(parser, config_class):
+    """One flag per field of `config_class`; returns {dest: rule} for `cli.parse_checked`, which
+    adds each range to --help and checks it on parsing."""
+    rules = {}
     for field in dataclasses.fields(config_class):
-        if field.name in skip or not field.metadata:
+        if not field.metadata:
             continue
         meta, kinds, default = field.metadata, types_of(field), default_of(field)
         options = dict(dest=field.name, help=meta["help"].replace("%", "%%") or None)  # argparse formats help with %
@@ -87,7 +87,7 @@ def add_flags(parser, config_class, skip=(), group=None):
                            nargs="+" if list in kinds else None, metavar=meta["flag"] and meta["flag"].upper())
             if meta["choices"] is not None:
                 options["choices"] = meta["choices"]
-        target.add_argument(flag_name(field), **{k: v for k, v in options.items() if v is not None or k == "default"})
+        parser.add_argument(flag_name(field), **{k: v for k, v in options.items() if v is not None or k == "default"})
         if meta["rule"]:
             rules[field.name] = (meta["rule"], meta["flag"]) if meta["flag"] else meta["rule"]
     return rules
@@ -100,12 +100,13 @@ def _parser_type(kinds):
     return str
 
 
-def parse_flags(parser, config_class, argv=None, skip=()):
+def parse_flags(parser, config_class, argv=None, required=()):
     """A job's command line: a flag per field of `config_class` (`add_flags`), and two more:
     --config FILE (a saved config, e.g. a run's config.json: its settings become the defaults, the
     flags given change them) and --set KEY=VALUE (any field by name). Parsed and range-checked
-    (`cli.parse_checked`); `args.given` names the settings given as flags."""
-    rules = add_flags(parser, config_class, skip)
+    (`cli.parse_checked`); the `required` fields must have a value (given, or from --config), as
+    argparse says of a required flag. `args.given` names the settings given as flags."""
+    rules = add_flags(parser, config_class)
     parser.add_argument("--config", default=None, metavar="CONFIG_JSON",
                         help="a saved config (a run's config.json, a fine-tuning's finetune_config.json): its "
                              "settings are the defaults, and flags given change them (repeats a run)")
@@ -116,6 +117,10 @@ def parse_flags(parser, config_class, argv=None, skip=()):
     dicts = [f.name for f in dataclasses.fields(config_class) if dict in types_of(f)]
     parser.set_defaults(**{k: v for k, v in saved.items() if k not in dicts})
     args = cli.parse_checked(parser, argv, rules)
+    missing = [flag_name(f) for f in dataclasses.fields(config_class)
+               if f.name in required and getattr(args, f.name) is None]
+    if missing:
+        parser.error(f"the following arguments are required: {', '.join(missing)}")
     args.given = {name for name, value in vars(args).items() if value != parser.get_default(name)}
     for name in dicts:  # KEY=VALUE pairs given add to the saved ones
         setattr(args, name, [*saved.get(name, {}).items(), *(getattr(args, name) or [])])
@@ -153,13 +158,13 @@ def values(config_class, args):
     return found
 
 
-def set_values(config_class, settings, pairs, flag="--set"):
+def set_values(config_class, settings, pairs):
     """`settings` with each (key, value) of `pairs` (`--set key=value`) put in; ValueError for a key
     that is no field, naming the fields."""
     names = [f.name for f in dataclasses.fields(config_class)]
     for key, value in pairs:
         if key not in names:
-            raise ValueError(f"{flag} {key}: not a setting of {config_class.__name__}; known: {', '.join(names)}")
+            raise ValueError(f"--set {key}: not a setting of {config_class.__name__}; known: {', '.join(names)}")
         settings = {**settings, key: value}
     return settings
 
@@ -188,7 +193,7 @@ def check_values(config):
             number = isinstance(value, int) if integer else isinstance(value, (int, float))
             if isinstance(value, bool) or not number or not test(value):
                 raise ValueError(f"{field.name} must be {words}, got {value!r}")
-        if meta["choices"] is not None and value not in meta["choices"]:
+        if meta["choices"] is not None:
             checks.one_of(field.name, value, meta["choices"])
 
 

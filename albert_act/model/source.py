@@ -27,7 +27,7 @@ import os
 
 import tensorflow as tf
 
-from albert_act.base import artifacts
+from albert_act.base import artifacts, cli
 from albert_act.base.artifacts import (ASSETS, CHECKPOINTS, CONFIG, EXPORT, EXPORT_INFO, FINETUNED_INFO, HF_CONFIG,
                                   HF_VOCAB, HF_WEIGHTS, KERAS_HUB_CONFIG, KERAS_HUB_VOCAB, KERAS_HUB_WEIGHTS,
                                   SAVED_MODEL, TF1_CONFIG, TF1_VOCAB, VOCAB, WEIGHTS)
@@ -35,7 +35,6 @@ from albert_act.model.albert_checkpoints import read_albert_checkpoint, read_alb
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.classifier import AlbertActClassifier
 from albert_act.model.pretraining_model import AlbertActPretrainingModel
-from albert_act.base import cli
 from pipelines.tokenizer import Tokenizer
 
 PUBLIC_KINDS = ("huggingface", "tf1-checkpoint", "keras-hub-preset")

@@ -3,10 +3,9 @@ model.safetensors, spiece.model), which transformers, keras-hub and `--init` rea
 
 import os
 
-from albert_act.base import artifacts
+from albert_act.base import artifacts, outputs
 from albert_act.model import albert_checkpoints
 from albert_act.model.source import Source
-from albert_act.base import outputs
 
 
 def export_huggingface(checkpoint, output, vocab=None, overwrite=False):

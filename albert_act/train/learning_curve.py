@@ -12,8 +12,8 @@ import os
 
 import tensorflow as tf
 
-from albert_act.base import artifacts
 from albert_act import distribution
+from albert_act.base import artifacts
 from albert_act.train.pretraining_run import HELD_OUT_KEPT, PretrainConfig, Pretrainer, checkpoint_contents
 
 KEPT = ("step", *HELD_OUT_KEPT)  # what a run's held_out.jsonl keeps of each evaluation

@@ -6,9 +6,8 @@ import os
 
 import tensorflow as tf
 
-from albert_act.base import artifacts
+from albert_act.base import artifacts, cli
 from albert_act.model.source import HALTING_UNIT
-from albert_act.base import cli
 from pipelines.pretraining_dataset import serialized_batches
 
 # Weights a warm start may lack: the new halting unit, and heads the checkpoint does not have.

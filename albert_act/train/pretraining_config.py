@@ -374,8 +374,16 @@ def _check_together(config):
         raise ValueError("--execution gather has dynamic shapes, which XLA does not compile (the demo preset's "
                          "execution is gather): with --jit_compile pass --execution static or bucket (static "
                          "widths), or drop --jit_compile")
-    batch, micro = config.global_batch_size, config.micro_batch_size
-    if None not in (batch, micro) and batch % micro:
-        raise ValueError(f"global batch {batch} is not divisible by micro-batch {micro} x 1 replica(s) = {micro}")
+    batch = config.global_batch_size
+    if None not in (batch, config.micro_batch_size):
+        check_accumulation(config, replicas=1)  # the replicas are known in `preflight`, which checks again
     if None not in (batch, config.input_streams) and batch % config.input_streams:
         raise ValueError(f"input_streams must be >= 1 and divide the global batch {batch}, got {config.input_streams}")
+
+
+def check_accumulation(config, replicas):
+    """The global batch must be whole micro-batches on every replica: accumulation = global / (micro x replicas)."""
+    per_update = config.micro_batch_size * replicas
+    if config.global_batch_size % per_update:
+        raise ValueError(f"global batch {config.global_batch_size} is not divisible by micro-batch "
+                         f"{config.micro_batch_size} x {replicas} replica(s) = {per_update}")

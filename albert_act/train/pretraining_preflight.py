@@ -11,7 +11,7 @@ import tensorflow as tf
 
 from albert_act import distribution
 from albert_act.base import artifacts, text_files
-from albert_act.train.pretraining_config import ADDED_SETTINGS, RESUMABLE_CHANGES, config_record
+from albert_act.train.pretraining_config import ADDED_SETTINGS, RESUMABLE_CHANGES, check_accumulation, config_record
 from pipelines.pretraining_dataset import check_records, check_records_vocabulary, count_records, record_files
 from pipelines.tokenizer import Tokenizer
 
@@ -30,10 +30,7 @@ def preflight(config, replicas, sample_records=2000):
                          "text; pass --vocab, or --no_export")
     if config.export_dir:
         _check_export_dir(config)
-    per_update = config.micro_batch_size * replicas
-    if config.global_batch_size % per_update:
-        raise ValueError(f"global batch {config.global_batch_size} is not divisible by micro-batch "
-                         f"{config.micro_batch_size} x {replicas} replica(s) = {per_update}")
+    check_accumulation(config, replicas)
     workers = distribution.cluster_task()[0]
     if workers > 1 and config.input_streams != workers:
         raise ValueError(f"input_streams {config.input_streams}: a job of {workers} workers reads {workers} streams, "

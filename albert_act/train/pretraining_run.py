@@ -17,8 +17,8 @@ import time
 
 import tensorflow as tf
 
-from albert_act.base import artifacts
 from albert_act import distribution
+from albert_act.base import artifacts, cli, outputs, text_files
 from albert_act.analysis import token_types
 from albert_act.model.source import HALTING_UNIT, Source
 from albert_act.train.pretrainer import AUTO_SHARE, Pretrainer
@@ -27,7 +27,6 @@ from albert_act.train.pretraining_checkpoints import (INIT_FRESH, InputStreams, 
 from albert_act.train.pretraining_config import PretrainConfig, config_record  # noqa: F401  (the API)
 from albert_act.train.pretraining_preflight import preflight
 from albert_act.train.pretraining_summaries import summarize, write_summaries, write_token_type_image
-from albert_act.base import cli, outputs, text_files
 from pipelines.pretraining_dataset import parse_examples, record_shapes
 
 
