@@ -79,7 +79,7 @@ def test_input_positions_resume_every_stream_and_a_missing_one_is_named(records,
 
     config = PretrainConfig(train_files=[records[0]], eval_files=[records[1]], model_dir=str(tmp_path / "run"),
                             global_batch_size=8, seed=5, deterministic=True, input_streams=2, keep_checkpoints=2)
-    streams = InputStreams(config, [records[0]], range(2))
+    streams = InputStreams(config, [records[0]])  # one process reads both streams
     for _ in range(3):
         [next(i) for i in streams.iterators]
     assert streams.missing(3) == f"no input position of stream 0 at update 3 ({tmp_path}/run/input/stream-0/ckpt-3)"
@@ -88,7 +88,7 @@ def test_input_positions_resume_every_stream_and_a_missing_one_is_named(records,
     expected = [next(i).numpy() for i in streams.iterators]
     assert streams.missing(3) is None and sorted(p.name for p in (tmp_path / "run/input/stream-1").iterdir()) == [
         "ckpt-2.data-00000-of-00001", "ckpt-2.index", "ckpt-3.data-00000-of-00001", "ckpt-3.index"]  # 2 kept
-    worker = InputStreams(config, [records[0]], [1])  # worker 1 of two: its stream only
+    worker = InputStreams(config, [records[0]], worker=(1, 2))  # worker 1 of two: its stream only
     worker.restore(3)
     np.testing.assert_array_equal(next(worker.iterators[0]).numpy(), expected[1])
     (tmp_path / "run/input/stream-1/ckpt-3.index").unlink()

@@ -14,7 +14,7 @@ from albert_act.model.pretraining_model import AlbertActPretrainingModel
 from albert_act.train.lamb import Lamb
 from albert_act.train.learning_rate import WarmupLinearDecay
 from albert_act.train.losses import loss_sums, pretraining_loss
-from albert_act.train.pretraining_config import AUTO
+from albert_act.train.pretraining_config import AUTO, accumulation
 from albert_act.train.pretraining_summaries import summarize
 from pipelines.pretraining_dataset import make_pretraining_dataset
 
@@ -42,7 +42,7 @@ class Pretrainer:
     def __init__(self, config, strategy, kind):
         self.config, self.strategy, self.kind = config, strategy, kind
         replicas = strategy.num_replicas_in_sync
-        self.accumulation = config.global_batch_size // (config.micro_batch_size * replicas)
+        self.accumulation = accumulation(config, replicas)
         self.precision = distribution.resolve_precision(config.precision, kind)
         self.jit_compile = distribution.resolve_jit(config.jit_compile, kind, replicas)
         with strategy.scope():
@@ -87,9 +87,22 @@ class Pretrainer:
         self.tau.assign(tau)
         return tau
 
-    @property
-    def needs_calibration(self):
-        return self.config.halting != "none" and float(self.tau.numpy()) < 0
+    def calibrates_at(self, update):
+        """--tau auto: whether tau is set after 1-based update `update` (the first with the ponder cost on)."""
+        return self.config.halting != "none" and float(self.tau.numpy()) < 0 and \
+            update >= max(self.config.ponder_warmup_start, 1)
+
+    # --- what an update is --------------------------------------------------------------------
+
+    def batch_line(self):
+        """"global batch G = accumulation x micro-batch x replicas", for the run's first line."""
+        config = self.config
+        return (f"global batch {config.global_batch_size} = {self.accumulation} x {config.micro_batch_size} x "
+                f"{self.strategy.num_replicas_in_sync}")
+
+    def mean_gradient_norm(self, sums):
+        """The mean gradient norm of the updates whose step outputs were summed into `sums`."""
+        return sums["gradient_norm"] / (sums["examples"] / self.config.global_batch_size)
 
     # --- the training step -------------------------------------------------------------------
 

@@ -49,6 +49,18 @@ def save_checkpoint(manager, step):
                          f"{kept}") from None
 
 
+def checkpoint_managers(config, checkpoint, write_dir):
+    """(the manager that saves into <write_dir>/checkpoints, the one that restores from the run's own:
+    the same one, but for a multi-worker job's other workers, which write to scratch and restore the
+    chief's), each keeping `keep_checkpoints`."""
+    def manager(run_dir):
+        return tf.train.CheckpointManager(checkpoint, os.path.join(run_dir, artifacts.CHECKPOINTS),
+                                          max_to_keep=config.keep_checkpoints)
+
+    saving = manager(write_dir)
+    return saving, saving if write_dir == config.model_dir else manager(config.model_dir)
+
+
 def checkpoint_update(path):
     """The update a checkpoint prefix (".../ckpt-<update>") was saved at."""
     return int(path.rsplit("-", 1)[1])
@@ -103,8 +115,11 @@ class InputStreams:
     update, and a run resumes only from a checkpoint whose update every stream has a position for.
     """
 
-    def __init__(self, config, train_files, own):
-        self.count, self.own, self.keep = config.input_streams, list(own), config.keep_checkpoints
+    def __init__(self, config, train_files, worker=(0, 1)):
+        """worker: (index, workers) of this process's input worker; one worker reads every stream."""
+        index, workers = worker
+        self.count, self.keep = config.input_streams, config.keep_checkpoints
+        self.own = [index] if workers > 1 else list(range(self.count))
         self.root = os.path.join(config.model_dir, artifacts.INPUT_POSITIONS)
         self.iterators = tuple(iter(serialized_batches(
             train_files, config.global_batch_size, seed=config.seed, deterministic=config.deterministic,

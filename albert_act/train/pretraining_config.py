@@ -376,14 +376,30 @@ def _check_together(config):
                          "widths), or drop --jit_compile")
     batch = config.global_batch_size
     if None not in (batch, config.micro_batch_size):
-        check_accumulation(config, replicas=1)  # the replicas are known in `preflight`, which checks again
+        accumulation(config, replicas=1)  # the replicas are known in `preflight`, which checks again
     if None not in (batch, config.input_streams) and batch % config.input_streams:
         raise ValueError(f"input_streams must be >= 1 and divide the global batch {batch}, got {config.input_streams}")
 
 
-def check_accumulation(config, replicas):
-    """The global batch must be whole micro-batches on every replica: accumulation = global / (micro x replicas)."""
+def accumulation(config, replicas, workers=1):
+    """Micro-batches per update on each replica (global / (micro x replicas)); the global batch must be
+    whole micro-batches on every replica, and a job of several workers reads one input stream each."""
     per_update = config.micro_batch_size * replicas
     if config.global_batch_size % per_update:
         raise ValueError(f"global batch {config.global_batch_size} is not divisible by micro-batch "
                          f"{config.micro_batch_size} x {replicas} replica(s) = {per_update}")
+    if workers > 1 and config.input_streams != workers:
+        raise ValueError(f"input_streams {config.input_streams}: a job of {workers} workers reads {workers} streams, "
+                         "one each")
+    return config.global_batch_size // per_update
+
+
+def check_batch_fits(config, train_files, count_records):
+    """A global batch larger than the training instances (`count_records(files, at_most)`) would repeat
+    instances within every update."""
+    available = count_records(train_files, config.global_batch_size)
+    if available < config.global_batch_size:
+        raise ValueError(f"global batch {config.global_batch_size} is larger than the {available} training instances "
+                         f"of {len(train_files)} file(s) ({train_files[0]} ...): every update would read each one "
+                         f"{config.global_batch_size / available:.0f} times; pass a --global_batch_size of at most "
+                         f"{available}, or make more data")

@@ -11,7 +11,8 @@ import tensorflow as tf
 
 from albert_act import distribution
 from albert_act.base import artifacts, text_files
-from albert_act.train.pretraining_config import ADDED_SETTINGS, RESUMABLE_CHANGES, check_accumulation, config_record
+from albert_act.train.pretraining_config import (ADDED_SETTINGS, RESUMABLE_CHANGES, accumulation, check_batch_fits,
+                                                    config_record)
 from pipelines.pretraining_dataset import check_records, check_records_vocabulary, count_records, record_files
 from pipelines.tokenizer import Tokenizer
 
@@ -30,13 +31,9 @@ def preflight(config, replicas, sample_records=2000):
                          "text; pass --vocab, or --no_export")
     if config.export_dir:
         _check_export_dir(config)
-    check_accumulation(config, replicas)
-    workers = distribution.cluster_task()[0]
-    if workers > 1 and config.input_streams != workers:
-        raise ValueError(f"input_streams {config.input_streams}: a job of {workers} workers reads {workers} streams, "
-                         "one each")
+    accumulation(config, replicas, workers=distribution.cluster_task()[0])
     train_files, eval_files = _check_records(config, sample_records)
-    _check_batch_fits(config, train_files)
+    check_batch_fits(config, train_files, count_records)
     _check_model_dir(config)
     return train_files, eval_files
 
@@ -60,16 +57,6 @@ def _check_records(config, sample_records):
     if len(set(shapes.values())) > 1:
         raise ValueError(f"files differ in (sequence length, predictions): {shapes}")
     return train_files, eval_files
-
-
-def _check_batch_fits(config, train_files):
-    """A global batch larger than the training data would repeat instances within every update."""
-    available = count_records(train_files, config.global_batch_size)
-    if available < config.global_batch_size:
-        raise ValueError(f"global batch {config.global_batch_size} is larger than the {available} training instances "
-                         f"of {len(train_files)} file(s) ({train_files[0]} ...): every update would read each one "
-                         f"{config.global_batch_size / available:.0f} times; pass a --global_batch_size of at most "
-                         f"{available}, or make more data")
 
 
 def _check_export_dir(config):

@@ -22,8 +22,9 @@ from albert_act.base import artifacts, cli, outputs, text_files
 from albert_act.analysis import token_types
 from albert_act.model.source import HALTING_UNIT, Source
 from albert_act.train.pretrainer import AUTO_SHARE, Pretrainer
-from albert_act.train.pretraining_checkpoints import (INIT_FRESH, InputStreams, checkpoint_contents, checkpoint_update,
-                                                      corrupt_file, restore_latest_intact, save_checkpoint)
+from albert_act.train.pretraining_checkpoints import (INIT_FRESH, InputStreams, checkpoint_contents, checkpoint_managers,
+                                                      checkpoint_update, corrupt_file, restore_latest_intact,
+                                                      save_checkpoint)
 from albert_act.train.pretraining_config import PretrainConfig, config_record  # noqa: F401  (the API)
 from albert_act.train.pretraining_preflight import preflight
 from albert_act.train.pretraining_summaries import summarize, write_summaries, write_token_type_image
@@ -72,9 +73,8 @@ def _run(config, progress, write_dir):
     if progress:
         resumed = f", resumed from {restored}" if restored else ""
         print(f"pre-training {config.preset} ({config.halting}, {'shared' if config.share_weights else 'unshared'}) "
-              f"on {kind} x{strategy.num_replicas_in_sync}, {trainer.precision}, global batch "
-              f"{config.global_batch_size} = {trainer.accumulation} x {config.micro_batch_size} x "
-              f"{strategy.num_replicas_in_sync}{_streams_note(streams)}{resumed}")
+              f"on {kind} x{strategy.num_replicas_in_sync}, {trainer.precision}, {trainer.batch_line()}"
+              f"{_streams_note(streams)}{resumed}")
     _train(config, trainer, streams, manager, (train_files, eval_files), write_dir, progress)
     return _finish(config, trainer, eval_files, write_dir, chief=write_dir == config.model_dir)
 
@@ -87,14 +87,10 @@ def _resume(config, trainer, train_files, write_dir, progress, source):
     every checkpoint (shuffle buffer included; `InputStreams`), so a resumed run continues with
     exactly the next batch, reading nothing twice. A worker of a multi-worker job reads its own
     stream, and restores the chief's checkpoint and its own stream's position."""
-    index, workers = distribution.input_worker(trainer.strategy)
-    streams = InputStreams(config, train_files, [index] if workers > 1 else range(config.input_streams))
+    streams = InputStreams(config, train_files, distribution.input_worker(trainer.strategy))
     checkpoint = tf.train.Checkpoint(**checkpoint_contents(trainer.model, trainer.optimizer),
                                      **streams.checkpoint_contents(), ponder_cost_weight=trainer.tau)
-    manager = tf.train.CheckpointManager(checkpoint, os.path.join(write_dir, artifacts.CHECKPOINTS),
-                                         max_to_keep=config.keep_checkpoints)
-    chiefs = manager if write_dir == config.model_dir else tf.train.CheckpointManager(  # read only
-        checkpoint, os.path.join(config.model_dir, artifacts.CHECKPOINTS), max_to_keep=config.keep_checkpoints)
+    manager, chiefs = checkpoint_managers(config, checkpoint, write_dir)
     restored = restore_latest_intact(checkpoint, chiefs, usable=streams.missing)
     if restored:
         streams.restore(checkpoint_update(restored))
@@ -131,7 +127,7 @@ def _train(config, trainer, streams, manager, files, write_dir, progress):
         tau = float(trainer.tau_at(step))  # what this update used
         step += 1
         result = summarize(sums, tau)
-        _calibrate(trainer, config, step, result, progress)
+        _calibrate(trainer, step, result, progress)
         trainer.steer_tau(step, result["iterations"]["all"]["mean"])
         if not math.isfinite(result["loss"]):
             raise FloatingPointError(
@@ -146,7 +142,7 @@ def _train(config, trainer, streams, manager, files, write_dir, progress):
             bar.update(step, [(k, v) for k, v in values if k in shown])
         if step % config.log_every == 0 or step == config.steps:
             logged = summarize(window, tau)
-            logged["gradient_norm"] = window["gradient_norm"] / (window["examples"] / config.global_batch_size)
+            logged["gradient_norm"] = trainer.mean_gradient_norm(window)
             write_summaries(writer, step, logged, {
                 "learning_rate": float(trainer.schedule(step - 1)), "ponder_cost_weight": tau,
                 "examples_per_second": window["examples"] / (time.perf_counter() - window_start)})
@@ -175,10 +171,10 @@ def _update(train_step, iterators, step, train_files, manager):
         raise
 
 
-def _calibrate(trainer, config, step, result, progress):
+def _calibrate(trainer, step, result, progress):
     """--tau auto: set tau once, from the global batch of the update where the ponder cost starts
     (the same number whether or not the run was resumed)."""
-    if trainer.needs_calibration and step >= max(config.ponder_warmup_start, 1):
+    if trainer.calibrates_at(step):
         calibrated = trainer.calibrate_tau(result["mlm_loss"], result["sop_loss"], result["ponder_cost"])
         if progress:
             print(f"\n--tau auto at update {step}: tau = {AUTO_SHARE} x (MLM {result['mlm_loss']:.3f} + SOP "
