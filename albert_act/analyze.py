@@ -5,6 +5,7 @@
     python -m albert_act.analyze fixed-point  --init runs/demo
     python -m albert_act.analyze sentences    --init runs/demo --text my_sentences.txt
     python -m albert_act.analyze held-out     --init runs/demo
+    python -m albert_act.analyze difficulty   --init runs/demo --reference runs/demo_fixed
     python -m albert_act.analyze report       --init runs/demo          # all but sentences, one report.md
 
 --init: a pre-training run dir or an exported SavedModel (pre-training or a fine-tuned
@@ -12,6 +13,8 @@ probing model). held-out, token-types and fixed-point read pre-training TFRecord
 default: the run's held-out shard). dependencies reads CoNLL-U / CoNLL-X / PTB .dp
 files (--parsed; default: gold parses of the embedded corpus, generated on the spot).
 sentences reads plain text, one sentence per line (--text), each asked alone as a server is.
+difficulty sets each token's depth against its surprisal under --reference (a pre-training model
+of the same vocabulary, e.g. fixed-depth ALBERT trained on the same records), on TFRecords.
 Outputs go to --output_dir (default runs/analysis/<mode>, so that modes do not overwrite each other).
 """
 
@@ -24,6 +27,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The optional inputs each mode reads (a flag given to a mode that does not read it is refused).
 TFRECORDS = {"records", "max_batches"}
 READS = {"token-types": TFRECORDS, "fixed-point": TFRECORDS, "held-out": TFRECORDS, "sentences": {"text"},
+         "difficulty": TFRECORDS | {"reference"},
          "dependencies": {"parsed", "documents", "keep_subtypes"},
          "report": TFRECORDS | {"parsed", "documents", "keep_subtypes"}}
 
@@ -41,6 +45,8 @@ def main(argv=None):
     parser.add_argument("--records", nargs="+", default=None, help="pre-training TFRecords (default: the run's eval shard)")
     parser.add_argument("--parsed", nargs="+", default=None, help="CoNLL-U / CoNLL-X / .dp files or globs")
     parser.add_argument("--text", default=None, help="sentences mode: a plain-text file, one sentence per line")
+    parser.add_argument("--reference", default=None,
+                        help="difficulty mode: the pre-training model (run dir or export) whose surprisal depth is set against")
     parser.add_argument("--documents", type=int, default=500, help="embedded-corpus documents when no --parsed")
     parser.add_argument("--keep_subtypes", action="store_true", help="keep nmod:poss apart from nmod")
     parser.add_argument("--max_batches", type=int, default=None, help="limit the TFRecord batches read")
@@ -49,7 +55,8 @@ def main(argv=None):
     distribution.add_arguments(parser)
     args = cli.parse_checked(parser, argv, {"documents": "int[1,100000]", "max_batches": "int>=1"})
     unread = [f"--{name}" for name, default in (("records", None), ("max_batches", None), ("parsed", None),
-                                                 ("documents", parser.get_default("documents")), ("keep_subtypes", False))
+                                                 ("reference", None), ("documents", parser.get_default("documents")),
+                                                 ("keep_subtypes", False))
               if getattr(args, name) != default and name not in READS[args.mode]]
     if unread:
         sys.exit(f"error: the {args.mode} analysis does not read {', '.join(unread)} (it reads "
@@ -62,7 +69,8 @@ def main(argv=None):
         report.check_output_dir(args.output_dir, args.overwrite)
         sections = report.run_analyses(args.mode, args.init, args.output_dir, args.vocab, args.records, args.parsed,
                                        args.documents, args.keep_subtypes, args.max_batches, args.strategy,
-                                       args.precision, args.jit_compile, evaluate_model, args.text)
+                                       args.precision, args.jit_compile, evaluate_model, args.text,
+                                       args.reference)
     for title, markdown, _ in sections:
         print(f"\n## {title}\n\n{markdown}")
     target = "report.md" if args.mode == "report" else "*.md, *.json, *.png"

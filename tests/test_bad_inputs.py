@@ -510,6 +510,16 @@ CASES += [
     ("finetune-damaged-export", FINETUNE.replace("{run}", "{damaged_export}") + " --task rte --data_dir {rte}", 1,
      DAMAGED_EXPORT, ["{damaged_export}"]),
     ("analyze-damaged-export", ANALYZE.replace("{run}", "{damaged_export}"), 1, DAMAGED_EXPORT, ["{damaged_export}"]),
+    # --- depth against difficulty: the reference model -------------------------------------------------
+    ("analyze-difficulty-without-reference", ANALYZE.replace("token-types", "difficulty"), 1,
+     r"the difficulty mode needs --reference MODEL", []),
+    ("analyze-reference-to-another-mode", ANALYZE + " --reference {export}", 1,
+     r"the token-types analysis does not read --reference", []),
+    ("analyze-reference-of-another-vocabulary", ANALYZE.replace("token-types", "difficulty") +
+     " --reference {swapped_vocab_run}", 1, r"--reference .*swapped_vocab_run has another vocabulary than the model "
+     "analysed", ["{swapped_vocab_run}", "{run}"]),
+    ("analyze-reference-nowhere", ANALYZE.replace("token-types", "difficulty") + " --reference {tmp}/nowhere", 1,
+     r"--reference .*nowhere: not a pre-training run dir", []),
     ("pretrain-init-from-damaged-export", PRETRAIN.replace("new_run", "warm_run") + " --init_from {damaged_export}", 1,
      DAMAGED_EXPORT, ["{damaged_export}", "{tmp}/warm_run"]),
 ]
@@ -570,6 +580,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     proto = sentencepiece_model_pb2.ModelProto.FromString(vocab.read_bytes())
     proto.pieces[10].piece, proto.pieces[11].piece = proto.pieces[11].piece, proto.pieces[10].piece
     (root / "swapped.model").write_bytes(proto.SerializeToString())
+    shutil.copytree(tiny_run[0], root / "swapped_vocab_run")  # a run of another vocabulary of the same size
+    shutil.copy(root / "swapped.model", root / "swapped_vocab_run" / "vocab.model")
     whole = vocab.read_bytes()  # the model cut short at a piece's end: it still parses
     del proto.pieces[200:]
     for spec in ("trainer_spec", "normalizer_spec", "denormalizer_spec", "self_test_data"):
@@ -598,6 +610,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name,
             **{name: root / name for name in ("damaged_index_run", "truncated_run")},
             "damaged_export": root / "damaged_export" / "1", "other_vocab": root / "other_vocab", "other_vocab_eval": root / "other_vocab_eval", "truncated_vocab": root / "truncated_vocab.model",
+            "swapped_vocab_run": root / "swapped_vocab_run",
             "probing_future": root / "probing_future", "glue_spelled_models": root / "glue_spelled_models",
             "one_line": root / "one_line.txt", "corpus_copy": root / "corpus_copy.txt",
             "latin1_txt": root / "latin1.txt", "glue_train_is_dev": root / "glue_train_is_dev", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}

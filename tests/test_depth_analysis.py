@@ -241,3 +241,60 @@ def test_sentences_of_plain_text_are_asked_as_a_server_asks_them(tiny_run, tmp_p
     with pytest.raises(SystemExit, match=r"--text .* goes with the sentences mode, and only with it"):
         analyze.main(["token-types", "--init", tiny_run[0], "--text", str(text), "--output_dir", str(tmp_path / "o3")])
     assert not (tmp_path / "o2").exists() and not (tmp_path / "o3").exists()
+
+
+def test_spearman_by_hand_and_against_numpy():
+    from albert_act.analysis import difficulty
+
+    # x's ties share rank 2.5: ranks (1, 2.5, 2.5, 4) against (1, 2, 3, 4) -> 4.5 / sqrt(4.5 * 5)
+    assert difficulty.average_ranks([5, 7, 7, 9]).tolist() == [1.0, 2.5, 2.5, 4.0]
+    assert difficulty.spearman([1, 2, 2, 3], [10, 20, 30, 40]) == pytest.approx(4.5 / np.sqrt(22.5), abs=1e-12)
+    # weights count pairs: the same as the pairs repeated
+    assert difficulty.spearman([1, 2, 3], [3, 1, 2], weights=[2, 1, 3]) == pytest.approx(
+        difficulty.spearman([1, 1, 2, 3, 3, 3], [3, 3, 1, 2, 2, 2]), abs=1e-12)
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=300), rng.normal(size=300)
+    y = y + x  # no ties: Pearson of the ranks
+    ranks = lambda v: np.argsort(np.argsort(v)).astype(float)  # noqa: E731
+    assert difficulty.spearman(x, y) == pytest.approx(np.corrcoef(ranks(x), ranks(y))[0, 1], abs=1e-12)
+    assert np.isnan(difficulty.spearman([2, 2, 2], [1, 2, 3]))  # a depth that does not vary
+    rho, low, high = difficulty.spearman_interval(x, y, np.arange(300) // 3, resamples=300)
+    assert low < rho < high and 0.5 < low and high < 0.85  # rho ~0.69 over 100 sequences of 3
+
+
+def test_difficulty_surprisal_is_the_reference_mlm_loss(tiny_run, records, tmp_path, capsys):
+    """The depth-against-difficulty analysis with the run as its own reference: the surprisal of the
+    record's predicted positions averages to the held-out MLM loss computed here in NumPy."""
+    from albert_act.model.source import Source
+    from pipelines.pretraining_dataset import make_pretraining_dataset
+    from pipelines.tokenizer import CLS_ID, SEP_ID
+
+    analyze.main(["difficulty", "--init", tiny_run[0], "--reference", tiny_run[1], "--records", records[1],
+                  "--output_dir", str(tmp_path)])
+    result = json.loads((tmp_path / "difficulty.json").read_text())
+    model, _ = Source.open(tiny_run[1]).pretraining_model()
+    loss, weight, unmasked = 0.0, 0.0, 0
+    for inputs, labels in make_pretraining_dataset(records[1], 16, training=False).as_numpy_iterator():
+        logits, w = model(inputs, training=False)["mlm_logits"].numpy().astype(np.float64), labels["masked_lm_weights"]
+        log_p = logits - logits.max(-1, keepdims=True)
+        log_p -= np.log(np.exp(log_p).sum(-1, keepdims=True))
+        loss -= (np.take_along_axis(log_p, labels["masked_lm_ids"][..., None], -1)[..., 0] * w).sum()
+        weight += w.sum()
+        predicted = np.zeros_like(inputs["token_ids"], bool)
+        np.put_along_axis(predicted, inputs["masked_positions"], w > 0, 1)
+        others = (inputs["padding_mask"] > 0) & ~predicted & ~np.isin(inputs["token_ids"], (CLS_ID, SEP_ID))
+        unmasked += np.minimum(others.sum(1), 4).sum()
+    types = result["types"]
+    predicted = [types[name] for name in ("[MASK]->[MASK]", "[MASK]->random", "[MASK]->original") if types[name]["count"]]
+    assert sum(t["count"] for t in predicted) == weight and types["unmasked"]["count"] == unmasked
+    mean = sum(t["mean_surprisal"] * t["count"] for t in predicted) / weight
+    assert mean == pytest.approx(loss / weight, rel=1e-4)
+    assert types["all"]["count"] == weight + unmasked and sum(b["count"] for b in result["bins"]) == weight + unmasked
+    rho, low, high = types["all"]["spearman_iterations"]
+    assert (np.isnan(rho) and types["all"]["mean_iterations"] in (1, 2)) or low <= rho <= high
+    assert result["reference_halting"] == "act" and "rho(N, surprisal)" in capsys.readouterr().out
+    assert_drawn_png(tmp_path / "difficulty.png", min_colour=0.004)
+    with pytest.raises(SystemExit, match="the difficulty mode needs --reference MODEL"):
+        analyze.main(["difficulty", "--init", tiny_run[0], "--output_dir", str(tmp_path / "o2")])
+    with pytest.raises(SystemExit, match="the token-types analysis does not read --reference"):
+        analyze.main(["token-types", "--init", tiny_run[0], "--reference", tiny_run[1], "--output_dir", str(tmp_path / "o3")])

@@ -52,7 +52,7 @@ def token_type_statistics(backbone, tokenizer, files, batch_size=64, max_batches
     run, n_max = run or inference(backbone), backbone.max_iterations
     depth, histogram, kept = [], 0, []
     dataset = make_pretraining_dataset(files, batch_size, training=False, max_length=backbone.max_sequence_length)
-    for i, (inputs, labels) in enumerate(_progress(dataset, progress, "token types (batches)", max_batches)):
+    for i, (inputs, labels) in enumerate(progress_bar(dataset, progress, "token types (batches)", max_batches)):
         if max_batches is not None and i >= max_batches:
             break
         outputs = run(_model_inputs(inputs))
@@ -166,7 +166,7 @@ def relation_table(records, fold_subtypes=True, resamples=confidence.RESAMPLES, 
             "threshold_mean_plus_std": threshold, **overall}
 
 
-def _progress(iterable, enabled, what, total=None):
+def progress_bar(iterable, enabled, what, total=None):
     """A progress bar on stderr when enabled (and stderr is a terminal: no escapes in log files)."""
     from tqdm import tqdm
 
@@ -180,11 +180,11 @@ def dependency_statistics(backbone, tokenizer, sentences, fold_subtypes=True, ba
     run = run or inference(backbone)
     length = backbone.max_sequence_length
     aligned = [align_words(tokenizer, [t[0] for t in s], length, probing.glued_words(s))
-               for s in _progress(sentences, progress, "aligning words to pieces")]
+               for s in progress_bar(sentences, progress, "aligning words to pieces")]
     if not aligned:
         raise ValueError("no sentences to analyse")
     records, kept, dropped_words = [], [], 0
-    for start in _progress(range(0, len(aligned), batch_size), progress, "dependencies",
+    for start in progress_bar(range(0, len(aligned), batch_size), progress, "dependencies",
                            total=-(-len(aligned) // batch_size)):
         chunk = aligned[start : start + batch_size]
         width = min(length, -(-max(len(ids) for ids, _, _ in chunk) // 16) * 16)
@@ -241,7 +241,7 @@ def fixed_point_statistics(backbone, files, batch_size=32, max_batches=None, run
     run = run or inference(backbone)
     totals = None
     batches = make_pretraining_dataset(files, batch_size, training=False, max_length=backbone.max_sequence_length)
-    for i, (inputs, labels) in enumerate(_progress(batches, progress, "fixed point (batches)", max_batches)):
+    for i, (inputs, labels) in enumerate(progress_bar(batches, progress, "fixed point (batches)", max_batches)):
         if max_batches is not None and i >= max_batches:
             break
         outputs = run(_model_inputs(inputs))

@@ -12,17 +12,17 @@ import os
 
 from albert_act import distribution
 from albert_act.base import artifacts, outputs, text_files
-from albert_act.analysis import depth, plots
+from albert_act.analysis import depth, difficulty, plots
 from albert_act.analysis.token_types import markdown_table
 from albert_act.model.source import Source
 from pipelines import probing, synthetic_corpus
 from pipelines.pretraining_dataset import check_records, check_records_vocabulary, non_empty, record_files
 
-MODES = ("held-out", "token-types", "dependencies", "fixed-point", "sentences", "report")
+MODES = ("held-out", "token-types", "dependencies", "fixed-point", "sentences", "difficulty", "report")
 
 # What the modes write: an --output_dir holding anything else is refused, since the new analysis
 # replaces the dir whole.
-ANALYSIS_FILES = {f"{name}.{ext}" for name in ("held_out", "token_types", "dependencies", "fixed_point", "sentences")
+ANALYSIS_FILES = {f"{name}.{ext}" for name in ("held_out", "token_types", "dependencies", "fixed_point", "sentences", "difficulty")
                   for ext in ("json", "md", "png")}
 ANALYSIS_FILES |= {"token_type_histograms.png", "token_types_heatmap.png", "dependencies_heatmap.png", "report.md"}
 
@@ -45,27 +45,16 @@ def check_output_dir(output_dir, overwrite=True):
 
 def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, documents=500, keep_subtypes=False,
                  max_batches=None, strategy="auto", precision="auto", jit_compile=None, evaluate_model=None,
-                 text=None):
+                 text=None, reference=None):
     """The `mode` analyses (one of MODES) of the model in `init` (a run dir or an export), written to
     `output_dir`; returns the report's sections, (title, Markdown, image files). `records`: the
     pre-training TFRecords (default: the run's held-out shard); `parsed`: CoNLL-U / CoNLL-X / .dp
     files (default: gold parses of `documents` documents of the embedded corpus). `evaluate_model`:
     the pre-training evaluation (`albert_act.train.pretrainer.evaluate_model`, which the CLI passes:
     training code is a later stage than the analyses), needed by held-out. `text`: a plain-text file,
-    one sentence per line, for sentences."""
-    check_output_dir(output_dir)
-    for flag, path in (("--text", text), *(("--parsed", p) for p in parsed or ()), *(("--records", p) for p in
-                                                                                   ([records] if isinstance(records, str) else records or ()))):
-        if path and "://" not in str(path) and os.path.realpath(path).startswith(os.path.realpath(output_dir) + os.sep):
-            raise ValueError(f"{flag} {path} lies inside --output_dir {output_dir}, which an analysis replaces whole: "
-                             "move it out, or write the analysis elsewhere")
-    if (mode == "sentences") != (text is not None):
-        raise ValueError("--text (a plain-text file, one sentence per line) goes with the sentences mode, and "
-                         "only with it" if text is not None else "the sentences mode needs --text FILE (one "
-                         "sentence per line)")
-    sentences = read_sentences(text) if text is not None else None  # refused before any model loads
-    if mode == "held-out" and evaluate_model is None:
-        raise ValueError("the held-out analysis needs evaluate_model (albert_act.train.pretrainer.evaluate_model)")
+    one sentence per line, for sentences. `reference`: for difficulty, the pre-training model (run dir or
+    export) whose surprisal the depth is set against, e.g. a fixed-depth ALBERT of the same records."""
+    sentences = _check_inputs(mode, output_dir, records, parsed, text, reference, evaluate_model)
     strategy, _, _, jit_compile = distribution.resolve(strategy, precision, jit_compile)
     source = Source.open(init)
     tokenizer = source.tokenizer(vocab)
@@ -74,9 +63,12 @@ def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, 
     with strategy.scope():
         backbone, _ = source.backbone(dropout=0.0, return_details=mode in ("fixed-point", "report"))
         model = source.pretraining_model()[0] if heads else None
-    if mode in ("held-out", "token-types", "fixed-point", "report"):  # records of this model's vocabulary and length
+        compared = _reference(reference, tokenizer, backbone) if reference is not None else None
+    if mode in ("held-out", "token-types", "fixed-point", "difficulty", "report"):  # records of this model's vocabulary, length
         files = record_files(held_out_records(source, records))
         _check_not_trained_on(source, files)
+        if compared is not None:
+            _check_not_trained_on(compared[1], files)
         records = non_empty(files) or files[:1]  # an empty shard holds nothing; all empty: the first is named
         for path in records:
             check_records(path, backbone.vocabulary_size, backbone.max_sequence_length)
@@ -99,10 +91,34 @@ def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, 
             sections.append(_fixed_point(backbone, records, max_batches, infer, staged))
         if mode == "sentences":
             sections.append(_sentences(backbone, tokenizer, sentences, text, infer, staged))
+        if mode == "difficulty":
+            sections.append(_difficulty(backbone, compared, records, max_batches, infer, staged))
         if mode == "report":
             _write_report(init, backbone, sections, staged)
         outputs.replace_dir(staged, output_dir, staging)
     return sections
+
+
+def _check_inputs(mode, output_dir, records, parsed, text, reference, evaluate_model):
+    """Before any model loads: the output dir, inputs outside it, the flags each mode needs; returns
+    the sentences of `text` (or None)."""
+    check_output_dir(output_dir)
+    for flag, path in (("--text", text), *(("--parsed", p) for p in parsed or ()), *(("--records", p) for p in
+                                                                                   ([records] if isinstance(records, str) else records or ()))):
+        if path and "://" not in str(path) and os.path.realpath(path).startswith(os.path.realpath(output_dir) + os.sep):
+            raise ValueError(f"{flag} {path} lies inside --output_dir {output_dir}, which an analysis replaces whole: "
+                             "move it out, or write the analysis elsewhere")
+    if (mode == "sentences") != (text is not None):
+        raise ValueError("--text (a plain-text file, one sentence per line) goes with the sentences mode, and "
+                         "only with it" if text is not None else "the sentences mode needs --text FILE (one "
+                         "sentence per line)")
+    if (mode == "difficulty") != (reference is not None):
+        raise ValueError("--reference (a pre-training model of the same vocabulary) goes with the difficulty mode, "
+                         "and only with it" if reference is not None else "the difficulty mode needs --reference "
+                         "MODEL (a pre-training run dir or export whose surprisal the depth is set against)")
+    if mode == "held-out" and evaluate_model is None:
+        raise ValueError("the held-out analysis needs evaluate_model (albert_act.train.pretrainer.evaluate_model)")
+    return read_sentences(text) if text is not None else None
 
 
 def _held_out(model, strategy, records, max_batches, jit_compile, evaluate_model, out):
@@ -161,6 +177,62 @@ def _fixed_point(backbone, records, max_batches, infer, out):
     _write(out, "fixed_point", result, markdown)
     plots.plot_cosine_curves(result["curves"], os.path.join(out, "fixed_point.png"))
     return "Fixed point: cosine of consecutive states", markdown, ["fixed_point.png"]
+
+
+def _reference(path, tokenizer, backbone):
+    """(the reference's pre-training model, its Source): it must read the ACT model's pieces (the same
+    SentencePiece model) at its length."""
+    try:
+        source = Source.open(path)
+        model = source.pretraining_model()[0]
+    except ValueError as error:
+        raise ValueError(f"--reference {error}") from None
+    if source.tokenizer().model_proto != tokenizer.model_proto:
+        raise ValueError(f"--reference {path} has another vocabulary than the model analysed: surprisal and depth "
+                         "would be of different pieces; give a reference trained on the same vocabulary")
+    if model.backbone.max_sequence_length < backbone.max_sequence_length:
+        raise ValueError(f"--reference {path} reads at most {model.backbone.max_sequence_length} pieces, the model "
+                         f"analysed {backbone.max_sequence_length}")
+    return model, source
+
+
+def _difficulty(backbone, compared, records, max_batches, infer, out):
+    reference, source = compared
+    found = difficulty.collect(infer, reference, records, backbone.max_sequence_length, max_batches=max_batches,
+                               progress=True)
+    result = {"reference": source.path, "reference_halting": reference.backbone.halting,
+              "max_iterations": backbone.max_iterations, **difficulty.summarize(found)}
+    markdown = difficulty_markdown(result)
+    _write(out, "difficulty", result, markdown)
+    plots.plot_difficulty(result["bins"], backbone.max_iterations, os.path.join(out, "difficulty.png"))
+    return "Depth against difficulty", markdown, ["difficulty.png"]
+
+
+def difficulty_markdown(result):
+    """Per token type: Spearman's rho of N and of E with the reference's surprisal [95% CI]; then mean N
+    and E per surprisal quintile."""
+    fixed = "fixed depth" if result["reference_halting"] == "none" else f"halting {result['reference_halting']}"
+    lines = [f"Surprisal -ln p(token | context) under {result['reference']} ({fixed}).", "",
+             "| tokens | count | mean surprisal | mean N | mean E | rho(N, surprisal) [95% CI] | "
+             "rho(E, surprisal) [95% CI] |", "|---|---|---|---|---|---|---|"]
+    for name, row in result["types"].items():
+        if not row["count"]:
+            continue
+        rho = [f"{r:+.3f} [{low:+.3f}, {high:+.3f}]" if r == r else "- (no variation)"
+               for r, low, high in (row["spearman_iterations"], row["spearman_expected"])]
+        lines.append(f"| {name} | {row['count']} | {row['mean_surprisal']:.2f} | {row['mean_iterations']:.2f} | "
+                     f"{row['mean_expected']:.2f} | {rho[0]} | {rho[1]} |")
+    lines += ["", "| surprisal quintile (nats) | tokens | mean N [95% CI] | mean E [95% CI] |", "|---|---|---|---|"]
+    for row in result["bins"]:
+        (low, high), n, e = row["surprisal_range"], row["mean_iterations"], row["mean_expected"]
+        lines.append(f"| {low:.2f} - {high:.2f} | {row['count']} | {n[0]:.2f} [{n[1]:.2f}, {n[2]:.2f}] | "
+                     f"{e[0]:.2f} [{e[1]:.2f}, {e[2]:.2f}] |")
+    lines += ["", f"Surprisal of the record's predicted positions as the record masks them; of "
+                  f"{result['unmasked_per_sequence']} unmasked tokens per sequence, drawn at random and masked "
+                  "beside the record's own. N and E: the analysed model on the record as it is. rho: Spearman's, "
+                  "ties at their mean rank; intervals: bootstrap over sequences. \"all\" mixes the types in these "
+                  "proportions, not in the text's."]
+    return "\n".join(lines)
 
 
 def read_sentences(path):
