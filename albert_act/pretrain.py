@@ -19,7 +19,7 @@ import os
 import shlex
 import sys
 
-from albert_act.base import cli, outputs
+from albert_act.base import artifacts, cli, outputs
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -59,8 +59,6 @@ def interrupted_message(model_dir):
     """One line for Ctrl-C or SIGTERM: what the run kept, and how to go on."""
     import tensorflow as tf
 
-    from albert_act.base import artifacts
-
     latest = tf.train.latest_checkpoint(os.path.join(model_dir, artifacts.CHECKPOINTS))
     if latest is None:
         return (f"before the first checkpoint: nothing of this run is kept in {model_dir}; "
@@ -79,6 +77,12 @@ def conflicting_flags(args):
                 "them as --train_files and --eval_files")
     if args.no_export and "export_dir" in args.given:
         return f"--no_export and --export_dir {args.export_dir} contradict each other: give one"
+    folder = os.path.dirname(os.path.abspath(args.config)) if args.config and "://" not in args.config else None
+    if folder and "model_dir" not in args.given and os.path.isdir(os.path.join(folder, artifacts.CHECKPOINTS)) and \
+            os.path.realpath(folder) != os.path.realpath(args.model_dir):
+        return (f"--config {args.config} lies in the run {folder} but names model_dir {args.model_dir}, which this "
+                f"would resume: pass --model_dir {shlex.quote(folder)} to go on with this one, or --model_dir NEW to "
+                "repeat the run in a new dir")
     from albert_act.base import settings
     from albert_act.train.pretraining_config import PONDER_SETTINGS, PretrainConfig
 
@@ -98,7 +102,7 @@ def main(argv=None):
     conflict = conflicting_flags(args)
     if conflict:
         sys.exit(f"error: {conflict}")
-    from albert_act.base import artifacts, settings
+    from albert_act.base import settings
     from albert_act.train.pretraining_run import PretrainConfig, run_pretraining
 
     changes = {"export_dir": None} if args.no_export else {}
@@ -113,7 +117,7 @@ def main(argv=None):
         config = dataclasses.replace(config, train_files=[train], eval_files=[evaluation], vocab=vocab,
                                      export_dir=config.export_dir or demo_export)
     cli.stop_on_sigterm()
-    kept = interrupted_message(config.model_dir)
+    kept = lambda: interrupted_message(config.model_dir)  # noqa: E731 (what is on disk when it stops)
     with cli.failures("the run or its export", kept, kept, refusals=(ValueError, FloatingPointError)):
         result = run_pretraining(config)
     print(evaluation_summary(result))

@@ -423,6 +423,20 @@ def main(argv=None):
     if args.eval_fraction > 0 and not report["instances"]["eval"]:
         print(f"note: the eval shard is empty (--eval_fraction {args.eval_fraction} of too few documents); "
               "pre-training needs held-out records: raise --eval_fraction or give more documents")
+    warning = masking_warning(report)
+    if warning:
+        print(f"warning: {warning}")
+
+
+def masking_warning(report):
+    """A line when the masking missed its target by far (sequences too short for whole-word spans,
+    so that at least one piece of each is masked): the share masked, the target, and the length."""
+    target, share = report["config"]["masked_lm_prob"], report["masked_fraction"]
+    if report["instances"]["total"] and share > 1.5 * target:
+        return (f"{share:.0%} of the maskable pieces are masked against --masked_lm_prob {target:g}: sequences of "
+                f"{report['config']['max_seq_length']} pieces ({report['mean_tokens_per_instance']:.1f} on average) "
+                "are too short for it; use a longer --max_seq_length (ALBERT: 512, the demo 64)")
+    return None
 
 
 if __name__ == "__main__":

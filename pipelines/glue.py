@@ -155,7 +155,7 @@ def read_glue(name, data_dir, split):
     if start == 1 and lines and any(names):
         text_a, text_b, label_column = _columns_by_name(lines[0], names, (text_a, text_b, label_column), path, task,
                                                         split)
-    examples, skipped, counts = [], [], set()
+    examples, skipped, counts, indices = [], [], set(), {}
     for number, line in enumerate(lines[start:], start=start + 1):
         fields = line.rstrip("\r").split("\t")
         counts.add(len(fields))
@@ -165,7 +165,11 @@ def read_glue(name, data_dir, split):
                                  "(a TAB inside a sentence, or a missing column?)")
             skipped.append(number)
             continue
-        if is_test:
+        if is_test:  # the index is the submission's key: each once
+            if fields[0] in indices:
+                raise ValueError(f"{path} line {number}: index {fields[0]} again (first on line {indices[fields[0]]}); "
+                                 "a test split holds each index once")
+            indices[fields[0]] = number
             examples.append(Example(fields[0], fields[text_a], None if text_b is None else fields[text_b], None))
             continue
         label = _checked_label(fields[label_column], task, path, number)

@@ -89,15 +89,16 @@ def count_records(paths, limit):
 
 
 def check_records_vocabulary(path, model_proto, vocab_name):
-    """ValueError when the data tool's stats.json beside the shard `path` says it was made with
-    another vocabulary than `model_proto` (`vocab_name`, for the message): its ids would mean other
-    pieces, even where they fit the model's vocabulary size. Records without that stats.json, or
-    made before it recorded the vocabulary's fingerprint, pass."""
+    """ValueError when the shard `path` was made with another vocabulary than `model_proto`
+    (`vocab_name`, for the message): its ids would mean other pieces, even where they fit the
+    model's vocabulary size. Known from the data tool's stats.json beside it (the vocabulary's
+    fingerprint), and without one from the records themselves (`check_word_starts`)."""
     from albert_act.base.artifacts import STATS_JSON
     from pipelines.create_pretraining_data import vocab_fingerprint
 
     stats_path = os.path.join(os.path.dirname(path), STATS_JSON)
     if not text_files.exists(stats_path):
+        check_word_starts(path, model_proto, vocab_name)
         return
     try:
         with text_files.open_binary(stats_path) as f:
@@ -109,6 +110,43 @@ def check_records_vocabulary(path, model_proto, vocab_name):
         raise ValueError(f"{path}: made with another vocabulary ({stats.get('vocab')}, per {stats_path}) than the "
                          f"model's ({vocab_name}): its ids would mean other pieces; make the records with the model's "
                          "vocabulary")
+
+
+MISMATCHED_STARTS = 0.05  # share of word starts that may differ before records are another vocabulary's
+
+
+def check_word_starts(path, model_proto, vocab_name, sample_records=200):
+    """The records' `token_boundary` (1 where a piece begins a word, written from the vocabulary the
+    data was made with) against what `model_proto` says of the same ids, over the unmasked pieces of
+    the first `sample_records` records: ValueError when more than MISMATCHED_STARTS of them differ."""
+    from pipelines.instances import word_starts
+    from pipelines.tokenizer import UNK_ID, WORD_START, Tokenizer
+
+    tokenizer = Tokenizer(model_proto)
+    table, bare = [int(x) for x in tokenizer.word_start_table()], tokenizer.processor.piece_to_id(WORD_START)
+    try:
+        seq, predictions = record_shapes(path)
+    except ValueError:
+        return  # an empty shard holds no ids to mean anything; `check_records` names other faults
+    spec = {name: tf.io.FixedLenFeature([n], tf.int64) for name, n in (
+        ("input_ids", seq), ("input_mask", seq), ("token_boundary", seq), ("masked_lm_positions", predictions))}
+    differ = compared = 0
+    for serialized in tf.data.TFRecordDataset(path).take(sample_records):
+        record = {k: v.numpy().tolist() for k, v in tf.io.parse_single_example(serialized, spec).items()}
+        length = sum(record["input_mask"])
+        ids = record["input_ids"][:length]
+        if max(ids, default=0) >= len(table):
+            return  # `check_records` names ids outside the vocabulary
+        starts = word_starts(ids, table, -1 if bare == UNK_ID else bare)
+        masked = set(record["masked_lm_positions"])
+        for position in range(1, length):
+            if position not in masked:
+                compared += 1
+                differ += starts[position] != record["token_boundary"][position]
+    if compared and differ > MISMATCHED_STARTS * compared:
+        raise ValueError(f"{path}: made with another vocabulary than {vocab_name}: {differ} of {compared} word starts "
+                         f"in its first records differ from that vocabulary's ({100 * differ / compared:.0f}%), so its "
+                         "ids would mean other pieces; make the records with the model's vocabulary")
 
 
 def parse_examples(serialized, seq_length, max_predictions):

@@ -375,8 +375,8 @@ DAMAGED_FALLBACK = (r"warning: .*damaged_index_run/checkpoints/ckpt-3: unreadabl
                     r"before it\nread .*damaged_index_run/checkpoints/ckpt-2, the newest intact checkpoint")
 ALL_TRUNCATED = (r"truncated_run: no intact checkpoint in .*truncated_run/checkpoints: .*ckpt-3: unreadable \(IndexError: "
                  r"Read less bytes than requested\)")
-DAMAGED_EXPORT = (r"damaged_export/1/variables: damaged export, not readable \(OpError: .*Checksum does not match.*\); "
-                  r"export the model again")
+DAMAGED_EXPORT = (r"damaged_export/1/variables/variables.data-00000-of-00001 \(the export's weights\): damaged export, "
+                  r"not readable \(OpError: .*Checksum does not match.*\); export the model again")
 CASES += [
     # --- inputs checked by their content, not their name ------------------------------------------------
     ("data-utf16-corpus-skipping-invalid-lines", DATA + " --input {utf16_txt} --skip_invalid_utf8", 1, UTF16,
@@ -461,7 +461,8 @@ CASES += [
      " --init_from {truncated_run}", 1, ALL_TRUNCATED, ["{truncated_run}", "{tmp}/warm_run2"]),
     # --- the fresh round of issue 44, fixed ----------------------------------------------------------------
     ("export-classifier-top-k", EXPORT.replace("--kind pretraining", "--kind classifier") + " --top_k 3", 1,
-     r"--top_k is fill_mask's, which only --kind pretraining exports have \(not --kind classifier\)", []),
+     r"top_k 3 \(--top_k, or a --config file's\) is fill_mask's, which only --kind pretraining exports have \(not --kind "
+     r"classifier\); drop it", []),
     ("finetune-seeds-without-grid", FINETUNE + " --task rte --data_dir {rte} --seeds 3", 1,
      r"--seeds 3 goes with --grid \(seeds per grid point\); one run takes --seed", []),
     ("finetune-halting-bias-on-an-act-model", FINETUNE + " --task rte --data_dir {rte} --halting_bias 5", 1,
@@ -510,6 +511,53 @@ CASES += [
     ("finetune-damaged-export", FINETUNE.replace("{run}", "{damaged_export}") + " --task rte --data_dir {rte}", 1,
      DAMAGED_EXPORT, ["{damaged_export}"]),
     ("analyze-damaged-export", ANALYZE.replace("{run}", "{damaged_export}"), 1, DAMAGED_EXPORT, ["{damaged_export}"]),
+    # --- round six (issue 44's second fresh round): --config and --set, the stop message, content -----
+    ("pretrain-config-missing-file", "albert_act.pretrain --config {tmp}/nowhere.json --model_dir {tmp}/c1", 1,
+     r"error: --config .*nowhere.json: no such file", []),
+    ("export-config-missing-file", "albert_act.export --config {tmp}/nowhere.json --output {tmp}/c2/1", 1,
+     r"error: --config .*nowhere.json: no such file", []),
+    ("pretrain-config-partial-with-a-string", PRETRAIN + " --config {configs}/steps_string.json", 1,
+     r"--config .*steps_string.json: seed must be an integer >= 0, got '7'", ["{configs}"]),
+    ("pretrain-config-overrides-a-list", PRETRAIN + " --config {configs}/overrides_list.json", 1,
+     r"--config .*overrides_list.json: backbone_overrides must be a JSON object of key: value pairs, got \[1, 2\]",
+     []),
+    ("pretrain-set-overrides-not-an-object", "albert_act.pretrain --model_dir {tmp}/c3 --set backbone_overrides=5", 2,
+     r"--set backbone_overrides must be a JSON object of key: value pairs \(e.g. --override KEY=VALUE\), got 5", []),
+    ("pretrain-set-and-its-flag", PRETRAIN + " --set steps=3", 2,
+     r"steps is given twice, as --steps 2 and as --set steps=3: give one", []),
+    ("pretrain-override-and-set-overrides", PRETRAIN + ' --set backbone_overrides={{"dropout":0.1}}', 2,
+     r'backbone_overrides is given twice, as --override .* and as --set backbone_overrides=\{"dropout": 0.1\}: give one',
+     []),
+    ("pretrain-no-export-set-export-dir", PRETRAIN + " --set export_dir={tmp}/c4/1", 1,
+     r"--no_export and --export_dir .*c4/1 contradict each other: give one", []),
+    ("pretrain-config-of-a-copied-run", "albert_act.pretrain --config {copied_run}/config.json", 1,
+     r"--config .*copied_run/config.json lies in the run .*copied_run but names model_dir .*/run, which this would "
+     r"resume: pass --model_dir .*copied_run to go on with this one, or --model_dir NEW", ["{copied_run}", "{run}"]),
+    ("pretrain-config-backbone-edited", "albert_act.pretrain --config {configs}/backbone_edited.json --model_dir "
+     "{tmp}/c5", 1, r"--config .*backbone_edited.json: backbone.hidden_dim is 48 there, but the preset 'demo' with its "
+     r"backbone_overrides gives \d+: \"backbone\" is derived, not read; change backbone_overrides \(--override "
+     r"hidden_dim=...\) instead", []),
+    ("export-config-of-an-export-pretrain-wrote", "albert_act.export --config {export}/assets/albert_act_export.json "
+     "--output {tmp}/c6/1", 1, r"--config .*albert_act_export.json: an export written by pretrain at the end of a run "
+     r"records that run's settings, not an export's; write it again with python -m albert_act.export --checkpoint",
+     ["{export}"]),
+    ("pretrain-records-of-another-vocabulary-without-stats", PRETRAIN.replace("{train}", "{nostats}/train.tfrecord")
+     .replace("{eval}", "{nostats}/eval.tfrecord") + " --vocab {wiki400}", 1,
+     r"nostats/train.tfrecord: made with another vocabulary than .*wiki400.model: \d+ of \d+ word starts in its first "
+     r"records differ", ["{nostats}"]),
+    ("analyze-sentences-truncated-export", "albert_act.analyze sentences --init {truncated_export} --text {corpus} "
+     "--output_dir {tmp}/a_te", 1, r"truncated_export/1/variables/variables.data-00000-of-00001 \(the export's "
+     r"weights\): damaged export, not readable", ["{truncated_export}"]),
+    ("export-classifier-json-edited-labels", "albert_act.export --checkpoint {edited_labels} --kind classifier "
+     "--output {tmp}/c7/1", 1, r"edited_labels/classifier.json: 3 labels \(entailment, not_entailment, maybe\) for a "
+     r"model with 2 outputs \(num_classes\); was the file edited\?", ["{edited_labels}"]),
+    ("export-classifier-json-edited-length", "albert_act.export --checkpoint {edited_length} --kind classifier "
+     "--output {tmp}/c8/1", 1, r"edited_length/classifier.json: max_seq_length 512 exceeds the model's 64 "
+     r"\(max_sequence_length\); was the file edited\?", ["{edited_length}"]),
+    ("data-sequences-too-short-to-mask", DATA.replace("{tmp}/records", "{tmp}/records_short") +
+     " --input {corpus} --max_seq_length 5", 0, r"warning: \d+% of the maskable pieces are masked against "
+     r"--masked_lm_prob 0.2: sequences of 5 pieces \(\d.\d on average\) are too short for it; use a longer "
+     r"--max_seq_length", ["{corpus}"]),
     # --- depth against difficulty: the reference model -------------------------------------------------
     ("analyze-difficulty-without-reference", ANALYZE.replace("token-types", "difficulty"), 1,
      r"the difficulty mode needs --reference MODEL", []),
@@ -581,6 +629,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     proto.pieces[10].piece, proto.pieces[11].piece = proto.pieces[11].piece, proto.pieces[10].piece
     (root / "swapped.model").write_bytes(proto.SerializeToString())
     shutil.copytree(tiny_run[0], root / "swapped_vocab_run")  # a run of another vocabulary of the same size
+    _config_files(root, tiny_run, records, shared_data)
     shutil.copy(root / "swapped.model", root / "swapped_vocab_run" / "vocab.model")
     whole = vocab.read_bytes()  # the model cut short at a piece's end: it still parses
     del proto.pieces[200:]
@@ -609,13 +658,41 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "linked_eval": root / "linked_eval.tfrecord", "copied_eval": root / "copied_eval.tfrecord", "gzip_txt": root / "corpus.txt.gz", "no_config_run": root / "no_config_run", "old_vocab": root / "old_vocab",
             "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name,
             **{name: root / name for name in ("damaged_index_run", "truncated_run")},
-            "damaged_export": root / "damaged_export" / "1", "other_vocab": root / "other_vocab", "other_vocab_eval": root / "other_vocab_eval", "truncated_vocab": root / "truncated_vocab.model",
+            "damaged_export": root / "damaged_export" / "1",
+            "truncated_export": root / "truncated_export" / "1", "other_vocab": root / "other_vocab", "other_vocab_eval": root / "other_vocab_eval", "truncated_vocab": root / "truncated_vocab.model",
             "swapped_vocab_run": root / "swapped_vocab_run",
+            **{name: root / name for name in ("configs", "copied_run", "nostats", "edited_labels", "edited_length")}, "wiki400": root / "wiki400.model",
             "probing_future": root / "probing_future", "glue_spelled_models": root / "glue_spelled_models",
             "one_line": root / "one_line.txt", "corpus_copy": root / "corpus_copy.txt",
             "latin1_txt": root / "latin1.txt", "glue_train_is_dev": root / "glue_train_is_dev", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
     for lock in locks:
         lock.release()
+
+
+def _config_files(root, tiny_run, records, shared_data):
+    """--config files (partial, a list where an object goes, a hand-edited backbone), a copied run,
+    shards without their stats.json and a 400-piece vocabulary of other text."""
+    from pipelines.tokenizer import train_sentencepiece
+
+    (root / "configs").mkdir()
+    (root / "configs" / "steps_string.json").write_text(json.dumps({"seed": "7"}))
+    (root / "configs" / "overrides_list.json").write_text(json.dumps({"backbone_overrides": [1, 2]}))
+    config = json.loads((Path(tiny_run[0]) / "config.json").read_text())
+    config["backbone"]["hidden_dim"] = 48
+    (root / "configs" / "backbone_edited.json").write_text(json.dumps(config))
+    shutil.copytree(tiny_run[0], root / "copied_run")
+    (root / "nostats").mkdir()
+    for name, pattern in (("train", records[0]), ("eval", records[1])):
+        shutil.copy(sorted(Path(pattern).parent.glob(Path(pattern).name))[0], root / "nostats" / f"{name}.tfrecord")
+    for name, changes in (("edited_labels", {"labels": ["entailment", "not_entailment", "maybe"]}),
+                          ("edited_length", {"max_seq_length": 512})):  # a fine-tuning dir's record edited by hand
+        (root / name).mkdir()
+        shutil.copy(Path(tiny_run[0]) / "vocab.model", root / name / "vocab.model")
+        info = {"kind": "classifier", "task": "rte", "labels": ["entailment", "not_entailment"], "num_classes": 2,
+                "pair": True, "max_seq_length": 64, "backbone": config["backbone"], **changes}
+        (root / name / "classifier.json").write_text(json.dumps(info))
+    (root / "wiki400.model").write_bytes(train_sentencepiece(
+        [str(shared_data / "wikipedia_en_sample" / "wiki_en_valid.txt")], vocab_size=400, max_sentences=20000))
 
 
 def _more_bad_files(root, rte):
@@ -667,6 +744,9 @@ def _damaged_weights(root, run, export):
         part.write_bytes(part.read_bytes()[: part.stat().st_size // 2])
     shutil.copytree(export, root / "damaged_export" / "1")
     spoil(next((root / "damaged_export" / "1" / "variables").glob("variables.data-*")), every=997)
+    shutil.copytree(export, root / "truncated_export" / "1")  # its weights cut short: named, not saved_model.pb
+    data = next((root / "truncated_export" / "1" / "variables").glob("variables.data-*"))
+    data.write_bytes(data.read_bytes()[: data.stat().st_size // 2])
 
 
 def _bad_records(root, records):

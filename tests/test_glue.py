@@ -78,6 +78,10 @@ def test_bad_input(tmp_path):
         read_glue("rte", str(tmp_path), "train")
     with pytest.raises(ValueError, match=r"RTE has no split 'validation'"):
         read_glue("rte", str(tmp_path), "validation")
+    (tmp_path / "test.tsv").write_text("index\tsentence1\tsentence2\n0\ta\tb\n1\tc\td\n0\ta\tb\n")  # a row pasted twice
+    with pytest.raises(ValueError, match=r"test.tsv line 4: index 0 again \(first on line 2\); a test split holds each "
+                                         r"index once"):
+        read_glue("rte", str(tmp_path), "test")
 
 
 def test_columns_are_read_by_the_headers_names(tmp_path):

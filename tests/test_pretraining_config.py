@@ -3,6 +3,7 @@ built, `pretrain`'s flags are made from its fields, and a run's saved config.jso
 
 import dataclasses
 import json
+import re
 
 import pytest
 
@@ -62,12 +63,30 @@ def test_the_preset_decides_where_nothing_is_given_and_its_settings_are_fields()
     assert (english.execution, english.jit_compile, english.warmup_steps) == ("bucket", True, 400)
 
 
-def test_set_reaches_any_setting_and_names_the_known_ones():
-    given = settings.set_values(PretrainConfig, dict(FILES), [("weight_decay_rate", 0), ("clip_norm", 5)])
-    assert (PretrainConfig(**given).weight_decay_rate, PretrainConfig(**given).clip_norm) == (0, 5)
-    with pytest.raises(ValueError, match=r"--set depth: not a setting of PretrainConfig; known: train_files, "
-                                         r"eval_files, model_dir, preset"):
-        settings.set_values(PretrainConfig, dict(FILES), [("depth", 3)])
+def test_set_reaches_any_setting_and_names_the_known_ones(capsys):
+    args = parse([*_file_flags(), "--set", "weight_decay_rate=0", "--set", "clip_norm=5"])
+    config = settings.config_from(PretrainConfig, args)
+    assert (config.weight_decay_rate, config.clip_norm) == (0, 5) and {"weight_decay_rate", "clip_norm"} <= args.given
+    refusals = [(["--set", "depth=3"], r"--set depth: not a setting of PretrainConfig; known: train_files, eval_files, "
+                                       r"model_dir, preset"),
+                (["--steps", "3", "--set", "steps=2"], r"steps is given twice, as --steps 3 and as --set steps=2: give one"),
+                (["--set", "seed=1", "--set", "seed=2"], r"--set seed is given twice: give it once"),
+                (["--override", "hidden_dim=48", "--set", 'backbone_overrides={"dropout": 0.1}'],
+                 r"backbone_overrides is given twice, as --override hidden_dim=48 and as --set backbone_overrides="),
+                (["--set", "backbone_overrides=5"], r"--set backbone_overrides must be a JSON object of key: value pairs "
+                                                    r"\(e.g. --override KEY=VALUE\), got 5")]
+    for argv, message in refusals:
+        with pytest.raises(SystemExit):
+            parse([*_file_flags(), *argv])
+        assert re.search(message, capsys.readouterr().err)
+    with pytest.raises(ValueError, match=r"model_dir must be a string, got 5"):
+        PretrainConfig(**{**FILES, "model_dir": 5})
+    with pytest.raises(ValueError, match=r"train_files must be a list, got \"t.tfrecord\""):
+        PretrainConfig(**{**FILES, "train_files": "t.tfrecord"})
+
+
+def _file_flags():
+    return ["--train_files", *FILES["train_files"], "--eval_files", *FILES["eval_files"], "--model_dir", FILES["model_dir"]]
 
 
 def test_a_saved_config_repeats_the_run(tmp_path):
@@ -91,3 +110,11 @@ def test_the_class_docstring_lists_every_field_with_its_help():
     doc = PretrainConfig.__doc__
     for field in dataclasses.fields(PretrainConfig):
         assert f"    {field.name}: {field.metadata['help']}" in doc
+
+
+def test_a_partial_config_file_leaves_the_rest_to_the_flags(tmp_path):
+    path = tmp_path / "partial.json"
+    path.write_text(json.dumps({"seed": 7, "steps": 5}))
+    args = parse(["--config", str(path), *_file_flags(), "--steps", "6"])
+    config = settings.config_from(PretrainConfig, args)
+    assert (config.seed, config.steps, config.train_files, config.model_dir) == (7, 6, FILES["train_files"], "run")

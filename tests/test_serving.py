@@ -369,7 +369,7 @@ def test_the_printed_serve_command_is_quoted_and_needs_a_version_folder():
 def test_the_export_config_checks_itself_and_an_export_records_it(tiny_run, tmp_path):
     from albert_act.serve.export_config import ExportConfig
 
-    for bad, message in [(dict(kind="classifier", top_k=3), r"--top_k is fill_mask's, which only --kind pretraining"),
+    for bad, message in [(dict(kind="classifier", top_k=3), r"top_k 3 \(--top_k, or a --config file's\) is fill_mask's, which only --kind pretraining"),
                          (dict(kind="pretraining", top_k=0), r"top_k must be an integer in \[1, 1000\], got 0"),
                          (dict(kind="classifier", format="huggingface"), r"--format huggingface writes a pre-training"),
                          (dict(kind="pretraining", execution="fast"), r"execution must be one of \[")]:

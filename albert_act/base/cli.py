@@ -213,15 +213,20 @@ def failures(output, kept, stopped_message, refusals=(ValueError,)):
     - a write the system refused or a file that does not read whole (`write_errors()`) -> the line
       of `io_failure(error, output, kept)`, exit 1;
     - Ctrl-C or SIGTERM (`stop_on_sigterm`) -> `stopped(stopped_message)`, exit 130.
+    `kept` and `stopped_message` may be functions, asked when the failure comes (what a long run
+    has kept by then, e.g. its newest checkpoint).
     """
+    def said(message):
+        return message() if callable(message) else message
+
     try:
         yield
     except refusals as error:
         sys.exit(f"error: {error}")
     except write_errors() as error:
-        sys.exit(f"error: {io_failure(error, output, kept)}")
+        sys.exit(f"error: {io_failure(error, output, said(kept))}")
     except KeyboardInterrupt:
-        stopped(stopped_message)
+        stopped(said(stopped_message))
 
 
 def stopped(message):

@@ -5,7 +5,7 @@ unless given), the range (a `checks.flag_rule`) and the choices. From that one p
 - the command line (`add_flags`): name, type, default, help and range of every flag;
 - the checks on construction (`check_values`, called by each config's `__post_init__`), with
   the same words as the flag's ("steps must be an integer in [1, 100000000], got 0");
-- `--set key=value` for any field by name (`set_values`), and the class's field list in its
+- `--set key=value` for any field by name (`parse_flags`), and the class's field list in its
   docstring (`document`).
 
 No TensorFlow here: the commands build their parsers before loading it.
@@ -15,6 +15,7 @@ import argparse
 import dataclasses
 import json
 import os
+import sys
 import types
 import typing
 
@@ -105,7 +106,8 @@ def parse_flags(parser, config_class, argv=None, required=()):
     --config FILE (a saved config, e.g. a run's config.json: its settings become the defaults, the
     flags given change them) and --set KEY=VALUE (any field by name). Parsed and range-checked
     (`cli.parse_checked`); the `required` fields must have a value (given, or from --config), as
-    argparse says of a required flag. `args.given` names the settings given as flags."""
+    argparse says of a required flag. --set's values are in `args` like the flags' (a setting given
+    both ways, or twice, is refused); `args.given` names the settings given, by flag or --set."""
     rules = add_flags(parser, config_class)
     parser.add_argument("--config", default=None, metavar="CONFIG_JSON",
                         help="a saved config (a run's config.json, a fine-tuning's finetune_config.json): its "
@@ -124,7 +126,33 @@ def parse_flags(parser, config_class, argv=None, required=()):
     args.given = {name for name, value in vars(args).items() if value != parser.get_default(name)}
     for name in dicts:  # KEY=VALUE pairs given add to the saved ones
         setattr(args, name, [*saved.get(name, {}).items(), *(getattr(args, name) or [])])
+    _apply_set(parser, config_class, args)
     return args
+
+
+def _apply_set(parser, config_class, args):
+    """--set KEY=VALUE put into `args` (so that every later check sees it), each key once and not
+    also given by its flag; `args.given` gains the keys."""
+    fields = {f.name: f for f in dataclasses.fields(config_class)}
+    seen = set()
+    for key, value in args.set:
+        if key not in fields:
+            parser.error(f"--set {key}: not a setting of {config_class.__name__}; known: {', '.join(fields)}")
+        if key in seen:
+            parser.error(f"--set {key} is given twice: give it once")
+        if key in args.given:
+            flag = flag_name(fields[key])
+            shown = " ".join(f"{k}={v}" for k, v in getattr(args, key)) if dict in types_of(fields[key]) else \
+                getattr(args, key)
+            parser.error(f"{key} is given twice, as {flag} {shown} and as --set {key}={json.dumps(value)}: give one")
+        seen.add(key)
+        if dict in types_of(fields[key]):
+            if not isinstance(value, dict):
+                parser.error(f"--set {key} must be a JSON object of key: value pairs (e.g. {flag_name(fields[key])} "
+                             f"KEY=VALUE), got {json.dumps(value)}")
+            value = [*getattr(args, key), *value.items()]
+        setattr(args, key, value)
+    args.given |= seen
 
 
 def _saved(config_class, argv):
@@ -136,15 +164,29 @@ def _saved(config_class, argv):
         return {}
     from albert_act.base import artifacts
 
+    path = os.path.expanduser(path)
+    if "://" not in path and not os.path.exists(path):
+        sys.exit(f"error: --config {path}: no such file")
     with cli.failures(None, "nothing was written", "nothing was written"):
-        return dataclasses.asdict(config_class.from_record(artifacts.read_json(os.path.expanduser(path))))
+        try:
+            record = artifacts.read_json(path)
+            config = config_class.from_record(record, partial=True)
+        except ValueError as error:
+            raise ValueError(f"--config {path}: {error}") from None
+    required = _required(config_class)  # those the file left out are None here: the flags give them
+    return {k: v for k, v in dataclasses.asdict(config).items() if not (k in required and v is None)}
+
+
+def _required(config_class):
+    return {f.name for f in dataclasses.fields(config_class)
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
 
 
 def config_from(config_class, args, **changes):
-    """The config the parsed `args` give (--set applied last but for `changes`); a refusal of its
-    values ends the command with "error: ..." before any work."""
+    """The config the parsed `args` give (`changes` last); a refusal of its values ends the command
+    with "error: ..." before any work."""
     with cli.failures(None, "nothing was written", "nothing was written"):
-        return config_class(**{**set_values(config_class, values(config_class, args), args.set), **changes})
+        return config_class(**{**values(config_class, args), **changes})
 
 
 def values(config_class, args):
@@ -158,26 +200,20 @@ def values(config_class, args):
     return found
 
 
-def set_values(config_class, settings, pairs):
-    """`settings` with each (key, value) of `pairs` (`--set key=value`) put in; ValueError for a key
-    that is no field, naming the fields."""
-    names = [f.name for f in dataclasses.fields(config_class)]
-    for key, value in pairs:
-        if key not in names:
-            raise ValueError(f"--set {key}: not a setting of {config_class.__name__}; known: {', '.join(names)}")
-        settings = {**settings, key: value}
-    return settings
-
-
-def from_record(config_class, record, what, added=None, extra=()):
+def from_record(config_class, record, what, added=None, extra=(), partial=False):
     """`config_class` from a saved record (a run's JSON): settings saved before a field existed take
     `added`'s values (what such runs used); keys in `extra` (derived values saved beside the
-    settings) are skipped; any other unknown key is refused, naming it."""
+    settings) are skipped; any other unknown key is refused, naming it. partial: a --config file
+    may leave out settings that have no default (the flags give them): None meanwhile."""
+    if not isinstance(record, dict):
+        raise ValueError(f"not settings of {what}: a JSON object of settings by name is needed, got "
+                         f"{type(record).__name__}")
     names = {f.name for f in dataclasses.fields(config_class)}
     unknown = sorted(set(record) - names - set(extra))
     if unknown:
         raise ValueError(f"not settings of {what}: {', '.join(unknown)}")
-    return config_class(**{**(added or {}), **{k: v for k, v in record.items() if k in names}})
+    absent = {name: None for name in _required(config_class) if name not in record} if partial else {}
+    return config_class(**{**(added or {}), **absent, **{k: v for k, v in record.items() if k in names}})
 
 
 def check_values(config):
@@ -187,6 +223,7 @@ def check_values(config):
         value, meta = getattr(config, field.name), field.metadata
         if value is None or not meta:
             continue
+        _check_type(field, value)
         if meta["rule"]:
             words, test = checks.flag_rule(meta["rule"])
             integer = meta["rule"].startswith("int")
@@ -195,6 +232,20 @@ def check_values(config):
                 raise ValueError(f"{field.name} must be {words}, got {value!r}")
         if meta["choices"] is not None:
             checks.one_of(field.name, value, meta["choices"])
+
+
+_TYPE_WORDS = {dict: "a JSON object of key: value pairs", list: "a list", str: "a string", bool: "true or false"}
+
+
+def _check_type(field, value):
+    """A field of one kind (a dict, list, string or boolean) must hold one: a --config file or --set
+    may give anything JSON holds."""
+    kinds = types_of(field)
+    if len(kinds) != 1 or kinds[0] not in _TYPE_WORDS:
+        return
+    accepted = {str: (str, os.PathLike), list: (list, tuple)}.get(kinds[0], kinds[0])
+    if not isinstance(value, accepted) or (kinds[0] is not bool and isinstance(value, bool)):
+        raise ValueError(f"{field.name} must be {_TYPE_WORDS[kinds[0]]}, got {json.dumps(value, default=repr)}")
 
 
 def document(config_class):

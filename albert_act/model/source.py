@@ -247,6 +247,7 @@ class Source:
         if self.info["kind"] != "classifier":
             raise ValueError(f"{self.path} holds a {self.info['kind']} model, not a classifier")
         backbone = self.info["backbone"]
+        self._check_classifier_info(backbone)
         model = AlbertActClassifier(AlbertActBackbone(**_backbone_kwargs(backbone), name=backbone["name"]),
                                     num_classes=self.info["num_classes"],
                                     dropout=self.info.get("dropout", 0.0) if dropout is None else dropout)
@@ -263,6 +264,19 @@ class Source:
                              f"{str(error).splitlines()[0][:200] if str(error) else 'damaged'}); fine-tune again, or "
                              "restore the file") from None
         return model
+
+    def _check_classifier_info(self, backbone):
+        """A classifier's recorded labels and length must fit its model (a hand-edited classifier.json or
+        export record would otherwise fail later, without naming the file)."""
+        where = os.path.join(self.path, FINETUNED_INFO if self.kind == "finetuned" else f"{ASSETS}/{EXPORT_INFO}")
+        classes, labels = self.info.get("num_classes"), self.info.get("labels") or []
+        if isinstance(classes, int) and len(labels) != (classes if classes > 1 else 0):
+            raise ValueError(f"{where}: {len(labels)} labels ({', '.join(map(str, labels[:5]))}) for a model with "
+                             f"{classes} outputs (num_classes); was the file edited? Fine-tune again, or restore it")
+        length, most = self.info.get("max_seq_length"), backbone.get("max_sequence_length")
+        if isinstance(length, int) and isinstance(most, int) and length > most:
+            raise ValueError(f"{where}: max_seq_length {length} exceeds the model's {most} (max_sequence_length); "
+                             "was the file edited? Fine-tune again, or restore it")
 
 
 READ_ERRORS = (tf.errors.OpError, IndexError, ValueError, OSError)  # what TensorFlow raises on a damaged file
@@ -318,9 +332,22 @@ def load_export(path):
         with cli.quiet_stderr():  # loading runs SentencePiece, which logs an INFO line
             return tf.saved_model.load(str(path))
     except READ_ERRORS as error:
-        damaged = "variables" if "variables" in str(error) or "TensorBundle" in str(error) else SAVED_MODEL
-        raise ValueError(f"{os.path.join(str(path), damaged)}: damaged export, not readable ({_first_line(error)}); "
+        raise ValueError(f"{_damaged_part(str(path))}: damaged export, not readable ({_first_line(error)}); "
                          "export the model again from its run or fine-tuning dir") from None
+
+
+def _damaged_part(path):
+    """Which file of the export at `path` does not read whole: its variables (each tensor read
+    through), else its saved_model.pb."""
+    prefix = os.path.join(path, "variables", "variables")
+    try:
+        reader = tf.train.load_checkpoint(prefix)
+        for name in reader.get_variable_to_shape_map():
+            reader.get_tensor(name)
+    except Exception:  # noqa: BLE001 (TensorFlow raises OpError, IndexError, ValueError...)
+        data = sorted(tf.io.gfile.glob(prefix + ".data-*"))
+        return f"{data[0] if len(data) == 1 else prefix + '.*'} (the export's weights)"
+    return os.path.join(path, SAVED_MODEL)
 
 
 def assign_weights(model, values, source, fresh=()):

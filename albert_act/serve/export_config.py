@@ -38,16 +38,26 @@ class ExportConfig:
     def __post_init__(self):
         settings.check_values(self)
         if self.top_k is not None and self.kind != "pretraining":
-            raise ValueError(f"--top_k is fill_mask's, which only --kind pretraining exports have (not --kind "
-                             f"{self.kind})")
+            raise ValueError(f"top_k {self.top_k} (--top_k, or a --config file's) is fill_mask's, which only --kind "
+                             f"pretraining exports have (not --kind {self.kind}); drop it (--set top_k=null)")
         if self.format == "huggingface" and self.kind != "pretraining":
             raise ValueError("--format huggingface writes a pre-training model (AlbertForPreTraining): use --kind "
                              "pretraining")
 
     @classmethod
-    def from_record(cls, record):
-        """The config an export recorded (its assets/albert_act_export.json's "export")."""
-        return settings.from_record(cls, record.get("export", record), "an export")
+    def from_record(cls, record, partial=False):
+        """The config an export recorded (its assets/albert_act_export.json's "export"); partial: a
+        --config file, which may leave settings to the flags. The exports that pretrain and finetune
+        write at the end of a run record that run's settings, not an export's: refused, saying how to
+        write one again."""
+        if isinstance(record, dict) and "export" not in record and ("pretraining" in record or "task" in record):
+            run, kind = (("pretrain at the end of a run", "--checkpoint <the run dir: \"pretraining\" -> "
+                          "\"model_dir\" in this file> --kind pretraining") if "pretraining" in record else
+                         ("finetune", "--checkpoint <the fine-tuning dir> --kind classifier"))
+            raise ValueError(f"an export written by {run} records that run's settings, not an export's; write it "
+                             f"again with python -m albert_act.export {kind} --output <base>/<next version>")
+        return settings.from_record(cls, record.get("export", record) if isinstance(record, dict) else record,
+                                    "an export", partial=partial)
 
     def resolved(self):
         """The config with its defaults filled in: fill_mask's top_k for a pre-training export."""

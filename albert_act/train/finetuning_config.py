@@ -62,9 +62,10 @@ class FinetuneConfig:
             raise ValueError(f"--seeds {self.seeds} goes with --grid (seeds per grid point); one run takes --seed")
 
     @classmethod
-    def from_record(cls, record):
-        """The config a fine-tuning dir saved (`artifacts.FINETUNE_CONFIG`)."""
-        return settings.from_record(cls, record, "a fine-tuning run")
+    def from_record(cls, record, partial=False):
+        """The config a fine-tuning dir saved (`artifacts.FINETUNE_CONFIG`); partial: a --config file,
+        which may leave settings to the flags."""
+        return settings.from_record(cls, record, "a fine-tuning run", partial=partial)
 
     def grid_points(self, grid=PAPER_GRID):
         """One config per point of `grid` and seed, each in its own folder under output_dir/grid/."""

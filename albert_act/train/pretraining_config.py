@@ -284,10 +284,23 @@ class PretrainConfig:
         _check_together(self)
 
     @classmethod
-    def from_record(cls, record):
+    def from_record(cls, record, partial=False):
         """The config a run saved (config.json, `config_record`): repeats or resumes that run. A run saved
-        before a setting existed gets the value it ran with (`ADDED_SETTINGS`)."""
-        return settings.from_record(cls, record, "a pre-training run", ADDED_SETTINGS, extra=("backbone",))
+        before a setting existed gets the value it ran with (`ADDED_SETTINGS`). partial: a --config file,
+        which may leave settings to the flags, and whose "backbone" (derived from the preset and
+        backbone_overrides) must be as derived: an edit there is refused, not ignored."""
+        config = settings.from_record(cls, record, "a pre-training run", ADDED_SETTINGS, extra=("backbone",),
+                                      partial=partial)
+        saved = record.get("backbone")
+        if partial and isinstance(saved, dict):
+            derived = config.backbone_config()
+            edited = sorted(k for k in saved if k not in derived or saved[k] != derived[k])
+            if edited:
+                key = edited[0]
+                raise ValueError(f"backbone.{key} is {saved[key]!r} there, but the preset {config.preset!r} with its "
+                                 f"backbone_overrides gives {derived.get(key)!r}: \"backbone\" is derived, not read; "
+                                 f"change backbone_overrides (--override {key}=...) instead")
+        return config
 
     def resolved(self, source=None):
         """The config with every default filled in: the preset's settings where none was given (its
