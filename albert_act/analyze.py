@@ -6,7 +6,7 @@
     python -m albert_act.analyze sentences    --init runs/demo --text my_sentences.txt
     python -m albert_act.analyze held-out     --init runs/demo
     python -m albert_act.analyze difficulty   --init runs/demo --reference runs/demo_fixed
-    python -m albert_act.analyze report       --init runs/demo          # all but sentences, one report.md
+    python -m albert_act.analyze report       --init runs/demo          # all but sentences and difficulty
 
 --init: a pre-training run dir or an exported SavedModel (pre-training or a fine-tuned
 probing model). held-out, token-types and fixed-point read pre-training TFRecords (--records;

@@ -36,6 +36,9 @@ def parse_args(argv=None):
     parser.add_argument("--demo_data_dir", default=os.path.join(REPO, "data_cache", "demo"),
                         help="where the embedded default's corpus, vocabulary and TFRecords are built once and reused")
     args = settings.parse_flags(parser, PretrainConfig, argv)
+    typed = sys.argv[1:] if argv is None else argv
+    args.model_dir_typed = any(a == "--model_dir" or a.startswith("--model_dir=") for a in typed) or \
+        "model_dir" in args.given
     if args.model_dir is None:
         args.model_dir = os.path.join(REPO, "runs", args.preset)
     return args
@@ -77,8 +80,9 @@ def conflicting_flags(args):
                 "them as --train_files and --eval_files")
     if args.no_export and "export_dir" in args.given:
         return f"--no_export and --export_dir {args.export_dir} contradict each other: give one"
-    folder = os.path.dirname(os.path.abspath(args.config)) if args.config and "://" not in args.config else None
-    if folder and "model_dir" not in args.given and os.path.isdir(os.path.join(folder, artifacts.CHECKPOINTS)) and \
+    config = os.path.expanduser(args.config) if args.config and "://" not in args.config else None
+    folder = os.path.dirname(os.path.abspath(config)) if config else None
+    if folder and not args.model_dir_typed and os.path.isdir(os.path.join(folder, artifacts.CHECKPOINTS)) and \
             os.path.realpath(folder) != os.path.realpath(args.model_dir):
         return (f"--config {args.config} lies in the run {folder} but names model_dir {args.model_dir}, which this "
                 f"would resume: pass --model_dir {shlex.quote(folder)} to go on with this one, or --model_dir NEW to "

@@ -38,7 +38,8 @@ def inference(backbone, strategy=None, jit_compile=False):
     return distribution.row_runner(replica_fn, strategy or tf.distribute.get_strategy(), jit_compile)
 
 
-def _model_inputs(inputs):
+def model_inputs(inputs):
+    """The backbone's inputs of a batch of pre-training records."""
     return {k: inputs[k] for k in ("token_ids", "segment_ids", "padding_mask")}
 
 
@@ -55,7 +56,7 @@ def token_type_statistics(backbone, tokenizer, files, batch_size=64, max_batches
     for i, (inputs, labels) in enumerate(progress_bar(dataset, progress, "token types (batches)", max_batches)):
         if max_batches is not None and i >= max_batches:
             break
-        outputs = run(_model_inputs(inputs))
+        outputs = run(model_inputs(inputs))
         masks = token_types.token_type_masks(inputs, labels)
         depth.append(token_types.depth_sums(outputs["iterations"], outputs["expected_iterations"], masks).numpy())
         histogram = histogram + token_types.iteration_histogram(outputs["iterations"], masks, n_max).numpy()
@@ -244,7 +245,7 @@ def fixed_point_statistics(backbone, files, batch_size=32, max_batches=None, run
     for i, (inputs, labels) in enumerate(progress_bar(batches, progress, "fixed point (batches)", max_batches)):
         if max_batches is not None and i >= max_batches:
             break
-        outputs = run(_model_inputs(inputs))
+        outputs = run(model_inputs(inputs))
         masks = {k: v.numpy() for k, v in token_types.token_type_masks(inputs, labels).items()}
         batch = cosine_sums(outputs["iteration_states"], outputs["iterations"], masks)
         totals = batch if totals is None else {k: (totals[k][0] + batch[k][0], totals[k][1] + batch[k][1]) for k in totals}

@@ -12,7 +12,8 @@ N and E are the ACT model's on the record as it is.
 
 The statistics (`summarize`): per token type, Spearman's rank correlation of N with surprisal
 (ties share their mean rank) and of E with it, each with a 95% bootstrap interval over sequences
-(`albert_act.analysis.confidence`), and the mean N and E per surprisal quintile.
+(`albert_act.analysis.confidence`), and the mean N and E per surprisal quintile of the type's
+tokens (types apart: a [MASK] input and a word the model sees run differently however hard).
 """
 
 import numpy as np
@@ -72,14 +73,13 @@ def _unmasked_sample(tokens, unmasked, rng):
     rows = len(tokens)
     positions = np.zeros((rows, UNMASKED_PER_SEQUENCE), np.int32)
     real = np.zeros((rows, UNMASKED_PER_SEQUENCE), bool)
+    masked = tokens.copy()
     for row in range(rows):
         candidates = np.flatnonzero(unmasked[row])
         drawn = np.sort(rng.choice(candidates, min(UNMASKED_PER_SEQUENCE, len(candidates)), replace=False))
         positions[row, : len(drawn)], real[row, : len(drawn)] = drawn, True
-    targets = np.take_along_axis(tokens, positions, axis=1)
-    masked = tokens.copy()
-    np.put_along_axis(masked, positions, np.where(real, MASK_ID, targets), axis=1)
-    return masked, positions, targets, real
+        masked[row, drawn] = MASK_ID
+    return masked, positions, np.take_along_axis(tokens, positions, axis=1), real
 
 
 def collect(run, reference, files, max_length, batch_size=64, max_batches=None, seed=0, progress=False):
@@ -93,7 +93,7 @@ def collect(run, reference, files, max_length, batch_size=64, max_batches=None, 
     for i, (inputs, labels) in enumerate(depth.progress_bar(dataset, progress, "difficulty (batches)", max_batches)):
         if max_batches is not None and i >= max_batches:
             break
-        model_inputs = {k: inputs[k] for k in ("token_ids", "segment_ids", "padding_mask")}
+        model_inputs = depth.model_inputs(inputs)
         ran = run(model_inputs)
         masks = {k: np.asarray(v) for k, v in token_types.token_type_masks(inputs, labels).items()}
         positions = inputs["masked_positions"].numpy()
@@ -122,9 +122,9 @@ def collect(run, reference, files, max_length, batch_size=64, max_batches=None, 
 
 
 def summarize(found, resamples=1000, seed=0):
-    """JSON-ready: per token type, the count, mean surprisal, mean N and E, and Spearman's rho of N and
-    of E with surprisal [95% CI over sequences]; and the mean N and E [95% CI] per surprisal quintile
-    of all the tokens (quintile edges from every token with a surprisal)."""
+    """JSON-ready: per token type, the count, mean surprisal, mean N and E, Spearman's rho of N and of E
+    with surprisal [95% CI over sequences, `resamples` of them], and the mean N and E [95% CI] per
+    surprisal quintile of that type's tokens (`bins`)."""
     types = {}
     for index, name in enumerate(TYPES):
         keep = np.ones(len(found["type"]), bool) if name == "all" else found["type"] == index
@@ -135,25 +135,30 @@ def summarize(found, resamples=1000, seed=0):
         types[name] = {"count": int(keep.sum()), "sequences": int(len(np.unique(seq))), "mean_surprisal": float(s.mean()),
                        "mean_iterations": float(n.mean()), "mean_expected": float(e.mean()),
                        "spearman_iterations": spearman_interval(n, s, seq, resamples, seed),
-                       "spearman_expected": spearman_interval(e, s, seq, resamples, seed)}
-    return {"types": types, "bins": _quintiles(found, resamples, seed),
-            "unmasked_per_sequence": UNMASKED_PER_SEQUENCE}
+                       "spearman_expected": spearman_interval(e, s, seq, resamples, seed),
+                       "bins": _quintiles({k: v[keep] for k, v in found.items()}, seed)}
+    return {"types": types, "unmasked_per_sequence": UNMASKED_PER_SEQUENCE, "resamples": resamples}
 
 
-def _quintiles(found, resamples, seed):
-    """Mean N and E per surprisal quintile with intervals over sequences (ratios of per-sequence sums)."""
-    edges = np.quantile(found["surprisal"], np.linspace(0, 1, BINS + 1))
-    which = np.clip(np.searchsorted(edges, found["surprisal"], side="right") - 1, 0, BINS - 1)
+def _quintiles(found, seed):
+    """Mean N and E per surprisal quintile (equal counts by rank: ties never empty a bin) with 95%
+    intervals over sequences (ratios of per-sequence sums); [] for fewer tokens than bins."""
+    count = len(found["surprisal"])
+    if count < BINS:
+        return []
+    which = np.empty(count, np.int64)
+    which[np.argsort(found["surprisal"], kind="stable")] = np.arange(count) * BINS // count
     ids, sequence = np.unique(found["sequence"], return_inverse=True)
-    counts = confidence.resample_counts(len(ids), resamples, seed)
+    counts = confidence.resample_counts(len(ids), seed=seed)
     bins = []
     for b in range(BINS):
         keep = which == b
-        row = {"surprisal_range": [float(edges[b]), float(edges[b + 1])], "count": int(keep.sum())}
+        row = {"surprisal_range": [float(found["surprisal"][keep].min()), float(found["surprisal"][keep].max())],
+               "count": int(keep.sum())}
         for key, name in (("iterations", "mean_iterations"), ("expected", "mean_expected")):
             numerators = np.bincount(sequence[keep], found[key][keep], minlength=len(ids))
             denominators = np.bincount(sequence[keep], minlength=len(ids)).astype(np.float64)
             low, high = confidence.percentile_interval(confidence.resampled_ratios(numerators, denominators, counts))
-            row[name] = [float(found[key][keep].mean()) if keep.any() else float("nan"), float(low), float(high)]
+            row[name] = [float(found[key][keep].mean()), float(low), float(high)]
         bins.append(row)
     return bins

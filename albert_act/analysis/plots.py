@@ -186,18 +186,22 @@ def plot_learning_curve(points, path):
     return _save(figure, path)
 
 
-def plot_difficulty(bins, max_iterations, path):
-    """Depth against difficulty: mean N and E (95% CI) per surprisal quintile, at the quintile's middle."""
-    figure, axis = plt.subplots(figsize=(7, 4.2))
-    middles = [sum(b["surprisal_range"]) / 2 for b in bins]
-    for key, label, color in (("mean_iterations", "iterations N", "#4477aa"),
-                              ("mean_expected", "expected iterations E", "#66ccee")):
-        means = np.array([b[key][0] for b in bins])
-        errors = np.abs(np.array([[b[key][0] - b[key][1] for b in bins], [b[key][2] - b[key][0] for b in bins]]))
-        axis.errorbar(middles, means, yerr=errors, marker="o", capsize=3, color=color, label=label)
+def plot_difficulty(types, max_iterations, path):
+    """Depth against difficulty: per token type, mean N (95% CI) per surprisal quintile of its tokens,
+    at the quintile's middle surprisal."""
+    figure, axis = plt.subplots(figsize=(7.5, 4.5))
+    for name, row in types.items():
+        if name == "all" or not row.get("bins"):
+            continue
+        bins = row["bins"]
+        middles = [sum(b["surprisal_range"]) / 2 for b in bins]
+        means = np.array([b["mean_iterations"][0] for b in bins])
+        errors = np.abs(np.array([[b["mean_iterations"][0] - b["mean_iterations"][1] for b in bins],
+                                  [b["mean_iterations"][2] - b["mean_iterations"][0] for b in bins]]))
+        axis.errorbar(middles, means, yerr=errors, marker="o", capsize=3, label=f"{name} ({row['count']})")
     axis.set_ylim(0, max_iterations + 0.5)
-    axis.set_xlabel("surprisal under the reference model (nats), quintiles")
-    axis.set_ylabel("mean ± 95% CI")
+    axis.set_xlabel("surprisal under the reference model (nats), quintiles of each type")
+    axis.set_ylabel("mean iterations N ± 95% CI")
     axis.set_title("Depth against difficulty")
-    axis.legend(loc="upper left", fontsize=9)
+    axis.legend(loc="upper left", fontsize=8)
     return _save(figure, path)

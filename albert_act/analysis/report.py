@@ -112,6 +112,8 @@ def _check_inputs(mode, output_dir, records, parsed, text, reference, evaluate_m
         raise ValueError("--text (a plain-text file, one sentence per line) goes with the sentences mode, and "
                          "only with it" if text is not None else "the sentences mode needs --text FILE (one "
                          "sentence per line)")
+    if reference is not None and "://" not in str(reference) and not os.path.exists(reference):
+        raise ValueError(f"--reference {reference}: no such run dir or export")
     if (mode == "difficulty") != (reference is not None):
         raise ValueError("--reference (a pre-training model of the same vocabulary) goes with the difficulty mode, "
                          "and only with it" if reference is not None else "the difficulty mode needs --reference "
@@ -184,10 +186,10 @@ def _reference(path, tokenizer, backbone):
     SentencePiece model) at its length."""
     try:
         source = Source.open(path)
-        model = source.pretraining_model()[0]
+        model, proto = source.pretraining_model()[0], source.tokenizer().model_proto
     except ValueError as error:
         raise ValueError(f"--reference {error}") from None
-    if source.tokenizer().model_proto != tokenizer.model_proto:
+    if proto != tokenizer.model_proto:
         raise ValueError(f"--reference {path} has another vocabulary than the model analysed: surprisal and depth "
                          "would be of different pieces; give a reference trained on the same vocabulary")
     if model.backbone.max_sequence_length < backbone.max_sequence_length:
@@ -204,7 +206,7 @@ def _difficulty(backbone, compared, records, max_batches, infer, out):
               "max_iterations": backbone.max_iterations, **difficulty.summarize(found)}
     markdown = difficulty_markdown(result)
     _write(out, "difficulty", result, markdown)
-    plots.plot_difficulty(result["bins"], backbone.max_iterations, os.path.join(out, "difficulty.png"))
+    plots.plot_difficulty(result["types"], backbone.max_iterations, os.path.join(out, "difficulty.png"))
     return "Depth against difficulty", markdown, ["difficulty.png"]
 
 
@@ -222,16 +224,19 @@ def difficulty_markdown(result):
                for r, low, high in (row["spearman_iterations"], row["spearman_expected"])]
         lines.append(f"| {name} | {row['count']} | {row['mean_surprisal']:.2f} | {row['mean_iterations']:.2f} | "
                      f"{row['mean_expected']:.2f} | {rho[0]} | {rho[1]} |")
-    lines += ["", "| surprisal quintile (nats) | tokens | mean N [95% CI] | mean E [95% CI] |", "|---|---|---|---|"]
-    for row in result["bins"]:
-        (low, high), n, e = row["surprisal_range"], row["mean_iterations"], row["mean_expected"]
-        lines.append(f"| {low:.2f} - {high:.2f} | {row['count']} | {n[0]:.2f} [{n[1]:.2f}, {n[2]:.2f}] | "
-                     f"{e[0]:.2f} [{e[1]:.2f}, {e[2]:.2f}] |")
+    lines += ["", "Mean N [95% CI] per surprisal quintile of each type's tokens, easiest first (surprisal range "
+                  "in nats):", "", "| tokens | " + " | ".join(f"quintile {q}" for q in range(1, 6)) + " |",
+              "|---" * 6 + "|"]
+    for name, row in result["types"].items():
+        if row["count"] and row["bins"]:
+            cells = [f"{b['mean_iterations'][0]:.2f} [{b['mean_iterations'][1]:.2f}, {b['mean_iterations'][2]:.2f}] "
+                     f"({b['surprisal_range'][0]:.1f}-{b['surprisal_range'][1]:.1f})" for b in row["bins"]]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
     lines += ["", f"Surprisal of the record's predicted positions as the record masks them; of "
                   f"{result['unmasked_per_sequence']} unmasked tokens per sequence, drawn at random and masked "
                   "beside the record's own. N and E: the analysed model on the record as it is. rho: Spearman's, "
                   "ties at their mean rank; intervals: bootstrap over sequences. \"all\" mixes the types in these "
-                  "proportions, not in the text's."]
+                  "proportions, not in the text's: read the types apart."]
     return "\n".join(lines)
 
 

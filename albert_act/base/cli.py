@@ -217,7 +217,12 @@ def failures(output, kept, stopped_message, refusals=(ValueError,)):
     has kept by then, e.g. its newest checkpoint).
     """
     def said(message):
-        return message() if callable(message) else message
+        if not callable(message):
+            return message
+        try:
+            return message()
+        except Exception:  # noqa: BLE001 (what is on disk cannot be read now: a full disk, a lost bucket)
+            return "what was written before is on disk as it was"
 
     try:
         yield

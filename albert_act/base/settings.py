@@ -119,14 +119,14 @@ def parse_flags(parser, config_class, argv=None, required=()):
     dicts = [f.name for f in dataclasses.fields(config_class) if dict in types_of(f)]
     parser.set_defaults(**{k: v for k, v in saved.items() if k not in dicts})
     args = cli.parse_checked(parser, argv, rules)
-    missing = [flag_name(f) for f in dataclasses.fields(config_class)
-               if f.name in required and getattr(args, f.name) is None]
-    if missing:
-        parser.error(f"the following arguments are required: {', '.join(missing)}")
     args.given = {name for name, value in vars(args).items() if value != parser.get_default(name)}
     for name in dicts:  # KEY=VALUE pairs given add to the saved ones
         setattr(args, name, [*saved.get(name, {}).items(), *(getattr(args, name) or [])])
     _apply_set(parser, config_class, args)
+    missing = [flag_name(f) for f in dataclasses.fields(config_class)
+               if f.name in required and getattr(args, f.name) is None]
+    if missing:
+        parser.error(f"the following arguments are required: {', '.join(missing)}")
     return args
 
 
@@ -151,6 +151,8 @@ def _apply_set(parser, config_class, args):
                 parser.error(f"--set {key} must be a JSON object of key: value pairs (e.g. {flag_name(fields[key])} "
                              f"KEY=VALUE), got {json.dumps(value)}")
             value = [*getattr(args, key), *value.items()]
+        elif types_of(fields[key]) == (str,) and not isinstance(value, str):
+            value = json.dumps(value)  # a text setting takes the text as typed (--set model_dir=2024)
         setattr(args, key, value)
     args.given |= seen
 

@@ -37,9 +37,12 @@ class ExportConfig:
 
     def __post_init__(self):
         settings.check_values(self)
+        if self.kind is None:  # a partial --config file: the flags give the kind, and the checks run then
+            return
         if self.top_k is not None and self.kind != "pretraining":
             raise ValueError(f"top_k {self.top_k} (--top_k, or a --config file's) is fill_mask's, which only --kind "
-                             f"pretraining exports have (not --kind {self.kind}); drop it (--set top_k=null)")
+                             f"pretraining exports have (not --kind {self.kind}); drop --top_k (a --config file's: "
+                             "--set top_k=null)")
         if self.format == "huggingface" and self.kind != "pretraining":
             raise ValueError("--format huggingface writes a pre-training model (AlbertForPreTraining): use --kind "
                              "pretraining")

@@ -289,17 +289,20 @@ class PretrainConfig:
         before a setting existed gets the value it ran with (`ADDED_SETTINGS`). partial: a --config file,
         which may leave settings to the flags, and whose "backbone" (derived from the preset and
         backbone_overrides) must be as derived: an edit there is refused, not ignored."""
-        config = settings.from_record(cls, record, "a pre-training run", ADDED_SETTINGS, extra=("backbone",),
-                                      partial=partial)
-        saved = record.get("backbone")
+        saved = record.get("backbone") if isinstance(record, dict) else None
+        added = ADDED_SETTINGS if saved is not None or not partial else None  # a run's record, not a hand-written file
+        config = settings.from_record(cls, record, "a pre-training run", added, extra=("backbone",), partial=partial)
         if partial and isinstance(saved, dict):
             derived = config.backbone_config()
-            edited = sorted(k for k in saved if k not in derived or saved[k] != derived[k])
-            if edited:
-                key = edited[0]
+            differ = sorted(k for k in saved if k not in derived or saved[k] != derived[k])
+            if differ:
+                key = differ[0]
+                flag = {"halting": "--halting", "share_weights": "--unshared", "execution": "--execution"}.get(
+                    key, f"--override {key}={json.dumps(saved[key])}")
                 raise ValueError(f"backbone.{key} is {saved[key]!r} there, but the preset {config.preset!r} with its "
-                                 f"backbone_overrides gives {derived.get(key)!r}: \"backbone\" is derived, not read; "
-                                 f"change backbone_overrides (--override {key}=...) instead")
+                                 f"backbone_overrides gives {derived.get(key)!r} now (the file was edited, or the "
+                                 f"preset changed since): \"backbone\" is derived, not read; to have that value, "
+                                 f"pass {flag}")
         return config
 
     def resolved(self, source=None):
