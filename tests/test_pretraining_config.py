@@ -118,3 +118,12 @@ def test_a_partial_config_file_leaves_the_rest_to_the_flags(tmp_path):
     args = parse(["--config", str(path), *_file_flags(), "--steps", "6"])
     config = settings.config_from(PretrainConfig, args)
     assert (config.seed, config.steps, config.train_files, config.model_dir) == (7, 6, FILES["train_files"], "run")
+
+
+def test_given_twice_names_only_what_was_typed(tmp_path, capsys):
+    path = tmp_path / "saved.json"
+    path.write_text(json.dumps({"backbone_overrides": {"dropout": 0.1}}))
+    with pytest.raises(SystemExit):
+        parse(["--config", str(path), *_file_flags(), "--override", "hidden_dim=48", "--set", 'backbone_overrides={}'])
+    error = capsys.readouterr().err
+    assert "as --override hidden_dim=48 and as --set backbone_overrides={}" in error and "dropout" not in error

@@ -120,9 +120,10 @@ def parse_flags(parser, config_class, argv=None, required=()):
     parser.set_defaults(**{k: v for k, v in saved.items() if k not in dicts})
     args = cli.parse_checked(parser, argv, rules)
     args.given = {name for name, value in vars(args).items() if value != parser.get_default(name)}
+    typed = {name: getattr(args, name) or [] for name in dicts}
     for name in dicts:  # KEY=VALUE pairs given add to the saved ones
-        setattr(args, name, [*saved.get(name, {}).items(), *(getattr(args, name) or [])])
-    _apply_set(parser, config_class, args)
+        setattr(args, name, [*saved.get(name, {}).items(), *typed[name]])
+    _apply_set(parser, config_class, args, typed)
     missing = [flag_name(f) for f in dataclasses.fields(config_class)
                if f.name in required and getattr(args, f.name) is None]
     if missing:
@@ -130,9 +131,10 @@ def parse_flags(parser, config_class, argv=None, required=()):
     return args
 
 
-def _apply_set(parser, config_class, args):
+def _apply_set(parser, config_class, args, typed):
     """--set KEY=VALUE put into `args` (so that every later check sees it), each key once and not
-    also given by its flag; `args.given` gains the keys."""
+    also given by its flag; `args.given` gains the keys. typed: the KEY=VALUE pairs of each dict
+    setting's own flag, as given (for the message)."""
     fields = {f.name: f for f in dataclasses.fields(config_class)}
     seen = set()
     for key, value in args.set:
@@ -142,8 +144,7 @@ def _apply_set(parser, config_class, args):
             parser.error(f"--set {key} is given twice: give it once")
         if key in args.given:
             flag = flag_name(fields[key])
-            shown = " ".join(f"{k}={v}" for k, v in getattr(args, key)) if dict in types_of(fields[key]) else \
-                getattr(args, key)
+            shown = " ".join(f"{k}={v}" for k, v in typed[key]) if key in typed else getattr(args, key)
             parser.error(f"{key} is given twice, as {flag} {shown} and as --set {key}={json.dumps(value)}: give one")
         seen.add(key)
         if dict in types_of(fields[key]):
