@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -380,6 +381,14 @@ def test_the_export_config_checks_itself_and_an_export_records_it(tiny_run, tmp_
     export.main(["--checkpoint", tiny_run[0], "--kind", "pretraining", "--output", str(tmp_path / "a" / "1"),
                  "--top_k", "3", "--execution", "static"])
     info = json.loads((tmp_path / "a" / "1" / "assets" / "albert_act_export.json").read_text())
+    # The tau the run had reached, read from its checkpoint, beside the one it was given.
+    prefix = tf.train.latest_checkpoint(os.path.join(tiny_run[0], "checkpoints"))
+    saved_tau = float(tf.train.load_checkpoint(prefix).get_tensor("ponder_cost_weight/.ATTRIBUTES/VARIABLE_VALUE"))
+    run_config = json.loads((Path(tiny_run[0]) / "config.json").read_text())
+    recorded = info["pretraining"]
+    assert recorded["ponder_cost_weight"] == max(saved_tau, 0.0) and isinstance(recorded["ponder_cost_weight"], float)
+    assert recorded["ponder_cost_weight_given"] == run_config["ponder_cost_weight"]
+    assert recorded["ponder_cost_weight_update"] == int(prefix.rsplit("-", 1)[1]) == run_config["steps"]
     config = ExportConfig.from_record(info)
     assert (config.checkpoint, config.top_k, config.execution, config.max_seq_length) == (tiny_run[0], 3, "static", None)
     from albert_act.base import settings

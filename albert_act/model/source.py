@@ -163,10 +163,30 @@ class Source:
         if self.checkpoint is not None:
             return self.checkpoint.weights
         if self.kind == "pretraining-run":
-            return run_weights(self.path)
+            return self.run_checkpoint[1]
         if self.kind == "finetuned":
             return {v.path: v.numpy() for v in self.classifier().variables}
         return {v.name.removesuffix(":0"): v.numpy() for v in load_export(self.path).variables}
+
+    @functools.cached_property
+    def run_checkpoint(self):
+        """(prefix, model weights) of a pre-training run's newest intact checkpoint (`newest_intact`)."""
+        return newest_intact(self.path)
+
+    def trained_tau(self):
+        """(tau, update): the ponder-cost weight a pre-training run had reached at the checkpoint its weights
+        come from (--tau auto's calibration and --target_iterations' steering included; the warm-up ramp,
+        over by then in a long run, not applied; 0 at fixed depth, and before auto's calibration), or
+        None for other sources and for checkpoints without it."""
+        if self.kind != "pretraining-run":
+            return None
+        prefix = self.run_checkpoint[0]
+        reader = tf.train.load_checkpoint(prefix)
+        key = "ponder_cost_weight/.ATTRIBUTES/VARIABLE_VALUE"
+        if key not in reader.get_variable_to_shape_map():
+            return None
+        fixed = (self.info.get("pretraining") or {}).get("halting") == "none"
+        return (0.0 if fixed else max(float(reader.get_tensor(key)), 0.0)), int(prefix.rsplit("-", 1)[1])
 
     def tokenizer(self, vocab=None):
         """The vocabulary given (a file), or the source's own; its size must be the model's, and a file
@@ -297,8 +317,13 @@ def _checkpoint_weights(prefix):
 
 
 def run_weights(run):
-    """The model weights of a pre-training run's newest intact checkpoint. A damaged one (a corrupt
-    .index, a truncated .data file) is named in a warning and the one before it is read, as
+    """The model weights of a pre-training run's newest intact checkpoint (`newest_intact`)."""
+    return newest_intact(run)[1]
+
+
+def newest_intact(run):
+    """(prefix, model weights) of a pre-training run's newest intact checkpoint. A damaged one (a
+    corrupt .index, a truncated .data file) is named in a warning and the one before it is read, as
     pre-training's resume does; a ValueError names every damaged file when none reads."""
     directory = os.path.join(run, CHECKPOINTS)
     found = artifacts.checkpoints_on_disk(directory)
@@ -319,7 +344,7 @@ def run_weights(run):
             continue
         if failures:
             print(f"read {found[update]}, the newest intact checkpoint of {run}")
-        return weights
+        return found[update], weights
     raise ValueError(f"{run}: no intact checkpoint in {directory}: " + "; ".join(failures))
 
 

@@ -327,11 +327,24 @@ def export_from(config):
     if config.kind == "pretraining":
         model, info = source.pretraining_model()
         return export_pretraining(model, output, tokenizer.model_proto, config.max_seq_length, config.top_k,
-                                  config.execution, info.get("pretraining"), overwrite, record)
+                                  config.execution, _with_trained_tau(info.get("pretraining"), source), overwrite,
+                                  record)
     # A fine-tuning dir or an earlier classifier export: the weights by path, either way.
     model, info = source.classifier(dropout=0.0), source.info
     return export_classifier(model, output, tokenizer.model_proto, info["task"], info["labels"], info["pair"],
                              config.max_seq_length or info["max_seq_length"], config.execution, overwrite, record)
+
+
+def _with_trained_tau(pretraining, source):
+    """A run's settings with the tau it had reached (`Source.trained_tau`) as ponder_cost_weight, beside
+    the one given (`ponder_cost_weight_given`: "auto", or --target_iterations' start), as the run's own
+    export at its end records them."""
+    trained = source.trained_tau() if pretraining else None
+    if trained is None:
+        return pretraining
+    tau, update = trained
+    return {**pretraining, "ponder_cost_weight": tau, "ponder_cost_weight_given": pretraining.get("ponder_cost_weight"),
+            "ponder_cost_weight_update": update}
 
 
 def example_query(export_dir):
