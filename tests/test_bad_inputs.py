@@ -692,7 +692,7 @@ def _config_files(root, tiny_run, records, shared_data):
                 "pair": True, "max_seq_length": 64, "backbone": config["backbone"], **changes}
         (root / name / "classifier.json").write_text(json.dumps(info))
     (root / "wiki400.model").write_bytes(train_sentencepiece(
-        [str(shared_data / "wikipedia_en_sample" / "wiki_en_valid.txt")], vocab_size=400, max_sentences=20000))
+        [str(shared_data / "wikipedia_en_sample" / "wiki_en_valid.txt")], vocab_size=400, max_sentences=3000))
 
 
 def _more_bad_files(root, rte):
