@@ -163,14 +163,14 @@ class Source:
         if self.checkpoint is not None:
             return self.checkpoint.weights
         if self.kind == "pretraining-run":
-            return self.run_checkpoint[1]
+            return self.run_checkpoint[2]
         if self.kind == "finetuned":
             return {v.path: v.numpy() for v in self.classifier().variables}
         return {v.name.removesuffix(":0"): v.numpy() for v in load_export(self.path).variables}
 
     @functools.cached_property
     def run_checkpoint(self):
-        """(prefix, model weights) of a pre-training run's newest intact checkpoint (`newest_intact`)."""
+        """(update, prefix, model weights) of a pre-training run's newest intact checkpoint (`newest_intact`)."""
         return newest_intact(self.path)
 
     def trained_tau(self):
@@ -180,13 +180,13 @@ class Source:
         None for other sources and for checkpoints without it."""
         if self.kind != "pretraining-run":
             return None
-        prefix = self.run_checkpoint[0]
+        update, prefix, _ = self.run_checkpoint
         reader = tf.train.load_checkpoint(prefix)
         key = "ponder_cost_weight/.ATTRIBUTES/VARIABLE_VALUE"
         if key not in reader.get_variable_to_shape_map():
             return None
         fixed = (self.info.get("pretraining") or {}).get("halting") == "none"
-        return (0.0 if fixed else max(float(reader.get_tensor(key)), 0.0)), int(prefix.rsplit("-", 1)[1])
+        return (0.0 if fixed else max(float(reader.get_tensor(key)), 0.0)), update
 
     def tokenizer(self, vocab=None):
         """The vocabulary given (a file), or the source's own; its size must be the model's, and a file
@@ -316,13 +316,8 @@ def _checkpoint_weights(prefix):
             if name.startswith(head)}  # not the optimizer's or the input pipeline's state
 
 
-def run_weights(run):
-    """The model weights of a pre-training run's newest intact checkpoint (`newest_intact`)."""
-    return newest_intact(run)[1]
-
-
 def newest_intact(run):
-    """(prefix, model weights) of a pre-training run's newest intact checkpoint. A damaged one (a
+    """(update, prefix, model weights) of a pre-training run's newest intact checkpoint. A damaged one (a
     corrupt .index, a truncated .data file) is named in a warning and the one before it is read, as
     pre-training's resume does; a ValueError names every damaged file when none reads."""
     directory = os.path.join(run, CHECKPOINTS)
@@ -344,7 +339,7 @@ def newest_intact(run):
             continue
         if failures:
             print(f"read {found[update]}, the newest intact checkpoint of {run}")
-        return found[update], weights
+        return update, found[update], weights
     raise ValueError(f"{run}: no intact checkpoint in {directory}: " + "; ".join(failures))
 
 
