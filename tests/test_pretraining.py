@@ -325,6 +325,7 @@ def test_the_export_records_the_tau_used_and_no_directory_of_the_machine(tiny_ru
     assert record["model_dir"] == os.path.relpath(run, export)
     # The demo preset's "auto", calibrated at update 2 of 3: the number the model was trained with.
     assert record["ponder_cost_weight_given"] == "auto" and record["ponder_cost_weight"] > 0
+    assert record["ponder_cost_weight_update"] == record["steps"] == 3  # as `export --checkpoint <run>` records it
     assert artifacts.same_path(Source.open(export).info["pretraining"]["model_dir"], run)  # read back resolved
     config = PretrainConfig(**{k: v for k, v in json.loads((Path(run) / "config.json").read_text()).items()
                                if k in {f.name for f in dataclasses.fields(PretrainConfig)}})

@@ -340,9 +340,12 @@ def _with_trained_tau(pretraining, source):
     the one given (`ponder_cost_weight_given`: "auto", or --target_iterations' start), as the run's own
     export at its end records them."""
     trained = source.trained_tau() if pretraining else None
-    if trained is None:
-        return pretraining
-    tau, update = trained
+    return pretraining if trained is None else record_tau(pretraining, *trained)
+
+
+def record_tau(pretraining, tau, update):
+    """A run's settings recording `tau`, the ponder-cost weight reached at `update`, as ponder_cost_weight,
+    beside the one given; what an export of the run's weights keeps, at its end or from a checkpoint."""
     return {**pretraining, "ponder_cost_weight": tau, "ponder_cost_weight_given": pretraining.get("ponder_cost_weight"),
             "ponder_cost_weight_update": update}
 

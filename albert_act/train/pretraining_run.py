@@ -219,13 +219,11 @@ def _finish(config, trainer, eval_files, write_dir, chief):
     evaluation["table"] = token_types.markdown_table(evaluation["iterations"], trainer.backbone.max_iterations,
                                                      evaluation["differences"])
     if config.export_dir and chief:  # the raw-text SavedModel the config names, loaded back and asked one query
-        from albert_act.serve.savedmodel import example_query, export_pretraining
+        from albert_act.serve.savedmodel import example_query, export_pretraining, record_tau
 
-        record = config_record(config)
         # The tau the model was trained with at the end (--tau auto's calibration, --target_iterations'
         # last step), beside what was asked for.
-        record["ponder_cost_weight"], record["ponder_cost_weight_given"] = float(trainer.tau_at(step - 1)), \
-            config.ponder_cost_weight
+        record = record_tau(config_record(config), float(trainer.tau_at(step - 1)), step)
         export_pretraining(trainer.model, config.export_dir, text_files.read_bytes(config.vocab),
                            pretraining_config=record, overwrite=True)
         evaluation["export"] = {"dir": config.export_dir, "fill_mask": example_query(config.export_dir)["fill_mask"]}
