@@ -8,6 +8,7 @@ from test_readme import REPO, documented_pages, readme_commands
 
 FLAG_SOURCES = [REPO / "albert_act" / "distribution.py", REPO / "albert_act" / "base" / "cli.py"]  # flags every command shares
 CONFIGS = sorted(REPO.glob("albert_act/**/*_config.py"))  # declared configs, whose fields are flags
+PASSED_ON = {"benchmarks.english_small": "albert_act.pretrain"}  # flags it does not know go to that command
 
 
 def declares_flag(source, name):
@@ -50,6 +51,8 @@ def unknown_modules_and_flags(text):
         if not found or module_file(found.group(1)) is None:
             continue
         source = module_file(found.group(1)).read_text() + "".join(p.read_text() for p in FLAG_SOURCES)
+        if found.group(1) in PASSED_ON:
+            source += module_file(PASSED_ON[found.group(1)]).read_text()
         for flag in set(re.findall(r"(?<![\w-])(--[a-z][\w-]*)", command)):
             name = flag[2:].split("=")[0]
             if not declares_flag(source, name) and not (name.startswith("no") and declares_flag(source, name[3:])):
@@ -76,6 +79,8 @@ def test_the_checks_find_what_they_are_for(tmp_path):
     text = ("    .venv/bin/python -m albert_act.pretrain --steps 3 --no-jit_compile --strategy cpu --stepz 2\n"
             "and `python -m albert_act.pretrian` in prose.\n")
     assert sorted(unknown_modules_and_flags(text)) == ["albert_act.pretrain: no flag --stepz", "no module albert_act.pretrian"]
+    passed_on = "    .venv/bin/python -m benchmarks.english_small --data_dir d --init_from m --steps 2 --stepz 2\n"
+    assert unknown_modules_and_flags(passed_on) == ["benchmarks.english_small: no flag --stepz"]
     page = tmp_path / "page.md"
     page.write_text("# A page\n\n[ok](#a-page) [gone](#nowhere) [file](missing.md) [web](https://example.org)\n")
     assert broken_links(page) == ["page.md: #nowhere (no such heading)", "page.md: missing.md (no such file)"]

@@ -136,9 +136,10 @@ PRESETS = {
     ),
     # The English models: English Wikipedia, 128 pieces, sized for 2 CPU cores; the preset's 2,000
     # updates take about an hour (`python -m benchmarks.english_small`; the first shipped model). The
-    # model shipped since 2026-11-26 is the same preset on a 16,000-update schedule with its depth
-    # steered to 3 (the flags in its model card, saved_models/albert_act_english/README.md;
-    # docs/english-model.md gives how each size and the learning rate were chosen).
+    # model shipped since 2026-11-26 is the same preset, 10,000 updates of a 16,000-update schedule
+    # then 2,000 decaying to 0, its depth steered to 3 (the flags in its model card,
+    # saved_models/albert_act_english/README.md; docs/english-model.md gives how each size and the
+    # learning rate were chosen).
     "english": Preset(
         backbone=dict(
             vocabulary_size=8000,  # SentencePiece unigram on the training text (benchmarks/english_small.py)
