@@ -17,7 +17,7 @@ weights; the halting unit still runs, and its gradient is computed.
 * `uniform`: every token at the same N = share x N_max (1, 2, 3 of 6 for shares 1/6, 1/3, 1/2);
 * `tail`: depth varies per token like a trained model's, with a tail at the cap
   (`tail_depths`): 1% of the tokens at N_max and the rest 1, 2, ... with geometric odds, at
-  a mean of 1.05 (the shipped English model's), 2 and 3;
+  a mean of 1.05 (the first English model's), 2 and 3;
 * ACT at the trained demo's real depth (with --checkpoint, demo preset, length 64): the quick
   start's weights on a batch of its own training records.
 

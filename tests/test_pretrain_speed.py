@@ -22,7 +22,7 @@ def test_tail_odds_and_depths_hit_their_means_with_a_tail_at_the_cap():
         assert depths.shape == (64, 128) and depths.min() == 1 and depths.max() == 6
         assert abs(depths.mean() - mean) <= 1 / depths.size
         assert np.mean(depths == 6) == pytest.approx(0.01, abs=1e-3)
-    # share 1/6: all but the tail at 1 (the shipped English model's 1.05)
+    # share 1/6: all but the tail at 1 (the first English model's 1.05)
     assert np.bincount(pretrain_speed.tail_depths((64, 128), 1.05, 6).ravel()).tolist()[1] >= 8100
     with pytest.raises(ValueError, match="out of reach"):
         pretrain_speed.tail_odds(1.0, 6)  # a tail at 6 makes the mean at least 1.05
