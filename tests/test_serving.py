@@ -367,7 +367,7 @@ def test_the_printed_serve_command_is_quoted_and_needs_a_version_folder():
         "export with --output /tmp/runs/export/1 to serve it")
 
 
-def test_the_export_config_checks_itself_and_an_export_records_it(tiny_run, tmp_path):
+def test_the_export_config_checks_itself_and_an_export_records_it(tiny_run, tmp_path, monkeypatch):
     from albert_act.serve.export_config import ExportConfig
 
     for bad, message in [(dict(kind="classifier", top_k=3), r"top_k 3 \(--top_k, or a --config file's\) is fill_mask's, which only --kind pretraining"),
@@ -389,11 +389,16 @@ def test_the_export_config_checks_itself_and_an_export_records_it(tiny_run, tmp_
     assert recorded["ponder_cost_weight"] == max(saved_tau, 0.0) and isinstance(recorded["ponder_cost_weight"], float)
     assert recorded["ponder_cost_weight_given"] == run_config["ponder_cost_weight"]
     assert recorded["ponder_cost_weight_update"] == int(prefix.rsplit("-", 1)[1]) == run_config["steps"]
-    config = ExportConfig.from_record(info)
+    # Its paths relative to the export (no directory of the machine), resolved when read from it.
+    assert (info["export"]["checkpoint"], info["export"]["output"]) == (os.path.relpath(tiny_run[0], tmp_path / "a" / "1"), ".")
+    recorded_file = tmp_path / "a" / "1" / "assets" / "albert_act_export.json"
+    config = ExportConfig.from_record(info, path=str(recorded_file))
     assert (config.checkpoint, config.top_k, config.execution, config.max_seq_length) == (tiny_run[0], 3, "static", None)
+    assert config.output == str(tmp_path / "a" / "1")
     from albert_act.base import settings
 
-    args = export.parse_args(["--config", str(tmp_path / "a" / "1" / "assets" / "albert_act_export.json"),
+    monkeypatch.chdir(tmp_path / "a")  # --config from another folder, by a relative path: the same run dir
+    args = export.parse_args(["--config", os.path.join("1", "assets", "albert_act_export.json"),
                               "--output", str(tmp_path / "b" / "1")])
     assert settings.config_from(ExportConfig, args) == ExportConfig(**{**dataclasses.asdict(config),
                                                                         "output": str(tmp_path / "b" / "1")})

@@ -94,14 +94,15 @@ SAVED_MODEL_ENTRIES = {SAVED_MODEL, "variables", ASSETS, "fingerprint.pb", "save
 FINETUNING_ENTRIES = {FINETUNED_INFO, FINETUNE_CONFIG, WEIGHTS, VOCAB, RESULTS, EXPORT, GRID}
 
 
-# The paths in a run's settings (config.json); an export stores them relative to itself, so a
-# shipped model names no directory of the machine that built it.
+# The paths in a run's settings (config.json) and in an export's (ExportConfig); an export stores
+# both relative to itself, so a shipped model names no directory of the machine that built it.
 RUN_PATHS = ("train_files", "eval_files", "model_dir", "vocab", "export_dir", "init_from")
+EXPORT_PATHS = ("checkpoint", "output", "vocab")
 
 
-def _each_path(record, change):
+def _each_path(record, change, keys):
     record = dict(record)
-    for key in RUN_PATHS:
+    for key in keys:
         value = record.get(key)
         if isinstance(value, list):
             record[key] = [change(v) if isinstance(v, str) and "://" not in v else v for v in value]
@@ -110,19 +111,20 @@ def _each_path(record, change):
     return record
 
 
-def relative_paths(record, base):
-    """The run settings `record` with its local paths written relative to the dir `base`."""
+def relative_paths(record, base, keys=RUN_PATHS):
+    """The settings `record` (a run's; an export's with `EXPORT_PATHS`) with its local paths written
+    relative to the dir `base`."""
     if "://" in str(base):
         return dict(record)
     base = os.path.abspath(base)
-    return _each_path(record, lambda p: os.path.relpath(os.path.abspath(p), base))
+    return _each_path(record, lambda p: os.path.relpath(os.path.abspath(p), base), keys)
 
 
-def absolute_paths(record, base):
+def absolute_paths(record, base, keys=RUN_PATHS):
     """The inverse of `relative_paths`: relative local paths resolved against the dir `base`."""
     if "://" in str(base):
         return dict(record)
-    return _each_path(record, lambda p: p if os.path.isabs(p) else os.path.normpath(os.path.join(base, p)))
+    return _each_path(record, lambda p: p if os.path.isabs(p) else os.path.normpath(os.path.join(base, p)), keys)
 
 
 def same_path(a, b):

@@ -173,7 +173,7 @@ def _saved(config_class, argv):
     with cli.failures(None, "nothing was written", "nothing was written"):
         try:
             record = artifacts.read_json(path)
-            config = config_class.from_record(record, partial=True)
+            config = config_class.from_record(record, partial=True, path=path)
         except ValueError as error:
             raise ValueError(f"--config {path}: {error}") from None
     required = _required(config_class)  # those the file left out are None here: the flags give them

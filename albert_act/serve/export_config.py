@@ -4,8 +4,9 @@ flags are made from it). An export records the config it was written with in its
 assets/albert_act_export.json ("export"); `python -m albert_act.export --config FILE` reads one."""
 
 import dataclasses
+import os
 
-from albert_act.base import checks, settings
+from albert_act.base import artifacts, checks, settings
 from albert_act.base.settings import setting
 from albert_act.model.halting import EXECUTIONS
 
@@ -48,9 +49,11 @@ class ExportConfig:
                              "pretraining")
 
     @classmethod
-    def from_record(cls, record, partial=False):
-        """The config an export recorded (its assets/albert_act_export.json's "export"); partial: a
-        --config file, which may leave settings to the flags. The exports that pretrain and finetune
+    def from_record(cls, record, partial=False, path=None):
+        """The config an export recorded (its assets/albert_act_export.json's "export"), its paths
+        (recorded relative to the export) resolved against the export that holds `path`, the file it was
+        read from (without one: as recorded); partial: a --config file, which may leave settings to the
+        flags. The exports that pretrain and finetune
         write at the end of a run record that run's settings, not an export's: refused, saying how to
         write one again."""
         if isinstance(record, dict) and "export" not in record and ("pretraining" in record or "task" in record):
@@ -59,6 +62,9 @@ class ExportConfig:
                          ("finetune", "--checkpoint <the fine-tuning dir> --kind classifier"))
             raise ValueError(f"an export written by {run} records that run's settings, not an export's; write it "
                              f"again with python -m albert_act.export {kind} --output <base>/<next version>")
+        if isinstance(record, dict) and isinstance(record.get("export"), dict) and path is not None:
+            export_dir = os.path.dirname(os.path.dirname(path if "://" in path else os.path.abspath(path)))
+            record = {**record, "export": artifacts.absolute_paths(record["export"], export_dir, artifacts.EXPORT_PATHS)}
         return settings.from_record(cls, record.get("export", record) if isinstance(record, dict) else record,
                                     "an export", partial=partial)
 

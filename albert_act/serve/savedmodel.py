@@ -317,13 +317,14 @@ def export_from(config):
     dir, an earlier export, or a public ALBERT checkpoint with its MLM head, exported at its fixed
     depth) written to `config.output` (a resolved `ExportConfig`, recorded in the export as
     "export"); returns its directory. `config.kind` must match the source. Refuses an output that
-    would destroy something (`artifacts.check_export_target`) before any weight is read."""
+    would destroy something (`artifacts.check_export_target`) before any weight is read. Its paths are
+    recorded relative to the export, as the run's are."""
     source, output, overwrite = Source.open(config.checkpoint), config.output, config.overwrite
     if source.info["kind"] != config.kind:
         raise ValueError(f"{source.path} holds a {source.info['kind']} model, not --kind {config.kind}")
     artifacts.check_export_target(output, overwrite, source=source.path)
     tokenizer = source.tokenizer(config.vocab)
-    record = {"export": dataclasses.asdict(config)}
+    record = {"export": artifacts.relative_paths(dataclasses.asdict(config), output, artifacts.EXPORT_PATHS)}
     if config.kind == "pretraining":
         model, info = source.pretraining_model()
         return export_pretraining(model, output, tokenizer.model_proto, config.max_seq_length, config.top_k,

@@ -62,9 +62,9 @@ class FinetuneConfig:
             raise ValueError(f"--seeds {self.seeds} goes with --grid (seeds per grid point); one run takes --seed")
 
     @classmethod
-    def from_record(cls, record, partial=False):
+    def from_record(cls, record, partial=False, path=None):  # noqa: ARG003 (path: an export's, not a run's)
         """The config a fine-tuning dir saved (`artifacts.FINETUNE_CONFIG`); partial: a --config file,
-        which may leave settings to the flags."""
+        which may leave settings to the flags. Its paths are as they were given (path: unused)."""
         return settings.from_record(cls, record, "a fine-tuning run", partial=partial)
 
     def grid_points(self, grid=PAPER_GRID):

@@ -287,8 +287,9 @@ class PretrainConfig:
         _check_together(self)
 
     @classmethod
-    def from_record(cls, record, partial=False):
-        """The config a run saved (config.json, `config_record`): repeats or resumes that run. A run saved
+    def from_record(cls, record, partial=False, path=None):  # noqa: ARG003 (path: an export's, not a run's)
+        """The config a run saved (config.json, `config_record`): repeats or resumes that run; its paths
+        are as they were given (path: unused). A run saved
         before a setting existed gets the value it ran with (`ADDED_SETTINGS`). partial: a --config file,
         which may leave settings to the flags, and whose "backbone" (derived from the preset and
         backbone_overrides) must be as derived: an edit there is refused, not ignored."""
