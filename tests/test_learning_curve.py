@@ -39,3 +39,57 @@ def test_a_run_without_checkpoints_is_named(tiny_run, tmp_path):
     shutil.rmtree(copy / "checkpoints")
     with pytest.raises(ValueError, match=r"run: no checkpoints in .*checkpoints"):
         learning_curve(str(copy), eval_batches=1)
+
+
+def _point(step, mlm, sop=0.6, baseline=0.045, depth=None):
+    point = {"step": step, "mlm_accuracy": mlm, "mlm_accuracy_interval": [mlm - 0.01, mlm + 0.01],
+             "mlm_unigram_baseline": baseline, "mlm_loss": 7 - 10 * mlm, "mlm_unigram_loss": 6.8,
+             "sop_accuracy": sop, "sop_accuracy_interval": [sop - 0.02, sop + 0.02], "sop_majority_baseline": 0.51}
+    return point if depth is None else {**point, "mean_iterations": depth}
+
+
+def _write(path, points):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(p) + "\n" for p in points))
+    return path
+
+
+def test_learning_curves_join_a_run_and_its_continuation_and_compare_at_shared_updates(tmp_path, capsys):
+    from benchmarks import learning_curves
+
+    act = _write(tmp_path / "act" / "held_out.jsonl", [_point(s, 0.1 + s / 1e5, depth=3.0) for s in (500, 1000)])
+    act_end = _write(tmp_path / "act_end.jsonl", [_point(500, 0.2, depth=2.9)])  # 500 updates after act's 1,000
+    albert = _write(tmp_path / "albert.jsonl", [_point(s, 0.11 + s / 1e5, depth=6.0) for s in (500, 1000, 1500)])
+    curves = learning_curves.main([f"ACT={act.parent}+{act_end}", f"ALBERT={albert}", "--output_dir", str(tmp_path / "out")])
+    assert [p["step"] for p in curves["ACT"]] == [500, 1000, 1500] and curves["ACT"][-1]["mlm_accuracy"] == 0.2
+    table = (tmp_path / "out" / "learning_curves.md").read_text()
+    rows = [line for line in table.splitlines() if line.startswith("| 1")]
+    assert rows == ["| 1,000 | 0.110 [0.100, 0.120] | 5.900 | 0.600 [0.580, 0.620] | 3.00 | 0.120 [0.110, 0.130] | "
+                    "5.800 | 0.600 [0.580, 0.620] | 6.00 |",
+                    "| 1,500 | 0.200 [0.190, 0.210] | 5.000 | 0.600 [0.580, 0.620] | 2.90 | 0.125 [0.115, 0.135] | "
+                    "5.750 | 0.600 [0.580, 0.620] | 6.00 |"]
+    assert "MLM 0.045 (most frequent token" in capsys.readouterr().out
+    height, width, ink, colour = png_ink(tmp_path / "out" / "learning_curves.png")
+    assert width > height and 0.01 < ink < 0.5 and colour > 0.001
+
+
+@pytest.mark.parametrize("runs, message", [
+    (["ACT={act}", "ALBERT={other}"], r"ACT and ALBERT were evaluated on different held-out records \(mlm_unigram_baseline "
+                                      r"0.0450 against 0.0480\)"),
+    (["ACT={bad}"], r"bad.jsonl line 2: not JSON"),
+    (["ACT={foreign}"], r"foreign.jsonl line 1: no mlm_accuracy_interval, .*\(not a held-out evaluation"),
+    (["ACT={tmp}"], r"held_out.jsonl after its first --eval_every evaluation"),
+    (["{act}"], r"give NAME=PART"),
+    (["ACT={act}", "ACT={act}"], r"ACT is given twice"),
+])
+def test_learning_curves_refuse_what_does_not_compare(tmp_path, runs, message):
+    from benchmarks import learning_curves
+
+    places = {"act": _write(tmp_path / "act.jsonl", [_point(500, 0.1)]),
+              "other": _write(tmp_path / "other.jsonl", [_point(500, 0.1, baseline=0.048)]),
+              "bad": tmp_path / "bad.jsonl", "foreign": _write(tmp_path / "foreign.jsonl", [{"step": 1, "mlm_accuracy": 0.1}]),
+              "tmp": tmp_path}
+    places["bad"].write_text(json.dumps(_point(500, 0.1)) + "\n{not json\n")
+    with pytest.raises(SystemExit, match=message) as stopped:
+        learning_curves.main([r.format(**places) for r in runs] + ["--output_dir", str(tmp_path / "out")])
+    assert str(stopped.value.code).startswith("error: ") and not (tmp_path / "out").exists()

@@ -168,20 +168,26 @@ def plot_heatmap(examples, max_iterations, path, max_tokens=40, per_line=14, sho
     return _save(figure, path)
 
 
-def plot_learning_curve(points, path):
-    """Held-out MLM and SOP accuracy against updates, 95% bands, beside their baselines."""
+def plot_learning_curve(curves, path):
+    """Held-out MLM and SOP accuracy against updates, 95% bands, beside their baselines. curves: one
+    run's points, or {name: points} to draw several runs on the same axes (evaluated on the same
+    records: the first run's baselines are drawn)."""
+    curves = curves if isinstance(curves, dict) else {"held out": curves}
+    colours = ("#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377")
+    first = next(iter(curves.values()))
     figure, axes = plt.subplots(1, 2, figsize=(9, 3.5))
-    steps = [p["step"] for p in points]
     for axis, name, baseline in ((axes[0], "mlm", "mlm_unigram_baseline"), (axes[1], "sop", "sop_majority_baseline")):
-        values = [p[f"{name}_accuracy"] for p in points]
-        low = [p[f"{name}_accuracy_interval"][0] for p in points]
-        high = [p[f"{name}_accuracy_interval"][1] for p in points]
-        axis.plot(steps, values, marker="o", color="#4477aa", label="held out")
-        axis.fill_between(steps, low, high, color="#4477aa", alpha=0.25, label="95% interval")
-        axis.axhline(points[0][baseline], color="gray", linestyle="--", label="baseline")
+        for (label, points), colour in zip(curves.items(), colours * len(curves)):
+            steps = [p["step"] for p in points]
+            axis.plot(steps, [p[f"{name}_accuracy"] for p in points], marker="o", markersize=3, color=colour,
+                      label=label)
+            axis.fill_between(steps, [p[f"{name}_accuracy_interval"][0] for p in points],
+                              [p[f"{name}_accuracy_interval"][1] for p in points], color=colour, alpha=0.25,
+                              label="95% interval" if len(curves) == 1 else None)
+        axis.axhline(first[0][baseline], color="gray", linestyle="--", label="baseline")
         axis.set_xlabel("updates")
         axis.set_ylabel(f"{name.upper()} accuracy")
-        axis.set_title(f"Held-out {name.upper()} accuracy")
+        axis.set_title(f"Held-out {name.upper()} accuracy" + (" (bands: 95%)" if len(curves) > 1 else ""))
         axis.legend(fontsize=7)
     return _save(figure, path)
 

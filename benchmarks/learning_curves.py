@@ -1,0 +1,132 @@
+"""Held-out learning curves of several pre-training runs side by side: Table 2 as the runs go.
+
+    .venv/bin/python -m benchmarks.learning_curves \\
+        ACT=docs/curves/english_long.jsonl+docs/curves/english_anneal.jsonl \\
+        ALBERT=runs/english_albert_long+runs/english_albert_end [--output_dir runs/learning_curves]
+
+Each NAME=PART[+PART...] is one model: PART is a pre-training run dir (its held_out.jsonl, one
+line per --eval_every evaluation, written while the run goes, so a second terminal can compare
+runs still training) or such a file. Parts joined by '+' are a run and its continuation (a run
+started with --init_from the first's last checkpoint): the continuation's updates are counted on
+from the first part's last point. The runs must have been evaluated on the same held-out records
+(the same baselines), or they are refused.
+
+Prints a Markdown table of the updates every run has reached (held-out MLM and SOP accuracy with
+their 95% intervals, MLM loss, mean iterations N) and writes it to <output_dir>/learning_curves.md,
+the joined curves to learning_curves.json and both curves on one plot to learning_curves.png.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+KEPT = ("step", "mlm_accuracy", "mlm_accuracy_interval", "mlm_unigram_baseline", "mlm_loss",
+        "sop_accuracy", "sop_accuracy_interval", "sop_majority_baseline")
+
+
+def read_points(path):
+    """The evaluations of a run dir or a held_out.jsonl file, oldest first; a line that is not one
+    names the file and line."""
+    from albert_act.base import artifacts
+
+    file = os.path.join(path, artifacts.HELD_OUT_CURVE) if os.path.isdir(path) else path
+    if not os.path.isfile(file):
+        raise ValueError(f"{path}: no such file" + (" (a run dir holds held_out.jsonl after its first --eval_every "
+                                                    "evaluation)" if os.path.isdir(path) else ""))
+    points = []
+    with open(file, encoding="utf-8") as f:
+        for number, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                point = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{file} line {number}: not JSON ({error.msg})") from None
+            missing = [k for k in KEPT if not isinstance(point, dict) or k not in point]
+            if missing:
+                raise ValueError(f"{file} line {number}: no {', '.join(missing)} (not a held-out evaluation of "
+                                 "albert_act.pretrain)")
+            points.append(point)
+    if not points:
+        raise ValueError(f"{file}: no evaluation yet")
+    return sorted(points, key=lambda p: p["step"])
+
+
+def joined(parts):
+    """One curve from a run and its continuations (their updates counted on from the last point)."""
+    curve = []
+    for part in parts:
+        offset = curve[-1]["step"] if curve else 0
+        curve += [{**p, "step": p["step"] + offset} for p in read_points(part)]
+    return curve
+
+
+def check_same_records(curves):
+    """Refuses runs evaluated on different held-out records: their baselines differ."""
+    (first, points), *others = curves.items()
+    for name, other in others:
+        for key in ("mlm_unigram_baseline", "sop_majority_baseline"):
+            if abs(other[0][key] - points[0][key]) > 1e-6:
+                raise ValueError(f"{first} and {name} were evaluated on different held-out records ({key} "
+                                 f"{points[0][key]:.4f} against {other[0][key]:.4f}): their accuracies do not compare")
+
+
+def markdown(curves):
+    """The table at the updates every run has reached."""
+    names = list(curves)
+    by_step = [{p["step"]: p for p in points} for points in curves.values()]
+    shared = sorted(set.intersection(*(set(s) for s in by_step)))
+    head = ["updates"] + [f"{n} {what}" for n in names for what in ("MLM [95% CI]", "MLM loss", "SOP [95% CI]", "N")]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for step in shared:
+        cells = [f"{step:,}"]
+        for points in by_step:
+            p = points[step]
+            (ml, mh), (sl, sh) = p["mlm_accuracy_interval"], p["sop_accuracy_interval"]
+            depth = p.get("mean_iterations")
+            cells += [f"{p['mlm_accuracy']:.3f} [{ml:.3f}, {mh:.3f}]", f"{p['mlm_loss']:.3f}",
+                      f"{p['sop_accuracy']:.3f} [{sl:.3f}, {sh:.3f}]", "" if depth is None else f"{depth:.2f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    first = next(iter(curves.values()))[0]
+    lines.append(f"\nBaselines: MLM {first['mlm_unigram_baseline']:.3f} (most frequent token; loss "
+                 f"{first.get('mlm_unigram_loss', float('nan')):.3f} without context), SOP "
+                 f"{first['sop_majority_baseline']:.3f} (majority).")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.learning_curves", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="+", metavar="NAME=PART[+PART...]",
+                        help="a run dir or held_out.jsonl per model; '+' joins a run and its continuation")
+    parser.add_argument("--output_dir", default="runs/learning_curves",
+                        help="where learning_curves.md, .json and .png go")
+    args = parser.parse_args(argv)
+    try:
+        curves = {}
+        for spec in args.runs:
+            name, _, parts = spec.partition("=")
+            if not name or not parts:
+                raise ValueError(f"{spec!r}: give NAME=PART[+PART...], e.g. ACT=runs/english")
+            if name in curves:
+                raise ValueError(f"{name} is given twice: give each model once")
+            curves[name] = joined(parts.split("+"))
+        check_same_records(curves)
+    except ValueError as error:
+        sys.exit(f"error: {error}")
+    from albert_act.analysis import plots
+
+    table = markdown(curves)
+    print(table)
+    os.makedirs(args.output_dir, exist_ok=True)
+    with open(os.path.join(args.output_dir, "learning_curves.md"), "w", encoding="utf-8") as f:
+        f.write(table + "\n")
+    with open(os.path.join(args.output_dir, "learning_curves.json"), "w", encoding="utf-8") as f:
+        json.dump(curves, f, indent=1)
+    print(f"\nplot: {plots.plot_learning_curve(curves, os.path.join(args.output_dir, 'learning_curves.png'))}")
+    return curves
+
+
+if __name__ == "__main__":
+    main()
