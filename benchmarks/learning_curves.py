@@ -8,12 +8,14 @@ Each NAME=PART[+PART...] is one model: PART is a pre-training run dir (its held_
 line per --eval_every evaluation, written while the run goes, so a second terminal can compare
 runs still training) or such a file. Parts joined by '+' are a run and its continuation (a run
 started with --init_from the first's last checkpoint): the continuation's updates are counted on
-from the first part's last point. The runs must have been evaluated on the same held-out records
-(the same baselines), or they are refused.
+from the first part's last evaluation, so stop the first run at one (as the English recipe stops
+at checkpoint 10,000, its last evaluation). All runs, and all parts, must have been evaluated on
+the same held-out records (the same baselines), or they are refused.
 
 Prints a Markdown table of the updates every run has reached (held-out MLM and SOP accuracy with
 their 95% intervals, MLM loss, mean iterations N) and writes it to <output_dir>/learning_curves.md,
-the joined curves to learning_curves.json and both curves on one plot to learning_curves.png.
+the joined curves to learning_curves.json and every run's curves on one plot (MLM and SOP side by
+side) to learning_curves.png.
 """
 
 import argparse
@@ -35,7 +37,7 @@ def read_points(path):
         raise ValueError(f"{path}: no such file" + (" (a run dir holds held_out.jsonl after its first --eval_every "
                                                     "evaluation)" if os.path.isdir(path) else ""))
     points = []
-    with open(file, encoding="utf-8") as f:
+    with open(file, encoding="utf-8", errors="replace") as f:
         for number, line in enumerate(f, start=1):
             if not line.strip():
                 continue
@@ -47,18 +49,32 @@ def read_points(path):
             if missing:
                 raise ValueError(f"{file} line {number}: no {', '.join(missing)} (not a held-out evaluation of "
                                  "albert_act.pretrain)")
+            if not _well_formed(point):
+                raise ValueError(f"{file} line {number}: step, accuracies, baselines and loss must be numbers and "
+                                 "the intervals [low, high] pairs of numbers")
             points.append(point)
     if not points:
         raise ValueError(f"{file}: no evaluation yet")
     return sorted(points, key=lambda p: p["step"])
 
 
-def joined(parts):
+def _well_formed(point):
+    number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa: E731
+    pair = lambda v: isinstance(v, list) and len(v) == 2 and all(number(x) for x in v)  # noqa: E731
+    return all(pair(point[k]) if k.endswith("_interval") else number(point[k]) for k in KEPT)
+
+
+def joined(spec, parts):
     """One curve from a run and its continuations (their updates counted on from the last point)."""
     curve = []
     for part in parts:
+        if not part:
+            raise ValueError(f"{spec!r}: an empty part; give NAME=PART[+PART...]")
+        points = read_points(part)
+        if curve:
+            check_same_records({parts[0]: curve, part: points})
         offset = curve[-1]["step"] if curve else 0
-        curve += [{**p, "step": p["step"] + offset} for p in read_points(part)]
+        curve += [{**p, "step": p["step"] + offset} for p in points]
     return curve
 
 
@@ -70,6 +86,11 @@ def check_same_records(curves):
             if abs(other[0][key] - points[0][key]) > 1e-6:
                 raise ValueError(f"{first} and {name} were evaluated on different held-out records ({key} "
                                  f"{points[0][key]:.4f} against {other[0][key]:.4f}): their accuracies do not compare")
+    shared = set.intersection(*({p["step"] for p in c} for c in curves.values()))
+    if len(curves) > 1 and not shared:
+        steps = "; ".join(f"{n}: {', '.join(str(p['step']) for p in c[:6])}{' ...' if len(c) > 6 else ''}"
+                          for n, c in curves.items())
+        raise ValueError(f"no update that every run has been evaluated at ({steps}): use the same --eval_every")
 
 
 def markdown(curves):
@@ -89,7 +110,7 @@ def markdown(curves):
                       f"{p['sop_accuracy']:.3f} [{sl:.3f}, {sh:.3f}]", "" if depth is None else f"{depth:.2f}"]
         lines.append("| " + " | ".join(cells) + " |")
     first = next(iter(curves.values()))[0]
-    lines.append(f"\nBaselines: MLM {first['mlm_unigram_baseline']:.3f} (most frequent token; loss "
+    lines.append(f"\nBaselines: MLM {first['mlm_unigram_baseline']:.3f} (most frequent piece; loss "
                  f"{first.get('mlm_unigram_loss', float('nan')):.3f} without context), SOP "
                  f"{first['sop_majority_baseline']:.3f} (majority).")
     return "\n".join(lines)
@@ -111,7 +132,7 @@ def main(argv=None):
                 raise ValueError(f"{spec!r}: give NAME=PART[+PART...], e.g. ACT=runs/english")
             if name in curves:
                 raise ValueError(f"{name} is given twice: give each model once")
-            curves[name] = joined(parts.split("+"))
+            curves[name] = joined(spec, parts.split("+"))
         check_same_records(curves)
     except ValueError as error:
         sys.exit(f"error: {error}")

@@ -68,7 +68,7 @@ def test_learning_curves_join_a_run_and_its_continuation_and_compare_at_shared_u
                     "5.800 | 0.600 [0.580, 0.620] | 6.00 |",
                     "| 1,500 | 0.200 [0.190, 0.210] | 5.000 | 0.600 [0.580, 0.620] | 2.90 | 0.125 [0.115, 0.135] | "
                     "5.750 | 0.600 [0.580, 0.620] | 6.00 |"]
-    assert "MLM 0.045 (most frequent token" in capsys.readouterr().out
+    assert "MLM 0.045 (most frequent piece" in capsys.readouterr().out
     height, width, ink, colour = png_ink(tmp_path / "out" / "learning_curves.png")
     assert width > height and 0.01 < ink < 0.5 and colour > 0.001
 
@@ -80,6 +80,10 @@ def test_learning_curves_join_a_run_and_its_continuation_and_compare_at_shared_u
     (["ACT={foreign}"], r"foreign.jsonl line 1: no mlm_accuracy_interval, .*\(not a held-out evaluation"),
     (["ACT={tmp}"], r"held_out.jsonl after its first --eval_every evaluation"),
     (["{act}"], r"give NAME=PART"),
+    (["ACT={act}+"], r"an empty part"),
+    (["ACT={act}+{other}"], r"act.jsonl and .*other.jsonl were evaluated on different held-out records"),
+    (["ACT={act}", "ALBERT={later}"], r"no update that every run has been evaluated at \(ACT: 500; ALBERT: 1000\)"),
+    (["ACT={text}"], r"text.jsonl line 1: step, accuracies, baselines and loss must be numbers"),
     (["ACT={act}", "ACT={act}"], r"ACT is given twice"),
 ])
 def test_learning_curves_refuse_what_does_not_compare(tmp_path, runs, message):
@@ -88,7 +92,8 @@ def test_learning_curves_refuse_what_does_not_compare(tmp_path, runs, message):
     places = {"act": _write(tmp_path / "act.jsonl", [_point(500, 0.1)]),
               "other": _write(tmp_path / "other.jsonl", [_point(500, 0.1, baseline=0.048)]),
               "bad": tmp_path / "bad.jsonl", "foreign": _write(tmp_path / "foreign.jsonl", [{"step": 1, "mlm_accuracy": 0.1}]),
-              "tmp": tmp_path}
+              "tmp": tmp_path, "later": _write(tmp_path / "later.jsonl", [_point(1000, 0.1)]),
+              "text": _write(tmp_path / "text.jsonl", [{**_point(500, 0.1), "mlm_accuracy": "0.1"}])}
     places["bad"].write_text(json.dumps(_point(500, 0.1)) + "\n{not json\n")
     with pytest.raises(SystemExit, match=message) as stopped:
         learning_curves.main([r.format(**places) for r in runs] + ["--output_dir", str(tmp_path / "out")])

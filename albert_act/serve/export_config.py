@@ -52,8 +52,9 @@ class ExportConfig:
     def from_record(cls, record, partial=False, path=None):
         """The config an export recorded (its assets/albert_act_export.json's "export"), its paths
         (recorded relative to the export) resolved against the export that holds `path`, the file it was
-        read from (without one: as recorded); partial: a --config file, which may leave settings to the
-        flags. The exports that pretrain and finetune
+        read from (elsewhere, or without one: as recorded), and its overwrite off (a replay names its
+        own --output, and --overwrite if it must); partial: a --config file, which may leave settings
+        to the flags. The exports that pretrain and finetune
         write at the end of a run record that run's settings, not an export's: refused, saying how to
         write one again."""
         if isinstance(record, dict) and "export" not in record and ("pretraining" in record or "task" in record):
@@ -62,9 +63,15 @@ class ExportConfig:
                          ("finetune", "--checkpoint <the fine-tuning dir> --kind classifier"))
             raise ValueError(f"an export written by {run} records that run's settings, not an export's; write it "
                              f"again with python -m albert_act.export {kind} --output <base>/<next version>")
-        if isinstance(record, dict) and isinstance(record.get("export"), dict) and path is not None:
-            export_dir = os.path.dirname(os.path.dirname(path if "://" in path else os.path.abspath(path)))
-            record = {**record, "export": artifacts.absolute_paths(record["export"], export_dir, artifacts.EXPORT_PATHS)}
+        if isinstance(record, dict) and isinstance(record.get("export"), dict):
+            # An export is replaced only when a command says so, never by replaying its record.
+            record = {**record, "export": {**record["export"], "overwrite": False}}
+            folder = None if path is None else os.path.dirname(path if "://" in path else os.path.abspath(path))
+            # Paths relative to the export (its own "output" is then "."; before 2026-11-26 they were
+            # as typed), read from the export's own assets folder: resolved against the export.
+            if record["export"].get("output") == "." and folder and os.path.basename(folder) == artifacts.ASSETS:
+                record = {**record, "export": artifacts.absolute_paths(record["export"], os.path.dirname(folder),
+                                                                       artifacts.EXPORT_PATHS)}
         return settings.from_record(cls, record.get("export", record) if isinstance(record, dict) else record,
                                     "an export", partial=partial)
 
