@@ -23,15 +23,14 @@ import json
 import os
 import sys
 
-KEPT = ("step", "mlm_accuracy", "mlm_accuracy_interval", "mlm_unigram_baseline", "mlm_loss",
-        "sop_accuracy", "sop_accuracy_interval", "sop_majority_baseline")
+from albert_act.base import artifacts
+
+KEPT = ("step", *artifacts.HELD_OUT_KEPT)  # what every line of a run's held_out.jsonl has
 
 
 def read_points(path):
     """The evaluations of a run dir or a held_out.jsonl file, oldest first; a line that is not one
     names the file and line."""
-    from albert_act.base import artifacts
-
     file = os.path.join(path, artifacts.HELD_OUT_CURVE) if os.path.isdir(path) else path
     if not os.path.isfile(file):
         raise ValueError(f"{path}: no such file" + (" (a run dir holds held_out.jsonl after its first --eval_every "
@@ -111,7 +110,7 @@ def markdown(curves):
         lines.append("| " + " | ".join(cells) + " |")
     first = next(iter(curves.values()))[0]
     lines.append(f"\nBaselines: MLM {first['mlm_unigram_baseline']:.3f} (most frequent piece; loss "
-                 f"{first.get('mlm_unigram_loss', float('nan')):.3f} without context), SOP "
+                 f"{first['mlm_unigram_loss']:.3f} without context), SOP "
                  f"{first['sop_majority_baseline']:.3f} (majority).")
     return "\n".join(lines)
 

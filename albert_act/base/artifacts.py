@@ -33,6 +33,9 @@ INPUT_POSITIONS = "input"  # a run of several input streams: input/stream-<k>/ck
 VOCAB = "vocab.model"
 EVALUATION = "evaluation.json"
 HELD_OUT_CURVE = "held_out.jsonl"  # a pre-training run's held-out evaluations, one JSON line each (--eval_every)
+# What held_out.jsonl keeps of an evaluation (beside the step, the mean depth and tau).
+HELD_OUT_KEPT = ("mlm_accuracy", "mlm_accuracy_interval", "mlm_unigram_baseline", "mlm_loss", "mlm_unigram_loss",
+                 "sop_accuracy", "sop_accuracy_interval", "sop_majority_baseline")
 FINETUNED_INFO = "classifier.json"
 FINETUNE_CONFIG = "finetune_config.json"  # a fine-tuning dir's FinetuneConfig: repeats the run (finetune --config)
 WEIGHTS = "classifier.weights.h5"

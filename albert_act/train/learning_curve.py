@@ -14,9 +14,9 @@ import tensorflow as tf
 
 from albert_act import distribution
 from albert_act.base import artifacts
-from albert_act.train.pretraining_run import HELD_OUT_KEPT, PretrainConfig, Pretrainer, checkpoint_contents
+from albert_act.train.pretraining_run import PretrainConfig, Pretrainer, checkpoint_contents
 
-KEPT = ("step", *HELD_OUT_KEPT)  # what a run's held_out.jsonl keeps of each evaluation
+KEPT = ("step", *artifacts.HELD_OUT_KEPT)  # what a run's held_out.jsonl keeps of each evaluation
 
 
 def learning_curve(model_dir, eval_files=None, eval_batches=None, progress=False):

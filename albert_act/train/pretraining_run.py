@@ -189,7 +189,7 @@ def held_out(trainer, eval_files, write_dir, step, progress=False):
     writer = tf.summary.create_file_writer(os.path.join(write_dir, artifacts.EVAL_EVENTS))
     write_summaries(writer, step, evaluation, {"ponder_cost_weight": float(trainer.tau_at(step - 1))})
     write_token_type_image(writer, step, evaluation["iterations"], trainer.backbone.max_iterations)
-    line = {"step": step, **{k: evaluation[k] for k in HELD_OUT_KEPT},
+    line = {"step": step, **{k: evaluation[k] for k in artifacts.HELD_OUT_KEPT},
             "mean_iterations": evaluation["iterations"]["all"]["mean"],
             "expected_iterations": evaluation["iterations"]["all"]["expected_mean"],
             "ponder_cost_weight": float(trainer.tau_at(step - 1))}
@@ -204,10 +204,6 @@ def held_out(trainer, eval_files, write_dir, step, progress=False):
               f"{line['mean_iterations']:.2f}, tau {line['ponder_cost_weight']:.3g}", flush=True)
     return evaluation
 
-
-# What held_out.jsonl keeps of an evaluation (beside the step, the mean depth and tau).
-HELD_OUT_KEPT = ("mlm_accuracy", "mlm_accuracy_interval", "mlm_unigram_baseline", "mlm_loss", "mlm_unigram_loss",
-                 "sop_accuracy", "sop_accuracy_interval", "sop_majority_baseline")
 
 
 def _finish(config, trainer, eval_files, write_dir, chief):
