@@ -7,7 +7,8 @@ import tensorflow as tf
 from keras import ops
 
 import numpy_reference
-from albert_act.model.halting import EXECUTIONS, TRAINING_EXECUTIONS, HaltingUnit, IteratedLayer, halting_loop
+from albert_act.model.halting import (EXECUTIONS, TRAINING_EXECUTIONS, HaltingUnit, IteratedLayer, halting_loop,
+                                      ponder_weight_in_force)
 
 
 def tokenwise(fn):
@@ -267,3 +268,14 @@ def test_bad_arguments_name_the_value(kwargs, message):
     args.update(kwargs)
     with pytest.raises(ValueError, match=message):
         halting_loop(np.zeros((1, 1, 1)), [[1]], lambda h, i: h, None, **args)
+
+
+@pytest.mark.parametrize("stored, halting, in_force", [
+    (2.5e-3, "act", 2.5e-3),     # a fixed or steered tau, as stored
+    (-1.0, "act", 0.0),          # --tau auto before its calibration: no ponder cost
+    (0.0, "act", 0.0),
+    (2.5e-3, "none", 0.0),       # fixed depth: the ponder cost is a constant, never weighed
+])
+def test_ponder_weight_in_force(stored, halting, in_force):
+    for value in (stored, tf.Variable(stored, dtype=tf.float32), np.float32(stored)):
+        assert float(ponder_weight_in_force(value, halting)) == pytest.approx(in_force)

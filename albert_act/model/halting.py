@@ -50,6 +50,16 @@ TRAINING_EXECUTIONS = ("static", "while", "gather", "bucket")  # sparse is for i
 SLOTTED_EXECUTIONS = ("sparse", "gather", "bucket")  # compute running tokens only: need project_fn/attend_fn
 
 
+def ponder_weight_in_force(stored, halting):
+    """The ponder-cost weight tau a model trains under, from the value stored with it (a float or a
+    tensor): 0 at fixed depth (`halting == "none"`: every token runs N_max, so the ponder cost is a
+    constant with no gradient and would only shift the reported loss), and never below 0 (--tau
+    auto stores -1 until it is calibrated; no ponder cost meanwhile)."""
+    if halting == "none":
+        return keras.ops.convert_to_tensor(0.0)
+    return keras.ops.maximum(keras.ops.convert_to_tensor(stored), 0.0)
+
+
 class IteratedLayer:
     """The layer the loop iterates, in the forms the executions need.
 

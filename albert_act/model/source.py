@@ -34,6 +34,7 @@ from albert_act.base.artifacts import (ASSETS, CHECKPOINTS, CONFIG, EXPORT, EXPO
 from albert_act.model.albert_checkpoints import read_albert_checkpoint, read_albert_config
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.classifier import AlbertActClassifier
+from albert_act.model.halting import ponder_weight_in_force
 from albert_act.model.pretraining_model import AlbertActPretrainingModel
 from pipelines.tokenizer import Tokenizer
 
@@ -185,8 +186,8 @@ class Source:
         key = "ponder_cost_weight/.ATTRIBUTES/VARIABLE_VALUE"
         if key not in reader.get_variable_to_shape_map():
             return None
-        fixed = (self.info.get("pretraining") or {}).get("halting") == "none"
-        return (0.0 if fixed else max(float(reader.get_tensor(key)), 0.0)), update
+        halting = (self.info.get("pretraining") or {}).get("halting")
+        return float(ponder_weight_in_force(reader.get_tensor(key), halting)), update
 
     def tokenizer(self, vocab=None):
         """The vocabulary given (a file), or the source's own; its size must be the model's, and a file

@@ -10,6 +10,7 @@ from keras import ops
 from albert_act import distribution
 from albert_act.analysis import token_types
 from albert_act.model.backbone import AlbertActBackbone
+from albert_act.model.halting import ponder_weight_in_force
 from albert_act.model.pretraining_model import AlbertActPretrainingModel
 from albert_act.train.lamb import Lamb
 from albert_act.train.learning_rate import WarmupLinearDecay
@@ -62,13 +63,10 @@ class Pretrainer:
     def tau_at(self, update):
         """tau applied at 0-based optimizer update `update` (a tensor in the step, a number outside).
 
-        0 at fixed depth (`--halting none`): the ponder cost is then a constant (every token runs N_max),
-        which has no gradient and would only shift the reported loss."""
+        The weight in force (`ponder_weight_in_force`: 0 at fixed depth) times the warm-up ramp."""
         config = self.config
-        if config.halting == "none":
-            return ops.convert_to_tensor(0.0)
         ramp = ponder_ramp(update, config.ponder_warmup_start, config.ponder_warmup_steps)
-        return ops.maximum(ops.convert_to_tensor(self.tau), 0.0) * ramp
+        return ponder_weight_in_force(self.tau, config.halting) * ramp
 
     def calibrate_tau(self, mlm_loss, sop_loss, ponder_cost):
         """--tau auto: sets tau so that tau x ponder cost = AUTO_SHARE x (MLM + SOP); returns it."""
