@@ -7,6 +7,8 @@ import pytest
 
 from conftest import png_ink
 
+REPO = Path(__file__).resolve().parents[1]
+
 
 @pytest.mark.slow  # ~40 s: rebuilds and re-evaluates the run; `pytest -m slow`
 def test_the_last_point_is_the_runs_own_final_evaluation(tiny_run, tmp_path):
@@ -98,3 +100,17 @@ def test_learning_curves_refuse_what_does_not_compare(tmp_path, runs, message):
     with pytest.raises(SystemExit, match=message) as stopped:
         learning_curves.main([r.format(**places) for r in runs] + ["--output_dir", str(tmp_path / "out")])
     assert str(stopped.value.code).startswith("error: ") and not (tmp_path / "out").exists()
+
+
+def test_the_english_pages_table_2_is_the_benchmarks_output_for_the_committed_curves(tmp_path):
+    """docs/english-model.md's Table 2 is pasted from `benchmarks.learning_curves` on the curves in
+    docs/curves: a hand edit, or a curve committed without its table (or the other way), fails here."""
+    from benchmarks import learning_curves
+
+    curves_dir = REPO / "docs" / "curves"
+    curves = learning_curves.main([f"ACT={curves_dir / 'english_long.jsonl'}+{curves_dir / 'english_anneal.jsonl'}",
+                                   f"ALBERT={curves_dir / 'english_albert_long.jsonl'}", "--output_dir", str(tmp_path)])
+    page = (REPO / "docs" / "english-model.md").read_text(encoding="utf-8")
+    table = learning_curves.markdown(curves)
+    assert table in page, "docs/english-model.md's Table 2 is not what benchmarks.learning_curves gives today"
+    assert table.count("\n| ") >= 11  # 500 to 5,500 at least: the rows were not dropped
