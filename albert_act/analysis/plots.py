@@ -194,8 +194,10 @@ def plot_learning_curve(curves, path):
 
 def plot_difficulty(types, max_iterations, path):
     """Depth against difficulty: per token type, mean N (95% CI) per surprisal quintile of its tokens,
-    at the quintile's middle surprisal."""
-    figure, axis = plt.subplots(figsize=(7.5, 4.5))
+    at the quintile's middle surprisal. Left on the whole depth scale (0 to N_max), right zoomed to
+    the intervals, so that rises of a few hundredths of an iteration can be seen as well as their size."""
+    figure, (whole, zoomed) = plt.subplots(1, 2, figsize=(11, 4.5))
+    lows, highs = [], []
     for name, row in types.items():
         if name == "all" or not row.get("bins"):
             continue
@@ -204,10 +206,20 @@ def plot_difficulty(types, max_iterations, path):
         means = np.array([b["mean_iterations"][0] for b in bins])
         errors = np.abs(np.array([[b["mean_iterations"][0] - b["mean_iterations"][1] for b in bins],
                                   [b["mean_iterations"][2] - b["mean_iterations"][0] for b in bins]]))
-        axis.errorbar(middles, means, yerr=errors, marker="o", capsize=3, label=f"{name} ({row['count']})")
-    axis.set_ylim(0, max_iterations + 0.5)
-    axis.set_xlabel("surprisal under the reference model (nats), quintiles of each type")
-    axis.set_ylabel("mean iterations N ± 95% CI")
-    axis.set_title("Depth against difficulty")
-    axis.legend(loc="upper left", fontsize=8)
+        lows.append(float(np.nanmin(means - errors[0])))
+        highs.append(float(np.nanmax(means + errors[1])))
+        for axis in (whole, zoomed):
+            axis.errorbar(middles, means, yerr=errors, marker="o", capsize=3, label=f"{name} ({row['count']})")
+    whole.set_ylim(0, max_iterations + 0.5)
+    whole.set_title("Depth against difficulty (whole scale)")
+    if lows and np.isfinite(lows + highs).all():
+        # At least a quarter of an iteration tall, so that noise is not drawn as a slope.
+        middle, half = (min(lows) + max(highs)) / 2, max((max(highs) - min(lows)) / 2 * 1.15, 0.125)
+        zoomed.set_ylim(middle - half, middle + half)
+    zoomed.set_title("the same, zoomed to the intervals")
+    for axis in (whole, zoomed):
+        axis.set_xlabel("surprisal under the reference model (nats), quintiles of each type")
+        axis.grid(alpha=0.3)
+    whole.set_ylabel("mean iterations N ± 95% CI")
+    whole.legend(loc="upper left", fontsize=8)
     return _save(figure, path)
