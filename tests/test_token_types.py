@@ -101,3 +101,8 @@ def test_table_intervals_and_the_ordering_verdict():
     swapped = token_types.differences(sums)
     assert not token_types.ordering_holds(swapped)
     assert "does not hold" in token_types.markdown_table(token_types.summarize(sums), 6, swapped)
+    # A fixed-depth model (every token at N_max = 3): no ordering to hold or fail, and the table says so.
+    fixed = sums.copy()
+    fixed[..., 1], fixed[..., 2] = 3 * fixed[..., 0], 9 * fixed[..., 0]
+    markdown = token_types.markdown_table(token_types.summarize(fixed), 3, token_types.differences(fixed))
+    assert "does not apply: every token ran all 3 iterations (fixed depth)" in markdown and "hold" not in markdown
