@@ -105,4 +105,4 @@ def test_table_intervals_and_the_ordering_verdict():
     fixed = sums.copy()
     fixed[..., 1], fixed[..., 2] = 3 * fixed[..., 0], 9 * fixed[..., 0]
     markdown = token_types.markdown_table(token_types.summarize(fixed), 3, token_types.differences(fixed))
-    assert "does not apply: every token ran all 3 iterations (fixed depth)" in markdown and "hold" not in markdown
+    assert "does not apply: every token ran all 3 iterations (as at fixed depth)" in markdown and "hold" not in markdown

@@ -171,7 +171,7 @@ def markdown_table(table, max_iterations, difference_rows=None):
                          f"E {row['expected_mean']:+.2f} [{e_low:+.2f}, {e_high:+.2f}]")
         whole = table["all"]
         if whole["count"] and whole["std"] < 1e-9 and abs(whole["mean"] - max_iterations) < 1e-9:
-            verdict = f"does not apply: every token ran all {max_iterations} iterations (fixed depth)"
+            verdict = f"does not apply: every token ran all {max_iterations} iterations (as at fixed depth)"
         else:
             verdict = "holds" if ordering_holds(difference_rows) else "does not hold"
         lines.append(f"- The paper's ordering ([CLS] and [MASK]->[MASK] deeper than unmasked tokens, "
