@@ -126,6 +126,8 @@ def main(argv=None):
         result = run_pretraining(config)
     print(evaluation_summary(result))
     print(result["table"])
+    if "depth" in result:
+        print(f"\n{result['depth']}")
     if "export" in result:
         answer = result["export"]["fill_mask"]
         print(f"\nSavedModel (raw text in; fill_mask, encoder): {result['export']['dir']}")

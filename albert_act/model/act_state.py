@@ -77,11 +77,17 @@ def empty_details(max_iterations, hidden_states):
 
 
 def record_details(state, i, probability, weight, h):
-    """The details arrays with iteration i's p (B, T), lam (B, T) and h (B, T, H) written in."""
+    """The details arrays with iteration i's p (B, T), lam (B, T) and h (B, T, H) written in.
+
+    Written as buffer + one_hot(i) x value, not a slice update: every slot is written once over
+    zeros, so the values are exact, and the gradient reaches the values on every backend
+    (TensorFlow has no gradient for XLA's dynamic update slice), which the per-iteration
+    objectives need (`albert_act.train.losses`)."""
     recorded = {}
     for key, value in (("probabilities", probability), ("weights", weight), ("states", h)):
-        start = [i] + [0] * len(value.shape)
-        recorded[key] = ops.slice_update(state[key], start, value[None])
+        buffer = state[key]  # (N, ...)
+        slot = ops.one_hot(ops.convert_to_tensor(i, "int32"), buffer.shape[0], dtype=buffer.dtype)  # (N,)
+        recorded[key] = buffer + ops.reshape(slot, (-1,) + (1,) * len(value.shape)) * value[None]
     return recorded
 
 

@@ -147,6 +147,15 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
             capacity=self.capacity,
         )
 
+    def first_halting_logits(self, hidden_states, padding_mask):
+        """float32 (B, T): w . y_t^1 + b, the halting unit's logit at each token's first iteration,
+        which every real token runs in every execution (None at fixed depth). Its spread over
+        tokens says whether the unit tells tokens apart at all."""
+        if self.halting_unit is None:
+            return None
+        y = self.blocks[0](ops.cast(hidden_states, self.compute_dtype), padding_mask=padding_mask, training=False)
+        return self.halting_unit.dense(ops.cast(y, "float32"))[..., 0]
+
     def get_config(self):
         config = super().get_config()
         config.update(

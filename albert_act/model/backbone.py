@@ -165,6 +165,12 @@ class AlbertActBackbone(keras.Model):
         self.initializer_range = initializer_range
         self.gelu_approximate = gelu_approximate
 
+    def first_halting_logits(self, inputs):
+        """float32 (B, T): the halting unit's logit at each token's first iteration (None at fixed
+        depth; `AdaptiveDepthEncoder.first_halting_logits`). inputs: as the model's."""
+        hidden = self.embeddings(inputs["token_ids"], inputs["segment_ids"])
+        return self.encoder.first_halting_logits(hidden, inputs["padding_mask"])
+
     @property
     def token_embedding(self):
         """The (reversible) token table, shared with the MLM decoder."""

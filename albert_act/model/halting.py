@@ -50,13 +50,16 @@ TRAINING_EXECUTIONS = ("static", "while", "gather", "bucket")  # sparse is for i
 SLOTTED_EXECUTIONS = ("sparse", "gather", "bucket")  # compute running tokens only: need project_fn/attend_fn
 
 
-def ponder_weight_in_force(stored, halting):
+def ponder_weight_in_force(stored, halting, signed=False):
     """The ponder-cost weight tau a model trains under, from the value stored with it (a float or a
     tensor): 0 at fixed depth (`halting == "none"`: every token runs N_max, so the ponder cost is a
     constant with no gradient and would only shift the reported loss), and never below 0 (--tau
-    auto stores -1 until it is calibrated; no ponder cost meanwhile)."""
+    auto stores -1 until it is calibrated; no ponder cost meanwhile) unless `signed` (a depth target
+    held by a signed multiplier, --target_control signed: below 0 the ponder cost rewards depth)."""
     if halting == "none":
         return keras.ops.convert_to_tensor(0.0)
+    if signed:
+        return keras.ops.convert_to_tensor(stored)
     return keras.ops.maximum(keras.ops.convert_to_tensor(stored), 0.0)
 
 

@@ -16,6 +16,10 @@ class AlbertActPretrainingModel(keras.Model):
     Args:
         backbone: `AlbertActBackbone`.
         initializer_range: float, stddev for the head kernels.
+        iteration_outputs: also output what the per-iteration objectives read (the backbone must
+            be built with `return_details=True`): `mlm_iteration_logits` (B, N_max, P, V), the MLM
+            head on every iteration's states h^n; `mlm_iteration_weights` (B, P, N_max), the
+            halting weights lam_t^n of the masked positions; `halting_weights` (B, T, N_max).
 
     Inputs (dict): the backbone's three inputs plus `masked_positions` int (B, P).
 
@@ -27,7 +31,9 @@ class AlbertActPretrainingModel(keras.Model):
     # object tree (seconds each) and our exports declare their own signatures (albert_act/serve/savedmodel.py).
     _default_save_signature = None
 
-    def __init__(self, backbone, initializer_range=0.02, **kwargs):
+    def __init__(self, backbone, initializer_range=0.02, iteration_outputs=False, **kwargs):
+        if iteration_outputs and not backbone.return_details:
+            raise ValueError("iteration_outputs needs a backbone built with return_details=True")
         self.backbone = backbone
         self.masked_lm_head = MaskedLMHead(
             vocabulary_size=backbone.vocabulary_size,
@@ -53,8 +59,18 @@ class AlbertActPretrainingModel(keras.Model):
             "sop_logits": self.sop_head(features["pooled_output"]),
         }
         outputs.update({name: features[name] for name in DEPTH_OUTPUTS})
+        if iteration_outputs:
+            states = features["iteration_states"]  # (B, N, T, H): h^n, repeated once a token halted
+            outputs["mlm_iteration_logits"] = keras.ops.stack(  # (B, N, P, V), one shared head
+                [self.masked_lm_head(states[:, n], inputs["masked_positions"])
+                 for n in range(backbone.max_iterations)], axis=1)
+            positions = keras.ops.cast(inputs["masked_positions"], "int32")[:, :, None]  # (B, P, 1)
+            outputs["mlm_iteration_weights"] = keras.ops.take_along_axis(
+                features["update_weights"], positions, axis=1)  # (B, P, N)
+            outputs["halting_weights"] = features["update_weights"]  # (B, T, N)
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
         self.initializer_range = initializer_range
+        self.iteration_outputs = bool(iteration_outputs)
 
     def get_config(self):
         return {
@@ -62,6 +78,7 @@ class AlbertActPretrainingModel(keras.Model):
             "trainable": self.trainable,
             "backbone": keras.saving.serialize_keras_object(self.backbone),
             "initializer_range": self.initializer_range,
+            "iteration_outputs": self.iteration_outputs,
         }
 
     @classmethod

@@ -186,8 +186,9 @@ class Source:
         key = "ponder_cost_weight/.ATTRIBUTES/VARIABLE_VALUE"
         if key not in reader.get_variable_to_shape_map():
             return None
-        halting = (self.info.get("pretraining") or {}).get("halting")
-        return float(ponder_weight_in_force(reader.get_tensor(key), halting)), update
+        settings = self.info.get("pretraining") or {}
+        signed = settings.get("target_control") == "signed"
+        return float(ponder_weight_in_force(reader.get_tensor(key), settings.get("halting"), signed)), update
 
     def tokenizer(self, vocab=None):
         """The vocabulary given (a file), or the source's own; its size must be the model's, and a file

@@ -7,7 +7,7 @@ Per variable w with gradient g, at learning rate lr:
     u = m / (sqrt(v) + epsilon)                     no bias correction
     u = u + weight_decay w                          unless w is excluded from decay
     r = ||w|| / ||u|| if both > 0 else 1            unless w is excluded from adaptation (then 1)
-    w = w - lr r u
+    w = w - lr s r u                                s: the variable's learning-rate scale (1 unless set)
 
 Excluded from both by default: LayerNorm parameters and biases (variables whose
 path contains "layer_norm", "LayerNorm" or "bias"). `keras.optimizers.Lamb`
@@ -33,6 +33,8 @@ class Lamb(keras.optimizers.Optimizer):
         beta_1, beta_2, epsilon: moments and epsilon (0.9, 0.999, 1e-6).
         exclude_from_weight_decay, exclude_from_layer_adaptation: regex fragments
             matched against each variable's path.
+        learning_rate_scales: {regex fragment: scale}: a variable whose path matches one takes
+            the learning rate times that scale (the first match; e.g. the halting unit's own rate).
     """
 
     def __init__(
@@ -44,6 +46,7 @@ class Lamb(keras.optimizers.Optimizer):
         epsilon=1e-6,
         exclude_from_weight_decay=EXCLUDED,
         exclude_from_layer_adaptation=EXCLUDED,
+        learning_rate_scales=None,
         name="lamb",
         **kwargs,
     ):
@@ -54,6 +57,7 @@ class Lamb(keras.optimizers.Optimizer):
         self.epsilon = epsilon
         self.exclude_from_weight_decay = tuple(exclude_from_weight_decay)
         self.exclude_from_layer_adaptation = tuple(exclude_from_layer_adaptation)
+        self.learning_rate_scales = {str(k): float(v) for k, v in (learning_rate_scales or {}).items()}
 
     def build(self, var_list):
         if self.built:
@@ -65,6 +69,8 @@ class Lamb(keras.optimizers.Optimizer):
         matches = lambda v, patterns: any(re.search(p, v.path) for p in patterns)  # noqa: E731
         self._decays = [not matches(v, self.exclude_from_weight_decay) for v in var_list]
         self._adapts = [not matches(v, self.exclude_from_layer_adaptation) for v in var_list]
+        self._scales = [next((s for p, s in self.learning_rate_scales.items() if re.search(p, v.path)), 1.0)
+                        for v in var_list]
 
     def update_step(self, gradient, variable, learning_rate):
         index = self._get_variable_index(variable)
@@ -81,6 +87,8 @@ class Lamb(keras.optimizers.Optimizer):
             w_norm = ops.sqrt(ops.sum(ops.square(variable)))
             u_norm = ops.sqrt(ops.sum(ops.square(update)))
             ratio = ops.where((w_norm > 0) & (u_norm > 0), w_norm / ops.maximum(u_norm, 1e-30), 1.0)
+        if self._scales[index] != 1.0:
+            learning_rate = learning_rate * self._scales[index]
         self.assign_sub(variable, ratio * learning_rate * update)
 
     def get_config(self):
@@ -92,5 +100,6 @@ class Lamb(keras.optimizers.Optimizer):
             epsilon=self.epsilon,
             exclude_from_weight_decay=list(self.exclude_from_weight_decay),
             exclude_from_layer_adaptation=list(self.exclude_from_layer_adaptation),
+            learning_rate_scales=dict(self.learning_rate_scales),
         )
         return config

@@ -14,7 +14,7 @@ from albert_act.model.halting import ponder_weight_in_force
 from albert_act.model.pretraining_model import AlbertActPretrainingModel
 from albert_act.train.lamb import Lamb
 from albert_act.train.learning_rate import WarmupLinearDecay
-from albert_act.train.losses import loss_sums, pretraining_loss
+from albert_act.train.losses import Objective
 from albert_act.train.pretraining_config import AUTO, accumulation
 from albert_act.train.pretraining_summaries import summarize
 from pipelines.pretraining_dataset import make_pretraining_dataset
@@ -30,11 +30,17 @@ AUTO_SHARE = 0.1
 # TAU_RANGE bounds it (tau near the floor is no ponder cost at all).
 TARGET_RATE = 0.02
 TAU_RANGE = (1e-7, 1.0)
+# --target_control signed: after every update tau moves by SIGNED_RATE x (mean N - target) in units of the
+# tau that --tau auto would set on that update (AUTO_SHARE x (MLM + SOP) / ponder cost): a gap of one
+# iteration held for 50 updates moves tau by that much, the ponder cost's share of the loss by AUTO_SHARE.
+SIGNED_RATE = 0.02
 
 
 # Scalar sums of a step (see pretraining_loss.loss_sums); "depth" (token_types.depth_sums) comes beside them.
-SUM_KEYS = ("mlm_loss_sum", "mlm_correct", "mlm_weight", "sop_loss_sum", "sop_correct", "ponder_cost_sum", "examples",
-            "overflows")
+SUM_KEYS = ("mlm_loss_sum", "mlm_objective_sum", "mlm_correct", "mlm_weight", "sop_loss_sum", "sop_correct",
+            "ponder_cost_sum", "kl_sum", "examples", "overflows")
+# The halting unit's variables (their path), which --no-halting_trust_ratio and --halting_learning_rate_scale address.
+HALTING_VARIABLES = "halting_unit"
 
 
 class Pretrainer:
@@ -46,12 +52,14 @@ class Pretrainer:
         self.accumulation = accumulation(config, replicas)
         self.precision = distribution.resolve_precision(config.precision, kind)
         self.jit_compile = distribution.resolve_jit(config.jit_compile, kind, replicas)
+        backbone_config = config.backbone_config()
+        self.objective = Objective.of(config, backbone_config["max_iterations"])
         with strategy.scope():
             keras.utils.set_random_seed(config.seed)
-            self.backbone = AlbertActBackbone(**config.backbone_config())
-            self.model = AlbertActPretrainingModel(self.backbone)
+            self.backbone = AlbertActBackbone(**backbone_config, return_details=self.objective.iteration_outputs)
+            self.model = AlbertActPretrainingModel(self.backbone, iteration_outputs=self.objective.iteration_outputs)
             self.schedule = WarmupLinearDecay(config.learning_rate, config.warmup_steps, config.steps)
-            self.optimizer = Lamb(self.schedule, weight_decay_rate=config.weight_decay_rate)
+            self.optimizer = make_optimizer(config, self.schedule)
             self.optimizer.build(self.model.trainable_variables)
             # Full tau, checkpointed: "auto" starts at -1 (not calibrated yet; no ponder cost meanwhile).
             auto = config.ponder_cost_weight == AUTO
@@ -66,7 +74,7 @@ class Pretrainer:
         The weight in force (`ponder_weight_in_force`: 0 at fixed depth) times the warm-up ramp."""
         config = self.config
         ramp = ponder_ramp(update, config.ponder_warmup_start, config.ponder_warmup_steps)
-        return ponder_weight_in_force(self.tau, config.halting) * ramp
+        return ponder_weight_in_force(self.tau, config.halting, config.target_control == "signed") * ramp
 
     def calibrate_tau(self, mlm_loss, sop_loss, ponder_cost):
         """--tau auto: sets tau so that tau x ponder cost = AUTO_SHARE x (MLM + SOP); returns it."""
@@ -74,21 +82,25 @@ class Pretrainer:
         self.tau.assign(tau)
         return tau
 
-    def steer_tau(self, update, mean_iterations):
-        """--target_iterations: after 1-based update `update`, whose tokens ran `mean_iterations` on
-        average, moves tau toward the value that gives the target depth (TARGET_RATE); returns tau.
-        Nothing before the ponder cost starts (or while tau awaits --tau auto's calibration)."""
-        target, tau = self.config.target_iterations, float(self.tau.numpy())
-        if target is None or tau < 0 or update <= self.config.ponder_warmup_start:
+    def steer_tau(self, update, result):
+        """--target_iterations: after 1-based update `update` (`result`: its summarized outputs), moves tau
+        toward the value that gives the target depth; returns tau. --target_control tau: log tau moves by
+        TARGET_RATE x (mean N - target); signed: tau moves by SIGNED_RATE x (mean N - target) x the tau
+        --tau auto would set on this update, and may go below 0. Nothing before the ponder cost starts
+        (or while tau awaits --tau auto's calibration)."""
+        config, tau = self.config, float(self.tau.numpy())
+        if config.target_iterations is None or update <= config.ponder_warmup_start:
             return tau
-        tau = float(np.clip(max(tau, TAU_RANGE[0]) * np.exp(TARGET_RATE * (mean_iterations - target)), *TAU_RANGE))
+        tau = steered_tau(tau, result["iterations"]["all"]["mean"] - config.target_iterations, config.target_control,
+                          AUTO_SHARE * (result["mlm_loss"] + result["sop_loss"]) / max(result["ponder_cost"], 1e-6))
         self.tau.assign(tau)
         return tau
 
     def calibrates_at(self, update):
         """--tau auto: whether tau is set after 1-based update `update` (the first with the ponder cost on)."""
-        return self.config.halting != "none" and float(self.tau.numpy()) < 0 and \
-            update >= max(self.config.ponder_warmup_start, 1)
+        config = self.config
+        return config.halting != "none" and config.ponder_cost_weight == AUTO and float(self.tau.numpy()) < 0 and \
+            update >= max(config.ponder_warmup_start, 1)
 
     # --- what an update is --------------------------------------------------------------------
 
@@ -120,8 +132,8 @@ class Pretrainer:
             micro_labels = {k: v[i] for k, v in labels.items()}
             with tf.GradientTape() as tape:
                 outputs = self.model(micro_inputs, training=True)
-                batch_sums = loss_sums(outputs, micro_labels)
-                loss = pretraining_loss(batch_sums, mlm_weight, examples, tau)["loss"]
+                batch_sums = self.objective.sums(outputs, micro_labels)
+                loss = self.objective.losses(batch_sums, mlm_weight, examples, tau)["loss"]
             grads = tape.gradient(loss, variables)
             gradients = [a + tf.convert_to_tensor(g) for a, g in zip(gradients, grads)]
             batch_sums["depth"] = tf.reduce_sum(_depth_sums(outputs, micro_inputs, micro_labels), axis=0)
@@ -168,20 +180,44 @@ class Pretrainer:
     # --- evaluation ----------------------------------------------------------------------------
 
     def replica_eval(self, inputs, labels):
-        return replica_eval(self.model, inputs, labels)
+        return replica_eval(self.model, inputs, labels, self.objective)
 
     def evaluate(self, eval_files):
         config = self.config
-        return evaluate_model(self.model, self.strategy, eval_files, config.micro_batch_size, config.eval_batches,
-                              self.jit_compile, float(self.tau_at(self.optimizer.iterations.numpy() - 1)))
+        result = evaluate_model(self.model, self.strategy, eval_files, config.micro_batch_size, config.eval_batches,
+                                self.jit_compile, float(self.tau_at(self.optimizer.iterations.numpy() - 1)),
+                                self.objective)
+        unit = self.backbone.encoder.halting_unit
+        if unit is not None:
+            result["halting_unit"] = {"kernel_norm": float(np.linalg.norm(unit.dense.kernel.numpy())),
+                                      "bias": float(unit.dense.bias.numpy()[0])}
+        return result
 
 
-def replica_eval(model, inputs, labels):
+def make_optimizer(config, schedule):
+    """LAMB for a resolved config: ALBERT's exclusions, and the halting unit's own settings
+    (--no-halting_trust_ratio: its kernel out of the trust ratio and weight decay, as biases are;
+    --halting_learning_rate_scale)."""
+    from albert_act.train.lamb import EXCLUDED
+
+    excluded = EXCLUDED if config.halting_trust_ratio else EXCLUDED + (HALTING_VARIABLES,)
+    scales = {HALTING_VARIABLES: config.halting_learning_rate_scale} if config.halting_learning_rate_scale != 1.0 \
+        else None
+    return Lamb(schedule, weight_decay_rate=config.weight_decay_rate, exclude_from_weight_decay=excluded,
+                exclude_from_layer_adaptation=excluded, learning_rate_scales=scales)
+
+
+def replica_eval(model, inputs, labels, objective=Objective()):
     """Sums (and per-sequence rows) of one replica's evaluation batch; static shapes, so XLA compiles it."""
     n_max, vocabulary = model.backbone.max_iterations, model.backbone.vocabulary_size
     outputs = model(inputs, training=False)
-    sums = loss_sums(outputs, labels)
+    sums = objective.sums(outputs, labels)
     masks = token_types.token_type_masks(inputs, labels)
+    logits = model.backbone.first_halting_logits(inputs)  # (B, T), None at fixed depth
+    if logits is not None:  # count, sum, sum of squares over ordinary (unmasked) pieces
+        ordinary = tf.cast(masks["unmasked"], tf.float32)
+        sums["halting_logit"] = tf.stack([tf.reduce_sum(ordinary), tf.reduce_sum(logits * ordinary),
+                                          tf.reduce_sum(tf.square(logits) * ordinary)])
     sums["histogram"] = token_types.iteration_histogram(outputs["iterations"], masks, n_max)  # (K, N+1)
     sums["depth"] = _depth_sums(outputs, inputs, labels)  # (B, K, 5): per sequence, for intervals
     sums["accuracy"] = _accuracy_per_sequence(outputs, labels)  # (B, 3): per sequence, for intervals
@@ -192,12 +228,15 @@ def replica_eval(model, inputs, labels):
     return sums
 
 
-def evaluate_model(model, strategy, eval_files, batch_size, eval_batches=None, jit_compile=False, tau=0.0):
+def evaluate_model(model, strategy, eval_files, batch_size, eval_batches=None, jit_compile=False, tau=0.0,
+                   objective=Objective()):
     """`summarize`d held-out evaluation of an `AlbertActPretrainingModel` (built in `strategy`'s scope) on
     pre-training records: MLM and SOP accuracy with 95% intervals over sequences and their baselines,
-    the losses (tau weighs the ponder cost in the reported total) and the iteration table with E.
-    batch_size: per replica; eval_batches: at most this many batches (None: every record)."""
-    compiled = distribution.compiled(lambda inputs, labels: replica_eval(model, inputs, labels), jit_compile)
+    the losses (tau weighs the ponder cost in the reported total, `objective` says what else it holds)
+    and the iteration table with E. batch_size: per replica; eval_batches: at most this many batches
+    (None: every record)."""
+    compiled = distribution.compiled(lambda inputs, labels: replica_eval(model, inputs, labels, objective),
+                                     jit_compile)
 
     @tf.function
     def eval_step(batch):
@@ -217,7 +256,19 @@ def evaluate_model(model, strategy, eval_files, batch_size, eval_batches=None, j
             k: np.concatenate([totals[k], sums[k]]) if k in PER_SEQUENCE else totals[k] + sums[k] for k in totals}
     if totals is None:
         raise ValueError(f"no evaluation records in {eval_files}")
-    return summarize(totals, tau)
+    return summarize(totals, tau, objective.kl_weight)
+
+
+def steered_tau(tau, gap, control, auto_tau):
+    """tau after one update whose mean depth was `gap` iterations above the target. control "tau":
+    tau * exp(TARGET_RATE * gap) within TAU_RANGE (a tau below 0, auto's not yet calibrated, stays);
+    "signed": tau + SIGNED_RATE * gap * auto_tau (`auto_tau`: the tau --tau auto would set on that
+    update), within +-TAU_RANGE[1]."""
+    if control == "signed":
+        return float(np.clip(tau + SIGNED_RATE * gap * auto_tau, -TAU_RANGE[1], TAU_RANGE[1]))
+    if tau < 0:
+        return tau
+    return float(np.clip(max(tau, TAU_RANGE[0]) * np.exp(TARGET_RATE * gap), *TAU_RANGE))
 
 
 def ponder_ramp(update, start, steps):

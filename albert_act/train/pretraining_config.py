@@ -18,6 +18,7 @@ from albert_act.base import settings
 from albert_act.base.settings import NEGATED, setting
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.halting import TRAINING_EXECUTIONS
+from albert_act.train.losses import MLM_OBJECTIVES
 
 # Preset update counts that scale with --steps when only --steps is given.
 SCALED_WITH_STEPS = ("warmup_steps", "ponder_warmup_start", "ponder_warmup_steps")
@@ -33,10 +34,17 @@ INIT_SETTINGS = ("vocabulary_size", "embedding_dim", "hidden_dim", "num_heads", 
 RESUMABLE_CHANGES = {"train_files", "eval_files", "checkpoint_every", "keep_checkpoints", "log_every",
                      "eval_batches", "eval_every", "strategy", "export_dir", "overwrite_export", "vocab",
                      "model_dir"}  # the same run, copied, moved or written with a trailing slash
-# The settings of the ponder cost: nothing to weigh or steer at fixed depth (--halting none).
-PONDER_SETTINGS = ("ponder_cost_weight", "target_iterations", "ponder_warmup_start", "ponder_warmup_steps")
+# The settings of the halting unit's training (the ponder cost, the objectives that shape the halting
+# distribution, the unit's optimizer): nothing to weigh, steer or shape at fixed depth (--halting none).
+PONDER_SETTINGS = ("ponder_cost_weight", "target_iterations", "target_control", "ponder_warmup_start",
+                   "ponder_warmup_steps", "mlm_objective", "kl_weight", "halting_trust_ratio", "halting_learning_rate_scale")
+# What a setting left at None takes when the preset does not set it either.
+TRAINING_DEFAULTS = {"deterministic": False, "target_control": "tau", "mlm_objective": "final", "kl_weight": 0.0, "halting_trust_ratio": True,
+                     "halting_learning_rate_scale": 1.0}
 # Settings added after runs were saved without them, and what such a run used.
-ADDED_SETTINGS = {"input_streams": 1, "target_iterations": None, "eval_every": None}
+ADDED_SETTINGS = {"input_streams": 1, "target_iterations": None, "eval_every": None, "target_control": "tau",
+                  "mlm_objective": "final",
+                  "kl_weight": 0.0, "halting_trust_ratio": True, "halting_learning_rate_scale": 1.0}
 
 
 # The presets: `tiny`, `small` and `base` are the paper's (Simoulin & Crabbé 2021, Table 1):
@@ -232,6 +240,26 @@ class PretrainConfig:
         None, "a mean depth to keep: once the ponder cost is on, tau is adjusted after every update (dual ascent "
               "on log tau) until the mean iterations per token come to this; --tau is then where tau starts "
               "(default: off, tau stays fixed)", rule=">0")
+    target_control: str | None = setting(
+        None, "how --target_iterations holds the depth: tau (tau >= 0 moves in log space: the ponder cost can only "
+              "push depth down, so a task that prefers fewer iterations takes the depth below the target) or signed "
+              "(tau is the signed multiplier of the constraint mean N = target, moved additively after every update; "
+              f"below 0 it rewards depth; needs a number for --tau, where it starts) {PRESET}",
+        choices=["tau", "signed"])
+    mlm_objective: str | None = setting(
+        None, "the MLM term: final (the cross-entropy of each masked token's final state: ACT's loss of the "
+              "mixture) or per_iteration (PonderNet's mixture of losses: every iteration's cross-entropy weighted by "
+              f"the token's halting distribution, so each token is pushed to halt where its predictions stop "
+              f"improving) {PRESET}", choices=list(MLM_OBJECTIVES))
+    kl_weight: float | None = setting(
+        None, "beta, the weight of KL(each token's halting distribution || the truncated geometric distribution "
+              f"whose mean is --target_iterations), PonderNet's regulariser; 0: none {PRESET}", rule=">=0")
+    halting_trust_ratio: bool | None = setting(
+        None, "--no-halting_trust_ratio: update the halting unit's kernel without LAMB's trust ratio and weight "
+              "decay, as its bias is (the ratio keeps a kernel near its initial size, the unit's 0.02 x sqrt(H)) "
+              f"{PRESET}")
+    halting_learning_rate_scale: float | None = setting(
+        None, f"the halting unit's learning rate as a multiple of the schedule's {PRESET}", rule=">0")
     execution: str | None = setting(
         None, "ACT loop in training: static (N_max steps over every token; XLA/TPU), while (stops once every "
               "token of the batch has halted), gather (each iteration computes only the running tokens; dynamic "
@@ -317,7 +345,7 @@ class PretrainConfig:
         changes = _init_changes(self, source) if self.init_from else {}
         if self.input_streams is None:
             changes["input_streams"] = distribution.cluster_task()[0]
-        for name, value in {"deterministic": False, **preset.training}.items():
+        for name, value in {**TRAINING_DEFAULTS, **preset.training}.items():
             if getattr(self, name) is None:
                 changes[name] = value
         if self.steps is not None:  # the preset's update counts scale with the updates asked for
@@ -383,6 +411,18 @@ def _check_together(config):
     if config.halting == "act" and None not in (steps, start) and start > steps and tau not in (0, 0.0):
         raise ValueError(f"ponder_warmup_start {start} is after steps={steps}: the ponder cost would never switch "
                          "on; lower it, or pass --tau 0 for no ponder cost")
+    shaping = [f"{name} {getattr(config, name)}" for name, off in (("mlm_objective", "final"), ("kl_weight", 0))
+               if getattr(config, name) not in (None, off)]
+    if config.halting == "none" and shaping:
+        raise ValueError(f"{shaping[0]} shapes the halting distribution of ACT; --halting none runs every token to "
+                         "N_max (drop it)")
+    if config.target_control == "signed" and (target is None or tau == AUTO):
+        raise ValueError("--target_control signed steers tau, the multiplier of the depth target, from a given start: "
+                         "give --target_iterations and a number for --tau (e.g. 0)"
+                         + (f", not {AUTO!r}" if tau == AUTO else ""))
+    if config.kl_weight and target is None:
+        raise ValueError(f"kl_weight {config.kl_weight} pulls each token's halting distribution toward a geometric "
+                         "prior whose mean is --target_iterations: give --target_iterations")
     if target is not None:
         n_max = config.backbone_config()["max_iterations"]
         if config.halting == "none":

@@ -27,7 +27,8 @@ from albert_act.train.pretraining_checkpoints import (INIT_FRESH, InputStreams, 
                                                       save_checkpoint)
 from albert_act.train.pretraining_config import PretrainConfig, config_record  # noqa: F401  (the API)
 from albert_act.train.pretraining_preflight import preflight
-from albert_act.train.pretraining_summaries import summarize, write_summaries, write_token_type_image
+from albert_act.train.pretraining_summaries import (depth_line, depth_spread, one_depth_warning, summarize,
+                                                    write_summaries, write_token_type_image)
 from pipelines.pretraining_dataset import parse_examples, record_shapes
 
 
@@ -126,9 +127,9 @@ def _train(config, trainer, streams, manager, files, write_dir, progress):
         sums = _update(train_step, streams.iterators, step, train_files, manager)
         tau = float(trainer.tau_at(step))  # what this update used
         step += 1
-        result = summarize(sums, tau)
+        result = summarize(sums, tau, trainer.objective.kl_weight)
         _calibrate(trainer, step, result, progress)
-        trainer.steer_tau(step, result["iterations"]["all"]["mean"])
+        trainer.steer_tau(step, result)
         if not math.isfinite(result["loss"]):
             raise FloatingPointError(
                 f"non-finite loss at step {step} (mlm {result['mlm_loss']}, sop {result['sop_loss']}, "
@@ -141,7 +142,7 @@ def _train(config, trainer, streams, manager, files, write_dir, progress):
                       ("overflows", result["overflows"])]
             bar.update(step, [(k, v) for k, v in values if k in shown])
         if step % config.log_every == 0 or step == config.steps:
-            logged = summarize(window, tau)
+            logged = summarize(window, tau, trainer.objective.kl_weight)
             logged["gradient_norm"] = trainer.mean_gradient_norm(window)
             write_summaries(writer, step, logged, {
                 "learning_rate": float(trainer.schedule(step - 1)), "ponder_cost_weight": tau,
@@ -189,10 +190,11 @@ def held_out(trainer, eval_files, write_dir, step, progress=False):
     writer = tf.summary.create_file_writer(os.path.join(write_dir, artifacts.EVAL_EVENTS))
     write_summaries(writer, step, evaluation, {"ponder_cost_weight": float(trainer.tau_at(step - 1))})
     write_token_type_image(writer, step, evaluation["iterations"], trainer.backbone.max_iterations)
+    spread = depth_spread(evaluation)
     line = {"step": step, **{k: evaluation[k] for k in artifacts.HELD_OUT_KEPT},
             "mean_iterations": evaluation["iterations"]["all"]["mean"],
             "expected_iterations": evaluation["iterations"]["all"]["expected_mean"],
-            "ponder_cost_weight": float(trainer.tau_at(step - 1))}
+            "ponder_cost_weight": float(trainer.tau_at(step - 1)), "depth_spread": spread}
     path = os.path.join(write_dir, artifacts.HELD_OUT_CURVE)
     earlier = tf.io.gfile.GFile(path).read().splitlines() if tf.io.gfile.exists(path) else []
     kept = [text for text in earlier if text.strip() and json.loads(text)["step"] < step] + [json.dumps(line)]
@@ -202,6 +204,12 @@ def held_out(trainer, eval_files, write_dir, step, progress=False):
         print(f"\nheld out at update {step}: MLM {evaluation['mlm_accuracy']:.3f} [{low:.3f}, {high:.3f}] (loss "
               f"{evaluation['mlm_loss']:.3f}), SOP {evaluation['sop_accuracy']:.3f}, mean N "
               f"{line['mean_iterations']:.2f}, tau {line['ponder_cost_weight']:.3g}", flush=True)
+    if progress and trainer.config.halting != "none":
+        print(depth_line(spread), flush=True)
+        config = trainer.config
+        warning = one_depth_warning(spread)
+        if warning and step >= config.ponder_warmup_start + config.ponder_warmup_steps:
+            print(f"  {warning}", flush=True)
     return evaluation
 
 
@@ -214,6 +222,10 @@ def _finish(config, trainer, eval_files, write_dir, chief):
     evaluation["model_dir"] = config.model_dir
     evaluation["table"] = token_types.markdown_table(evaluation["iterations"], trainer.backbone.max_iterations,
                                                      evaluation["differences"])
+    if config.halting != "none":  # how depth varies per token, and a warning when it hardly does
+        spread = depth_spread(evaluation)
+        warning = one_depth_warning(spread) if step >= config.ponder_warmup_start + config.ponder_warmup_steps else None
+        evaluation["depth"] = depth_line(spread).strip() + (f"\n{warning}" if warning else "")
     if config.export_dir and chief:  # the raw-text SavedModel the config names, loaded back and asked one query
         from albert_act.serve.savedmodel import example_query, export_pretraining, record_tau
 

@@ -7,13 +7,18 @@ import tensorflow as tf
 from albert_act.analysis import confidence, token_types
 from albert_act.train.losses import pretraining_loss
 
-def summarize(sums, ponder_cost_weight):
+# One depth holding more than this share of the ordinary pieces, after the ponder ramp: warned of.
+ONE_DEPTH_WARNING = 0.9
+
+
+def summarize(sums, ponder_cost_weight, kl_weight=0.0):
     """Losses, accuracies and the iteration table from summed step outputs (numpy).
 
     `sums["depth"]` is (K, 5) totals while training, (S, K, 5) per held-out sequence at
-    evaluation (then the table has 95% intervals).
+    evaluation (then the table has 95% intervals). With `sums["halting_logit"]` (count, sum, sum
+    of squares of the first iteration's halting logit over ordinary pieces), its mean and std.
     """
-    losses = pretraining_loss(sums, sums["mlm_weight"], sums["examples"], ponder_cost_weight)
+    losses = pretraining_loss(sums, sums["mlm_weight"], sums["examples"], ponder_cost_weight, kl_weight)
     result = {k: float(v) for k, v in losses.items()}
     result["mlm_accuracy"] = float(sums["mlm_correct"] / max(sums["mlm_weight"], 1.0))
     result["sop_accuracy"] = float(sums["sop_correct"] / sums["examples"])
@@ -25,6 +30,10 @@ def summarize(sums, ponder_cost_weight):
         result["differences"] = token_types.differences(sums["depth"])
     if "histogram" in sums:
         result["iteration_histogram"] = result["iterations"]["all"]["histogram"]
+    if "halting_logit" in sums:
+        count, total, squares = (float(v) for v in sums["halting_logit"])
+        mean = total / max(count, 1.0)
+        result["halting_logit"] = {"mean": mean, "std": float(np.sqrt(max(squares / max(count, 1.0) - mean ** 2, 0.0)))}
     if "gradient_norm" in sums:
         result["gradient_norm"] = float(sums["gradient_norm"])
     if "accuracy" in sums:  # evaluation: intervals over sequences, and the baselines to beat
@@ -43,12 +52,57 @@ def summarize(sums, ponder_cost_weight):
     return result
 
 
+def depth_spread(result):
+    """How depth varies over ordinary (unmasked) pieces, from an evaluation with its histogram:
+    {"shares": [share at N = 1 .. N_max], "std": std of N, "halting_logit": {mean, std} of the first
+    iteration's halting logit, "halting_unit": {kernel_norm, bias}} (the last two where known)."""
+    row = result["iterations"]["unmasked"]
+    counts = np.asarray(row.get("histogram", []), np.float64)[1:]
+    spread = {"shares": [float(c) for c in counts / max(counts.sum(), 1.0)], "std": row["std"]}
+    for key in ("halting_logit", "halting_unit"):
+        if key in result:
+            spread[key] = result[key]
+    return spread
+
+
+def depth_line(spread):
+    """`depth_spread` in one line of words."""
+    shares = ", ".join(f"{n} {share:.0%}" for n, share in enumerate(spread["shares"], 1) if share >= 0.005)
+    line = f"  depth of unmasked pieces: N = {shares or '-'}; std N {spread['std']:.2f}"
+    if "halting_logit" in spread:
+        logit = spread["halting_logit"]
+        line += f"; first-iteration halting logit {logit['mean']:+.2f} (std over pieces {logit['std']:.2f})"
+    if "halting_unit" in spread:
+        unit = spread["halting_unit"]
+        line += f"; halting unit |w| {unit['kernel_norm']:.3f}, b {unit['bias']:+.2f}"
+    return line
+
+
+def one_depth_warning(spread):
+    """A warning when one depth holds over ONE_DEPTH_WARNING of the ordinary pieces, else None."""
+    shares = spread["shares"]
+    if not shares or max(shares) <= ONE_DEPTH_WARNING:
+        return None
+    depth = int(np.argmax(shares)) + 1
+    return (f"warning: {max(shares):.1%} of the unmasked pieces ran exactly {depth} iteration(s): depth hardly "
+            "varies per token (the halting unit tells tokens apart by a logit std of "
+            f"{spread.get('halting_logit', {}).get('std', float('nan')):.2f})")
+
+
 def write_summaries(writer, step, result, extra=None):
     with writer.as_default(step=step):
-        for key in ("loss", "mlm_loss", "sop_loss", "ponder_loss", "ponder_cost", "mlm_accuracy", "sop_accuracy",
-                    "gradient_norm", "overflows"):
+        for key in ("loss", "mlm_loss", "mlm_objective", "sop_loss", "ponder_loss", "ponder_cost", "kl", "mlm_accuracy",
+                    "sop_accuracy", "gradient_norm", "overflows"):
             if key in result:
                 tf.summary.scalar(key, result[key])
+        if "histogram" in result["iterations"]["unmasked"]:
+            spread = depth_spread(result)
+            for n, share in enumerate(spread["shares"], 1):
+                tf.summary.scalar(f"depth/unmasked_share_N{n}", share)
+            tf.summary.scalar("depth/unmasked_std", spread["std"])
+            for group in ("halting_logit", "halting_unit"):
+                for key, value in spread.get(group, {}).items():
+                    tf.summary.scalar(f"{group}/{key}", value)
         for name in token_types.TOKEN_TYPES:
             row = result["iterations"][name]
             if row["count"]:

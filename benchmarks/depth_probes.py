@@ -1,0 +1,183 @@
+"""Does depth vary per token, and follow difficulty? One row per pre-training run ("probe").
+
+    .venv/bin/python -m benchmarks.depth_probes --reference REFERENCE --records 'HELD_OUT/*.tfrecord' \\
+        --sentences_from TEXT [--output_dir runs/probes/table] NAME=RUN_DIR [NAME=RUN_DIR ...]
+
+For each run (its final held-out evaluation, `<run>/evaluation.json`, and its weights):
+- held-out MLM accuracy with its 95% interval, and the mean iterations N of all tokens;
+- the share of ordinary (unmasked) pieces at each depth, and their std of N;
+- [CLS] - unmasked and [MASK]->[MASK] - unmasked (N, with intervals);
+- Spearman's rho(N, surprisal) for unmasked pieces with its interval, surprisal under --reference
+  (`analyze difficulty`), and how much E rises from the easiest fifth of surprisal to the hardest;
+- served lone sentences (`analyze sentences`: `[CLS] sentence [SEP]`, one word masked): the mean
+  and std of N over their ordinary pieces;
+- the cost of an update (seconds, the median over the run's TensorBoard points, and the machine).
+The sentences are --sentences FILE (one per line), or --count lines of --sentences_from (plain
+text, one sentence per line) of 6 to 40 words, each with its longest word (the content word)
+replaced by [MASK], as a user asks `fill_mask`. Writes probes.md and probes.json to --output_dir.
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+
+from albert_act.base import cli
+
+cli.quiet_start()
+
+import numpy as np  # noqa: E402
+
+
+def served_sentences(path, count, min_words=6, max_words=40):
+    """The first `count` lines of `path` with min..max words, each with its longest word masked."""
+    chosen = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            words = line.split()
+            if not min_words <= len(words) <= max_words:
+                continue
+            longest = max(range(len(words)), key=lambda i: len(re.sub(r"\W", "", words[i])))
+            stripped = re.match(r"^(\W*)(.*?)(\W*)$", words[longest])
+            words[longest] = f"{stripped.group(1)}[MASK]{stripped.group(3)}"
+            chosen.append(" ".join(words))
+            if len(chosen) == count:
+                break
+    if not chosen:
+        raise ValueError(f"{path}: no line of {min_words} to {max_words} words")
+    return chosen
+
+
+def evaluation_row(run):
+    """What the run's final held-out evaluation says of its depth."""
+    path = os.path.join(run, "evaluation.json")
+    with open(path) as f:
+        result = json.load(f)
+    unmasked = result["iterations"]["unmasked"]
+    counts = np.asarray(unmasked["histogram"][1:], np.float64)
+    return {"step": result["step"], "mlm": result["mlm_accuracy"], "mlm_interval": result["mlm_accuracy_interval"],
+            "sop": result["sop_accuracy"], "mean_n": result["iterations"]["all"]["mean"],
+            "shares": (counts / counts.sum()).tolist(), "std_n": unmasked["std"],
+            "cls": result["differences"]["[CLS] - unmasked"], "mask": result["differences"]["[MASK]->[MASK] - unmasked"]}
+
+
+def difficulty_row(run, reference, records, output_dir):
+    from albert_act.analysis.report import run_analyses
+
+    run_analyses("difficulty", run, output_dir, records=records, reference=reference)
+    with open(os.path.join(output_dir, "difficulty.json")) as f:
+        unmasked = json.load(f)["types"]["unmasked"]
+    bins = unmasked["bins"]
+    return {"rho": unmasked["spearman_iterations"], "e_rise": bins[-1]["mean_expected"][0] - bins[0]["mean_expected"][0],
+            "n_rise": bins[-1]["mean_iterations"][0] - bins[0]["mean_iterations"][0]}
+
+
+def served_row(run, sentences):
+    from albert_act.analysis import depth
+    from albert_act.model.source import Source
+    from pipelines.tokenizer import CLS_ID, MASK_ID, SEP_ID
+
+    source = Source.open(run)
+    backbone, _ = source.backbone(dropout=0.0)
+    tokenizer = source.tokenizer()
+    rows = depth.sentence_depths(backbone, tokenizer, sentences)
+    ordinary, masks = [], []
+    for row in rows:
+        ids = tokenizer.piece_to_id(row["tokens"])
+        for piece, n in zip(ids, row["iterations"]):
+            if piece == MASK_ID:
+                masks.append(n)
+            elif piece not in (CLS_ID, SEP_ID):
+                ordinary.append(n)
+    ordinary = np.asarray(ordinary)
+    return {"sentences": len(rows), "pieces": int(len(ordinary)), "mean_n": float(ordinary.mean()),
+            "std_n": float(ordinary.std()), "mask_n": float(np.mean(masks)) if masks else float("nan"),
+            "shares": [float((ordinary == n).mean()) for n in range(1, backbone.max_iterations + 1)]}
+
+
+def seconds_per_update(run):
+    """The median over the run's TensorBoard points of global batch / examples per second."""
+    import tensorflow as tf
+
+    with open(os.path.join(run, "config.json")) as f:
+        batch = json.load(f)["global_batch_size"]
+    rates = []
+    for name in tf.io.gfile.glob(os.path.join(run, "train", "events.*")):
+        for event in tf.compat.v1.train.summary_iterator(name):
+            for value in event.summary.value:
+                if value.tag == "examples_per_second":
+                    rates.append(float(tf.make_ndarray(value.tensor)))
+    return batch / float(np.median(rates[1:] or rates)) if rates else float("nan")  # the first holds the tracing
+
+
+def markdown(rows, n_max):
+    depths = " | ".join(f"N={n}" for n in range(1, n_max + 1))
+    lines = [f"| probe | updates | held-out MLM [95% CI] | mean N | {depths} | std N | rho(N, surprisal) [95% CI] | "
+             "E rise, easiest to hardest fifth | [CLS] - unmasked | [MASK] - unmasked | served std N (mean) | "
+             "s / update |",
+             "|" + "---|" * (11 + n_max)]
+    for name, row in rows.items():
+        e, d, s = row["evaluation"], row.get("difficulty"), row["served"]
+        rho = f"{d['rho'][0]:+.3f} [{d['rho'][1]:+.3f}, {d['rho'][2]:+.3f}]" if d else "-"
+        rise = f"{d['e_rise']:+.2f}" if d else "-"
+        shares = " | ".join(f"{share:.0%}" for share in e["shares"])
+        diff = lambda x: f"{x['mean']:+.2f} [{x['interval'][0]:+.2f}, {x['interval'][1]:+.2f}]"  # noqa: E731
+        lines.append(f"| {name} | {e['step']} | {e['mlm']:.3f} [{e['mlm_interval'][0]:.3f}, {e['mlm_interval'][1]:.3f}] "
+                     f"| {e['mean_n']:.2f} | {shares} | {e['std_n']:.2f} | {rho} | {rise} | {diff(e['cls'])} | "
+                     f"{diff(e['mask'])} | {s['std_n']:.2f} ({s['mean_n']:.2f}) | {row['seconds_per_update']:.2f} |")
+    return "\n".join(lines)
+
+
+def machine():
+    try:
+        text = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
+        model = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Model name"))
+    except (OSError, subprocess.CalledProcessError, StopIteration):
+        model = platform.processor() or "unknown CPU"
+    return f"{model}, {os.cpu_count()} cores"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.depth_probes", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("probes", nargs="+", metavar="NAME=RUN_DIR")
+    parser.add_argument("--reference", help="the model whose surprisal depth is set against (a fixed-depth run)")
+    parser.add_argument("--records", required=True, help="held-out pre-training TFRecords (a glob)")
+    parser.add_argument("--sentences", help="served sentences, one per line")
+    parser.add_argument("--sentences_from", help="plain text to draw the served sentences from")
+    parser.add_argument("--count", type=int, default=200, help="served sentences drawn from --sentences_from")
+    parser.add_argument("--output_dir", default=os.path.join("runs", "probes", "table"))
+    args = parser.parse_args(argv)
+    if bool(args.sentences) == bool(args.sentences_from):
+        sys.exit("error: give --sentences or --sentences_from")
+    probes = dict(p.split("=", 1) for p in args.probes)
+    if args.sentences:
+        with open(args.sentences, encoding="utf-8") as f:
+            sentences = [line.strip() for line in f if line.strip()]
+    else:
+        sentences = served_sentences(args.sentences_from, args.count)
+    os.makedirs(args.output_dir, exist_ok=True)
+    rows, n_max = {}, None
+    for name, run in probes.items():
+        print(f"{name}: {run}", flush=True)
+        row = {"run": run, "evaluation": evaluation_row(run), "served": served_row(run, sentences),
+               "seconds_per_update": seconds_per_update(run)}
+        if args.reference:
+            row["difficulty"] = difficulty_row(run, args.reference, args.records, os.path.join(args.output_dir, name))
+        rows[name] = row
+        n_max = len(row["evaluation"]["shares"])
+    table = markdown(rows, n_max)
+    note = (f"\nMachine: {machine()}. Served: {len(sentences)} lone sentences, one word masked each. "
+            f"rho: surprisal under {args.reference or '(no reference)'}; records {args.records}.")
+    print(table + note)
+    with open(os.path.join(args.output_dir, "probes.md"), "w") as f:
+        f.write(table + note + "\n")
+    with open(os.path.join(args.output_dir, "probes.json"), "w") as f:
+        json.dump(rows, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
