@@ -254,17 +254,20 @@ def test_halting_settings_are_refused_where_they_mean_nothing():
 # --- the depth target's controller ---------------------------------------------------------------------
 
 def test_steered_tau_by_hand():
-    from albert_act.train.pretrainer import SIGNED_RATE, TARGET_RATE, steered_tau
+    from albert_act.train.pretrainer import SIGNED_GAIN, SIGNED_RATE, TARGET_RATE, steered_tau
 
     # tau (the default): log tau moves by TARGET_RATE per iteration of gap; never below TAU_RANGE's floor.
-    np.testing.assert_allclose(steered_tau(1e-3, 0.5, "tau", 0.2), 1e-3 * np.exp(TARGET_RATE * 0.5))
-    np.testing.assert_allclose(steered_tau(0.0, 1.0, "tau", 0.2), 1e-7 * np.exp(TARGET_RATE))
-    assert steered_tau(1e-7, -1.0, "tau", 0.2) == 1e-7
-    assert steered_tau(-1.0, 2.0, "tau", 0.2) == -1.0  # auto's not-yet-calibrated tau waits
-    # signed: additive, in units of auto's tau, and it crosses 0 (depth below the target is rewarded).
-    np.testing.assert_allclose(steered_tau(1e-3, -0.5, "signed", 0.2), 1e-3 - SIGNED_RATE * 0.5 * 0.2)
-    assert steered_tau(0.0, -1.0, "signed", 0.2) < 0 < steered_tau(0.0, 1.0, "signed", 0.2)
-    assert steered_tau(0.9, 100.0, "signed", 1.0) == 1.0  # bounded
+    np.testing.assert_allclose(steered_tau(1e-3, 0.5, "tau", 0.2), (1e-3 * np.exp(TARGET_RATE * 0.5), 0.0))
+    np.testing.assert_allclose(steered_tau(0.0, 1.0, "tau", 0.2), (1e-7 * np.exp(TARGET_RATE), 0.0))
+    assert steered_tau(1e-7, -1.0, "tau", 0.2) == (1e-7, 0.0)
+    assert steered_tau(-1.0, 2.0, "tau", 0.2) == (-1.0, 0.0)  # auto's not-yet-calibrated tau waits
+    # signed: an integral and a proportional part, in units of auto's tau; they cross 0 (depth below
+    # the target is rewarded), and the proportional part turns at once when the gap does.
+    np.testing.assert_allclose(steered_tau(1e-3, -0.5, "signed", 0.2),
+                               (1e-3 - SIGNED_RATE * 0.5 * 0.2, -SIGNED_GAIN * 0.5 * 0.2))
+    below, above = steered_tau(0.0, -1.0, "signed", 0.2), steered_tau(0.0, 1.0, "signed", 0.2)
+    assert sum(below) < 0 < sum(above)
+    assert steered_tau(0.9, 100.0, "signed", 1.0) == (1.0, 1.0)  # bounded
 
 
 def test_signed_control_needs_a_target_and_a_numeric_start():
@@ -282,3 +285,23 @@ def test_signed_tau_is_in_force_below_zero():
     assert float(ponder_weight_in_force(-0.002, "act", signed=True)) == pytest.approx(-0.002)
     assert float(ponder_weight_in_force(-0.002, "act")) == 0.0
     assert float(ponder_weight_in_force(-0.002, "none", signed=True)) == 0.0
+
+
+# --- the served depth knob -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("execution", ["static", "while", "sparse"])
+def test_an_iteration_cap_is_the_same_weights_at_a_smaller_n_max(execution):
+    keras.utils.set_random_seed(0)
+    deep = AlbertActBackbone(**TINY, execution=execution)
+    spread_halting(deep, bias=-1.5)
+    inputs = random_inputs([9, 5, 9], padded_length=9, seed=2)
+    assert deep(inputs)["iterations"].numpy().max() > 2  # the cap will matter
+    shallow = AlbertActBackbone(**{**TINY, "max_iterations": 2}, execution=execution)
+    shallow.set_weights(deep.get_weights())
+    expected, actual = shallow(inputs), deep.capped(inputs, tf.constant(2))
+    for key in ("sequence_output", "pooled_output", "iterations", "remainders", "expected_iterations", "ponder_cost"):
+        np.testing.assert_allclose(actual[key].numpy(), expected[key].numpy(), atol=1e-5, err_msg=key)
+    uncapped = deep.capped(inputs, 99)
+    np.testing.assert_allclose(uncapped["sequence_output"].numpy(), deep(inputs)["sequence_output"].numpy(), atol=1e-6)
+    with pytest.raises(ValueError, match="iteration_cap is a serving knob"):
+        AlbertActBackbone(**TINY, execution="gather").capped(inputs, 2)

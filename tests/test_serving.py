@@ -408,3 +408,31 @@ def test_the_export_config_checks_itself_and_an_export_records_it(tiny_run, tmp_
                               "--output", str(tmp_path / "b" / "1")])
     assert settings.config_from(ExportConfig, args) == ExportConfig(**{**dataclasses.asdict(config),
                                                                         "output": str(tmp_path / "b" / "1")})
+
+
+def test_the_served_depth_knob_caps_every_token_and_equals_keras(exports):
+    # fill_mask_capped(text, K): every token halts by K iterations; K >= N_max answers as fill_mask.
+    model = tf.saved_model.load(exports["dirs"]["pretraining"])
+    texts = tf.constant(["The [MASK] sat on the mat.", "a b c d e f [MASK]"])
+    full = model.signatures["fill_mask"](text=texts)
+    n_max = exports["model"].backbone.max_iterations
+    assert full["iterations"].numpy().max() > 1  # the halting spread: some token runs deeper than 1
+    same = model.signatures["fill_mask_capped"](text=texts, max_iterations=tf.constant(n_max + 5))
+    np.testing.assert_array_equal(same["iterations"].numpy(), full["iterations"].numpy())
+    np.testing.assert_allclose(same["top_k_probabilities"].numpy(), full["top_k_probabilities"].numpy(), atol=1e-6)
+    capped = model.signatures["fill_mask_capped"](text=texts, max_iterations=tf.constant(1))
+    real = capped["padding_mask"].numpy() == 1
+    assert set(np.unique(capped["iterations"].numpy()[real])) == {1}
+    encoded = model.signatures["encoder_capped"](text=texts, max_iterations=tf.constant(2))
+    real = encoded["padding_mask"].numpy() == 1
+    assert encoded["iterations"].numpy()[real].max() == 2
+    # What the cap changes, the Keras model's capped forward pass changes alike.
+    states = model.signatures["encoder"](text=texts)["sequence_output"].numpy()
+    backbone = exports["model"].backbone
+    expected = backbone.capped({k: tf.constant(encoded[k].numpy()) for k in ("token_ids", "padding_mask")} |
+                               {"segment_ids": tf.zeros_like(encoded["token_ids"])}, 2)["sequence_output"].numpy()
+    scale = np.abs(states).max()
+    assert np.abs(encoded["sequence_output"].numpy() - states)[real].max() > 1e-3 * scale
+    assert np.abs(encoded["sequence_output"].numpy() - expected)[real].max() <= 1e-5 * scale
+    with pytest.raises(tf.errors.InvalidArgumentError, match="max_iterations must be at least 1"):
+        model.signatures["fill_mask_capped"](text=texts, max_iterations=tf.constant(0))

@@ -18,7 +18,7 @@ def act_update(state, y, raw_probability, running, i, max_iterations, epsilon, f
     takes the rest of the halting mass): a capacity's overflow (`gathered_halting`).
     Returns (new state without `running`, halts_now, probability, weight lam_t^n).
     """
-    at_cap = ops.equal(i + 1, max_iterations)
+    at_cap = ops.greater_equal(i + 1, max_iterations)  # N_max, or a smaller served cap (a tensor)
     if forced is not None:
         at_cap = ops.logical_or(at_cap, forced)
     if raw_probability is None:  # fixed depth: lam is 1 while running, halting at the cap

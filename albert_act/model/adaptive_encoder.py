@@ -35,6 +35,8 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
     Call arguments:
         hidden_states: float (B, T, H).
         padding_mask: bool/int (B, T).
+        iteration_cap: optional int scalar: every token halts by min(cap, N_max) iterations
+            (`halting.halting_loop`; a serving knob).
 
     Returns:
         dict: `sequence_output` (B, T, H), `iterations` (B, T), `remainders`
@@ -111,7 +113,7 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
             return fn(self.blocks[i], *args)
         return ops.switch(i, [lambda *a, b=b: fn(b, *a) for b in self.blocks], *args)
 
-    def call(self, hidden_states, padding_mask, training=None):
+    def call(self, hidden_states, padding_mask, training=None, iteration_cap=None):
         def apply_fn(h, i):
             return self._per_block(i, lambda b, h: b(h, padding_mask=padding_mask, training=training),
                                    ops.cast(h, self.compute_dtype))
@@ -145,6 +147,7 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
             execution=self.execution,
             return_details=self.return_details,
             capacity=self.capacity,
+            iteration_cap=iteration_cap,
         )
 
     def first_halting_logits(self, hidden_states, padding_mask):

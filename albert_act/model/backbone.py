@@ -165,6 +165,15 @@ class AlbertActBackbone(keras.Model):
         self.initializer_range = initializer_range
         self.gelu_approximate = gelu_approximate
 
+    def capped(self, inputs, iteration_cap):
+        """The model's outputs with every token halting by `iteration_cap` iterations (an int or an
+        int scalar tensor; N_max and above change nothing): the same weights, shallower and faster,
+        as a served signature's depth knob runs them. inputs: as the model's."""
+        hidden = self.embeddings(inputs["token_ids"], inputs["segment_ids"])
+        outputs = dict(self.encoder(hidden, inputs["padding_mask"], training=False, iteration_cap=iteration_cap))
+        outputs["pooled_output"] = self.pooler(outputs["sequence_output"][:, 0, :])
+        return outputs
+
     def first_halting_logits(self, inputs):
         """float32 (B, T): the halting unit's logit at each token's first iteration (None at fixed
         depth; `AdaptiveDepthEncoder.first_halting_logits`). inputs: as the model's."""

@@ -147,6 +147,7 @@ def halting_loop(
     execution="static",
     return_details=False,
     capacity=None,
+    iteration_cap=None,
 ):
     """Applies `layer` to each token an adaptive number of times.
 
@@ -167,6 +168,10 @@ def halting_loop(
         capacity: "bucket" only: the most tokens per row an iteration computes (default:
             the sequence length, never exceeded). Running tokens past it halt at that
             iteration with their remainder, and are counted in `overflows`.
+        iteration_cap: None, or an int scalar (a tensor, e.g. a served signature's input):
+            every token halts by min(iteration_cap, N_max) iterations, the remainder taking the
+            rest of its halting mass as at N_max, so the same weights run shallower (a serving
+            knob that trades accuracy for time; "static", "while" and "sparse" only).
         return_details: also return per-iteration `halting_probabilities`
             (p_t^n while t runs, else 0), `update_weights` (lam_t^n), both
             (B, T, N_max), and `iteration_states` h^n (B, N_max, T, H); after a
@@ -182,8 +187,14 @@ def halting_loop(
     layer = _checked(layer, max_iterations, epsilon, execution, capacity)
     is_real = ops.cast(padding_mask, "bool")  # (B, T)
     hidden_states = ops.cast(hidden_states, "float32")
+    cap = max_iterations
+    if iteration_cap is not None:
+        if execution not in ("static", "while", "sparse"):
+            raise ValueError(f'iteration_cap is a serving knob of the "static", "while" and "sparse" executions, '
+                             f'not "{execution}"')
+        cap = ops.clip(ops.cast(iteration_cap, "int32"), 1, max_iterations)
     if execution == "sparse":
-        return sparse_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, return_details)
+        return sparse_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, return_details, cap)
     if execution in ("gather", "bucket"):
         # Bucket widths need a static sequence length; without one (Keras' symbolic build, a
         # signature of unknown length) the widths are dynamic, as in "gather".
@@ -192,7 +203,7 @@ def halting_loop(
         return gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, return_details,
                              buckets)
     return dense_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, execution == "while",
-                      return_details)
+                      return_details, cap)
 
 
 def _checked(layer, max_iterations, epsilon, execution, capacity):
@@ -209,17 +220,20 @@ def _checked(layer, max_iterations, epsilon, execution, capacity):
     return layer
 
 
-def dense_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, early_exit, return_details):
+def dense_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, early_exit, return_details,
+               cap=None):
     """The "static" and "while" executions of `halting_loop`: every token's layer output is computed
     at every iteration and the halted ones are masked out. `early_exit` (while) stops once no token
-    runs; without it (static) the N_max steps are unrolled, a shape XLA compiles as it is."""
+    runs; without it (static) the N_max steps are unrolled, a shape XLA compiles as it is. `cap`:
+    the iteration at which every token halts (N_max, or `halting_loop`'s iteration_cap)."""
+    cap = max_iterations if cap is None else cap
     state = initial_state(hidden_states, is_real, max_iterations, return_details)
 
     def step(i, state):
         y = ops.cast(layer.apply_fn(state["h"], i), "float32")  # (B, T, H)
         raw_probability = None if halting_fn is None else halting_fn(y, i)
         new_state, halts_now, probability, weight = act_update(
-            state, y, raw_probability, state["running"], i, max_iterations, epsilon)
+            state, y, raw_probability, state["running"], i, cap, epsilon)
         new_state["running"] = ops.logical_and(state["running"], ops.logical_not(halts_now))
         if return_details:
             new_state.update(record_details(state, i, probability, weight, new_state["h"]))

@@ -72,6 +72,15 @@ class AlbertActPretrainingModel(keras.Model):
         self.initializer_range = initializer_range
         self.iteration_outputs = bool(iteration_outputs)
 
+    def capped(self, inputs, iteration_cap):
+        """`mlm_logits`, `sop_logits` and the depth outputs with every token halting by `iteration_cap`
+        iterations (`AlbertActBackbone.capped`). inputs: as the model's."""
+        features = self.backbone.capped(inputs, iteration_cap)
+        outputs = {"mlm_logits": self.masked_lm_head(features["sequence_output"], inputs["masked_positions"]),
+                   "sop_logits": self.sop_head(features["pooled_output"])}
+        outputs.update({name: features[name] for name in DEPTH_OUTPUTS})
+        return outputs
+
     def get_config(self):
         return {
             "name": self.name,

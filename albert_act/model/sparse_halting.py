@@ -35,13 +35,16 @@ SLOT_AXIS = dict(slots=1, h=1, running=1, accumulated=1, iterations=1, remainder
                  query=2, key=2, value=2)
 
 # What the loop functions share and never change: the layer, the padding, the sizes.
-Context = collections.namedtuple("Context", "layer halting_fn is_real batch_size length max_iterations epsilon")
+# cap: the iteration at which every token halts (N_max, or a served iteration cap).
+Context = collections.namedtuple("Context", "layer halting_fn is_real batch_size length max_iterations epsilon cap")
 
 
-def sparse_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, return_details):
-    """The loop; arguments and outputs as `halting.halting_loop` (is_real bool (B, T), h float32)."""
+def sparse_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, return_details, cap=None):
+    """The loop; arguments and outputs as `halting.halting_loop` (is_real bool (B, T), h float32;
+    cap: its iteration_cap, clipped, or None)."""
     batch_size, length = tf.shape(is_real)[0], tf.shape(is_real)[1]
-    ctx = Context(layer, halting_fn, is_real, batch_size, length, max_iterations, epsilon)
+    ctx = Context(layer, halting_fn, is_real, batch_size, length, max_iterations, epsilon,
+                  max_iterations if cap is None else cap)
     state = initial_state(ctx, hidden_states, return_details)
     invariants = shape_invariants(state)
 
@@ -165,7 +168,7 @@ def step(ctx, i, state, return_details):
     y = tf.cast(attend(ctx, state, i), tf.float32)  # (B, W, H)
     raw_probability = None if ctx.halting_fn is None else ctx.halting_fn(y, i)
     updated, halts_now, probability, weight = act_update(
-        slot, y, raw_probability, state["running"], i, ctx.max_iterations, ctx.epsilon)
+        slot, y, raw_probability, state["running"], i, ctx.cap, ctx.epsilon)
     state.update(updated, running=tf.logical_and(state["running"], tf.logical_not(halts_now)))
     if ctx.layer.reuse_keys:  # the slots' new queries/keys/values (none after the last iteration)
         names = ("query", "key", "value")

@@ -15,6 +15,10 @@ pre-training: fill_mask(text with literal "[MASK]")
               -> sequence_output (B, T, H), pooled_output (B, H), and the depth fields
               encoder_ids(token_ids, segment_ids, padding_mask)  (your own tokenization)
               -> sequence_output, pooled_output, iterations, remainders, ponder_cost
+              fill_mask_capped(text, max_iterations), encoder_capped(text, max_iterations)
+              -> as fill_mask and encoder, every token halting by max_iterations (an int32
+                 scalar >= 1; N_max and above change nothing): the depth knob, less time for
+                 a less accurate answer
 depth fields: iterations int32 (B, T) (0 on padding), mean_iterations (B,), tokens (B, T)
               SentencePiece pieces ("" on padding), token_ids, padding_mask, truncated bool (B,)
 
@@ -73,6 +77,15 @@ def _with_a_spare_row(function):
         outputs = function(*[tf.concat([text, [""]], 0) for text in texts])
         return {name: value[:-1] for name, value in outputs.items()}
     return wrapped
+
+
+def _checked_cap(max_iterations):
+    """A served iteration cap, to be used only once it is known to be a scalar of at least 1."""
+    cap = tf.ensure_shape(max_iterations, [], name="max_iterations_must_be_a_scalar")
+    check = tf.debugging.assert_positive(cap, message="max_iterations must be at least 1 (the iterations every "
+                                                      "token may run at most)")
+    with tf.control_dependencies([check]):
+        return tf.identity(cap)
 
 
 def _utf8(name, text):
@@ -262,14 +275,15 @@ def export_pretraining(model, export_dir, model_proto, max_seq_length=None, top_
         raise ValueError(f"top_k must be in [1, {backbone.vocabulary_size}], got {top_k}")
     encoder = TextEncoder(model_proto, max_seq_length)
 
-    def fill_mask(text):
+    def fill_mask(text, cap=None):
         inputs, truncated = encoder.pack([encoder.tokenize_with_masks(text)])
         is_mask = (inputs["token_ids"] == MASK_ID) & (inputs["padding_mask"] > 0)
         where = tf.where(is_mask)  # row-major: (row, position) pairs in order
         positions = tf.RaggedTensor.from_value_rowids(
             tf.cast(where[:, 1], tf.int32), where[:, 0], nrows=tf.shape(is_mask, out_type=tf.int64)[0]
         ).to_tensor(-1)  # (B, M)
-        outputs = serving({**inputs, "masked_positions": tf.maximum(positions, 0)}, training=False)
+        inputs = {**inputs, "masked_positions": tf.maximum(positions, 0)}
+        outputs = serving(inputs, training=False) if cap is None else serving.capped(inputs, cap)
         probabilities = tf.nn.softmax(outputs["mlm_logits"], axis=-1)
         top = tf.math.top_k(probabilities, k=top_k)
         valid = (positions >= 0)[:, :, None]
@@ -281,9 +295,9 @@ def export_pretraining(model, export_dir, model_proto, max_seq_length=None, top_
             **_depth_fields(encoder, inputs, outputs, truncated),
         }
 
-    def encode(text):
+    def encode(text, cap=None):
         inputs, truncated = encoder.pack([encoder.tokenize(text)])
-        outputs = backbone(inputs, training=False)
+        outputs = backbone(inputs, training=False) if cap is None else backbone.capped(inputs, cap)
         return {"sequence_output": outputs["sequence_output"], "pooled_output": outputs["pooled_output"],
                 **_depth_fields(encoder, inputs, outputs, truncated)}
 
@@ -294,10 +308,20 @@ def export_pretraining(model, export_dir, model_proto, max_seq_length=None, top_
                            training=False)
         return {k: outputs[k] for k in ("sequence_output", "pooled_output", "iterations", "remainders", "ponder_cost")}
 
-    ids = tf.TensorSpec([None, None], tf.int32)
-    encode, fill_mask = _with_a_spare_row(encode), _with_a_spare_row(fill_mask)
-    endpoints = {"serving_default": (encode, [_STRINGS]), "encoder": (encode, [_STRINGS]),
-                 "fill_mask": (fill_mask, [_STRINGS]), "encoder_ids": (encode_ids, [ids, ids, ids])}
+    def fill_mask_capped(text, max_iterations):
+        cap = _checked_cap(max_iterations)
+        return _with_a_spare_row(lambda text: fill_mask(text, cap))(text)
+
+    def encode_capped(text, max_iterations):
+        cap = _checked_cap(max_iterations)
+        return _with_a_spare_row(lambda text: encode(text, cap))(text)
+
+    ids, scalar = tf.TensorSpec([None, None], tf.int32), tf.TensorSpec([], tf.int32)
+    encode_all, fill_mask_all = _with_a_spare_row(lambda text: encode(text)), _with_a_spare_row(lambda text: fill_mask(text))
+    endpoints = {"serving_default": (encode_all, [_STRINGS]), "encoder": (encode_all, [_STRINGS]),
+                 "fill_mask": (fill_mask_all, [_STRINGS]), "encoder_ids": (encode_ids, [ids, ids, ids]),
+                 "fill_mask_capped": (fill_mask_capped, [_STRINGS, scalar]),
+                 "encoder_capped": (encode_capped, [_STRINGS, scalar])}
     info = {"kind": "pretraining", "max_seq_length": max_seq_length, "top_k": top_k, "execution": execution,
             "backbone": backbone.get_config(),
             "pretraining": pretraining_config and artifacts.relative_paths(pretraining_config, export_dir), **(record or {})}

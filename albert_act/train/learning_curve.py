@@ -34,7 +34,7 @@ def learning_curve(model_dir, eval_files=None, eval_batches=None, progress=False
     strategy, kind = distribution.make_strategy(config.strategy)
     trainer = Pretrainer(config.resolved(), strategy, kind)
     checkpoint = tf.train.Checkpoint(**checkpoint_contents(trainer.model, trainer.optimizer),
-                                     ponder_cost_weight=trainer.tau)
+                                     **trainer.checkpoint_contents())
     points = []
     for path in state.all_model_checkpoint_paths:
         checkpoint.restore(path).expect_partial()  # the input pipeline's position is not needed

@@ -30,10 +30,14 @@ AUTO_SHARE = 0.1
 # TAU_RANGE bounds it (tau near the floor is no ponder cost at all).
 TARGET_RATE = 0.02
 TAU_RANGE = (1e-7, 1.0)
-# --target_control signed: after every update tau moves by SIGNED_RATE x (mean N - target) in units of the
-# tau that --tau auto would set on that update (AUTO_SHARE x (MLM + SOP) / ponder cost): a gap of one
-# iteration held for 50 updates moves tau by that much, the ponder cost's share of the loss by AUTO_SHARE.
-SIGNED_RATE = 0.02
+# --target_control signed: tau = an integral part, which moves by SIGNED_RATE x (mean N - target) after every
+# update, + a proportional part, SIGNED_GAIN x (mean N - target) of the last update, both in units of the tau
+# that --tau auto would set on that update (AUTO_SHARE x (MLM + SOP) / ponder cost). The proportional part
+# turns the push around as soon as the depth crosses the target: LAMB moves the halting bias by about the
+# learning rate per update whatever the size of its gradient, so an integral part alone swings the depth
+# from one end to the other (1 to 6 iterations and back, every ~200 updates, on the demo).
+SIGNED_RATE = 0.002
+SIGNED_GAIN = 1.0
 
 
 # Scalar sums of a step (see pretraining_loss.loss_sums); "depth" (token_types.depth_sums) comes beside them.
@@ -65,6 +69,8 @@ class Pretrainer:
             auto = config.ponder_cost_weight == AUTO
             self.tau = tf.Variable(-1.0 if auto else float(config.ponder_cost_weight), trainable=False,
                                    name="ponder_cost_weight")
+            # --target_control signed: the proportional part of tau (`steered_tau`), checkpointed beside it.
+            self.tau_proportional = tf.Variable(0.0, trainable=False, name="ponder_cost_weight_proportional")
 
     # --- the ponder-cost weight ------------------------------------------------------------------
 
@@ -74,7 +80,16 @@ class Pretrainer:
         The weight in force (`ponder_weight_in_force`: 0 at fixed depth) times the warm-up ramp."""
         config = self.config
         ramp = ponder_ramp(update, config.ponder_warmup_start, config.ponder_warmup_steps)
-        return ponder_weight_in_force(self.tau, config.halting, config.target_control == "signed") * ramp
+        signed = config.target_control == "signed"
+        stored = self.tau + self.tau_proportional if signed else self.tau
+        return ponder_weight_in_force(stored, config.halting, signed) * ramp
+
+    def checkpoint_contents(self):
+        """tau as the checkpoint holds it: its value, and with --target_control signed its proportional part."""
+        contents = {"ponder_cost_weight": self.tau}
+        if self.config.target_control == "signed":
+            contents["ponder_cost_weight_proportional"] = self.tau_proportional
+        return contents
 
     def calibrate_tau(self, mlm_loss, sop_loss, ponder_cost):
         """--tau auto: sets tau so that tau x ponder cost = AUTO_SHARE x (MLM + SOP); returns it."""
@@ -91,10 +106,12 @@ class Pretrainer:
         config, tau = self.config, float(self.tau.numpy())
         if config.target_iterations is None or update <= config.ponder_warmup_start:
             return tau
-        tau = steered_tau(tau, result["iterations"]["all"]["mean"] - config.target_iterations, config.target_control,
-                          AUTO_SHARE * (result["mlm_loss"] + result["sop_loss"]) / max(result["ponder_cost"], 1e-6))
+        tau, proportional = steered_tau(
+            tau, result["iterations"]["all"]["mean"] - config.target_iterations, config.target_control,
+            AUTO_SHARE * (result["mlm_loss"] + result["sop_loss"]) / max(result["ponder_cost"], 1e-6))
         self.tau.assign(tau)
-        return tau
+        self.tau_proportional.assign(proportional)
+        return tau + proportional
 
     def calibrates_at(self, update):
         """--tau auto: whether tau is set after 1-based update `update` (the first with the ponder cost on)."""
@@ -260,15 +277,18 @@ def evaluate_model(model, strategy, eval_files, batch_size, eval_batches=None, j
 
 
 def steered_tau(tau, gap, control, auto_tau):
-    """tau after one update whose mean depth was `gap` iterations above the target. control "tau":
-    tau * exp(TARGET_RATE * gap) within TAU_RANGE (a tau below 0, auto's not yet calibrated, stays);
-    "signed": tau + SIGNED_RATE * gap * auto_tau (`auto_tau`: the tau --tau auto would set on that
-    update), within +-TAU_RANGE[1]."""
+    """(tau, its proportional part) after one update whose mean depth was `gap` iterations above the
+    target; the weight in force is their sum. control "tau": tau * exp(TARGET_RATE * gap) within
+    TAU_RANGE (a tau below 0, auto's not yet calibrated, stays), no proportional part; "signed":
+    the integral part tau + SIGNED_RATE * gap * auto_tau and the proportional part SIGNED_GAIN * gap *
+    auto_tau (`auto_tau`: the tau --tau auto would set on that update), each within +-TAU_RANGE[1]."""
     if control == "signed":
-        return float(np.clip(tau + SIGNED_RATE * gap * auto_tau, -TAU_RANGE[1], TAU_RANGE[1]))
+        bound = TAU_RANGE[1]
+        return (float(np.clip(tau + SIGNED_RATE * gap * auto_tau, -bound, bound)),
+                float(np.clip(SIGNED_GAIN * gap * auto_tau, -bound, bound)))
     if tau < 0:
-        return tau
-    return float(np.clip(max(tau, TAU_RANGE[0]) * np.exp(TARGET_RATE * gap), *TAU_RANGE))
+        return tau, 0.0
+    return float(np.clip(max(tau, TAU_RANGE[0]) * np.exp(TARGET_RATE * gap), *TAU_RANGE)), 0.0
 
 
 def ponder_ramp(update, start, steps):

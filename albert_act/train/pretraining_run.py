@@ -90,7 +90,7 @@ def _resume(config, trainer, train_files, write_dir, progress, source):
     stream, and restores the chief's checkpoint and its own stream's position."""
     streams = InputStreams(config, train_files, distribution.input_worker(trainer.strategy))
     checkpoint = tf.train.Checkpoint(**checkpoint_contents(trainer.model, trainer.optimizer),
-                                     **streams.checkpoint_contents(), ponder_cost_weight=trainer.tau)
+                                     **streams.checkpoint_contents(), **trainer.checkpoint_contents())
     manager, chiefs = checkpoint_managers(config, checkpoint, write_dir)
     restored = restore_latest_intact(checkpoint, chiefs, usable=streams.missing)
     if restored:

@@ -1,0 +1,148 @@
+"""The served depth knob: held-out MLM and time against the iteration cap, for one model.
+
+    .venv/bin/python -m benchmarks.depth_knob --init saved_models/albert_act_english/1 \\
+        --records 'data/english_held_out/*.tfrecord' [--caps 1 2 3 4 5 6] [--output_dir runs/depth_knob]
+
+Every token halts by the cap (`fill_mask_capped` / `encoder_capped` in a SavedModel,
+`AlbertActBackbone.capped` in Python): the same weights, shallower. For each cap, the held-out
+records are run through the model as it serves (execution "sparse": only running tokens are
+computed), and the table gives the mean iterations N of all tokens, MLM accuracy with its 95%
+interval (bootstrap over sequences) and its loss, and the time per sequence (the median of
+--repeats passes, after one pass that traces). The last row, no cap, is the model as trained.
+Writes depth_knob.md, .json and .png (accuracy and time against mean N) to --output_dir.
+"""
+
+import argparse
+import json
+import os
+import time
+
+from albert_act.base import cli
+
+cli.quiet_start()
+
+import numpy as np  # noqa: E402
+
+
+def measure(init, records, caps, batch_size=64, max_batches=None, repeats=3):
+    """[{cap, mean_n, mlm_accuracy, mlm_interval, mlm_loss, ms_per_sequence}], the last row uncapped."""
+    import tensorflow as tf
+
+    from albert_act.analysis import confidence
+    from albert_act.model.pretraining_model import AlbertActPretrainingModel
+    from albert_act.model.source import Source
+    from albert_act.serve.savedmodel import serving_backbone
+    from pipelines.pretraining_dataset import make_pretraining_dataset
+
+    model, _ = Source.open(init).pretraining_model()
+    serving = AlbertActPretrainingModel(serving_backbone(model.backbone, "sparse"))
+    serving.set_weights(model.get_weights())
+    n_max = serving.backbone.max_iterations
+    dataset = make_pretraining_dataset(records, batch_size, training=False,
+                                       max_length=serving.backbone.max_sequence_length)
+    batches = [batch for i, batch in enumerate(dataset) if max_batches is None or i < max_batches]
+
+    @tf.function
+    def step(inputs, labels, cap):
+        outputs = serving.capped(inputs, cap)
+        weights = tf.cast(labels["masked_lm_weights"], tf.float32)
+        log_p = tf.nn.log_softmax(outputs["mlm_logits"], axis=-1)
+        targets = tf.cast(labels["masked_lm_ids"], tf.int32)
+        loss = -tf.gather(log_p, targets, batch_dims=2) * weights
+        hit = tf.cast(tf.equal(tf.argmax(log_p, -1, output_type=tf.int32), targets), tf.float32) * weights
+        real = tf.cast(inputs["padding_mask"], tf.float32)
+        return (tf.reduce_sum(hit, 1), tf.reduce_sum(weights, 1), tf.reduce_sum(loss),
+                tf.reduce_sum(outputs["iterations"] * real), tf.reduce_sum(real))
+
+    rows = []
+    for cap in [*caps, n_max]:
+        def run_all():
+            return [step(inputs, labels, tf.constant(cap, tf.int32)) for inputs, labels in batches]
+        run_all()  # traced and warmed
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            results = run_all()
+            times.append(time.perf_counter() - start)
+        hits = np.concatenate([r[0].numpy() for r in results])
+        weights = np.concatenate([r[1].numpy() for r in results])
+        counts = confidence.resample_counts(len(hits))
+        low, high = confidence.percentile_interval(confidence.resampled_ratios(hits, weights, counts))
+        rows.append({"cap": None if cap == n_max and len(rows) == len(caps) else int(cap),
+                     "mean_n": float(sum(r[3] for r in results) / sum(r[4] for r in results)),
+                     "mlm_accuracy": float(hits.sum() / weights.sum()), "mlm_interval": [float(low), float(high)],
+                     "mlm_loss": float(sum(r[2] for r in results) / weights.sum()),
+                     "ms_per_sequence": 1000 * float(np.median(times)) / len(hits)})
+    return rows
+
+
+def markdown(rows):
+    lines = ["| cap | mean N | held-out MLM [95% CI] | MLM loss | ms / sequence | time vs no cap |", "|---|---|---|---|---|---|"]
+    full = rows[-1]["ms_per_sequence"]
+    for row in rows:
+        low, high = row["mlm_interval"]
+        lines.append(f"| {row['cap'] or 'none (as trained)'} | {row['mean_n']:.2f} | {row['mlm_accuracy']:.3f} "
+                     f"[{low:.3f}, {high:.3f}] | {row['mlm_loss']:.3f} | {row['ms_per_sequence']:.2f} | "
+                     f"{row['ms_per_sequence'] / full:.2f}x |")
+    return "\n".join(lines)
+
+
+def plot(rows, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    n = [r["mean_n"] for r in rows]
+    figure, left = plt.subplots(figsize=(6, 4), dpi=120)
+    accuracy = [r["mlm_accuracy"] for r in rows]
+    errors = np.array([[a - r["mlm_interval"][0], r["mlm_interval"][1] - a] for a, r in zip(accuracy, rows)]).T
+    left.errorbar(n, accuracy, yerr=errors, marker="o", color="tab:blue", capsize=3, label="held-out MLM accuracy")
+    left.set_xlabel("mean iterations N per token")
+    left.set_ylabel("held-out MLM accuracy (95% CI)", color="tab:blue")
+    right = left.twinx()
+    right.plot(n, [r["ms_per_sequence"] for r in rows], marker="s", color="tab:red", label="time")
+    right.set_ylabel("ms per sequence", color="tab:red")
+    for r in rows:
+        left.annotate(f"cap {r['cap']}" if r["cap"] else "no cap", (r["mean_n"], r["mlm_accuracy"]),
+                      textcoords="offset points", xytext=(4, -12), fontsize=8)
+    left.set_title("The served depth knob: accuracy and time against depth")
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.depth_knob", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--init", required=True, help="a pre-training run dir or export")
+    parser.add_argument("--records", required=True, help="held-out pre-training TFRecords (a glob)")
+    parser.add_argument("--caps", type=int, nargs="+", default=None, help="default: 1 .. N_max - 1")
+    parser.add_argument("--max_batches", type=int, default=None, help="of 64 sequences (default: all)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--output_dir", default=os.path.join("runs", "depth_knob"))
+    args = parser.parse_args(argv)
+    import glob
+
+    records = sorted(glob.glob(args.records))
+    if not records:
+        raise SystemExit(f"error: --records {args.records} matches no file")
+    if args.caps is None:
+        from albert_act.model.source import Source
+
+        args.caps = list(range(1, Source.open(args.init).info["backbone"]["max_iterations"]))
+    rows = measure(args.init, records, args.caps, max_batches=args.max_batches, repeats=args.repeats)
+    table = markdown(rows)
+    from benchmarks.depth_probes import machine
+
+    print(table + f"\n\nMachine: {machine()}; {args.init} on {args.records}.")
+    os.makedirs(args.output_dir, exist_ok=True)
+    with open(os.path.join(args.output_dir, "depth_knob.md"), "w") as f:
+        f.write(table + "\n")
+    with open(os.path.join(args.output_dir, "depth_knob.json"), "w") as f:
+        json.dump(rows, f, indent=2)
+    plot(rows, os.path.join(args.output_dir, "depth_knob.png"))
+
+
+if __name__ == "__main__":
+    main()
