@@ -42,8 +42,6 @@ from keras import ops
 
 from albert_act.base import checks
 from albert_act.model.act_state import act_update, initial_state, outputs_of, record_details
-from albert_act.model.gathered_halting import bucket_widths, gathered_loop
-from albert_act.model.sparse_halting import sparse_loop
 
 EXECUTIONS = ("static", "while", "sparse", "gather", "bucket")  # the one list; CLIs take their choices from it
 TRAINING_EXECUTIONS = ("static", "while", "gather", "bucket")  # sparse is for inference: not differentiable
@@ -194,8 +192,12 @@ def halting_loop(
                              f'not "{execution}"')
         cap = ops.clip(ops.cast(iteration_cap, "int32"), 1, max_iterations)
     if execution == "sparse":
+        from albert_act.model.sparse_halting import sparse_loop  # TensorFlow only: imported where it runs
+
         return sparse_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, return_details, cap)
     if execution in ("gather", "bucket"):
+        from albert_act.model.gathered_halting import bucket_widths, gathered_loop  # TensorFlow only
+
         # Bucket widths need a static sequence length; without one (Keras' symbolic build, a
         # signature of unknown length) the widths are dynamic, as in "gather".
         length = hidden_states.shape[1]
