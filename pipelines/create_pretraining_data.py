@@ -6,11 +6,14 @@
 Input: one sentence per line, a blank line between documents (files or globs,
 local or gs://). Output in --output_dir: train-NNNNN-of-NNNNN.tfrecord,
 eval-00000-of-00001.tfrecord (held-out documents, never in train),
-stats.json and stats.md. The semantics are in `pipelines/instances.py`.
+stats.json and stats.md. The semantics are in `pipelines/instances.py`. Beside
+them, the documents' pieces without TensorFlow: tokens-train.npz and
+tokens-eval.npz (`pipelines/token_corpus.py`; about 2 bytes a piece), from which
+the JAX backend makes the same instances on the fly.
 
 Reproducible: the same inputs, vocabulary and flags give byte-identical shards
-for any --workers. Streaming: memory is bounded by --shuffle_buffer and the
-in-flight batches, not by the corpus. Shards are written to
+for any --workers. Streaming: memory is bounded by --shuffle_buffer, the
+in-flight batches and the pieces themselves (2-4 bytes each), not by the text. Shards are written to
 <output_dir>/_incomplete/ and moved into place only when everything succeeded;
 stats.json is written last.
 """
@@ -24,8 +27,8 @@ import sys
 import time
 
 from albert_act.base import cli, outputs, text_files
-from albert_act.base.artifacts import INCOMPLETE, STATS_JSON, STATS_MD
-from pipelines import instances
+from albert_act.base.artifacts import INCOMPLETE, STATS_JSON, STATS_MD, TOKENS_EVAL, TOKENS_TRAIN
+from pipelines import instances, token_corpus
 from pipelines.tfrecord_writer import TFRecordWriter
 from pipelines.tokenizer import Tokenizer
 
@@ -258,11 +261,14 @@ def _write_shards(files, tokenizer, config, staging, num_shards, workers, eval_f
         (tokenizer.model_proto, config, eval_fraction),
     )
     bar = _progress_bar(progress)
-    for train_records, eval_records, batch_stats in results:
+    tokenized = {False: [], True: []}  # the documents' pieces, training and held out (pipelines.token_corpus)
+    for train_records, eval_records, batch_stats, documents in results:
         for record in train_records:
             train.add(record)
         for record in eval_records:
             evaluation.add(record)
+        for doc_index, held_out, sentences in documents:  # kept compact: one array of pieces a document
+            tokenized[held_out].append(token_corpus.packed(doc_index, sentences, tokenizer.vocabulary_size))
         stats.update(batch_stats)
         bar.update(batch_stats["documents"])
         bar.set_postfix(instances=stats["instances"], refresh=False)
@@ -272,6 +278,11 @@ def _write_shards(files, tokenizer, config, staging, num_shards, workers, eval_f
     if stats["documents"] == 0:
         raise ValueError(f"empty corpus: no non-blank line in {files}")
     _check_filled(train.written, num_shards, eval_fraction, stats)
+    word_start, bare_space = instances.word_start_table(tokenizer)
+    for held_out, name in ((False, TOKENS_TRAIN), (True, TOKENS_EVAL)):
+        with text_files.open_binary(os.path.join(staging, name), "wb") as f:
+            token_corpus.write(f, tokenized[held_out], config, word_start, bare_space,
+                               vocab_fingerprint(tokenizer.model_proto))
     return stats
 
 

@@ -236,14 +236,27 @@ def _mask(tokens, rng, config, starts, stats):
 
 
 def document_instances(sentences, doc_index, duplicate, config, word_start, stats, bare_space=-1):
-    """Serialized `tf.train.Example`s for one document (a list of token-id lists), one duplicate.
+    """Serialized `tf.train.Example`s for one document (a list of token-id lists), one duplicate
+    (`document_features`, each feature an Int64List, the weights a FloatList)."""
+    records = []
+    for features in document_features(sentences, doc_index, duplicate, config, word_start, stats, bare_space):
+        records.append(tf_example.serialize_example({
+            name: (tf_example.float_feature if name == "masked_lm_weights" else tf_example.int64_feature)(values)
+            for name, values in features.items()}))
+    return records
+
+
+def document_features(sentences, doc_index, duplicate, config, word_start, stats, bare_space=-1):
+    """The instances of one document (a list of token-id lists), one duplicate: a list of dicts of
+    the records' features (input_ids ... next_sentence_labels), each a list, padded to the config's lengths. Every random
+    choice comes from a generator seeded with (seed, doc_index, duplicate).
 
     `word_start` is indexable by id, 1 where a piece begins a word (a list, for speed); `bare_space`
     is the id of the bare "▁" piece (`word_starts`).
     `stats` (a Counter) is updated with what happened.
     """
     rng = random.Random(f"{config.seed}/{doc_index}/{duplicate}")
-    records = []
+    made = []
     seq, preds = config.max_seq_length, config.max_predictions_per_seq
     for tokens_a, tokens_b, label in _make_segments(sentences, rng, config, word_start, stats, bare_space):
         tokens = [CLS_ID, *tokens_a, SEP_ID, *tokens_b, SEP_ID] if tokens_b else [CLS_ID, *tokens_a, SEP_ID]
@@ -251,21 +264,20 @@ def document_instances(sentences, doc_index, duplicate, config, word_start, stat
         boundary = word_starts(tokens, word_start, bare_space)
         positions, originals = _mask(tokens, rng, config, boundary, stats)
         pad, pad_predictions = seq - len(tokens), preds - len(positions)
-        features = {
-            "input_ids": tf_example.int64_feature(tokens + [0] * pad),
-            "input_mask": tf_example.int64_feature([1] * len(tokens) + [0] * pad),
-            "segment_ids": tf_example.int64_feature(segment_ids + [0] * pad),
-            "token_boundary": tf_example.int64_feature(boundary + [0] * pad),
-            "masked_lm_positions": tf_example.int64_feature(positions + [0] * pad_predictions),
-            "masked_lm_ids": tf_example.int64_feature(originals + [0] * pad_predictions),
-            "masked_lm_weights": tf_example.float_feature([1.0] * len(positions) + [0.0] * pad_predictions),
-            "next_sentence_labels": tf_example.int64_feature([label]),
-        }
-        records.append(tf_example.serialize_example(features))
+        made.append({
+            "input_ids": tokens + [0] * pad,
+            "input_mask": [1] * len(tokens) + [0] * pad,
+            "segment_ids": segment_ids + [0] * pad,
+            "token_boundary": boundary + [0] * pad,
+            "masked_lm_positions": positions + [0] * pad_predictions,
+            "masked_lm_ids": originals + [0] * pad_predictions,
+            "masked_lm_weights": [1.0] * len(positions) + [0.0] * pad_predictions,
+            "next_sentence_labels": [label],
+        })
         stats["instances"] += 1
         stats["tokens"] += len(tokens)
         stats["sop_swapped"] += label
-    return records
+    return made
 
 
 # --- worker side: state set once per process by `init_worker` -------------------------------
@@ -273,15 +285,20 @@ def document_instances(sentences, doc_index, duplicate, config, word_start, stat
 _WORKER = {}
 
 
+def word_start_table(tokenizer):
+    """(word_start, bare_space) of a `pipelines.tokenizer.Tokenizer`: a list of 0/1 ints indexed by id (not
+    a numpy array: indexed per token in hot loops), and the bare "▁" piece's id (-1 where there is none)."""
+    bare_space = tokenizer.processor.piece_to_id(WORD_START)  # <unk>'s id where the vocabulary has none
+    return [int(x) for x in tokenizer.word_start_table()], -1 if bare_space == UNK_ID else bare_space
+
+
 def init_worker(tokenizer_proto, config, eval_fraction):
     from pipelines.tokenizer import Tokenizer
 
     tokenizer = Tokenizer(tokenizer_proto)
-    # A list of 0/1 ints, not a numpy array: indexed per token in hot loops.
-    word_start = [int(x) for x in tokenizer.word_start_table()]
-    bare_space = tokenizer.processor.piece_to_id(WORD_START)  # <unk>'s id where the vocabulary has none
-    _WORKER.update(tokenizer=tokenizer, word_start=word_start, bare_space=-1 if bare_space == UNK_ID else bare_space,
-                   config=config, eval_fraction=eval_fraction)
+    word_start, bare_space = word_start_table(tokenizer)
+    _WORKER.update(tokenizer=tokenizer, word_start=word_start, bare_space=bare_space, config=config,
+                   eval_fraction=eval_fraction)
 
 
 def is_eval_document(doc_index, seed, eval_fraction):
@@ -290,11 +307,12 @@ def is_eval_document(doc_index, seed, eval_fraction):
 
 
 def process_documents(batch):
-    """[(doc_index, [sentence strings])] -> (train records, eval records, stats Counter)."""
+    """[(doc_index, [sentence strings])] -> (train records, eval records, stats Counter, tokenized
+    documents [(doc_index, held out, [sentence ids])], for `pipelines.token_corpus`)."""
     tokenizer, word_start, config = _WORKER["tokenizer"], _WORKER["word_start"], _WORKER["config"]
     stats = collections.Counter()
     encoded = tokenizer.encode([s for _, sentences in batch for s in sentences])
-    train, evaluation = [], []
+    train, evaluation, tokenized = [], [], []
     offset = 0
     for doc_index, sentences in batch:
         ids = [s for s in encoded[offset : offset + len(sentences)] if s]
@@ -305,10 +323,11 @@ def process_documents(batch):
         held_out = is_eval_document(doc_index, config.seed, _WORKER["eval_fraction"])
         target = evaluation if held_out else train
         stats["eval_documents" if held_out else "train_documents"] += 1
+        tokenized.append((doc_index, held_out, ids))
         # Held-out documents measure SOP: pairs only (a single segment's SOP answer is trivial).
         making = dataclasses.replace(config, single_segment_prob=0.0) if held_out else config
         for duplicate in range(1 if held_out else config.dupe_factor):
             target.extend(document_instances(ids, doc_index, duplicate, making, word_start, stats,
                                              _WORKER["bare_space"]))
     stats["eval_instances"] += len(evaluation)
-    return train, evaluation, stats
+    return train, evaluation, stats, tokenized

@@ -48,6 +48,8 @@ SAVED_MODEL = "saved_model.pb"
 TRAIN_EVENTS, EVAL_EVENTS = "train", "eval"  # TensorBoard folders of a run
 DEMO_RECIPE, DEMO_CORPUS, DEMO_RECORDS = "recipe.json", "corpus.txt", "records"
 STATS_JSON, STATS_MD = "stats.json", "stats.md"  # the data tool's report, in its --output_dir
+# The data tool's tokenized training and held-out documents, without TensorFlow (pipelines/token_corpus.py).
+TOKENS_TRAIN, TOKENS_EVAL = "tokens-train.npz", "tokens-eval.npz"
 INCOMPLETE = "_incomplete"  # the data tool's shards being written, moved out when all are whole
 
 # Other projects' names: Hugging Face transformers, google-research/albert (TF1), keras-hub.

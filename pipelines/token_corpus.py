@@ -1,0 +1,143 @@
+"""The tokenized corpus without TensorFlow, and pre-training batches made from it on the fly.
+
+The data tool (`pipelines.create_pretraining_data`) writes, beside its TFRecords, the pieces of
+its training documents and of its held-out documents as two NumPy files (`TOKENS_TRAIN`,
+`TOKENS_EVAL`):
+
+    ids            uint16 (uint32 above 65,536 pieces): every piece of every sentence, in order
+    sentence_ends  int64: the end of each sentence in `ids` (exclusive)
+    document_ends  int64: the end of each document in sentences (exclusive)
+    documents      int64: each document's index in the input, which seeds its instances
+    word_start     uint8 (vocabulary,): 1 where a piece begins a word; bare_space: the "▁" piece
+    config         the `InstanceConfig` as JSON; vocabulary: the SHA-256 of the vocabulary
+
+`InstanceStream` makes instances from it by the rules of `pipelines.instances` (the same code):
+pass p over the corpus masks document d as the data tool's duplicate p of d, so passes
+0 .. dupe_factor - 1 hold exactly the TFRecords' instances (tests/test_token_corpus.py), and
+later passes mask afresh. Documents come in a seeded order per pass; the stream's position
+(pass, document, instance) is a tuple that a checkpoint keeps, so a resumed run reads on exactly.
+Batches are NumPy dicts with the names of `pipelines.pretraining_dataset`: the JAX backend's
+input, where TensorFlow is absent.
+"""
+
+import collections
+import dataclasses
+import json
+import random
+
+import numpy as np
+
+from albert_act.base.artifacts import TOKENS_EVAL, TOKENS_TRAIN  # noqa: F401 (the files' names)
+from pipelines import instances
+
+
+def packed(doc_index, sentences, vocabulary_size):
+    """One document, compact: (doc_index, its pieces as one uint16/uint32 array, its sentence lengths)."""
+    dtype = np.uint16 if vocabulary_size <= 1 << 16 else np.uint32
+    pieces = np.fromiter((i for s in sentences for i in s), dtype, sum(len(s) for s in sentences))
+    return doc_index, pieces, np.asarray([len(s) for s in sentences], np.int64)
+
+
+def write(path, documents, config, word_start, bare_space, vocabulary_fingerprint):
+    """Writes `documents`, [`packed`(...)], to the NumPy file `path` (a file object or a name)."""
+    dtype = np.uint16 if len(word_start) <= 1 << 16 else np.uint32
+    ids = np.concatenate([p for _, p, _ in documents]) if documents else np.zeros(0, dtype)
+    lengths = np.concatenate([n for _, _, n in documents]) if documents else np.zeros(0, np.int64)
+    np.savez(path, ids=ids.astype(dtype), sentence_ends=np.cumsum(lengths, dtype=np.int64),
+             document_ends=np.cumsum([len(n) for _, _, n in documents], dtype=np.int64),
+             documents=np.asarray([d for d, _, _ in documents], np.int64), word_start=np.asarray(word_start, np.uint8),
+             bare_space=np.int64(bare_space), config=json.dumps(dataclasses.asdict(config)),
+             vocabulary=vocabulary_fingerprint)
+
+
+class TokenCorpus:
+    """A token corpus file, read whole (the English corpus is ~20 MB)."""
+
+    def __init__(self, path):
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                self.ids, self.sentence_ends = data["ids"], data["sentence_ends"]
+                self.document_ends, self.documents = data["document_ends"], data["documents"]
+                self.word_start = [int(x) for x in data["word_start"]]  # a list: indexed per piece
+                self.bare_space = int(data["bare_space"])
+                self.config = instances.InstanceConfig(**json.loads(str(data["config"])))
+                self.vocabulary = str(data["vocabulary"])
+        except (OSError, ValueError, KeyError) as error:
+            raise ValueError(f"{path}: not a token corpus of the data tool ({error})") from None
+        self.path = path
+
+    def __len__(self):
+        return len(self.documents)
+
+    def sentences(self, k):
+        """The k-th document as a list of sentences, each a list of piece ids."""
+        first = int(self.document_ends[k - 1]) if k else 0
+        ends = self.sentence_ends[first : int(self.document_ends[k])]
+        starts = np.concatenate([[self.sentence_ends[first - 1] if first else 0], ends[:-1]])
+        return [self.ids[a:b].tolist() for a, b in zip(starts, ends)]
+
+
+class InstanceStream:
+    """Pre-training instances of a `TokenCorpus`, pass after pass, from a position.
+
+    held_out: make each document once, pairs only (as the data tool makes held-out records), in
+    the corpus's order, and stop; else pass p makes duplicate p of every document, in a seeded
+    order, for ever. `position` (pass, document cursor, instance cursor) is where the next
+    instance comes from."""
+
+    def __init__(self, corpus, seed=12345, held_out=False, position=(0, 0, 0)):
+        self.corpus, self.seed, self.held_out = corpus, seed, held_out
+        self.config = dataclasses.replace(corpus.config, single_segment_prob=0.0) if held_out else corpus.config
+        self.position = tuple(int(x) for x in position)
+        self.stats = collections.Counter()
+        self._cache = None  # (pass, cursor, instances of that document)
+
+    def order(self, pass_index):
+        """The documents' order in pass `pass_index` (the corpus's own when held out)."""
+        order = list(range(len(self.corpus)))
+        if not self.held_out:
+            random.Random(f"{self.seed}/order/{pass_index}").shuffle(order)
+        return order
+
+    def _instances(self, pass_index, cursor):
+        if self._cache is None or self._cache[:2] != (pass_index, cursor):
+            k = self.order(pass_index)[cursor]
+            made = instances.document_features(self.corpus.sentences(k), int(self.corpus.documents[k]), pass_index,
+                                               self.config, self.corpus.word_start, self.stats, self.corpus.bare_space)
+            self._cache = (pass_index, cursor, made)
+        return self._cache[2]
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        pass_index, cursor, index = self.position
+        while True:
+            if cursor >= len(self.corpus):
+                if self.held_out:
+                    raise StopIteration
+                pass_index, cursor, index = pass_index + 1, 0, 0
+            made = self._instances(pass_index, cursor)
+            if index < len(made):
+                self.position = (pass_index, cursor, index + 1)
+                return made[index]
+            cursor, index = cursor + 1, 0
+
+    def batch(self, size):
+        """The next `size` instances as (inputs, labels) of NumPy arrays (fewer at a held-out end; None
+        when none is left), named as `pipelines.pretraining_dataset`'s."""
+        rows = []
+        for features in self:
+            rows.append(features)
+            if len(rows) == size:
+                break
+        if not rows:
+            return None
+        column = lambda name, dtype: np.asarray([r[name] for r in rows], dtype)  # noqa: E731
+        inputs = {"token_ids": column("input_ids", np.int32), "segment_ids": column("segment_ids", np.int32),
+                  "padding_mask": column("input_mask", np.int32),
+                  "masked_positions": column("masked_lm_positions", np.int32)}
+        labels = {"masked_lm_ids": column("masked_lm_ids", np.int32),
+                  "masked_lm_weights": column("masked_lm_weights", np.float32),
+                  "sentence_order_label": column("next_sentence_labels", np.int32)[:, 0]}
+        return inputs, labels

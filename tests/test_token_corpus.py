@@ -1,0 +1,104 @@
+"""The tokenized corpus the data tool writes beside its TFRecords, and the instances made from it on
+the fly (pipelines/token_corpus.py): the same instances as the TFRecords, fresh masks after them,
+exact resumption, and no TensorFlow."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import tensorflow as tf
+
+from pipelines import token_corpus
+from pipelines.pretraining_dataset import REQUIRED_FEATURES
+
+FEATURES = ("input_ids", "input_mask", "segment_ids", "token_boundary", "masked_lm_positions", "masked_lm_ids",
+            "masked_lm_weights", "next_sentence_labels")
+
+
+def _records(pattern):
+    """Every record of the files as a tuple of its features' values (a sortable key)."""
+    rows = []
+    for path in sorted(tf.io.gfile.glob(pattern)):
+        for raw in tf.data.TFRecordDataset(path):
+            feature = tf.train.Example.FromString(raw.numpy()).features.feature
+            rows.append(tuple(tuple(feature[name].float_list.value if name == "masked_lm_weights"
+                                    else feature[name].int64_list.value) for name in FEATURES))
+    return rows
+
+
+def _made(features):
+    return tuple(tuple(float(v) for v in features[n]) if n == "masked_lm_weights" else tuple(features[n])
+                 for n in FEATURES)
+
+
+def test_passes_hold_exactly_the_tfrecords_instances_and_later_passes_mask_afresh(records):
+    folder = Path(records[0]).parent
+    corpus = token_corpus.TokenCorpus(str(folder / token_corpus.TOKENS_TRAIN))
+    dupe_factor = corpus.config.dupe_factor  # 2 in the fixture
+    stream = token_corpus.InstanceStream(corpus, seed=7)
+    per_pass = [[], [], []]
+    for features in stream:
+        if stream.position[0] >= len(per_pass):
+            break
+        per_pass[stream.position[0]].append(_made(features))
+    expected = sorted(_records(records[0]))
+    assert sorted(per_pass[0] + per_pass[1]) == expected  # duplicates 0 and 1, whatever the order
+    assert len(expected) > 100
+    # Pass 2 masks the same documents anew: other positions, the same pieces.
+    assert sorted(per_pass[2]) != sorted(per_pass[0]) and len(per_pass[2]) > 0.8 * len(per_pass[0])
+    # The statistics the data tool reports follow: SOP balance and the masked share.
+    labels = np.array([row[-1][0] for row in per_pass[2]])
+    assert 0.4 < labels.mean() < 0.6
+    maskable = sum(sum(1 for piece in row[0] if piece not in (0, 2, 3)) for row in per_pass[2])  # not pad, [CLS], [SEP]
+    masked = sum(sum(row[6]) for row in per_pass[2]) / maskable
+    assert 0.17 < masked < 0.23  # 20% of the maskable pieces
+    assert dupe_factor == 2
+
+
+def test_held_out_documents_give_the_eval_shard(records):
+    folder = Path(records[0]).parent
+    stream = token_corpus.InstanceStream(token_corpus.TokenCorpus(str(folder / token_corpus.TOKENS_EVAL)), held_out=True)
+    assert sorted(_made(f) for f in stream) == sorted(_records(records[1]))
+
+
+def test_batches_resume_exactly_from_a_position(records):
+    corpus = token_corpus.TokenCorpus(str(Path(records[0]).parent / token_corpus.TOKENS_TRAIN))
+    stream = token_corpus.InstanceStream(corpus, seed=3)
+    stream.batch(5)
+    position = stream.position
+    expected = stream.batch(7)
+    resumed = token_corpus.InstanceStream(corpus, seed=3, position=position).batch(7)
+    for part in range(2):
+        for name in expected[part]:
+            np.testing.assert_array_equal(resumed[part][name], expected[part][name])
+    inputs, labels = expected
+    assert inputs["token_ids"].shape == (7, 64) and inputs["token_ids"].dtype == np.int32
+    assert labels["sentence_order_label"].shape == (7,) and labels["masked_lm_weights"].dtype == np.float32
+    assert set(REQUIRED_FEATURES) <= set(FEATURES)
+
+
+def test_the_corpus_is_compact_and_read_without_tensorflow(records):
+    path = Path(records[0]).parent / token_corpus.TOKENS_TRAIN
+    data = np.load(path)
+    assert data["ids"].dtype == np.uint16
+    assert os.path.getsize(path) < 2.2 * data["ids"].size + 64 * 1024  # two bytes a piece, and the index
+    script = ("import sys; sys.modules['tensorflow'] = None\n"
+              "from pipelines import token_corpus\n"
+              f"stream = token_corpus.InstanceStream(token_corpus.TokenCorpus({str(path)!r}))\n"
+              "inputs, labels = stream.batch(4)\n"
+              "print(inputs['token_ids'].shape, 'tensorflow' in sys.modules and sys.modules['tensorflow'] is not None)")
+    repo = Path(__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=repo, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split() == ["(4,", "64)", "False"]
+
+
+def test_a_damaged_corpus_is_named(tmp_path):
+    bad = tmp_path / "tokens-train.npz"
+    bad.write_bytes(b"not numpy")
+    import pytest
+
+    with pytest.raises(ValueError, match=f"{bad}: not a token corpus of the data tool"):
+        token_corpus.TokenCorpus(str(bad))
