@@ -10,9 +10,21 @@ import json
 import os
 
 import numpy as np
-import tensorflow as tf
 
 from albert_act.base import checks
+
+
+class _TensorFlow:
+    """TensorFlow, imported on first use: the settings and `cluster_task` serve the JAX backend too,
+    where TensorFlow is absent."""
+
+    def __getattr__(self, name):
+        import tensorflow
+
+        return getattr(tensorflow, name)
+
+
+tf = _TensorFlow()
 
 STRATEGIES = ("auto", "tpu", "gpu", "cpu", "multiworker")
 PRECISIONS = ("auto", "float32", "mixed_bfloat16")  # auto: mixed_bfloat16 on TPU, float32 elsewhere

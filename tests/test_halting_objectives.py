@@ -254,7 +254,7 @@ def test_halting_settings_are_refused_where_they_mean_nothing():
 # --- the depth target's controller ---------------------------------------------------------------------
 
 def test_steered_tau_by_hand():
-    from albert_act.train.pretrainer import SIGNED_GAIN, SIGNED_RATE, TARGET_RATE, steered_tau
+    from albert_act.train.ponder import SIGNED_GAIN, SIGNED_RATE, TARGET_RATE, steered_tau
 
     # tau (the default): log tau moves by TARGET_RATE per iteration of gap; never below TAU_RANGE's floor.
     np.testing.assert_allclose(steered_tau(1e-3, 0.5, "tau", 0.2), (1e-3 * np.exp(TARGET_RATE * 0.5), 0.0))
@@ -305,3 +305,22 @@ def test_an_iteration_cap_is_the_same_weights_at_a_smaller_n_max(execution):
     np.testing.assert_allclose(uncapped["sequence_output"].numpy(), deep(inputs)["sequence_output"].numpy(), atol=1e-6)
     with pytest.raises(ValueError, match="iteration_cap is a serving knob"):
         AlbertActBackbone(**TINY, execution="gather").capped(inputs, 2)
+
+
+def test_final_and_halting_moves_only_the_halting_distribution():
+    # The held mixture adds sum_n lam_n xent_n to the final loss, but its gradient reaches lam alone:
+    # d/d logits of the iteration outputs is 0, d/d p is that of the mixture.
+    outputs, labels = _hand_outputs()
+    iteration_logits = tf.Variable(outputs["mlm_iteration_logits"])
+    weights = tf.Variable(outputs["mlm_iteration_weights"])
+    with tf.GradientTape(persistent=True) as tape:
+        held = loss_sums({**outputs, "mlm_iteration_logits": iteration_logits, "mlm_iteration_weights": weights},
+                         labels, "final_and_halting")
+        mixed = loss_sums({**outputs, "mlm_iteration_logits": iteration_logits, "mlm_iteration_weights": weights},
+                          labels, "per_iteration")
+    assert tape.gradient(held["mlm_objective_sum"], iteration_logits) is None or \
+        float(tf.reduce_max(tf.abs(tape.gradient(held["mlm_objective_sum"], iteration_logits)))) == 0.0
+    np.testing.assert_allclose(tape.gradient(held["mlm_objective_sum"], weights).numpy(),
+                               tape.gradient(mixed["mlm_objective_sum"], weights).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(float(held["mlm_objective_sum"]),
+                               float(held["mlm_loss_sum"]) + float(mixed["mlm_objective_sum"]), rtol=1e-6)

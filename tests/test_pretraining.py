@@ -131,7 +131,7 @@ def test_target_iterations_steers_tau_by_the_depth_each_update_ran(records, tmp_
     # ran deeper raises log tau by TARGET_RATE x (mean N - 1), and the next update uses it.
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    from albert_act.train import pretrainer
+    from albert_act.train import ponder as pretrainer
 
     result = run_pretraining(_config(records, tmp_path, steps=5, ponder_cost_weight=0.05, ponder_warmup_start=1,
                                      ponder_warmup_steps=0, target_iterations=1.0, log_every=1), progress=False)

@@ -182,34 +182,23 @@ def halting_loop(
         always 0 but with "bucket" and a capacity), and the details when asked for.
         Padding has N = R = E = 0.
     """
-    layer = _checked(layer, max_iterations, epsilon, execution, capacity)
+    layer, cap = _checked(layer, max_iterations, epsilon, execution, capacity, iteration_cap)
     is_real = ops.cast(padding_mask, "bool")  # (B, T)
     hidden_states = ops.cast(hidden_states, "float32")
-    cap = max_iterations
-    if iteration_cap is not None:
-        if execution not in ("static", "while", "sparse"):
-            raise ValueError(f'iteration_cap is a serving knob of the "static", "while" and "sparse" executions, '
-                             f'not "{execution}"')
-        cap = ops.clip(ops.cast(iteration_cap, "int32"), 1, max_iterations)
     if execution == "sparse":
         from albert_act.model.sparse_halting import sparse_loop  # TensorFlow only: imported where it runs
 
         return sparse_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, return_details, cap)
     if execution in ("gather", "bucket"):
-        from albert_act.model.gathered_halting import bucket_widths, gathered_loop  # TensorFlow only
-
-        # Bucket widths need a static sequence length; without one (Keras' symbolic build, a
-        # signature of unknown length) the widths are dynamic, as in "gather".
-        length = hidden_states.shape[1]
-        buckets = bucket_widths(length, capacity) if execution == "bucket" and length is not None else None
-        return gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, return_details,
-                             buckets)
+        return _gathered(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, return_details,
+                         execution, capacity)
     return dense_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, execution == "while",
                       return_details, cap)
 
 
-def _checked(layer, max_iterations, epsilon, execution, capacity):
-    """`layer` as an `IteratedLayer`, once `halting_loop`'s arguments are known to be valid."""
+def _checked(layer, max_iterations, epsilon, execution, capacity, iteration_cap):
+    """(`layer` as an `IteratedLayer`, the iteration at which every token halts: N_max or the
+    iteration_cap clipped to [1, N_max]), once `halting_loop`'s arguments are known to be valid."""
     checks.positive_int("max_iterations", max_iterations, checks.MAX_ITERATIONS)
     checks.probability("epsilon", epsilon, inclusive_low=False)
     checks.one_of("execution", execution, EXECUTIONS)
@@ -219,7 +208,23 @@ def _checked(layer, max_iterations, epsilon, execution, capacity):
     if execution in SLOTTED_EXECUTIONS and not layer.splits:
         raise ValueError(f'execution="{execution}" needs an IteratedLayer with project_fn and attend_fn '
                          "(the layer as projections + attention)")
-    return layer
+    if iteration_cap is None:
+        return layer, max_iterations
+    if execution not in ("static", "while", "sparse"):
+        raise ValueError(f'iteration_cap is a serving knob of the "static", "while" and "sparse" executions, '
+                         f'not "{execution}"')
+    return layer, ops.clip(ops.cast(iteration_cap, "int32"), 1, max_iterations)
+
+
+def _gathered(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, return_details, execution, capacity):
+    """The "gather" and "bucket" executions (`albert_act.model.gathered_halting`, TensorFlow only)."""
+    from albert_act.model.gathered_halting import bucket_widths, gathered_loop
+
+    # Bucket widths need a static sequence length; without one (Keras' symbolic build, a
+    # signature of unknown length) the widths are dynamic, as in "gather".
+    length = hidden_states.shape[1]
+    buckets = bucket_widths(length, capacity) if execution == "bucket" and length is not None else None
+    return gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, return_details, buckets)
 
 
 def dense_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, early_exit, return_details,

@@ -79,13 +79,25 @@ def _with_a_spare_row(function):
     return wrapped
 
 
-def _checked_cap(max_iterations):
-    """A served iteration cap, to be used only once it is known to be a scalar of at least 1."""
-    cap = tf.ensure_shape(max_iterations, [], name="max_iterations_must_be_a_scalar")
-    check = tf.debugging.assert_positive(cap, message="max_iterations must be at least 1 (the iterations every "
-                                                      "token may run at most)")
-    with tf.control_dependencies([check]):
-        return tf.identity(cap)
+def _mask_positions(inputs):
+    """int32 (B, M): the positions of each row's [MASK] tokens, in order, -1 after a row's last."""
+    is_mask = (inputs["token_ids"] == MASK_ID) & (inputs["padding_mask"] > 0)
+    where = tf.where(is_mask)  # row-major: (row, position) pairs in order
+    return tf.RaggedTensor.from_value_rowids(
+        tf.cast(where[:, 1], tf.int32), where[:, 0], nrows=tf.shape(is_mask, out_type=tf.int64)[0]).to_tensor(-1)
+
+
+def _capped(function):
+    """`function(text, cap)` as a signature's (text, max_iterations): the cap checked (a scalar of at
+    least 1), the text given a spare row (`_with_a_spare_row`)."""
+    def capped(text, max_iterations):
+        cap = tf.ensure_shape(max_iterations, [], name="max_iterations_must_be_a_scalar")
+        check = tf.debugging.assert_positive(cap, message="max_iterations must be at least 1 (the iterations every "
+                                                          "token may run at most)")
+        with tf.control_dependencies([check]):
+            cap = tf.identity(cap)
+        return _with_a_spare_row(lambda text: function(text, cap))(text)
+    return capped
 
 
 def _utf8(name, text):
@@ -277,11 +289,7 @@ def export_pretraining(model, export_dir, model_proto, max_seq_length=None, top_
 
     def fill_mask(text, cap=None):
         inputs, truncated = encoder.pack([encoder.tokenize_with_masks(text)])
-        is_mask = (inputs["token_ids"] == MASK_ID) & (inputs["padding_mask"] > 0)
-        where = tf.where(is_mask)  # row-major: (row, position) pairs in order
-        positions = tf.RaggedTensor.from_value_rowids(
-            tf.cast(where[:, 1], tf.int32), where[:, 0], nrows=tf.shape(is_mask, out_type=tf.int64)[0]
-        ).to_tensor(-1)  # (B, M)
+        positions = _mask_positions(inputs)  # (B, M), -1 pads
         inputs = {**inputs, "masked_positions": tf.maximum(positions, 0)}
         outputs = serving(inputs, training=False) if cap is None else serving.capped(inputs, cap)
         probabilities = tf.nn.softmax(outputs["mlm_logits"], axis=-1)
@@ -308,20 +316,12 @@ def export_pretraining(model, export_dir, model_proto, max_seq_length=None, top_
                            training=False)
         return {k: outputs[k] for k in ("sequence_output", "pooled_output", "iterations", "remainders", "ponder_cost")}
 
-    def fill_mask_capped(text, max_iterations):
-        cap = _checked_cap(max_iterations)
-        return _with_a_spare_row(lambda text: fill_mask(text, cap))(text)
-
-    def encode_capped(text, max_iterations):
-        cap = _checked_cap(max_iterations)
-        return _with_a_spare_row(lambda text: encode(text, cap))(text)
-
     ids, scalar = tf.TensorSpec([None, None], tf.int32), tf.TensorSpec([], tf.int32)
     encode_all, fill_mask_all = _with_a_spare_row(lambda text: encode(text)), _with_a_spare_row(lambda text: fill_mask(text))
     endpoints = {"serving_default": (encode_all, [_STRINGS]), "encoder": (encode_all, [_STRINGS]),
                  "fill_mask": (fill_mask_all, [_STRINGS]), "encoder_ids": (encode_ids, [ids, ids, ids]),
-                 "fill_mask_capped": (fill_mask_capped, [_STRINGS, scalar]),
-                 "encoder_capped": (encode_capped, [_STRINGS, scalar])}
+                 "fill_mask_capped": (_capped(fill_mask), [_STRINGS, scalar]),
+                 "encoder_capped": (_capped(encode), [_STRINGS, scalar])}
     info = {"kind": "pretraining", "max_seq_length": max_seq_length, "top_k": top_k, "execution": execution,
             "backbone": backbone.get_config(),
             "pretraining": pretraining_config and artifacts.relative_paths(pretraining_config, export_dir), **(record or {})}

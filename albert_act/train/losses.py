@@ -11,7 +11,13 @@ The MLM term comes in two forms (`mlm_objective`):
   iteration's state h^n weighted by the token's halting distribution,
       sum_n lam_t^n xent(h_t^n)        (h^n = h^{N_t} for n > N_t, where lam_t^n = 0),
   so d loss / d lam_t^n is that iteration's own loss: a token whose later states predict better
-  is pushed to put its weight there (to halt later), token by token.
+  is pushed to put its weight there (to halt later), token by token. The head learns from the
+  weighted states too, so it fits best the iterations that already carry most weight, which then
+  predict best: on the demo [MASK] inputs came to halt earlier than the words around them;
+- "final_and_halting": the final state's cross-entropy, plus the mixture with every iteration's
+  cross-entropy held constant (stop_gradient): d loss / d lam_t^n is still that iteration's loss,
+  so each token's halting distribution is pushed toward the iterations that predict its target
+  best, but the head and the states learn from the final state alone, as in ACT.
 The KL term, KL(lam_t || g), per real token, averaged over the sequence's tokens: g is the
 truncated geometric distribution over 1..N_max whose mean is the target depth (`geometric_prior`).
 
@@ -26,7 +32,7 @@ import dataclasses
 import numpy as np
 from keras import ops
 
-MLM_OBJECTIVES = ("final", "per_iteration")
+MLM_OBJECTIVES = ("final", "per_iteration", "final_and_halting")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,7 +53,7 @@ class Objective:
     @property
     def iteration_outputs(self):
         """Whether the model must output every iteration's MLM logits and halting weights."""
-        return self.mlm_objective == "per_iteration" or self.prior is not None
+        return self.mlm_objective != "final" or self.prior is not None
 
     def sums(self, outputs, labels):
         return loss_sums(outputs, labels, self.mlm_objective, self.prior)
@@ -106,16 +112,22 @@ def loss_sums(outputs, labels, mlm_objective="final", prior=None):
     sums["mlm_objective_sum"] = sums["mlm_loss_sum"]
     if mlm_objective == "per_iteration":
         sums["mlm_objective_sum"] = ops.sum(iteration_mlm_xent(outputs, labels) * weights)
+    elif mlm_objective == "final_and_halting":
+        sums["mlm_objective_sum"] = sums["mlm_loss_sum"] + ops.sum(
+            iteration_mlm_xent(outputs, labels, hold_losses=True) * weights)
     sums["kl_sum"] = ops.zeros(()) if prior is None else ops.sum(halting_kl(outputs, prior))
     return sums
 
 
-def iteration_mlm_xent(outputs, labels):
+def iteration_mlm_xent(outputs, labels, hold_losses=False):
     """(B, P): sum_n lam_t^n xent(h_t^n) at each masked position t (the model's iteration outputs:
-    `mlm_iteration_logits` (B, N, P, V), `mlm_iteration_weights` (B, P, N))."""
+    `mlm_iteration_logits` (B, N, P, V), `mlm_iteration_weights` (B, P, N)); hold_losses: the
+    cross-entropies as constants, so the gradient reaches the halting weights alone."""
     logits = outputs["mlm_iteration_logits"]
     targets = ops.broadcast_to(ops.expand_dims(labels["masked_lm_ids"], 1), ops.shape(logits)[:3])  # (B, N, P)
     xent = ops.sparse_categorical_crossentropy(targets, logits, from_logits=True)  # (B, N, P)
+    if hold_losses:
+        xent = ops.stop_gradient(xent)
     lam = ops.transpose(ops.cast(outputs["mlm_iteration_weights"], "float32"), (0, 2, 1))  # (B, N, P)
     return ops.sum(lam * xent, axis=1)
 

@@ -15,29 +15,12 @@ from albert_act.model.pretraining_model import AlbertActPretrainingModel
 from albert_act.train.lamb import Lamb
 from albert_act.train.learning_rate import WarmupLinearDecay
 from albert_act.train.losses import Objective
+from albert_act.train.ponder import AUTO_SHARE, ponder_ramp, steered_tau  # noqa: F401 (AUTO_SHARE: the API)
 from albert_act.train.pretraining_config import AUTO, accumulation
-from albert_act.train.pretraining_summaries import summarize
+from albert_act.train.pretraining_summaries import depth_sums_of, evaluation_sums, summarize
 from pipelines.pretraining_dataset import make_pretraining_dataset
 
 PER_SEQUENCE = ("depth", "accuracy")  # evaluation outputs kept per held-out sequence (gathered, not summed)
-
-
-AUTO_SHARE = 0.1
-
-# --target_iterations: after every update with the ponder cost on, log tau moves by TARGET_RATE per
-# iteration of (mean N - target): dual ascent on the depth constraint, in log space so that one rate
-# serves the 1e-4..1e-2 range of tau (a gap of 1 iteration doubles or halves tau in ~35 updates).
-# TAU_RANGE bounds it (tau near the floor is no ponder cost at all).
-TARGET_RATE = 0.02
-TAU_RANGE = (1e-7, 1.0)
-# --target_control signed: tau = an integral part, which moves by SIGNED_RATE x (mean N - target) after every
-# update, + a proportional part, SIGNED_GAIN x (mean N - target) of the last update, both in units of the tau
-# that --tau auto would set on that update (AUTO_SHARE x (MLM + SOP) / ponder cost). The proportional part
-# turns the push around as soon as the depth crosses the target: LAMB moves the halting bias by about the
-# learning rate per update whatever the size of its gradient, so an integral part alone swings the depth
-# from one end to the other (1 to 6 iterations and back, every ~200 updates, on the demo).
-SIGNED_RATE = 0.002
-SIGNED_GAIN = 1.0
 
 
 # Scalar sums of a step (see pretraining_loss.loss_sums); "depth" (token_types.depth_sums) comes beside them.
@@ -153,7 +136,7 @@ class Pretrainer:
                 loss = self.objective.losses(batch_sums, mlm_weight, examples, tau)["loss"]
             grads = tape.gradient(loss, variables)
             gradients = [a + tf.convert_to_tensor(g) for a, g in zip(gradients, grads)]
-            batch_sums["depth"] = tf.reduce_sum(_depth_sums(outputs, micro_inputs, micro_labels), axis=0)
+            batch_sums["depth"] = tf.reduce_sum(depth_sums_of(outputs, micro_inputs, micro_labels), axis=0)
             batch_sums["overflows"] = tf.reduce_sum(outputs["overflows"])  # tokens a capacity made halt early
             return i + 1, gradients, {k: sums[k] + batch_sums[k] for k in sums}
 
@@ -225,24 +208,9 @@ def make_optimizer(config, schedule):
 
 
 def replica_eval(model, inputs, labels, objective=Objective()):
-    """Sums (and per-sequence rows) of one replica's evaluation batch; static shapes, so XLA compiles it."""
-    n_max, vocabulary = model.backbone.max_iterations, model.backbone.vocabulary_size
-    outputs = model(inputs, training=False)
-    sums = objective.sums(outputs, labels)
-    masks = token_types.token_type_masks(inputs, labels)
-    logits = model.backbone.first_halting_logits(inputs)  # (B, T), None at fixed depth
-    if logits is not None:  # count, sum, sum of squares over ordinary (unmasked) pieces
-        ordinary = tf.cast(masks["unmasked"], tf.float32)
-        sums["halting_logit"] = tf.stack([tf.reduce_sum(ordinary), tf.reduce_sum(logits * ordinary),
-                                          tf.reduce_sum(tf.square(logits) * ordinary)])
-    sums["histogram"] = token_types.iteration_histogram(outputs["iterations"], masks, n_max)  # (K, N+1)
-    sums["depth"] = _depth_sums(outputs, inputs, labels)  # (B, K, 5): per sequence, for intervals
-    sums["accuracy"] = _accuracy_per_sequence(outputs, labels)  # (B, 3): per sequence, for intervals
-    # Baselines: how often each token is a masked target; how many pairs were swapped.
-    sums["target_counts"] = tf.math.unsorted_segment_sum(
-        tf.reshape(labels["masked_lm_weights"], [-1]), tf.reshape(labels["masked_lm_ids"], [-1]), vocabulary)
-    sums["sop_swapped"] = tf.reduce_sum(tf.cast(labels["sentence_order_label"], tf.float32))
-    return sums
+    """Sums (and per-sequence rows) of one replica's evaluation batch (`evaluation_sums`); static shapes,
+    so XLA compiles it."""
+    return evaluation_sums(model, inputs, labels, objective)
 
 
 def evaluate_model(model, strategy, eval_files, batch_size, eval_batches=None, jit_compile=False, tau=0.0,
@@ -276,40 +244,3 @@ def evaluate_model(model, strategy, eval_files, batch_size, eval_batches=None, j
     return summarize(totals, tau, objective.kl_weight)
 
 
-def steered_tau(tau, gap, control, auto_tau):
-    """(tau, its proportional part) after one update whose mean depth was `gap` iterations above the
-    target; the weight in force is their sum. control "tau": tau * exp(TARGET_RATE * gap) within
-    TAU_RANGE (a tau below 0, auto's not yet calibrated, stays), no proportional part; "signed":
-    the integral part tau + SIGNED_RATE * gap * auto_tau and the proportional part SIGNED_GAIN * gap *
-    auto_tau (`auto_tau`: the tau --tau auto would set on that update), each within +-TAU_RANGE[1]."""
-    if control == "signed":
-        bound = TAU_RANGE[1]
-        return (float(np.clip(tau + SIGNED_RATE * gap * auto_tau, -bound, bound)),
-                float(np.clip(SIGNED_GAIN * gap * auto_tau, -bound, bound)))
-    if tau < 0:
-        return tau, 0.0
-    return float(np.clip(max(tau, TAU_RANGE[0]) * np.exp(TARGET_RATE * gap), *TAU_RANGE)), 0.0
-
-
-def ponder_ramp(update, start, steps):
-    """Share of tau at 0-based update `update`: 0 before `start`, then linear up to 1 over `steps` updates."""
-    update = ops.cast(update, "float32")
-    if steps <= 0:
-        return ops.cast(update >= start, "float32")
-    return ops.clip((update - start + 1.0) / steps, 0.0, 1.0)
-
-
-def _depth_sums(outputs, inputs, labels):
-    """(B, K, 5) per-sequence depth sums per token type (Table 1) for one batch."""
-    masks = token_types.token_type_masks(inputs, labels)
-    return token_types.depth_sums(outputs["iterations"], outputs["expected_iterations"], masks)
-
-
-def _accuracy_per_sequence(outputs, labels):
-    """float32 (B, 3): correct MLM predictions (weighted), MLM weight, SOP correct, per sequence."""
-    weights = tf.cast(labels["masked_lm_weights"], tf.float32)
-    predicted = tf.argmax(outputs["mlm_logits"], axis=-1, output_type=tf.int32)
-    mlm_hit = tf.cast(tf.equal(predicted, tf.cast(labels["masked_lm_ids"], tf.int32)), tf.float32) * weights
-    sop_hit = tf.equal(tf.argmax(outputs["sop_logits"], axis=-1, output_type=tf.int32),
-                       tf.cast(labels["sentence_order_label"], tf.int32))
-    return tf.stack([tf.reduce_sum(mlm_hit, axis=1), tf.reduce_sum(weights, axis=1), tf.cast(sop_hit, tf.float32)], axis=1)

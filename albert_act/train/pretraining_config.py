@@ -248,9 +248,11 @@ class PretrainConfig:
         choices=["tau", "signed"])
     mlm_objective: str | None = setting(
         None, "the MLM term: final (the cross-entropy of each masked token's final state: ACT's loss of the "
-              "mixture) or per_iteration (PonderNet's mixture of losses: every iteration's cross-entropy weighted by "
-              f"the token's halting distribution, so each token is pushed to halt where its predictions stop "
-              f"improving) {PRESET}", choices=list(MLM_OBJECTIVES))
+              "mixture), per_iteration (PonderNet's mixture of losses: every iteration's cross-entropy weighted by "
+              "the token's halting distribution, so each token is pushed to halt where its predictions stop "
+              "improving; the head fits the weighted states, which favours early halting) or final_and_halting "
+              "(final, plus that mixture with the cross-entropies held constant: it moves the halting distribution "
+              f"alone) {PRESET}", choices=list(MLM_OBJECTIVES))
     kl_weight: float | None = setting(
         None, "beta, the weight of KL(each token's halting distribution || the truncated geometric distribution "
               f"whose mean is --target_iterations), PonderNet's regulariser; 0: none {PRESET}", rule=">=0")

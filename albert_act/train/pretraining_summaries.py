@@ -1,8 +1,8 @@
 """What a pre-training run reports: `summarize` turns summed step outputs into losses, accuracies
-(with intervals and baselines at evaluation) and the iteration table; the TensorBoard writers."""
+(with intervals and baselines at evaluation) and the iteration table; `evaluation_sums`, what one
+held-out batch adds to them (keras.ops: every backend, XLA); the TensorBoard writers."""
 
 import numpy as np
-import tensorflow as tf
 
 from albert_act.analysis import confidence, token_types
 from albert_act.train.losses import pretraining_loss
@@ -52,6 +52,43 @@ def summarize(sums, ponder_cost_weight, kl_weight=0.0):
     return result
 
 
+def evaluation_sums(model, inputs, labels, objective):
+    """What one held-out batch adds to an evaluation (`summarize`): the `objective`'s loss sums, the
+    iteration histogram per token type (K, N+1), the first-iteration halting logit's count, sum and
+    sum of squares over ordinary pieces, and per sequence (for intervals) the depth sums (B, K, 5) and
+    MLM hits, MLM weight and SOP hit (B, 3); the baselines' counts: each piece as a masked target
+    (V,), and the swapped pairs. `model`: an `AlbertActPretrainingModel`."""
+    from keras import ops
+
+    outputs = model(inputs, training=False)
+    sums = objective.sums(outputs, labels)
+    masks = token_types.token_type_masks(inputs, labels)
+    logits = model.backbone.first_halting_logits(inputs)  # (B, T), None at fixed depth
+    if logits is not None:
+        ordinary = ops.cast(masks["unmasked"], "float32")
+        sums["halting_logit"] = ops.stack([ops.sum(ordinary), ops.sum(logits * ordinary),
+                                           ops.sum(ops.square(logits) * ordinary)])
+    sums["histogram"] = token_types.iteration_histogram(outputs["iterations"], masks, model.backbone.max_iterations)
+    sums["depth"] = depth_sums_of(outputs, inputs, labels)
+    weights = ops.cast(labels["masked_lm_weights"], "float32")
+    targets = ops.cast(labels["masked_lm_ids"], "int32")
+    mlm_hit = ops.cast(ops.equal(ops.cast(ops.argmax(outputs["mlm_logits"], axis=-1), "int32"), targets), "float32")
+    sop_hit = ops.equal(ops.cast(ops.argmax(outputs["sop_logits"], axis=-1), "int32"),
+                        ops.cast(labels["sentence_order_label"], "int32"))
+    sums["accuracy"] = ops.stack([ops.sum(mlm_hit * weights, axis=1), ops.sum(weights, axis=1),
+                                  ops.cast(sop_hit, "float32")], axis=1)
+    sums["target_counts"] = ops.segment_sum(ops.reshape(weights, [-1]), ops.reshape(targets, [-1]),
+                                            num_segments=model.backbone.vocabulary_size)
+    sums["sop_swapped"] = ops.sum(ops.cast(labels["sentence_order_label"], "float32"))
+    return sums
+
+
+def depth_sums_of(outputs, inputs, labels):
+    """(B, K, 5) per-sequence depth sums per token type (Table 1) for one batch."""
+    masks = token_types.token_type_masks(inputs, labels)
+    return token_types.depth_sums(outputs["iterations"], outputs["expected_iterations"], masks)
+
+
 def depth_spread(result):
     """How depth varies over ordinary (unmasked) pieces, from an evaluation with its histogram:
     {"shares": [share at N = 1 .. N_max], "std": std of N, "halting_logit": {mean, std} of the first
@@ -90,6 +127,8 @@ def one_depth_warning(spread):
 
 
 def write_summaries(writer, step, result, extra=None):
+    import tensorflow as tf  # TensorBoard's writer; what comes before it serves the JAX backend too
+
     with writer.as_default(step=step):
         for key in ("loss", "mlm_loss", "mlm_objective", "sop_loss", "ponder_loss", "ponder_cost", "kl", "mlm_accuracy",
                     "sop_accuracy", "gradient_norm", "overflows"):
@@ -118,6 +157,8 @@ def write_summaries(writer, step, result, extra=None):
 
 def write_token_type_image(writer, step, iterations, max_iterations):
     """The iterations-per-token-type bar chart (as in `albert_act.analyze`) as a TensorBoard image."""
+    import tensorflow as tf
+
     from albert_act.analysis.plots import token_types_png
 
     image = tf.image.decode_png(token_types_png(iterations, max_iterations), channels=4)
