@@ -58,15 +58,21 @@ def evaluation_summary(result):
             f"\nIterations per token type on the held-out sequences (the paper's Table 1):\n")
 
 
-def interrupted_message(model_dir):
+def interrupted_message(model_dir, jax=False):
     """One line for Ctrl-C or SIGTERM: what the run kept, and how to go on."""
-    import tensorflow as tf
+    if jax:
+        from albert_act.train.jax_pretraining import checkpoints
 
-    latest = tf.train.latest_checkpoint(os.path.join(model_dir, artifacts.CHECKPOINTS))
+        found = checkpoints(model_dir)
+        latest = found[max(found)] if found else None
+    else:
+        import tensorflow as tf
+
+        latest = tf.train.latest_checkpoint(os.path.join(model_dir, artifacts.CHECKPOINTS))
     if latest is None:
         return (f"before the first checkpoint: nothing of this run is kept in {model_dir}; "
                 "re-run the same command to start again")
-    return (f"the newest checkpoint is {latest} (update {latest.rsplit('-', 1)[-1]}); re-run the same "
+    return (f"the newest checkpoint is {latest} (update {latest.rsplit('-', 1)[-1].removesuffix('.npz')}); re-run the same "
             "command to resume from it")
 
 
@@ -99,7 +105,8 @@ def conflicting_flags(args):
 
 
 def main(argv=None):
-    cli.quiet_start(argv)  # first: loads TensorFlow, quietly unless --verbose
+    cli.quiet_start(argv)  # first: loads TensorFlow (not on the JAX backend), quietly unless --verbose
+    jax = cli.jax_backend()  # the JAX backend's run, without TensorFlow: albert_act/train/jax_pretraining.py
     args = parse_args(argv)
     if bool(args.train_files) != bool(args.eval_files):
         sys.exit("error: give both --train_files and --eval_files, or neither (the embedded demo data)")
@@ -107,7 +114,7 @@ def main(argv=None):
     if conflict:
         sys.exit(f"error: {conflict}")
     from albert_act.base import settings
-    from albert_act.train.pretraining_run import PretrainConfig, run_pretraining
+    from albert_act.train.pretraining_config import PretrainConfig
 
     changes = {"export_dir": None} if args.no_export else {}
     config = settings.config_from(PretrainConfig, args, **changes)  # the values, checked before any work
@@ -121,9 +128,16 @@ def main(argv=None):
         config = dataclasses.replace(config, train_files=[train], eval_files=[evaluation], vocab=vocab,
                                      export_dir=config.export_dir or demo_export)
     cli.stop_on_sigterm()
-    kept = lambda: interrupted_message(config.model_dir)  # noqa: E731 (what is on disk when it stops)
+    kept = lambda: interrupted_message(config.model_dir, jax)  # noqa: E731 (what is on disk when it stops)
     with cli.failures("the run or its export", kept, kept, refusals=(ValueError, FloatingPointError)):
-        result = run_pretraining(config)
+        if jax:
+            from albert_act.train.jax_pretraining import run_jax_pretraining
+
+            result = run_jax_pretraining(config)
+        else:
+            from albert_act.train.pretraining_run import run_pretraining
+
+            result = run_pretraining(config)
     print(evaluation_summary(result))
     print(result["table"])
     if "depth" in result:
@@ -133,11 +147,15 @@ def main(argv=None):
         print(f"\nSavedModel (raw text in; fill_mask, encoder): {result['export']['dir']}")
         print(f"  fill_mask({answer['tokens'][1:-1]}) -> {answer['top_k_tokens'][0][:3]}, "
               f"iterations {answer['iterations'][:sum(answer['padding_mask'])]}")
+    elif jax:
+        print(f"\nweights: {os.path.join(config.model_dir, artifacts.JAX_FINAL_WEIGHTS)} (a SavedModel needs TensorFlow: "
+              f"python -m albert_act.export --checkpoint {shlex.quote(config.model_dir)} --output DIR)")
     else:
         print("\nno SavedModel written (--export_dir and --vocab give one; python -m albert_act.export makes one later)")
     print(f"checkpoints: {os.path.join(config.model_dir, artifacts.CHECKPOINTS)}")
     print(f"held-out evaluation: {os.path.join(config.model_dir, artifacts.EVALUATION)}")
-    print(f"TensorBoard: tensorboard --logdir {shlex.quote(config.model_dir)}")
+    if not jax:
+        print(f"TensorBoard: tensorboard --logdir {shlex.quote(config.model_dir)}")
 
 
 if __name__ == "__main__":

@@ -65,18 +65,34 @@ def _gfile():
 
 def checkpoints_on_disk(directory):
     """{update: prefix} of the ckpt-<update>.index files in `directory` (a run's checkpoints/)."""
-    prefixes = (index[: -len(".index")] for index in _gfile().glob(os.path.join(directory, "ckpt-*.index")))
+    prefixes = (index[: -len(".index")] for index in text_files.glob(os.path.join(directory, "ckpt-*.index")))
     return {int(p.rsplit("-", 1)[1]): p for p in prefixes if p.rsplit("-", 1)[1].isdigit()}
+
+
+JAX_CHECKPOINT_PREFIX = "jax-"  # a JAX run's checkpoints: checkpoints/jax-<update>.npz (train/jax_pretraining.py)
+JAX_FINAL_WEIGHTS = "model.weights.h5"  # a JAX run's weights at its end, in Keras' format
+
+
+def jax_checkpoints_on_disk(directory):
+    """{update: path} of the jax-<update>.npz files in `directory` (a JAX run's checkpoints/)."""
+    found = {}
+    for name in os.listdir(directory) if os.path.isdir(directory) else ():
+        stem = name[len(JAX_CHECKPOINT_PREFIX):-len(".npz")] if name.startswith(JAX_CHECKPOINT_PREFIX) and \
+            name.endswith(".npz") else ""
+        if stem.isdigit():
+            found[int(stem)] = os.path.join(directory, name)
+    return found
 
 
 def read_json(path):
     """The JSON object (a dict) in `path`; a ValueError names the file, and the line and column
     where it stops being JSON (a truncated or hand-edited config), or what it holds instead."""
-    if _gfile().isdir(path):
+    remote = "://" in str(path)  # a local file is read without TensorFlow (the JAX backend has none)
+    if _gfile().isdir(path) if remote else os.path.isdir(path):
         raise ValueError(f"{path} is a directory, not a JSON file")
     try:
-        with _gfile().GFile(path) as f:
-            value = json.load(f)
+        with _gfile().GFile(path, "rb") if remote else open(path, "rb") as f:
+            value = json.loads(f.read().decode("utf-8"))
     except json.JSONDecodeError as error:
         raise ValueError(f"{path} line {error.lineno} column {error.colno}: not valid JSON ({error.msg})") from None
     except UnicodeDecodeError:

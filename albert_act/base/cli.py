@@ -42,16 +42,22 @@ def quiet_stderr():
     return _stderr_to_devnull() if os.environ.get("ALBERT_ACT_QUIET") == "1" else contextlib.nullcontext()
 
 
+def jax_backend():
+    """Whether Keras runs on JAX here (KERAS_BACKEND=jax): the commands that can then do without
+    TensorFlow (pre-training, `albert_act.train.jax_pretraining`) do not load it."""
+    return os.environ.get("KERAS_BACKEND") == "jax"
+
+
 def quiet_start(argv=None, tensorflow=True):
     """The first call of a command's `main(argv)`: quiet unless `--verbose` is in `argv` (default:
-    sys.argv[1:]); with `tensorflow`, loads TensorFlow now (`load_tensorflow`)."""
+    sys.argv[1:]); with `tensorflow` (and Keras not on JAX), loads TensorFlow now (`load_tensorflow`)."""
     verbose = VERBOSE_FLAG in (sys.argv[1:] if argv is None else argv)
     if verbose:
         os.environ.pop("ALBERT_ACT_QUIET", None)
     else:
         os.environ["ALBERT_ACT_QUIET"] = "1"
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    if tensorflow:
+    if tensorflow and not jax_backend():
         load_tensorflow()
 
 

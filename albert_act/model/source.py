@@ -182,13 +182,23 @@ class Source:
         if self.kind != "pretraining-run":
             return None
         update, prefix, _ = self.run_checkpoint
+        settings = self.info.get("pretraining") or {}
+        signed = settings.get("target_control") == "signed"
+        if prefix.endswith(".npz"):  # a JAX run's
+            import numpy as np
+
+            with np.load(prefix) as data:
+                stored = float(data["tau"]) + (float(data["tau_proportional"]) if signed else 0.0)
+            return float(ponder_weight_in_force(stored, settings.get("halting"), signed)), update
         reader = tf.train.load_checkpoint(prefix)
         key = "ponder_cost_weight/.ATTRIBUTES/VARIABLE_VALUE"
         if key not in reader.get_variable_to_shape_map():
             return None
-        settings = self.info.get("pretraining") or {}
-        signed = settings.get("target_control") == "signed"
-        return float(ponder_weight_in_force(reader.get_tensor(key), settings.get("halting"), signed)), update
+        stored = reader.get_tensor(key)
+        proportional = "ponder_cost_weight_proportional/.ATTRIBUTES/VARIABLE_VALUE"
+        if signed and proportional in reader.get_variable_to_shape_map():
+            stored = stored + reader.get_tensor(proportional)
+        return float(ponder_weight_in_force(stored, settings.get("halting"), signed)), update
 
     def tokenizer(self, vocab=None):
         """The vocabulary given (a file), or the source's own; its size must be the model's, and a file
@@ -324,6 +334,8 @@ def newest_intact(run):
     pre-training's resume does; a ValueError names every damaged file when none reads."""
     directory = os.path.join(run, CHECKPOINTS)
     found = artifacts.checkpoints_on_disk(directory)
+    if not found and artifacts.jax_checkpoints_on_disk(directory):
+        return _newest_jax_checkpoint(run, directory)
     if not found:
         raise ValueError(f"{run}: no checkpoint in {directory}")
     state = tf.train.get_checkpoint_state(directory)
@@ -342,6 +354,24 @@ def newest_intact(run):
         if failures:
             print(f"read {found[update]}, the newest intact checkpoint of {run}")
         return update, found[update], weights
+    raise ValueError(f"{run}: no intact checkpoint in {directory}: " + "; ".join(failures))
+
+
+def _newest_jax_checkpoint(run, directory):
+    """`newest_intact` of a run trained on the JAX backend (checkpoints/jax-<update>.npz)."""
+    import numpy as np
+
+    failures = []
+    for update, path in sorted(artifacts.jax_checkpoints_on_disk(directory).items(), reverse=True):
+        try:
+            with np.load(path) as data:
+                weights = {name.split("/", 1)[1]: data[name] for name in data.files
+                           if name.startswith(("trainable/", "non_trainable/"))}
+        except (OSError, ValueError, KeyError, EOFError) as error:
+            failures.append(f"{path}: unreadable ({_first_line(error)})")
+            print(f"warning: {failures[-1]}; reading the checkpoint before it")
+            continue
+        return update, path, weights
     raise ValueError(f"{run}: no intact checkpoint in {directory}: " + "; ".join(failures))
 
 

@@ -20,6 +20,8 @@ import keras
 from keras import ops
 
 EXCLUDED = ("layer_norm", "LayerNorm", "bias")
+# The halting unit's variables (their path), which --no-halting_trust_ratio and --halting_learning_rate_scale address.
+HALTING_VARIABLES = "halting_unit"
 
 
 @keras.saving.register_keras_serializable(package="albert_act")
@@ -103,3 +105,14 @@ class Lamb(keras.optimizers.Optimizer):
             learning_rate_scales=dict(self.learning_rate_scales),
         )
         return config
+
+
+def run_optimizer(config, schedule):
+    """LAMB for a resolved config: ALBERT's exclusions, and the halting unit's own settings
+    (--no-halting_trust_ratio: its kernel out of the trust ratio and weight decay, as biases are;
+    --halting_learning_rate_scale)."""
+    excluded = EXCLUDED if config.halting_trust_ratio else EXCLUDED + (HALTING_VARIABLES,)
+    scales = {HALTING_VARIABLES: config.halting_learning_rate_scale} if config.halting_learning_rate_scale != 1.0 \
+        else None
+    return Lamb(schedule, weight_decay_rate=config.weight_decay_rate, exclude_from_weight_decay=excluded,
+                exclude_from_layer_adaptation=excluded, learning_rate_scales=scales)

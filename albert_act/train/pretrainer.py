@@ -12,7 +12,7 @@ from albert_act.analysis import token_types
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.halting import ponder_weight_in_force
 from albert_act.model.pretraining_model import AlbertActPretrainingModel
-from albert_act.train.lamb import Lamb
+from albert_act.train.lamb import run_optimizer
 from albert_act.train.learning_rate import WarmupLinearDecay
 from albert_act.train.losses import Objective
 from albert_act.train.ponder import AUTO_SHARE, ponder_ramp, steered_tau  # noqa: F401 (AUTO_SHARE: the API)
@@ -26,8 +26,7 @@ PER_SEQUENCE = ("depth", "accuracy")  # evaluation outputs kept per held-out seq
 # Scalar sums of a step (see pretraining_loss.loss_sums); "depth" (token_types.depth_sums) comes beside them.
 SUM_KEYS = ("mlm_loss_sum", "mlm_objective_sum", "mlm_correct", "mlm_weight", "sop_loss_sum", "sop_correct",
             "ponder_cost_sum", "kl_sum", "examples", "overflows")
-# The halting unit's variables (their path), which --no-halting_trust_ratio and --halting_learning_rate_scale address.
-HALTING_VARIABLES = "halting_unit"
+
 
 
 class Pretrainer:
@@ -46,7 +45,7 @@ class Pretrainer:
             self.backbone = AlbertActBackbone(**backbone_config, return_details=self.objective.iteration_outputs)
             self.model = AlbertActPretrainingModel(self.backbone, iteration_outputs=self.objective.iteration_outputs)
             self.schedule = WarmupLinearDecay(config.learning_rate, config.warmup_steps, config.steps)
-            self.optimizer = make_optimizer(config, self.schedule)
+            self.optimizer = run_optimizer(config, self.schedule)
             self.optimizer.build(self.model.trainable_variables)
             # Full tau, checkpointed: "auto" starts at -1 (not calibrated yet; no ponder cost meanwhile).
             auto = config.ponder_cost_weight == AUTO
@@ -192,19 +191,6 @@ class Pretrainer:
             result["halting_unit"] = {"kernel_norm": float(np.linalg.norm(unit.dense.kernel.numpy())),
                                       "bias": float(unit.dense.bias.numpy()[0])}
         return result
-
-
-def make_optimizer(config, schedule):
-    """LAMB for a resolved config: ALBERT's exclusions, and the halting unit's own settings
-    (--no-halting_trust_ratio: its kernel out of the trust ratio and weight decay, as biases are;
-    --halting_learning_rate_scale)."""
-    from albert_act.train.lamb import EXCLUDED
-
-    excluded = EXCLUDED if config.halting_trust_ratio else EXCLUDED + (HALTING_VARIABLES,)
-    scales = {HALTING_VARIABLES: config.halting_learning_rate_scale} if config.halting_learning_rate_scale != 1.0 \
-        else None
-    return Lamb(schedule, weight_decay_rate=config.weight_decay_rate, exclude_from_weight_decay=excluded,
-                exclude_from_layer_adaptation=excluded, learning_rate_scales=scales)
 
 
 def replica_eval(model, inputs, labels, objective=Objective()):

@@ -465,3 +465,16 @@ def check_batch_fits(config, train_files, count_records):
                          f"of {len(train_files)} file(s) ({train_files[0]} ...): every update would read each one "
                          f"{config.global_batch_size / available:.0f} times; pass a --global_batch_size of at most "
                          f"{available}, or make more data")
+
+
+def config_differences(previous, current, prefix=""):
+    """[(key, previous value, current value)] where two config records differ; in settings that are
+    dicts on both sides (backbone, backbone_overrides) only the keys that differ, as "backbone.key"."""
+    found = []
+    for key in sorted(set(previous) | set(current)):
+        there, now = previous.get(key), current.get(key)
+        if isinstance(there, dict) and isinstance(now, dict):
+            found += config_differences(there, now, f"{prefix}{key}.")
+        elif there != now:
+            found.append((prefix + key, there, now))
+    return found

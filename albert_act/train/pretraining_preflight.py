@@ -12,7 +12,7 @@ import tensorflow as tf
 from albert_act import distribution
 from albert_act.base import artifacts, text_files
 from albert_act.train.pretraining_config import (ADDED_SETTINGS, RESUMABLE_CHANGES, accumulation, check_batch_fits,
-                                                    config_record)
+                                                 config_differences, config_record)
 from pipelines.pretraining_dataset import check_records, check_records_vocabulary, count_records, record_files
 from pipelines.tokenizer import Tokenizer
 
@@ -102,7 +102,7 @@ def _check_model_dir(config):
     previous = artifacts.read_json(path)
     current = config_record(config)
     previous = {**ADDED_SETTINGS, **previous}
-    differing = _differences({k: v for k, v in previous.items() if k not in RESUMABLE_CHANGES},
+    differing = config_differences({k: v for k, v in previous.items() if k not in RESUMABLE_CHANGES},
                              {k: v for k, v in current.items() if k not in RESUMABLE_CHANGES})
     if differing:
         details = ", ".join(f"{k}: {there!r} there, {now!r} now" for k, there, now in differing)
@@ -112,16 +112,3 @@ def _check_model_dir(config):
             return
         raise ValueError(f"{config.model_dir} holds a run with another config ({details}); "
                          "use a new --model_dir, or the same settings to resume")
-
-
-def _differences(previous, current, prefix=""):
-    """[(key, previous value, current value)] where two config records differ; in settings that are
-    dicts on both sides (backbone, backbone_overrides) only the keys that differ, as "backbone.key"."""
-    found = []
-    for key in sorted(set(previous) | set(current)):
-        there, now = previous.get(key), current.get(key)
-        if isinstance(there, dict) and isinstance(now, dict):
-            found += _differences(there, now, f"{prefix}{key}.")
-        elif there != now:
-            found.append((prefix + key, there, now))
-    return found
