@@ -162,3 +162,35 @@ def test_accumulation_and_devices_give_the_large_batch_update_on_jax(records, tm
         for key in (k for k in whole if k.startswith("weight/")):
             assert _relative(other[key], whole[key], 1e-6) <= 1e-4, key
     assert float(whole["sum/examples"]) == 8.0
+
+
+@pytest.mark.slow  # ~2 minutes: the whole accelerator script, tiny, on this CPU
+def test_the_accelerator_script_runs_its_four_parts_on_jax_cpu(records, tmp_path):
+    import shutil
+
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    prepared = tmp_path / "prepared"
+    subprocess.run([sys.executable, "-m", "benchmarks.backend_parity", "--write", str(prepared / "parity")],
+                   cwd=repo, check=True, capture_output=True, timeout=600)
+    folder = os.path.dirname(records[0])
+    for part, name in (("train", "tokens-train.npz"), ("valid", "tokens-eval.npz")):
+        (prepared / "english" / part).mkdir(parents=True)
+        shutil.copy(os.path.join(folder, name), prepared / "english" / part / "tokens-train.npz")
+    shutil.copy(os.path.join(os.path.dirname(folder), "vocab.model"), prepared / "english" / "vocab.model")
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHON": sys.executable, "PREPARED": str(prepared), "OUT": str(out), "WIDTHS": "32",
+           "PRECISIONS": "float32", "THROUGHPUT_BATCH": "8", "LEG_WIDTH": "32", "LEG_STEPS": "4",
+           "LEG_FLAGS": "--global_batch_size 8 --micro_batch_size 8 --eval_batches 2 --override vocabulary_size=400 "
+                        "--override max_sequence_length=64"}
+    run = subprocess.run(["bash", os.path.join(repo, "benchmarks", "accelerator_run.sh")], env=env, cwd=repo,
+                         capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    parity = json.loads((out / "parity.json").read_text())
+    assert parity["iterations_identical"] and parity["outputs"] <= 1e-5 and parity["gradients"] <= 1e-4
+    table = (out / "throughput.md").read_text()
+    assert "| 32 | float32 | fixed 6 | 6.00 |" in table and "| 32 | float32 | ACT | 3.00 |" in table
+    files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    assert files == ["log.txt", "parity.json", "run/checkpoints/jax-4.npz", "run/config.json", "run/evaluation.json",
+                     "run/held_out.jsonl", "run/vocab.model", "throughput.md"]
+    with np.load(out / "run" / "checkpoints" / "jax-4.npz") as kept:
+        assert not any(name.startswith("optimizer/") for name in kept.files) and int(kept["update"]) == 4

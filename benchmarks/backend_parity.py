@@ -1,0 +1,120 @@
+"""The same weights on TensorFlow and on JAX: outputs, iterations, loss and gradients, across machines.
+
+    python -m benchmarks.backend_parity --write DIR          # here, with TensorFlow: the reference
+    KERAS_BACKEND=jax python -m benchmarks.backend_parity --check DIR   # there, e.g. on a GPU: compared
+
+--write saves a small model's weights (.weights.h5), a batch, and the TensorFlow backend's outputs,
+loss and per-variable gradients of MLM + SOP + tau x ponder (ACT, depths spread over 1..6) to DIR.
+--check computes the same on the JAX backend of this machine and prints the largest differences,
+each relative to its tensor's scale; it exits with 1 when outputs differ by more than 1e-5, any
+gradient by more than 1e-4 (float32; on a GPU TF32 matmuls are turned off for it), or when any
+token's iteration count differs. tests/test_jax_backend.py holds the same comparison on the CPU.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+CONFIG = dict(vocabulary_size=400, num_heads=2, embedding_dim=16, hidden_dim=32, intermediate_dim=64,
+              max_iterations=6, max_sequence_length=128)
+TAU = 0.01
+
+
+def _model():
+    import keras
+
+    from albert_act import AlbertActBackbone, AlbertActPretrainingModel
+
+    keras.utils.set_random_seed(0)
+    backbone = AlbertActBackbone(**CONFIG, execution="static")
+    return backbone, AlbertActPretrainingModel(backbone)
+
+
+def _batch():
+    rng = np.random.default_rng(3)
+    lengths = np.array([24, 17, 24, 9])
+    real = np.arange(24)[None] < lengths[:, None]
+    inputs = {"token_ids": np.where(real, rng.integers(5, 400, (4, 24)), 0).astype("int32"),
+              "segment_ids": (np.arange(24)[None] >= lengths[:, None] // 2).astype("int32") * real,
+              "padding_mask": real.astype("int32"),
+              "masked_positions": np.sort(rng.integers(1, 8, (4, 3)) + np.arange(3) * 2, axis=1).astype("int32")}
+    labels = {"masked_lm_ids": rng.integers(5, 400, (4, 3)).astype("int32"),
+              "masked_lm_weights": np.ones((4, 3), "float32"), "sentence_order_label": np.array([0, 1, 1, 0], "int32")}
+    return inputs, labels
+
+
+def write(directory):
+    import tensorflow as tf
+
+    from albert_act.train.losses import Objective
+
+    backbone, model = _model()
+    unit = backbone.encoder.halting_unit.dense
+    rng = np.random.default_rng(0)
+    unit.kernel.assign(rng.normal(0.0, 0.5, unit.kernel.shape).astype("float32"))
+    unit.bias.assign([-0.8])
+    inputs, labels = _batch()
+    with tf.GradientTape() as tape:
+        outputs = model(inputs, training=True)
+        sums = Objective().sums(outputs, labels)
+        loss = Objective().losses(sums, sums["mlm_weight"], sums["examples"], TAU)["loss"]
+    gradients = tape.gradient(loss, model.trainable_variables)
+    os.makedirs(directory, exist_ok=True)
+    model.save_weights(os.path.join(directory, "model.weights.h5"))
+    np.savez(os.path.join(directory, "reference.npz"), loss=float(loss), **inputs, **labels,
+             **{f"output/{k}": np.asarray(v) for k, v in outputs.items()},
+             **{f"gradient/{v.path}": tf.convert_to_tensor(g).numpy() for v, g in zip(model.trainable_variables, gradients)})
+    print(f"reference written to {directory} (mean N {float(np.asarray(outputs['iterations'])[inputs['padding_mask'] == 1].mean()):.2f})")
+
+
+def check(directory):
+    import jax
+
+    from albert_act.train.losses import Objective
+
+    jax.config.update("jax_default_matmul_precision", "highest")  # no TF32 on a GPU: float32 as the reference
+    _, model = _model()
+    model.load_weights(os.path.join(directory, "model.weights.h5"))
+    reference = dict(np.load(os.path.join(directory, "reference.npz")))
+    inputs = {k: reference[k] for k in ("token_ids", "segment_ids", "padding_mask", "masked_positions")}
+    labels = {k: reference[k] for k in ("masked_lm_ids", "masked_lm_weights", "sentence_order_label")}
+    trainable = [v.value for v in model.trainable_variables]
+    frozen = [v.value for v in model.non_trainable_variables]
+
+    def loss_fn(trainable):
+        outputs, _ = model.stateless_call(trainable, frozen, inputs, training=True)
+        sums = Objective().sums(outputs, labels)
+        return Objective().losses(sums, sums["mlm_weight"], sums["examples"], TAU)["loss"], outputs
+
+    (loss, outputs), gradients = jax.jit(jax.value_and_grad(loss_fn, has_aux=True))(trainable)
+    relative = lambda a, b, floor=1e-6: float(np.max(np.abs(np.asarray(a) - b)) / max(float(np.max(np.abs(b))), floor))  # noqa: E731
+    output_gap = max(relative(outputs[k], reference[f"output/{k}"]) for k in outputs)
+    largest = max(float(np.abs(reference[f"gradient/{v.path}"]).max()) for v in model.trainable_variables)
+    gradient_gap = max(relative(g, reference[f"gradient/{v.path}"], 1e-3 * largest)
+                       for v, g in zip(model.trainable_variables, gradients))
+    same_depth = bool(np.array_equal(np.asarray(outputs["iterations"]), reference["output/iterations"]))
+    result = {"device": str(jax.devices()[0]), "jax": jax.__version__, "outputs": output_gap,
+              "gradients": gradient_gap, "loss": abs(float(loss) - float(reference["loss"])) / abs(float(reference["loss"])),
+              "iterations_identical": same_depth}
+    print(json.dumps(result))
+    return output_gap <= 1e-5 and gradient_gap <= 1e-4 and same_depth
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.backend_parity", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--write", metavar="DIR")
+    group.add_argument("--check", metavar="DIR")
+    args = parser.parse_args(argv)
+    if args.write:
+        write(args.write)
+    elif not check(args.check):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""Training throughput on the JAX backend: pieces per second and MFU of whole pre-training updates.
+
+    KERAS_BACKEND=jax python -m benchmarks.jax_throughput [--widths 128 256 512 768] [--batch 64]
+        [--precisions float32 mixed_bfloat16] [--updates 10] [--peak_tflops P]
+
+Each row times `albert_act.train.jax_pretraining.JaxPretrainer.update` (forward, backward, LAMB,
+as a run takes it) on random sequences of 128 pieces, 8,000-piece vocabulary, 20 masked positions,
+at hidden size H (heads H/64, at least 2; feed-forward 4H; N_max 6): fixed depth (every token 6
+iterations) and ACT with the halting unit set so that every token halts after 3 (the static
+execution, the one that compiles on JAX, computes all 6 either way: the ratio says what a loop
+that skips halted tokens would have to win). MFU: the model's FLOPs actually computed (3 x forward
+of the 6 iterations' blocks, attention included, and the MLM head) over the elapsed time, against
+the device's bf16 dense peak (H100 and H200: 989 TFLOP/s; --peak_tflops for others; none on a CPU).
+The first two updates (compilation) are not timed. Prints a Markdown table and the device.
+"""
+
+import argparse
+import os
+import time
+
+os.environ.setdefault("KERAS_BACKEND", "jax")
+
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+
+PEAKS = {"H100": 989e12, "H200": 989e12, "A100": 312e12}
+LENGTH, VOCABULARY, MASKED, N_MAX, EMBEDDING = 128, 8000, 20, 6, 128
+
+
+def update_flops(width, batch, iterations=N_MAX):
+    """Training FLOPs of one update (3 x forward): the blocks of `iterations` iterations over every
+    token (projections 8H^2, feed-forward 16H^2, attention 4TH per token) and the MLM head."""
+    block = batch * LENGTH * (24 * width ** 2 + 4 * LENGTH * width)
+    head = batch * MASKED * 2 * (width * EMBEDDING + EMBEDDING * VOCABULARY)
+    embed = batch * LENGTH * 2 * EMBEDDING * width
+    return 3 * (iterations * block + head + embed)
+
+
+def random_batch(batch, seed=0):
+    rng = np.random.default_rng(seed)
+    positions = np.sort(rng.choice(np.arange(1, LENGTH - 1), (batch, MASKED)), axis=1).astype(np.int32)
+    inputs = {"token_ids": rng.integers(5, VOCABULARY, (batch, LENGTH)).astype(np.int32),
+              "segment_ids": (np.arange(LENGTH)[None] >= LENGTH // 2).repeat(batch, 0).astype(np.int32),
+              "padding_mask": np.ones((batch, LENGTH), np.int32), "masked_positions": positions}
+    labels = {"masked_lm_ids": rng.integers(5, VOCABULARY, (batch, MASKED)).astype(np.int32),
+              "masked_lm_weights": np.ones((batch, MASKED), np.float32),
+              "sentence_order_label": rng.integers(0, 2, batch).astype(np.int32)}
+    return inputs, labels
+
+
+def trainer_for(width, batch, precision, halting):
+    from albert_act.train.jax_pretraining import JaxPretrainer
+    from albert_act.train.pretraining_config import PretrainConfig
+
+    heads = max(2, width // 64)
+    config = PretrainConfig(
+        train_files=["unused"], eval_files=["unused"], model_dir="unused", preset="english", halting=halting,
+        backbone_overrides={"hidden_dim": width, "num_heads": heads, "intermediate_dim": 4 * width},
+        global_batch_size=batch, micro_batch_size=batch // len(jax.local_devices()), precision=precision,
+        ponder_cost_weight=1e-3 if halting == "act" else 0.0, ponder_warmup_start=0, ponder_warmup_steps=0,
+        steps=1000, warmup_steps=10, learning_rate=1e-3, execution="static").resolved()
+    trainer = JaxPretrainer(config)
+    if halting == "act":  # p = 0.4 at every iteration: every token halts after 3 (0.4 + 0.4 < 0.99 <= 1.2)
+        unit = trainer.backbone.encoder.halting_unit.dense
+        index = {v.path: i for i, v in enumerate(trainer.model.trainable_variables)}
+        trainer.state["trainable"][index[unit.kernel.path]] *= 0.0
+        trainer.state["trainable"][index[unit.bias.path]] = np.full((1,), np.log(0.4 / 0.6), np.float32)
+    return trainer
+
+
+def measure(width, batch, precision, halting, updates):
+    trainer = trainer_for(width, batch, precision, halting)
+    data = random_batch(batch)
+    sums = None
+    for step in range(2):  # compile, warm up
+        sums = trainer.update(data, step)
+    start = time.perf_counter()
+    for step in range(updates):
+        sums = trainer.update(data, step + 2)
+    jax.block_until_ready(trainer.state["trainable"])
+    seconds = (time.perf_counter() - start) / updates
+    mean_n = float(sums["depth"][0, 1] / max(sums["depth"][0, 0], 1))
+    return {"seconds": seconds, "pieces_per_second": batch * LENGTH / seconds, "mean_n": mean_n,
+            "flops_per_second": update_flops(width, batch) / seconds}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.jax_throughput", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--widths", type=int, nargs="+", default=[128, 256, 512, 768])
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--precisions", nargs="+", default=["float32", "mixed_bfloat16"])
+    parser.add_argument("--updates", type=int, default=10)
+    parser.add_argument("--peak_tflops", type=float, default=None)
+    args = parser.parse_args(argv)
+    device = jax.devices()[0]
+    kind = getattr(device, "device_kind", device.platform)
+    peak = args.peak_tflops * 1e12 if args.peak_tflops else next((v for k, v in PEAKS.items() if k in kind), None)
+    print(f"device: {kind} x{len(jax.devices())} ({jax.default_backend()}), jax {jax.__version__}; "
+          f"bf16 peak {'%.0f TFLOP/s' % (peak / 1e12) if peak else 'unknown'}", flush=True)
+    lines = ["| H | precision | depth | mean N | s / update | pieces/s | TFLOP/s | MFU | ACT / fixed |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for width in args.widths:
+        for precision in args.precisions:
+            fixed = measure(width, args.batch, precision, "none", args.updates)
+            act = measure(width, args.batch, precision, "act", args.updates)
+            for name, row in (("fixed 6", fixed), ("ACT", act)):
+                mfu = f"{row['flops_per_second'] / peak:.2f}" if peak else "-"
+                ratio = f"{act['seconds'] / fixed['seconds']:.2f}" if name == "ACT" else ""
+                lines.append(f"| {width} | {precision} | {name} | {row['mean_n']:.2f} | {row['seconds']:.4f} | "
+                             f"{row['pieces_per_second']:.0f} | {row['flops_per_second'] / 1e12:.2f} | {mfu} | "
+                             f"{ratio} |")
+            print(lines[-2] + "\n" + lines[-1], flush=True)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
