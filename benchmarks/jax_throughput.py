@@ -6,10 +6,11 @@
 Each row times `albert_act.train.jax_pretraining.JaxPretrainer.update` (forward, backward, LAMB,
 as a run takes it) on random sequences of 128 pieces, 8,000-piece vocabulary, 20 masked positions,
 at hidden size H (heads H/64, at least 2; feed-forward 4H; N_max 6): fixed depth (every token 6
-iterations) and ACT with the halting unit set so that every token halts after 3 (the static
-execution, the one that compiles on JAX, computes all 6 either way: the ratio says what a loop
-that skips halted tokens would have to win). MFU: the model's FLOPs actually computed (3 x forward
-of the 6 iterations' blocks, attention included, and the MLM head) over the elapsed time, against
+iterations), and ACT with the halting unit set so that every token halts after 3, in the static
+execution (all 6 iterations computed, halted tokens masked) and in bucket (`switched_halting`: the
+running tokens only). The last column is each row's time against fixed depth's. MFU: the FLOPs
+of the iterations computed (3 x forward of the blocks, attention included, and the MLM head) over
+the elapsed time, against
 the device's bf16 dense peak (H100 and H200: 989 TFLOP/s; --peak_tflops for others; none on a CPU).
 The first two updates (compilation) are not timed. Prints a Markdown table and the device.
 """
@@ -48,7 +49,7 @@ def random_batch(batch, seed=0):
     return inputs, labels
 
 
-def trainer_for(width, batch, precision, halting):
+def trainer_for(width, batch, precision, halting, execution="static"):
     from albert_act.train.jax_pretraining import JaxPretrainer
     from albert_act.train.pretraining_config import PretrainConfig
 
@@ -58,7 +59,7 @@ def trainer_for(width, batch, precision, halting):
         backbone_overrides={"hidden_dim": width, "num_heads": heads, "intermediate_dim": 4 * width},
         global_batch_size=batch, micro_batch_size=batch // len(jax.local_devices()), precision=precision,
         ponder_cost_weight=1e-3 if halting == "act" else 0.0, ponder_warmup_start=0, ponder_warmup_steps=0,
-        steps=1000, warmup_steps=10, learning_rate=1e-3, execution="static").resolved()
+        steps=1000, warmup_steps=10, learning_rate=1e-3, execution=execution).resolved()
     trainer = JaxPretrainer(config)
     if halting == "act":  # p = 0.4 at every iteration: every token halts after 3 (0.4 + 0.4 < 0.99 <= 1.2)
         unit = trainer.backbone.encoder.halting_unit.dense
@@ -68,8 +69,8 @@ def trainer_for(width, batch, precision, halting):
     return trainer
 
 
-def measure(width, batch, precision, halting, updates):
-    trainer = trainer_for(width, batch, precision, halting)
+def measure(width, batch, precision, halting, updates, execution="static"):
+    trainer = trainer_for(width, batch, precision, halting, execution)
     data = random_batch(batch)
     sums = None
     for step in range(2):  # compile, warm up
@@ -98,19 +99,21 @@ def main(argv=None):
     peak = args.peak_tflops * 1e12 if args.peak_tflops else next((v for k, v in PEAKS.items() if k in kind), None)
     print(f"device: {kind} x{len(jax.devices())} ({jax.default_backend()}), jax {jax.__version__}; "
           f"bf16 peak {'%.0f TFLOP/s' % (peak / 1e12) if peak else 'unknown'}", flush=True)
-    lines = ["| H | precision | depth | mean N | s / update | pieces/s | TFLOP/s | MFU | ACT / fixed |",
+    lines = ["| H | precision | depth | mean N | s / update | pieces/s | TFLOP/s | MFU | time vs fixed |",
              "|---|---|---|---|---|---|---|---|---|"]
     for width in args.widths:
         for precision in args.precisions:
             fixed = measure(width, args.batch, precision, "none", args.updates)
-            act = measure(width, args.batch, precision, "act", args.updates)
-            for name, row in (("fixed 6", fixed), ("ACT", act)):
-                mfu = f"{row['flops_per_second'] / peak:.2f}" if peak else "-"
-                ratio = f"{act['seconds'] / fixed['seconds']:.2f}" if name == "ACT" else ""
+            rows = [("fixed 6", fixed), ("ACT, static", measure(width, args.batch, precision, "act", args.updates)),
+                    ("ACT, bucket", measure(width, args.batch, precision, "act", args.updates, "bucket"))]
+            for name, row in rows:
+                # MFU counts the FLOPs of the iterations computed: all 6 but for bucket (the running ones)
+                flops = row["flops_per_second"] * (row["mean_n"] / N_MAX if name == "ACT, bucket" else 1.0)
+                mfu = f"{flops / peak:.2f}" if peak else "-"
+                ratio = f"{row['seconds'] / fixed['seconds']:.2f}" if name != "fixed 6" else ""
                 lines.append(f"| {width} | {precision} | {name} | {row['mean_n']:.2f} | {row['seconds']:.4f} | "
-                             f"{row['pieces_per_second']:.0f} | {row['flops_per_second'] / 1e12:.2f} | {mfu} | "
-                             f"{ratio} |")
-            print(lines[-2] + "\n" + lines[-1], flush=True)
+                             f"{row['pieces_per_second']:.0f} | {flops / 1e12:.2f} | {mfu} | {ratio} |")
+            print("\n".join(lines[-3:]), flush=True)
     print("\n".join(lines))
 
 

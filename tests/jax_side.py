@@ -28,7 +28,8 @@ def main(source, destination):
     given = dict(np.load(source, allow_pickle=False))
     spec = json.loads(str(given["spec"]))
     objective = Objective(spec["mlm_objective"], spec["kl_weight"], tuple(spec["prior"]) if spec["prior"] else None)
-    backbone = AlbertActBackbone(**spec["backbone"], return_details=objective.iteration_outputs)
+    backbone = AlbertActBackbone(**{**spec["backbone"], "execution": spec.get("jax_execution", "static")},
+                                 return_details=objective.iteration_outputs)
     model = AlbertActPretrainingModel(backbone, iteration_outputs=objective.iteration_outputs)
     model.load_weights(spec["weights"])
     inputs = {k: given[k] for k in ("token_ids", "segment_ids", "padding_mask", "masked_positions")}

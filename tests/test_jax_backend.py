@@ -21,7 +21,7 @@ pytest.importorskip("jax", reason="jax is in requirements.txt; this venv lacks i
 JAX_SIDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jax_side.py")
 
 
-def _case(tmp_path, objective, execution="static"):
+def _case(tmp_path, objective, execution="static", jax_execution="static"):
     """Writes the weights and inputs for the JAX side; returns (spec, arrays, the TF side's results)."""
     keras.utils.set_random_seed(0)
     backbone = AlbertActBackbone(**TINY, execution=execution, return_details=objective.iteration_outputs)
@@ -50,7 +50,7 @@ def _case(tmp_path, objective, execution="static"):
                "gradients": {v.path: tf.convert_to_tensor(g).numpy() for v, g in zip(model.trainable_variables, gradients)}}
     spec = {"backbone": {**TINY, "execution": execution}, "weights": weights, "tau": tau, "learning_rate": 0.01,
             "updates": 5, "mlm_objective": objective.mlm_objective, "kl_weight": objective.kl_weight,
-            "prior": list(objective.prior) if objective.prior else None}
+            "prior": list(objective.prior) if objective.prior else None, "jax_execution": jax_execution}
     source = tmp_path / "in.npz"
     np.savez(source, spec=json.dumps(spec), **inputs, **labels)
     return source, tf_side
@@ -68,12 +68,15 @@ def _relative(a, b, floor=1e-6):
     return float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(b))), floor))
 
 
-@pytest.mark.parametrize("objective", [
-    Objective(),
-    Objective("per_iteration", 0.3, tuple(geometric_prior(2.5, TINY["max_iterations"]))),
-], ids=["act", "per-iteration + KL"])
-def test_the_same_weights_give_the_same_numbers_on_jax_without_tensorflow(tmp_path, objective):
-    source, expected = _case(tmp_path, objective)
+@pytest.mark.parametrize("objective, jax_execution", [
+    (Objective(), "static"),
+    (Objective("per_iteration", 0.3, tuple(geometric_prior(2.5, TINY["max_iterations"]))), "static"),
+    (Objective(), "bucket"),
+], ids=["act", "per-iteration + KL", "act, bucket on JAX"])
+def test_the_same_weights_give_the_same_numbers_on_jax_without_tensorflow(tmp_path, objective, jax_execution):
+    # TensorFlow's static loop against JAX's static loop, and against JAX's bucket (switched_halting:
+    # the running tokens only, at static widths under keras.ops.switch).
+    source, expected = _case(tmp_path, objective, jax_execution=jax_execution)
     actual = _jax(tmp_path, source)
     assert str(actual["backend"]) == "jax" and not bool(actual["tensorflow_loaded"])
     real = np.load(source)["padding_mask"] == 1
@@ -188,7 +191,7 @@ def test_the_accelerator_script_runs_its_four_parts_on_jax_cpu(records, tmp_path
     parity = json.loads((out / "parity.json").read_text())
     assert parity["iterations_identical"] and parity["outputs"] <= 1e-5 and parity["gradients"] <= 1e-4
     table = (out / "throughput.md").read_text()
-    assert "| 32 | float32 | fixed 6 | 6.00 |" in table and "| 32 | float32 | ACT | 3.00 |" in table
+    assert "| 32 | float32 | fixed 6 | 6.00 |" in table and "| 32 | float32 | ACT, bucket | 3.00 |" in table
     files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
     assert files == ["log.txt", "parity.json", "run/checkpoints/jax-4.npz", "run/config.json", "run/evaluation.json",
                      "run/held_out.jsonl", "run/vocab.model", "throughput.md"]

@@ -39,26 +39,7 @@ from keras.src.backend import AutocastScope  # no public name; keras is pinned (
 from tensorflow.compiler.tf2xla.ops import gen_xla_ops  # XlaOptimizationBarrier: no public name either
 
 from albert_act.model.act_state import act_update, initial_state, outputs_of, record_details
-
-SMALLEST_BUCKET = 4  # below this, a bucket saves less than its branch costs to compile
-FINE_STEP = 16  # widths above this also come in its multiples (`bucket_widths`)
-
-
-def bucket_widths(length, capacity=None):
-    """Ascending static widths for `length` tokens: 0, the halvings of the capacity (default
-    `length`, always the largest) down to SMALLEST_BUCKET, and its multiples of FINE_STEP (at
-    least top / 8) in between. E.g. 128 -> 0 4 8 16 32 48 64 80 96 112 128; 16 -> 0 4 8 16.
-
-    The multiples keep a mostly running batch from paying for the next power of two: a
-    depth that varies per token leaves 60-110 of 128 tokens running at middle iterations."""
-    top = length if capacity is None else max(1, min(int(capacity), length))
-    widths, width = {0, top}, top
-    while width > SMALLEST_BUCKET:
-        width = math.ceil(width / 2)
-        widths.add(width)
-    step = max(FINE_STEP, math.ceil(top / 8))
-    widths.update(range(step, top, step))
-    return sorted(widths)
+from albert_act.model.switched_halting import bucket_widths  # noqa: F401 (the widths, shared with the JAX form)
 
 
 def gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, return_details,

@@ -217,7 +217,19 @@ def _checked(layer, max_iterations, epsilon, execution, capacity, iteration_cap)
 
 
 def _gathered(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, return_details, execution, capacity):
-    """The "gather" and "bucket" executions (`albert_act.model.gathered_halting`, TensorFlow only)."""
+    """The "gather" and "bucket" executions: `albert_act.model.gathered_halting` on TensorFlow; elsewhere
+    (JAX) `albert_act.model.switched_halting`, static widths under keras.ops.switch, for both."""
+    if keras.backend.backend() != "tensorflow":
+        from albert_act.model.switched_halting import bucket_widths, switched_loop
+
+        length = hidden_states.shape[1]
+        if capacity is not None:
+            raise ValueError(f'execution="{execution}" with a capacity is TensorFlow\'s (gathered_halting); the '
+                             f"{keras.backend.backend()} backend computes every running token")
+        if not isinstance(length, int):  # a symbolic build (an unknown length): the static loop's shapes
+            return dense_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, False, return_details)
+        return switched_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilon, return_details,
+                             bucket_widths(length))
     from albert_act.model.gathered_halting import bucket_widths, gathered_loop
 
     # Bucket widths need a static sequence length; without one (Keras' symbolic build, a

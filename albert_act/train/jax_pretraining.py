@@ -3,8 +3,8 @@
     KERAS_BACKEND=jax python -m albert_act.pretrain --preset english --train_files 'DATA/train-*.tfrecord' ...
 
 The same run as the TensorFlow one (`albert_act.train.pretraining_run`), from the same command
-line: `PretrainConfig` and its presets; the model, in the static execution (gather and bucket are
-TensorFlow code, with the same numbers); the loss (`losses.Objective`, written once); LAMB with
+line: `PretrainConfig` and its presets; the model (bucket is `albert_act.model.switched_halting` here,
+gather runs as bucket and while as static: the same numbers); the loss (`losses.Objective`, written once); LAMB with
 ALBERT's maths and the halting unit's settings (`lamb.run_optimizer`); the schedule; tau's ramp,
 --tau auto and --target_iterations (`ponder`); micro-batches whose sums are divided by the whole
 update's masked-token and sequence counts, so accumulation gives the large-batch gradient; the
@@ -78,7 +78,10 @@ class JaxPretrainer:
         self.kind = jax.default_backend()  # "cpu", "gpu" or "tpu"
         self.accumulation = accumulation(config, len(self.devices))
         self.precision = distribution.resolve_precision(config.precision, self.kind)
-        backbone_config = {**config.backbone_config(), "execution": "static"}
+        # gather's dynamic widths become bucket's static ones (switched_halting), while's loop the static one:
+        # the same numbers, and what XLA compiles on JAX
+        execution = {"gather": "bucket", "while": "static"}.get(config.execution, config.execution)
+        backbone_config = {**config.backbone_config(), "execution": execution}
         self.objective = Objective.of(config, backbone_config["max_iterations"])
         keras.utils.set_random_seed(config.seed)
         self.backbone = AlbertActBackbone(**backbone_config, return_details=self.objective.iteration_outputs)
