@@ -86,7 +86,7 @@ def served_row(run, sentences):
     rows = depth.sentence_depths(backbone, tokenizer, sentences)
     ordinary, masks = [], []
     for row in rows:
-        ids = tokenizer.piece_to_id(row["tokens"])
+        ids = [tokenizer.processor.piece_to_id(piece) for piece in row["tokens"]]
         for piece, n in zip(ids, row["iterations"]):
             if piece == MASK_ID:
                 masks.append(n)

@@ -324,3 +324,12 @@ def test_final_and_halting_moves_only_the_halting_distribution():
                                tape.gradient(mixed["mlm_objective_sum"], weights).numpy(), rtol=1e-6)
     np.testing.assert_allclose(float(held["mlm_objective_sum"]),
                                float(held["mlm_loss_sum"]) + float(mixed["mlm_objective_sum"]), rtol=1e-6)
+
+
+def test_the_halting_signal_weight_scales_the_held_mixture_alone():
+    outputs, labels = _hand_outputs()
+    full = loss_sums(outputs, labels, "final_and_halting")
+    tenth = loss_sums(outputs, labels, "final_and_halting", halting_signal_weight=0.1)
+    mixture = float(full["mlm_objective_sum"]) - float(full["mlm_loss_sum"])
+    np.testing.assert_allclose(float(tenth["mlm_objective_sum"]) - float(tenth["mlm_loss_sum"]), 0.1 * mixture, rtol=1e-5)
+    assert mixture > 0

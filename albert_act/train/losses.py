@@ -17,7 +17,9 @@ The MLM term comes in two forms (`mlm_objective`):
 - "final_and_halting": the final state's cross-entropy, plus the mixture with every iteration's
   cross-entropy held constant (stop_gradient): d loss / d lam_t^n is still that iteration's loss,
   so each token's halting distribution is pushed toward the iterations that predict its target
-  best, but the head and the states learn from the final state alone, as in ACT.
+  best, but the head and the states learn from the final state alone, as in ACT. The mixture is
+  weighed by `halting_signal_weight`: the ponder cost that holds the mean depth must be able to
+  outweigh it (on the English model the early iterations' loss exceeds the final one by nats).
 The KL term, KL(lam_t || g), per real token, averaged over the sequence's tokens: g is the
 truncated geometric distribution over 1..N_max whose mean is the target depth (`geometric_prior`).
 
@@ -43,12 +45,13 @@ class Objective:
     mlm_objective: str = "final"
     kl_weight: float = 0.0
     prior: tuple | None = None
+    halting_signal_weight: float = 1.0
 
     @classmethod
     def of(cls, config, max_iterations):
         """The objective of a resolved `PretrainConfig`."""
         prior = tuple(geometric_prior(config.target_iterations, max_iterations)) if config.kl_weight else None
-        return cls(config.mlm_objective, float(config.kl_weight), prior)
+        return cls(config.mlm_objective, float(config.kl_weight), prior, float(config.halting_signal_weight))
 
     @property
     def iteration_outputs(self):
@@ -56,7 +59,7 @@ class Objective:
         return self.mlm_objective != "final" or self.prior is not None
 
     def sums(self, outputs, labels):
-        return loss_sums(outputs, labels, self.mlm_objective, self.prior)
+        return loss_sums(outputs, labels, self.mlm_objective, self.prior, self.halting_signal_weight)
 
     def losses(self, sums, mlm_weight, examples, ponder_cost_weight):
         return pretraining_loss(sums, mlm_weight, examples, ponder_cost_weight, self.kl_weight)
@@ -81,7 +84,7 @@ def geometric_prior(mean, max_iterations):
     return prior((low + high) / 2)
 
 
-def loss_sums(outputs, labels, mlm_objective="final", prior=None):
+def loss_sums(outputs, labels, mlm_objective="final", prior=None, halting_signal_weight=1.0):
     """Per-batch sums (float32 scalars) from which losses and accuracies are formed.
 
     outputs: the pre-training model's dict (mlm_logits, sop_logits, ponder_cost; with
@@ -90,6 +93,7 @@ def loss_sums(outputs, labels, mlm_objective="final", prior=None):
     mlm_objective: "final" or "per_iteration" (the module's docstring); `mlm_objective_sum` is the
         sum the loss minimizes, `mlm_loss_sum` always the final state's (what inference reads).
     prior: None, or the (N_max,) `geometric_prior` of the KL term (`kl_sum`).
+    halting_signal_weight: final_and_halting's weight of the held mixture, against the final loss.
     """
     weights = ops.cast(labels["masked_lm_weights"], "float32")  # (B, P)
     mlm_xent = ops.sparse_categorical_crossentropy(
@@ -113,7 +117,7 @@ def loss_sums(outputs, labels, mlm_objective="final", prior=None):
     if mlm_objective == "per_iteration":
         sums["mlm_objective_sum"] = ops.sum(iteration_mlm_xent(outputs, labels) * weights)
     elif mlm_objective == "final_and_halting":
-        sums["mlm_objective_sum"] = sums["mlm_loss_sum"] + ops.sum(
+        sums["mlm_objective_sum"] = sums["mlm_loss_sum"] + halting_signal_weight * ops.sum(
             iteration_mlm_xent(outputs, labels, hold_losses=True) * weights)
     sums["kl_sum"] = ops.zeros(()) if prior is None else ops.sum(halting_kl(outputs, prior))
     return sums

@@ -37,14 +37,15 @@ RESUMABLE_CHANGES = {"train_files", "eval_files", "checkpoint_every", "keep_chec
 # The settings of the halting unit's training (the ponder cost, the objectives that shape the halting
 # distribution, the unit's optimizer): nothing to weigh, steer or shape at fixed depth (--halting none).
 PONDER_SETTINGS = ("ponder_cost_weight", "target_iterations", "target_control", "ponder_warmup_start",
-                   "ponder_warmup_steps", "mlm_objective", "kl_weight", "halting_trust_ratio", "halting_learning_rate_scale")
+                   "ponder_warmup_steps", "mlm_objective", "halting_signal_weight", "kl_weight", "halting_trust_ratio",
+                   "halting_learning_rate_scale")
 # What a setting left at None takes when the preset does not set it either.
-TRAINING_DEFAULTS = {"deterministic": False, "target_control": "tau", "mlm_objective": "final", "kl_weight": 0.0, "halting_trust_ratio": True,
-                     "halting_learning_rate_scale": 1.0}
+TRAINING_DEFAULTS = {"deterministic": False, "target_control": "tau", "mlm_objective": "final", "halting_signal_weight": 1.0,
+                     "kl_weight": 0.0, "halting_trust_ratio": True, "halting_learning_rate_scale": 1.0}
 # Settings added after runs were saved without them, and what such a run used.
 ADDED_SETTINGS = {"input_streams": 1, "target_iterations": None, "eval_every": None, "target_control": "tau",
-                  "mlm_objective": "final",
-                  "kl_weight": 0.0, "halting_trust_ratio": True, "halting_learning_rate_scale": 1.0}
+                  "mlm_objective": "final", "halting_signal_weight": 1.0, "kl_weight": 0.0, "halting_trust_ratio": True,
+                  "halting_learning_rate_scale": 1.0}
 
 
 # The presets: `tiny`, `small` and `base` are the paper's (Simoulin & Crabbé 2021, Table 1):
@@ -253,6 +254,9 @@ class PretrainConfig:
               "improving; the head fits the weighted states, which favours early halting) or final_and_halting "
               "(final, plus that mixture with the cross-entropies held constant: it moves the halting distribution "
               f"alone) {PRESET}", choices=list(MLM_OBJECTIVES))
+    halting_signal_weight: float | None = setting(
+        None, f"final_and_halting's weight of the held per-iteration mixture against the final MLM loss {PRESET}",
+        rule=">=0")
     kl_weight: float | None = setting(
         None, "beta, the weight of KL(each token's halting distribution || the truncated geometric distribution "
               f"whose mean is --target_iterations), PonderNet's regulariser; 0: none {PRESET}", rule=">=0")
