@@ -2,8 +2,9 @@
 process where TensorFlow cannot be imported (`sys.modules["tensorflow"] = None` before anything else).
 
 IN holds the model's config (JSON), its weights (.weights.h5, written by the TensorFlow side), the
-inputs, the labels and how many LAMB updates to take. OUT gets the outputs of the weights as given,
-the loss and its gradient for every trainable variable (by path), and the loss after each update.
+inputs, the labels, the JAX executions to run and how many LAMB updates to take. OUT gets, for each
+execution (prefixed "<execution>/"), the outputs of the weights as given, the loss and its gradient
+for every trainable variable (by path), and the loss after each update.
 """
 
 import json
@@ -27,13 +28,21 @@ from albert_act.train.losses import Objective  # noqa: E402
 def main(source, destination):
     given = dict(np.load(source, allow_pickle=False))
     spec = json.loads(str(given["spec"]))
-    objective = Objective(spec["mlm_objective"], spec["kl_weight"], tuple(spec["prior"]) if spec["prior"] else None)
-    backbone = AlbertActBackbone(**{**spec["backbone"], "execution": spec.get("jax_execution", "static")},
-                                 return_details=objective.iteration_outputs)
-    model = AlbertActPretrainingModel(backbone, iteration_outputs=objective.iteration_outputs)
-    model.load_weights(spec["weights"])
     inputs = {k: given[k] for k in ("token_ids", "segment_ids", "padding_mask", "masked_positions")}
     labels = {k: given[k] for k in ("masked_lm_ids", "masked_lm_weights", "sentence_order_label")}
+    result = {"backend": np.asarray(keras.backend.backend())}
+    for execution in spec["jax_executions"]:
+        result.update({f"{execution}/{k}": v for k, v in run(spec, execution, inputs, labels).items()})
+    result["tensorflow_loaded"] = np.asarray("tensorflow" in sys.modules and sys.modules["tensorflow"] is not None)
+    np.savez(destination, **result)
+
+
+def run(spec, execution, inputs, labels):
+    """The outputs, loss and gradients of the given weights in `execution`, and the loss along LAMB's updates."""
+    objective = Objective(spec["mlm_objective"], spec["kl_weight"], tuple(spec["prior"]) if spec["prior"] else None)
+    backbone = AlbertActBackbone(**{**spec["backbone"], "execution": execution}, return_details=objective.iteration_outputs)
+    model = AlbertActPretrainingModel(backbone, iteration_outputs=objective.iteration_outputs)
+    model.load_weights(spec["weights"])
     trainable = [v.value for v in model.trainable_variables]
     frozen = [v.value for v in model.non_trainable_variables]
 
@@ -46,7 +55,6 @@ def main(source, destination):
     result = {f"output/{k}": np.asarray(v) for k, v in outputs.items()}
     result["loss"] = np.asarray(loss)
     result.update({f"gradient/{v.path}": np.asarray(g) for v, g in zip(model.trainable_variables, gradients)})
-
     optimizer = Lamb(learning_rate=spec["learning_rate"])
     optimizer.build(model.trainable_variables)
     step = jax.jit(lambda trainable, state: (lambda lg: (lg[0][0], *optimizer.stateless_apply(state, lg[1], trainable)))(
@@ -57,9 +65,7 @@ def main(source, destination):
         loss, trainable, state = step(trainable, state)
         losses.append(float(loss))
     result["losses"] = np.asarray(losses)
-    result["backend"] = np.asarray(keras.backend.backend())
-    result["tensorflow_loaded"] = np.asarray("tensorflow" in sys.modules and sys.modules["tensorflow"] is not None)
-    np.savez(destination, **result)
+    return result
 
 
 if __name__ == "__main__":
