@@ -570,6 +570,19 @@ CASES += [
      r"--reference .*nowhere: no such run dir or export", []),
     ("pretrain-init-from-damaged-export", PRETRAIN.replace("new_run", "warm_run") + " --init_from {damaged_export}", 1,
      DAMAGED_EXPORT, ["{damaged_export}", "{tmp}/warm_run"]),
+    # --- round four of issue 62: --config once and exactly; halting settings where they mean nothing -------
+    ("pretrain-config-twice", PRETRAIN + " --config {configs}/steps_string.json --config {configs}/overrides_list.json",
+     1, r"--config is given 2 times \(.*steps_string.json, .*overrides_list.json\): give one file", ["{configs}"]),
+    ("pretrain-config-duplicate-key", PRETRAIN + " --config {configs}/duplicate_key.json", 1,
+     r"duplicate_key.json line 3: 'seed' is given twice in one object", ["{configs}"]),
+    ("pretrain-config-with-a-byte-order-mark", PRETRAIN.replace("new_run", "bom_run") + " --config {configs}/bom.json",
+     0, r"held-out evaluation after 2 updates", ["{configs}"]),
+    ("pretrain-halting-none-per-iteration", PRETRAIN + " --halting none --mlm_objective per_iteration", 1,
+     r"--mlm_objective: --halting none runs every token to N_max, so there is no ponder cost to weigh or steer", []),
+    ("pretrain-signed-control-auto-tau", PRETRAIN + " --target_control signed --target_iterations 2 --tau auto", 1,
+     r"--target_control signed steers tau.*give --target_iterations and a number for --tau \(e.g. 0\), not 'auto'", []),
+    ("pretrain-kl-without-target", PRETRAIN + " --kl_weight 0.1", 1,
+     r"kl_weight 0.1 pulls each token's halting distribution toward a geometric prior.*give --target_iterations", []),
 ]
 HELD = ("held_run", "held_ft", "held_export/1", "held_records")  # locked by this process for the cases above
 
@@ -677,6 +690,8 @@ def _config_files(root, tiny_run, records, shared_data):
     (root / "configs").mkdir()
     (root / "configs" / "steps_string.json").write_text(json.dumps({"seed": "7"}))
     (root / "configs" / "overrides_list.json").write_text(json.dumps({"backbone_overrides": [1, 2]}))
+    (root / "configs" / "duplicate_key.json").write_text('{\n "seed": 3,\n "seed": 4\n}\n')
+    (root / "configs" / "bom.json").write_bytes(b"\xef\xbb\xbf" + json.dumps({"seed": 5}).encode())
     config = json.loads((Path(tiny_run[0]) / "config.json").read_text())
     config["backbone"]["hidden_dim"] = 48
     (root / "configs" / "backbone_edited.json").write_text(json.dumps(config))
@@ -888,3 +903,9 @@ def _snapshot(path):
     if path.is_file():
         return ("file", checksum(path))
     return sorted((str(p.relative_to(path)), checksum(p) if p.is_file() else "dir") for p in path.rglob("*"))
+
+
+def test_the_errors_page_gives_the_catalogues_true_count():
+    page = (Path(__file__).resolve().parents[1] / "docs" / "errors.md").read_text()
+    stated = re.search(r"holds the catalogue \((\d+) cases", page)
+    assert stated and int(stated.group(1)) == len(CASES), (stated and stated.group(1), len(CASES))

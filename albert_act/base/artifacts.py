@@ -92,7 +92,12 @@ def read_json(path):
         raise ValueError(f"{path} is a directory, not a JSON file")
     try:
         with _gfile().GFile(path, "rb") if remote else open(path, "rb") as f:
-            value = json.loads(f.read().decode("utf-8"))
+            text = f.read().decode("utf-8").removeprefix("\ufeff")  # read once (a pipe); a byte-order mark is no error
+        value = json.loads(text, object_pairs_hook=_no_duplicate_keys)
+    except _DuplicateKey as duplicate:
+        line = _line_of_second(text, duplicate.key)
+        raise ValueError(f"{path}{f' line {line}' if line else ''}: {duplicate.key!r} is given twice in one object "
+                         "(JSON keeps the last without a word): give it once") from None
     except json.JSONDecodeError as error:
         raise ValueError(f"{path} line {error.lineno} column {error.colno}: not valid JSON ({error.msg})") from None
     except UnicodeDecodeError:
@@ -100,6 +105,29 @@ def read_json(path):
     if not isinstance(value, dict):
         raise ValueError(f"{path}: a JSON {type(value).__name__} where an object ({{...}}) was expected")
     return value
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key):
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicate_keys(pairs):
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _DuplicateKey(key)
+        seen.add(key)
+    return dict(pairs)
+
+
+def _line_of_second(text, key):
+    """The line (1-based) where `key` appears as a JSON key the second time, or None."""
+    import re
+
+    found = [m.start() for m in re.finditer(re.escape(json.dumps(key)) + r"\s*:", text)]
+    return text.count("\n", 0, found[1]) + 1 if len(found) > 1 else None
 
 
 def write_json(path, value):

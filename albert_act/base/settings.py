@@ -161,10 +161,14 @@ def _apply_set(parser, config_class, args, typed):
 def _saved(config_class, argv):
     """The settings in --config's file ({} without --config); a file that is not one exits with its error."""
     early = argparse.ArgumentParser(add_help=False)
-    early.add_argument("--config", default=None)
-    path = early.parse_known_args(argv)[0].config
-    if path is None:
+    early.add_argument("--config", action="append", default=[])
+    paths = early.parse_known_args(argv)[0].config
+    if len(paths) > 1:
+        sys.exit(f"error: --config is given {len(paths)} times ({', '.join(paths)}): give one file (a later one would "
+                 "replace the earlier, whose settings would be lost without a word)")
+    if not paths:
         return {}
+    path = paths[0]
     from albert_act.base import artifacts
 
     path = os.path.expanduser(path)
