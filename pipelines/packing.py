@@ -40,13 +40,16 @@ class TextEncoder(tf.Module):
         return self.tokenizer(text)
 
     def tokenize_with_masks(self, text):
-        """Like `tokenize`, with each literal "[MASK]" (in any case: "[mask]" too) becoming the [MASK] id.
+        """Like `tokenize`, with each "[MASK]" becoming the [MASK] id: in any case, and in any form that
+        the model's normalization reads as "[mask]" ("［ＭＡＳＫ］" typed on a CJK keyboard, "[MÁSK]").
 
         The text is split on "[MASK]" before normalization (which would lowercase it) and each
         part is encoded on its own: as a new word where it starts the text or with a space,
         else as the rest of the masked word ("the [MASK]." -> ▁the [MASK] ., not ▁the [MASK] ▁ .),
         so a served text has the pieces of a pre-training record whose word was masked.
         """
+        # Normalized first (each part is again, idempotently): a mask that normalizes to "[mask]" is one.
+        text = normalization.normalize_tensor(text)
         parts = tf.strings.split(tf.strings.regex_replace(text, MASK_PATTERN, MASK_TEXT), MASK_TEXT)  # (B, (P)); "" -> [""]
         flat = parts.flat_values
         after_mask = tf.range(tf.shape(flat)[0], dtype=parts.row_splits.dtype) != tf.gather(

@@ -215,7 +215,9 @@ class Tokenizer:
         `pipelines.packing.TextEncoder.tokenize_with_masks` (the parts between markers encoded on
         their own, a part that follows a [MASK] with no space as the rest of its word)."""
         ids = []
-        for i, part in enumerate(re.split(MASK_PATTERN, text)):
+        # Normalized first (as each part is again, idempotently), so a mask typed another way that the
+        # model reads as "[mask]" is one too: fullwidth "［ＭＡＳＫ］", accented "[MÁSK]".
+        for i, part in enumerate(re.split(MASK_PATTERN, normalization.normalize(text))):
             ids += ([MASK_ID] if i else []) + self.encode([part], word_start=starts_a_word(part, i == 0))[0]
         return ids
 

@@ -204,3 +204,16 @@ def test_bpe_vocabulary_of_the_embedded_corpus(tmp_path):
     assert sum(len(p) > 1 for p in pieces["unigram"]) >= 3  # the upstream behaviour the demo avoids
     with pytest.raises(ValueError, match="model_type must be one of"):
         train_sentencepiece([str(corpus)], 1000, model_type="wordpiece")
+
+
+def test_a_mask_typed_in_another_form_is_a_mask(wiki_tokenizer):
+    # After the model's own normalization (NFKD, accents stripped, lowercase) these are "[mask]".
+    plain = wiki_tokenizer.encode_with_masks("The cat [MASK] on the mat.")
+    for typed in ("The cat ［ＭＡＳＫ］ on the mat.", "The cat [MÁSK] on the mat.", "The cat [mask] on the mat."):
+        assert wiki_tokenizer.encode_with_masks(typed) == plain, typed
+    from pipelines.packing import TextEncoder
+    import tensorflow as tf
+
+    encoder = TextEncoder(wiki_tokenizer.model_proto, 32)
+    graph = encoder.tokenize_with_masks(tf.constant(["The cat ［ＭＡＳＫ］ on the mat.", "The cat [MÁSK] on the mat."]))
+    assert graph.to_list() == [plain, plain]
