@@ -581,6 +581,8 @@ CASES += [
      r"--mlm_objective: --halting none runs every token to N_max, so there is no ponder cost to weigh or steer", []),
     ("pretrain-signed-control-auto-tau", PRETRAIN + " --target_control signed --target_iterations 2 --tau auto", 1,
      r"--target_control signed steers tau.*give --target_iterations and a number for --tau \(e.g. 0\), not 'auto'", []),
+    ("finetune-halting-none-with-tau", FINETUNE + " --task rte --data_dir {rte} --halting none --tau 0.5", 1,
+     r"--tau 0.5 weighs the ponder cost of ACT halting; --halting none runs every token to N_max", []),
     ("pretrain-kl-without-target", PRETRAIN + " --kl_weight 0.1", 1,
      r"kl_weight 0.1 pulls each token's halting distribution toward a geometric prior.*give --target_iterations", []),
 ]

@@ -302,3 +302,14 @@ def test_difficulty_surprisal_is_the_reference_mlm_loss(tiny_run, records, tmp_p
         analyze.main(["difficulty", "--init", tiny_run[0], "--output_dir", str(tmp_path / "o2")])
     with pytest.raises(SystemExit, match="the token-types analysis does not read --reference"):
         analyze.main(["token-types", "--init", tiny_run[0], "--reference", tiny_run[1], "--output_dir", str(tmp_path / "o3")])
+
+
+def test_the_sentences_table_escapes_pipes_and_says_what_its_picture_shows():
+    from albert_act.analysis.report import sentences_markdown
+
+    row = {"tokens": ["[CLS]", "\u2581a", "|", "[SEP]"], "iterations": [2, 1, 3, 1], "mean_iterations": 1.75,
+           "truncated": False}
+    table = sentences_markdown([row] * 13, 6)
+    assert "_a(1) \\|(3) |" in table and table.count("\n| ") == 13  # 13 rows under the header
+    assert "sentences.png shades the first 12 of these 13 sentences piece by piece" in table
+    assert "sentences.png shades each piece by its iterations" in sentences_markdown([row], 6)

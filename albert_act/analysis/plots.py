@@ -164,7 +164,10 @@ def plot_heatmap(examples, max_iterations, path, max_tokens=40, per_line=14, sho
     axis.set_yticks(range(len(lines)))
     axis.set_yticklabels(labels)
     axis.set_xticks([])
-    axis.set_title("Iterations per token")
+    cut = [len(example["tokens"]) > max_tokens for example in examples[:shown]]
+    part = f" (the first {min(shown, len(examples))} of {len(examples)} examples)" if len(examples) > shown else ""
+    part += f"; {sum(cut)} cut to their first {max_tokens} pieces" if any(cut) else ""
+    axis.set_title("Iterations per token" + part)
     return _save(figure, path)
 
 

@@ -256,16 +256,19 @@ def _sentences(backbone, tokenizer, sentences, path, infer, out):
     return "Iterations per piece of each sentence", markdown, ["sentences.png"]
 
 
-def sentences_markdown(rows, n_max):
-    """Per sentence: its mean iterations, [CLS]'s, and every piece with its iterations."""
+def sentences_markdown(rows, n_max, shown=12):
+    """Per sentence: its mean iterations, [CLS]'s, and every piece with its iterations (a "|" in a
+    piece escaped, so it stays in its cell); then what sentences.png shows of them (`shown`)."""
     lines = [f"| # | mean N (of {n_max}) | [CLS] | pieces (iterations) |", "|---|---|---|---|"]
     for index, row in enumerate(rows, 1):
-        pieces = " ".join(f"{token.replace(chr(0x2581), '_')}({int(n)})" for token, n in
+        pieces = " ".join(f"{token.replace(chr(0x2581), '_')}({int(n)})".replace("|", "\\|") for token, n in
                           zip(row["tokens"][1:-1], row["iterations"][1:-1]))
         cut = " (cut to the model's length)" if row["truncated"] else ""
         lines.append(f"| {index} | {row['mean_iterations']:.2f} | {int(row['iterations'][0])} | {pieces}{cut} |")
+    drawn = f"the first {shown} of these {len(rows)} sentences" if len(rows) > shown else "each piece"
     lines += ["", "Each sentence alone, as a server is asked: `[CLS] sentence [SEP]`. `_` marks a piece that "
-                  "begins a word. sentences.png shades each piece by its iterations."]
+                  f"begins a word. sentences.png shades {drawn}{' piece by piece' if len(rows) > shown else ''} by "
+                  "its iterations."]
     return "\n".join(lines)
 
 

@@ -60,6 +60,9 @@ class FinetuneConfig:
         settings.check_values(self)
         if self.seeds != 1 and not self.grid:
             raise ValueError(f"--seeds {self.seeds} goes with --grid (seeds per grid point); one run takes --seed")
+        if self.halting == "none" and self.ponder_cost_weight:
+            raise ValueError(f"--tau {self.ponder_cost_weight} weighs the ponder cost of ACT halting; --halting none runs "
+                             "every token to N_max, where it is a constant (drop --tau)")
 
     @classmethod
     def from_record(cls, record, partial=False, path=None):  # noqa: ARG003 (path: an export's, not a run's)
