@@ -14,8 +14,9 @@ its training documents and of its held-out documents as two NumPy files (`TOKENS
 `InstanceStream` makes instances from it by the rules of `pipelines.instances` (the same code):
 pass p over the corpus masks document d as the data tool's duplicate p of d, so passes
 0 .. dupe_factor - 1 hold exactly the TFRecords' instances (tests/test_token_corpus.py), and
-later passes mask afresh. Documents come in a seeded order per pass; the stream's position
-(pass, document, instance) is a tuple that a checkpoint keeps, so a resumed run reads on exactly.
+later passes mask afresh. Documents come in a seeded order per pass, and the instances of each
+window of 512 documents in a seeded order; the stream's position (pass, window, instance) is a
+tuple that a checkpoint keeps, so a resumed run reads on exactly.
 Batches are NumPy dicts with the names of `pipelines.pretraining_dataset`: the JAX backend's
 input, where TensorFlow is absent.
 """
@@ -81,16 +82,20 @@ class InstanceStream:
     """Pre-training instances of a `TokenCorpus`, pass after pass, from a position.
 
     held_out: make each document once, pairs only (as the data tool makes held-out records), in
-    the corpus's order, and stop; else pass p makes duplicate p of every document, in a seeded
-    order, for ever. `position` (pass, document cursor, instance cursor) is where the next
-    instance comes from."""
+    the corpus's order, and stop. Else pass p makes duplicate p of every document: the documents in
+    a seeded order, taken `window` at a time, each window's instances in a seeded order (as the
+    data tool's shuffle buffer mixes its records: a batch is not a few documents' consecutive
+    segments), for ever. `position` (pass, window, instance) is where the next instance comes from:
+    a window is made again from it, so a resumed stream reads on exactly, with no buffer to keep."""
+
+    WINDOW = 512  # documents whose instances are shuffled together
 
     def __init__(self, corpus, seed=12345, held_out=False, position=(0, 0, 0)):
         self.corpus, self.seed, self.held_out = corpus, seed, held_out
         self.config = dataclasses.replace(corpus.config, single_segment_prob=0.0) if held_out else corpus.config
         self.position = tuple(int(x) for x in position)
         self.stats = collections.Counter()
-        self._cache = None  # (pass, cursor, instances of that document)
+        self._cache = None  # (pass, window, its instances)
 
     def order(self, pass_index):
         """The documents' order in pass `pass_index` (the corpus's own when held out)."""
@@ -99,29 +104,35 @@ class InstanceStream:
             random.Random(f"{self.seed}/order/{pass_index}").shuffle(order)
         return order
 
-    def _instances(self, pass_index, cursor):
-        if self._cache is None or self._cache[:2] != (pass_index, cursor):
-            k = self.order(pass_index)[cursor]
-            made = instances.document_features(self.corpus.sentences(k), int(self.corpus.documents[k]), pass_index,
-                                               self.config, self.corpus.word_start, self.stats, self.corpus.bare_space)
-            self._cache = (pass_index, cursor, made)
+    def _window(self, pass_index, window):
+        """The instances of window `window` of pass `pass_index`, in their order."""
+        if self._cache is None or self._cache[:2] != (pass_index, window):
+            made = []
+            for k in self.order(pass_index)[window * self.WINDOW:(window + 1) * self.WINDOW]:
+                made += instances.document_features(self.corpus.sentences(k), int(self.corpus.documents[k]),
+                                                    pass_index, self.config, self.corpus.word_start, self.stats,
+                                                    self.corpus.bare_space)
+            if not self.held_out:
+                random.Random(f"{self.seed}/window/{pass_index}/{window}").shuffle(made)
+            self._cache = (pass_index, window, made)
         return self._cache[2]
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        pass_index, cursor, index = self.position
+        pass_index, window, index = self.position
+        windows = -(-len(self.corpus) // self.WINDOW)
         while True:
-            if cursor >= len(self.corpus):
+            if window >= windows:
                 if self.held_out:
                     raise StopIteration
-                pass_index, cursor, index = pass_index + 1, 0, 0
-            made = self._instances(pass_index, cursor)
+                pass_index, window, index = pass_index + 1, 0, 0
+            made = self._window(pass_index, window)
             if index < len(made):
-                self.position = (pass_index, cursor, index + 1)
+                self.position = (pass_index, window, index + 1)
                 return made[index]
-            cursor, index = cursor + 1, 0
+            window, index = window + 1, 0
 
     def batch(self, size):
         """The next `size` instances as (inputs, labels) of NumPy arrays (fewer at a held-out end; None
