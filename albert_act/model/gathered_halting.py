@@ -31,7 +31,6 @@ stable sort), so the scatters never write one position twice and each gather's g
 the exact sum of its uses.
 """
 
-import math
 
 import keras
 import tensorflow as tf  # gathers/scatters with batch dims: the TensorFlow backend only

@@ -32,15 +32,10 @@ import numpy as np
 
 from albert_act import distribution
 from albert_act.base import artifacts, cli, outputs, text_files
-from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.halting import ponder_weight_in_force
-from albert_act.model.pretraining_model import AlbertActPretrainingModel
-from albert_act.train.lamb import run_optimizer
-from albert_act.train.learning_rate import WarmupLinearDecay
-from albert_act.train.losses import Objective
 from albert_act.train.ponder import AUTO_SHARE, ponder_ramp, steered_tau
 from albert_act.train.pretraining_config import (ADDED_SETTINGS, AUTO, RESUMABLE_CHANGES, accumulation,
-                                                 config_differences, config_record)
+                                                 config_differences, config_record, run_parts)
 from albert_act.train.pretraining_summaries import (depth_line, depth_spread, depth_sums_of, evaluation_sums,
                                                     one_depth_warning, summarize)
 from pipelines import token_corpus
@@ -81,14 +76,7 @@ class JaxPretrainer:
         # gather's dynamic widths become bucket's static ones (switched_halting), while's loop the static one:
         # the same numbers, and what XLA compiles on JAX
         execution = {"gather": "bucket", "while": "static"}.get(config.execution, config.execution)
-        backbone_config = {**config.backbone_config(), "execution": execution}
-        self.objective = Objective.of(config, backbone_config["max_iterations"])
-        keras.utils.set_random_seed(config.seed)
-        self.backbone = AlbertActBackbone(**backbone_config, return_details=self.objective.iteration_outputs)
-        self.model = AlbertActPretrainingModel(self.backbone, iteration_outputs=self.objective.iteration_outputs)
-        self.schedule = WarmupLinearDecay(config.learning_rate, config.warmup_steps, config.steps)
-        self.optimizer = run_optimizer(config, self.schedule)
-        self.optimizer.build(self.model.trainable_variables)
+        self.objective, self.backbone, self.model, self.schedule, self.optimizer = run_parts(config, execution)
         self.tau = -1.0 if config.ponder_cost_weight == AUTO else float(config.ponder_cost_weight)
         self.tau_proportional = 0.0
         self.state = {"trainable": [v.value for v in self.model.trainable_variables],

@@ -2,21 +2,15 @@
 ponder-cost weight tau (its warm-up ramp and `--tau auto`), the accumulating train step under any
 tf.distribute strategy, and the held-out evaluation."""
 
-import keras
 import numpy as np
 import tensorflow as tf
-from keras import ops
 
 from albert_act import distribution
 from albert_act.analysis import token_types
-from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.halting import ponder_weight_in_force
-from albert_act.model.pretraining_model import AlbertActPretrainingModel
-from albert_act.train.lamb import run_optimizer
-from albert_act.train.learning_rate import WarmupLinearDecay
 from albert_act.train.losses import Objective
 from albert_act.train.ponder import AUTO_SHARE, ponder_ramp, steered_tau  # noqa: F401 (AUTO_SHARE: the API)
-from albert_act.train.pretraining_config import AUTO, accumulation
+from albert_act.train.pretraining_config import AUTO, accumulation, run_parts
 from albert_act.train.pretraining_summaries import depth_sums_of, evaluation_sums, summarize
 from pipelines.pretraining_dataset import make_pretraining_dataset
 
@@ -38,15 +32,8 @@ class Pretrainer:
         self.accumulation = accumulation(config, replicas)
         self.precision = distribution.resolve_precision(config.precision, kind)
         self.jit_compile = distribution.resolve_jit(config.jit_compile, kind, replicas)
-        backbone_config = config.backbone_config()
-        self.objective = Objective.of(config, backbone_config["max_iterations"])
         with strategy.scope():
-            keras.utils.set_random_seed(config.seed)
-            self.backbone = AlbertActBackbone(**backbone_config, return_details=self.objective.iteration_outputs)
-            self.model = AlbertActPretrainingModel(self.backbone, iteration_outputs=self.objective.iteration_outputs)
-            self.schedule = WarmupLinearDecay(config.learning_rate, config.warmup_steps, config.steps)
-            self.optimizer = run_optimizer(config, self.schedule)
-            self.optimizer.build(self.model.trainable_variables)
+            self.objective, self.backbone, self.model, self.schedule, self.optimizer = run_parts(config)
             # Full tau, checkpointed: "auto" starts at -1 (not calibrated yet; no ponder cost meanwhile).
             auto = config.ponder_cost_weight == AUTO
             self.tau = tf.Variable(-1.0 if auto else float(config.ponder_cost_weight), trainable=False,

@@ -13,6 +13,8 @@ import dataclasses
 import inspect
 import json
 
+import keras
+
 from albert_act import distribution
 from albert_act.base import settings
 from albert_act.base.settings import NEGATED, setting
@@ -363,6 +365,26 @@ class PretrainConfig:
     def backbone_config(self):
         return {**get_preset(self.preset).backbone, **self.backbone_overrides,
                 "halting": self.halting, "share_weights": self.share_weights, "execution": self.execution}
+
+
+def run_parts(config, execution=None):
+    """(objective, backbone, model, schedule, optimizer) of a resolved config, as the TensorFlow and JAX
+    runs build them (the TensorFlow one in its strategy's scope); `execution` replaces the config's.
+    The weights are seeded with the config's seed; LAMB is built for the model's variables."""
+    from albert_act.model.pretraining_model import AlbertActPretrainingModel
+    from albert_act.train.lamb import run_optimizer
+    from albert_act.train.learning_rate import WarmupLinearDecay
+    from albert_act.train.losses import Objective
+
+    backbone_config = {**config.backbone_config(), **({"execution": execution} if execution else {})}
+    objective = Objective.of(config, backbone_config["max_iterations"])
+    keras.utils.set_random_seed(config.seed)
+    backbone = AlbertActBackbone(**backbone_config, return_details=objective.iteration_outputs)
+    model = AlbertActPretrainingModel(backbone, iteration_outputs=objective.iteration_outputs)
+    schedule = WarmupLinearDecay(config.learning_rate, config.warmup_steps, config.steps)
+    optimizer = run_optimizer(config, schedule)
+    optimizer.build(model.trainable_variables)
+    return objective, backbone, model, schedule, optimizer
 
 
 def config_record(config):
