@@ -102,3 +102,20 @@ def test_every_readme_command_runs_in_order(tmp_path):
         if "-m albert_act." in command or "-m pipelines." in command:
             noisy = [line for line in output.splitlines() if re.match(r"[EWI]0000|Traceback|\S+\.cc\(\d+\) LOG", line)]
             assert noisy == [], f"{command}: {noisy[:3]}"
+
+
+def test_the_readmes_snippet_runs_as_printed():
+    """The README's Python snippet (the English model asked one sentence), run as a user runs it: a fresh
+    interpreter in the repository's root; its top guess and the depth of every piece as the README prints."""
+    import json
+
+    readme = (REPO / "README.md").read_text()
+    snippet = re.search(r"```python\n(.*?)```", readme, re.S).group(1)
+    assert len(snippet.strip().splitlines()) == 5
+    run = subprocess.run([sys.executable, "-c", snippet], cwd=REPO, capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    assert run.returncode == 0, run.stderr[-2000:]
+    guesses, depths = run.stdout.strip().splitlines()[-2:]
+    printed = re.search(r"It prints `(\[.*?\])` and\s+`(\[.*?\])`", readme, re.S)
+    assert json.loads(guesses.replace("'", '"'))[0] == json.loads(printed.group(1).replace("'", '"'))[0]
+    assert depths == printed.group(2)
