@@ -280,9 +280,8 @@ def _write_shards(files, tokenizer, config, staging, num_shards, workers, eval_f
     _check_filled(train.written, num_shards, eval_fraction, stats)
     word_start, bare_space = instances.word_start_table(tokenizer)
     for held_out, name in ((False, TOKENS_TRAIN), (True, TOKENS_EVAL)):
-        with text_files.open_binary(os.path.join(staging, name), "wb") as f:
-            token_corpus.write(f, tokenized[held_out], config, word_start, bare_space,
-                               vocab_fingerprint(tokenizer.model_proto))
+        text_files.write_bytes(os.path.join(staging, name), token_corpus.encoded(
+            tokenized[held_out], config, word_start, bare_space, vocab_fingerprint(tokenizer.model_proto)))
     return stats
 
 

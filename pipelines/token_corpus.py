@@ -23,6 +23,7 @@ input, where TensorFlow is absent.
 
 import collections
 import dataclasses
+import io
 import json
 import random
 
@@ -39,16 +40,19 @@ def packed(doc_index, sentences, vocabulary_size):
     return doc_index, pieces, np.asarray([len(s) for s in sentences], np.int64)
 
 
-def write(path, documents, config, word_start, bare_space, vocabulary_fingerprint):
-    """Writes `documents`, [`packed`(...)], to the NumPy file `path` (a file object or a name)."""
+def encoded(documents, config, word_start, bare_space, vocabulary_fingerprint):
+    """The NumPy file (.npz, as bytes) of `documents`, [`packed`(...)]: bytes, so that any file system
+    takes them (np.savez seeks back in its output, which a gs:// or file:// object cannot)."""
+    buffer = io.BytesIO()
     dtype = np.uint16 if len(word_start) <= 1 << 16 else np.uint32
     ids = np.concatenate([p for _, p, _ in documents]) if documents else np.zeros(0, dtype)
     lengths = np.concatenate([n for _, _, n in documents]) if documents else np.zeros(0, np.int64)
-    np.savez(path, ids=ids.astype(dtype), sentence_ends=np.cumsum(lengths, dtype=np.int64),
+    np.savez(buffer, ids=ids.astype(dtype), sentence_ends=np.cumsum(lengths, dtype=np.int64),
              document_ends=np.cumsum([len(n) for _, _, n in documents], dtype=np.int64),
              documents=np.asarray([d for d, _, _ in documents], np.int64), word_start=np.asarray(word_start, np.uint8),
              bare_space=np.int64(bare_space), config=json.dumps(dataclasses.asdict(config)),
              vocabulary=vocabulary_fingerprint)
+    return buffer.getvalue()
 
 
 class TokenCorpus:

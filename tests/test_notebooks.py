@@ -39,15 +39,19 @@ def smoke_dir(tmp_path_factory):
 # their code paths are covered by the default run's own tests (the TPU's steps XLA-compiled in
 # bf16 on the CPU by tests/test_xla.py; fine-tuning, submission, analyses by theirs). That the
 # notebooks are committed without outputs is checked in the default run.
-SMOKE_RUNS = [pytest.param(name, marks=pytest.mark.slow) for name in NOTEBOOKS]
+# The TPU notebook's JAX path ("pretrain_tpu:jax") pre-trains in a KERAS_BACKEND=jax process on the CPU (about
+# 90 s more): its compiled update is the one tests/test_jax_backend.py checks against TensorFlow's.
+SMOKE_RUNS = [pytest.param(name, marks=pytest.mark.slow) for name in (*NOTEBOOKS, "pretrain_tpu:jax")]
 
 
 @pytest.mark.parametrize("name", SMOKE_RUNS)
 def test_runs_end_to_end_in_smoke_mode(name, smoke_dir, monkeypatch, request):
+    name, _, backend = name.partition(":")
     if name == "finetune_glue":
         request.getfixturevalue("shared_data")  # GLUE from ../shared/data (skips, or fails under CI, without it)
     monkeypatch.setenv("ALBERT_ACT_SMOKE", "1")
     monkeypatch.setenv("ALBERT_ACT_SMOKE_DIR", str(smoke_dir))
+    monkeypatch.setenv("ALBERT_ACT_BACKEND", backend or "tensorflow")
     monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", "3")
     notebook = _read(name)
     # Executes every cell in a fresh Python kernel, from the repository root, like a clone on Colab.
@@ -56,7 +60,12 @@ def test_runs_end_to_end_in_smoke_mode(name, smoke_dir, monkeypatch, request):
                      for output in cell.outputs)
     if name == "pretrain_tpu":
         bucket = f"file://{smoke_dir}/bucket"
-        assert "cpu: 1 replica(s)" in text and f"resumed from {bucket}/runs/demo/checkpoints/ckpt-4" in text
+        if backend == "jax":  # the run on local disk, exported to the bucket by TensorFlow
+            assert "pre-training demo (act) on JAX, cpu x1, mixed_bfloat16" in text and "resumed at update 4" in text
+            assert (smoke_dir / "albert-act-jax" / "runs" / "demo" / "checkpoints" / "jax-4.npz").exists()
+            assert '"step": 4' in text  # held_out.jsonl
+        else:
+            assert "cpu: 1 replica(s)" in text and f"resumed from {bucket}/runs/demo/checkpoints/ckpt-4" in text
         assert f"{bucket}/saved_models/demo/1" in text and "fill_mask: {" in text
     if name == "finetune_glue":
         assert (smoke_dir / "finetune" / "submission.zip").exists() and "written: ['STS-B.tsv', 'RTE.tsv']" in text

@@ -102,3 +102,17 @@ def test_a_damaged_corpus_is_named(tmp_path):
 
     with pytest.raises(ValueError, match=f"{bad}: not a token corpus of the data tool"):
         token_corpus.TokenCorpus(str(bad))
+
+
+def test_written_through_a_url_like_a_bucket(records, tmp_path):
+    """The data tool writes to gs:// through tf.io.gfile, whose objects cannot seek back as np.savez
+    does: the token corpus is encoded in memory first. file:// stands in for the bucket."""
+    from pipelines.create_pretraining_data import create_pretraining_data
+
+    root = Path(records[0]).parent.parent
+    local = token_corpus.TokenCorpus(str(Path(records[0]).parent / token_corpus.TOKENS_TRAIN))
+    create_pretraining_data([str(root / "corpus.txt")], str(root / "vocab.model"), f"file://{tmp_path}/data",
+                            local.config, num_shards=2, workers=1, eval_fraction=0.05, progress=False)
+    remote = token_corpus.TokenCorpus(str(tmp_path / "data" / token_corpus.TOKENS_TRAIN))
+    assert np.array_equal(remote.ids, local.ids) and np.array_equal(remote.documents, local.documents)
+    assert remote.config == local.config and len(remote.ids) > 1000
