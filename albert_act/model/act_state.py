@@ -1,5 +1,7 @@
-"""The ACT update and loop state that the dense loops (`albert_act.model.halting`) and the
-sparse loop (`albert_act.model.sparse_halting`) share: one update rule, one meaning of `running`.
+"""The ACT update and loop state that every loop shares: the dense loops (`albert_act.model.halting`),
+the sparse loop (`albert_act.model.sparse_halting`) and the training loops over running tokens
+(`albert_act.model.gathered_halting`, `albert_act.model.switched_halting`): one update rule, one
+meaning of `running`.
 
 The maths is the one `albert_act.model.halting` states. State keys: `h` (..., H) h^{n-1};
 `accumulated` sum_{k<n} p_t^k; `iterations` N_t and `remainders` R_t once halted, else 0;
