@@ -73,3 +73,20 @@ def test_the_tpu_requirements_resolve_together(tmp_path):
               for item in json.loads(report.read_text())["install"]}
     assert chosen["tensorflow-tpu"] == "2.20.0" and "libtpu" in chosen
     assert "tensorflow" not in chosen and "tensorflow-text" not in chosen  # nothing overwrites the TPU build
+
+
+@pytest.mark.slow
+def test_the_jax_tpu_path_resolves_to_the_pinned_jax_with_its_tpu_runtime(tmp_path):
+    """The TPU notebook's BACKEND = "jax" installs requirements.txt and "jax[tpu]": the pinned jax,
+    PyPI's libtpu made for it, and PyPI's TensorFlow (which does not take the TPU) beside it."""
+    report = tmp_path / "report.json"
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "-q",
+                           "-r", str(REPO / "requirements.txt"), "jax[tpu]", "--report", str(report)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    chosen = {item["metadata"]["name"].lower().replace("_", "-"): item["metadata"]["version"]
+              for item in json.loads(report.read_text())["install"]}
+    pinned = dict(line.strip().split("==") for line in (REPO / "requirements.txt").read_text().splitlines()
+                  if "==" in line and not line.startswith("#"))
+    assert chosen["jax"] == pinned["jax"] and chosen["jaxlib"] == pinned["jaxlib"]
+    assert "libtpu" in chosen and "tensorflow-tpu" not in chosen and chosen["tensorflow"] == pinned["tensorflow"]
