@@ -14,12 +14,12 @@ _EXPORTS = {
     "FactorizedEmbedding": "albert_act.model.embeddings",
     "HaltingUnit": "albert_act.model.halting",
     "MaskedLMHead": "albert_act.model.masked_lm_head",
-    "PRESETS": "albert_act.train.pretraining_config",
+    "PRESETS": "albert_act.model.presets",
     "Source": "albert_act.model.source",
     "TransformerBlock": "albert_act.model.transformer_block",
-    "backbone_from_preset": "albert_act.train.pretraining_config",
+    "backbone_from_preset": "albert_act.model.presets",
     "copy_keras_hub_albert_weights": "albert_act.model.keras_hub_weights",
-    "get_preset": "albert_act.train.pretraining_config",
+    "get_preset": "albert_act.model.presets",
     "halting_loop": "albert_act.model.halting",
 }
 __all__ = sorted(_EXPORTS)

@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 from albert_act.model.halting import IteratedLayer, halting_loop  # noqa: E402
-from albert_act.train.pretraining_config import backbone_from_preset  # noqa: E402
+from albert_act.model.presets import backbone_from_preset  # noqa: E402
 from albert_act.model.source import Source  # noqa: E402
 from pipelines.pretraining_dataset import make_pretraining_dataset  # noqa: E402
 

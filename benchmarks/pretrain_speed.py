@@ -345,7 +345,7 @@ def row_text(length, depth, execution, row, base, rows, peak):
 
 
 def main():
-    from albert_act.train.pretraining_config import get_preset
+    from albert_act.model.presets import get_preset
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--preset", default="demo", choices=["demo", "english"],

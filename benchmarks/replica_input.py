@@ -4,9 +4,9 @@ parsed per worker.
 The global batch is read as one input stream per worker
 (`pipelines.pretraining_dataset.serialized_batches`): worker i reads only stream i, its share of
 the files, and parses it; each replica is sent only its rows
-(`albert_act.distribution.distribute_rows`). Before issue 27, every worker read and parsed the
-whole global batch and every replica received all of it; then, for a while, every worker read
-every record and parsed only its share.
+(`albert_act.distribution.distribute_rows`). The tables set this beside two simpler inputs: every
+worker reads and parses the whole global batch and every replica receives all of it; or every
+worker reads every record and parses only its share.
 
 Two tables:
 1. bytes sent to the replicas per update, for a v2-8 (8 replicas) at the paper's 4096 x 128 with
@@ -55,9 +55,9 @@ def replica_table(args, record):
     print(f"global batch {args.batch} x {args.length}, {args.predictions} predictions, {args.replicas} replicas\n")
     print("| input | bytes to the replicas per update | per sequence | ratio |")
     print("|---|---|---|---|")
-    print(f"| every replica gets the global batch (before issue 27) | {whole / 2**20:.1f} MiB | "
+    print(f"| every replica gets the global batch | {whole / 2**20:.1f} MiB | "
           f"{whole / args.batch:.0f} B | {whole / rows:.1f} |")
-    print(f"| each replica gets its rows (`distribute_rows`, now) | {rows / 2**20:.1f} MiB | "
+    print(f"| each replica gets its rows (`distribute_rows`) | {rows / 2**20:.1f} MiB | "
           f"{rows / args.batch:.0f} B | 1.0 |")
 
 
@@ -89,9 +89,9 @@ def worker_table(args, folder):
     print("|---|---|---|---|---|---|---|---|")
     half = args.batch // 2
     runs = [(1, "the whole stream", 1, lambda s: parse_examples(s, args.length, args.predictions)),
-            (2, "every record, parses its half (before)", 1,
+            (2, "every record, parses its half", 1,
              lambda s: parse_examples(s[:half], args.length, args.predictions)),
-            (2, "its own stream (now)", 2, lambda s: parse_examples(s, args.length, args.predictions))]
+            (2, "its own stream", 2, lambda s: parse_examples(s, args.length, args.predictions))]
     baseline = None
     for workers, what, streams, parse in runs:
         batches = iter(serialized_batches(files, args.batch, seed=0, streams=streams, stream=0))

@@ -157,7 +157,7 @@ def measure(args):
 
 
 def main():
-    from albert_act.train.pretraining_config import get_preset
+    from albert_act.model.presets import get_preset
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--preset", default="english", choices=["demo", "english"])

@@ -305,7 +305,7 @@ CASES += [
      ["{notes_dir}"]),
     ("tokenizer-input-a-dir", TOKENIZER.replace("{corpus}", "{notes_dir}"), 1, r"notes_dir is a directory", []),
     ("tokenizer-empty-corpus", TOKENIZER.replace("{corpus}", "{empty_txt}"), 1, r"no text to train a vocabulary on in .*empty.txt", []),
-    # --- round three: cases a new user ran into, none of them above ---------------------------------
+    # --- what a new user tries: infinite rates, outputs in the wrong place, files of the wrong kind ---
     ("pretrain-lr-infinite", PRETRAIN + " --learning_rate inf", 1, r"--learning_rate must be a finite number > 0, got inf",
      []),
     ("pretrain-demo-data-dir-a-file", "albert_act.pretrain --model_dir {tmp}/demo_run --steps 2 --demo_data_dir "
@@ -337,7 +337,7 @@ CASES += [
      r"--vocab_size \d+ or more", []),
     ("submission-models-is-a-model", SUBMIT.replace("{tmp}/empty_models", "{export}"), 1,
      r"--models .*export/1 is itself a model \(an export or a fine-tuning dir\)", []),
-    # --- round four, after the fixes of round three --------------------------------------------------
+    # --- outputs over other things, records of another vocabulary ------------------------------------
     ("pretrain-model-dir-is-an-export", PRETRAIN.replace("{tmp}/new_run", "{export}"), 1,
      r"--model_dir .*export/1 holds other files \(assets, fingerprint.pb, saved_model.pb, variables\) and no run "
      r"\(config.json\)", ["{export}"]),
@@ -359,7 +359,7 @@ CASES += [
      r"--output_dir .*ft holds a finished fine-tuning \(results.json\); pass --overwrite", ["{earlier}/ft"]),
     ("submission-over-a-zip", SUBMIT.replace("{tmp}/s.zip", "{earlier}/s.zip"), 1,
      r"--output .*s.zip exists; pass --overwrite", ["{earlier}/s.zip"]),
-    # --- round five: another vocabulary of the same size (two pieces swapped) -------------------------
+    # --- another vocabulary of the same size (two pieces swapped) -------------------------------------
     ("finetune-another-vocabulary-of-the-same-size", FINETUNE + " --task rte --data_dir {rte} --vocab {swapped}", 1,
      r"--vocab .*swapped.model is not the vocabulary .*run was trained with \(.*run/vocab.model\)", []),
     ("export-another-vocabulary-of-the-same-size", EXPORT + " --vocab {swapped}", 1,
@@ -459,7 +459,7 @@ CASES += [
         "{tmp}/e/1", "{tmp}/hf_truncated") + " --format huggingface", 1, ALL_TRUNCATED, ["{truncated_run}"]),
     ("pretrain-init-from-every-checkpoint-truncated", PRETRAIN.replace("new_run", "warm_run2") +
      " --init_from {truncated_run}", 1, ALL_TRUNCATED, ["{truncated_run}", "{tmp}/warm_run2"]),
-    # --- the fresh round of issue 44, fixed ----------------------------------------------------------------
+    # --- flags that mean nothing here, files given twice, huge values, damaged checkpoints -----------------
     ("export-classifier-top-k", EXPORT.replace("--kind pretraining", "--kind classifier") + " --top_k 3", 1,
      r"top_k 3 \(--top_k, or a --config file's\) is fill_mask's, which only --kind pretraining exports have \(not --kind "
      r"classifier\); drop --top_k", []),
@@ -511,7 +511,7 @@ CASES += [
     ("finetune-damaged-export", FINETUNE.replace("{run}", "{damaged_export}") + " --task rte --data_dir {rte}", 1,
      DAMAGED_EXPORT, ["{damaged_export}"]),
     ("analyze-damaged-export", ANALYZE.replace("{run}", "{damaged_export}"), 1, DAMAGED_EXPORT, ["{damaged_export}"]),
-    # --- round six (issue 44's second fresh round): --config and --set, the stop message, content -----
+    # --- --config and --set, the stop message, content ------------------------------------------------
     ("pretrain-config-missing-file", "albert_act.pretrain --config {tmp}/nowhere.json --model_dir {tmp}/c1", 1,
      r"error: --config .*nowhere.json: no such file", []),
     ("export-config-missing-file", "albert_act.export --config {tmp}/nowhere.json --output {tmp}/c2/1", 1,
@@ -570,7 +570,7 @@ CASES += [
      r"--reference .*nowhere: no such run dir or export", []),
     ("pretrain-init-from-damaged-export", PRETRAIN.replace("new_run", "warm_run") + " --init_from {damaged_export}", 1,
      DAMAGED_EXPORT, ["{damaged_export}", "{tmp}/warm_run"]),
-    # --- round four of issue 62: --config once and exactly; halting settings where they mean nothing -------
+    # --- --config once and exactly; halting settings where they mean nothing -------------------------------
     ("pretrain-config-twice", PRETRAIN + " --config {configs}/steps_string.json --config {configs}/overrides_list.json",
      1, r"--config is given 2 times \(.*steps_string.json, .*overrides_list.json\): give one file", ["{configs}"]),
     ("pretrain-config-duplicate-key", PRETRAIN + " --config {configs}/duplicate_key.json", 1,

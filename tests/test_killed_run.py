@@ -31,10 +31,10 @@ def _final_weights(model_dir):
     return {n: reader.get_tensor(n) for n in names}
 
 
-# The while loop, not STATIC: a static-loop run resumed this way has ended 1 ulp away from the straight
+# The while loop, not STATIC: a static-loop run resumed this way can end 1 ulp away from the straight
 # one (7e-9 in 2 of a bias's 16 values) while two straight static runs agree bit for bit. `while` and the
 # demo preset's gather both resume exactly; `while` traces in a third of gather's time (39 s against 68 s
-# for this test alone on the 2-core AMD EPYC, 2026-11-26).
+# for this test alone on a 2-core AMD EPYC).
 def test_killed_run_resumes_to_the_same_weights(records, tmp_path):
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     straight_log = open(tmp_path / "straight.log", "w")

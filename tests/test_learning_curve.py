@@ -113,5 +113,5 @@ def test_the_english_pages_table_2_is_the_benchmarks_output_for_the_committed_cu
                           "--output_dir", str(tmp_path)])
     page = (REPO / "docs" / "english-model.md").read_text(encoding="utf-8")
     table = (tmp_path / "learning_curves.md").read_text(encoding="utf-8").rstrip("\n")  # what the command wrote
-    assert table in page, "docs/english-model.md's Table 2 is not what benchmarks.learning_curves gives today"
+    assert table in page, "docs/english-model.md's Table 2 is not what benchmarks.learning_curves gives"
     assert table.count("\n| ") == 24 and "\n| 12,000 | 0.261 [0.256, 0.265] |" in table  # 500 to 12,000, both runs whole

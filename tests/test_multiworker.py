@@ -1,4 +1,4 @@
-"""Multi-worker training (issue 27): TF_CONFIG read the way TensorFlow reads it, and two real
+"""Multi-worker training: TF_CONFIG read the way TensorFlow reads it, and two real
 worker processes on loopback ports training the weights a single process trains."""
 
 import dataclasses

@@ -1,9 +1,18 @@
-"""Presets hold the paper's numbers (Table 1) and build working backbones."""
+"""Presets hold the paper's numbers (Table 1), build working backbones, and say what each is for."""
+
+import io
+import re
+import tokenize
 
 import pytest
 
 from albert_act import PRESETS, backbone_from_preset, get_preset
 from conftest import random_inputs
+from test_docs import unknown_modules_and_flags
+from test_readme import REPO
+
+SOURCE = REPO / "albert_act" / "model" / "presets.py"
+SECTION = re.compile(r"(docs/[\w-]+\.md|README) \"([^\"]+)\"")  # a page and one of its headings, as the presets cite them
 
 
 @pytest.mark.parametrize("name, tau, n_max", [("tiny", 1e-3, 6), ("small", 5e-4, 12), ("base", 2.5e-4, 24)])
@@ -47,3 +56,30 @@ def test_every_preset_builds_and_demo_runs():
 def test_unknown_preset_names_the_choices():
     with pytest.raises(ValueError, match=r"unknown preset 'huge'; expected one of \['base', 'demo', 'english', 'small', 'tiny'\]"):
         get_preset("huge")
+
+
+def test_every_preset_describes_itself_and_names_a_command_that_exists():
+    for name, preset in PRESETS.items():
+        commands = re.findall(r"`((?:\.venv/bin/)?python -m (?:albert_act|benchmarks)\.[^`]+)`", preset.description)
+        assert preset.description.strip() and commands, f"{name}: no `python -m ...` command in its description"
+        wrong = unknown_modules_and_flags("".join(f"    {command}\n" for command in commands))
+        assert wrong == [], f"{name}: {wrong}"
+
+
+def test_the_sections_the_presets_cite_exist():
+    comments = [token.string for token in tokenize.generate_tokens(io.StringIO(SOURCE.read_text()).readline)
+                if token.type == tokenize.COMMENT]
+    cited = SECTION.findall(" ".join(comments + [preset.description for preset in PRESETS.values()]))
+    assert len(cited) >= 8  # every measured value points at its page
+    missing = []
+    for page, heading in sorted(set(cited)):
+        path = REPO / ("README.md" if page == "README" else page)
+        headings = [line.lstrip("#").strip() for line in path.read_text().splitlines() if line.startswith("#")]
+        if not any(h == heading or h.startswith(heading + " (") for h in headings):
+            missing.append(f'{page} "{heading}"')
+    assert missing == [], missing
+
+
+def test_the_presets_carry_no_dates_or_issue_numbers():
+    text = SOURCE.read_text()
+    assert not re.findall(r"20\d\d-[01]\d-[0-3]\d|issue \d|until 20|since 20", text)

@@ -8,7 +8,8 @@ import re
 import pytest
 
 from albert_act.base import settings
-from albert_act.train.pretraining_config import PRESETS, PretrainConfig, config_record
+from albert_act.model.presets import PRESETS
+from albert_act.train.pretraining_config import PretrainConfig, config_record
 
 FILES = dict(train_files=["train.tfrecord"], eval_files=["eval.tfrecord"], model_dir="run")
 

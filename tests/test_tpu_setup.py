@@ -1,4 +1,4 @@
-"""The TPU setup (issue 27): requirements-tpu.txt installs TensorFlow's TPU build without PyPI's
+"""The TPU setup: requirements-tpu.txt installs TensorFlow's TPU build without PyPI's
 `tensorflow` beside it, and asking for a TPU where TensorFlow cannot see one says which build is
 installed and what to install."""
 

@@ -117,7 +117,7 @@ def test_analysis_inference(precision):
 
 
 def test_the_helper_fails_on_what_xla_cannot_compile():
-    # The eval step's former statistics: boolean_mask then bincount has no static shape.
+    # Statistics written the plain way: boolean_mask then bincount has no static shape.
     def histogram(iterations, mask):
         return tf.math.bincount(tf.cast(tf.boolean_mask(iterations, mask), tf.int32), minlength=4)
 

@@ -67,8 +67,8 @@ class ExportConfig:
             # An export is replaced only when a command says so, never by replaying its record.
             record = {**record, "export": {**record["export"], "overwrite": False}}
             folder = None if path is None else os.path.dirname(path if "://" in path else os.path.abspath(path))
-            # Paths relative to the export (its own "output" is then "."; before 2026-11-26 they were
-            # as typed), read from the export's own assets folder: resolved against the export.
+            # Paths relative to the export (its own "output" is then "."; a record with another "output"
+            # holds them as typed), read from the export's own assets folder: resolved against the export.
             if record["export"].get("output") == "." and folder and os.path.basename(folder) == artifacts.ASSETS:
                 record = {**record, "export": artifacts.absolute_paths(record["export"], os.path.dirname(folder),
                                                                        artifacts.EXPORT_PATHS)}
