@@ -15,10 +15,10 @@ _EXPORTS = {
     "HaltingUnit": "albert_act.model.halting",
     "MaskedLMHead": "albert_act.model.masked_lm_head",
     "PRESETS": "albert_act.model.presets",
-    "Source": "albert_act.model.source",
+    "Source": "albert_act.io.source",
     "TransformerBlock": "albert_act.model.transformer_block",
     "backbone_from_preset": "albert_act.model.presets",
-    "copy_keras_hub_albert_weights": "albert_act.model.keras_hub_weights",
+    "copy_keras_hub_albert_weights": "albert_act.io.keras_hub_weights",
     "get_preset": "albert_act.model.presets",
     "halting_loop": "albert_act.model.halting",
 }

@@ -50,7 +50,7 @@ def check_paths(args):
             raise ValueError(f"{flag} {path} is a file, not a folder")
         if not os.path.isdir(path):
             raise ValueError(f"{flag} {path}: no such folder")
-    from albert_act.model.source import find_export
+    from albert_act.io.exports import find_export
 
     if find_export(args.models) is not None:
         raise ValueError(f"--models {args.models} is itself a model (an export or a fine-tuning dir); give the "

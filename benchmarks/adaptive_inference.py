@@ -25,8 +25,8 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 from albert_act.model.halting import IteratedLayer, halting_loop  # noqa: E402
+from albert_act.io.source import Source  # noqa: E402
 from albert_act.model.presets import backbone_from_preset  # noqa: E402
-from albert_act.model.source import Source  # noqa: E402
 from pipelines.pretraining_dataset import make_pretraining_dataset  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -30,7 +30,7 @@ def measure(init, records, caps, batch_size=64, max_batches=None, repeats=3):
 
     from albert_act.analysis import confidence
     from albert_act.model.pretraining_model import AlbertActPretrainingModel
-    from albert_act.model.source import Source
+    from albert_act.io.source import Source
     from albert_act.serve.savedmodel import serving_backbone
     from pipelines.pretraining_dataset import make_pretraining_dataset
 
@@ -128,7 +128,7 @@ def main(argv=None):
     if not records:
         raise SystemExit(f"error: --records {args.records} matches no file")
     if args.caps is None:
-        from albert_act.model.source import Source
+        from albert_act.io.source import Source
 
         args.caps = list(range(1, Source.open(args.init).info["backbone"]["max_iterations"]))
     rows = measure(args.init, records, args.caps, max_batches=args.max_batches, repeats=args.repeats)

@@ -77,7 +77,7 @@ def difficulty_row(run, reference, records, output_dir):
 
 def served_row(run, sentences):
     from albert_act.analysis import depth
-    from albert_act.model.source import Source
+    from albert_act.io.source import Source
     from pipelines.tokenizer import CLS_ID, MASK_ID, SEP_ID
 
     source = Source.open(run)

@@ -127,7 +127,7 @@ def main(argv=None):
     if not os.path.isdir(args.glue):
         sys.exit(f"error: no GLUE data at {args.glue} (pass --glue DIR)")
 
-    from albert_act.model.source import Source
+    from albert_act.io.source import Source
     from albert_act.train import finetuning_run
     from albert_act.train.finetuning_config import FinetuneConfig
     from albert_act.train.finetuning_data import load_task

@@ -232,7 +232,7 @@ def measure(args):
     """One process: one (length, halting, execution), every pattern and share asked for. Prints one JSON line."""
     import tensorflow as tf
 
-    from albert_act.train.pretraining_checkpoints import checkpoint_contents
+    from albert_act.io.run_checkpoints import checkpoint_contents
     from pipelines.pretraining_dataset import parse_examples
 
     length, halting, execution = args.length, args.halting, args.execution

@@ -143,7 +143,8 @@ def main(argv=None):
     import tensorflow as tf
     import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export runs)
 
-    from albert_act.model.source import Source, find_export
+    from albert_act.io.exports import find_export
+    from albert_act.io.source import Source
 
     export = find_export(args.init)
     source = Source.open(export) if export else None

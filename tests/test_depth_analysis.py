@@ -169,7 +169,7 @@ def test_bad_input(tiny_run, tmp_path):
 def test_held_out_matches_a_numpy_statement_of_the_model_on_the_records(tiny_run, records, tmp_path, capsys):
     # The export of the tiny run, asked for its MLM and SOP logits record by record; accuracy, loss and
     # the baselines computed here in NumPy must be what `analyze held-out` reports.
-    from albert_act.model.source import Source
+    from albert_act.io.source import Source
     from pipelines.pretraining_dataset import make_pretraining_dataset
 
     analyze.main(["held-out", "--init", tiny_run[1], "--records", records[1], "--output_dir", str(tmp_path)])
@@ -206,7 +206,7 @@ def test_held_out_matches_a_numpy_statement_of_the_model_on_the_records(tiny_run
 
 
 def test_sentences_of_plain_text_are_asked_as_a_server_asks_them(tiny_run, tmp_path, capsys):
-    from albert_act.model.source import Source
+    from albert_act.io.source import Source
 
     text = tmp_path / "mine.txt"
     long = "the key " * 40  # more pieces than the tiny model's positions: cut, and said so
@@ -265,7 +265,7 @@ def test_spearman_by_hand_and_against_numpy():
 def test_difficulty_surprisal_is_the_reference_mlm_loss(tiny_run, records, tmp_path, capsys):
     """The depth-against-difficulty analysis with the run as its own reference: the surprisal of the
     record's predicted positions averages to the held-out MLM loss computed here in NumPy."""
-    from albert_act.model.source import Source
+    from albert_act.io.source import Source
     from pipelines.pretraining_dataset import make_pretraining_dataset
     from pipelines.tokenizer import CLS_ID, SEP_ID
 

@@ -64,7 +64,7 @@ def test_the_cards_snippet_runs_as_printed():
 
 @pytest.fixture(scope="module")
 def shipped():
-    from albert_act.model.source import Source
+    from albert_act.io.source import Source
 
     source = Source.open(str(EXPORT))
     model, info = source.pretraining_model()
@@ -74,7 +74,7 @@ def shipped():
 @pytest.mark.slow  # ~30 s: a re-export and a fresh interpreter; `pytest -m slow`
 def test_every_init_path_reads_it(shipped, tmp_path):
     from albert_act import export
-    from albert_act.model.source import Source
+    from albert_act.io.source import Source
 
     model, tokenizer, info = shipped
     source = Source.open(str(EXPORT))
@@ -122,7 +122,7 @@ def test_served_answers_match_the_keras_model(shipped):
 
 
 def test_reproduces_the_model_cards_held_out_mlm_accuracy(shipped, shared_data, tmp_path):
-    from albert_act.model.source import Source
+    from albert_act.io.source import Source
     from pipelines import create_pretraining_data
     from pipelines.pretraining_dataset import make_pretraining_dataset
 

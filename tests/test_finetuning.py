@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from albert_act.base import artifacts
+from albert_act.io.source import Source
 from albert_act.train import finetuning_data, finetuning_run, finetuning_steps
 from albert_act.train.finetuning_config import FinetuneConfig
-from albert_act.model.source import Source
 from pipelines.glue import Example
 
 

@@ -4,9 +4,8 @@ import zipfile
 
 import pytest
 
-from albert_act.serve import submission
-from albert_act.model.source import Source
-from albert_act.serve import savedmodel
+from albert_act.io.source import Source
+from albert_act.serve import savedmodel, submission
 from albert_act.model.classifier import AlbertActClassifier
 from pipelines import glue
 

@@ -144,7 +144,7 @@ def test_pretraining_on_jax_resumes_exactly_and_its_weights_export(records, tmp_
     lines = [json.loads(line) for line in (tmp_path / "straight" / "held_out.jsonl").read_text().splitlines()]
     assert [line["step"] for line in lines] == [4] and "depth_spread" in lines[0]
     # The run's weights, read by the TensorFlow side (Source, as export and analyze read a run).
-    from albert_act.model.source import Source
+    from albert_act.io.source import Source
 
     source = Source.open(str(tmp_path / "straight"))
     assert source.kind == "pretraining-run" and source.run_checkpoint[0] == 4

@@ -3,7 +3,8 @@
 Stages, lowest first: `albert_act.base` (what every command shares: `cli`, `checks`, `outputs`,
 `text_files`, and `artifacts`, the one owner of on-disk names) -> `pipelines` (the data stage: text
 to records; it imports nothing from albert_act but the base) and `albert_act.distribution` (side
-by side) -> `albert_act.model` -> `albert_act.serve` and `albert_act.analysis` (side by
+by side) -> `albert_act.model` (layers, loops, heads: no file I/O) -> `albert_act.io` (what a path on
+disk holds: sources, checkpoints, exports) -> `albert_act.serve` and `albert_act.analysis` (side by
 side, neither imports the other) -> `albert_act.train` -> the CLIs (`python -m albert_act.<verb>`).
 A module imports its own sub-package and lower stages only. Lazy imports inside functions count.
 """
@@ -23,11 +24,12 @@ STAGES = {
     "albert_act.distribution": 1,
     "albert_act": 3,  # the package's __init__ re-exports the model
     "albert_act.model": 3,
-    "albert_act.serve": 4,
-    "albert_act.analysis": 4,
-    "albert_act.train": 5,
+    "albert_act.io": 4,
+    "albert_act.serve": 5,
+    "albert_act.analysis": 5,
+    "albert_act.train": 6,
 }
-CLI = 6
+CLI = 7
 
 
 def _modules():
@@ -114,8 +116,8 @@ def test_the_checks_find_what_they_are_for():
                "albert_act.base.cli": {"pipelines.packing"}}
     assert upward_imports(planted) == [
         "albert_act.base.cli (stage 0) imports pipelines.packing (stage 1)",
-        "albert_act.model.halting (stage 3) imports albert_act.train.lamb (stage 5)",
-        "albert_act.serve.savedmodel (stage 4) imports albert_act.analysis.plots (stage 4)"]
+        "albert_act.model.halting (stage 3) imports albert_act.train.lamb (stage 6)",
+        "albert_act.serve.savedmodel (stage 5) imports albert_act.analysis.plots (stage 5)"]
     assert stage_of("albert_act.model.halting") == (3, "albert_act.model")
     assert stage_of("albert_act.pretrain") == (CLI, "albert_act.pretrain")
     assert stage_of("albert_act.serve.savedmodel")[0] > stage_of("pipelines.packing")[0]

@@ -75,7 +75,7 @@ def test_each_input_stream_reads_only_its_share_of_the_records(records, tmp_path
 
 
 def test_input_positions_resume_every_stream_and_a_missing_one_is_named(records, tmp_path):
-    from albert_act.train.pretraining_checkpoints import InputStreams
+    from albert_act.train.input_streams import InputStreams
 
     config = PretrainConfig(train_files=[records[0]], eval_files=[records[1]], model_dir=str(tmp_path / "run"),
                             global_batch_size=8, seed=5, deterministic=True, input_streams=2, keep_checkpoints=2)

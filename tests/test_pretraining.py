@@ -270,7 +270,7 @@ def test_a_run_saved_before_input_streams_resumes_as_one_stream(records, tmp_pat
 
 @pytest.mark.slow  # ~25 s end to end; bf16 steps are XLA-compiled in the default run (tests/test_xla.py)
 def test_mixed_bfloat16_training_and_savedmodel_export(records, tmp_path):
-    from albert_act.model.source import Source
+    from albert_act.io.source import Source
     config = _config(records, tmp_path, precision="mixed_bfloat16", steps=2, warmup_steps=0,
                      vocab=str(Path(records[0]).parent.parent / "vocab.model"), export_dir=str(tmp_path / "export" / "1"))
     trainer = Pretrainer(config.resolved(), tf.distribute.OneDeviceStrategy("/cpu:0"), "cpu")
@@ -315,7 +315,7 @@ def test_a_failed_checkpoint_write_is_named_and_cleaned_up(records, tmp_path, mo
 
 def test_the_export_records_the_tau_used_and_no_directory_of_the_machine(tiny_run):
     from albert_act.base import artifacts
-    from albert_act.model.source import Source
+    from albert_act.io.source import Source
     from albert_act.train.pretraining_preflight import _check_export_dir
 
     run, export = tiny_run

@@ -15,10 +15,11 @@ import pytest
 import tensorflow as tf
 
 from albert_act import export
-from albert_act.train import finetuning_data
-from albert_act.model.source import Source, find_export
-from albert_act.serve import savedmodel
+from albert_act.io.exports import find_export
+from albert_act.io.source import Source
 from albert_act.model.classifier import AlbertActClassifier
+from albert_act.serve import savedmodel
+from albert_act.train import finetuning_data
 from conftest import spread_halting
 from pipelines.packing import TextEncoder
 from pipelines.glue import Example

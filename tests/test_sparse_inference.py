@@ -5,7 +5,7 @@ import pytest
 import tensorflow as tf
 
 from albert_act import AlbertActBackbone
-from albert_act.model.source import Source
+from albert_act.io.source import Source
 from conftest import TINY, random_inputs, spread_halting, to_numpy
 from pipelines.pretraining_dataset import make_pretraining_dataset
 
@@ -52,7 +52,7 @@ def test_same_outputs_on_trained_weights(tiny_run, records):
 
 
 def test_exports_serve_sparse_with_the_same_numbers(tiny_run):
-    from albert_act.model.source import Source
+    from albert_act.io.source import Source
 
     backbone, _ = Source.open(tiny_run[0]).backbone(dropout=0.0)
     assert Source.open(tiny_run[1]).info["backbone"]["execution"] == "sparse"

@@ -14,7 +14,7 @@ from albert_act import distribution
 from albert_act.base import artifacts, outputs, text_files
 from albert_act.analysis import depth, difficulty, plots
 from albert_act.analysis.token_types import markdown_table
-from albert_act.model.source import Source
+from albert_act.io.source import Source
 from pipelines import probing, synthetic_corpus
 from pipelines.pretraining_dataset import check_records, check_records_vocabulary, non_empty, record_files
 

@@ -18,8 +18,8 @@ Three kinds of directories (local or gs://):
                         <export>/assets/albert_act_export.json, <export>/assets/vocab.model
                         exports are versioned as TensorFlow Serving expects: <base>/<version>
 
-Public ALBERT checkpoints are read too (`albert_act.model.albert_checkpoints`); their names are
-other projects' and listed here beside ours. Which kind a dir is, `albert_act.model.source` works out.
+Public ALBERT checkpoints are read too (`albert_act.io.public_checkpoints`); their names are
+other projects' and listed here beside ours. Which kind a dir is, `albert_act.io.source` works out.
 """
 
 import json

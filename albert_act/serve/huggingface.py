@@ -4,8 +4,8 @@ model.safetensors, spiece.model), which transformers, keras-hub and `--init` rea
 import os
 
 from albert_act.base import artifacts, outputs
-from albert_act.model import albert_checkpoints
-from albert_act.model.source import Source
+from albert_act.io import public_checkpoints
+from albert_act.io.source import Source
 
 
 def export_huggingface(checkpoint, output, vocab=None, overwrite=False):
@@ -17,11 +17,11 @@ def export_huggingface(checkpoint, output, vocab=None, overwrite=False):
     tokenizer = source.tokenizer(vocab)
     weights = {v.path: v.numpy() for v in model.weights}
     if "://" in output:  # gs:// has no rename of a dir: written in place
-        albert_checkpoints.write_huggingface(weights, info["backbone"], output, tokenizer.model_proto)
+        public_checkpoints.write_huggingface(weights, info["backbone"], output, tokenizer.model_proto)
         return output
     path = os.path.abspath(output)
     with outputs.staging_dir(os.path.dirname(path)) as staging:
         staged = os.path.join(staging, "huggingface")
-        albert_checkpoints.write_huggingface(weights, info["backbone"], staged, tokenizer.model_proto)
+        public_checkpoints.write_huggingface(weights, info["backbone"], staged, tokenizer.model_proto)
         outputs.replace_dir(staged, path, staging)
     return output

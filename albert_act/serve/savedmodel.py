@@ -39,10 +39,11 @@ import tensorflow as tf
 
 from albert_act.base import artifacts, checks, text_files
 from albert_act.base.outputs import replace_dir, staging_dir
+from albert_act.io.exports import load_export
+from albert_act.io.source import Source
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.classifier import AlbertActClassifier
 from albert_act.model.halting import EXECUTIONS
-from albert_act.model.source import Source, load_export
 from albert_act.model.pretraining_model import AlbertActPretrainingModel
 from pipelines.packing import TextEncoder
 from pipelines.tokenizer import MASK_ID

@@ -15,8 +15,9 @@ import zipfile
 
 import tensorflow as tf
 
-from albert_act.model.source import Source, find_export, load_export
 from albert_act.base import outputs
+from albert_act.io.exports import find_export, load_export
+from albert_act.io.source import Source
 from pipelines import glue
 
 # file in the zip -> (the task whose model predicts it, the task whose test file it reads, the split),

@@ -14,7 +14,7 @@ import numpy as np
 
 from albert_act import distribution
 from albert_act.base import artifacts, checks, cli, outputs
-from albert_act.model.source import HALTING_UNIT, Source
+from albert_act.io.source import HALTING_UNIT, Source
 from albert_act.serve import savedmodel
 from albert_act.train import glue_metrics
 from albert_act.train.finetuning_config import FinetuneConfig  # noqa: F401  (the API)

@@ -32,6 +32,7 @@ import numpy as np
 
 from albert_act import distribution
 from albert_act.base import artifacts, cli, outputs, text_files
+from albert_act.io.newest_intact import NPZ_READ_ERRORS, newest_intact
 from albert_act.model.halting import ponder_weight_in_force
 from albert_act.train.ponder import AUTO_SHARE, ponder_ramp, steered_tau
 from albert_act.train.pretraining_config import (ADDED_SETTINGS, AUTO, RESUMABLE_CHANGES, accumulation,
@@ -274,13 +275,13 @@ def _check_resumable(config):
 
 
 def _resume(trainer, config, progress):
-    found = checkpoints(config.model_dir)
-    for update in sorted(found, reverse=True):  # the newest that reads whole
-        try:
-            return trainer.restore(found[update])
-        except (OSError, ValueError, KeyError) as error:
-            if progress:
-                print(f"{found[update]}: damaged ({error}); trying the one before", flush=True)
+    """(update, input position) of the newest intact checkpoint restored (`newest_intact`, as the
+    TensorFlow run and `Source` read theirs), or (0, start) on a fresh run."""
+    restored = newest_intact(checkpoints(config.model_dir), lambda update, path: trainer.restore(path),
+                             os.path.join(config.model_dir, artifacts.CHECKPOINTS), errors=NPZ_READ_ERRORS,
+                             say=lambda line: print(line, flush=True) if progress else None, read_as="resumed from")
+    if restored:
+        return restored[2]
     if config.init_from:
         raise ValueError("--init_from on the JAX backend: not yet; start from a run's own checkpoints")
     return 0, (0, 0, 0)

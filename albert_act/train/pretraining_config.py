@@ -248,7 +248,7 @@ def _init_changes(config, source):
     """The settings `init_from` fixes: its sizes (the weights' shapes), and its vocabulary where no
     --vocab is given (the data's, if given, must be the same)."""
     from albert_act.base import text_files
-    from albert_act.model.source import Source
+    from albert_act.io.source import Source
 
     source = source or Source.open(config.init_from)
     sizes = {k: source.info["backbone"][k] for k in INIT_SETTINGS if k in source.info["backbone"]}

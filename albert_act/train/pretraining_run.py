@@ -5,7 +5,8 @@ Read top to bottom: `run_pretraining` (one run per model dir; the other workers 
 job write to scratch), `_run` (the job's parts in order), `_resume` (the input stream and the
 newest intact checkpoint, or a warm start), `_train` (the update loop), `_finish` (evaluation and
 export). The parts live beside it: `pretraining_config` (settings and their checks),
-`pretrainer` (the step and tau), `pretraining_checkpoints`, `pretraining_summaries`.
+`pretrainer` (the step and tau), `input_streams` (the input's saved positions),
+`pretraining_summaries`; the run's checkpoints are `albert_act.io.run_checkpoints`'.
 """
 
 import json
@@ -20,11 +21,11 @@ import tensorflow as tf
 from albert_act import distribution
 from albert_act.base import artifacts, cli, outputs, text_files
 from albert_act.analysis import token_types
-from albert_act.model.source import HALTING_UNIT, Source
+from albert_act.io.run_checkpoints import (checkpoint_contents, checkpoint_managers, checkpoint_update,
+                                           restore_latest_intact, save_checkpoint)
+from albert_act.io.source import HALTING_UNIT, INIT_FRESH, Source
+from albert_act.train.input_streams import InputStreams, corrupt_file
 from albert_act.train.pretrainer import AUTO_SHARE, Pretrainer
-from albert_act.train.pretraining_checkpoints import (INIT_FRESH, InputStreams, checkpoint_contents, checkpoint_managers,
-                                                      checkpoint_update, corrupt_file, restore_latest_intact,
-                                                      save_checkpoint)
 from albert_act.train.pretraining_config import PretrainConfig, config_record  # noqa: F401  (the API)
 from albert_act.train.pretraining_preflight import preflight
 from albert_act.train.pretraining_summaries import (depth_line, depth_spread, one_depth_warning, summarize,
@@ -39,7 +40,7 @@ def run_pretraining(config, progress=True):
     Returns the final held-out evaluation (JSON-ready; also <model_dir>/evaluation.json):
     losses, accuracies with intervals and baselines, `iterations` (Table 1), `differences`,
     `table` (Markdown), `step`, `model_dir`, and `export` when one was written. The trained
-    model is in the run dir: `Source.open(model_dir).pretraining_model()` (albert_act.model.source).
+    model is in the run dir: `Source.open(model_dir).pretraining_model()` (albert_act.io.source).
     """
     workers, task_type, index, chief = distribution.cluster_task()
     if not chief:  # another worker of a multi-worker job: it reads the chief's run, writes to scratch

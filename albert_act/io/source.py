@@ -13,7 +13,8 @@ A source is one of six kinds of directory (local or gs://):
 here; the weights are read (once) when a model is built from it. Every command that takes a
 model path goes through it: `albert_act.export --checkpoint`, `pretrain --init_from`, `finetune
 --init`, `analyze --init`, and the GLUE submission's exports. The file names are `albert_act.base.artifacts`'s;
-public checkpoints' weights are read by `albert_act.model.albert_checkpoints`.
+the weights are read by the package's other modules: a run's newest intact checkpoint by
+`run_checkpoints`, a public checkpoint by `public_checkpoints`, an export by `exports`.
 
 Weights are matched by variable path, so a backbone loads from any source, and a whole model
 (pre-training or classifier) from a source that holds its heads. The halting can differ from the
@@ -27,11 +28,13 @@ import os
 
 import tensorflow as tf
 
-from albert_act.base import artifacts, cli
-from albert_act.base.artifacts import (ASSETS, CHECKPOINTS, CONFIG, EXPORT, EXPORT_INFO, FINETUNED_INFO, HF_CONFIG,
-                                  HF_VOCAB, HF_WEIGHTS, KERAS_HUB_CONFIG, KERAS_HUB_VOCAB, KERAS_HUB_WEIGHTS,
-                                  SAVED_MODEL, TF1_CONFIG, TF1_VOCAB, VOCAB, WEIGHTS)
-from albert_act.model.albert_checkpoints import read_albert_checkpoint, read_albert_config
+from albert_act.base import artifacts
+from albert_act.base.artifacts import (ASSETS, CHECKPOINTS, CONFIG, EXPORT_INFO, FINETUNED_INFO, HF_CONFIG, HF_VOCAB,
+                                       HF_WEIGHTS, KERAS_HUB_CONFIG, KERAS_HUB_VOCAB, KERAS_HUB_WEIGHTS, TF1_CONFIG,
+                                       TF1_VOCAB, VOCAB, WEIGHTS)
+from albert_act.io.exports import load_export
+from albert_act.io.public_checkpoints import read_albert_checkpoint, read_albert_config
+from albert_act.io.run_checkpoints import newest_weights, stored_tau
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.classifier import AlbertActClassifier
 from albert_act.model.halting import ponder_weight_in_force
@@ -41,6 +44,8 @@ from pipelines.tokenizer import Tokenizer
 PUBLIC_KINDS = ("huggingface", "tf1-checkpoint", "keras-hub-preset")
 KINDS = ("pretraining-run", "finetuned", "export") + PUBLIC_KINDS
 HALTING_UNIT = "encoder/halting_unit/"
+# Weights a warm start (`Source.load_into`) may lack: a new halting unit, and heads the source does not have.
+INIT_FRESH = (HALTING_UNIT, "pooler/", "sop_head/", "masked_lm_head/")
 
 
 def kind_of(path):
@@ -84,21 +89,6 @@ def _run_holding(path):
         if os.path.basename(folder) == CHECKPOINTS and tf.io.gfile.exists(os.path.join(run, CONFIG)):
             return run
         folder = run
-    return None
-
-
-def find_export(path):
-    """The export dir at `path`: `path` itself, its highest numeric version (TensorFlow Serving's
-    <model_base_path>/<version>), or that inside <path>/export (a fine-tuning dir); None if none."""
-    for base in (path, os.path.join(path, EXPORT)):
-        if tf.io.gfile.exists(os.path.join(base, ASSETS, EXPORT_INFO)):
-            return base
-        if tf.io.gfile.isdir(base):
-            versions = [int(v.rstrip("/")) for v in tf.io.gfile.listdir(base) if v.rstrip("/").isdigit()]
-            for version in sorted(versions, reverse=True):
-                candidate = os.path.join(base, str(version))
-                if tf.io.gfile.exists(os.path.join(candidate, ASSETS, EXPORT_INFO)):
-                    return candidate
     return None
 
 
@@ -152,7 +142,7 @@ class Source:
 
     @functools.cached_property
     def checkpoint(self):
-        """The `albert_checkpoints.AlbertCheckpoint` of a public checkpoint (its weights, the heads
+        """The `public_checkpoints.AlbertCheckpoint` of a public checkpoint (its weights, the heads
         found, the names ignored, the weights it lacks), else None."""
         if self.kind not in PUBLIC_KINDS:
             return None
@@ -171,8 +161,8 @@ class Source:
 
     @functools.cached_property
     def run_checkpoint(self):
-        """(update, prefix, model weights) of a pre-training run's newest intact checkpoint (`newest_intact`)."""
-        return newest_intact(self.path)
+        """(update, path, model weights) of a pre-training run's newest intact checkpoint."""
+        return newest_weights(self.path)
 
     def trained_tau(self):
         """(tau, update): the ponder-cost weight a pre-training run had reached at the checkpoint its weights
@@ -181,23 +171,12 @@ class Source:
         None for other sources and for checkpoints without it."""
         if self.kind != "pretraining-run":
             return None
-        update, prefix, _ = self.run_checkpoint
+        update, path, _ = self.run_checkpoint
         settings = self.info.get("pretraining") or {}
         signed = settings.get("target_control") == "signed"
-        if prefix.endswith(".npz"):  # a JAX run's
-            import numpy as np
-
-            with np.load(prefix) as data:
-                stored = float(data["tau"]) + (float(data["tau_proportional"]) if signed else 0.0)
-            return float(ponder_weight_in_force(stored, settings.get("halting"), signed)), update
-        reader = tf.train.load_checkpoint(prefix)
-        key = "ponder_cost_weight/.ATTRIBUTES/VARIABLE_VALUE"
-        if key not in reader.get_variable_to_shape_map():
+        stored = stored_tau(path, signed)
+        if stored is None:
             return None
-        stored = reader.get_tensor(key)
-        proportional = "ponder_cost_weight_proportional/.ATTRIBUTES/VARIABLE_VALUE"
-        if signed and proportional in reader.get_variable_to_shape_map():
-            stored = stored + reader.get_tensor(proportional)
         return float(ponder_weight_in_force(stored, settings.get("halting"), signed)), update
 
     def tokenizer(self, vocab=None):
@@ -309,97 +288,6 @@ class Source:
         if isinstance(length, int) and isinstance(most, int) and length > most:
             raise ValueError(f"{where}: max_seq_length {length} exceeds the model's {most} (max_sequence_length); "
                              "was the file edited? Fine-tune again, or restore it")
-
-
-READ_ERRORS = (tf.errors.OpError, IndexError, ValueError, OSError)  # what TensorFlow raises on a damaged file
-
-
-def _first_line(error):
-    return f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:200]}"
-
-
-def _checkpoint_weights(prefix):
-    """{variable path: value} of the model weights in one checkpoint of a run; reads every tensor,
-    so a damaged .index or .data file raises here (`READ_ERRORS`)."""
-    reader = tf.train.load_checkpoint(prefix)
-    head, tail = "model/", "/.ATTRIBUTES/VARIABLE_VALUE"
-    return {name[len(head) : -len(tail)].replace(".S", "/"): reader.get_tensor(name)
-            for name in reader.get_variable_to_shape_map()
-            if name.startswith(head)}  # not the optimizer's or the input pipeline's state
-
-
-def newest_intact(run):
-    """(update, prefix, model weights) of a pre-training run's newest intact checkpoint. A damaged one (a
-    corrupt .index, a truncated .data file) is named in a warning and the one before it is read, as
-    pre-training's resume does; a ValueError names every damaged file when none reads."""
-    directory = os.path.join(run, CHECKPOINTS)
-    found = artifacts.checkpoints_on_disk(directory)
-    if not found and artifacts.jax_checkpoints_on_disk(directory):
-        return _newest_jax_checkpoint(run, directory)
-    if not found:
-        raise ValueError(f"{run}: no checkpoint in {directory}")
-    state = tf.train.get_checkpoint_state(directory)
-    named = state.model_checkpoint_path if state else None
-    if named and not tf.io.gfile.exists(named + ".index"):
-        print(f"warning: {os.path.join(directory, 'checkpoint')} names {named}, which is not there; reading the "
-              "newest checkpoint on disk")
-    failures = []
-    for update in sorted(found, reverse=True):
-        try:
-            weights = _checkpoint_weights(found[update])
-        except READ_ERRORS as error:
-            failures.append(f"{found[update]}: unreadable ({_first_line(error)})")
-            print(f"warning: {failures[-1]}; reading the checkpoint before it")
-            continue
-        if failures:
-            print(f"read {found[update]}, the newest intact checkpoint of {run}")
-        return update, found[update], weights
-    raise ValueError(f"{run}: no intact checkpoint in {directory}: " + "; ".join(failures))
-
-
-def _newest_jax_checkpoint(run, directory):
-    """`newest_intact` of a run trained on the JAX backend (checkpoints/jax-<update>.npz)."""
-    import numpy as np
-
-    failures = []
-    for update, path in sorted(artifacts.jax_checkpoints_on_disk(directory).items(), reverse=True):
-        try:
-            with np.load(path) as data:
-                weights = {name.split("/", 1)[1]: data[name] for name in data.files
-                           if name.startswith(("trainable/", "non_trainable/"))}
-        except (OSError, ValueError, KeyError, EOFError) as error:
-            failures.append(f"{path}: unreadable ({_first_line(error)})")
-            print(f"warning: {failures[-1]}; reading the checkpoint before it")
-            continue
-        return update, path, weights
-    raise ValueError(f"{run}: no intact checkpoint in {directory}: " + "; ".join(failures))
-
-
-def load_export(path):
-    """`tf.saved_model.load(path)` of an albert-act export, quietly; a damaged export (its
-    variables or saved_model.pb corrupt or truncated) is a ValueError naming the file."""
-    import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export's graph holds)
-
-    try:
-        with cli.quiet_stderr():  # loading runs SentencePiece, which logs an INFO line
-            return tf.saved_model.load(str(path))
-    except READ_ERRORS as error:
-        raise ValueError(f"{_damaged_part(str(path))}: damaged export, not readable ({_first_line(error)}); "
-                         "export the model again from its run or fine-tuning dir") from None
-
-
-def _damaged_part(path):
-    """Which file of the export at `path` does not read whole: its variables (each tensor read
-    through), else its saved_model.pb."""
-    prefix = os.path.join(path, "variables", "variables")
-    try:
-        reader = tf.train.load_checkpoint(prefix)
-        for name in reader.get_variable_to_shape_map():
-            reader.get_tensor(name)
-    except Exception:  # noqa: BLE001 (TensorFlow raises OpError, IndexError, ValueError...)
-        data = sorted(tf.io.gfile.glob(prefix + ".data-*"))
-        return f"{data[0] if len(data) == 1 else prefix + '.*'} (the export's weights)"
-    return os.path.join(path, SAVED_MODEL)
 
 
 def assign_weights(model, values, source, fresh=()):

@@ -1,6 +1,6 @@
 """Public ALBERT checkpoints, read into albert-act's weights: Hugging Face, TF1 and keras-hub.
 
-Three formats, each a directory (`albert_act.model.source` tells which, and finds the vocabulary):
+Three formats, each a directory (`albert_act.io.source` tells which, and finds the vocabulary):
 
     huggingface       config.json ("model_type": "albert") + model.safetensors [+ spiece.model]
                       (AlbertModel, AlbertForMaskedLM or AlbertForPreTraining; read with the
@@ -125,7 +125,7 @@ class AlbertCheckpoint:
 
 def read_albert_checkpoint(path, kind, backbone=None):
     """Reads the checkpoint of format `kind` at `path` (see the module docstring); ValueError says what
-    is wrong. `albert_act.model.source.Source` works out the kind, and passes the `backbone` config
+    is wrong. `albert_act.io.source.Source` works out the kind, and passes the `backbone` config
     it read (`read_albert_config`) so that it is read once."""
     backbone = backbone or read_albert_config(path, kind)
     return {"huggingface": _read_huggingface, "tf1-checkpoint": _read_tf1,
@@ -383,8 +383,8 @@ def _read_tf1(path, backbone):
 def _read_keras_hub(path, backbone):
     import keras_hub
 
+    from albert_act.io.keras_hub_weights import copy_keras_hub_albert_weights
     from albert_act.model.backbone import AlbertActBackbone
-    from albert_act.model.keras_hub_weights import copy_keras_hub_albert_weights
 
     with_head = tf.io.gfile.exists(os.path.join(path, artifacts.KERAS_HUB_TASK))
     if with_head:

@@ -1,0 +1,56 @@
+"""An albert-act export (a SavedModel written by `python -m albert_act.export`) on disk: where it is
+(`find_export`: a version folder, or inside a fine-tuning dir) and loading it (`load_export`), a
+damaged one named by the file that does not read."""
+
+import os
+
+import tensorflow as tf
+
+from albert_act.base import cli
+from albert_act.base.artifacts import ASSETS, EXPORT, EXPORT_INFO, SAVED_MODEL
+from albert_act.io.newest_intact import first_line
+from albert_act.io.run_checkpoints import READ_ERRORS
+
+
+def find_export(path):
+    """The export dir at `path`: `path` itself, its highest numeric version (TensorFlow Serving's
+    <model_base_path>/<version>), or that inside <path>/export (a fine-tuning dir); None if none."""
+    for base in (path, os.path.join(path, EXPORT)):
+        if tf.io.gfile.exists(os.path.join(base, ASSETS, EXPORT_INFO)):
+            return base
+        if tf.io.gfile.isdir(base):
+            versions = [int(v.rstrip("/")) for v in tf.io.gfile.listdir(base) if v.rstrip("/").isdigit()]
+            for version in sorted(versions, reverse=True):
+                candidate = os.path.join(base, str(version))
+                if tf.io.gfile.exists(os.path.join(candidate, ASSETS, EXPORT_INFO)):
+                    return candidate
+    return None
+
+
+def load_export(path):
+    """`tf.saved_model.load(path)` of an albert-act export, quietly; a damaged export (its
+    variables or saved_model.pb corrupt or truncated) is a ValueError naming the file."""
+    import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export's graph holds)
+
+    try:
+        with cli.quiet_stderr():  # loading runs SentencePiece, which logs an INFO line
+            return tf.saved_model.load(str(path))
+    except READ_ERRORS as error:
+        raise ValueError(f"{_damaged_part(str(path))}: damaged export, not readable ({first_line(error)}); "
+                         "export the model again from its run or fine-tuning dir") from None
+
+
+def _damaged_part(path):
+    """Which file of the export at `path` does not read whole: its variables (each tensor read
+    through), else its saved_model.pb."""
+    prefix = os.path.join(path, "variables", "variables")
+    try:
+        reader = tf.train.load_checkpoint(prefix)
+        for name in reader.get_variable_to_shape_map():
+            reader.get_tensor(name)
+    except Exception:  # noqa: BLE001 (TensorFlow raises OpError, IndexError, ValueError...)
+        data = sorted(tf.io.gfile.glob(prefix + ".data-*"))
+        return f"{data[0] if len(data) == 1 else prefix + '.*'} (the export's weights)"
+    return os.path.join(path, SAVED_MODEL)
+
+

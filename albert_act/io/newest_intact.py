@@ -1,0 +1,51 @@
+"""The one answer to "which checkpoint of this run do we read?": the newest that reads whole.
+
+Every reader of a run's checkpoints asks it: `Source` for the weights of a TensorFlow or JAX run
+(`run_checkpoints.newest_weights`), pre-training's resume (`run_checkpoints.restore_latest_intact`)
+and the JAX run's resume (`train/jax_pretraining.py`). No TensorFlow here: the JAX backend imports it.
+"""
+
+NPZ_READ_ERRORS = (OSError, ValueError, KeyError, EOFError)  # what NumPy raises on a damaged .npz
+
+
+class Unusable(Exception):
+    """A checkpoint that may be whole but cannot serve (its message says why): the one before it is tried."""
+
+
+class Refused(ValueError):
+    """No checkpoint of the run can serve from here (its message says why): the search stops."""
+
+
+def newest_intact(found, read, directory, errors, owner=None, say=print, read_as="read"):
+    """(update, path, read(update, path)) for the newest of `found` ({update: path}) that reads whole;
+    None when `found` is empty.
+
+    A checkpoint whose `read` raises one of `errors` (a corrupt .index, a truncated .data or .npz
+    file) or `Unusable` is named in a warning (`say`) and the one before it is read; the one then
+    read is named too ("<read_as> <path>, the newest intact checkpoint"). A ValueError names every failure when none reads ("<owner>: no intact
+    checkpoint in <directory>: ..."); `Refused` from `read` ends the search at once.
+    """
+    failures = []
+    for update in sorted(found, reverse=True):
+        path = found[update]
+        try:
+            value = read(update, path)
+        except Refused:
+            raise
+        except Unusable as why:
+            failures.append(f"{path}: {why}")
+        except errors as error:
+            failures.append(f"{path}: unreadable ({first_line(error)})")
+        else:
+            if failures:
+                say(f"{read_as} {path}, the newest intact checkpoint{f' of {owner}' if owner else ''}")
+            return update, path, value
+        say(f"warning: {failures[-1]}; reading the checkpoint before it")
+    if failures:
+        raise ValueError(f"{f'{owner}: ' if owner else ''}no intact checkpoint in {directory}: " + "; ".join(failures))
+    return None
+
+
+def first_line(error):
+    """An error as one short line: its type and the first line of its message."""
+    return f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:200]}"

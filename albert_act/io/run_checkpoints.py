@@ -1,0 +1,152 @@
+"""A pre-training run's checkpoints (<run>/checkpoints/): what they hold (`checkpoint_contents`),
+saving without leaving half-written files, and reading the newest intact one, both to resume the
+run (`restore_latest_intact`) and for its weights and tau (`newest_weights`, `stored_tau`: what
+`Source` reads of a run, TensorFlow's ckpt-<update> or the JAX backend's jax-<update>.npz). Which
+checkpoint is the newest intact one is `newest_intact`'s answer, for every reader."""
+
+import os
+
+import numpy as np
+import tensorflow as tf
+
+from albert_act.base import artifacts, cli
+from albert_act.io.newest_intact import NPZ_READ_ERRORS, Refused, Unusable, newest_intact
+
+READ_ERRORS = (tf.errors.OpError, IndexError, ValueError, OSError)  # what TensorFlow raises on a damaged file
+
+
+def checkpoint_contents(model, optimizer=None):
+    """What a checkpoint holds, keyed by variable path ("model/<path>", "optimizer/<path>").
+
+    Explicit, so that any program can restore the model's weights by name (Keras 3
+    does not expose every sub-layer as a checkpoint child).
+    """
+    contents = {"model": {v.path: v for v in model.variables}}
+    if optimizer is not None:
+        contents["optimizer"] = {v.path: v for v in optimizer.variables}
+    if len(contents["model"]) != len(model.variables):
+        raise ValueError("duplicate variable paths in the model")
+    return contents
+
+
+def save_checkpoint(manager, step):
+    """`manager.save`; when it fails (a full disk, a lost bucket) the half-written files are removed
+    and a ValueError says which checkpoint the run can resume from."""
+    def remove_partial():
+        for leftover in tf.io.gfile.glob(os.path.join(manager.directory, f"ckpt-{step}_temp*")):
+            tf.io.gfile.rmtree(leftover) if tf.io.gfile.isdir(leftover) else tf.io.gfile.remove(leftover)
+
+    try:
+        manager.save(checkpoint_number=step)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM while saving: the previous checkpoint stays the newest
+        remove_partial()
+        raise
+    except (OSError, tf.errors.OpError) as error:
+        remove_partial()
+        kept = (f"the newest checkpoint is {manager.latest_checkpoint}: free space and re-run the same command to "
+                "resume from it") if manager.latest_checkpoint else ("no checkpoint of this run was saved: free space "
+                                                                     "and re-run the same command to start again")
+        raise ValueError(f"{manager.directory}: could not write ckpt-{step} ({cli.write_error(error)[:200]}); "
+                         f"{kept}") from None
+
+
+def checkpoint_managers(config, checkpoint, write_dir):
+    """(the manager that saves into <write_dir>/checkpoints, the one that restores from the run's own:
+    the same one, but for a multi-worker job's other workers, which write to scratch and restore the
+    chief's), each keeping `keep_checkpoints`."""
+    def manager(run_dir):
+        return tf.train.CheckpointManager(checkpoint, os.path.join(run_dir, artifacts.CHECKPOINTS),
+                                          max_to_keep=config.keep_checkpoints)
+
+    saving = manager(write_dir)
+    return saving, saving if write_dir == config.model_dir else manager(config.model_dir)
+
+
+def checkpoint_update(path):
+    """The update a checkpoint prefix (".../ckpt-<update>") was saved at."""
+    return int(path.rsplit("-", 1)[1])
+
+
+def _checkpoints(manager):
+    """{update: prefix} of the manager's checkpoints, and of any ckpt-N on disk that its state file
+    does not list: a run killed (SIGKILL, power loss) after writing ckpt-N but before updating the
+    state file still resumes from ckpt-N."""
+    paths = artifacts.checkpoints_on_disk(manager.directory)
+    for path in manager.checkpoints:
+        paths[checkpoint_update(path)] = path
+    return paths
+
+
+def restore_latest_intact(checkpoint, manager, usable=None):
+    """Restores the newest checkpoint that reads whole (`newest_intact`); an unreadable one (a truncated
+    .data file, a crash mid-write), or one that `usable(update)` refuses (a string: why), is named, and
+    the one before it is tried. Returns the path restored, or None."""
+    def restore(update, path):
+        refused = usable(update) if usable else None
+        if refused:
+            raise Unusable(refused)
+        try:
+            checkpoint.restore(path).assert_existing_objects_matched()
+        except tf.errors.NotFoundError as error:
+            if "DeserializeIterator" in str(error):
+                raise Refused(f"{path}: its saved input position names record files that are not found from "
+                              f"this folder ({os.getcwd()}): a run started with relative --train_files resumes "
+                              "from the folder it was started in") from None
+            raise
+
+    newest = newest_intact(_checkpoints(manager), restore, manager.directory, errors=Exception, read_as="resumed from")
+    return newest[1] if newest else None
+
+
+def newest_weights(run):
+    """(update, path, model weights) of a pre-training run's newest intact checkpoint, TensorFlow's
+    (checkpoints/ckpt-<update>) or, where it has none, the JAX backend's (checkpoints/jax-<update>.npz).
+    A damaged one is named in a warning and the one before it is read, as the run's resume does; a
+    ValueError names every damaged file when none reads."""
+    directory = os.path.join(run, artifacts.CHECKPOINTS)
+    found = artifacts.checkpoints_on_disk(directory)
+    if not found and artifacts.jax_checkpoints_on_disk(directory):
+        return newest_intact(artifacts.jax_checkpoints_on_disk(directory), _jax_weights, directory,
+                             errors=NPZ_READ_ERRORS, owner=run)
+    if not found:
+        raise ValueError(f"{run}: no checkpoint in {directory}")
+    state = tf.train.get_checkpoint_state(directory)
+    named = state.model_checkpoint_path if state else None
+    if named and not tf.io.gfile.exists(named + ".index"):
+        print(f"warning: {os.path.join(directory, 'checkpoint')} names {named}, which is not there; reading the "
+              "newest checkpoint on disk")
+    return newest_intact(found, _tf_weights, directory, errors=READ_ERRORS, owner=run)
+
+
+def _tf_weights(update, prefix):
+    """{variable path: value} of the model weights in one checkpoint of a run; reads every tensor,
+    so a damaged .index or .data file raises here (`READ_ERRORS`)."""
+    reader = tf.train.load_checkpoint(prefix)
+    head, tail = "model/", "/.ATTRIBUTES/VARIABLE_VALUE"
+    return {name[len(head) : -len(tail)].replace(".S", "/"): reader.get_tensor(name)
+            for name in reader.get_variable_to_shape_map()
+            if name.startswith(head)}  # not the optimizer's or the input pipeline's state
+
+
+def _jax_weights(update, path):
+    """The model weights in one checkpoint of a JAX run (`NPZ_READ_ERRORS` when damaged)."""
+    with np.load(path) as data:
+        return {name.split("/", 1)[1]: data[name] for name in data.files
+                if name.startswith(("trainable/", "non_trainable/"))}
+
+
+def stored_tau(path, signed):
+    """The ponder-cost weight stored in the run checkpoint `path` (plus its proportional part when the
+    target control is `signed`), or None for a TensorFlow checkpoint that does not hold one."""
+    if path.endswith(".npz"):  # a JAX run's
+        with np.load(path) as data:
+            return float(data["tau"]) + (float(data["tau_proportional"]) if signed else 0.0)
+    reader = tf.train.load_checkpoint(path)
+    key = "ponder_cost_weight/.ATTRIBUTES/VARIABLE_VALUE"
+    if key not in reader.get_variable_to_shape_map():
+        return None
+    stored = reader.get_tensor(key)
+    proportional = "ponder_cost_weight_proportional/.ATTRIBUTES/VARIABLE_VALUE"
+    if signed and proportional in reader.get_variable_to_shape_map():
+        stored = stored + reader.get_tensor(proportional)
+    return stored

@@ -1,0 +1,46 @@
+"""The one search for a run's newest intact checkpoint (`albert_act.io.newest_intact`), which Source,
+the TensorFlow resume and the JAX resume all ask: newest first, a damaged or unusable one named and
+passed over, every failure named when none reads, a refusal ending the search."""
+
+import pytest
+
+from albert_act.io.newest_intact import NPZ_READ_ERRORS, Refused, Unusable, newest_intact
+
+
+def _reader(damaged=(), unusable=(), refused=()):
+    def read(update, path):
+        if update in refused:
+            raise Refused(f"{path}: not from here")
+        if update in unusable:
+            raise Unusable(f"no input position at update {update}")
+        if update in damaged:
+            raise OSError(f"truncated {path}\nsecond line")
+        return f"weights of {update}"
+    return read
+
+
+FOUND = {2: "run/ckpt-2", 10: "run/ckpt-10", 4: "run/ckpt-4"}
+
+
+def test_the_newest_whole_checkpoint_is_read_and_the_damaged_ones_named():
+    said = []
+    assert newest_intact(FOUND, _reader(), "run/checkpoints", OSError, say=said.append) == (10, "run/ckpt-10",
+                                                                                             "weights of 10")
+    assert said == []  # nothing to say when the newest reads
+    assert newest_intact(FOUND, _reader(damaged=(10,), unusable=(4,)), "run/checkpoints", OSError, owner="run",
+                         say=said.append) == (2, "run/ckpt-2", "weights of 2")
+    assert said == ["warning: run/ckpt-10: unreadable (OSError: truncated run/ckpt-10); reading the checkpoint before it",
+                    "warning: run/ckpt-4: no input position at update 4; reading the checkpoint before it",
+                    "read run/ckpt-2, the newest intact checkpoint of run"]
+
+
+def test_none_intact_names_every_failure_and_a_refusal_stops_the_search():
+    with pytest.raises(ValueError, match=r"^run: no intact checkpoint in run/checkpoints: run/ckpt-10: unreadable "
+                                         r"\(OSError: truncated run/ckpt-10\); run/ckpt-4: unreadable .*; run/ckpt-2: "):
+        newest_intact(FOUND, _reader(damaged=(2, 4, 10)), "run/checkpoints", NPZ_READ_ERRORS, owner="run",
+                      say=lambda line: None)
+    with pytest.raises(Refused, match="run/ckpt-4: not from here"):
+        newest_intact(FOUND, _reader(damaged=(10,), refused=(4,)), "run/checkpoints", Exception, say=lambda line: None)
+    assert newest_intact({}, _reader(), "run/checkpoints", OSError) is None  # a fresh run
+    with pytest.raises(KeyError):  # an error not named as a damaged file's is not passed over
+        newest_intact(FOUND, lambda update, path: {}[path], "run/checkpoints", OSError)
