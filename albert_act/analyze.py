@@ -53,7 +53,9 @@ def main(argv=None):
     parser.add_argument("--output_dir", default=None, help="default: runs/analysis/<mode>")
     parser.add_argument("--overwrite", action="store_true", help="replace an earlier analysis in --output_dir")
     distribution.add_arguments(parser)
-    args = cli.parse_checked(parser, argv, {"documents": "int[1,100000]", "max_batches": "int>=1"})
+    paths = ("init", "vocab", "records", "parsed", "text", "reference", "output_dir")
+    args = cli.parse_checked(parser, argv, {"documents": "int[1,100000]", "max_batches": "int>=1",
+                                            **dict.fromkeys(paths, "path")})
     unread = [f"--{name}" for name, default in (("records", None), ("max_batches", None), ("parsed", None),
                                                  ("reference", None), ("documents", parser.get_default("documents")),
                                                  ("keep_subtypes", False))

@@ -53,7 +53,7 @@ def main(argv=None):
     # A full disk, a lost mount: the staging dir went, the old output stays.
     with cli.failures(config.output, "the previous one is intact",
                       f"nothing was written to {config.output} (an existing one is intact); re-run the command"):
-        with outputs.DirectoryLock(config.output, "export"):
+        with outputs.DirectoryLock(config.output, "export", "--output"):
             _export(config)
 
 

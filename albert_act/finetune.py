@@ -40,7 +40,7 @@ def main(argv=None):
     with cli.failures(output_dir, "files written whole before are intact: free space and re-run the same command",
                       f"{output_dir} keeps the best epoch saved so far; a fine-tuning run restarts from its --init: "
                       "re-run the same command"):
-        with outputs.DirectoryLock(output_dir, "fine-tuning"):
+        with outputs.DirectoryLock(output_dir, "fine-tuning", "--output_dir"):
             if config.grid:
                 summary = finetuning_run.grid_search(config)
                 result = summary["best"]

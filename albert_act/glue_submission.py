@@ -29,7 +29,7 @@ def main(argv=None):
     parser.add_argument("--output", default=os.path.join(REPO, "runs", "submission.zip"))
     parser.add_argument("--allow_partial", action="store_true", help="write a zip without the missing tasks")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing --output zip")
-    args = parser.parse_args(argv)
+    args = cli.parse_checked(parser, argv, dict.fromkeys(("models", "data_dir", "output"), "path"))
     from albert_act.serve.submission import SUBMISSION, build_submission
 
     with cli.failures(args.output, "the previous one (if any) is intact",
@@ -62,7 +62,7 @@ def check_paths(args):
         raise ValueError(f"--output {args.output} exists; pass --overwrite to replace it, or choose another name")
     if not args.output.endswith(".zip"):
         raise ValueError(f"--output {args.output}: the GLUE server takes a .zip file; name it ....zip")
-    outputs.check_dir_target(os.path.dirname(os.path.abspath(args.output)), "--output")
+    outputs.check_dir_target(os.path.dirname(os.path.abspath(args.output)), "--output", holds_a_file=True)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ def parse_args(argv=None):
     parser.add_argument("--no_export", action="store_true", help="write no SavedModel at the end")
     parser.add_argument("--demo_data_dir", default=os.path.join(REPO, "data_cache", "demo"),
                         help="where the embedded default's corpus, vocabulary and TFRecords are built once and reused")
-    args = settings.parse_flags(parser, PretrainConfig, argv)
+    args = settings.parse_flags(parser, PretrainConfig, argv, paths=("demo_data_dir",))
     typed = sys.argv[1:] if argv is None else argv
     args.model_dir_typed = any(a == "--model_dir" or a.startswith("--model_dir=") for a in typed) or \
         "model_dir" in args.given

@@ -378,7 +378,8 @@ def _write_report(report, output_dir):
 FLAG_RULES = {"max_seq_length": "int[5,8192]", "masked_lm_prob": "(0,1)", "short_seq_prob": "[0,1]",
               "single_segment_prob": "[0,1]", "eval_fraction": "[0,0.5]", "dupe_factor": "int[1,1000]",
               "num_shards": "int[1,100000]", "workers": "int[1,1024]", "shuffle_buffer": "int[1,10000000]",
-              "max_predictions_per_seq": "int[1,8192]", "seed": "int>=0", "max_ngram": "int[1,10]"}
+              "max_predictions_per_seq": "int[1,8192]", "seed": "int>=0", "max_ngram": "int[1,10]",
+              **dict.fromkeys(("input", "vocab", "output_dir"), "path")}
 
 
 def main(argv=None):
@@ -422,7 +423,7 @@ def main(argv=None):
             dupe_factor=args.dupe_factor,
             seed=args.seed,
         )
-        with outputs.DirectoryLock(args.output_dir, "data run"):
+        with outputs.DirectoryLock(args.output_dir, "data run", "--output_dir"):
             report = create_pretraining_data(
                 args.input, args.vocab, args.output_dir, config, num_shards=args.num_shards,
                 workers=args.workers, eval_fraction=args.eval_fraction,

@@ -53,7 +53,8 @@ def main(argv=None):
                         help="SentencePiece threads (1 keeps the vocabulary byte-identical run to run)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing PREFIX.model / PREFIX.vocab")
     args = cli.parse_checked(parser, argv, {"vocab_size": "int[1,1000000]", "max_sentences": "int>=1",
-                                            "threads": "int[1,1024]", "seed": "int>=0"})
+                                            "threads": "int[1,1024]", "seed": "int>=0", "input": "path",
+                                            "output": "path"})
     if args.output.endswith((".model", ".vocab")):  # a file name given for the prefix: vocab.model, not vocab.model.model
         args.output = args.output[: -len(".model")]
     with cli.failures(args.output + ".model/.vocab", "a vocabulary there before is intact",
@@ -62,7 +63,7 @@ def main(argv=None):
             raise ValueError(f"--output {args.output} is a directory; --output is a file prefix, e.g. "
                              f"{os.path.join(args.output, 'vocab')} (writes vocab.model and vocab.vocab there)")
         if not text_files.is_remote(args.output):
-            outputs.check_dir_target(os.path.dirname(os.path.abspath(args.output)), "--output")
+            outputs.check_dir_target(os.path.dirname(os.path.abspath(args.output)), "--output", holds_a_file=True)
         existing = [p for p in (args.output + ".model", args.output + ".vocab") if text_files.exists(p)]
         if existing and not args.overwrite:
             raise ValueError(f"--output {args.output}: {existing[0]} exists (a vocabulary that records and models may "

@@ -586,6 +586,41 @@ CASES += [
     ("pretrain-kl-without-target", PRETRAIN + " --kl_weight 0.1", 1,
      r"kl_weight 0.1 pulls each token's halting distribution toward a geometric prior.*give --target_iterations", []),
 ]
+EMPTY_PATH = r"{flag} must be a path, got '': an empty path names no file \(the current folder is '.'\)"
+CASES += [
+    # --- round four of issue 62: paths mean what was typed ----------------------------------------------
+    *[(f"{command.split()[0].split('.')[1]}-{flag}-empty", command.replace(f"--{flag} {given}", f"--{flag} ''")
+       if given else f"{command} --{flag} ''", 1, EMPTY_PATH.format(flag=f"--{flag}"), [])
+      for command, flag, given in (  # given: the flag's value in the command, replaced by ''
+          (PRETRAIN, "model_dir", "{tmp}/new_run"), (PRETRAIN, "vocab", None), (PRETRAIN, "train_files", "{train}"),
+          (PRETRAIN, "init_from", None), (PRETRAIN, "config", None),
+          ("albert_act.pretrain --model_dir {tmp}/demo_empty", "demo_data_dir", None),
+          (FINETUNE + " --task rte --data_dir {rte}", "init", "{run}"), (FINETUNE + " --task rte", "data_dir", None),
+          (FINETUNE + " --task rte --data_dir {rte}", "vocab", None), (EXPORT, "output", "{tmp}/e/1"),
+          (EXPORT, "checkpoint", "{run}"), (ANALYZE, "output_dir", "{tmp}/a"), (ANALYZE, "records", None),
+          (DATA + " --input {corpus}", "vocab", "{vocab}"), (DATA, "input", None),
+          (SUBMIT, "data_dir", "{glue}"), (TOKENIZER, "output", "{tmp}/v"))],
+    ("pretrain-config-model-dir-empty", "albert_act.pretrain --config {configs}/empty_model_dir.json", 1,
+     r"--config .*empty_model_dir.json: model_dir must be a path, got ''", ["{configs}"]),
+    ("data-input-one-of-two-empty", DATA + " --input {corpus} ''", 1, EMPTY_PATH.format(flag="--input"), []),
+    # an output that is the folder one is in, or holds it (run from {tmp}/here/inner: FOLDER below)
+    ("export-output-the-current-folder", EXPORT.replace("{tmp}/e/1", "."), 1,
+     r"--output \. is the current folder \(.*here/inner\); give a new folder", ["{tmp}/here"]),
+    ("export-output-holds-the-current-folder", EXPORT.replace("{tmp}/e/1", ".."), 1,
+     r"--output \.\. holds the current folder \(.*here/inner lies inside .*here\)", ["{tmp}/here"]),
+    ("analyze-output-the-current-folder", ANALYZE.replace("{tmp}/a", "."), 1,
+     r"--output_dir \. is the current folder", ["{tmp}/here"]),
+    ("pretrain-model-dir-holds-the-current-folder", PRETRAIN.replace("{tmp}/new_run", "{tmp}/here"), 1,
+     r"--model_dir .*here holds the current folder", ["{tmp}/here"]),
+    ("data-output-the-current-folder", DATA.replace("{tmp}/records", ".") + " --input {corpus}", 1,
+     r"--output_dir \. is the current folder", ["{tmp}/here"]),
+    ("finetune-output-the-current-folder", FINETUNE.replace("{tmp}/ft", ".") + " --task rte --data_dir {rte}", 1,
+     r"--output_dir \. is the current folder", ["{tmp}/here"]),
+]
+# Cases run from another folder than the repository's: {case id: folder}.
+FOLDER = {name: "{tmp}/here/inner" for name in (
+    "export-output-the-current-folder", "export-output-holds-the-current-folder", "analyze-output-the-current-folder",
+    "pretrain-model-dir-holds-the-current-folder", "data-output-the-current-folder", "finetune-output-the-current-folder")}
 HELD = ("held_run", "held_ft", "held_export/1", "held_records")  # locked by this process for the cases above
 
 
@@ -599,6 +634,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     shutil.copytree(tiny_run[1], export)
     (root / "notes_dir").mkdir()
     (root / "notes_dir" / "notes.txt").write_text("keep me\n")
+    (root / "here" / "inner").mkdir(parents=True)  # the folder some cases run from (FOLDER)
     (root / "not_a_vocab.model").write_text("this is not a SentencePiece model\n")
     (root / "bad_utf8.txt").write_bytes(b"A fine line.\n\xff\xfe broken\n")
     (root / "empty.txt").write_text("")
@@ -693,6 +729,7 @@ def _config_files(root, tiny_run, records, shared_data):
     (root / "configs" / "steps_string.json").write_text(json.dumps({"seed": "7"}))
     (root / "configs" / "overrides_list.json").write_text(json.dumps({"backbone_overrides": [1, 2]}))
     (root / "configs" / "duplicate_key.json").write_text('{\n "seed": 3,\n "seed": 4\n}\n')
+    (root / "configs" / "empty_model_dir.json").write_text(json.dumps({"model_dir": ""}))
     (root / "configs" / "bom.json").write_bytes(b"\xef\xbb\xbf" + json.dumps({"seed": 5}).encode())
     config = json.loads((Path(tiny_run[0]) / "config.json").read_text())
     config["backbone"]["hidden_dim"] = 48
@@ -884,9 +921,11 @@ SLOW_CASES = {"export-output-without-version", "export-newest-checkpoint-damaged
 
 @pytest.mark.parametrize("case", [pytest.param(case, id=case[0], marks=[pytest.mark.slow] if case[0] in SLOW_CASES else [])
                                   for case in CASES])
-def test_bad_input(case, places, capsys):
+def test_bad_input(case, places, capsys, monkeypatch):
     _, command, status, message, intact = case
     names = {k: str(v) for k, v in places.items()}
+    if case[0] in FOLDER:
+        monkeypatch.chdir(FOLDER[case[0]].format(**names))
     module, *argv = command.format(**names).split()
     argv = [a.strip("'") for a in argv]
     kept = [Path(path.format(**names)) for path in intact]

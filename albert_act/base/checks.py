@@ -61,6 +61,19 @@ FLAG_RULES = {
 }
 
 
+PATH = "path"  # a flag or setting that names a file or folder: never empty (`path`)
+
+
+def path(name, value):
+    """Checks `value` (a path, or a list of them) names something: an empty string is no path, where
+    the tools would read it as the current folder or as no file at all. Returns it."""
+    for item in value if isinstance(value, (list, tuple)) else (value,):
+        if isinstance(item, str) and not item.strip():
+            raise ValueError(f"{name} must be a path, got {item!r}: an empty path names no file (the current "
+                             "folder is '.')")
+    return value
+
+
 def flag_rule(rule):
     """(words, test) of a `FLAG_RULES` key, or of a range: "int[8,8192]" (an integer in [8, 8192]),
     "[0,0.5]" (a number in [0, 0.5])."""
@@ -79,11 +92,14 @@ def flag_rule(rule):
 
 def flags(args, rules):
     """Checks parsed command-line flags before any work is done; a flag left at None (a default
-    resolved later) passes. rules: {dest: a FLAG_RULES key, or (key, flag) for a flag named otherwise}. Raises ValueError naming the flag
-    and the value, e.g. "--batch_size must be an integer >= 1, got 0"."""
+    resolved later) passes. rules: {dest: a FLAG_RULES key, `PATH`, or (key, flag) for a flag named otherwise}.
+    Raises ValueError naming the flag and the value, e.g. "--batch_size must be an integer >= 1, got 0"."""
     for name, rule in rules.items():
         rule, flag = rule if isinstance(rule, tuple) else (rule, name)  # (rule, flag) where the flag is not the dest
         value = getattr(args, name)
+        if rule == PATH:
+            path(f"--{flag}", value)
+            continue
         words, test = flag_rule(rule)
         if value is not None and not test(value):
             raise ValueError(f"--{flag} must be {words}, got {value}")

@@ -138,13 +138,14 @@ def stop_on_sigterm():
 
 def parse_checked(parser, argv, rules):
     """`parser.parse_args(argv)`, then `check_flags(args, rules)`; each flag of `rules` shows its range
-    in --help ("... (default: 8); an integer in [1, 100000]"), and a path value starting with `~`
-    is expanded (`--output_dir=~/x`, which the shell leaves as it is)."""
+    in --help ("... (default: 8); an integer in [1, 100000]"), a path flag (rule `checks.PATH`) given
+    an empty string is refused (it would name the current folder, or no file), and a path value
+    starting with `~` is expanded (`--output_dir=~/x`, which the shell leaves as it is)."""
     from albert_act.base import checks
 
     for action in parser._actions:
-        if action.dest in rules:
-            rule = rules[action.dest]
+        rule = rules.get(action.dest)
+        if rule is not None and (rule[0] if isinstance(rule, tuple) else rule) != checks.PATH:
             words = checks.flag_rule(rule[0] if isinstance(rule, tuple) else rule)[0]
             shown = action.help if action.help and "default" in action.help else (
                 f"{action.help + ' ' if action.help else ''}(default: {action.default})")

@@ -69,21 +69,41 @@ def check_free_space(path, needed):
                                     f"{free / 2**20:.1f} MiB are free)", path)
 
 
-def check_dir_target(path, flag=None):
+def check_dir_target(path, flag=None, holds_a_file=False):
     """ValueError when the directory `path` (to be created or written into) is a file or lies
-    under one: "--output_dir runs/x/notes.txt/y: runs/x/notes.txt is a file, not a directory".
-    Remote paths pass (their filesystem says so when written)."""
+    under one: "--output_dir runs/x/notes.txt/y: runs/x/notes.txt is a file, not a directory";
+    or when it is the current folder or holds it (`.`, `..`, the shell's folder by any name): an
+    output replaced whole would move the folder one is in away, and one written into would mix
+    with what is there. holds_a_file: `path` is the folder of an output file (a zip, a
+    vocabulary), which may well be the current folder. Remote paths pass (their filesystem says
+    so when written)."""
     path = str(path)
     if "://" in path:
         return
+    named = f"{flag + ' ' if flag else ''}{path}"
+    if not holds_a_file:
+        _check_not_current_folder(path, named)
     ancestor = os.path.abspath(path)
     while not os.path.exists(ancestor):
         ancestor = os.path.dirname(ancestor)
     if not os.path.isdir(ancestor):
-        named = f"{flag + ' ' if flag else ''}{path}"
         if ancestor == os.path.abspath(path):
             raise ValueError(f"{named} is a file, not a directory")
         raise ValueError(f"{named}: {ancestor} is a file, not a directory")
+
+
+def _check_not_current_folder(path, named):
+    try:
+        here = os.path.realpath(os.getcwd())
+    except FileNotFoundError:  # the shell's folder was deleted: no path can be it
+        return
+    target = os.path.realpath(path)
+    if here == target:
+        raise ValueError(f"{named} is the current folder ({here}); give a new folder for the output (e.g. a name "
+                         "inside this one)")
+    if here.startswith(target.rstrip(os.sep) + os.sep):
+        raise ValueError(f"{named} holds the current folder ({here} lies inside {target}); give a new folder for "
+                         "the output, outside the folder you are in")
 
 
 def lock_path(path):
@@ -104,8 +124,8 @@ class DirectoryLock:
     `self.active` is then False and a one-line `note` says so.
     """
 
-    def __init__(self, path, what):
-        self.path, self.what = str(path), what
+    def __init__(self, path, what, flag=None):
+        self.path, self.what, self.flag = str(path), what, flag  # flag: names the dir in a refusal
         self.file = None
         self.created = None
         self.took_over = None
@@ -125,7 +145,7 @@ class DirectoryLock:
         if "://" in self.path:
             self.note = f"{self.path}: not locked (remote path); do not start a second run on it"
             return self
-        check_dir_target(self.path)
+        check_dir_target(self.path, self.flag)
         name = lock_path(self.path)
         self.created = _first_missing(os.path.dirname(name))  # removed on release if still empty
         os.makedirs(os.path.dirname(name), exist_ok=True)

@@ -22,13 +22,14 @@ import typing
 from albert_act.base import checks, cli
 
 NEGATED = "negated"  # a boolean field whose flag turns it off (`--unshared` for share_weights)
+PATH = checks.PATH  # a field that names a file or folder (or a list of them): never empty, on the flag or in a file
 
 
 def setting(default=None, help="", *, flag=None, rule=None, choices=None, parse=None, factory=None, kind=None):
     """A config field. flag: the command-line name when it is not the field's; rule: the range,
     a `checks.flag_rule` key ("int>=1", "int[1,65536]", ">0"); choices: the allowed values;
     parse: the flag's type (text -> value) where the annotation does not say it; kind: NEGATED
-    for a boolean whose flag turns it off. factory: a default built per instance (lists, dicts)."""
+    for a boolean whose flag turns it off, PATH for a path (an empty one is refused). factory: a default built per instance (lists, dicts)."""
     metadata = {"help": help, "flag": flag, "rule": rule, "choices": choices, "parse": parse, "kind": kind}
     if factory is not None:
         return dataclasses.field(default_factory=factory, metadata=metadata)
@@ -89,8 +90,9 @@ def add_flags(parser, config_class):
             if meta["choices"] is not None:
                 options["choices"] = meta["choices"]
         parser.add_argument(flag_name(field), **{k: v for k, v in options.items() if v is not None or k == "default"})
-        if meta["rule"]:
-            rules[field.name] = (meta["rule"], meta["flag"]) if meta["flag"] else meta["rule"]
+        rule = PATH if meta["kind"] == PATH else meta["rule"]
+        if rule:
+            rules[field.name] = (rule, meta["flag"]) if meta["flag"] else rule
     return rules
 
 
@@ -101,14 +103,15 @@ def _parser_type(kinds):
     return str
 
 
-def parse_flags(parser, config_class, argv=None, required=()):
+def parse_flags(parser, config_class, argv=None, required=(), paths=()):
     """A job's command line: a flag per field of `config_class` (`add_flags`), and two more:
     --config FILE (a saved config, e.g. a run's config.json: its settings become the defaults, the
     flags given change them) and --set KEY=VALUE (any field by name). Parsed and range-checked
     (`cli.parse_checked`); the `required` fields must have a value (given, or from --config), as
     argparse says of a required flag. --set's values are in `args` like the flags' (a setting given
-    both ways, or twice, is refused); `args.given` names the settings given, by flag or --set."""
-    rules = add_flags(parser, config_class)
+    both ways, or twice, is refused); `args.given` names the settings given, by flag or --set.
+    paths: the command's own flags (beside the config's) that name a file or folder: never empty."""
+    rules = {**add_flags(parser, config_class), **dict.fromkeys(paths, PATH), "config": PATH}
     parser.add_argument("--config", default=None, metavar="CONFIG_JSON",
                         help="a saved config (a run's config.json, a fine-tuning's finetune_config.json): its "
                              "settings are the defaults, and flags given change them (repeats a run)")
@@ -169,6 +172,10 @@ def _saved(config_class, argv):
     if not paths:
         return {}
     path = paths[0]
+    try:
+        checks.path("--config", path)
+    except ValueError as error:
+        sys.exit(f"error: {error}")
     from albert_act.base import artifacts
 
     path = os.path.expanduser(path)
@@ -231,6 +238,8 @@ def check_values(config):
         if value is None or not meta:
             continue
         _check_type(field, value)
+        if meta["kind"] == PATH:
+            checks.path(field.name, value)
         if meta["rule"]:
             words, test = checks.flag_rule(meta["rule"])
             integer = meta["rule"].startswith("int")

@@ -7,7 +7,7 @@ import dataclasses
 import os
 
 from albert_act.base import artifacts, checks, settings
-from albert_act.base.settings import setting
+from albert_act.base.settings import PATH, setting
 from albert_act.model.halting import EXECUTIONS
 
 TOP_K = 5  # fill_mask's predictions per [MASK] when none is asked for
@@ -19,11 +19,12 @@ class ExportConfig:
     """Everything an export depends on; the values are checked when the config is built."""
 
     checkpoint: str = setting(dataclasses.MISSING, "run dir, fine-tuning dir, earlier export, or Hugging Face / TF1 / "
-                                                   "keras-hub ALBERT")
+                                                   "keras-hub ALBERT", kind=PATH)
     kind: str = setting(dataclasses.MISSING, "pretraining (fill_mask, encoder) or classifier (serving_default)",
                         choices=["pretraining", "classifier"])
-    output: str = setting(dataclasses.MISSING, "saved_models/<name>/<version>")
-    vocab: str | None = setting(None, "SentencePiece model (default: the one stored with --checkpoint)")
+    output: str = setting(dataclasses.MISSING, "saved_models/<name>/<version>", kind=PATH)
+    vocab: str | None = setting(None, "SentencePiece model (default: the one stored with --checkpoint)",
+                                    kind=PATH)
     execution: str = setting("sparse", "sparse: compute only running tokens (CPU/GPU serving); static: TPU",
                              choices=list(EXECUTIONS))
     max_seq_length: int | None = setting(

@@ -10,7 +10,7 @@ import os
 
 from albert_act import distribution
 from albert_act.base import artifacts, checks, settings
-from albert_act.base.settings import setting
+from albert_act.base.settings import PATH, setting
 
 # The paper's fine-tuning grid (Simoulin & Crabbé 2021, after ALBERT's): every combination, per seed.
 PAPER_GRID = {"learning_rate": (5e-5, 3e-5, 2e-5), "batch_size": (16, 32), "epochs": (2, 3, 4)}
@@ -23,11 +23,13 @@ class FinetuneConfig:
 
     task: str = setting(dataclasses.MISSING, "cola, sst-2, mrpc, sts-b, qqp, mnli, qnli, rte, wnli, or a probing "
                                              "task: tense, subj_number, obj_number, top_constituents")
-    data_dir: str = setting(dataclasses.MISSING, "the task's glue_data folder, or the probing files' folder")
+    data_dir: str = setting(dataclasses.MISSING, "the task's glue_data folder, or the probing files' folder",
+                            kind=PATH)
     init: str = setting(dataclasses.MISSING, "pre-training run dir (e.g. runs/demo), exported SavedModel, Hugging "
                                              "Face ALBERT dir (config.json + model.safetensors + spiece.model), TF1 "
-                                             "ALBERT checkpoint (albert_config.json + model.ckpt-*) or keras-hub preset")
-    output_dir: str = setting(dataclasses.MISSING, "where the fine-tuned model goes (default: runs/finetune/<task>)")
+                                             "ALBERT checkpoint (albert_config.json + model.ckpt-*) or keras-hub preset", kind=PATH)
+    output_dir: str = setting(dataclasses.MISSING, "where the fine-tuned model goes (default: runs/finetune/<task>)",
+                              kind=PATH)
     halting: str | None = setting(None, "act: learned per-token depth (a new halting unit over a fixed-depth "
                                         "model); none: fixed depth (default: --init's own; a public ALBERT's is none)",
                                   choices=["act", "none"])
@@ -35,7 +37,7 @@ class FinetuneConfig:
                                                "ALBERT-base's 12)", rule=f"int[1,{checks.MAX_ITERATIONS}]")
     halting_bias_initializer: float | None = setting(
         None, "initial bias of a new halting unit (default 0, the authors')", flag="halting_bias", rule="finite")
-    vocab: str | None = setting(None, "the SentencePiece model (default: vocab.model inside --init)")
+    vocab: str | None = setting(None, "the SentencePiece model (default: vocab.model inside --init)", kind=PATH)
     overwrite: bool = setting(False, "replace a finished fine-tuning in --output_dir")
     learning_rate: float = setting(3e-5, "peak AdamW learning rate (warm-up over the first 10%, then linear decay)",
                                    rule=">0")

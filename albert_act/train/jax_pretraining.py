@@ -236,7 +236,7 @@ def run_jax_pretraining(config, progress=True):
     `python -m albert_act.export --checkpoint <model_dir>` on a machine with TensorFlow writes one)."""
     config = config.resolved()
     train_path, eval_path = token_files(config.train_files), token_files(config.eval_files)
-    with outputs.DirectoryLock(config.model_dir, "pre-training run"):
+    with outputs.DirectoryLock(config.model_dir, "pre-training run", "--model_dir"):
         _check_resumable(config)
         trainer = JaxPretrainer(config)
         update, position = _resume(trainer, config, progress)

@@ -17,7 +17,7 @@ import keras
 
 from albert_act import distribution
 from albert_act.base import settings
-from albert_act.base.settings import NEGATED, setting
+from albert_act.base.settings import NEGATED, PATH, setting
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.halting import TRAINING_EXECUTIONS
 from albert_act.model.presets import PRESETS, get_preset
@@ -69,9 +69,9 @@ class PretrainConfig:
     """Everything a pre-training run depends on. Settings left at None take the preset's value
     (`resolved()`); the values are checked when the config is built."""
 
-    train_files: list = setting(dataclasses.MISSING, "TFRecord globs (default: the embedded demo data)")
-    eval_files: list = setting(dataclasses.MISSING, "held-out TFRecord globs")
-    model_dir: str = setting(dataclasses.MISSING, "run directory (default: runs/<preset>)")
+    train_files: list = setting(dataclasses.MISSING, "TFRecord globs (default: the embedded demo data)", kind=PATH)
+    eval_files: list = setting(dataclasses.MISSING, "held-out TFRecord globs", kind=PATH)
+    model_dir: str = setting(dataclasses.MISSING, "run directory (default: runs/<preset>)", kind=PATH)
     preset: str = setting("demo", "model and run settings: the paper's tiny/small/base, the CPU demo, or english",
                           choices=sorted(PRESETS))
     backbone_overrides: dict = setting(
@@ -155,17 +155,17 @@ class PretrainConfig:
               "line each in <model_dir>/held_out.jsonl; default: at the end only)", rule="int>=1")
     export_dir: str | None = setting(
         None, "raw-text SavedModel written at the end, needs --vocab (default for the demo: "
-              "saved_models/albert_act_demo/1)")
+              "saved_models/albert_act_demo/1)", kind=PATH)
     overwrite_export: bool = setting(
         False, "replace a SavedModel at --export_dir that another run wrote (this run's own earlier export is "
                "replaced without it); checked before the first update", flag="overwrite")
     vocab: str | None = setting(
-        None, "SentencePiece model of the data, copied to <model_dir>/vocab.model for fine-tuning (demo: its own)")
+        None, "SentencePiece model of the data, copied to <model_dir>/vocab.model for fine-tuning (demo: its own)", kind=PATH)
     init_from: str | None = setting(
         None, "start from these weights: a pre-training run, an export, or a public ALBERT checkpoint (Hugging "
               "Face dir, TF1 checkpoint, keras-hub preset); its sizes and vocabulary are used, the preset's "
               "halting and depth cap added (a new halting unit: --override halting_bias_initializer=B); not read "
-              "again when the run resumes")
+              "again when the run resumes", kind=PATH)
 
     def __post_init__(self):
         settings.check_values(self)

@@ -50,7 +50,7 @@ def run_pretraining(config, progress=True):
                 return _run(config, progress, scratch)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-    with outputs.DirectoryLock(config.model_dir, "pre-training run") as lock:
+    with outputs.DirectoryLock(config.model_dir, "pre-training run", "--model_dir") as lock:
         if lock.took_over and progress:
             print(f"{config.model_dir}: the run that held it ({lock.took_over}) is gone; taking it over")
         return _run(config, progress, config.model_dir)
