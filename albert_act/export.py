@@ -48,11 +48,13 @@ def main(argv=None):
     from albert_act.base import settings
     from albert_act.serve.export_config import ExportConfig
 
-    config = settings.config_from(ExportConfig, parse_args(argv)).resolved()
+    args = parse_args(argv)
+    config = settings.config_from(ExportConfig, args).resolved()
     cli.stop_on_sigterm()
     # A full disk, a lost mount: the staging dir went, the old output stays.
     with cli.failures(config.output, "the previous one is intact",
-                      f"nothing was written to {config.output} (an existing one is intact); re-run the command"):
+                      f"nothing was written to {config.output} (an existing one is intact); re-run the command",
+                      explain=settings.explained(args)):
         with outputs.DirectoryLock(config.output, "export", "--output"):
             _export(config)
 

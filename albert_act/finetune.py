@@ -34,12 +34,13 @@ def main(argv=None):
         args.output_dir = os.path.join(REPO, "runs", "finetune", args.task.lower())
     config = settings.config_from(FinetuneConfig, args)
     output_dir = config.output_dir
-    with cli.failures(output_dir, "nothing was written", "nothing was written; re-run the same command"):
+    explain = settings.explained(args)  # a path of a --config file: where it came from
+    with cli.failures(output_dir, "nothing was written", "nothing was written; re-run the same command", explain=explain):
         artifacts.check_finetuning_target(output_dir, config.overwrite)
     cli.stop_on_sigterm()
     with cli.failures(output_dir, "files written whole before are intact: free space and re-run the same command",
                       f"{output_dir} keeps the best epoch saved so far; a fine-tuning run restarts from its --init: "
-                      "re-run the same command"):
+                      "re-run the same command", explain=explain):
         with outputs.DirectoryLock(output_dir, "fine-tuning", "--output_dir"):
             if config.grid:
                 summary = finetuning_run.grid_search(config)

@@ -129,7 +129,8 @@ def main(argv=None):
                                      export_dir=config.export_dir or demo_export)
     cli.stop_on_sigterm()
     kept = lambda: interrupted_message(config.model_dir, jax)  # noqa: E731 (what is on disk when it stops)
-    with cli.failures("the run or its export", kept, kept, refusals=(ValueError, FloatingPointError)):
+    with cli.failures("the run or its export", kept, kept, refusals=(ValueError, FloatingPointError),
+                      explain=settings.explained(args)):
         if jax:
             from albert_act.train.jax_pretraining import run_jax_pretraining
 

@@ -602,6 +602,15 @@ CASES += [
           (SUBMIT, "data_dir", "{glue}"), (TOKENIZER, "output", "{tmp}/v"))],
     ("pretrain-config-model-dir-empty", "albert_act.pretrain --config {configs}/empty_model_dir.json", 1,
      r"--config .*empty_model_dir.json: model_dir must be a path, got ''", ["{configs}"]),
+    ("export-config-a-copied-export-record", "albert_act.export --config {configs}/copied_export_record.json "
+     "--output {tmp}/c9/1", 1, r"--config .*copied_export_record.json: an export's record, whose paths "
+     r"\(\{\"checkpoint\": \"../../gone_run\", \"output\": \".\"\}\) are relative to the export it was written in; this "
+     r"file lies outside that export's assets/ folder", ["{configs}"]),
+    ("export-config-path-resolved-against-the-export", "albert_act.export --config "
+     "{tmp}/moved_export/1/assets/albert_act_export.json --output {tmp}/c10/1", 1,
+     r"error: \S*/gone_run: not a pre-training run dir .*\(checkpoint comes from --config .*moved_export/1/assets/"
+     r"albert_act_export.json, where it is \"../../gone_run\", relative to the export the file lies in\)$",
+     ["{tmp}/moved_export"]),
     ("data-input-one-of-two-empty", DATA + " --input {corpus} ''", 1, EMPTY_PATH.format(flag="--input"), []),
     # an output that is the folder one is in, or holds it (run from {tmp}/here/inner: FOLDER below)
     ("export-output-the-current-folder", EXPORT.replace("{tmp}/e/1", "."), 1,
@@ -730,6 +739,11 @@ def _config_files(root, tiny_run, records, shared_data):
     (root / "configs" / "overrides_list.json").write_text(json.dumps({"backbone_overrides": [1, 2]}))
     (root / "configs" / "duplicate_key.json").write_text('{\n "seed": 3,\n "seed": 4\n}\n')
     (root / "configs" / "empty_model_dir.json").write_text(json.dumps({"model_dir": ""}))
+    record = {"kind": "pretraining", "export": {"checkpoint": "../../gone_run", "kind": "pretraining", "output": ".",
+                                                "vocab": None}}  # an export's record: paths relative to the export
+    (root / "configs" / "copied_export_record.json").write_text(json.dumps(record))
+    (root / "moved_export" / "1" / "assets").mkdir(parents=True)
+    (root / "moved_export" / "1" / "assets" / "albert_act_export.json").write_text(json.dumps(record))
     (root / "configs" / "bom.json").write_bytes(b"\xef\xbb\xbf" + json.dumps({"seed": 5}).encode())
     config = json.loads((Path(tiny_run[0]) / "config.json").read_text())
     config["backbone"]["hidden_dim"] = 48

@@ -213,7 +213,7 @@ def write_error(error):
 
 
 @contextlib.contextmanager
-def failures(output, kept, stopped_message, refusals=(ValueError,)):
+def failures(output, kept, stopped_message, refusals=(ValueError,), explain=None):
     """Every command's one error tail, around the work of its `main()`: never a traceback.
 
     - a refusal (`refusals`: a bad input, a lock held by another run) -> "error: <message>", exit 1;
@@ -221,7 +221,8 @@ def failures(output, kept, stopped_message, refusals=(ValueError,)):
       of `io_failure(error, output, kept)`, exit 1;
     - Ctrl-C or SIGTERM (`stop_on_sigterm`) -> `stopped(stopped_message)`, exit 130.
     `kept` and `stopped_message` may be functions, asked when the failure comes (what a long run
-    has kept by then, e.g. its newest checkpoint).
+    has kept by then, e.g. its newest checkpoint). explain: message -> message, for a refusal (where
+    a path of a --config file came from: `settings.explained`).
     """
     def said(message):
         if not callable(message):
@@ -234,7 +235,7 @@ def failures(output, kept, stopped_message, refusals=(ValueError,)):
     try:
         yield
     except refusals as error:
-        sys.exit(f"error: {error}")
+        sys.exit(f"error: {explain(str(error)) if explain else error}")
     except write_errors() as error:
         sys.exit(f"error: {io_failure(error, output, said(kept))}")
     except KeyboardInterrupt:

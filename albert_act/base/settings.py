@@ -118,7 +118,7 @@ def parse_flags(parser, config_class, argv=None, required=(), paths=()):
     parser.add_argument("--set", type=key_value("--set"), action="append", default=[], metavar="KEY=VALUE",
                         help=f"any setting of {config_class.__name__} by its name, the value as JSON (e.g. --set "
                              "seed=7); for settings without a flag of their own (default: none)")
-    saved = _saved(config_class, argv)
+    saved, written = _saved(config_class, argv)
     dicts = [f.name for f in dataclasses.fields(config_class) if dict in types_of(f)]
     parser.set_defaults(**{k: v for k, v in saved.items() if k not in dicts})
     args = cli.parse_checked(parser, argv, rules)
@@ -127,6 +127,8 @@ def parse_flags(parser, config_class, argv=None, required=(), paths=()):
     for name in dicts:  # KEY=VALUE pairs given add to the saved ones
         setattr(args, name, [*saved.get(name, {}).items(), *typed[name]])
     _apply_set(parser, config_class, args, typed)
+    # The paths the --config file gave (not a flag): {name: as written there}, for `explained`.
+    args.from_file = {name: value for name, value in written.items() if name not in args.given}
     missing = [flag_name(f) for f in dataclasses.fields(config_class)
                if f.name in required and getattr(args, f.name) is None]
     if missing:
@@ -170,7 +172,7 @@ def _saved(config_class, argv):
         sys.exit(f"error: --config is given {len(paths)} times ({', '.join(paths)}): give one file (a later one would "
                  "replace the earlier, whose settings would be lost without a word)")
     if not paths:
-        return {}
+        return {}, {}
     path = paths[0]
     try:
         checks.path("--config", path)
@@ -188,7 +190,29 @@ def _saved(config_class, argv):
         except ValueError as error:
             raise ValueError(f"--config {path}: {error}") from None
     required = _required(config_class)  # those the file left out are None here: the flags give them
-    return {k: v for k, v in dataclasses.asdict(config).items() if not (k in required and v is None)}
+    values = {k: v for k, v in dataclasses.asdict(config).items() if not (k in required and v is None)}
+    recorded = record.get("export", record) if isinstance(record.get("export"), dict) else record
+    written = {f.name: recorded[f.name] for f in dataclasses.fields(config_class)
+               if f.metadata.get("kind") == PATH and recorded.get(f.name) is not None}
+    return values, written
+
+
+def explained(args):
+    """For `cli.failures(explain=...)`: a message that names a path the --config file gave gets where
+    it came from, and how it was resolved: "... (checkpoint comes from --config FILE, where it is
+    '../../run', relative to the export the file lies in)". Without --config: the message as it is."""
+    def explain(message):
+        notes = []
+        for name, written in getattr(args, "from_file", {}).items():
+            value = getattr(args, name, None)
+            shown = [v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str) and v in message]
+            if not shown and not any(isinstance(w, str) and w in message
+                                     for w in (written if isinstance(written, list) else [written])):
+                continue
+            resolved = ", relative to the export the file lies in" if written != value else ""
+            notes.append(f"{name} comes from --config {args.config}, where it is {json.dumps(written)}{resolved}")
+        return f"{message} ({'; '.join(notes)})" if notes else message
+    return explain
 
 
 def _required(config_class):

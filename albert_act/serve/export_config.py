@@ -4,6 +4,7 @@ flags are made from it). An export records the config it was written with in its
 assets/albert_act_export.json ("export"); `python -m albert_act.export --config FILE` reads one."""
 
 import dataclasses
+import json
 import os
 
 from albert_act.base import artifacts, checks, settings
@@ -73,6 +74,12 @@ class ExportConfig:
             if record["export"].get("output") == "." and folder and os.path.basename(folder) == artifacts.ASSETS:
                 record = {**record, "export": artifacts.absolute_paths(record["export"], os.path.dirname(folder),
                                                                        artifacts.EXPORT_PATHS)}
+            elif record["export"].get("output") == "." and path is not None:  # a copy: relative to what?
+                relative = {k: v for k, v in record["export"].items() if k in artifacts.EXPORT_PATHS and v}
+                raise ValueError(f"an export's record, whose paths ({json.dumps(relative)}) are relative to the export "
+                                 f"it was written in; this file lies outside that export's {artifacts.ASSETS}/ folder, "
+                                 f"so they cannot be resolved: give <export>/{artifacts.ASSETS}/{artifacts.EXPORT_INFO} "
+                                 "itself")
         return settings.from_record(cls, record.get("export", record) if isinstance(record, dict) else record,
                                     "an export", partial=partial)
 

@@ -73,7 +73,7 @@ def _check_export_dir(config):
             earlier = "an unreadable record"
     ours = earlier is not None and artifacts.same_path(earlier, config.model_dir)
     if earlier is not None and not ours and not config.overwrite_export:
-        raise ValueError(f"--export_dir {config.export_dir} holds the export of another run ({earlier}); pass "
+        raise ValueError(f"--export_dir {config.export_dir} holds the export of another run ({earlier}, per {info}); pass "
                          "--overwrite to replace it, or give another --export_dir (e.g. a new version number)")
     artifacts.check_export_target(config.export_dir, overwrite=True if ours else config.overwrite_export,
                                   source=config.model_dir, flag="--export_dir")
