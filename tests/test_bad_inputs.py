@@ -611,6 +611,20 @@ CASES += [
      r"error: \S*/gone_run: not a pre-training run dir .*\(checkpoint comes from --config .*moved_export/1/assets/"
      r"albert_act_export.json, where it is \"../../gone_run\", relative to the export the file lies in\)$",
      ["{tmp}/moved_export"]),
+    # --- --config: each command takes its own file, and says which; the effective value and its source ------
+    ("export-config-a-runs-config", "albert_act.export --config {run}/config.json --output {tmp}/c11/1", 1,
+     r"--config .*run/config.json: not settings of an export: \w+(, \w+){4} and \d+ more; this command's --config "
+     r"takes an export's assets/albert_act_export.json", ["{run}"]),
+    ("pretrain-config-a-finetune-config", "albert_act.pretrain --config {configs}/finetune_config.json", 1,
+     r"--config .*finetune_config.json: not settings of a pre-training run: data_dir, epochs, init, output_dir, task; "
+     r"this command's --config takes a pre-training run's config.json", ["{configs}"]),
+    ("finetune-config-a-runs-config", FINETUNE + " --task rte --data_dir {rte} --config {run}/config.json", 1,
+     r"this command's --config takes a fine-tuning dir's finetune_config.json", ["{run}"]),
+    ("pretrain-target-above-the-overridden-n-max", PRETRAIN + " --target_iterations 5", 1,
+     r"target_iterations must be a number in \[1, max_iterations=3\], got 5.0 \(N_max = 3: --override "
+     r"max_iterations=3 \(backbone_overrides\)\)", []),
+    ("pretrain-target-above-the-presets-n-max", "albert_act.pretrain --model_dir {tmp}/c12 --target_iterations 9", 1,
+     r"got 9.0 \(N_max = 6: the demo preset's\)", []),
     ("data-input-one-of-two-empty", DATA + " --input {corpus} ''", 1, EMPTY_PATH.format(flag="--input"), []),
     # an output that is the folder one is in, or holds it (run from {tmp}/here/inner: FOLDER below)
     ("export-output-the-current-folder", EXPORT.replace("{tmp}/e/1", "."), 1,
@@ -738,6 +752,8 @@ def _config_files(root, tiny_run, records, shared_data):
     (root / "configs" / "steps_string.json").write_text(json.dumps({"seed": "7"}))
     (root / "configs" / "overrides_list.json").write_text(json.dumps({"backbone_overrides": [1, 2]}))
     (root / "configs" / "duplicate_key.json").write_text('{\n "seed": 3,\n "seed": 4\n}\n')
+    (root / "configs" / "finetune_config.json").write_text(json.dumps(
+        {"task": "rte", "data_dir": "glue/RTE", "init": "run", "output_dir": "ft", "epochs": 1}))
     (root / "configs" / "empty_model_dir.json").write_text(json.dumps({"model_dir": ""}))
     record = {"kind": "pretraining", "export": {"checkpoint": "../../gone_run", "kind": "pretraining", "output": ".",
                                                 "vocab": None}}  # an export's record: paths relative to the export
@@ -948,6 +964,31 @@ def test_bad_input(case, places, capsys, monkeypatch):
     assert actual_status == status, output[-2000:]
     assert re.search(message, output, re.S), output[-2000:]
     assert [_snapshot(path) for path in kept] == before, intact
+
+
+@pytest.mark.parametrize("module, name", [("albert_act.pretrain", "config.json"),
+                                          ("albert_act.finetune", "finetune_config.json"),
+                                          ("albert_act.export", "albert_act_export.json")])
+def test_each_help_names_the_config_file_its_command_takes(module, name, capsys):
+    """--help's --config names the one kind of file the command reads, and no other kind (which it refuses)."""
+    status, output = run_main(module, ["--help"], capsys)
+    config_help = re.search(r"\n  --config CONFIG_JSON(.*?)\n  --", output, re.S).group(1)
+    names = re.findall(r"(?:finetune_config|albert_act_export|config)\.json", config_help)
+    assert status == 0 and set(names) == {name}, config_help
+
+
+def test_config_from_a_pipe_is_read_once(tmp_path):
+    """`cat run.json | ... --config /dev/stdin`: the pipe is read once, and its settings apply (here the
+    halting of the piped file, against which a flag is then refused; nothing written)."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, "-m", "albert_act.pretrain", "--config", "/dev/stdin", "--model_dir",
+                          str(tmp_path / "run"), "--tau", "0.5"], input='{"seed": 3, "halting": "none"}', cwd=repo,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1 and "--tau: --halting none runs every token to N_max" in run.stderr, run.stderr[-2000:]
+    assert list(tmp_path.iterdir()) == []
 
 
 def _snapshot(path):

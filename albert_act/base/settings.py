@@ -113,8 +113,8 @@ def parse_flags(parser, config_class, argv=None, required=(), paths=()):
     paths: the command's own flags (beside the config's) that name a file or folder: never empty."""
     rules = {**add_flags(parser, config_class), **dict.fromkeys(paths, PATH), "config": PATH}
     parser.add_argument("--config", default=None, metavar="CONFIG_JSON",
-                        help="a saved config (a run's config.json, a fine-tuning's finetune_config.json): its "
-                             "settings are the defaults, and flags given change them (repeats a run)")
+                        help=f"{config_class.CONFIG_FILES}: its settings are the defaults, and flags given change "
+                             "them (repeats a run); a file (or a pipe, /dev/stdin) read once")
     parser.add_argument("--set", type=key_value("--set"), action="append", default=[], metavar="KEY=VALUE",
                         help=f"any setting of {config_class.__name__} by its name, the value as JSON (e.g. --set "
                              "seed=7); for settings without a flag of their own (default: none)")
@@ -188,7 +188,9 @@ def _saved(config_class, argv):
             record = artifacts.read_json(path)
             config = config_class.from_record(record, partial=True, path=path)
         except ValueError as error:
-            raise ValueError(f"--config {path}: {error}") from None
+            takes = f"; this command's --config takes {config_class.CONFIG_FILES}" if "not settings of" in str(error) \
+                else ""
+            raise ValueError(f"--config {path}: {error}{takes}") from None
     required = _required(config_class)  # those the file left out are None here: the flags give them
     values = {k: v for k, v in dataclasses.asdict(config).items() if not (k in required and v is None)}
     recorded = record.get("export", record) if isinstance(record.get("export"), dict) else record
@@ -249,7 +251,8 @@ def from_record(config_class, record, what, added=None, extra=(), partial=False)
     names = {f.name for f in dataclasses.fields(config_class)}
     unknown = sorted(set(record) - names - set(extra))
     if unknown:
-        raise ValueError(f"not settings of {what}: {', '.join(unknown)}")
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        raise ValueError(f"not settings of {what}: {', '.join(unknown[:5])}{more}")
     absent = {name: None for name in _required(config_class) if name not in record} if partial else {}
     return config_class(**{**(added or {}), **absent, **{k: v for k, v in record.items() if k in names}})
 

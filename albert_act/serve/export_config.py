@@ -19,6 +19,10 @@ TOP_K = 5  # fill_mask's predictions per [MASK] when none is asked for
 class ExportConfig:
     """Everything an export depends on; the values are checked when the config is built."""
 
+    # What `export --config` reads (its --help says so): the record an export by this command keeps.
+    CONFIG_FILES = ("an export's assets/albert_act_export.json, as python -m albert_act.export writes it (an "
+                    "export that pretrain or finetune wrote records its run's settings instead)")
+
     checkpoint: str = setting(dataclasses.MISSING, "run dir, fine-tuning dir, earlier export, or Hugging Face / TF1 / "
                                                    "keras-hub ALBERT", kind=PATH)
     kind: str = setting(dataclasses.MISSING, "pretraining (fill_mask, encoder) or classifier (serving_default)",

@@ -21,6 +21,9 @@ PAPER_GRID = {"learning_rate": (5e-5, 3e-5, 2e-5), "batch_size": (16, 32), "epoc
 class FinetuneConfig:
     """Everything a fine-tuning run depends on; the values are checked when the config is built."""
 
+    # What `finetune --config` reads (its --help says so): a fine-tuning dir's finetune_config.json.
+    CONFIG_FILES = "a fine-tuning dir's finetune_config.json (<output_dir>/finetune_config.json)"
+
     task: str = setting(dataclasses.MISSING, "cola, sst-2, mrpc, sts-b, qqp, mnli, qnli, rte, wnli, or a probing "
                                              "task: tense, subj_number, obj_number, top_constituents")
     data_dir: str = setting(dataclasses.MISSING, "the task's glue_data folder, or the probing files' folder",

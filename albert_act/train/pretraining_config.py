@@ -69,6 +69,9 @@ class PretrainConfig:
     """Everything a pre-training run depends on. Settings left at None take the preset's value
     (`resolved()`); the values are checked when the config is built."""
 
+    # What `pretrain --config` reads (its --help says so): a run's config.json.
+    CONFIG_FILES = "a pre-training run's config.json (<model_dir>/config.json)"
+
     train_files: list = setting(dataclasses.MISSING, "TFRecord globs (default: the embedded demo data)", kind=PATH)
     eval_files: list = setting(dataclasses.MISSING, "held-out TFRecord globs", kind=PATH)
     model_dir: str = setting(dataclasses.MISSING, "run directory (default: runs/<preset>)", kind=PATH)
@@ -307,7 +310,10 @@ def _check_together(config):
             raise ValueError("target_iterations steers the ponder cost of ACT halting; --halting none runs every "
                              "token to N_max (drop --target_iterations)")
         if not 1 <= target <= n_max:
-            raise ValueError(f"target_iterations must be a number in [1, max_iterations={n_max}], got {target!r}")
+            source = (f"--override max_iterations={n_max} (backbone_overrides)" if "max_iterations" in
+                      config.backbone_overrides else f"the {config.preset} preset's")
+            raise ValueError(f"target_iterations must be a number in [1, max_iterations={n_max}], got {target!r} "
+                             f"(N_max = {n_max}: {source})")
     if config.execution == "gather" and config.jit_compile:  # the one answer, whoever chose gather
         raise ValueError("--execution gather has dynamic shapes, which XLA does not compile (the demo preset's "
                          "execution is gather): with --jit_compile pass --execution static or bucket (static "
