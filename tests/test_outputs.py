@@ -380,3 +380,62 @@ def test_the_one_error_tail(capsys):
     with pytest.raises(FloatingPointError):  # not a refusal unless the command says so
         with cli.failures("OUT", "KEPT", "STOP"):
             raise FloatingPointError("nan")
+
+
+def _interrupt_at(records, root, point, delay=0.0):
+    """A tiny pre-training run with a checkpoint every update and an export, sent SIGINT `delay`
+    seconds after `point`: "spawn", or the first stdout line holding that text. (status, stdout,
+    stderr); status 0 when the run ended before the signal."""
+    root.mkdir(parents=True, exist_ok=True)
+    vocab = str(Path(records[0]).parent.parent / "vocab.model")
+    command = [a for a in _pretrain_command(records, root / "run", 3) if a != "--no_export"]
+    command[command.index("--checkpoint_every") + 1] = "1"
+    command += ["--export_dir", str(root / "export" / "1"), "--vocab", vocab]
+    process = subprocess.Popen(command, cwd=REPO, env={**ENV, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    seen = []
+    try:
+        if point != "spawn":
+            for line in process.stdout:
+                seen.append(line)
+                if point in line:
+                    break
+        time.sleep(delay)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=240)
+    finally:
+        process.kill()
+    return process.returncode, "".join(seen) + out, err
+
+
+def _one_stop_line(status, err):
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert status == 130 and "Traceback" not in err and len(lines) == 1 and lines[0].startswith("stopped: "), \
+        (status, err[-3000:])
+
+
+@pytest.mark.parametrize("point, delay", [("spawn", 1.5), ("pre-training ", 0.0)], ids=["start-up", "tracing"])
+def test_ctrl_c_while_starting_or_tracing_gives_one_line(point, delay, records, tmp_path):
+    """Ctrl-C while TensorFlow loads (before any `failures` block) and while the first update traces:
+    one "stopped: ..." line, status 130, no traceback."""
+    status, _, err = _interrupt_at(records, tmp_path, point, delay)
+    _one_stop_line(status, err)
+
+
+@pytest.mark.slow
+def test_ctrl_c_at_any_moment_of_a_run_gives_one_line(records, tmp_path):
+    """SIGINT at many moments of one tiny run (start-up, flag parsing, preflight, tracing, each update
+    and its checkpoint write, the evaluation, the export and its load-back, the final printing), timed
+    as fractions of an uninterrupted run's length: each ends with one line, never a traceback."""
+    start = time.time()
+    status, out, err = _interrupt_at(records, tmp_path / "whole", "held-out evaluation after", 60)
+    length = time.time() - start
+    assert status in (0, 130), err[-2000:]
+    stopped = 0
+    for k in range(1, 17):
+        status, _, err = _interrupt_at(records, tmp_path / f"at_{k}", "spawn", length * k / 17)
+        if status == 0:  # it had ended: nothing to stop
+            continue
+        _one_stop_line(status, err)
+        stopped += 1
+    assert stopped >= 12, stopped

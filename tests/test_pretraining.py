@@ -316,7 +316,7 @@ def test_a_failed_checkpoint_write_is_named_and_cleaned_up(records, tmp_path, mo
 def test_the_export_records_the_tau_used_and_no_directory_of_the_machine(tiny_run):
     from albert_act.base import artifacts
     from albert_act.io.source import Source
-    from albert_act.train.pretraining_preflight import _check_export_dir
+    from albert_act.train.pretraining_preflight import check_export_dir
 
     run, export = tiny_run
     record = json.loads((Path(export) / "assets" / "albert_act_export.json").read_text())["pretraining"]
@@ -329,7 +329,7 @@ def test_the_export_records_the_tau_used_and_no_directory_of_the_machine(tiny_ru
     assert artifacts.same_path(Source.open(export).info["pretraining"]["model_dir"], run)  # read back resolved
     config = PretrainConfig(**{k: v for k, v in json.loads((Path(run) / "config.json").read_text()).items()
                                if k in {f.name for f in dataclasses.fields(PretrainConfig)}})
-    _check_export_dir(dataclasses.replace(config, export_dir=export))  # still this run's own export: re-run re-exports
+    check_export_dir(dataclasses.replace(config, export_dir=export))  # still this run's own export: re-run re-exports
 
 
 @pytest.mark.slow  # ~40 s: two runs; `pytest -m slow`

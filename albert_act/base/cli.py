@@ -27,13 +27,18 @@ def _stderr_to_devnull():
     sys.stderr.flush()
     saved = os.dup(2)
     devnull = os.open(os.devnull, os.O_WRONLY)
+    _REAL_STDERR.append(saved)
     try:
         os.dup2(devnull, 2)
         yield
     finally:
         os.dup2(saved, 2)
+        _REAL_STDERR.remove(saved)
         os.close(devnull)
         os.close(saved)
+
+
+_REAL_STDERR = []  # the user's stderr while descriptor 2 points at /dev/null (`_stderr_to_devnull`)
 
 
 def quiet_stderr():
@@ -50,7 +55,11 @@ def jax_backend():
 
 def quiet_start(argv=None, tensorflow=True):
     """The first call of a command's `main(argv)`: quiet unless `--verbose` is in `argv` (default:
-    sys.argv[1:]); with `tensorflow` (and Keras not on JAX), loads TensorFlow now (`load_tensorflow`)."""
+    sys.argv[1:]); with `tensorflow` (and Keras not on JAX), loads TensorFlow now (`load_tensorflow`).
+    A command run from its command line (argv None) is stopped by Ctrl-C with one line at any moment
+    (`stop_on_interrupt`), also while TensorFlow loads."""
+    if argv is None:
+        stop_on_interrupt()
     verbose = VERBOSE_FLAG in (sys.argv[1:] if argv is None else argv)
     if verbose:
         os.environ.pop("ALBERT_ACT_QUIET", None)
@@ -121,17 +130,49 @@ def progress_bar(total, stateful_metrics=()):
     return LogLines(total, -(-total // 10))
 
 
-def stop_on_sigterm():
-    """SIGTERM (a `kill`, a scheduler's stop, Colab's runtime reset) raises KeyboardInterrupt like
-    Ctrl-C, so one `except KeyboardInterrupt` says what was saved, and `finally` blocks release
-    the run's lock and remove staging dirs."""
+# Ctrl-C at any moment: inside a `failures` block (the work), KeyboardInterrupt, which the block turns
+# into its "stopped: <what was kept>" line; outside one (start-up, parsing, the final printing) in a
+# command run from its command line, a line at once. [open blocks, whether a block has ended, whether
+# this is a command line's process (`stop_on_interrupt`)].
+_WORK = [0, False, False]
+
+
+def _interrupt(signum, frame):
+    if _WORK[0] or not _WORK[2]:  # the work, or a notebook's call of main(): what `failures` or the caller says
+        raise KeyboardInterrupt(f"signal {signum}")
+    # Outside the work, an exception could land inside an import (TensorFlow's, half done: the interpreter's
+    # exit may then crash) and print its traceback: the line goes to the user's stderr, and the process ends.
+    said = ("what was written is whole (every output is replaced whole)" if _WORK[1] else
+            "before any work: nothing was written")
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    os.write(_REAL_STDERR[0] if _REAL_STDERR else 2, f"stopped: {said}\n".encode())
+    os._exit(130)
+
+
+def stop_on_interrupt():
+    """Ctrl-C (SIGINT) ends the command with one line and status 130 at any moment, never a traceback:
+    during the work (a `failures` block) through its KeyboardInterrupt, which says what was kept;
+    before it (TensorFlow loading, the flags being read) or after it, at once."""
     import signal
 
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt(f"signal {signum}")
+    _WORK[2] = True
+    try:
+        signal.signal(signal.SIGINT, _interrupt)
+    except ValueError:  # not the main thread (e.g. called from a notebook's worker): nothing to do
+        pass
+
+
+def stop_on_sigterm():
+    """SIGTERM (a `kill`, a scheduler's stop, Colab's runtime reset) stops the command as Ctrl-C does
+    (`stop_on_interrupt`): one `except KeyboardInterrupt` says what was saved, and `finally` blocks
+    release the run's lock and remove staging dirs."""
+    import signal
 
     try:
-        signal.signal(signal.SIGTERM, interrupt)
+        signal.signal(signal.SIGTERM, _interrupt)
     except ValueError:  # not the main thread (e.g. called from a notebook's worker): nothing to do
         pass
 
@@ -232,6 +273,7 @@ def failures(output, kept, stopped_message, refusals=(ValueError,), explain=None
         except Exception:  # noqa: BLE001 (what is on disk cannot be read now: a full disk, a lost bucket)
             return "what was written before is on disk as it was"
 
+    _WORK[0] += 1
     try:
         yield
     except refusals as error:
@@ -239,7 +281,21 @@ def failures(output, kept, stopped_message, refusals=(ValueError,), explain=None
     except write_errors() as error:
         sys.exit(f"error: {io_failure(error, output, said(kept))}")
     except KeyboardInterrupt:
+        _ignore_interrupts()  # a second Ctrl-C while the line is composed: the same one line
         stopped(said(stopped_message))
+    finally:
+        _WORK[0] -= 1
+        _WORK[1] = True
+
+
+def _ignore_interrupts():
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        for number in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(number) is _interrupt:  # a command line's (not a notebook's or a test's)
+                signal.signal(number, signal.SIG_IGN)
 
 
 def stopped(message):

@@ -157,7 +157,8 @@ class DirectoryLock:
                 handle.seek(0)
                 holder = _describe_holder(handle.read())
                 handle.close()
-                raise ValueError(f"{self.path} is in use by another {self.what}{holder}; wait for it to end "
+                raise ValueError(f"{self.flag + ' ' if self.flag else ''}{self.path} is in use by another {self.what}"
+                                 f"{holder}; wait for it to end "
                                  f"or stop it (its lock: {name})") from None
             try:  # the holder before us may have removed the file between our open and our lock
                 if os.fstat(handle.fileno()).st_ino == os.stat(name).st_ino:

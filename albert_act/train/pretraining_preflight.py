@@ -30,7 +30,7 @@ def preflight(config, replicas, sample_records=2000):
         raise ValueError("export_dir needs vocab (the SentencePiece model of the data): the export tokenizes raw "
                          "text; pass --vocab, or --no_export")
     if config.export_dir:
-        _check_export_dir(config)
+        check_export_dir(config)
     accumulation(config, replicas, workers=distribution.cluster_task()[0])
     train_files, eval_files = _check_records(config, sample_records)
     check_batch_fits(config, train_files, count_records)
@@ -59,10 +59,11 @@ def _check_records(config, sample_records):
     return train_files, eval_files
 
 
-def _check_export_dir(config):
-    """Before any update: the export at the end may replace only this run's own earlier export
-    (a re-run of the same command), anything else only with `overwrite_export`; never a run,
-    a fine-tuning dir or a dir holding other files (`artifacts.check_export_target`)."""
+def check_export_dir(config, at_end=False):
+    """Before any update, and again at the end (`at_end`: another run may have written it meanwhile):
+    the export may replace only this run's own earlier export (a re-run of the same command),
+    anything else only with `overwrite_export`; never a run, a fine-tuning dir or a dir holding
+    other files (`artifacts.check_export_target`)."""
     info = os.path.join(config.export_dir, artifacts.ASSETS, artifacts.EXPORT_INFO)
     earlier = None
     if tf.io.gfile.exists(info):
@@ -72,6 +73,11 @@ def _check_export_dir(config):
         except (ValueError, AttributeError):
             earlier = "an unreadable record"
     ours = earlier is not None and artifacts.same_path(earlier, config.model_dir)
+    if earlier is not None and not ours and not config.overwrite_export and at_end:
+        raise ValueError(f"--export_dir {config.export_dir} was written by another run ({earlier}, per {info}) while "
+                         f"this one trained, and is left as it is; this run's weights are in its checkpoints: export "
+                         f"them with python -m albert_act.export --checkpoint {config.model_dir} --kind pretraining "
+                         "--output <another dir>")
     if earlier is not None and not ours and not config.overwrite_export:
         raise ValueError(f"--export_dir {config.export_dir} holds the export of another run ({earlier}, per {info}); pass "
                          "--overwrite to replace it, or give another --export_dir (e.g. a new version number)")

@@ -27,7 +27,7 @@ from albert_act.io.source import HALTING_UNIT, INIT_FRESH, Source
 from albert_act.train.input_streams import InputStreams, corrupt_file
 from albert_act.train.pretrainer import AUTO_SHARE, Pretrainer
 from albert_act.train.pretraining_config import PretrainConfig, config_record  # noqa: F401  (the API)
-from albert_act.train.pretraining_preflight import preflight
+from albert_act.train.pretraining_preflight import check_export_dir, preflight
 from albert_act.train.pretraining_summaries import (depth_line, depth_spread, one_depth_warning, summarize,
                                                     write_summaries, write_token_type_image)
 from pipelines.pretraining_dataset import parse_examples, record_shapes
@@ -228,13 +228,32 @@ def _finish(config, trainer, eval_files, write_dir, chief):
         warning = one_depth_warning(spread) if step >= config.ponder_warmup_start + config.ponder_warmup_steps else None
         evaluation["depth"] = depth_line(spread).strip() + (f"\n{warning}" if warning else "")
     if config.export_dir and chief:  # the raw-text SavedModel the config names, loaded back and asked one query
-        from albert_act.serve.savedmodel import example_query, export_pretraining, record_tau
-
-        # The tau the model was trained with at the end (--tau auto's calibration, --target_iterations'
-        # last step), beside what was asked for.
-        record = record_tau(config_record(config), float(trainer.tau_at(step - 1)), step)
-        export_pretraining(trainer.model, config.export_dir, text_files.read_bytes(config.vocab),
-                           pretraining_config=record, overwrite=True)
-        evaluation["export"] = {"dir": config.export_dir, "fill_mask": example_query(config.export_dir)["fill_mask"]}
+        evaluation["export"] = _export(config, trainer, step)
     artifacts.write_json(os.path.join(write_dir, artifacts.EVALUATION), evaluation)
     return evaluation
+
+
+def _export(config, trainer, step):
+    """The run's SavedModel at `config.export_dir`, loaded back and asked one query: {dir, fill_mask}.
+    Another run given the same --export_dir may have written it since the preflight, or write it now:
+    that one is named (by its lock, or its record) and left whole, not replaced or called damaged."""
+    from albert_act.serve.savedmodel import example_query, export_pretraining, record_tau
+
+    # The tau the model was trained with at the end (--tau auto's calibration, --target_iterations'
+    # last step), beside what was asked for.
+    record = record_tau(config_record(config), float(trainer.tau_at(step - 1)), step)
+    lock = outputs.DirectoryLock(config.export_dir, "run's export", "--export_dir")
+    try:
+        lock.acquire()
+    except ValueError as error:
+        raise ValueError(f"{error}; this run's weights are in its checkpoints: export them with python -m "
+                         f"albert_act.export --checkpoint {config.model_dir} --kind pretraining --output <another "
+                         "dir>") from None
+    try:
+        check_export_dir(config, at_end=True)
+        export_pretraining(trainer.model, config.export_dir, text_files.read_bytes(config.vocab),
+                           pretraining_config=record, overwrite=True)
+        return {"dir": config.export_dir, "fill_mask": example_query(config.export_dir)["fill_mask"]}
+    finally:
+        lock.release()
+
