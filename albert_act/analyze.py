@@ -24,7 +24,9 @@ import sys
 from albert_act.base import cli
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# The optional inputs each mode reads (a flag given to a mode that does not read it is refused).
+# The optional inputs each mode reads: a flag of `MODE_FLAGS` given to a mode that does not read it is
+# refused (the other flags, `init`, `vocab`, `output_dir` and the machine's, every mode reads).
+MODE_FLAGS = ("records", "max_batches", "parsed", "text", "reference", "documents", "keep_subtypes")
 TFRECORDS = {"records", "max_batches"}
 READS = {"token-types": TFRECORDS, "fixed-point": TFRECORDS, "held-out": TFRECORDS, "sentences": {"text"},
          "difficulty": TFRECORDS | {"reference"},
@@ -56,10 +58,8 @@ def main(argv=None):
     paths = ("init", "vocab", "records", "parsed", "text", "reference", "output_dir")
     args = cli.parse_checked(parser, argv, {"documents": "int[1,100000]", "max_batches": "int>=1",
                                             **dict.fromkeys(paths, "path")})
-    unread = [f"--{name}" for name, default in (("records", None), ("max_batches", None), ("parsed", None),
-                                                 ("reference", None), ("documents", parser.get_default("documents")),
-                                                 ("keep_subtypes", False))
-              if getattr(args, name) != default and name not in READS[args.mode]]
+    unread = [f"--{name}" for name in MODE_FLAGS
+              if getattr(args, name) != parser.get_default(name) and name not in READS[args.mode]]
     if unread:
         sys.exit(f"error: the {args.mode} analysis does not read {', '.join(unread)} (it reads "
                  f"{', '.join('--' + n for n in sorted(READS[args.mode])) or 'only --init'})")

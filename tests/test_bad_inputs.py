@@ -20,6 +20,7 @@ from pathlib import Path
 import keras
 import pytest
 
+from albert_act.analyze import MODE_FLAGS, READS
 from albert_act.base import outputs
 from conftest import TINY_RUN
 
@@ -625,6 +626,23 @@ CASES += [
      r"max_iterations=3 \(backbone_overrides\)\)", []),
     ("pretrain-target-above-the-presets-n-max", "albert_act.pretrain --model_dir {tmp}/c12 --target_iterations 9", 1,
      r"got 9.0 \(N_max = 6: the demo preset's\)", []),
+    # --- two runs given one new --export_dir: the one that finishes second names the other, keeps its export ---
+    ("pretrain-export-written-by-another-run-meanwhile", PRETRAIN.replace(" --no_export", " --export_dir "
+     "{tmp}/race/1 --vocab {vocab}").replace("new_run", "race_run"), 1,
+     r"--export_dir .*race/1 was written by another run \(.*/run, per .*race/1/assets/albert_act_export.json\) while "
+     r"this one trained, and is left as it is; this run's weights are in its checkpoints: export them with python -m "
+     r"albert_act.export --checkpoint .*race_run", []),
+    ("pretrain-export-being-written-by-another-run", PRETRAIN.replace(" --no_export", " --export_dir "
+     "{tmp}/race2/1 --vocab {vocab}").replace("new_run", "race_run2"), 1,
+     r"--export_dir .*race2/1 is in use by another run's export \(pid \d+.*; this run's weights are in its "
+     r"checkpoints: export them with python -m albert_act.export --checkpoint .*race_run2",
+     []),
+    ("analyze-difficulty-against-itself", ANALYZE.replace("token-types", "difficulty").replace("/a", "/a_itself") +
+     " --reference {export} --max_batches 1", 0, r"warning: --reference .*export/1 holds the same weights as the model "
+     r"analysed: its surprisal is the model's own", ["{run}", "{export}"]),
+    *[(f"huggingface-export-{flag}", EXPORT + f" --format huggingface --{flag} {value}", 1,
+       rf"--{flag} {value}: --format huggingface writes the weights, config and vocabulary, with no serving graph", [])
+      for flag, value in (("execution", "static"), ("max_seq_length", "32"), ("top_k", "3"))],
     ("data-input-one-of-two-empty", DATA + " --input {corpus} ''", 1, EMPTY_PATH.format(flag="--input"), []),
     # an output that is the folder one is in, or holds it (run from {tmp}/here/inner: FOLDER below)
     ("export-output-the-current-folder", EXPORT.replace("{tmp}/e/1", "."), 1,
@@ -640,6 +658,29 @@ CASES += [
     ("finetune-output-the-current-folder", FINETUNE.replace("{tmp}/ft", ".") + " --task rte --data_dir {rte}", 1,
      r"--output_dir \. is the current folder", ["{tmp}/here"]),
 ]
+def _export_meanwhile(names):
+    """Another run's export copied to the --export_dir after this run's preflight (as it ends training); it
+    must be left whole."""
+    shutil.copytree(names["export"], Path(names["tmp"]) / "race" / "1")
+    _LEFT_WHOLE.append((Path(names["tmp"]) / "race" / "1", _snapshot(Path(names["export"]))))
+
+
+def _export_being_written(names):
+    """Another process holds the --export_dir (writing its export) as this run ends training."""
+    _MEANWHILE_LOCKS.append(outputs.DirectoryLock(Path(names["tmp"]) / "race2" / "1", "test").acquire())
+
+
+_MEANWHILE_LOCKS, _LEFT_WHOLE = [], []  # what MEANWHILE's functions hold, and what they wrote: (path, snapshot)
+# What happens while a case's run trains (after its checks, before its evaluation): {case id: function(places)}.
+MEANWHILE = {"pretrain-export-written-by-another-run-meanwhile": _export_meanwhile,
+             "pretrain-export-being-written-by-another-run": _export_being_written}
+# Every flag that an analysis mode does not read, given to that mode, is refused (the modes declare what they
+# read: albert_act.analyze.READS), before anything loads.
+MODE_FLAG_VALUES = {"records": "{eval}", "max_batches": "1", "parsed": "{empty_form}", "text": "{corpus}",
+                    "reference": "{run}", "documents": "9", "keep_subtypes": ""}
+CASES += [(f"analyze-{mode}-does-not-read-{flag}", f"albert_act.analyze {mode} --init {{run}} --output_dir "
+           f"{{tmp}}/a_modes --{flag} {MODE_FLAG_VALUES[flag]}", 1, rf"the {mode} analysis does not read --{flag} ", [])
+          for mode, reads in READS.items() for flag in MODE_FLAGS if flag not in reads]
 # Cases run from another folder than the repository's: {case id: folder}.
 FOLDER = {name: "{tmp}/here/inner" for name in (
     "export-output-the-current-folder", "export-output-holds-the-current-folder", "analyze-output-the-current-folder",
@@ -946,7 +987,8 @@ SLOW_CASES = {"export-output-without-version", "export-newest-checkpoint-damaged
               "pretrain-init-from-every-checkpoint-truncated", "finetune-every-checkpoint-truncated",
               "finetune-damaged-export", "huggingface-export-every-checkpoint-truncated", "analyze-damaged-export",
               "analyze-every-checkpoint-truncated", "finetune-halting-bias-on-an-act-model",
-              "analyze-sentences-damaged-export", "submission-partial-glue-spelled-folder"}
+              "analyze-sentences-damaged-export", "submission-partial-glue-spelled-folder",
+              "analyze-difficulty-against-itself"}
 
 
 @pytest.mark.parametrize("case", [pytest.param(case, id=case[0], marks=[pytest.mark.slow] if case[0] in SLOW_CASES else [])
@@ -956,14 +998,26 @@ def test_bad_input(case, places, capsys, monkeypatch):
     names = {k: str(v) for k, v in places.items()}
     if case[0] in FOLDER:
         monkeypatch.chdir(FOLDER[case[0]].format(**names))
+    if case[0] in MEANWHILE:
+        from albert_act.train import pretraining_run
+
+        evaluate = pretraining_run.held_out
+        monkeypatch.setattr(pretraining_run, "held_out", lambda *a, **k: (MEANWHILE[case[0]](names), evaluate(*a, **k))[1])
     module, *argv = command.format(**names).split()
     argv = [a.strip("'") for a in argv]
     kept = [Path(path.format(**names)) for path in intact]
     before = [_snapshot(path) for path in kept]
-    actual_status, output = run_main(module, argv, capsys)
+    try:
+        actual_status, output = run_main(module, argv, capsys)
+    finally:
+        while _MEANWHILE_LOCKS:
+            _MEANWHILE_LOCKS.pop().release()
     assert actual_status == status, output[-2000:]
     assert re.search(message, output, re.S), output[-2000:]
     assert [_snapshot(path) for path in kept] == before, intact
+    while _LEFT_WHOLE:
+        path, snapshot = _LEFT_WHOLE.pop()
+        assert _snapshot(path) == snapshot, path
 
 
 @pytest.mark.parametrize("module, name", [("albert_act.pretrain", "config.json"),

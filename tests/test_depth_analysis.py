@@ -238,7 +238,7 @@ def test_sentences_of_plain_text_are_asked_as_a_server_asks_them(tiny_run, tmp_p
         (tmp_path / "blank.txt").write_text("\n  \n")
         with pytest.raises(SystemExit, match=message):
             analyze.main(["sentences", "--init", tiny_run[1], "--output_dir", str(tmp_path / "o2"), *argv])
-    with pytest.raises(SystemExit, match=r"--text .* goes with the sentences mode, and only with it"):
+    with pytest.raises(SystemExit, match=r"the token-types analysis does not read --text \(it reads --max_batches"):
         analyze.main(["token-types", "--init", tiny_run[0], "--text", str(text), "--output_dir", str(tmp_path / "o3")])
     assert not (tmp_path / "o2").exists() and not (tmp_path / "o3").exists()
 

@@ -10,6 +10,8 @@ import json
 import math
 import os
 
+import numpy as np
+
 from albert_act import distribution
 from albert_act.base import artifacts, outputs, text_files
 from albert_act.analysis import depth, difficulty, plots
@@ -195,7 +197,17 @@ def _reference(path, tokenizer, backbone):
     if model.backbone.max_sequence_length < backbone.max_sequence_length:
         raise ValueError(f"--reference {path} reads at most {model.backbone.max_sequence_length} pieces, the model "
                          f"analysed {backbone.max_sequence_length}")
+    if _same_weights(model.backbone, backbone):  # the model itself, by another path, a copy or its export
+        print(f"warning: --reference {path} holds the same weights as the model analysed: its surprisal is the "
+              "model's own, so depth is set against itself, not against an independent measure of difficulty; give "
+              "another model (e.g. a fixed-depth ALBERT of the same records)", flush=True)
     return model, source
+
+
+def _same_weights(first, second):
+    """Whether two backbones hold the same weights, value for value."""
+    a, b = first.weights, second.weights
+    return len(a) == len(b) and all(x.shape == y.shape and np.array_equal(x.numpy(), y.numpy()) for x, y in zip(a, b))
 
 
 def _difficulty(backbone, compared, records, max_batches, infer, out):
@@ -203,6 +215,7 @@ def _difficulty(backbone, compared, records, max_batches, infer, out):
     found = difficulty.collect(infer, reference, records, backbone.max_sequence_length, max_batches=max_batches,
                                progress=True)
     result = {"reference": source.path, "reference_halting": reference.backbone.halting,
+              "reference_is_the_model": _same_weights(reference.backbone, backbone),
               "max_iterations": backbone.max_iterations, **difficulty.summarize(found)}
     markdown = difficulty_markdown(result)
     _write(out, "difficulty", result, markdown)
@@ -214,7 +227,9 @@ def difficulty_markdown(result):
     """Per token type: Spearman's rho of N and of E with the reference's surprisal [95% CI]; then mean N
     and E per surprisal quintile."""
     fixed = "fixed depth" if result["reference_halting"] == "none" else f"halting {result['reference_halting']}"
-    lines = [f"Surprisal -ln p(token | context) under {result['reference']} ({fixed}).", "",
+    itself = (" **The reference holds the same weights as the model analysed: depth is set against the model's own "
+              "surprisal, not an independent difficulty.**" if result.get("reference_is_the_model") else "")
+    lines = [f"Surprisal -ln p(token | context) under {result['reference']} ({fixed}).{itself}", "",
              "| tokens | count | mean surprisal | mean N | mean E | rho(N, surprisal) [95% CI] | "
              "rho(E, surprisal) [95% CI] |", "|---|---|---|---|---|---|---|"]
     for name, row in result["types"].items():

@@ -53,6 +53,12 @@ class ExportConfig:
         if self.format == "huggingface" and self.kind != "pretraining":
             raise ValueError("--format huggingface writes a pre-training model (AlbertForPreTraining): use --kind "
                              "pretraining")
+        ignored = [f"--{name} {value}" for name, value, default in (
+            ("execution", self.execution, "sparse"), ("max_seq_length", self.max_seq_length, None),
+            ("top_k", self.top_k, None)) if value != default]
+        if self.format == "huggingface" and ignored:  # settings of the serving graph, which this format has not
+            raise ValueError(f"{', '.join(ignored)}: --format huggingface writes the weights, config and vocabulary, "
+                             "with no serving graph for these to shape; drop them (or export --format savedmodel)")
 
     @classmethod
     def from_record(cls, record, partial=False, path=None):
@@ -89,4 +95,5 @@ class ExportConfig:
 
     def resolved(self):
         """The config with its defaults filled in: fill_mask's top_k for a pre-training export."""
-        return dataclasses.replace(self, top_k=self.top_k or (TOP_K if self.kind == "pretraining" else None))
+        savedmodel = self.kind == "pretraining" and self.format == "savedmodel"
+        return dataclasses.replace(self, top_k=self.top_k or (TOP_K if savedmodel else None))
