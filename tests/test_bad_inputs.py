@@ -518,9 +518,9 @@ CASES += [
     ("export-config-missing-file", "albert_act.export --config {tmp}/nowhere.json --output {tmp}/c2/1", 1,
      r"error: --config .*nowhere.json: no such file", []),
     ("pretrain-config-partial-with-a-string", PRETRAIN + " --config {configs}/steps_string.json", 1,
-     r"--config .*steps_string.json: seed must be an integer >= 0, got '7'", ["{configs}"]),
+     r"--config .*steps_string.json line 1: seed must be an integer >= 0, got '7'", ["{configs}"]),
     ("pretrain-config-overrides-a-list", PRETRAIN + " --config {configs}/overrides_list.json", 1,
-     r"--config .*overrides_list.json: backbone_overrides must be a JSON object of key: value pairs, got \[1, 2\]",
+     r"--config .*overrides_list.json line 1: backbone_overrides must be a JSON object of key: value pairs, got \[1, 2\]",
      []),
     ("pretrain-set-overrides-not-an-object", "albert_act.pretrain --model_dir {tmp}/c3 --set backbone_overrides=5", 2,
      r"--set backbone_overrides must be a JSON object of key: value pairs \(e.g. --override KEY=VALUE\), got 5", []),
@@ -602,7 +602,7 @@ CASES += [
           (DATA + " --input {corpus}", "vocab", "{vocab}"), (DATA, "input", None),
           (SUBMIT, "data_dir", "{glue}"), (TOKENIZER, "output", "{tmp}/v"))],
     ("pretrain-config-model-dir-empty", "albert_act.pretrain --config {configs}/empty_model_dir.json", 1,
-     r"--config .*empty_model_dir.json: model_dir must be a path, got ''", ["{configs}"]),
+     r"--config .*empty_model_dir.json line 3: model_dir must be a path, got ''", ["{configs}"]),
     ("export-config-a-copied-export-record", "albert_act.export --config {configs}/copied_export_record.json "
      "--output {tmp}/c9/1", 1, r"--config .*copied_export_record.json: an export's record, whose paths "
      r"\(\{\"checkpoint\": \"../../gone_run\", \"output\": \".\"\}\) are relative to the export it was written in; this "
@@ -795,7 +795,7 @@ def _config_files(root, tiny_run, records, shared_data):
     (root / "configs" / "duplicate_key.json").write_text('{\n "seed": 3,\n "seed": 4\n}\n')
     (root / "configs" / "finetune_config.json").write_text(json.dumps(
         {"task": "rte", "data_dir": "glue/RTE", "init": "run", "output_dir": "ft", "epochs": 1}))
-    (root / "configs" / "empty_model_dir.json").write_text(json.dumps({"model_dir": ""}))
+    (root / "configs" / "empty_model_dir.json").write_text(json.dumps({"seed": 3, "model_dir": ""}, indent=1))
     record = {"kind": "pretraining", "export": {"checkpoint": "../../gone_run", "kind": "pretraining", "output": ".",
                                                 "vocab": None}}  # an export's record: paths relative to the export
     (root / "configs" / "copied_export_record.json").write_text(json.dumps(record))

@@ -84,9 +84,11 @@ def jax_checkpoints_on_disk(directory):
     return found
 
 
-def read_json(path):
+def read_json(path, lines=None):
     """The JSON object (a dict) in `path`; a ValueError names the file, and the line and column
-    where it stops being JSON (a truncated or hand-edited config), or what it holds instead."""
+    where it stops being JSON (a truncated or hand-edited config), or what it holds instead.
+    lines: a dict, given {key: the line (1-based) where it is first written as a key} (for messages
+    about a value: the file is read once, so a pipe works)."""
     remote = "://" in str(path)  # a local file is read without TensorFlow (the JAX backend has none)
     if _gfile().isdir(path) if remote else os.path.isdir(path):
         raise ValueError(f"{path} is a directory, not a JSON file")
@@ -104,7 +106,23 @@ def read_json(path):
         raise ValueError(f"{path}: not a text file (not UTF-8), so not JSON") from None
     if not isinstance(value, dict):
         raise ValueError(f"{path}: a JSON {type(value).__name__} where an object ({{...}}) was expected")
+    if lines is not None:
+        for key in _all_keys(value):
+            found = _key_positions(text, key)
+            if found and key not in lines:
+                lines[key] = text.count("\n", 0, found[0]) + 1
     return value
+
+
+def _all_keys(value):
+    """The keys of a JSON object and of the objects inside it."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield key
+            yield from _all_keys(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _all_keys(inner)
 
 
 class _DuplicateKey(Exception):
@@ -124,10 +142,15 @@ def _no_duplicate_keys(pairs):
 
 def _line_of_second(text, key):
     """The line (1-based) where `key` appears as a JSON key the second time, or None."""
+    found = _key_positions(text, key)
+    return text.count("\n", 0, found[1]) + 1 if len(found) > 1 else None
+
+
+def _key_positions(text, key):
+    """Where `key` is written as a JSON key in `text` (offsets)."""
     import re
 
-    found = [m.start() for m in re.finditer(re.escape(json.dumps(key)) + r"\s*:", text)]
-    return text.count("\n", 0, found[1]) + 1 if len(found) > 1 else None
+    return [m.start() for m in re.finditer(re.escape(json.dumps(key)) + r"\s*:", text)]
 
 
 def write_json(path, value):

@@ -184,13 +184,16 @@ def _saved(config_class, argv):
     if "://" not in path and not os.path.exists(path):
         sys.exit(f"error: --config {path}: no such file")
     with cli.failures(None, "nothing was written", "nothing was written"):
+        lines = {}  # the line of each key, for a value's refusal
         try:
-            record = artifacts.read_json(path)
+            record = artifacts.read_json(path, lines)
             config = config_class.from_record(record, partial=True, path=path)
         except ValueError as error:
             takes = f"; this command's --config takes {config_class.CONFIG_FILES}" if "not settings of" in str(error) \
                 else ""
-            raise ValueError(f"--config {path}: {error}{takes}") from None
+            named = str(error).split(" ", 1)[0]  # "seed must be ...": the setting refused, and its line
+            line = f" line {lines[named]}" if named in lines else ""
+            raise ValueError(f"--config {path}{line}: {error}{takes}") from None
     required = _required(config_class)  # those the file left out are None here: the flags give them
     values = {k: v for k, v in dataclasses.asdict(config).items() if not (k in required and v is None)}
     recorded = record.get("export", record) if isinstance(record.get("export"), dict) else record
