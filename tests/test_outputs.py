@@ -432,10 +432,10 @@ def test_ctrl_c_at_any_moment_of_a_run_gives_one_line(records, tmp_path):
     length = time.time() - start
     assert status in (0, 130), err[-2000:]
     stopped = 0
-    for k in range(1, 17):
-        status, _, err = _interrupt_at(records, tmp_path / f"at_{k}", "spawn", length * k / 17)
+    for k in range(1, 11):
+        status, _, err = _interrupt_at(records, tmp_path / f"at_{k}", "spawn", length * k / 11)
         if status == 0:  # it had ended: nothing to stop
             continue
         _one_stop_line(status, err)
         stopped += 1
-    assert stopped >= 12, stopped
+    assert stopped >= 7, stopped
