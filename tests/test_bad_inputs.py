@@ -589,7 +589,7 @@ CASES += [
 ]
 EMPTY_PATH = r"{flag} must be a path, got '': an empty path names no file \(the current folder is '.'\)"
 CASES += [
-    # --- round four of issue 62: paths mean what was typed ----------------------------------------------
+    # --- paths mean what was typed: an empty one, the current folder ----------------------------------------
     *[(f"{command.split()[0].split('.')[1]}-{flag}-empty", command.replace(f"--{flag} {given}", f"--{flag} ''")
        if given else f"{command} --{flag} ''", 1, EMPTY_PATH.format(flag=f"--{flag}"), [])
       for command, flag, given in (  # given: the flag's value in the command, replaced by ''
