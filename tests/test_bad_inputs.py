@@ -643,6 +643,15 @@ CASES += [
     *[(f"huggingface-export-{flag}", EXPORT + f" --format huggingface --{flag} {value}", 1,
        rf"--{flag} {value}: --format huggingface writes the weights, config and vocabulary, with no serving graph", [])
       for flag, value in (("execution", "static"), ("max_seq_length", "32"), ("top_k", "3"))],
+    # --- an export's weight index lost or cut short is named as itself, not as the data it indexes -------------
+    *[(f"{command.split()[0].split('.')[1]}-{damage}-index-export", command.replace("{run}", f"{{{damage}_index_export}}")
+       .replace("{tmp}/new_run", "{tmp}/index_run") + extra, 1,
+       rf"{damage}_index_export/1/variables/variables.index \(the export's weight index\): damaged export, "
+       rf"{state} \(", [f"{{{damage}_index_export}}"])
+      for command, damage, state, extra in (
+          (EXPORT, "no", "missing", ""), (EXPORT, "cut", "not readable", ""), (ANALYZE, "cut", "not readable", ""),
+          (FINETUNE + " --task rte --data_dir {rte}", "no", "missing", ""),
+          (PRETRAIN, "cut", "not readable", " --init_from {cut_index_export}"))],
     ("data-input-one-of-two-empty", DATA + " --input {corpus} ''", 1, EMPTY_PATH.format(flag="--input"), []),
     # an output that is the folder one is in, or holds it (run from {tmp}/here/inner: FOLDER below)
     ("export-output-the-current-folder", EXPORT.replace("{tmp}/e/1", "."), 1,
@@ -774,6 +783,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name,
             **{name: root / name for name in ("damaged_index_run", "truncated_run")},
             "damaged_export": root / "damaged_export" / "1",
+            **{name: root / name / "1" for name in ("no_index_export", "cut_index_export")},
             "truncated_export": root / "truncated_export" / "1", "other_vocab": root / "other_vocab", "other_vocab_eval": root / "other_vocab_eval", "truncated_vocab": root / "truncated_vocab.model",
             "swapped_vocab_run": root / "swapped_vocab_run",
             **{name: root / name for name in ("configs", "copied_run", "nostats", "edited_labels", "edited_length")}, "wiki400": root / "wiki400.model",
@@ -869,6 +879,11 @@ def _damaged_weights(root, run, export):
         part.write_bytes(part.read_bytes()[: part.stat().st_size // 2])
     shutil.copytree(export, root / "damaged_export" / "1")
     spoil(next((root / "damaged_export" / "1" / "variables").glob("variables.data-*")), every=997)
+    for name in ("no_index_export", "cut_index_export"):  # the weights' index lost, or cut short: named as itself
+        shutil.copytree(export, root / name / "1")
+    (root / "no_index_export" / "1" / "variables" / "variables.index").unlink()
+    index = root / "cut_index_export" / "1" / "variables" / "variables.index"
+    index.write_bytes(index.read_bytes()[: index.stat().st_size // 2])
     shutil.copytree(export, root / "truncated_export" / "1")  # its weights cut short: named, not saved_model.pb
     data = next((root / "truncated_export" / "1" / "variables").glob("variables.data-*"))
     data.write_bytes(data.read_bytes()[: data.stat().st_size // 2])
@@ -988,7 +1003,8 @@ SLOW_CASES = {"export-output-without-version", "export-newest-checkpoint-damaged
               "finetune-damaged-export", "huggingface-export-every-checkpoint-truncated", "analyze-damaged-export",
               "analyze-every-checkpoint-truncated", "finetune-halting-bias-on-an-act-model",
               "analyze-sentences-damaged-export", "submission-partial-glue-spelled-folder",
-              "analyze-difficulty-against-itself"}
+              "analyze-difficulty-against-itself", "analyze-cut-index-export", "finetune-no-index-export",
+              "pretrain-cut-index-export"}
 
 
 @pytest.mark.parametrize("case", [pytest.param(case, id=case[0], marks=[pytest.mark.slow] if case[0] in SLOW_CASES else [])

@@ -36,21 +36,29 @@ def load_export(path):
         with cli.quiet_stderr():  # loading runs SentencePiece, which logs an INFO line
             return tf.saved_model.load(str(path))
     except READ_ERRORS as error:
-        raise ValueError(f"{_damaged_part(str(path))}: damaged export, not readable ({first_line(error)}); "
-                         "export the model again from its run or fine-tuning dir") from None
+        part, state = _damaged_part(str(path))
+        raise ValueError(f"{part}: damaged export, {state} ({first_line(error)}); export the model again from its "
+                         "run or fine-tuning dir") from None
 
 
 def _damaged_part(path):
-    """Which file of the export at `path` does not read whole: its variables (each tensor read
-    through), else its saved_model.pb."""
+    """(which file of the export at `path` does not read whole, "missing" or "not readable"): the
+    variables' index (read first: a missing or cut one is itself named, not the data it indexes),
+    their data (each tensor read through), else saved_model.pb."""
     prefix = os.path.join(path, "variables", "variables")
+    index, data = prefix + ".index", sorted(tf.io.gfile.glob(prefix + ".data-*"))
+    weights = f"{data[0] if len(data) == 1 else prefix + '.data-*'} (the export's weights)"
+    if not tf.io.gfile.exists(index):
+        return f"{index} (the export's weight index)", "missing"
     try:
         reader = tf.train.load_checkpoint(prefix)
+    except Exception:  # noqa: BLE001 (TensorFlow raises OpError, IndexError, ValueError...)
+        return (f"{index} (the export's weight index)", "not readable") if data else (weights, "missing")
+    try:
         for name in reader.get_variable_to_shape_map():
             reader.get_tensor(name)
-    except Exception:  # noqa: BLE001 (TensorFlow raises OpError, IndexError, ValueError...)
-        data = sorted(tf.io.gfile.glob(prefix + ".data-*"))
-        return f"{data[0] if len(data) == 1 else prefix + '.*'} (the export's weights)"
-    return os.path.join(path, SAVED_MODEL)
+    except Exception:  # noqa: BLE001
+        return weights, "not readable"
+    return os.path.join(path, SAVED_MODEL), "not readable"
 
 
