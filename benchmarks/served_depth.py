@@ -151,7 +151,11 @@ def main(argv=None):
     if source is None or source.info["kind"] != "pretraining":
         sys.exit(f"error: {args.init} is not a pre-training SavedModel (one with an encoder_ids signature)")
     backbone = source.info["backbone"]
-    try:  # too long for the model, or only empty shards: the reader names the file
+    from pipelines.pretraining_dataset import check_records_vocabulary
+
+    try:  # another vocabulary (as analyze refuses it), too long for the model, only empty shards: the file is named
+        for path in files:
+            check_records_vocabulary(path, source.tokenizer().model_proto, f"{export}'s vocabulary")
         records = read_records(files, args.max_sequences, backbone["max_sequence_length"])
     except ValueError as error:
         sys.exit(f"error: {error}")

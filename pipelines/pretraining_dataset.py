@@ -92,7 +92,8 @@ def check_records_vocabulary(path, model_proto, vocab_name):
     """ValueError when the shard `path` was made with another vocabulary than `model_proto`
     (`vocab_name`, for the message): its ids would mean other pieces, even where they fit the
     model's vocabulary size. Known from the data tool's stats.json beside it (the vocabulary's
-    fingerprint), and without one from the records themselves (`check_word_starts`)."""
+    fingerprint), and without one, or with one that is damaged (named as such, once), from the records
+    themselves (`check_word_starts`): a lost or damaged side file never skips the check."""
     from albert_act.base.artifacts import STATS_JSON
     from pipelines.create_pretraining_data import vocab_fingerprint
 
@@ -104,13 +105,22 @@ def check_records_vocabulary(path, model_proto, vocab_name):
         with text_files.open_binary(stats_path) as f:
             stats = json.loads(f.read())
         recorded = stats.get("vocab_sha256")
-    except (ValueError, AttributeError):
-        return  # not the data tool's report
-    if recorded and recorded != vocab_fingerprint(model_proto):
+    except (ValueError, AttributeError) as error:  # cut short, edited, or not a JSON object
+        if stats_path not in _DAMAGED_REPORTED:
+            _DAMAGED_REPORTED.add(stats_path)
+            print(f"warning: {stats_path} is damaged ({str(error).splitlines()[0][:100]}), so it does not say which "
+                  "vocabulary the records were made with; they are checked by their content instead", flush=True)
+        check_word_starts(path, model_proto, vocab_name)
+        return
+    if not recorded:  # a report without the fingerprint: the records say it
+        check_word_starts(path, model_proto, vocab_name)
+    elif recorded != vocab_fingerprint(model_proto):
         raise ValueError(f"{path}: made with another vocabulary ({stats.get('vocab')}, per {stats_path}) than the "
                          f"model's ({vocab_name}): its ids would mean other pieces; make the records with the model's "
                          "vocabulary")
 
+
+_DAMAGED_REPORTED = set()  # stats.json files already named as damaged in this process
 
 MISMATCHED_STARTS = 0.05  # share of word starts that may differ before records are another vocabulary's
 

@@ -652,6 +652,15 @@ CASES += [
           (EXPORT, "no", "missing", ""), (EXPORT, "cut", "not readable", ""), (ANALYZE, "cut", "not readable", ""),
           (FINETUNE + " --task rte --data_dir {rte}", "no", "missing", ""),
           (PRETRAIN, "cut", "not readable", " --init_from {cut_index_export}"))],
+    # --- a damaged side file never skips a check: the records are checked by their content, and it is named ------
+    ("pretrain-records-of-another-vocabulary-with-damaged-stats", PRETRAIN.replace("{train}", "{damaged_stats}/train"
+     ".tfrecord").replace("{eval}", "{damaged_stats}/eval.tfrecord") + " --vocab {wiki400}", 1,
+     r"warning: .*damaged_stats/stats.json is damaged \(.*\), so it does not say which vocabulary the records were "
+     r"made with; they are checked by their content instead\n.*damaged_stats/train.tfrecord: made with another "
+     r"vocabulary than .*wiki400.model: \d+ of \d+ word starts", ["{damaged_stats}"]),
+    ("pretrain-damaged-stats-of-the-right-vocabulary", PRETRAIN.replace("{train}", "{damaged_stats2}/train.tfrecord")
+     .replace("{eval}", "{damaged_stats2}/eval.tfrecord").replace("new_run", "stats_run") + " --vocab {vocab}", 0,
+     r"warning: .*damaged_stats2/stats.json is damaged .*held-out evaluation after 2 updates", ["{damaged_stats2}"]),
     ("data-input-one-of-two-empty", DATA + " --input {corpus} ''", 1, EMPTY_PATH.format(flag="--input"), []),
     # an output that is the folder one is in, or holds it (run from {tmp}/here/inner: FOLDER below)
     ("export-output-the-current-folder", EXPORT.replace("{tmp}/e/1", "."), 1,
@@ -786,7 +795,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             **{name: root / name / "1" for name in ("no_index_export", "cut_index_export")},
             "truncated_export": root / "truncated_export" / "1", "other_vocab": root / "other_vocab", "other_vocab_eval": root / "other_vocab_eval", "truncated_vocab": root / "truncated_vocab.model",
             "swapped_vocab_run": root / "swapped_vocab_run",
-            **{name: root / name for name in ("configs", "copied_run", "nostats", "edited_labels", "edited_length")}, "wiki400": root / "wiki400.model",
+            **{name: root / name for name in ("configs", "copied_run", "nostats", "damaged_stats", "damaged_stats2", "edited_labels",
+                                                     "edited_length")}, "wiki400": root / "wiki400.model",
             "probing_future": root / "probing_future", "glue_spelled_models": root / "glue_spelled_models",
             "one_line": root / "one_line.txt", "corpus_copy": root / "corpus_copy.txt",
             "latin1_txt": root / "latin1.txt", "glue_train_is_dev": root / "glue_train_is_dev", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
@@ -819,6 +829,9 @@ def _config_files(root, tiny_run, records, shared_data):
     (root / "nostats").mkdir()
     for name, pattern in (("train", records[0]), ("eval", records[1])):
         shutil.copy(sorted(Path(pattern).parent.glob(Path(pattern).name))[0], root / "nostats" / f"{name}.tfrecord")
+    shutil.copytree(root / "nostats", root / "damaged_stats")  # the data tool's report beside them, cut short
+    (root / "damaged_stats" / "stats.json").write_text('{"vocab": "vocab.model", "vocab_sha')
+    shutil.copytree(root / "damaged_stats", root / "damaged_stats2")  # (a damaged file is named once a process)
     for name, changes in (("edited_labels", {"labels": ["entailment", "not_entailment", "maybe"]}),
                           ("edited_length", {"max_seq_length": 512})):  # a fine-tuning dir's record edited by hand
         (root / name).mkdir()
@@ -1004,7 +1017,7 @@ SLOW_CASES = {"export-output-without-version", "export-newest-checkpoint-damaged
               "analyze-every-checkpoint-truncated", "finetune-halting-bias-on-an-act-model",
               "analyze-sentences-damaged-export", "submission-partial-glue-spelled-folder",
               "analyze-difficulty-against-itself", "analyze-cut-index-export", "finetune-no-index-export",
-              "pretrain-cut-index-export"}
+              "pretrain-cut-index-export", "pretrain-damaged-stats-of-the-right-vocabulary"}
 
 
 @pytest.mark.parametrize("case", [pytest.param(case, id=case[0], marks=[pytest.mark.slow] if case[0] in SLOW_CASES else [])
