@@ -151,9 +151,11 @@ def main(argv=None):
     if source is None or source.info["kind"] != "pretraining":
         sys.exit(f"error: {args.init} is not a pre-training SavedModel (one with an encoder_ids signature)")
     backbone = source.info["backbone"]
+    from albert_act.analysis.report import check_not_trained_on
     from pipelines.pretraining_dataset import check_records_vocabulary
 
-    try:  # another vocabulary (as analyze refuses it), too long for the model, only empty shards: the file is named
+    try:  # training records or another vocabulary (as analyze refuses them), too long, only empty shards: named
+        check_not_trained_on(source, files)
         for path in files:
             check_records_vocabulary(path, source.tokenizer().model_proto, f"{export}'s vocabulary")
         records = read_records(files, args.max_sequences, backbone["max_sequence_length"])

@@ -661,6 +661,10 @@ CASES += [
     ("pretrain-damaged-stats-of-the-right-vocabulary", PRETRAIN.replace("{train}", "{damaged_stats2}/train.tfrecord")
      .replace("{eval}", "{damaged_stats2}/eval.tfrecord").replace("new_run", "stats_run") + " --vocab {vocab}", 0,
      r"warning: .*damaged_stats2/stats.json is damaged .*held-out evaluation after 2 updates", ["{damaged_stats2}"]),
+    ("analyze-held-out-on-training-records-of-a-moved-export", "albert_act.analyze held-out --init {moved_export} "
+     "--records {train} --output_dir {tmp}/a_moved", 1, r"--records .*train-.*tfrecord is a training file of "
+     r".*moved/a/b/1 \(its content is that of one of the 2 training shards whose fingerprints the model carries\)",
+     ["{moved_export}"]),
     ("data-input-one-of-two-empty", DATA + " --input {corpus} ''", 1, EMPTY_PATH.format(flag="--input"), []),
     # an output that is the folder one is in, or holds it (run from {tmp}/here/inner: FOLDER below)
     ("export-output-the-current-folder", EXPORT.replace("{tmp}/e/1", "."), 1,
@@ -791,7 +795,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "linked_eval": root / "linked_eval.tfrecord", "copied_eval": root / "copied_eval.tfrecord", "gzip_txt": root / "corpus.txt.gz", "no_config_run": root / "no_config_run", "old_vocab": root / "old_vocab",
             "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name,
             **{name: root / name for name in ("damaged_index_run", "truncated_run")},
-            "damaged_export": root / "damaged_export" / "1",
+            "damaged_export": root / "damaged_export" / "1", "moved_export": root / "moved" / "a" / "b" / "1",
             **{name: root / name / "1" for name in ("no_index_export", "cut_index_export")},
             "truncated_export": root / "truncated_export" / "1", "other_vocab": root / "other_vocab", "other_vocab_eval": root / "other_vocab_eval", "truncated_vocab": root / "truncated_vocab.model",
             "swapped_vocab_run": root / "swapped_vocab_run",
@@ -829,6 +833,7 @@ def _config_files(root, tiny_run, records, shared_data):
     (root / "nostats").mkdir()
     for name, pattern in (("train", records[0]), ("eval", records[1])):
         shutil.copy(sorted(Path(pattern).parent.glob(Path(pattern).name))[0], root / "nostats" / f"{name}.tfrecord")
+    shutil.copytree(tiny_run[1], root / "moved" / "a" / "b" / "1")  # its recorded (relative) paths now lead nowhere
     shutil.copytree(root / "nostats", root / "damaged_stats")  # the data tool's report beside them, cut short
     (root / "damaged_stats" / "stats.json").write_text('{"vocab": "vocab.model", "vocab_sha')
     shutil.copytree(root / "damaged_stats", root / "damaged_stats2")  # (a damaged file is named once a process)

@@ -68,9 +68,9 @@ def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, 
         compared = _reference(reference, tokenizer, backbone) if reference is not None else None
     if mode in ("held-out", "token-types", "fixed-point", "difficulty", "report"):  # records of this model's vocabulary, length
         files = record_files(held_out_records(source, records))
-        _check_not_trained_on(source, files)
+        check_not_trained_on(source, files)
         if compared is not None:
-            _check_not_trained_on(compared[1], files)
+            check_not_trained_on(compared[1], files)
         records = non_empty(files) or files[:1]  # an empty shard holds nothing; all empty: the first is named
         for path in records:
             check_records(path, backbone.vocabulary_size, backbone.max_sequence_length)
@@ -366,9 +366,15 @@ def _parsed_sentences(patterns, documents):
     return sentences, source
 
 
-def _check_not_trained_on(source, files):
-    """Records that the model was pre-trained on (its run's train_files, where they are on this
-    machine) measure nothing held out: refused, by content."""
+def check_not_trained_on(source, files):
+    """Records that the model was pre-trained on measure nothing held out: refused, by content, from
+    the fingerprints of its training shards that an export carries (wherever it was copied), and
+    from its run's train_files where they are on this machine."""
+    carried = artifacts.trained_on(files, source.info.get(artifacts.TRAIN_SHARDS))
+    if carried:
+        raise ValueError(f"--records {carried[0][0]} is a training file of {source.path} (its content is that of one "
+                         f"of the {len(source.info[artifacts.TRAIN_SHARDS])} training shards whose fingerprints the "
+                         "model carries): held-out numbers need records it was not trained on (its run's eval_files)")
     trained = (source.info.get("pretraining") or {}).get("train_files") or []
     shards = [path for pattern in trained for path in text_files.glob(pattern)]
     shared = artifacts.same_files(files, shards) if shards else []

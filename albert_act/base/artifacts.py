@@ -206,6 +206,28 @@ def same_path(a, b):
     return norm(a) == norm(b)
 
 
+TRAIN_SHARDS = "train_shards"  # an export's record: the (length, SHA-256 of the first MiB) of each training shard
+
+
+def shard_fingerprints(patterns):
+    """[[length, SHA-256 of the first MiB]] of the files the globs `patterns` match on this machine
+    (`text_files.content_key`): what an export carries of its training shards, so that records it was
+    trained on are told by their content wherever the export is copied ([] where none is found)."""
+    files = [path for pattern in patterns or () for path in text_files.glob(pattern)]
+    return [list(key) for key in sorted({text_files.content_key(path) for path in files})]
+
+
+def trained_on(files, fingerprints):
+    """[(file, its fingerprint)] of `files` whose content is one of `fingerprints` (`shard_fingerprints`)."""
+    known = {tuple(key) for key in fingerprints or ()}
+    found = []
+    for path in files:
+        key = text_files.content_key(path)
+        if key in known:
+            found.append((path, key))
+    return found
+
+
 def same_files(first, second):
     """[(a, b)]: the files of `first` that are a file of `second` under another name: the same file
     (a link, `..`) or the same bytes (a copy; compared where the sizes agree, by their first MiB and

@@ -323,9 +323,13 @@ def export_pretraining(model, export_dir, model_proto, max_seq_length=None, top_
                  "fill_mask": (fill_mask_all, [_STRINGS]), "encoder_ids": (encode_ids, [ids, ids, ids]),
                  "fill_mask_capped": (_capped(fill_mask), [_STRINGS, scalar]),
                  "encoder_capped": (_capped(encode), [_STRINGS, scalar])}
+    # The training shards' fingerprints, which travel with the export (a copy loses the paths' meaning).
+    shards = (record or {}).get(artifacts.TRAIN_SHARDS) or artifacts.shard_fingerprints(
+        (pretraining_config or {}).get("train_files"))
     info = {"kind": "pretraining", "max_seq_length": max_seq_length, "top_k": top_k, "execution": execution,
             "backbone": backbone.get_config(),
-            "pretraining": pretraining_config and artifacts.relative_paths(pretraining_config, export_dir), **(record or {})}
+            "pretraining": pretraining_config and artifacts.relative_paths(pretraining_config, export_dir),
+            **(record or {}), artifacts.TRAIN_SHARDS: shards}
     return _write(export_dir, serving, encoder, endpoints, info, model_proto, overwrite)
 
 
@@ -350,6 +354,8 @@ def export_from(config):
     artifacts.check_export_target(output, overwrite, source=source.path)
     tokenizer = source.tokenizer(config.vocab)
     record = {"export": artifacts.relative_paths(dataclasses.asdict(config), output, artifacts.EXPORT_PATHS)}
+    if source.info.get(artifacts.TRAIN_SHARDS):  # an earlier export's: its run's shards may not be on this machine
+        record[artifacts.TRAIN_SHARDS] = source.info[artifacts.TRAIN_SHARDS]
     if config.kind == "pretraining":
         model, info = source.pretraining_model()
         return export_pretraining(model, output, tokenizer.model_proto, config.max_seq_length, config.top_k,
