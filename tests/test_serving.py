@@ -396,9 +396,11 @@ def test_the_export_config_checks_itself_and_an_export_records_it(tiny_run, tmp_
     config = ExportConfig.from_record(info, path=str(recorded_file))
     assert (config.checkpoint, config.top_k, config.execution, config.max_seq_length) == (tiny_run[0], 3, "static", None)
     assert config.output == str(tmp_path / "a" / "1")
-    # A copy away from its export, and a record from before paths were relative, keep them as recorded;
-    # a recorded --overwrite is not replayed.
-    assert ExportConfig.from_record(info, path=str(tmp_path / "copy.json")).checkpoint == info["export"]["checkpoint"]
+    # A copy away from its export is refused (its paths are relative to an export it no longer lies in); a
+    # record whose paths are as typed (not relative) keeps them; a recorded --overwrite is not replayed.
+    with pytest.raises(ValueError, match=r"an export's record, whose paths .* are relative to the export it was "
+                                         r"written in; this file lies outside that export's assets/ folder"):
+        ExportConfig.from_record(info, path=str(tmp_path / "copy.json"))
     typed = {**info, "export": {**info["export"], "checkpoint": "runs/x", "output": "out/1", "overwrite": True}}
     old = ExportConfig.from_record(typed, path=str(recorded_file))
     assert (old.checkpoint, old.output, old.overwrite) == ("runs/x", "out/1", False)

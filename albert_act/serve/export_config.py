@@ -64,7 +64,8 @@ class ExportConfig:
     def from_record(cls, record, partial=False, path=None):
         """The config an export recorded (its assets/albert_act_export.json's "export"), its paths
         (recorded relative to the export) resolved against the export that holds `path`, the file it was
-        read from (elsewhere, or without one: as recorded), and its overwrite off (a replay names its
+        read from (a copy elsewhere is refused: they cannot be resolved; without a file: as recorded), and
+        its overwrite off (a replay names its
         own --output, and --overwrite if it must); partial: a --config file, which may leave settings
         to the flags. The exports that pretrain and finetune
         write at the end of a run record that run's settings, not an export's: refused, saying how to
