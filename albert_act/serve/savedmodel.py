@@ -323,14 +323,19 @@ def export_pretraining(model, export_dir, model_proto, max_seq_length=None, top_
                  "fill_mask": (fill_mask_all, [_STRINGS]), "encoder_ids": (encode_ids, [ids, ids, ids]),
                  "fill_mask_capped": (_capped(fill_mask), [_STRINGS, scalar]),
                  "encoder_capped": (_capped(encode), [_STRINGS, scalar])}
-    # The training shards' fingerprints, which travel with the export (a copy loses the paths' meaning).
+    info = {"kind": "pretraining", "max_seq_length": max_seq_length, "top_k": top_k, "execution": execution,
+            "backbone": backbone.get_config(), **_run_record(pretraining_config, export_dir, record)}
+    return _write(export_dir, serving, encoder, endpoints, info, model_proto, overwrite)
+
+
+def _run_record(pretraining_config, export_dir, record):
+    """What a pre-training export records of its run: its settings (paths relative to the export),
+    `record`'s entries, and the fingerprints of its training shards, which travel with the export (a
+    copy loses the paths' meaning): `record`'s (an earlier export's), else those of the files on disk."""
     shards = (record or {}).get(artifacts.TRAIN_SHARDS) or artifacts.shard_fingerprints(
         (pretraining_config or {}).get("train_files"))
-    info = {"kind": "pretraining", "max_seq_length": max_seq_length, "top_k": top_k, "execution": execution,
-            "backbone": backbone.get_config(),
-            "pretraining": pretraining_config and artifacts.relative_paths(pretraining_config, export_dir),
+    return {"pretraining": pretraining_config and artifacts.relative_paths(pretraining_config, export_dir),
             **(record or {}), artifacts.TRAIN_SHARDS: shards}
-    return _write(export_dir, serving, encoder, endpoints, info, model_proto, overwrite)
 
 
 # Queries `example_query` asks (the demo's synthetic corpus has such sentences).
