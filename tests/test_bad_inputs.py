@@ -1022,7 +1022,8 @@ SLOW_CASES = {"export-output-without-version", "export-newest-checkpoint-damaged
               "analyze-every-checkpoint-truncated", "finetune-halting-bias-on-an-act-model",
               "analyze-sentences-damaged-export", "submission-partial-glue-spelled-folder",
               "analyze-difficulty-against-itself", "analyze-cut-index-export", "finetune-no-index-export",
-              "pretrain-cut-index-export", "pretrain-damaged-stats-of-the-right-vocabulary"}
+              "pretrain-cut-index-export", "pretrain-damaged-stats-of-the-right-vocabulary",
+              "pretrain-export-being-written-by-another-run", "export-no-index-export"}
 
 
 @pytest.mark.parametrize("case", [pytest.param(case, id=case[0], marks=[pytest.mark.slow] if case[0] in SLOW_CASES else [])

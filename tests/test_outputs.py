@@ -414,7 +414,8 @@ def _one_stop_line(status, err):
         (status, err[-3000:])
 
 
-@pytest.mark.parametrize("point, delay", [("spawn", 1.5), ("pre-training ", 0.0)], ids=["start-up", "tracing"])
+@pytest.mark.parametrize("point, delay", [("spawn", 1.5), pytest.param("pre-training ", 0.0, marks=pytest.mark.slow)],
+                         ids=["start-up", "tracing"])
 def test_ctrl_c_while_starting_or_tracing_gives_one_line(point, delay, records, tmp_path):
     """Ctrl-C while TensorFlow loads (before any `failures` block) and while the first update traces:
     one "stopped: ..." line, status 130, no traceback."""
