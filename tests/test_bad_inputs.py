@@ -665,6 +665,8 @@ CASES += [
      "--records {train} --output_dir {tmp}/a_moved", 1, r"--records .*train-.*tfrecord is a training file of "
      r".*moved/a/b/1 \(its content is that of one of the 2 training shards whose fingerprints the model carries\)",
      ["{moved_export}"]),
+    ("pretrain-set-model-dir-empty", "albert_act.pretrain --set model_dir=", 1,
+     EMPTY_PATH.format(flag="--set model_dir"), []),
     ("data-input-one-of-two-empty", DATA + " --input {corpus} ''", 1, EMPTY_PATH.format(flag="--input"), []),
     # an output that is the folder one is in, or holds it (run from {tmp}/here/inner: FOLDER below)
     ("export-output-the-current-folder", EXPORT.replace("{tmp}/e/1", "."), 1,

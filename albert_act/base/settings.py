@@ -159,6 +159,11 @@ def _apply_set(parser, config_class, args, typed):
             value = [*getattr(args, key), *value.items()]
         elif types_of(fields[key]) == (str,) and not isinstance(value, str):
             value = json.dumps(value)  # a text setting takes the text as typed (--set model_dir=2024)
+        if fields[key].metadata.get("kind") == PATH:
+            try:
+                checks.path(f"--set {key}", value)
+            except ValueError as error:
+                sys.exit(f"error: {error}")
         setattr(args, key, value)
     args.given |= seen
 
