@@ -21,8 +21,8 @@ from albert_act.base import cli
 cli.quiet_start()
 
 from albert_act import distribution  # noqa: E402
-from albert_act.io.public_checkpoints import write_huggingface  # noqa: E402
 from albert_act.io.source import INIT_FRESH, Source  # noqa: E402
+from albert_act.serve.huggingface import write_huggingface  # noqa: E402
 from albert_act.train.demo_data import prepare_demo_data  # noqa: E402
 from albert_act.train.pretrainer import Pretrainer  # noqa: E402
 from albert_act.train.pretraining_run import PretrainConfig, run_pretraining  # noqa: E402

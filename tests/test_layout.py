@@ -214,25 +214,74 @@ def test_on_disk_names_are_spelled_only_where_they_are_defined():
     assert found == []
 
 
-# Functions allowed past 60 lines, each one statement that reads as a whole.
-LONG_BY_NATURE = {
-    # keras-hub's form: the constructor's arguments are the config, built into layers and echoed one per line
-    "albert_act/model/backbone.py:__init__",
-    # one custom gradient: a switch's forward and the backward that recomputes it, read together
-    "albert_act/model/gathered_halting.py:switched",
-}
-
-
 def test_functions_fit_on_a_screen():
-    """albert_act/ and pipelines/: no function over 60 lines but the few above, so each reads top to
-    bottom (the run loop, fine-tuning, halting_loop and gathered_loop were 103, 98, 101 and 87)."""
+    """albert_act/ and pipelines/: no function over 60 lines, so each reads top to bottom (the run
+    loop, fine-tuning, halting_loop, gathered_loop, the backbone's constructor and the bucket's
+    switch were 103, 98, 101, 87, 95 and 64)."""
     long = [f"{path.relative_to(REPO)}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
             for pattern in ("albert_act/**/*.py", "pipelines/*.py")
             for path in sorted(REPO.glob(pattern))
             for node in ast.walk(ast.parse(path.read_text()))
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 60
-            and f"{path.relative_to(REPO)}:{node.name}" not in LONG_BY_NATURE]
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 60]
     assert long == []
+
+
+# Modules past 450 lines, each with the most it may have: the list can only shrink. The presets
+# leave pretraining_config.py for a module of their own (issue 61, item 5).
+LONG_MODULES = {"albert_act/train/pretraining_config.py": 506}
+
+
+def test_modules_do_one_job():
+    """No module of albert_act/ over 450 lines (past that it is usually two jobs) but those in
+    LONG_MODULES, none of which grows."""
+    lengths = {str(path.relative_to(REPO)): len(path.read_text().splitlines())
+               for path in sorted(REPO.glob("albert_act/**/*.py"))}
+    assert len(lengths) > 60
+    assert {path: n for path, n in lengths.items() if n > 450 and path not in LONG_MODULES} == {}
+    assert {path: n for path, n in lengths.items() if path in LONG_MODULES and n > LONG_MODULES[path]} == {}
+
+
+# What the model stage may not touch: the stages above it, and files (model/ keeps layers, loops
+# and heads; what a path holds is albert_act.io's).
+FILE_MODULES = ("os", "io", "json", "pathlib", "shutil", "glob", "tempfile", "pickle", "h5py", "safetensors")
+FILE_CALLS = ("open", "gfile", "saved_model", "load_checkpoint", "Checkpoint", "CheckpointManager",
+              "TFRecordDataset", "load", "save", "savez", "load_weights", "save_weights", "read_file", "write_file")
+
+
+def file_io(source):
+    """Lines of `source` that import a file module or the stages above the model, or call a
+    file-reading or -writing function."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        for name in names:
+            if name.split(".")[0] in FILE_MODULES or name.startswith(("albert_act.io", "albert_act.train",
+                                                                      "albert_act.serve", "albert_act.analysis",
+                                                                      "tensorflow.io", "keras.saving.save")):
+                found.append(f"{node.lineno}: imports {name}")
+        if isinstance(node, ast.Call):
+            called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if called in FILE_CALLS:
+                found.append(f"{node.lineno}: calls {called}")
+        if isinstance(node, ast.Attribute) and node.attr in ("gfile", "saved_model"):
+            found.append(f"{node.lineno}: uses {node.attr}")
+    return sorted(set(found))
+
+
+def test_the_model_has_no_file_io():
+    """model/ imports nothing of io/, train/ (or serve/, analysis/) and no file module, and calls no
+    function that reads or writes a file (the check finds each, planted)."""
+    planted = file_io("import os\nfrom albert_act.io.source import Source\nopen('x')\ntf.io.gfile.exists('y')\n"
+                      "np.load('z')\nfrom keras import ops\n")
+    assert planted == ["1: imports os", "2: imports albert_act.io.source", "2: imports albert_act.io.source.Source",
+                       "3: calls open", "4: uses gfile", "5: calls load"]
+    modules = sorted(REPO.glob("albert_act/model/*.py"))
+    assert len(modules) >= 12
+    assert {str(path.relative_to(REPO)): found for path in modules if (found := file_io(path.read_text()))} == {}
 
 
 def test_every_command_has_the_one_error_tail():

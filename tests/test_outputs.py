@@ -110,7 +110,6 @@ def test_a_huggingface_export_that_fails_keeps_the_old_dir(tmp_path, monkeypatch
     import numpy as np
 
     from albert_act import export
-    from albert_act.io import public_checkpoints
     from albert_act.serve import huggingface
 
     old = tmp_path / "hf"
@@ -128,7 +127,7 @@ def test_a_huggingface_export_that_fails_keeps_the_old_dir(tmp_path, monkeypatch
     source = types.SimpleNamespace(pretraining_model=lambda: (model, {"backbone": {}}),
                                    tokenizer=lambda vocab=None: types.SimpleNamespace(model_proto=b""))
     monkeypatch.setattr(huggingface, "Source", types.SimpleNamespace(open=lambda path: source))
-    monkeypatch.setattr(public_checkpoints, "write_huggingface", full_disk)
+    monkeypatch.setattr(huggingface, "write_huggingface", full_disk)
     with pytest.raises(SystemExit) as exit_:
         export.main(["--checkpoint", str(tmp_path), "--kind", "pretraining", "--format", "huggingface",
                      "--output", str(old), "--overwrite"])

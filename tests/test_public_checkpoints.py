@@ -18,8 +18,8 @@ import pytest
 import tensorflow as tf
 from safetensors.numpy import save_file
 
-from albert_act.io.public_checkpoints import write_huggingface
 from albert_act.io.source import Source
+from albert_act.serve.huggingface import write_huggingface
 from conftest import STATIC
 
 V, E, H, HEADS, F, P, LAYERS = 400, 8, 16, 2, 32, 64, 3

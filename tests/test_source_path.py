@@ -1,6 +1,6 @@
 """From a command's model-path argument to a loaded model, every command and every kind of path goes
 through one `Source`: the path enters at most 4 places besides the command's own module (5 for
-pretrain from a public checkpoint), a place being a project module or `albert_act.io` as a whole
+pretrain), a place being a project module or `albert_act.io` as a whole
 (the one package that reads what a path holds: the source, a run's checkpoints, exports, public
 checkpoints), no lower stage calls a higher one, and control comes back up the stages at most twice
 (see `call_path`; each command runs for real, stopped once its model is loaded)."""
@@ -80,6 +80,6 @@ def test_a_model_path_reaches_a_loaded_model_through_one_source(kind, tiny_run, 
         print(f"{command} {kind}: {len(places)} places, {upward} upward calls, {turns} returns up: {' > '.join(sequence)}")
         assert "albert_act.io.source" in entered, (command, sequence)
         # pretrain: the config (its sizes from the source) and the run loop (the warm start) are two
-        # modules, as the split by concern wants; a public checkpoint adds its reader.
-        limit = 5 if command.startswith("pretrain") and kind == "huggingface" else 4
+        # modules, as the split by concern wants.
+        limit = 5 if command.startswith("pretrain") else 4
         assert len(places) <= limit and upward <= 1 and turns <= 2, (command, kind, sequence)

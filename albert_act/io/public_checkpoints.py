@@ -20,12 +20,12 @@ with `halting="none"`, which is ALBERT exactly. Anything our model cannot repres
 groups, more than one inner layer, another activation, an untied decoder) is refused, naming the
 setting or the weight and its value.
 
-`write_huggingface` writes the inverse (config.json + model.safetensors + spiece.model), so a
-fixed-depth model trained here can be read by Hugging Face tools, by keras-hub and by us.
+`albert_act.serve.huggingface` writes the inverse (config.json + model.safetensors + spiece.model)
+from these tables, so a fixed-depth model trained here can be read by Hugging Face tools, by
+keras-hub and by us.
 """
 
 import dataclasses
-import json
 import os
 import re
 
@@ -247,20 +247,6 @@ def _to_ours(value, layout, stored_as_out_in, heads):
     return value
 
 
-def _from_ours(value, layout, store_as_out_in):
-    """The inverse of `_to_ours`: our variable's value as the checkpoint stores it."""
-    value = np.asarray(value, dtype=np.float32)
-    if layout == HEADS_IN:
-        value = value.reshape(value.shape[0], -1)
-    elif layout == HEADS_BIAS:
-        value = value.reshape(-1)
-    elif layout == HEADS_OUT:
-        value = value.reshape(-1, value.shape[-1])
-    if layout == OUTPUT_WEIGHTS or (layout in (DENSE, HEADS_IN, HEADS_OUT) and store_as_out_in):
-        value = value.T
-    return np.ascontiguousarray(value)
-
-
 def _stored_names(column):
     """{our variable path: the checkpoint's name} for column 1 (Hugging Face) or 2 (TF1)."""
     return {entry[0]: entry[column] for entry in ALL_WEIGHTS}
@@ -407,53 +393,3 @@ def _read_keras_hub(path, backbone):
         })
         heads = ("mlm",)
     return AlbertCheckpoint("keras-hub-preset", path, backbone, weights, heads)
-
-
-# --- writing ----------------------------------------------------------------------------------------
-
-
-def write_huggingface(weights, backbone_config, output_dir, vocab_bytes=None):
-    """Writes a Hugging Face ALBERT dir (AlbertForPreTraining layout: config.json, model.safetensors,
-    spiece.model) from our weights {variable path: array} and backbone config.
-
-    Only a model that Hugging Face's ALBERT computes the same is written: shared weights, fixed
-    depth (`halting="none"`), which `read_albert_checkpoint` and keras-hub read back.
-    """
-    from safetensors.numpy import save
-
-    if backbone_config.get("halting", "act") != "none" or not backbone_config.get("share_weights", True):
-        raise ValueError("a Hugging Face ALBERT has one shared layer at fixed depth: this model has "
-                         f"halting={backbone_config.get('halting')!r}, share_weights="
-                         f"{backbone_config.get('share_weights')} (pre-train with --halting none)")
-    tensors = {}
-    for table, prefix, head in ((BACKBONE_WEIGHTS + POOLER_WEIGHTS, "albert.", False), (MLM_WEIGHTS, "", True),
-                                (SOP_WEIGHTS, "", True)):
-        if head and not all(entry[0] in weights for entry in table):
-            continue
-        for ours, hf_key, _, layout in table:
-            tensors[prefix + hf_key] = _from_ours(weights[ours], layout, True)
-    if "predictions.bias" in tensors:  # what transformers itself saves for the tied decoder
-        tensors["predictions.decoder.bias"] = tensors["predictions.bias"].copy()
-    config = {
-        "architectures": ["AlbertForPreTraining"], "model_type": "albert",
-        "vocab_size": backbone_config["vocabulary_size"], "embedding_size": backbone_config["embedding_dim"],
-        "hidden_size": backbone_config["hidden_dim"], "num_attention_heads": backbone_config["num_heads"],
-        "intermediate_size": backbone_config["intermediate_dim"],
-        "num_hidden_layers": backbone_config["max_iterations"], "num_hidden_groups": 1, "inner_group_num": 1,
-        "hidden_act": "gelu_new" if backbone_config.get("gelu_approximate", True) else "gelu",
-        "max_position_embeddings": backbone_config["max_sequence_length"],
-        "type_vocab_size": backbone_config.get("num_segments", 2),
-        "layer_norm_eps": backbone_config.get("layer_norm_epsilon", 1e-12),
-        "initializer_range": backbone_config.get("initializer_range", 0.02),
-        "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0, "classifier_dropout_prob": 0.1,
-        "position_embedding_type": "absolute", "pad_token_id": 0, "bos_token_id": 2, "eos_token_id": 3,
-    }
-    tf.io.gfile.makedirs(output_dir)
-    with tf.io.gfile.GFile(os.path.join(output_dir, artifacts.HF_WEIGHTS), "wb") as f:
-        f.write(save(tensors, metadata={"format": "pt"}))  # "pt": what transformers expects to find
-    with tf.io.gfile.GFile(os.path.join(output_dir, artifacts.HF_CONFIG), "w") as f:
-        json.dump(config, f, indent=2)
-    if vocab_bytes is not None:
-        with tf.io.gfile.GFile(os.path.join(output_dir, artifacts.HF_VOCAB), "wb") as f:
-            f.write(vocab_bytes)
-    return output_dir

@@ -1,5 +1,7 @@
 """The encoder stack: one shared (or N_max unshared) transformer block, iterated by ACT."""
 
+import functools
+
 import keras
 from keras import ops
 
@@ -111,32 +113,35 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
             return fn(self.blocks[0], *args)
         if isinstance(i, int):  # static loop: pick the block directly
             return fn(self.blocks[i], *args)
-        return ops.switch(i, [lambda *a, b=b: fn(b, *a) for b in self.blocks], *args)
+        return ops.switch(i, [functools.partial(fn, block) for block in self.blocks], *args)
 
     def call(self, hidden_states, padding_mask, training=None, iteration_cap=None):
-        def apply_fn(h, i):
-            return self._per_block(i, lambda b, h: b(h, padding_mask=padding_mask, training=training),
-                                   ops.cast(h, self.compute_dtype))
-
         # sparse, gather: the query/key/value kernels concatenated once, not at every iteration. Not for
-        # bucket, whose iterations must read the weights themselves (gathered_halting.switched).
+        # bucket, whose iterations must read the weights themselves (gathered_halting.differentiable_switch).
         concatenated = self.execution in ("sparse", "gather")
-        qkv_weights = {b.name: b.qkv_weights() if concatenated else None for b in self.blocks}
-        layer = IteratedLayer(
-            apply_fn,
-            project_fn=lambda states, i: self._per_block(
-                i, lambda b, s: b.project(s, qkv_weights[b.name]), ops.cast(states, self.compute_dtype)),
-            attend_fn=lambda query_states, query, keys, i: self._per_block(
-                i, lambda b, s, q, g: b.attend(s, q, g, training=training),
-                ops.cast(query_states, self.compute_dtype), query, keys),
-            reuse_keys=self.share_weights,
-            weights=self.trainable_weights,
-        )
+        qkv_weights = {block.name: block.qkv_weights() if concatenated else None for block in self.blocks}
 
-        halting_fn = None
-        if self.halting_unit is not None:
-            halting_fn = lambda y, i: self.halting_unit(y)  # noqa: E731
+        def apply_block(block, states):
+            return block(states, padding_mask=padding_mask, training=training)
 
+        def project_block(block, states):
+            return block.project(states, qkv_weights[block.name])
+
+        def attend_block(block, query_states, query, keys):
+            return block.attend(query_states, query, keys, training=training)
+
+        def apply_fn(states, i):
+            return self._per_block(i, apply_block, ops.cast(states, self.compute_dtype))
+
+        def project_fn(states, i):
+            return self._per_block(i, project_block, ops.cast(states, self.compute_dtype))
+
+        def attend_fn(query_states, query, keys, i):
+            return self._per_block(i, attend_block, ops.cast(query_states, self.compute_dtype), query, keys)
+
+        layer = IteratedLayer(apply_fn, project_fn=project_fn, attend_fn=attend_fn, reuse_keys=self.share_weights,
+                              weights=self.trainable_weights)
+        halting_fn = None if self.halting_unit is None else self._halting_probability
         return halting_loop(
             hidden_states,
             padding_mask,
@@ -149,6 +154,10 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
             capacity=self.capacity,
             iteration_cap=iteration_cap,
         )
+
+    def _halting_probability(self, y, i):
+        """p (B, T) of the layer output y at iteration i (the halting unit reads y alone)."""
+        return self.halting_unit(y)
 
     def first_halting_logits(self, hidden_states, padding_mask):
         """float32 (B, T): w . y_t^1 + b, the halting unit's logit at each token's first iteration,

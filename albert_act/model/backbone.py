@@ -5,6 +5,20 @@ import keras
 from albert_act.model.adaptive_encoder import AdaptiveDepthEncoder
 from albert_act.model.embeddings import FactorizedEmbedding
 
+INPUTS = ("token_ids", "segment_ids", "padding_mask")
+# The constructor's arguments that are the model's config (all but dtype, name and trainable), in
+# its order: set as attributes and echoed by `get_config`, one name each (keras-hub's form).
+SETTINGS = ("vocabulary_size", "num_heads", "embedding_dim", "hidden_dim", "intermediate_dim", "max_iterations",
+            "halting", "share_weights", "halting_epsilon", "halting_bias_initializer", "execution", "capacity",
+            "return_details", "dropout", "max_sequence_length", "num_segments", "layer_norm_epsilon",
+            "initializer_range", "gelu_approximate")
+# Which of them each layer takes (the pooler: hidden_dim and initializer_range).
+EMBEDDING_SETTINGS = ("vocabulary_size", "embedding_dim", "hidden_dim", "max_sequence_length", "num_segments",
+                      "layer_norm_epsilon", "dropout", "initializer_range")
+ENCODER_SETTINGS = ("num_heads", "intermediate_dim", "max_iterations", "halting", "share_weights", "halting_epsilon",
+                    "halting_bias_initializer", "execution", "capacity", "return_details", "dropout",
+                    "layer_norm_epsilon", "initializer_range", "gelu_approximate")
+
 
 @keras.saving.register_keras_serializable(package="albert_act")
 class AlbertActBackbone(keras.Model):
@@ -93,40 +107,14 @@ class AlbertActBackbone(keras.Model):
         dtype=None,
         **kwargs,
     ):
+        settings = locals()  # the arguments, before anything else is defined: the config (`SETTINGS`)
         unknown = sorted(set(kwargs) - {"name", "trainable"})  # Keras's Model would drop them silently
         if unknown:
             raise TypeError(f"AlbertActBackbone got unexpected arguments: {', '.join(unknown)}")
         # Layers first (they validate their arguments), then the functional graph.
-        self.embeddings = FactorizedEmbedding(
-            vocabulary_size=vocabulary_size,
-            embedding_dim=embedding_dim,
-            hidden_dim=hidden_dim,
-            max_sequence_length=max_sequence_length,
-            num_segments=num_segments,
-            layer_norm_epsilon=layer_norm_epsilon,
-            dropout=dropout,
-            initializer_range=initializer_range,
-            dtype=dtype,
-            name="embeddings",
-        )
-        self.encoder = AdaptiveDepthEncoder(
-            num_heads=num_heads,
-            intermediate_dim=intermediate_dim,
-            max_iterations=max_iterations,
-            halting=halting,
-            share_weights=share_weights,
-            halting_epsilon=halting_epsilon,
-            halting_bias_initializer=halting_bias_initializer,
-            execution=execution,
-            capacity=capacity,
-            return_details=return_details,
-            dropout=dropout,
-            layer_norm_epsilon=layer_norm_epsilon,
-            initializer_range=initializer_range,
-            gelu_approximate=gelu_approximate,
-            dtype=dtype,
-            name="encoder",
-        )
+        self.embeddings = FactorizedEmbedding(**{k: settings[k] for k in EMBEDDING_SETTINGS}, dtype=dtype,
+                                              name="embeddings")
+        self.encoder = AdaptiveDepthEncoder(**{k: settings[k] for k in ENCODER_SETTINGS}, dtype=dtype, name="encoder")
         self.pooler = keras.layers.Dense(
             hidden_dim,
             activation="tanh",
@@ -135,44 +123,23 @@ class AlbertActBackbone(keras.Model):
             name="pooler",
         )
 
-        inputs = {
-            "token_ids": keras.Input(shape=(None,), dtype="int32", name="token_ids"),
-            "segment_ids": keras.Input(shape=(None,), dtype="int32", name="segment_ids"),
-            "padding_mask": keras.Input(shape=(None,), dtype="int32", name="padding_mask"),
-        }
-        hidden = self.embeddings(inputs["token_ids"], inputs["segment_ids"])  # (B, T, H)
-        outputs = dict(self.encoder(hidden, inputs["padding_mask"]))
-        outputs["pooled_output"] = self.pooler(outputs["sequence_output"][:, 0, :])  # (B, H)
-        super().__init__(inputs=inputs, outputs=outputs, dtype=dtype, **kwargs)
+        inputs = {name: keras.Input(shape=(None,), dtype="int32", name=name) for name in INPUTS}  # (B, T) each
+        super().__init__(inputs=inputs, outputs=self._encode(inputs), dtype=dtype, **kwargs)
+        for name in SETTINGS:  # echoed by get_config
+            setattr(self, name, settings[name])
 
-        self.vocabulary_size = vocabulary_size
-        self.num_heads = num_heads
-        self.embedding_dim = embedding_dim
-        self.hidden_dim = hidden_dim
-        self.intermediate_dim = intermediate_dim
-        self.max_iterations = max_iterations
-        self.halting = halting
-        self.share_weights = share_weights
-        self.halting_epsilon = halting_epsilon
-        self.halting_bias_initializer = halting_bias_initializer
-        self.execution = execution
-        self.capacity = capacity
-        self.return_details = return_details
-        self.dropout = dropout
-        self.max_sequence_length = max_sequence_length
-        self.num_segments = num_segments
-        self.layer_norm_epsilon = layer_norm_epsilon
-        self.initializer_range = initializer_range
-        self.gelu_approximate = gelu_approximate
+    def _encode(self, inputs, **encoder_arguments):
+        """The named outputs of `inputs` (the model's): embeddings -> encoder -> pooled [CLS]."""
+        hidden = self.embeddings(inputs["token_ids"], inputs["segment_ids"])  # (B, T, H)
+        outputs = dict(self.encoder(hidden, inputs["padding_mask"], **encoder_arguments))
+        outputs["pooled_output"] = self.pooler(outputs["sequence_output"][:, 0, :])  # (B, H)
+        return outputs
 
     def capped(self, inputs, iteration_cap):
         """The model's outputs with every token halting by `iteration_cap` iterations (an int or an
         int scalar tensor; N_max and above change nothing): the same weights, shallower and faster,
         as a served signature's depth knob runs them. inputs: as the model's."""
-        hidden = self.embeddings(inputs["token_ids"], inputs["segment_ids"])
-        outputs = dict(self.encoder(hidden, inputs["padding_mask"], training=False, iteration_cap=iteration_cap))
-        outputs["pooled_output"] = self.pooler(outputs["sequence_output"][:, 0, :])
-        return outputs
+        return self._encode(inputs, training=False, iteration_cap=iteration_cap)
 
     def first_halting_logits(self, inputs):
         """float32 (B, T): the halting unit's logit at each token's first iteration (None at fixed
@@ -190,25 +157,7 @@ class AlbertActBackbone(keras.Model):
             "name": self.name,
             "trainable": self.trainable,
             "dtype": keras.dtype_policies.serialize(self.dtype_policy),
-            "vocabulary_size": self.vocabulary_size,
-            "num_heads": self.num_heads,
-            "embedding_dim": self.embedding_dim,
-            "hidden_dim": self.hidden_dim,
-            "intermediate_dim": self.intermediate_dim,
-            "max_iterations": self.max_iterations,
-            "halting": self.halting,
-            "share_weights": self.share_weights,
-            "halting_epsilon": self.halting_epsilon,
-            "halting_bias_initializer": self.halting_bias_initializer,
-            "execution": self.execution,
-            "capacity": self.capacity,
-            "return_details": self.return_details,
-            "dropout": self.dropout,
-            "max_sequence_length": self.max_sequence_length,
-            "num_segments": self.num_segments,
-            "layer_norm_epsilon": self.layer_norm_epsilon,
-            "initializer_range": self.initializer_range,
-            "gelu_approximate": self.gelu_approximate,
+            **{name: getattr(self, name) for name in SETTINGS},
         }
 
     @classmethod

@@ -37,7 +37,8 @@ import tensorflow as tf  # gathers/scatters with batch dims: the TensorFlow back
 from keras.src.backend import AutocastScope  # no public name; keras is pinned (requirements.txt)
 from tensorflow.compiler.tf2xla.ops import gen_xla_ops  # XlaOptimizationBarrier: no public name either
 
-from albert_act.model.act_state import act_update, initial_state, outputs_of, record_details
+from albert_act.model.act_state import (act_update, gather_slots, initial_state, key_mask, most_running, outputs_of,
+                                        record_details, running_first, scatter_slots, slot_index)
 from albert_act.model.switched_halting import bucket_widths  # noqa: F401 (the widths, shared with the JAX form)
 
 
@@ -49,8 +50,9 @@ def gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, eps
     """
     shape = tf.shape(is_real)
     length = is_real.shape[1] if is_real.shape[1] is not None else shape[1]
-    state = _initial_state(hidden_states, is_real, layer, max_iterations, return_details)
-    real_keys = is_real[:, None, None, :]  # (B, 1, 1, T)
+    state = initial_state(hidden_states, is_real, max_iterations, return_details, layer)
+    state["overflows"] = tf.zeros_like(state["iterations"])  # (B, T): tokens a capacity made halt
+    real_keys = key_mask(is_real)  # (B, 1, 1, T)
     # Only a capacity below the length can leave running tokens out of the slots; gather's W
     # always holds them all, so it skips the overflow bookkeeping (a scatter and a (B, T, H) select).
     can_overflow = buckets is not None and buckets[-1] < length
@@ -67,30 +69,30 @@ def gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, eps
         if dense:
             slots, slot_h = None, state["h"]
         else:
-            slots = tf.argsort(tf.cast(tf.logical_not(running), tf.int32), axis=1, stable=True)[:, :width]  # (B, W)
-            slot_h = tf.gather(state["h"], slots, axis=1, batch_dims=1)  # (B, W, H)
+            slots = running_first(running, width)  # (B, W)
+            slot_h = gather_slots(state["h"], slots)  # (B, W, H)
         if layer.reuse_keys:
             query, key, value = state["query"], state["key"], state["value"]
         else:  # this iteration's weights: every position's queries/keys/values anew
             query, key, value = layer.project_fn(state["h"], i)
         if not dense:
-            query = tf.gather(query, slots, axis=2, batch_dims=1)
+            query = gather_slots(query, slots, axis=2)
         y, probability = block(slot_h, query, key, value, i)  # (B, W, H), (B, W) or None
         forced = None
         if not dense:
             y, probability, forced = _scattered_back(y, probability, slots, state["h"], running, can_overflow)
         updated, halts_now, p, weight = act_update(
             state, y, probability, running, i, max_iterations, epsilon, forced=forced)
-        new_state = {**state, **updated, "running": tf.logical_and(running, tf.logical_not(halts_now))}
+        new_state = {**state, **updated}
         if forced is not None:
             new_state["overflows"] = state["overflows"] + tf.cast(forced, tf.float32)
         if layer.reuse_keys and i + 1 < max_iterations:  # the computed tokens' new projections
             if dense:
                 projected = layer.project_fn(updated["h"], i + 1)
             else:
-                projected = layer.project_fn(tf.gather(updated["h"], slots, axis=1, batch_dims=1), i + 1)
+                projected = layer.project_fn(gather_slots(updated["h"], slots), i + 1)
             for name, value in zip(("query", "key", "value"), projected):
-                new_state[name] = value if dense else _scatter_slots(state[name], slots, value)
+                new_state[name] = value if dense else scatter_slots(state[name], slots, value, axis=2)
         if return_details:
             new_state.update(record_details(state, i, p, weight, updated["h"]))
         return new_state
@@ -99,21 +101,11 @@ def gathered_loop(hidden_states, is_real, layer, halting_fn, max_iterations, eps
     return outputs_of(state, max_iterations, max_iterations, return_details)
 
 
-def _initial_state(hidden_states, is_real, layer, max_iterations, return_details):
-    """The loop's state before the first iteration (`halting.halting_loop`'s, with `overflows` and,
-    when the layer reuses keys, every token's queries/keys/values (B, heads, T, head_dim))."""
-    state = initial_state(hidden_states, is_real, max_iterations, return_details)
-    state["overflows"] = tf.zeros_like(state["iterations"])  # (B, T)
-    if layer.reuse_keys:
-        state["query"], state["key"], state["value"] = layer.project_fn(hidden_states, 0)
-    return state
-
-
 def _scattered_back(y, probability, slots, h, running, can_overflow):
     """The slots' layer outputs (B, W, H) and halting probabilities (B, W) (or None) scattered back
     to their positions, (B, T, H) and (B, T), and the tokens a capacity left out (`forced`, None
     when none can be): they keep their state (y = h), so their remainder changes nothing of h."""
-    index = _scatter_index(slots)
+    index = slot_index(slots)
     shape = tf.shape(running)
     y, forced = tf.scatter_nd(index, y, tf.shape(h)), None
     if can_overflow:
@@ -130,9 +122,9 @@ def _schedule(iteration, state, length, buckets, max_iterations, return_details,
 
     The first runs every position. After it, "gather" computes the most running tokens of any
     row (a full row runs dense, without gathers or scatters; none running skips the iteration),
-    and "bucket" the smallest of `buckets` that holds them, under `switched`."""
+    and "bucket" the smallest of `buckets` that holds them, under `differentiable_switch`."""
     for i in range(max_iterations):
-        needed = tf.reduce_max(tf.reduce_sum(tf.cast(state["running"], tf.int32), axis=1))  # most running in a row
+        needed = most_running(state["running"])
         if i == 0:
             state = iteration(0, state, length if isinstance(length, int) else needed)
         elif buckets is None:
@@ -147,11 +139,11 @@ def _schedule(iteration, state, length, buckets, max_iterations, return_details,
                 state = iteration(i, state, needed)
         else:
             choice = tf.minimum(tf.reduce_sum(tf.cast(tf.constant(buckets) < needed, tf.int32)), len(buckets) - 1)
-            state = switched(lambda s, w, i=i: iteration(i, s, w) if w else dict(s), state, choice, buckets, weights)
+            state = differentiable_switch(lambda s, w, i=i: iteration(i, s, w) if w else dict(s), state, choice, buckets, weights)
     return state
 
 
-def switched(iteration, state, choice, widths, weights=()):
+def differentiable_switch(iteration, state, choice, widths, weights=()):
     """`iteration(state, widths[choice])` under `tf.switch_case`, differentiable under XLA.
 
     The backward pass runs the same switch, each branch recomputing its own forward and
@@ -159,12 +151,7 @@ def switched(iteration, state, choice, widths, weights=()):
     (of each width's shapes) out of the Case op, which XLA on the CPU (TF 2.21) crashes on.
     The price is one more forward of the chosen width in the backward pass.
 
-    Every tensor a switch reads passes an XLA optimization barrier first (`_opaque`). For each
-    input of a Case op, TensorFlow's XLA bridge asks whether it is a compile-time constant, and
-    its value inference walks back through everything the input depends on, earlier switches'
-    branches included. Without the barrier that walk took most of the compile: at the tests'
-    tiny sizes the forward compiled in 12 s with one switched iteration and 55 s with two
-    (the static loop: 2 s), against 6 and 8 s with it; the barrier stops the walk at once.
+    Every tensor a switch reads passes an XLA optimization barrier first (`_behind_barrier`).
 
     weights: the Keras variables the iteration reads (`IteratedLayer.weights`). They enter
     as tensors, read once outside the switch (`keras.StatelessScope` hands them to the
@@ -188,12 +175,12 @@ def switched(iteration, state, choice, widths, weights=()):
 
     @tf.custom_gradient
     def run(*args):
-        index, running_now, *inputs = _opaque([choice, running, *args])
+        index, running_now, *inputs = _behind_barrier([choice, running, *args])
         values, weight_values = inputs[:len(names)], inputs[len(names):]
 
         def gradient(*upstream, variables=()):
             upstream = [tf.zeros_like(v) if g is None else g for g, v in zip(upstream, values)]
-            index, running_now, *inputs = _opaque([choice, running, *args, *upstream])
+            index, running_now, *inputs = _behind_barrier([choice, running, *args, *upstream])
             inputs, upstream = inputs[:len(args)], inputs[len(args):]
 
             def branch_gradient(width):
@@ -217,23 +204,13 @@ def switched(iteration, state, choice, widths, weights=()):
     return new_state
 
 
-def _opaque(tensors):
-    """The tensors, unchanged, behind one XLA optimization barrier: the bridge's value inference
-    stops there instead of walking back through the whole graph (see `switched`). Outside XLA
-    the op passes its inputs through."""
+def _behind_barrier(tensors):
+    """The tensors, unchanged, behind one XLA optimization barrier (outside XLA the op passes its
+    inputs through), for `differentiable_switch`'s Case ops.
+
+    For each input of a Case op, TensorFlow's XLA bridge asks whether it is a compile-time
+    constant, and its value inference walks back through everything the input depends on,
+    earlier switches' branches included. Without the barrier that walk took most of the compile:
+    at the tests' tiny sizes the forward compiled in 12 s with one switched iteration and 55 s
+    with two (the static loop: 2 s), against 6 and 8 s with it; the barrier stops the walk at once."""
     return gen_xla_ops.xla_optimization_barrier(list(tensors))
-
-
-def _scatter_index(slots):
-    """(B, W, 2) (row, position) index of every slot, for scatter_nd into (B, T, ...)."""
-    rows = tf.broadcast_to(tf.range(tf.shape(slots)[0])[:, None], tf.shape(slots))
-    return tf.stack([rows, slots], axis=-1)
-
-
-def _scatter_slots(full, slots, values):
-    """`full` (B, heads, T, d) with `values` (B, heads, W, d) written at the slots' positions."""
-    shape = tf.shape(values)[:3]  # (B, heads, W)
-    index = tf.stack([tf.broadcast_to(tf.range(shape[0])[:, None, None], shape),
-                      tf.broadcast_to(tf.range(shape[1])[None, :, None], shape),
-                      tf.broadcast_to(slots[:, None, :], shape)], axis=-1)  # (row, head, position)
-    return tf.tensor_scatter_nd_update(full, index, values)

@@ -74,7 +74,7 @@ class IteratedLayer:
     reuse_keys: keys/values of frozen tokens stay valid from one iteration to the next
         (True for a shared layer; False when each iteration has its own weights).
     weights: the Keras variables the layer and the halting function read; `execution="bucket"`
-        takes their gradients itself (`albert_act.model.gathered_halting.switched`).
+        takes their gradients itself (`albert_act.model.gathered_halting.differentiable_switch`).
     """
 
     def __init__(self, apply_fn, project_fn=None, attend_fn=None, reuse_keys=True, weights=()):
@@ -82,7 +82,7 @@ class IteratedLayer:
         self.weights = tuple(weights)
 
     @property
-    def splits(self):
+    def has_attention_parts(self):
         """True when the layer comes as projections + attention (what the sparse loop needs)."""
         return self.project_fn is not None and self.attend_fn is not None
 
@@ -182,7 +182,7 @@ def halting_loop(
         always 0 but with "bucket" and a capacity), and the details when asked for.
         Padding has N = R = E = 0.
     """
-    layer, cap = _checked(layer, max_iterations, epsilon, execution, capacity, iteration_cap)
+    layer, cap = _layer_and_cap(layer, max_iterations, epsilon, execution, capacity, iteration_cap)
     is_real = ops.cast(padding_mask, "bool")  # (B, T)
     hidden_states = ops.cast(hidden_states, "float32")
     if execution == "sparse":
@@ -196,16 +196,17 @@ def halting_loop(
                       return_details, cap)
 
 
-def _checked(layer, max_iterations, epsilon, execution, capacity, iteration_cap):
+def _layer_and_cap(layer, max_iterations, epsilon, execution, capacity, iteration_cap):
     """(`layer` as an `IteratedLayer`, the iteration at which every token halts: N_max or the
-    iteration_cap clipped to [1, N_max]), once `halting_loop`'s arguments are known to be valid."""
+    iteration_cap clipped to [1, N_max]); a ValueError names the first of `halting_loop`'s
+    arguments that is not valid."""
     checks.positive_int("max_iterations", max_iterations, checks.MAX_ITERATIONS)
     checks.probability("epsilon", epsilon, inclusive_low=False)
     checks.one_of("execution", execution, EXECUTIONS)
     if capacity is not None:
         checks.positive_int("capacity", capacity)
     layer = layer if isinstance(layer, IteratedLayer) else IteratedLayer(layer)
-    if execution in SLOTTED_EXECUTIONS and not layer.splits:
+    if execution in SLOTTED_EXECUTIONS and not layer.has_attention_parts:
         raise ValueError(f'execution="{execution}" needs an IteratedLayer with project_fn and attend_fn '
                          "(the layer as projections + attention)")
     if iteration_cap is None:
@@ -251,9 +252,7 @@ def dense_loop(hidden_states, is_real, layer, halting_fn, max_iterations, epsilo
     def step(i, state):
         y = ops.cast(layer.apply_fn(state["h"], i), "float32")  # (B, T, H)
         raw_probability = None if halting_fn is None else halting_fn(y, i)
-        new_state, halts_now, probability, weight = act_update(
-            state, y, raw_probability, state["running"], i, cap, epsilon)
-        new_state["running"] = ops.logical_and(state["running"], ops.logical_not(halts_now))
+        new_state, _, probability, weight = act_update(state, y, raw_probability, state["running"], i, cap, epsilon)
         if return_details:
             new_state.update(record_details(state, i, probability, weight, new_state["h"]))
         return new_state

@@ -24,7 +24,8 @@ import math
 import keras
 from keras import ops
 
-from albert_act.model.act_state import act_update, initial_state, outputs_of, record_details
+from albert_act.model.act_state import (act_update, initial_state, key_mask, most_running, outputs_of, record_details,
+                                        running_first)
 
 SMALLEST_BUCKET = 4  # below this, a bucket saves less than its branch costs to compile
 FINE_STEP = 16  # widths above this also come in its multiples (`bucket_widths`)
@@ -51,14 +52,12 @@ def switched_loop(hidden_states, is_real, layer, halting_fn, max_iterations, eps
     """The loop; arguments and outputs as `halting.halting_loop` (is_real bool (B, T), h float32; the
     layer an `IteratedLayer` with project_fn and attend_fn; widths ascending, the sequence length last)."""
     length = widths[-1]
-    state = initial_state(hidden_states, is_real, max_iterations, return_details)
-    if layer.reuse_keys:
-        state["query"], state["key"], state["value"] = layer.project_fn(hidden_states, 0)
+    state = initial_state(hidden_states, is_real, max_iterations, return_details, layer)
     for i in range(max_iterations):
         if i == 0:  # every real token runs the first iteration
             state = _iteration(state, i, length, layer, halting_fn, is_real, max_iterations, epsilon, return_details)
             continue
-        needed = ops.max(ops.sum(ops.cast(state["running"], "int32"), axis=1))  # most running tokens of a row
+        needed = most_running(state["running"])
         choice = ops.minimum(ops.sum(ops.cast(ops.convert_to_tensor(widths) < needed, "int32")), len(widths) - 1)
         branches = [keras.remat(lambda s, w=w, i=i: _iteration(s, i, w, layer, halting_fn, is_real, max_iterations,
                                                                   epsilon, return_details)) for w in widths]
@@ -76,7 +75,7 @@ def _iteration(state, i, width, layer, halting_fn, is_real, max_iterations, epsi
         gather = None
         slot_h = state["h"]
     else:
-        slots = ops.argsort(ops.cast(ops.logical_not(running), "int32"), axis=1)[:, :width]  # running first
+        slots = running_first(running, width)  # (B, W)
         gather = ops.one_hot(slots, length, dtype="float32")  # (B, W, T)
         slot_h = ops.einsum("bwt,bth->bwh", gather, state["h"])
     if layer.reuse_keys:
@@ -85,13 +84,13 @@ def _iteration(state, i, width, layer, halting_fn, is_real, max_iterations, epsi
         query, key, value = layer.project_fn(state["h"], i)
     if gather is not None:
         query = ops.einsum("bwt,bntd->bnwd", ops.cast(gather, query.dtype), query)
-    y = ops.cast(layer.attend_fn(slot_h, query, [(key, value, is_real[:, None, None, :])], i), "float32")  # (B, W, H)
+    y = ops.cast(layer.attend_fn(slot_h, query, [(key, value, key_mask(is_real))], i), "float32")  # (B, W, H)
     probability = None if halting_fn is None else ops.cast(halting_fn(y, i), "float32")  # (B, W)
     if gather is not None:
         y = ops.einsum("bwt,bwh->bth", gather, y)
         probability = None if probability is None else ops.einsum("bwt,bw->bt", gather, probability)
     updated, halts_now, p, weight = act_update(state, y, probability, running, i, max_iterations, epsilon)
-    new_state = {**state, **updated, "running": ops.logical_and(running, ops.logical_not(halts_now))}
+    new_state = {**state, **updated}
     if layer.reuse_keys and i + 1 < max_iterations:  # the computed tokens' projections of their new states
         new_h = updated["h"] if gather is None else ops.einsum("bwt,bth->bwh", gather, updated["h"])
         projected = layer.project_fn(new_h, i + 1)
