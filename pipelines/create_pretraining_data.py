@@ -20,15 +20,14 @@ stats.json is written last.
 
 import collections
 import json
-import multiprocessing
 import os
 import random
 import sys
 import time
 
-from albert_act.base import cli, outputs, text_files
+from albert_act.base import checks, cli, outputs, text_files
 from albert_act.base.artifacts import INCOMPLETE, STATS_JSON, STATS_MD, TOKENS_EVAL, TOKENS_TRAIN
-from pipelines import instances, token_corpus
+from pipelines import instances, token_corpus, worker_pool
 from pipelines.tfrecord_writer import TFRecordWriter
 from pipelines.tokenizer import Tokenizer
 
@@ -46,71 +45,6 @@ def read_documents(files, skip_invalid_utf8=False, invalid_lines=None):
                 document = []
         if document:
             yield document
-
-
-def _batches(documents, size):
-    batch = []
-    for index, document in enumerate(documents):
-        batch.append((index, document))
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
-def _start_worker(initializer, initargs):
-    """Workers leave Ctrl-C to the main process (which stops them, removes the staging dir and
-    says so), instead of each printing its own KeyboardInterrupt traceback; and on Linux they die
-    with it (a SIGKILL of the command leaves no orphan printing BrokenPipe tracebacks)."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # not Linux
-        pass
-    if os.getppid() == 1:  # the parent died before prctl
-        os._exit(0)
-    initializer(*initargs)
-
-
-def _result(future):
-    from concurrent.futures.process import BrokenProcessPool
-
-    try:
-        return future.result()
-    except BrokenProcessPool as error:
-        what = ("a worker process failed to start" if "initializer" in str(error) else
-                "a worker process died (killed, or out of memory: try fewer --workers)")
-        raise ValueError(f"{what}; nothing was kept: re-run") from None
-
-
-def _ordered_map(fn, items, workers, initializer, initargs):
-    """Like Pool.imap, but never more than 4 tasks per worker in flight (bounded memory), and a
-    worker that dies (killed, out of memory) ends the run with a message instead of a hang."""
-    if workers == 1:
-        initializer(*initargs)
-        yield from map(fn, items)
-        return
-    from concurrent.futures import ProcessPoolExecutor
-
-    context = multiprocessing.get_context("spawn")  # workers import no TensorFlow
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(initializer, initargs))
-    finished = False
-    try:
-        pending = collections.deque()
-        for item in items:
-            pending.append(pool.submit(fn, item))
-            if len(pending) >= 4 * workers:
-                yield _result(pending.popleft())
-        while pending:
-            yield _result(pending.popleft())
-        finished = True
-    finally:
-        pool.shutdown(wait=finished, cancel_futures=True)
 
 
 class _ShardWriter:
@@ -143,6 +77,12 @@ class _ShardWriter:
             writer.close()
 
 
+# The writing's own settings (`InstanceConfig` checks the instances'), one rule each, for the function
+# and its flags alike: more than half the documents held out would leave the training shards the minority.
+RUN_RULES = {"num_shards": "int[1,100000]", "workers": "int[1,1024]", "eval_fraction": "[0,0.5]",
+             "shuffle_buffer": "int[1,10000000]"}
+
+
 def create_pretraining_data(
     input_patterns,
     vocab,
@@ -164,10 +104,9 @@ def create_pretraining_data(
     already holds shards, and bad config values.
     """
     workers = workers or os.cpu_count()
-    if num_shards < 1:
-        raise ValueError(f"num_shards must be >= 1, got {num_shards}")
-    if not 0.0 <= eval_fraction < 1.0:
-        raise ValueError(f"eval_fraction must be in [0, 1), got {eval_fraction}")
+    for name, value in (("num_shards", num_shards), ("workers", workers), ("eval_fraction", eval_fraction),
+                        ("shuffle_buffer", shuffle_buffer)):
+        checks.rule_check(name, value, RUN_RULES[name])
     files = text_files.expand_patterns(input_patterns)
     _check_each_file_once(files)
     tokenizer = Tokenizer.from_file(vocab)
@@ -253,9 +192,9 @@ def _write_shards(files, tokenizer, config, staging, num_shards, workers, eval_f
     train = _ShardWriter(staging, "train", num_shards, shuffle_buffer, config.seed)
     evaluation = _ShardWriter(staging, "eval", 1, shuffle_buffer, config.seed)
     documents = read_documents(files, skip_invalid_utf8, invalid_lines)
-    results = _ordered_map(
+    results = worker_pool.ordered_map(
         instances.process_documents,
-        _batches(documents, docs_per_task),
+        worker_pool.batches(documents, docs_per_task),
         workers,
         instances.init_worker,
         (tokenizer.model_proto, config, eval_fraction),
@@ -376,10 +315,9 @@ def _write_report(report, output_dir):
 
 
 FLAG_RULES = {"max_seq_length": "int[5,8192]", "masked_lm_prob": "(0,1)", "short_seq_prob": "[0,1]",
-              "single_segment_prob": "[0,1]", "eval_fraction": "[0,0.5]", "dupe_factor": "int[1,1000]",
-              "num_shards": "int[1,100000]", "workers": "int[1,1024]", "shuffle_buffer": "int[1,10000000]",
+              "single_segment_prob": "[0,1]", "dupe_factor": "int[1,1000]",
               "max_predictions_per_seq": "int[1,8192]", "seed": "int>=0", "max_ngram": "int[1,10]",
-              **dict.fromkeys(("input", "vocab", "output_dir"), "path")}
+              **RUN_RULES, **dict.fromkeys(("input", "vocab", "output_dir"), "path")}
 
 
 def main(argv=None):

@@ -112,3 +112,15 @@ def test_a_full_disk_is_a_message_and_leaves_nothing(wiki_vocab, tmp_path, monke
     with pytest.raises(ValueError, match=r"writing shards to .*out failed: No space left on device \(.*train-00000"):
         _run(wiki_vocab, [corpus], tmp_path / "out")
     _assert_nothing_written(tmp_path / "out")
+
+
+@pytest.mark.parametrize("name, value, words", [("eval_fraction", 0.6, r"a number in \[0, 0.5\]"),
+                                                ("num_shards", 0, r"an integer in \[1, 100000\]")])
+def test_the_function_and_its_flags_hold_one_rule(tmp_path, name, value, words):
+    """create_pretraining_data and its command line check the writing's settings by the same rule
+    (RUN_RULES), before reading any file."""
+    with pytest.raises(ValueError, match=rf"^{name} must be {words}, got {value}$"):
+        cpd.create_pretraining_data([str(tmp_path / "none.txt")], str(tmp_path / "none.model"), str(tmp_path / "out"),
+                                    InstanceConfig(vocabulary_size=400), **{name: value}, progress=False)
+    assert cpd.FLAG_RULES[name] == cpd.RUN_RULES[name]
+    _assert_nothing_written(tmp_path / "out")

@@ -100,6 +100,11 @@ def flags(args, rules):
         if rule == PATH:
             path(f"--{flag}", value)
             continue
-        words, test = flag_rule(rule)
-        if value is not None and not test(value):
-            raise ValueError(f"--{flag} must be {words}, got {value}")
+        rule_check(f"--{flag}", value, rule)
+
+
+def rule_check(name, value, rule):
+    """Checks `value` against a `flag_rule` rule (None passes): ValueError "NAME must be WORDS, got VALUE"."""
+    words, test = flag_rule(rule)
+    if value is not None and not test(value):
+        raise ValueError(f"{name} must be {words}, got {value}")
