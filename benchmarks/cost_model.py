@@ -104,7 +104,7 @@ def measured_demo_update(runs=5):
     from albert_act.train.pretraining_run import PretrainConfig
     from benchmarks.pretrain_speed import random_batch
 
-    config = PretrainConfig(train_files=[], eval_files=[], model_dir="", preset="demo", halting="none",
+    config = PretrainConfig(train_files=[], eval_files=[], model_dir="unused", preset="demo", halting="none",
                             execution="static", jit_compile=True, steps=100, warmup_steps=0, learning_rate=0.0,
                             global_batch_size=32, micro_batch_size=32).resolved()
     trainer = Pretrainer(config, tf.distribute.get_strategy(), "cpu")

@@ -220,7 +220,7 @@ def trainer_for(preset, length, halting, execution, batch, micro_batch, jit_comp
     from albert_act.train.pretrainer import Pretrainer
     from albert_act.train.pretraining_run import PretrainConfig
 
-    config = PretrainConfig(train_files=[], eval_files=[], model_dir="", preset=preset, halting=halting,
+    config = PretrainConfig(train_files=[], eval_files=[], model_dir="unused", preset=preset, halting=halting,
                             execution=execution, jit_compile=XLA[execution] if jit_compile is None else jit_compile,
                             steps=1000, warmup_steps=0, learning_rate=0.0, global_batch_size=batch,
                             micro_batch_size=micro_batch, ponder_cost_weight=1e-3,

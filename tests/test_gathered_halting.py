@@ -163,7 +163,7 @@ def test_pretraining_chooses_an_execution_xla_compiles():
     from albert_act.train.pretraining_config import PretrainConfig
 
     def config(**kwargs):
-        return PretrainConfig(train_files=[], eval_files=[], model_dir="", **kwargs).resolved()
+        return PretrainConfig(train_files=[], eval_files=[], model_dir="run", **kwargs).resolved()
 
     assert (config().execution, config().jit_compile) == ("gather", False)  # the demo's default
     assert config(jit_compile=True, execution="static").execution == "static"
