@@ -26,6 +26,7 @@ import dataclasses
 import io
 import json
 import random
+import zipfile
 
 import numpy as np
 
@@ -67,8 +68,10 @@ class TokenCorpus:
                 self.bare_space = int(data["bare_space"])
                 self.config = instances.InstanceConfig(**json.loads(str(data["config"])))
                 self.vocabulary = str(data["vocabulary"])
-        except (OSError, ValueError, KeyError) as error:
-            raise ValueError(f"{path}: not a token corpus of the data tool ({error})") from None
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+            raise ValueError(f"{path}: not a token corpus of the data tool, or cut short ({type(error).__name__}: "
+                             f"{(str(error).splitlines() or [''])[0][:120]}); make the records again with "
+                             "python -m pipelines.create_pretraining_data") from None
         self.path = path
 
     def __len__(self):

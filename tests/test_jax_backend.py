@@ -152,6 +152,13 @@ def test_pretraining_on_jax_resumes_exactly_and_its_weights_export(records, tmp_
     kernel = next(v for v in model.variables if v.path.endswith("halting_unit/dense/kernel"))
     np.testing.assert_array_equal(kernel.numpy(), a["trainable/encoder/halting_unit/dense/kernel"])
     assert source.trained_tau() == (pytest.approx(0.01), 4)
+    # The TensorFlow backend does not train over a JAX run (it would find no checkpoint of its own).
+    from albert_act.train.pretraining_config import PretrainConfig
+    from albert_act.train.pretraining_preflight import preflight
+
+    config = PretrainConfig(**_jax_config(records, tmp_path / "straight")).resolved()
+    with pytest.raises(ValueError, match=r"straight holds a JAX run's checkpoints; resume it with KERAS_BACKEND=jax"):
+        preflight(config, replicas=1)
 
 
 @pytest.mark.slow  # three JAX processes (~1 minute)

@@ -44,3 +44,26 @@ def test_none_intact_names_every_failure_and_a_refusal_stops_the_search():
     assert newest_intact({}, _reader(), "run/checkpoints", OSError) is None  # a fresh run
     with pytest.raises(KeyError):  # an error not named as a damaged file's is not passed over
         newest_intact(FOUND, lambda update, path: {}[path], "run/checkpoints", OSError)
+
+
+def test_a_cut_npz_is_damaged_and_the_one_before_it_read(tmp_path):
+    """A JAX checkpoint cut short (a zip without its directory: BadZipFile) is passed over like any
+    damaged file, by the search every reader of a JAX run's checkpoints asks."""
+    import numpy as np
+
+    for update in (1, 2):
+        np.savez(tmp_path / f"jax-{update}.npz", weights=np.full(3, float(update)))
+    whole = (tmp_path / "jax-2.npz").read_bytes()
+    (tmp_path / "jax-2.npz").write_bytes(whole[: len(whole) // 2])
+    said = []
+
+    def read(update, path):
+        with np.load(path) as data:
+            return data["weights"].tolist()
+
+    found = {u: str(tmp_path / f"jax-{u}.npz") for u in (1, 2)}
+    assert newest_intact(found, read, str(tmp_path), NPZ_READ_ERRORS, say=said.append) == (1, found[1], [1.0] * 3)
+    assert "jax-2.npz: unreadable (BadZipFile" in said[0]
+    (tmp_path / "jax-1.npz").write_bytes(b"")
+    with pytest.raises(ValueError, match=r"no intact checkpoint in .*jax-2.npz: unreadable .*jax-1.npz: unreadable"):
+        newest_intact(found, read, str(tmp_path), NPZ_READ_ERRORS, say=said.append)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 from pipelines import token_corpus
@@ -116,3 +117,12 @@ def test_written_through_a_url_like_a_bucket(records, tmp_path):
     remote = token_corpus.TokenCorpus(str(tmp_path / "data" / token_corpus.TOKENS_TRAIN))
     assert np.array_equal(remote.ids, local.ids) and np.array_equal(remote.documents, local.documents)
     assert remote.config == local.config and len(remote.ids) > 1000
+
+
+def test_a_cut_or_empty_corpus_is_named_not_a_traceback(records, tmp_path):
+    whole = (Path(records[0]).parent / token_corpus.TOKENS_TRAIN).read_bytes()
+    for name, content in (("cut.npz", whole[: len(whole) // 2]), ("empty.npz", b""), ("text.npz", b"ids\n")):
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(ValueError, match=rf"{name}: not a token corpus of the data tool, or cut short .*make the "
+                                             "records again"):
+            token_corpus.TokenCorpus(str(tmp_path / name))

@@ -5,7 +5,10 @@ Every reader of a run's checkpoints asks it: `Source` for the weights of a Tenso
 and the JAX run's resume (`train/jax_pretraining.py`). No TensorFlow here: the JAX backend imports it.
 """
 
-NPZ_READ_ERRORS = (OSError, ValueError, KeyError, EOFError)  # what NumPy raises on a damaged .npz
+import zipfile
+
+# What NumPy raises on a damaged .npz: a cut one is a zip without its directory (BadZipFile).
+NPZ_READ_ERRORS = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile)
 
 
 class Unusable(Exception):

@@ -91,6 +91,10 @@ def _check_model_dir(config):
     no checkpoint (it failed or was stopped before the first) starts afresh with the new settings."""
     path = os.path.join(config.model_dir, artifacts.CONFIG)
     checkpoints = tf.io.gfile.glob(os.path.join(config.model_dir, artifacts.CHECKPOINTS, "ckpt-*.index"))
+    if "://" not in config.model_dir and artifacts.jax_checkpoints_on_disk(
+            os.path.join(config.model_dir, artifacts.CHECKPOINTS)):
+        raise ValueError(f"{config.model_dir} holds a JAX run's checkpoints; resume it with KERAS_BACKEND=jax, "
+                         "or use a new --model_dir")
     if not tf.io.gfile.exists(path):
         if checkpoints:
             raise ValueError(f"{config.model_dir} holds checkpoints but no {artifacts.CONFIG}, so the settings they "
