@@ -119,10 +119,11 @@ def main(argv=None):
     changes = {"export_dir": None} if args.no_export else {}
     config = settings.config_from(PretrainConfig, args, **changes)  # the values, checked before any work
     if not config.train_files:
-        from albert_act.train.demo_data import prepare_demo_data
+        from albert_act.train.demo_data import check_cache_dir, prepare_demo_data
 
         with cli.failures(args.demo_data_dir, "nothing was written", "the demo data was not checked"):
             outputs.check_dir_target(args.demo_data_dir, "--demo_data_dir")
+            check_cache_dir(args.demo_data_dir)
         train, evaluation, vocab = prepare_demo_data(args.demo_data_dir)
         demo_export = None if args.no_export else os.path.join(REPO, "saved_models", "albert_act_demo", "1")
         config = dataclasses.replace(config, train_files=[train], eval_files=[evaluation], vocab=vocab,

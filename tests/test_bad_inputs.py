@@ -311,6 +311,9 @@ CASES += [
      []),
     ("pretrain-demo-data-dir-a-file", "albert_act.pretrain --model_dir {tmp}/demo_run --steps 2 --demo_data_dir "
      "{notes_dir}/notes.txt", 1, r"--demo_data_dir .*notes.txt is a file, not a directory", ["{notes_dir}"]),
+    ("pretrain-demo-data-dir-of-the-users-files", "albert_act.pretrain --model_dir {tmp}/demo_run --steps 2 "
+     "--demo_data_dir {notes_dir}", 1, r"--demo_data_dir .*notes_dir holds files that are not the demo's \(notes.txt\) "
+     "and would be replaced by its data", ["{notes_dir}"]),
     ("pretrain-checkpoints-without-config", PRETRAIN.replace("{tmp}/new_run", "{no_config_run}"), 1,
      r"no_config_run holds checkpoints but no config.json, so the settings they were trained with are unknown",
      ["{no_config_run}"]),

@@ -25,12 +25,11 @@ def prepare_demo_data(cache_dir, progress=True):
     records = os.path.join(cache_dir, artifacts.DEMO_RECORDS)
     train, evaluation = os.path.join(records, "train-*.tfrecord"), os.path.join(records, "eval-*.tfrecord")
     vocab = os.path.join(cache_dir, artifacts.VOCAB)
-    if os.path.exists(recipe_path):
-        with open(recipe_path) as f:
-            if json.load(f) == DEMO_DATA and os.path.exists(os.path.join(records, artifacts.STATS_JSON)):
-                if progress:
-                    print(f"reusing demo data in {cache_dir}")
-                return train, evaluation, vocab
+    if _reusable(cache_dir):
+        if progress:
+            print(f"reusing demo data in {cache_dir}")
+        return train, evaluation, vocab
+    check_cache_dir(cache_dir)
     os.makedirs(cache_dir, exist_ok=True)
     if os.path.exists(records):
         import shutil
@@ -51,3 +50,39 @@ def prepare_demo_data(cache_dir, progress=True):
     with open(recipe_path, "w") as f:
         json.dump(DEMO_DATA, f)  # written last: the cache counts only once complete
     return train, evaluation, vocab
+
+
+def _reusable(cache_dir):
+    """Whether `cache_dir` holds the demo data of this recipe, whole (the token corpus included)."""
+    records = os.path.join(cache_dir, artifacts.DEMO_RECORDS)
+    try:
+        with open(os.path.join(cache_dir, artifacts.DEMO_RECIPE)) as f:
+            recipe = json.load(f)
+    except (OSError, ValueError):
+        return False
+    return recipe == DEMO_DATA and all(os.path.exists(os.path.join(records, name)) for name in
+                                       (artifacts.STATS_JSON, artifacts.TOKENS_TRAIN, artifacts.TOKENS_EVAL))
+
+
+def check_cache_dir(cache_dir):
+    """ValueError unless `cache_dir` may be (re)built: the cache is rebuilt only where it holds nothing but
+    the demo's own files (an older recipe, or a build cut short); a folder of the user's, or records of
+    theirs, are refused, not replaced."""
+    if _reusable(cache_dir):
+        return
+    own = {artifacts.DEMO_RECIPE, artifacts.DEMO_CORPUS, artifacts.DEMO_RECORDS, artifacts.VOCAB,
+           artifacts.VOCAB.replace(".model", ".vocab")}
+    records = os.path.join(cache_dir, artifacts.DEMO_RECORDS)
+    others = [name for name in (sorted(os.listdir(cache_dir)) if os.path.isdir(cache_dir) else [])
+              if name not in own and not name.startswith(".")]
+    if os.path.isdir(records):
+        others += [os.path.join(artifacts.DEMO_RECORDS, name) for name in sorted(os.listdir(records))
+                   if not _written_by_the_data_tool(name)]
+    if others:
+        raise ValueError(f"--demo_data_dir {cache_dir} holds files that are not the demo's ({', '.join(others[:5])}) "
+                         "and would be replaced by its data: give a new or empty folder")
+
+
+def _written_by_the_data_tool(name):
+    return (name.endswith(".tfrecord") and name.startswith(("train-", "eval-")) and "-of-" in name) or name in (
+        artifacts.STATS_JSON, artifacts.STATS_MD, artifacts.TOKENS_TRAIN, artifacts.TOKENS_EVAL, artifacts.INCOMPLETE)
