@@ -127,10 +127,23 @@ def main(argv=None):
     records = sorted(glob.glob(args.records))
     if not records:
         raise SystemExit(f"error: --records {args.records} matches no file")
-    if args.caps is None:
-        from albert_act.io.source import Source
+    from albert_act.analysis.report import check_not_trained_on
+    from albert_act.io.source import Source
+    from pipelines.pretraining_dataset import check_records_vocabulary
 
-        args.caps = list(range(1, Source.open(args.init).info["backbone"]["max_iterations"]))
+    try:  # the checks analyze and served_depth make: held-out records of the model's own vocabulary
+        source = Source.open(args.init)
+        n_max = source.info["backbone"]["max_iterations"]
+        bad = [cap for cap in args.caps or () if not 1 <= cap <= n_max]
+        if bad:
+            raise ValueError(f"--caps must be iterations in [1, N_max={n_max}], got {bad[0]}")
+        check_not_trained_on(source, records)
+        for path in records:
+            check_records_vocabulary(path, source.tokenizer().model_proto, f"{args.init}'s vocabulary")
+    except ValueError as error:
+        raise SystemExit(f"error: {error}") from None
+    if args.caps is None:
+        args.caps = list(range(1, n_max))
     rows = measure(args.init, records, args.caps, max_batches=args.max_batches, repeats=args.repeats)
     table = markdown(rows)
     from benchmarks.depth_probes import machine

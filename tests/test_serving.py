@@ -439,3 +439,13 @@ def test_the_served_depth_knob_caps_every_token_and_equals_keras(exports):
     assert np.abs(encoded["sequence_output"].numpy() - expected)[real].max() <= 1e-5 * scale
     with pytest.raises(tf.errors.InvalidArgumentError, match="max_iterations must be at least 1"):
         model.signatures["fill_mask_capped"](text=texts, max_iterations=tf.constant(0))
+
+
+def test_the_depth_knob_benchmark_refuses_what_analyze_refuses(tiny_run, records):
+    """benchmarks.depth_knob: caps outside [1, N_max] and training records, before anything is measured."""
+    from benchmarks import depth_knob
+
+    with pytest.raises(SystemExit, match=r"--caps must be iterations in \[1, N_max=3\], got 0"):
+        depth_knob.main(["--init", tiny_run[0], "--records", records[1], "--caps", "2", "0"])
+    with pytest.raises(SystemExit, match=r"is a training file of .*held-out numbers need records it was not trained on"):
+        depth_knob.main(["--init", tiny_run[0], "--records", records[0], "--caps", "1"])
