@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import keras
 import numpy as np
@@ -208,3 +209,25 @@ def test_the_accelerator_script_runs_its_four_parts_on_jax_cpu(records, tmp_path
                      "run/held_out.jsonl", "run/vocab.model", "throughput.md"]
     with np.load(out / "run" / "checkpoints" / "jax-4.npz") as kept:
         assert not any(name.startswith("optimizer/") for name in kept.files) and int(kept["update"]) == 4
+
+
+def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, tmp_path):
+    """What the TensorFlow preflight refuses of its records, the JAX run refuses of its token corpora
+    (checked in this process: pure functions of the files, no model built)."""
+    from albert_act.train import jax_pretraining
+    from albert_act.train.pretraining_config import PretrainConfig
+
+    def refused(match, **overrides):
+        config = PretrainConfig(**_jax_config(records, tmp_path / "run", **overrides)).resolved()
+        with pytest.raises(ValueError, match=match):
+            jax_pretraining._check_corpora(config, jax_pretraining.token_files(config.train_files),
+                                           jax_pretraining.token_files(config.eval_files))
+            jax_pretraining._check_resumable(config)
+
+    folder = Path(records[0]).parent
+    refused(r"tokens-train.npz is both the training and the held-out corpus", eval_files=[records[0]])
+    refused(r"tokens-train.npz: made with a 400-piece vocabulary, but the model's vocabulary_size is 500",
+            backbone_overrides={**_jax_config(records, tmp_path)["backbone_overrides"], "vocabulary_size": 500})
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "saved_model.pb").write_bytes(b"an export")
+    refused(r"--model_dir .*run holds other files \(saved_model.pb\) and no run", vocab=str(folder.parent / "vocab.model"))

@@ -21,6 +21,7 @@ line), held_out.jsonl, evaluation.json and config.json. What differs:
 - no TensorBoard events: the learning curve is held_out.jsonl.
 """
 
+import hashlib
 import json
 import os
 import time
@@ -236,6 +237,7 @@ def run_jax_pretraining(config, progress=True):
     `python -m albert_act.export --checkpoint <model_dir>` on a machine with TensorFlow writes one)."""
     config = config.resolved()
     train_path, eval_path = token_files(config.train_files), token_files(config.eval_files)
+    _check_corpora(config, train_path, eval_path)
     with outputs.DirectoryLock(config.model_dir, "pre-training run", "--model_dir"):
         _check_resumable(config)
         trainer = JaxPretrainer(config)
@@ -255,13 +257,44 @@ def run_jax_pretraining(config, progress=True):
         return _finish(trainer, config, eval_path)
 
 
+def _check_corpora(config, train_path, eval_path):
+    """What the TensorFlow run's preflight checks of its records, for the token corpora: not the same file
+    for training and held out, and made with the model's vocabulary (its size, and the --vocab given)."""
+    if os.path.realpath(train_path) == os.path.realpath(eval_path):
+        raise ValueError(f"{train_path} is both the training and the held-out corpus: held-out numbers need "
+                         f"documents the model is not trained on ({token_corpus.TOKENS_EVAL})")
+    rows = config.backbone_config()["vocabulary_size"]
+    if config.vocab:
+        from pipelines.tokenizer import Tokenizer
+
+        tokenizer = Tokenizer.from_file(config.vocab)
+        if tokenizer.vocabulary_size != rows:
+            raise ValueError(f"{config.vocab} has {tokenizer.vocabulary_size} pieces but the model's vocabulary_size "
+                             f"is {rows}; make the data with a {rows}-piece vocabulary, or pass --override "
+                             f"vocabulary_size={tokenizer.vocabulary_size}")
+        fingerprint = hashlib.sha256(tokenizer.model_proto).hexdigest()
+    for path in (train_path, eval_path):
+        corpus = token_corpus.TokenCorpus(path)
+        if len(corpus.word_start) != rows:
+            raise ValueError(f"{path}: made with a {len(corpus.word_start)}-piece vocabulary, but the model's "
+                             f"vocabulary_size is {rows}: make the data with the model's vocabulary")
+        if config.vocab and corpus.vocabulary != fingerprint:
+            raise ValueError(f"{path}: made with another vocabulary than --vocab {config.vocab}: its ids would mean "
+                             "other pieces; make the records with that vocabulary")
+
+
 def _check_resumable(config):
     """A model dir resumes only the run it holds: the same settings but `RESUMABLE_CHANGES`, and a JAX
-    run's checkpoints (a TensorFlow run's are read by the TensorFlow backend)."""
+    run's checkpoints (a TensorFlow run's are read by the TensorFlow backend); a dir of other files
+    (an export, someone's data) is not written among."""
     path = os.path.join(config.model_dir, artifacts.CONFIG)
     if artifacts.checkpoints_on_disk(os.path.join(config.model_dir, artifacts.CHECKPOINTS)):
         raise ValueError(f"{config.model_dir} holds a TensorFlow run's checkpoints; resume it without "
                          "KERAS_BACKEND=jax, or use a new --model_dir")
+    others = text_files.visible_entries(config.model_dir)
+    if not os.path.exists(path) and others:
+        raise ValueError(f"--model_dir {config.model_dir} holds other files ({', '.join(others[:5])}) and no run "
+                         f"({artifacts.CONFIG}); pre-train into a new or empty dir, or a run dir to resume it")
     if not os.path.exists(path) or not checkpoints(config.model_dir):
         return
     previous, current = {**ADDED_SETTINGS, **artifacts.read_json(path)}, config_record(config)
