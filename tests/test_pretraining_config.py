@@ -105,6 +105,11 @@ def test_a_saved_config_repeats_the_run(tmp_path):
     assert PretrainConfig.from_record(older).input_streams == 1
     with pytest.raises(ValueError, match="not settings of a pre-training run: speed"):
         PretrainConfig.from_record({**record, "speed": 2})
+    # A JAX run's config.json names its backend beside the settings: it repeats the run as well.
+    path.write_text(json.dumps({**record, "backend": "jax"}))
+    args = parse(["--config", str(path), "--model_dir", str(tmp_path / "again")])
+    assert PretrainConfig(**settings.values(PretrainConfig, args)) == dataclasses.replace(
+        config, model_dir=str(tmp_path / "again"))
 
 
 def test_the_class_docstring_lists_every_field_with_its_help():

@@ -184,7 +184,9 @@ class PretrainConfig:
         backbone_overrides) must be as derived: an edit there is refused, not ignored."""
         saved = record.get("backbone") if isinstance(record, dict) else None
         added = ADDED_SETTINGS if saved is not None or not partial else None  # a run's record, not a hand-written file
-        config = settings.from_record(cls, record, "a pre-training run", added, extra=("backbone",), partial=partial)
+        # "backbone" and "backend" (which backend wrote a run: a JAX run's record says "jax") are derived, not settings
+        config = settings.from_record(cls, record, "a pre-training run", added, extra=("backbone", "backend"),
+                                      partial=partial)
         if partial and isinstance(saved, dict):
             derived = config.backbone_config()
             differ = sorted(k for k in saved if k not in derived or saved[k] != derived[k])
