@@ -72,6 +72,12 @@ class TokenCorpus:
             raise ValueError(f"{path}: not a token corpus of the data tool, or cut short ({type(error).__name__}: "
                              f"{(str(error).splitlines() or [''])[0][:120]}); make the records again with "
                              "python -m pipelines.create_pretraining_data") from None
+        largest = int(self.ids.max()) if self.ids.size else -1
+        if largest >= len(self.word_start) or (self.sentence_ends.size and self.sentence_ends[-1] != self.ids.size):
+            raise ValueError(f"{path}: damaged token corpus (piece id {largest} of a {len(self.word_start)}-piece "
+                             f"vocabulary, {self.ids.size} pieces for sentences ending at "
+                             f"{int(self.sentence_ends[-1]) if self.sentence_ends.size else 0}); make the records again "
+                             "with python -m pipelines.create_pretraining_data")
         self.path = path
 
     def __len__(self):

@@ -126,3 +126,13 @@ def test_a_cut_or_empty_corpus_is_named_not_a_traceback(records, tmp_path):
         with pytest.raises(ValueError, match=rf"{name}: not a token corpus of the data tool, or cut short .*make the "
                                              "records again"):
             token_corpus.TokenCorpus(str(tmp_path / name))
+
+
+def test_ids_outside_its_vocabulary_are_named(records, tmp_path):
+    with np.load(Path(records[0]).parent / token_corpus.TOKENS_TRAIN) as data:
+        fields = dict(data)
+    fields["ids"] = fields["ids"].copy()
+    fields["ids"][5] = len(fields["word_start"])  # one past the vocabulary
+    np.savez(tmp_path / "bad.npz", **fields)
+    with pytest.raises(ValueError, match=r"bad.npz: damaged token corpus \(piece id 400 of a 400-piece vocabulary"):
+        token_corpus.TokenCorpus(str(tmp_path / "bad.npz"))
