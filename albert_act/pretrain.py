@@ -76,6 +76,17 @@ def interrupted_message(model_dir, jax=False):
             "command to resume from it")
 
 
+def jax_ignored_flags(args):
+    """On the JAX backend: the flags of TensorFlow's run that it does not read (refused, not ignored)."""
+    given = [f"--{name} {getattr(args, name)}" for name in ("strategy", "input_streams", "export_dir")
+             if name in args.given and getattr(args, name) not in (None, "auto")]
+    if given:
+        return (f"{', '.join(given)}: TensorFlow's, which the JAX backend does not read (it uses every local device, "
+                "one input stream, and writes model.weights.h5: python -m albert_act.export --checkpoint <model_dir> "
+                "on a machine with TensorFlow writes the SavedModel); drop them")
+    return None
+
+
 def conflicting_flags(args):
     """A message for flags that are given but could not take effect (None when there are none):
     a flag the run would silently ignore is refused instead. (Settings read from --config's
@@ -110,7 +121,7 @@ def main(argv=None):
     args = parse_args(argv)
     if bool(args.train_files) != bool(args.eval_files):
         sys.exit("error: give both --train_files and --eval_files, or neither (the embedded demo data)")
-    conflict = conflicting_flags(args)
+    conflict = conflicting_flags(args) or (jax_ignored_flags(args) if jax else None)
     if conflict:
         sys.exit(f"error: {conflict}")
     from albert_act.base import settings

@@ -231,3 +231,13 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "saved_model.pb").write_bytes(b"an export")
     refused(r"--model_dir .*run holds other files \(saved_model.pb\) and no run", vocab=str(folder.parent / "vocab.model"))
+
+
+def test_tensorflows_run_flags_are_refused_on_jax_not_ignored():
+    from albert_act import pretrain
+
+    for flags, named in ((["--strategy", "tpu"], "--strategy tpu"), (["--input_streams", "2"], "--input_streams 2"),
+                         (["--export_dir", "out/1"], "--export_dir out/1")):
+        message = pretrain.jax_ignored_flags(pretrain.parse_args(["--model_dir", "run", *flags]))
+        assert message.startswith(f"{named}: TensorFlow's, which the JAX backend does not read"), message
+    assert pretrain.jax_ignored_flags(pretrain.parse_args(["--model_dir", "run", "--strategy", "auto"])) is None
