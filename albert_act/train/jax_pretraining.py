@@ -278,6 +278,11 @@ def _check_corpora(config, train_path, eval_path):
         if len(corpus.word_start) != rows:
             raise ValueError(f"{path}: made with a {len(corpus.word_start)}-piece vocabulary, but the model's "
                              f"vocabulary_size is {rows}: make the data with the model's vocabulary")
+        length = config.backbone_config()["max_sequence_length"]
+        if corpus.config.max_seq_length > length:
+            raise ValueError(f"{path}: makes sequences of {corpus.config.max_seq_length} pieces, longer than the "
+                             f"model's max_sequence_length {length}: make the data with --max_seq_length {length}, "
+                             f"or pass --override max_sequence_length={corpus.config.max_seq_length}")
         if config.vocab and corpus.vocabulary != fingerprint:
             raise ValueError(f"{path}: made with another vocabulary than --vocab {config.vocab}: its ids would mean "
                              "other pieces; make the records with that vocabulary")
