@@ -195,6 +195,17 @@ class Tokenizer:
             raise ValueError(f"{path} is a directory, not a SentencePiece model (a .model file)")
         return cls(text_files.read_bytes(path), source=path)
 
+    @classmethod
+    def for_model(cls, path, rows):
+        """The tokenizer of the file `path`, refused unless it has the model's `rows` pieces (the check both
+        pre-training backends make before any compute)."""
+        tokenizer = cls.from_file(path)
+        if tokenizer.vocabulary_size != rows:
+            raise ValueError(f"{path} has {tokenizer.vocabulary_size} pieces but the model's vocabulary_size is {rows}; "
+                             f"make the data with a {rows}-piece vocabulary, or pass --override "
+                             f"vocabulary_size={tokenizer.vocabulary_size}")
+        return tokenizer
+
     @property
     def vocabulary_size(self):
         return self.processor.get_piece_size()

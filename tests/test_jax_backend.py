@@ -228,6 +228,9 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
     refused(r"tokens-train.npz is both the training and the held-out corpus", eval_files=[records[0]])
     refused(r"tokens-train.npz: made with a 400-piece vocabulary, but the model's vocabulary_size is 500",
             backbone_overrides={**_jax_config(records, tmp_path)["backbone_overrides"], "vocabulary_size": 500})
+    refused(r"vocab.model has 400 pieces but the model's vocabulary_size is 500; make the data with a 500-piece",
+            vocab=str(folder.parent / "vocab.model"),
+            backbone_overrides={**_jax_config(records, tmp_path)["backbone_overrides"], "vocabulary_size": 500})
     refused(r"tokens-train.npz: makes sequences of 64 pieces, longer than the model's max_sequence_length 32",
             backbone_overrides={**_jax_config(records, tmp_path)["backbone_overrides"], "max_sequence_length": 32})
     (tmp_path / "run").mkdir()

@@ -21,7 +21,6 @@ line), held_out.jsonl, evaluation.json and config.json. What differs:
 - no TensorBoard events: the learning curve is held_out.jsonl.
 """
 
-import hashlib
 import json
 import os
 import time
@@ -265,14 +264,10 @@ def _check_corpora(config, train_path, eval_path):
                          f"documents the model is not trained on ({token_corpus.TOKENS_EVAL})")
     rows = config.backbone_config()["vocabulary_size"]
     if config.vocab:
+        from pipelines.create_pretraining_data import vocab_fingerprint
         from pipelines.tokenizer import Tokenizer
 
-        tokenizer = Tokenizer.from_file(config.vocab)
-        if tokenizer.vocabulary_size != rows:
-            raise ValueError(f"{config.vocab} has {tokenizer.vocabulary_size} pieces but the model's vocabulary_size "
-                             f"is {rows}; make the data with a {rows}-piece vocabulary, or pass --override "
-                             f"vocabulary_size={tokenizer.vocabulary_size}")
-        fingerprint = hashlib.sha256(tokenizer.model_proto).hexdigest()
+        fingerprint = vocab_fingerprint(Tokenizer.for_model(config.vocab, rows).model_proto)
     for path in (train_path, eval_path):
         corpus = token_corpus.TokenCorpus(path)
         if len(corpus.word_start) != rows:

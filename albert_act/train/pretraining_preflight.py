@@ -21,11 +21,7 @@ def preflight(config, replicas, sample_records=2000):
     """Raises ValueError, before any compute, for the problems a user can fix; returns the
     (training, evaluation) record files. `config` is resolved."""
     if config.vocab:
-        pieces = Tokenizer.from_file(config.vocab).vocabulary_size
-        rows = config.backbone_config()["vocabulary_size"]
-        if pieces != rows:
-            raise ValueError(f"{config.vocab} has {pieces} pieces but the model's vocabulary_size is {rows}; "
-                             f"make the data with a {rows}-piece vocabulary, or pass --override vocabulary_size={pieces}")
+        Tokenizer.for_model(config.vocab, config.backbone_config()["vocabulary_size"])
     if config.export_dir and not config.vocab:
         raise ValueError("export_dir needs vocab (the SentencePiece model of the data): the export tokenizes raw "
                          "text; pass --vocab, or --no_export")
