@@ -105,14 +105,10 @@ def conflicting_flags(args):
                 f"would resume: pass --model_dir {shlex.quote(folder)} to go on with this one, or --model_dir NEW to "
                 "repeat the run in a new dir")
     from albert_act.base import settings
-    from albert_act.train.pretraining_config import PONDER_SETTINGS, PretrainConfig
+    from albert_act.train.pretraining_config import PretrainConfig, fixed_depth_conflict
 
     flags = {field.name: settings.flag_name(field) for field in dataclasses.fields(PretrainConfig)}
-    ponder = [flags[name] for name in PONDER_SETTINGS if name in args.given and getattr(args, name) is not None]
-    if args.halting == "none" and ponder:
-        return (f"{', '.join(ponder)}: --halting none runs every token to N_max, so there is no ponder cost to "
-                "weigh or steer; drop them")
-    return None
+    return fixed_depth_conflict(args, args.given, flags.get)
 
 
 def main(argv=None):

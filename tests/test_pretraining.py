@@ -165,7 +165,7 @@ def test_eval_every_writes_the_held_out_curve_as_the_run_goes(records, tmp_path)
 @pytest.mark.parametrize("overrides, message", [
     (dict(target_iterations=0.5), r"target_iterations must be a number in \[1, max_iterations=3\], got 0.5"),
     (dict(target_iterations=4), r"target_iterations must be a number in \[1, max_iterations=3\], got 4"),
-    (dict(target_iterations=2, halting="none"), r"target_iterations steers the ponder cost of ACT halting"),
+    (dict(target_iterations=2, halting="none"), r"target_iterations 2 steers the ponder cost of ACT halting"),
 ])
 def test_target_iterations_out_of_range_is_refused(records, tmp_path, overrides, message):
     with pytest.raises(ValueError, match=message):

@@ -283,6 +283,30 @@ def _check_overrides(overrides, preset_backbone):
             raise ValueError(f"--override {key}={value}: expected {name} (the preset has {like!r})")
 
 
+def fixed_depth_conflict(values, given=(), flag=lambda name: name):
+    """Why ponder settings cannot go with a fixed-depth run (halting "none": every token runs N_max,
+    so nothing weighs, steers or shapes the halting), or None. The one rule, for the config's values
+    and for typed flags: `values` holds the settings as attributes (a config, or the parsed flags);
+    a setting whose value would shape the halting (the MLM objective, the KL weight, a depth target)
+    is refused from any source, and every PONDER_SETTINGS name in `given` (the flags typed, named by
+    `flag`) whatever its value, since nothing would read it. A saved run's file is not typed."""
+    if values.halting != "none":
+        return None
+    typed = [flag(name) for name in PONDER_SETTINGS if name in given and getattr(values, name) is not None]
+    if typed:
+        return (f"{', '.join(typed)}: --halting none runs every token to N_max, so there is no ponder cost to "
+                "weigh or steer; drop them")
+    shaping = [(name, getattr(values, name)) for name, off in (("mlm_objective", "final"), ("kl_weight", 0),
+                                                                 ("target_iterations", None))
+               if getattr(values, name) not in (None, off)]
+    if shaping:
+        name, value = shaping[0]
+        what = "steers the ponder cost of ACT halting" if name == "target_iterations" else \
+            "shapes the halting distribution of ACT"
+        return f"{name} {value} {what}; --halting none runs every token to N_max (drop it)"
+    return None
+
+
 def _check_together(config):
     """The rules between settings, on the values given (None: the preset's, checked once resolved)."""
     steps, tau, target = config.steps, config.ponder_cost_weight, config.target_iterations
@@ -294,11 +318,9 @@ def _check_together(config):
     if config.halting == "act" and None not in (steps, start) and start > steps and tau not in (0, 0.0):
         raise ValueError(f"ponder_warmup_start {start} is after steps={steps}: the ponder cost would never switch "
                          "on; lower it, or pass --tau 0 for no ponder cost")
-    shaping = [f"{name} {getattr(config, name)}" for name, off in (("mlm_objective", "final"), ("kl_weight", 0))
-               if getattr(config, name) not in (None, off)]
-    if config.halting == "none" and shaping:
-        raise ValueError(f"{shaping[0]} shapes the halting distribution of ACT; --halting none runs every token to "
-                         "N_max (drop it)")
+    conflict = fixed_depth_conflict(config)
+    if conflict:
+        raise ValueError(conflict)
     if config.target_control == "signed" and (target is None or tau == AUTO):
         raise ValueError("--target_control signed steers tau, the multiplier of the depth target, from a given start: "
                          "give --target_iterations and a number for --tau (e.g. 0)"
@@ -308,9 +330,6 @@ def _check_together(config):
                          "prior whose mean is --target_iterations: give --target_iterations")
     if target is not None:
         n_max = config.backbone_config()["max_iterations"]
-        if config.halting == "none":
-            raise ValueError("target_iterations steers the ponder cost of ACT halting; --halting none runs every "
-                             "token to N_max (drop --target_iterations)")
         if not 1 <= target <= n_max:
             source = (f"--override max_iterations={n_max} (backbone_overrides)" if "max_iterations" in
                       config.backbone_overrides else f"the {config.preset} preset's")
