@@ -14,6 +14,7 @@ Re-running with the same --model_dir resumes from the last checkpoint.
 TensorBoard: tensorboard --logdir <model_dir>
 """
 
+import contextlib
 import dataclasses
 import os
 import shlex
@@ -70,7 +71,7 @@ def interrupted_message(model_dir, jax=False):
 
         latest = tf.train.latest_checkpoint(os.path.join(model_dir, artifacts.CHECKPOINTS))
     if latest is None:
-        return (f"before the first checkpoint: nothing of this run is kept in {model_dir}; "
+        return (f"before the first checkpoint: no checkpoint of this run was saved in {model_dir}; "
                 "re-run the same command to start again")
     return (f"the newest checkpoint is {latest} (update {latest.rsplit('-', 1)[-1].removesuffix('.npz')}); re-run the same "
             "command to resume from it")
@@ -137,8 +138,9 @@ def main(argv=None):
                                      export_dir=config.export_dir or demo_export)
     cli.stop_on_sigterm()
     kept = lambda: interrupted_message(config.model_dir, jax)  # noqa: E731 (what is on disk when it stops)
-    with cli.failures("the run or its export", kept, kept, refusals=(ValueError, FloatingPointError),
-                      explain=settings.explained(args)):
+    with cli.exit_at_once_when_stopped() if jax else contextlib.nullcontext(), \
+            cli.failures("the run or its export", kept, kept, refusals=(ValueError, FloatingPointError),
+                         explain=settings.explained(args)):
         if jax:
             from albert_act.train.jax_pretraining import run_jax_pretraining
 

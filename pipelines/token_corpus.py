@@ -69,9 +69,12 @@ class TokenCorpus:
                 self.config = instances.InstanceConfig(**json.loads(str(data["config"])))
                 self.vocabulary = str(data["vocabulary"])
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
-            raise ValueError(f"{path}: not a token corpus of the data tool, or cut short ({type(error).__name__}: "
-                             f"{(str(error).splitlines() or [''])[0][:120]}); make the records again with "
-                             "python -m pipelines.create_pretraining_data") from None
+            # numpy's advice for pickled arrays (allow_pickle=True) is not the user's to take: such a file
+            # is never a token corpus, and unpickling runs its code
+            reason = ("it holds pickled Python objects, which are never read" if "allow_pickle" in str(error) else
+                      f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:120]}")
+            raise ValueError(f"{path}: not a token corpus of the data tool, or cut short ({reason}); make the "
+                             "records again with python -m pipelines.create_pretraining_data") from None
         largest = int(self.ids.max()) if self.ids.size else -1
         if largest >= len(self.word_start) or (self.sentence_ends.size and self.sentence_ends[-1] != self.ids.size):
             raise ValueError(f"{path}: damaged token corpus (piece id {largest} of a {len(self.word_start)}-piece "

@@ -4,8 +4,10 @@ gradients, and LAMB's updates lower the loss there."""
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import keras
@@ -133,6 +135,12 @@ def test_pretraining_on_jax_resumes_exactly_and_its_weights_export(records, tmp_
     shutil.copytree(tmp_path / "straight", tmp_path / "resumed")
     (tmp_path / "resumed" / "checkpoints" / "jax-4.npz").unlink()
     (tmp_path / "resumed" / "evaluation.json").unlink()
+    # ... with a newer checkpoint of another model beside it (a kernel of another shape): passed over for jax-2
+    with np.load(tmp_path / "resumed" / "checkpoints" / "jax-2.npz") as kept:
+        other = {name: kept[name] for name in kept.files}
+    kernel = next(name for name in other if name.startswith("trainable/") and other[name].ndim == 2)
+    other[kernel], other["update"] = other[kernel][:-1], np.int64(3)
+    np.savez(tmp_path / "resumed" / "checkpoints" / "jax-3.npz", **other)
     resumed = _jax_run(tmp_path, _jax_config(records, tmp_path / "resumed"))
     assert straight["step"] == resumed["step"] == 4 and np.isfinite(straight["loss"])
     a, b = (np.load(tmp_path / name / "checkpoints" / "jax-4.npz") for name in ("straight", "resumed"))
@@ -159,6 +167,12 @@ def test_pretraining_on_jax_resumes_exactly_and_its_weights_export(records, tmp_
 
     config = PretrainConfig(**_jax_config(records, tmp_path / "straight")).resolved()
     with pytest.raises(ValueError, match=r"straight holds a JAX run's checkpoints; resume it with KERAS_BACKEND=jax"):
+        preflight(config, replicas=1)
+    # Nor does either train toward a checkpoints folder that is a file: refused before any work.
+    (tmp_path / "filed").mkdir()
+    (tmp_path / "filed" / "checkpoints").write_text("not a folder")
+    config = PretrainConfig(**_jax_config(records, tmp_path / "filed")).resolved()
+    with pytest.raises(ValueError, match=r"filed/checkpoints is a file, where the run keeps its checkpoints folder"):
         preflight(config, replicas=1)
 
 
@@ -236,6 +250,17 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "saved_model.pb").write_bytes(b"an export")
     refused(r"--model_dir .*run holds other files \(saved_model.pb\) and no run", vocab=str(folder.parent / "vocab.model"))
+    # the token corpus holds every shard: patterns must cover them all (two that do give one corpus)
+    with pytest.raises(ValueError, match=r"matches 1 of the 2 shards in .*, but the JAX backend reads their token "
+                                         r"corpus .*tokens-train.npz, which holds all of them"):
+        jax_pretraining.token_files([str(folder / "train-00000-of-00002.tfrecord")])
+    assert jax_pretraining.token_files([str(folder / "train-00000-*.tfrecord"), str(folder / "train-00001-*")]) == \
+        str(folder / "tokens-train.npz")
+    (tmp_path / "run2").mkdir()
+    (tmp_path / "run2" / "checkpoints").write_text("not a folder")
+    config = PretrainConfig(**_jax_config(records, tmp_path / "run2")).resolved()
+    with pytest.raises(ValueError, match=r"run2/checkpoints is a file, where the run keeps its checkpoints folder"):
+        jax_pretraining._check_resumable(config)
 
 
 def test_tensorflows_run_flags_are_refused_on_jax_not_ignored():
@@ -246,3 +271,33 @@ def test_tensorflows_run_flags_are_refused_on_jax_not_ignored():
         message = pretrain.jax_ignored_flags(pretrain.parse_args(["--model_dir", "run", *flags]))
         assert message.startswith(f"{named}: TensorFlow's, which the JAX backend does not read"), message
     assert pretrain.jax_ignored_flags(pretrain.parse_args(["--model_dir", "run", "--strategy", "auto"])) is None
+
+
+def test_ctrl_c_while_jax_compiles_gives_one_line_not_a_crash(records, tmp_path):
+    """SIGINT while XLA compiles the first update (its compiler threads still running): one "stopped"
+    line and status 130, where tearing the interpreter down beside those threads had crashed it (139).
+    Run as on the GPU host: the command line, KERAS_BACKEND=jax, TensorFlow not importable."""
+    from conftest import TINY_RUN
+
+    overrides = [a for k, v in TINY_RUN.items() for a in ("--override", f"{k}={v}")]
+    code = ("import sys, runpy; sys.modules['tensorflow'] = None; "
+            "runpy.run_module('albert_act.pretrain', run_name='__main__', alter_sys=True)")
+    command = [sys.executable, "-c", code, "--train_files", records[0], "--eval_files", records[1], "--model_dir",
+               str(tmp_path / "run"), "--steps", "50", "--global_batch_size", "8", "--micro_batch_size", "8",
+               "--eval_batches", "1", "--no_export", "--execution", "static", *overrides]
+    process = subprocess.Popen(command, cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                               env={**os.environ, "KERAS_BACKEND": "jax", "PYTHONUNBUFFERED": "1"},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in process.stdout:
+            if line.startswith("pre-training "):  # the header: the first update's compilation starts
+                break
+        time.sleep(3.0)  # into the compilation (or the first updates; no checkpoint before the 50th)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=240)
+    finally:
+        process.kill()
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert process.returncode == 130 and lines[-1:] == [
+        f"stopped: before the first checkpoint: no checkpoint of this run was saved in {tmp_path / 'run'}; re-run the "
+        "same command to start again"] and "Traceback" not in err, (process.returncode, err[-3000:])

@@ -136,3 +136,13 @@ def test_ids_outside_its_vocabulary_are_named(records, tmp_path):
     np.savez(tmp_path / "bad.npz", **fields)
     with pytest.raises(ValueError, match=r"bad.npz: damaged token corpus \(piece id 400 of a 400-piece vocabulary"):
         token_corpus.TokenCorpus(str(tmp_path / "bad.npz"))
+
+
+def test_a_pickled_file_is_refused_without_numpys_advice_to_unpickle_it(tmp_path):
+    for name, save in (("objects.npz", lambda p: np.savez(p, ids=np.array([{"a": 1}], dtype=object))),
+                       ("pickle.npz", lambda p: p.write_bytes(b"\x80\x04K\x01."))):  # pickle.dumps(1)
+        save(tmp_path / name)
+        with pytest.raises(ValueError) as refused:
+            token_corpus.TokenCorpus(str(tmp_path / name))
+        assert "it holds pickled Python objects, which are never read" in str(refused.value), str(refused.value)
+        assert "allow_pickle" not in str(refused.value)

@@ -84,6 +84,15 @@ def jax_checkpoints_on_disk(directory):
     return found
 
 
+def check_checkpoints_folder(model_dir, exists=os.path.exists, isdir=os.path.isdir):
+    """Refuses a run dir whose <model_dir>/checkpoints is not a folder (a file in its place), before
+    any training: the first save would fail after the work. `exists`/`isdir`: tf.io.gfile's for a bucket."""
+    folder = os.path.join(model_dir, CHECKPOINTS)
+    if exists(folder) and not isdir(folder):
+        raise ValueError(f"{folder} is a file, where the run keeps its checkpoints folder: move it away, or use a new "
+                         "--model_dir")
+
+
 def read_json(path, lines=None):
     """The JSON object (a dict) in `path`; a ValueError names the file, and the line and column
     where it stops being JSON (a truncated or hand-edited config), or what it holds instead.

@@ -298,6 +298,25 @@ def _ignore_interrupts():
                 signal.signal(number, signal.SIG_IGN)
 
 
+@contextlib.contextmanager
+def exit_at_once_when_stopped():
+    """A stop (`stopped`'s exit 130) inside ends the process at once, streams flushed, without the
+    interpreter's teardown: on the JAX backend, Ctrl-C during a compilation leaves XLA's compiler
+    threads running, and tearing the interpreter down beside them crashes it (a segmentation fault
+    after the "stopped" line). Whatever the run wrote is already whole and its lock released."""
+    try:
+        yield
+    except SystemExit as stop:
+        if stop.code != 130:
+            raise
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(130)
+
+
 def stopped(message):
     """Ends a command stopped by Ctrl-C or SIGTERM: one line on stderr saying what was kept and
     how to go on, and exit status 130 (the shell's for SIGINT), never a traceback."""

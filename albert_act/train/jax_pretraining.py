@@ -21,6 +21,7 @@ line), held_out.jsonl, evaluation.json and config.json. What differs:
 - no TensorBoard events: the learning curve is held_out.jsonl.
 """
 
+import glob
 import json
 import os
 import time
@@ -46,23 +47,37 @@ SUM_KEYS = ("mlm_loss_sum", "mlm_objective_sum", "mlm_correct", "mlm_weight", "s
 
 
 def token_files(patterns):
-    """The token corpus for each TFRecord pattern (or a tokens-*.npz path given as it is): the
-    data tool's file in the pattern's folder, tokens-eval.npz for eval-* shards, else tokens-train.npz."""
-    files = []
+    """The token corpus for TFRecord patterns (or a tokens-*.npz path given as it is): the data
+    tool's file in the patterns' folder, tokens-eval.npz for eval-* shards, else tokens-train.npz.
+    The corpus holds every shard's instances, so the patterns must cover all of its shards: a run
+    on some of them would train on the rest as well."""
+    corpora = {}  # corpus -> the shards the patterns match (None: the .npz given)
     for pattern in patterns:
         if pattern.endswith(".npz"):
-            files.append(pattern)
+            corpora.setdefault(pattern, None)
             continue
         name = token_corpus.TOKENS_EVAL if os.path.basename(pattern).startswith("eval") else token_corpus.TOKENS_TRAIN
-        files.append(os.path.join(os.path.dirname(pattern), name))
-    missing = [path for path in files if not os.path.exists(path)]
+        matched = corpora.setdefault(os.path.join(os.path.dirname(pattern), name), set())
+        matched.update(os.path.realpath(path) for path in glob.glob(pattern))
+    missing = [path for path in corpora if not os.path.exists(path)]
     if missing:
         raise ValueError(f"{missing[0]}: no token corpus (the JAX backend reads the data tool's tokens-*.npz beside "
                          "its TFRecords; make the records again with this version of python -m "
                          "pipelines.create_pretraining_data)")
-    if len(files) != 1:
-        raise ValueError(f"the JAX backend reads one token corpus per run, got {len(files)}: {', '.join(files)}")
-    return files[0]
+    if len(corpora) != 1:
+        raise ValueError(f"the JAX backend reads one token corpus per run, got {len(corpora)}: {', '.join(corpora)}")
+    (corpus, matched), = corpora.items()
+    if matched is not None:
+        prefix = "eval" if os.path.basename(corpus) == token_corpus.TOKENS_EVAL else "train"
+        shards = {os.path.realpath(path)
+                  for path in glob.glob(os.path.join(os.path.dirname(corpus), f"{prefix}-*-of-*.tfrecord"))}
+        if shards and not shards <= matched:
+            raise ValueError(f"{', '.join(patterns)} matches {len(matched & shards)} of the {len(shards)} shards in "
+                             f"{os.path.dirname(corpus) or '.'}, but the JAX backend reads their token corpus "
+                             f"{corpus}, which holds all of them: give all the shards ("
+                             f"{os.path.join(os.path.dirname(corpus), prefix + '-*.tfrecord')}), or make records "
+                             "of the documents you want")
+    return corpus
 
 
 class JaxPretrainer:
@@ -216,12 +231,18 @@ class JaxPretrainer:
 
     def restore(self, path):
         """The state of checkpoint `path`; returns (update, input position)."""
-        with np.load(path) as data:
+        def read(data, key, variable):
+            array = data[key]
+            if tuple(array.shape) != tuple(variable.shape):
+                raise ValueError(f"{key} has shape {tuple(array.shape)}, the model's {tuple(variable.shape)}: "
+                                 "a checkpoint of another model")
+            return jnp.asarray(array)
+
+        with np.load(path, allow_pickle=False) as data:
             self.state = {
-                "trainable": [jnp.asarray(data[f"trainable/{v.path}"]) for v in self.model.trainable_variables],
-                "non_trainable": [jnp.asarray(data[f"non_trainable/{v.path}"])
-                                  for v in self.model.non_trainable_variables],
-                "optimizer": [jnp.asarray(data[f"optimizer/{i}"]) for i in range(len(self.optimizer.variables))]}
+                "trainable": [read(data, f"trainable/{v.path}", v) for v in self.model.trainable_variables],
+                "non_trainable": [read(data, f"non_trainable/{v.path}", v) for v in self.model.non_trainable_variables],
+                "optimizer": [read(data, f"optimizer/{i}", v) for i, v in enumerate(self.optimizer.variables)]}
             self.tau, self.tau_proportional = float(data["tau"]), float(data["tau_proportional"])
             return int(data["update"]), tuple(int(x) for x in data["position"])
 
@@ -287,6 +308,7 @@ def _check_resumable(config):
     """A model dir resumes only the run it holds: the same settings but `RESUMABLE_CHANGES`, and a JAX
     run's checkpoints (a TensorFlow run's are read by the TensorFlow backend); a dir of other files
     (an export, someone's data) is not written among."""
+    artifacts.check_checkpoints_folder(config.model_dir)
     path = os.path.join(config.model_dir, artifacts.CONFIG)
     if artifacts.checkpoints_on_disk(os.path.join(config.model_dir, artifacts.CHECKPOINTS)):
         raise ValueError(f"{config.model_dir} holds a TensorFlow run's checkpoints; resume it without "

@@ -99,11 +99,14 @@ def loss_sums(outputs, labels, mlm_objective="final", prior=None, halting_signal
     mlm_xent = ops.sparse_categorical_crossentropy(
         labels["masked_lm_ids"], outputs["mlm_logits"], from_logits=True
     )  # (B, P)
-    mlm_hit = ops.cast(ops.equal(ops.argmax(outputs["mlm_logits"], -1), ops.cast(labels["masked_lm_ids"], "int64")), "float32")
+    # int32 on both sides: argmax gives int64 on TensorFlow, int32 on JAX (whose int64 is off by default)
+    mlm_hit = ops.cast(ops.equal(ops.cast(ops.argmax(outputs["mlm_logits"], -1), "int32"),
+                                 ops.cast(labels["masked_lm_ids"], "int32")), "float32")
     sop_xent = ops.sparse_categorical_crossentropy(
         labels["sentence_order_label"], outputs["sop_logits"], from_logits=True
     )  # (B,)
-    sop_hit = ops.cast(ops.equal(ops.argmax(outputs["sop_logits"], -1), ops.cast(labels["sentence_order_label"], "int64")), "float32")
+    sop_hit = ops.cast(ops.equal(ops.cast(ops.argmax(outputs["sop_logits"], -1), "int32"),
+                                 ops.cast(labels["sentence_order_label"], "int32")), "float32")
     sums = {
         "mlm_loss_sum": ops.sum(mlm_xent * weights),
         "mlm_correct": ops.sum(mlm_hit * weights),

@@ -85,6 +85,7 @@ def _check_model_dir(config):
     """A model dir resumes only the run it holds: checkpoints need the config.json they were
     trained with, and the same settings (but `RESUMABLE_CHANGES`). A dir whose earlier run saved
     no checkpoint (it failed or was stopped before the first) starts afresh with the new settings."""
+    artifacts.check_checkpoints_folder(config.model_dir, tf.io.gfile.exists, tf.io.gfile.isdir)
     path = os.path.join(config.model_dir, artifacts.CONFIG)
     checkpoints = tf.io.gfile.glob(os.path.join(config.model_dir, artifacts.CHECKPOINTS, "ckpt-*.index"))
     if "://" not in config.model_dir and artifacts.jax_checkpoints_on_disk(
