@@ -9,7 +9,8 @@ records are run through the model as it serves (execution "sparse": only running
 computed), and the table gives the mean iterations N of all tokens, MLM accuracy with its 95%
 interval (bootstrap over sequences) and its loss, and the time per sequence (the median of
 --repeats passes, after one pass that traces). The last row, no cap, is the model as trained.
-Writes depth_knob.md, .json and .png (accuracy and time against mean N) to --output_dir.
+Writes depth_knob.md, .json and .png (accuracy and time against mean N) to --output_dir (new, empty,
+or an earlier result of this benchmark, replaced with --overwrite).
 """
 
 import argparse
@@ -22,6 +23,9 @@ from albert_act.base import cli
 cli.quiet_start()
 
 import numpy as np  # noqa: E402
+
+
+OUTPUT_FILES = ("depth_knob.md", "depth_knob.json", "depth_knob.png")
 
 
 def measure(init, records, caps, batch_size=64, max_batches=None, repeats=3):
@@ -119,9 +123,13 @@ def main(argv=None):
     parser.add_argument("--records", required=True, help="held-out pre-training TFRecords (a glob)")
     parser.add_argument("--caps", type=int, nargs="+", default=None, help="default: 1 .. N_max - 1")
     parser.add_argument("--max_batches", type=int, default=None, help="of 64 sequences (default: all)")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=3, help="timed passes of each setting")
     parser.add_argument("--output_dir", default=os.path.join("runs", "depth_knob"))
-    args = parser.parse_args(argv)
+    parser.add_argument("--overwrite", action="store_true", help="replace an earlier result in --output_dir")
+    from albert_act.base import outputs
+
+    args = cli.parse_checked(parser, argv, {"max_batches": "int>=1", "repeats": "int[1,100]",
+                                            **dict.fromkeys(("init", "records", "output_dir"), "path")})
     import glob
 
     records = sorted(glob.glob(args.records))
@@ -132,6 +140,8 @@ def main(argv=None):
     from pipelines.pretraining_dataset import check_records_vocabulary
 
     try:  # the checks analyze and served_depth make: held-out records of the model's own vocabulary
+        outputs.check_results_dir(args.output_dir, OUTPUT_FILES, args.overwrite, "the benchmark",
+                                  "an earlier depth_knob result")
         source = Source.open(args.init)
         n_max = source.info["backbone"]["max_iterations"]
         bad = [cap for cap in args.caps or () if not 1 <= cap <= n_max]
@@ -144,7 +154,10 @@ def main(argv=None):
         raise SystemExit(f"error: {error}") from None
     if args.caps is None:
         args.caps = list(range(1, n_max))
-    rows = measure(args.init, records, args.caps, max_batches=args.max_batches, repeats=args.repeats)
+    try:
+        rows = measure(args.init, records, args.caps, max_batches=args.max_batches, repeats=args.repeats)
+    except ValueError as error:  # what the records' reader finds (another length, a token corpus given)
+        raise SystemExit(f"error: {error}") from None
     table = markdown(rows)
     from benchmarks.depth_probes import machine
 

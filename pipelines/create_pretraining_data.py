@@ -19,6 +19,7 @@ stats.json is written last.
 """
 
 import collections
+import errno
 import json
 import os
 import random
@@ -130,9 +131,11 @@ def create_pretraining_data(
         if created and not text_files.listdir(output_dir):
             text_files.rmtree(output_dir)  # nor a folder it made
         if isinstance(error, OSError):  # a full disk (ENOSPC), a lost mount: a message, not a traceback
+            advice = (f"--num_shards {num_shards} files open at once is more than this system allows (ulimit -n): "
+                      "fewer shards" if error.errno == errno.EMFILE else "free space")
             raise ValueError(f"writing shards to {output_dir} failed: {error.strerror or error}"
                              f"{f' ({error.filename})' if error.filename else ''}; nothing was kept: "
-                             "free space and re-run") from None
+                             f"{advice}, and re-run") from None
         raise
 
     for name in text_files.listdir(staging):

@@ -88,6 +88,20 @@ def count_records(paths, limit):
     return int(counted)
 
 
+def recorded_vocabulary(path):
+    """The vocabulary fingerprint the data tool's stats.json beside the shard `path` records, or None
+    (no report, a damaged one, or one without it): for records compared with each other, no model's
+    vocabulary given."""
+    from albert_act.base.artifacts import STATS_JSON
+
+    stats_path = os.path.join(os.path.dirname(path), STATS_JSON)
+    try:
+        with text_files.open_binary(stats_path) as f:
+            return json.loads(f.read()).get("vocab_sha256")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def check_records_vocabulary(path, model_proto, vocab_name):
     """ValueError when the shard `path` was made with another vocabulary than `model_proto`
     (`vocab_name`, for the message): its ids would mean other pieces, even where they fit the

@@ -68,20 +68,41 @@ class TokenCorpus:
                 self.bare_space = int(data["bare_space"])
                 self.config = instances.InstanceConfig(**json.loads(str(data["config"])))
                 self.vocabulary = str(data["vocabulary"])
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+        except (OSError, ValueError, KeyError, EOFError, TypeError, zipfile.BadZipFile) as error:
             # numpy's advice for pickled arrays (allow_pickle=True) is not the user's to take: such a file
             # is never a token corpus, and unpickling runs its code
             reason = ("it holds pickled Python objects, which are never read" if "allow_pickle" in str(error) else
                       f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:120]}")
             raise ValueError(f"{path}: not a token corpus of the data tool, or cut short ({reason}); make the "
                              "records again with python -m pipelines.create_pretraining_data") from None
+        self.path = path
+        self._check_structure()
         largest = int(self.ids.max()) if self.ids.size else -1
         if largest >= len(self.word_start) or (self.sentence_ends.size and self.sentence_ends[-1] != self.ids.size):
             raise ValueError(f"{path}: damaged token corpus (piece id {largest} of a {len(self.word_start)}-piece "
                              f"vocabulary, {self.ids.size} pieces for sentences ending at "
                              f"{int(self.sentence_ends[-1]) if self.sentence_ends.size else 0}); make the records again "
                              "with python -m pipelines.create_pretraining_data")
-        self.path = path
+
+    def _check_structure(self):
+        """The arrays' kinds and boundaries, as the data tool writes them: integer ids; sentence and
+        document ends that never go back, the last of each closing its pieces and its sentences."""
+        arrays = {"ids": self.ids, "sentence_ends": self.sentence_ends, "document_ends": self.document_ends,
+                  "documents": self.documents}
+        for name, array in arrays.items():
+            if array.ndim != 1 or not np.issubdtype(array.dtype, np.integer) or (array.size and array.min() < 0):
+                raise ValueError(f"{self.path}: damaged token corpus ({name} must be non-negative integers in one "
+                                 f"row, got {array.dtype} of shape {array.shape}); make the records again with "
+                                 "python -m pipelines.create_pretraining_data")
+        for name, ends, total in (("sentence_ends", self.sentence_ends, self.ids.size),
+                                  ("document_ends", self.document_ends, self.sentence_ends.size)):
+            if np.any(np.diff(ends) < 0) or (ends[-1] if ends.size else 0) != total:
+                raise ValueError(f"{self.path}: damaged token corpus ({name} go back or do not end at {total}); "
+                                 "make the records again with python -m pipelines.create_pretraining_data")
+        if self.documents.size != self.document_ends.size:
+            raise ValueError(f"{self.path}: damaged token corpus ({self.documents.size} documents, "
+                             f"{self.document_ends.size} document ends); make the records again with python -m "
+                             "pipelines.create_pretraining_data")
 
     def __len__(self):
         return len(self.documents)
@@ -139,15 +160,20 @@ class InstanceStream:
     def __next__(self):
         pass_index, window, index = self.position
         windows = -(-len(self.corpus) // self.WINDOW)
+        visited = 0  # windows read without an instance: a whole pass of them, and the corpus makes none
         while True:
             if window >= windows:
                 if self.held_out:
                     raise StopIteration
+                if not windows or visited > windows:  # it would spin for ever
+                    raise ValueError(f"{self.corpus.path}: makes no pre-training instance ({len(self.corpus)} "
+                                     "documents); make the records of a larger text")
                 pass_index, window, index = pass_index + 1, 0, 0
             made = self._window(pass_index, window)
             if index < len(made):
                 self.position = (pass_index, window, index + 1)
                 return made[index]
+            visited += 1
             window, index = window + 1, 0
 
     def batch(self, size):

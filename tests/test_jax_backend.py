@@ -135,12 +135,15 @@ def test_pretraining_on_jax_resumes_exactly_and_its_weights_export(records, tmp_
     shutil.copytree(tmp_path / "straight", tmp_path / "resumed")
     (tmp_path / "resumed" / "checkpoints" / "jax-4.npz").unlink()
     (tmp_path / "resumed" / "evaluation.json").unlink()
-    # ... with a newer checkpoint of another model beside it (a kernel of another shape): passed over for jax-2
+    # ... with newer checkpoints beside it that are passed over for jax-2: one of another model (a kernel of
+    # another shape), one whose update is not its name's, one with non-finite weights
     with np.load(tmp_path / "resumed" / "checkpoints" / "jax-2.npz") as kept:
-        other = {name: kept[name] for name in kept.files}
-    kernel = next(name for name in other if name.startswith("trainable/") and other[name].ndim == 2)
-    other[kernel], other["update"] = other[kernel][:-1], np.int64(3)
-    np.savez(tmp_path / "resumed" / "checkpoints" / "jax-3.npz", **other)
+        good = {name: kept[name] for name in kept.files}
+    kernel = next(name for name in good if name.startswith("trainable/") and good[name].ndim == 2)
+    for update, change in ((5, {kernel: good[kernel][:-1]}), (4, {"update": np.int64(99)}),
+                           (3, {kernel: np.full_like(good[kernel], np.nan)})):
+        np.savez(tmp_path / "resumed" / "checkpoints" / f"jax-{update}.npz",
+                 **{**good, "update": np.int64(update), **change})
     resumed = _jax_run(tmp_path, _jax_config(records, tmp_path / "resumed"))
     assert straight["step"] == resumed["step"] == 4 and np.isfinite(straight["loss"])
     a, b = (np.load(tmp_path / name / "checkpoints" / "jax-4.npz") for name in ("straight", "resumed"))
@@ -256,6 +259,21 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
         jax_pretraining.token_files([str(folder / "train-00000-of-00002.tfrecord")])
     assert jax_pretraining.token_files([str(folder / "train-00000-*.tfrecord"), str(folder / "train-00001-*")]) == \
         str(folder / "tokens-train.npz")
+    for patterns, match in (([str(folder / "*.tfrecord")], r"matches eval-00000-of-00001.tfrecord, which is not one of "
+                                                           r"the train shards"),
+                            ([str(folder)], r"is a folder: give its shards"),
+                            ([str(folder / "nothing-*.tfrecord")], r"nothing-\*.tfrecord matches no file")):
+        with pytest.raises(ValueError, match=match):
+            jax_pretraining.token_files(patterns)
+    # a held-out corpus of another vocabulary than the training one, or one that makes no instance
+    with np.load(folder / "tokens-eval.npz") as data:
+        fields = dict(data)
+    np.savez(tmp_path / "tokens-other.npz", **{**fields, "vocabulary": "0" * 64})
+    np.savez(tmp_path / "tokens-empty.npz", **{**fields, "ids": fields["ids"][:0], "sentence_ends": fields["sentence_ends"][:0],
+                                              "document_ends": fields["document_ends"][:0], "documents": fields["documents"][:0]})
+    refused(r"tokens-other.npz was made with another vocabulary than .*tokens-train.npz",
+            eval_files=[str(tmp_path / "tokens-other.npz")])
+    refused(r"tokens-empty.npz: makes no held-out instance \(0 documents\)", eval_files=[str(tmp_path / "tokens-empty.npz")])
     (tmp_path / "run2").mkdir()
     (tmp_path / "run2" / "checkpoints").write_text("not a folder")
     config = PretrainConfig(**_jax_config(records, tmp_path / "run2")).resolved()

@@ -349,3 +349,15 @@ def test_a_run_started_with_relative_paths_resumes_from_another_folder(records, 
     out = capsys.readouterr().out
     assert "resumed from" in out and "ckpt-2" in out and "unreadable" not in out, out[-2000:]
     assert result["step"] == 2
+
+
+def test_a_damaged_held_out_curve_line_is_named_and_overrides_of_flags_refused():
+    from albert_act.train.pretraining_config import PretrainConfig
+    from albert_act.train.pretraining_summaries import held_out_curve
+
+    with pytest.raises(ValueError, match=r"run/held_out.jsonl line 2: not a held-out evaluation's JSON line \(cut short"):
+        held_out_curve("run/held_out.jsonl", '{"step": 2}\n{"step": 4, "ml', 6, {}, 0.1)
+    for key, value, flag in (("halting", "none", "--halting"), ("share_weights", False, "--unshared"),
+                             ("execution", "static", "--execution")):
+        with pytest.raises(ValueError, match=rf"--override {key}={value}: {key} has its own flag; pass {flag}"):
+            PretrainConfig(train_files=["t"], eval_files=["e"], model_dir="m", backbone_overrides={key: value})

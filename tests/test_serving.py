@@ -441,7 +441,7 @@ def test_the_served_depth_knob_caps_every_token_and_equals_keras(exports):
         model.signatures["fill_mask_capped"](text=texts, max_iterations=tf.constant(0))
 
 
-def test_the_depth_knob_benchmark_refuses_what_analyze_refuses(tiny_run, records):
+def test_the_depth_knob_benchmark_refuses_what_analyze_refuses(tiny_run, records, tmp_path):
     """benchmarks.depth_knob: caps outside [1, N_max] and training records, before anything is measured."""
     from benchmarks import depth_knob
 
@@ -449,3 +449,16 @@ def test_the_depth_knob_benchmark_refuses_what_analyze_refuses(tiny_run, records
         depth_knob.main(["--init", tiny_run[0], "--records", records[1], "--caps", "2", "0"])
     with pytest.raises(SystemExit, match=r"is a training file of .*held-out numbers need records it was not trained on"):
         depth_knob.main(["--init", tiny_run[0], "--records", records[0], "--caps", "1"])
+    # its flags' ranges and its output dir, before anything is measured (as analyze's)
+    with pytest.raises(SystemExit, match=r"--max_batches must be an integer >= 1, got 0"):
+        depth_knob.main(["--init", tiny_run[0], "--records", records[1], "--max_batches", "0"])
+    with pytest.raises(SystemExit, match=r"--repeats must be an integer in \[1, 100\], got 0"):
+        depth_knob.main(["--init", tiny_run[0], "--records", records[1], "--repeats", "0"])
+    data = os.path.dirname(records[1])
+    with pytest.raises(SystemExit, match=rf"--output_dir {data} holds other files .*the benchmark replaces its dir"):
+        depth_knob.main(["--init", tiny_run[0], "--records", records[1], "--output_dir", data])
+    earlier = tmp_path / "knob"
+    earlier.mkdir()
+    (earlier / "depth_knob.md").write_text("another model's table")
+    with pytest.raises(SystemExit, match=r"holds an earlier depth_knob result \(depth_knob.md\); pass --overwrite"):
+        depth_knob.main(["--init", tiny_run[0], "--records", records[1], "--output_dir", str(earlier)])

@@ -146,3 +146,24 @@ def test_a_pickled_file_is_refused_without_numpys_advice_to_unpickle_it(tmp_path
             token_corpus.TokenCorpus(str(tmp_path / name))
         assert "it holds pickled Python objects, which are never read" in str(refused.value), str(refused.value)
         assert "allow_pickle" not in str(refused.value)
+
+
+def test_a_corpus_of_the_wrong_kinds_or_bounds_is_named_and_an_empty_one_does_not_spin(records, tmp_path):
+    with np.load(Path(records[0]).parent / token_corpus.TOKENS_TRAIN) as data:
+        fields = dict(data)
+    cases = {"float_ids": ({"ids": fields["ids"].astype(np.float32)}, r"ids must be non-negative integers"),
+             "negative_ends": ({"document_ends": -fields["document_ends"]}, r"document_ends must be non-negative"),
+             "ends_past": ({"document_ends": fields["document_ends"] + 1}, r"document_ends go back or do not end at"),
+             "sentence_back": ({"sentence_ends": fields["sentence_ends"][::-1]}, r"sentence_ends go back"),
+             "unknown_setting": ({"config": fields["config"].item()[:-1] + ', "colour": 1}'},
+                                 r"not a token corpus of the data tool, or cut short \(TypeError")}
+    for name, (change, match) in cases.items():
+        np.savez(tmp_path / f"{name}.npz", **{**fields, **change})
+        with pytest.raises(ValueError, match=rf"{name}.npz: .*{match}"):
+            token_corpus.TokenCorpus(str(tmp_path / f"{name}.npz"))
+    empty = {**fields, "ids": fields["ids"][:0], "sentence_ends": fields["sentence_ends"][:0],
+             "document_ends": fields["document_ends"][:0], "documents": fields["documents"][:0]}
+    np.savez(tmp_path / "empty.npz", **empty)
+    stream = token_corpus.InstanceStream(token_corpus.TokenCorpus(str(tmp_path / "empty.npz")))
+    with pytest.raises(ValueError, match=r"empty.npz: makes no pre-training instance \(0 documents\)"):
+        stream.batch(8)

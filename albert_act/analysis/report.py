@@ -32,17 +32,7 @@ ANALYSIS_FILES |= {"token_type_histograms.png", "token_types_heatmap.png", "depe
 def check_output_dir(output_dir, overwrite=True):
     """Before any model loads: an --output_dir that is new, empty or holds an earlier analysis (which
     the command line replaces only with --overwrite)."""
-    outputs.check_dir_target(output_dir, "--output_dir")
-    if os.path.isdir(output_dir):
-        entries = set(text_files.visible_entries(output_dir))
-        others = sorted(entries - ANALYSIS_FILES)
-        if others:
-            raise ValueError(f"--output_dir {output_dir} holds other files ({', '.join(others[:5])}); an analysis "
-                             "replaces its dir whole: choose a new or empty one")
-        if entries and not overwrite:
-            raise ValueError(f"--output_dir {output_dir} holds an earlier analysis ({', '.join(sorted(entries)[:3])}"
-                             f"{', ...' if len(entries) > 3 else ''}); pass --overwrite to replace it, or choose "
-                             "another --output_dir")
+    outputs.check_results_dir(output_dir, ANALYSIS_FILES, overwrite, "an analysis", "an earlier analysis")
 
 
 def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, documents=500, keep_subtypes=False,

@@ -93,6 +93,12 @@ def check_checkpoints_folder(model_dir, exists=os.path.exists, isdir=os.path.isd
                          "--model_dir")
 
 
+def settings_lost(model_dir):
+    """The refusal for a run dir with checkpoints and no config.json (either backend's run)."""
+    return ValueError(f"{model_dir} holds checkpoints but no {CONFIG}, so the settings they were trained with are "
+                      f"unknown; put its {CONFIG} back, or use a new --model_dir")
+
+
 def read_json(path, lines=None):
     """The JSON object (a dict) in `path`; a ValueError names the file, and the line and column
     where it stops being JSON (a truncated or hand-edited config), or what it holds instead.

@@ -135,10 +135,21 @@ def progress_bar(total, stateful_metrics=()):
 # command run from its command line, a line at once. [open blocks, whether a block has ended, whether
 # this is a command line's process (`stop_on_interrupt`)].
 _WORK = [0, False, False]
+# The signal raised as KeyboardInterrupt and not yet turned into a "stopped" line (None: none). An
+# exception raised where Python ignores them (a gc callback, such as JAX's, or a __del__) is printed
+# and dropped: the signal is then sent again from outside, and a block that ends with one pending
+# says "stopped" all the same.
+_PENDING = [None]
 
 
 def _interrupt(signum, frame):
     if _WORK[0] or not _WORK[2]:  # the work, or a notebook's call of main(): what `failures` or the caller says
+        _PENDING[0] = signum
+        if _in_ignored_context(frame):
+            import threading
+
+            threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()  # lands in the next bytecode outside
+            return
         raise KeyboardInterrupt(f"signal {signum}")
     # Outside the work, an exception could land inside an import (TensorFlow's, half done: the interpreter's
     # exit may then crash) and print its traceback: the line goes to the user's stderr, and the process ends.
@@ -150,6 +161,15 @@ def _interrupt(signum, frame):
         pass
     os.write(_REAL_STDERR[0] if _REAL_STDERR else 2, f"stopped: {said}\n".encode())
     os._exit(130)
+
+
+def _in_ignored_context(frame):
+    """Whether `frame` runs a gc callback or a finalizer, where a raised exception is printed and dropped."""
+    import gc
+
+    code = getattr(frame, "f_code", None)
+    return code is not None and (code.co_name == "__del__" or
+                                 any(code is getattr(callback, "__code__", None) for callback in gc.callbacks))
 
 
 def stop_on_interrupt():
@@ -273,15 +293,20 @@ def failures(output, kept, stopped_message, refusals=(ValueError,), explain=None
         except Exception:  # noqa: BLE001 (what is on disk cannot be read now: a full disk, a lost bucket)
             return "what was written before is on disk as it was"
 
+    if not _WORK[0]:
+        _PENDING[0] = None  # one that a notebook's caller was given before this work
     _WORK[0] += 1
     try:
         yield
+        if _PENDING[0] is not None:  # a stop that something swallowed: the work ended, the stop still holds
+            raise KeyboardInterrupt(f"signal {_PENDING[0]}")
     except refusals as error:
         sys.exit(f"error: {explain(str(error)) if explain else error}")
     except write_errors() as error:
         sys.exit(f"error: {io_failure(error, output, said(kept))}")
     except KeyboardInterrupt:
         _ignore_interrupts()  # a second Ctrl-C while the line is composed: the same one line
+        _PENDING[0] = None
         stopped(said(stopped_message))
     finally:
         _WORK[0] -= 1

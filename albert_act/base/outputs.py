@@ -11,6 +11,7 @@ No TensorFlow here: the data tool, which never loads it, uses these too. Local p
 remote ones (gs://) are written as before and not locked (`DirectoryLock.note` says so).
 """
 
+import errno
 import json
 import os
 
@@ -29,6 +30,8 @@ def write_with(path, write):
     the file's ending (Keras' save_weights needs `.weights.h5`), renamed over `path` once complete,
     so a full disk, Ctrl-C or a kill leaves the old file and no reader sees half of one."""
     folder, name = os.path.split(os.path.abspath(path))
+    if os.path.isdir(path):  # the rename would fail naming the hidden partial file
+        raise IsADirectoryError(errno.EISDIR, "a folder is where this file is written", path)
     remove_dead_partials(folder, PARTIAL_PREFIX, f"-{name}")
     partial = os.path.join(folder, f"{PARTIAL_PREFIX}{os.getpid()}-{name}")
     try:
@@ -90,6 +93,25 @@ def check_dir_target(path, flag=None, holds_a_file=False):
         if ancestor == os.path.abspath(path):
             raise ValueError(f"{named} is a file, not a directory")
         raise ValueError(f"{named}: {ancestor} is a file, not a directory")
+
+
+def check_results_dir(path, own_files, overwrite, what, earlier, flag="--output_dir"):
+    """Before the work: a results dir (written file by file) that is new, empty or holds only an
+    result of the same kind (`own_files`, `earlier`), which is replaced only with `overwrite`; a dir
+    with other files (a data folder, someone's results) is refused, as is one that is a file."""
+    check_dir_target(path, flag)
+    if os.path.isdir(path):
+        from albert_act.base import text_files
+
+        entries = set(text_files.visible_entries(path))
+        others = sorted(entries - set(own_files))
+        if others:
+            raise ValueError(f"{flag} {path} holds other files ({', '.join(others[:5])}); {what} replaces its "
+                             "dir whole: choose a new or empty one")
+        if entries and not overwrite:
+            raise ValueError(f"{flag} {path} holds {earlier} ({', '.join(sorted(entries)[:3])}"
+                             f"{', ...' if len(entries) > 3 else ''}); pass --overwrite to replace it, or choose "
+                             f"another {flag}")
 
 
 def _check_not_current_folder(path, named):

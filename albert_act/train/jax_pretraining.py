@@ -22,7 +22,6 @@ line), held_out.jsonl, evaluation.json and config.json. What differs:
 """
 
 import glob
-import json
 import os
 import time
 
@@ -39,7 +38,7 @@ from albert_act.train.ponder import AUTO_SHARE, ponder_ramp, steered_tau
 from albert_act.train.pretraining_config import (ADDED_SETTINGS, AUTO, RESUMABLE_CHANGES, accumulation,
                                                  config_differences, config_record, run_parts)
 from albert_act.train.pretraining_summaries import (depth_line, depth_spread, depth_sums_of, evaluation_sums,
-                                                    one_depth_warning, summarize)
+                                                    held_out_curve, one_depth_warning, summarize)
 from pipelines import token_corpus
 
 SUM_KEYS = ("mlm_loss_sum", "mlm_objective_sum", "mlm_correct", "mlm_weight", "sop_loss_sum", "sop_correct",
@@ -56,9 +55,14 @@ def token_files(patterns):
         if pattern.endswith(".npz"):
             corpora.setdefault(pattern, None)
             continue
+        if os.path.isdir(pattern):
+            raise ValueError(f"{pattern} is a folder: give its shards ({os.path.join(pattern, 'train-*.tfrecord')}) "
+                             "or its token corpus (tokens-*.npz)")
+        found = glob.glob(pattern)
+        if not found and "://" not in pattern:
+            raise ValueError(f"{pattern} matches no file")
         name = token_corpus.TOKENS_EVAL if os.path.basename(pattern).startswith("eval") else token_corpus.TOKENS_TRAIN
-        matched = corpora.setdefault(os.path.join(os.path.dirname(pattern), name), set())
-        matched.update(os.path.realpath(path) for path in glob.glob(pattern))
+        corpora.setdefault(os.path.join(os.path.dirname(pattern), name), set()).update(map(os.path.realpath, found))
     missing = [path for path in corpora if not os.path.exists(path)]
     if missing:
         raise ValueError(f"{missing[0]}: no token corpus (the JAX backend reads the data tool's tokens-*.npz beside "
@@ -71,6 +75,11 @@ def token_files(patterns):
         prefix = "eval" if os.path.basename(corpus) == token_corpus.TOKENS_EVAL else "train"
         shards = {os.path.realpath(path)
                   for path in glob.glob(os.path.join(os.path.dirname(corpus), f"{prefix}-*-of-*.tfrecord"))}
+        others = sorted(os.path.basename(path) for path in matched - shards)
+        if shards and others:
+            raise ValueError(f"{', '.join(patterns)} matches {others[0]}, which is not one of the {prefix} shards "
+                             f"that the JAX backend reads as {corpus}: give {prefix} shards only ("
+                             f"{os.path.join(os.path.dirname(corpus), prefix + '-*.tfrecord')})")
         if shards and not shards <= matched:
             raise ValueError(f"{', '.join(patterns)} matches {len(matched & shards)} of the {len(shards)} shards in "
                              f"{os.path.dirname(corpus) or '.'}, but the JAX backend reads their token corpus "
@@ -229,13 +238,16 @@ class JaxPretrainer:
         for old in sorted(checkpoints(directory))[:-keep]:
             os.remove(checkpoints(directory)[old])
 
-    def restore(self, path):
-        """The state of checkpoint `path`; returns (update, input position)."""
+    def restore(self, path, update=None):
+        """The state of checkpoint `path` (of update `update`, its name's); returns (update, input
+        position). ValueError for one of another model, with non-finite values, or of another update."""
         def read(data, key, variable):
             array = data[key]
             if tuple(array.shape) != tuple(variable.shape):
                 raise ValueError(f"{key} has shape {tuple(array.shape)}, the model's {tuple(variable.shape)}: "
                                  "a checkpoint of another model")
+            if np.issubdtype(array.dtype, np.floating) and not np.all(np.isfinite(array)):
+                raise ValueError(f"{key} holds non-finite values")
             return jnp.asarray(array)
 
         with np.load(path, allow_pickle=False) as data:
@@ -244,6 +256,10 @@ class JaxPretrainer:
                 "non_trainable": [read(data, f"non_trainable/{v.path}", v) for v in self.model.non_trainable_variables],
                 "optimizer": [read(data, f"optimizer/{i}", v) for i, v in enumerate(self.optimizer.variables)]}
             self.tau, self.tau_proportional = float(data["tau"]), float(data["tau_proportional"])
+            if not np.isfinite(self.tau) or not np.isfinite(self.tau_proportional):
+                raise ValueError(f"tau {self.tau} / {self.tau_proportional}: non-finite")
+            if update is not None and int(data["update"]) != update:
+                raise ValueError(f"it says update {int(data['update'])}, its name {update}")
             return int(data["update"]), tuple(int(x) for x in data["position"])
 
 
@@ -279,7 +295,8 @@ def run_jax_pretraining(config, progress=True):
 
 def _check_corpora(config, train_path, eval_path):
     """What the TensorFlow run's preflight checks of its records, for the token corpora: not the same file
-    for training and held out, and made with the model's vocabulary (its size, and the --vocab given)."""
+    for training and held out, made with the model's vocabulary (its size, and the --vocab given) and
+    with one vocabulary, and a held-out corpus that makes instances."""
     if os.path.realpath(train_path) == os.path.realpath(eval_path):
         raise ValueError(f"{train_path} is both the training and the held-out corpus: held-out numbers need "
                          f"documents the model is not trained on ({token_corpus.TOKENS_EVAL})")
@@ -289,8 +306,10 @@ def _check_corpora(config, train_path, eval_path):
         from pipelines.tokenizer import Tokenizer
 
         fingerprint = vocab_fingerprint(Tokenizer.for_model(config.vocab, rows).model_proto)
+    vocabularies = {}
     for path in (train_path, eval_path):
         corpus = token_corpus.TokenCorpus(path)
+        vocabularies[path] = corpus.vocabulary
         if len(corpus.word_start) != rows:
             raise ValueError(f"{path}: made with a {len(corpus.word_start)}-piece vocabulary, but the model's "
                              f"vocabulary_size is {rows}: make the data with the model's vocabulary")
@@ -302,6 +321,12 @@ def _check_corpora(config, train_path, eval_path):
         if config.vocab and corpus.vocabulary != fingerprint:
             raise ValueError(f"{path}: made with another vocabulary than --vocab {config.vocab}: its ids would mean "
                              "other pieces; make the records with that vocabulary")
+    if vocabularies[train_path] != vocabularies[eval_path]:
+        raise ValueError(f"{eval_path} was made with another vocabulary than {train_path}: its ids would mean other "
+                         "pieces; make the held-out records with the training records' vocabulary")
+    if token_corpus.InstanceStream(corpus, held_out=True).batch(1) is None:
+        raise ValueError(f"{eval_path}: makes no held-out instance ({len(corpus)} documents); make the records "
+                         "with held-out documents (--eval_fraction above 0, or a held-out text)")
 
 
 def _check_resumable(config):
@@ -314,6 +339,8 @@ def _check_resumable(config):
         raise ValueError(f"{config.model_dir} holds a TensorFlow run's checkpoints; resume it without "
                          "KERAS_BACKEND=jax, or use a new --model_dir")
     others = text_files.visible_entries(config.model_dir)
+    if not os.path.exists(path) and checkpoints(config.model_dir):  # as the TensorFlow run's preflight says it
+        raise artifacts.settings_lost(config.model_dir)
     if not os.path.exists(path) and others:
         raise ValueError(f"--model_dir {config.model_dir} holds other files ({', '.join(others[:5])}) and no run "
                          f"({artifacts.CONFIG}); pre-train into a new or empty dir, or a run dir to resume it")
@@ -332,7 +359,7 @@ def _check_resumable(config):
 def _resume(trainer, config, progress):
     """(update, input position) of the newest intact checkpoint restored (`newest_intact`, as the
     TensorFlow run and `Source` read theirs), or (0, start) on a fresh run."""
-    restored = newest_intact(checkpoints(config.model_dir), lambda update, path: trainer.restore(path),
+    restored = newest_intact(checkpoints(config.model_dir), lambda update, path: trainer.restore(path, update),
                              os.path.join(config.model_dir, artifacts.CHECKPOINTS), errors=NPZ_READ_ERRORS,
                              say=lambda line: print(line, flush=True) if progress else None, read_as="resumed from")
     if restored:
@@ -374,15 +401,11 @@ def held_out(trainer, config, eval_path, update, progress):
     """The held-out evaluation at `update`: one line of held_out.jsonl (later lines replaced, as a resumed
     run writes them again), printed with the depth line."""
     evaluation = trainer.evaluate(eval_path, update)
-    spread = depth_spread(evaluation)
-    line = {"step": update, **{k: evaluation[k] for k in artifacts.HELD_OUT_KEPT},
-            "mean_iterations": evaluation["iterations"]["all"]["mean"],
-            "expected_iterations": evaluation["iterations"]["all"]["expected_mean"],
-            "ponder_cost_weight": trainer.tau_at(update - 1), "depth_spread": spread}
     path = os.path.join(config.model_dir, artifacts.HELD_OUT_CURVE)
-    earlier = open(path).read().splitlines() if os.path.exists(path) else []
-    kept = [text for text in earlier if text.strip() and json.loads(text)["step"] < update] + [json.dumps(line)]
-    text_files.write_bytes(path, ("\n".join(kept) + "\n").encode("utf-8"))
+    text, line = held_out_curve(path, text_files.read_bytes(path).decode("utf-8") if os.path.exists(path) else "",
+                                update, evaluation, trainer.tau_at(update - 1))
+    spread = line["depth_spread"]
+    text_files.write_bytes(path, text.encode("utf-8"))
     if progress:
         low, high = evaluation["mlm_accuracy_interval"]
         print(f"\nheld out at update {update}: MLM {evaluation['mlm_accuracy']:.3f} [{low:.3f}, {high:.3f}] (loss "

@@ -192,8 +192,7 @@ class PretrainConfig:
             differ = sorted(k for k in saved if k not in derived or saved[k] != derived[k])
             if differ:
                 key = differ[0]
-                flag = {"halting": "--halting", "share_weights": "--unshared", "execution": "--execution"}.get(
-                    key, f"--override {key}={json.dumps(saved[key])}")
+                flag = OWN_FLAGS.get(key, f"--override {key}={json.dumps(saved[key])}")
                 raise ValueError(f"backbone.{key} is {saved[key]!r} there, but the preset {config.preset!r} with its "
                                  f"backbone_overrides gives {derived.get(key)!r} now (the file was edited, or the "
                                  f"preset changed since): \"backbone\" is derived, not read; to have that value, "
@@ -268,12 +267,19 @@ def _init_changes(config, source):
     return {"backbone_overrides": {**sizes, **config.backbone_overrides}, "vocab": config.vocab or source.vocab}
 
 
+# Backbone settings that are the run's own settings (flags), not --override's.
+OWN_FLAGS = {"halting": "--halting", "share_weights": "--unshared", "execution": "--execution"}
+
+
 def _check_overrides(overrides, preset_backbone):
     """--override keys must be backbone settings, with values of the preset's type."""
     known = sorted(set(inspect.signature(AlbertActBackbone.__init__).parameters) - {"self", "kwargs", "dtype"})
     for key, value in overrides.items():
+        if key in OWN_FLAGS:  # backbone_config() sets them from their flags: an override would be dropped
+            raise ValueError(f"--override {key}={value}: {key} has its own flag; pass {OWN_FLAGS[key]}")
         if key not in known:
-            raise ValueError(f"--override {key}: not a backbone setting; known: {', '.join(known)}")
+            raise ValueError(f"--override {key}: not a backbone setting; known: "
+                             f"{', '.join(k for k in known if k not in OWN_FLAGS)}")
         like = preset_backbone.get(key)
         if like is None:
             continue

@@ -13,7 +13,8 @@ from albert_act import distribution
 from albert_act.base import artifacts, text_files
 from albert_act.train.pretraining_config import (ADDED_SETTINGS, RESUMABLE_CHANGES, accumulation, check_batch_fits,
                                                  config_differences, config_record)
-from pipelines.pretraining_dataset import check_records, check_records_vocabulary, count_records, record_files
+from pipelines.pretraining_dataset import (check_records, check_records_vocabulary, count_records, record_files,
+                                          recorded_vocabulary)
 from pipelines.tokenizer import Tokenizer
 
 
@@ -52,6 +53,12 @@ def _check_records(config, sample_records):
             check_records_vocabulary(path, proto, os.path.basename(config.vocab))
     if len(set(shapes.values())) > 1:
         raise ValueError(f"files differ in (sequence length, predictions): {shapes}")
+    if proto is None:  # no vocabulary to check each against: the two sets against each other, as reported
+        train_vocab, eval_vocab = (recorded_vocabulary(files[0]) for files in (train_files, eval_files))
+        if train_vocab and eval_vocab and train_vocab != eval_vocab:
+            raise ValueError(f"{eval_files[0]} was made with another vocabulary than {train_files[0]} (per the data "
+                             "tool's stats.json beside each): its ids would mean other pieces; make the held-out "
+                             "records with the training records' vocabulary")
     return train_files, eval_files
 
 
@@ -94,8 +101,7 @@ def _check_model_dir(config):
                          "or use a new --model_dir")
     if not tf.io.gfile.exists(path):
         if checkpoints:
-            raise ValueError(f"{config.model_dir} holds checkpoints but no {artifacts.CONFIG}, so the settings they "
-                             f"were trained with are unknown; put its {artifacts.CONFIG} back, or use a new --model_dir")
+            raise artifacts.settings_lost(config.model_dir)
         others = text_files.visible_entries(config.model_dir)
         if others:  # an export, a fine-tuning dir, data, someone's files: a run would be written among them
             raise ValueError(f"--model_dir {config.model_dir} holds other files ({', '.join(others[:5])}) and no run "

@@ -9,7 +9,6 @@ export). The parts live beside it: `pretraining_config` (settings and their chec
 `pretraining_summaries`; the run's checkpoints are `albert_act.io.run_checkpoints`'.
 """
 
-import json
 import math
 import os
 import shutil
@@ -28,8 +27,8 @@ from albert_act.train.input_streams import InputStreams, corrupt_file
 from albert_act.train.pretrainer import AUTO_SHARE, Pretrainer
 from albert_act.train.pretraining_config import PretrainConfig, config_record  # noqa: F401  (the API)
 from albert_act.train.pretraining_preflight import check_export_dir, preflight
-from albert_act.train.pretraining_summaries import (depth_line, depth_spread, one_depth_warning, summarize,
-                                                    write_summaries, write_token_type_image)
+from albert_act.train.pretraining_summaries import (depth_line, depth_spread, held_out_curve, one_depth_warning,
+                                                    summarize, write_summaries, write_token_type_image)
 from pipelines.pretraining_dataset import parse_examples, record_shapes
 
 
@@ -191,15 +190,11 @@ def held_out(trainer, eval_files, write_dir, step, progress=False):
     writer = tf.summary.create_file_writer(os.path.join(write_dir, artifacts.EVAL_EVENTS))
     write_summaries(writer, step, evaluation, {"ponder_cost_weight": float(trainer.tau_at(step - 1))})
     write_token_type_image(writer, step, evaluation["iterations"], trainer.backbone.max_iterations)
-    spread = depth_spread(evaluation)
-    line = {"step": step, **{k: evaluation[k] for k in artifacts.HELD_OUT_KEPT},
-            "mean_iterations": evaluation["iterations"]["all"]["mean"],
-            "expected_iterations": evaluation["iterations"]["all"]["expected_mean"],
-            "ponder_cost_weight": float(trainer.tau_at(step - 1)), "depth_spread": spread}
     path = os.path.join(write_dir, artifacts.HELD_OUT_CURVE)
-    earlier = tf.io.gfile.GFile(path).read().splitlines() if tf.io.gfile.exists(path) else []
-    kept = [text for text in earlier if text.strip() and json.loads(text)["step"] < step] + [json.dumps(line)]
-    text_files.write_bytes(path, ("\n".join(kept) + "\n").encode("utf-8"))  # whole, renamed into place
+    earlier = tf.io.gfile.GFile(path).read() if tf.io.gfile.exists(path) else ""
+    text, line = held_out_curve(path, earlier, step, evaluation, trainer.tau_at(step - 1))
+    spread = line["depth_spread"]
+    text_files.write_bytes(path, text.encode("utf-8"))  # whole, renamed into place
     if progress:
         (low, high) = evaluation["mlm_accuracy_interval"]
         print(f"\nheld out at update {step}: MLM {evaluation['mlm_accuracy']:.3f} [{low:.3f}, {high:.3f}] (loss "

@@ -115,6 +115,31 @@ def depth_line(spread):
     return line
 
 
+def held_out_curve(path, earlier, step, evaluation, tau):
+    """held_out.jsonl's new text: the lines of `earlier` (its text, "" when new) before `step`, and
+    this evaluation's line (later lines go: a resumed run writes them again). A line that is not
+    JSON is refused, naming the file and line. Returns (text, the new line's record)."""
+    import json
+
+    from albert_act.base import artifacts
+
+    kept = []
+    for number, text in enumerate(earlier.splitlines(), 1):
+        if not text.strip():
+            continue
+        try:
+            if json.loads(text)["step"] < step:
+                kept.append(text)
+        except (ValueError, KeyError, TypeError):
+            raise ValueError(f"{path} line {number}: not a held-out evaluation's JSON line (cut short or edited); "
+                             "remove that line (the run writes its later lines again) and re-run") from None
+    line = {"step": step, **{k: evaluation[k] for k in artifacts.HELD_OUT_KEPT},
+            "mean_iterations": evaluation["iterations"]["all"]["mean"],
+            "expected_iterations": evaluation["iterations"]["all"]["expected_mean"],
+            "ponder_cost_weight": float(tau), "depth_spread": depth_spread(evaluation)}
+    return "\n".join(kept + [json.dumps(line)]) + "\n", line
+
+
 def one_depth_warning(spread):
     """A warning when one depth holds over ONE_DEPTH_WARNING of the ordinary pieces, else None."""
     shares = spread["shares"]
