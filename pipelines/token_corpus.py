@@ -104,6 +104,16 @@ class TokenCorpus:
                              f"{self.document_ends.size} document ends); make the records again with python -m "
                              "pipelines.create_pretraining_data")
 
+    def fingerprint(self):
+        """16 hex digits of the SHA-256 of the documents' pieces and boundaries: the same for a copied
+        or moved corpus, another for other documents (a checkpoint keeps its run's)."""
+        import hashlib
+
+        digest = hashlib.sha256()
+        for array in (self.ids, self.sentence_ends, self.document_ends, self.documents):
+            digest.update(np.ascontiguousarray(array).tobytes())
+        return digest.hexdigest()[:16]
+
     def __len__(self):
         return len(self.documents)
 

@@ -153,6 +153,17 @@ def test_pretraining_on_jax_resumes_exactly_and_its_weights_export(records, tmp_
     assert straight["mlm_accuracy"] == resumed["mlm_accuracy"]
     with pytest.raises(AssertionError, match="holds a run with another config .steps: 4 there, 6 now"):
         _jax_run(tmp_path, _jax_config(records, tmp_path / "resumed", steps=6))
+    # The same run on other documents is refused (its files may move: a copy of its corpus is the same one).
+    with np.load(Path(records[0]).parent / "tokens-train.npz") as data:
+        fields = dict(data)
+    last = int(fields["document_ends"][-2])  # all but the last document
+    np.savez(tmp_path / "tokens-train.npz", **{**fields, "ids": fields["ids"][:int(fields["sentence_ends"][last - 1])],
+                                               "sentence_ends": fields["sentence_ends"][:last],
+                                               "document_ends": fields["document_ends"][:-1],
+                                               "documents": fields["documents"][:-1]})
+    with pytest.raises(AssertionError, match=r"resumed was trained on another corpus than .*tokens-train.npz \(its "
+                                             r"checkpoint's [0-9a-f]{16}, this one's [0-9a-f]{16}\)"):
+        _jax_run(tmp_path, _jax_config(records, tmp_path / "resumed", train_files=[str(tmp_path / "tokens-train.npz")]))
     lines = [json.loads(line) for line in (tmp_path / "straight" / "held_out.jsonl").read_text().splitlines()]
     assert [line["step"] for line in lines] == [4] and "depth_spread" in lines[0]
     # The run's weights, read by the TensorFlow side (Source, as export and analyze read a run).

@@ -104,6 +104,7 @@ class JaxPretrainer:
         self.objective, self.backbone, self.model, self.schedule, self.optimizer = run_parts(config, execution)
         self.tau = -1.0 if config.ponder_cost_weight == AUTO else float(config.ponder_cost_weight)
         self.tau_proportional = 0.0
+        self.train_corpus, self.trained_on = None, ""  # fingerprints: this run's training corpus, a checkpoint's
         self.state = {"trainable": [v.value for v in self.model.trainable_variables],
                       "non_trainable": [v.value for v in self.model.non_trainable_variables],
                       "optimizer": [v.value for v in self.optimizer.variables]}
@@ -229,7 +230,8 @@ class JaxPretrainer:
                        for v, a in zip(self.model.non_trainable_variables, self.state["non_trainable"])})
         arrays.update({f"optimizer/{i}": np.asarray(a) for i, a in enumerate(self.state["optimizer"])})
         arrays.update(update=np.int64(update), position=np.asarray(position, np.int64),
-                      tau=np.float64(self.tau), tau_proportional=np.float64(self.tau_proportional))
+                      tau=np.float64(self.tau), tau_proportional=np.float64(self.tau_proportional),
+                      train_corpus=np.str_(self.train_corpus or ""))
         path = os.path.join(folder, f"{artifacts.JAX_CHECKPOINT_PREFIX}{update}.npz")
         partial = path + ".partial"
         with open(partial, "wb") as f:
@@ -260,6 +262,7 @@ class JaxPretrainer:
                 raise ValueError(f"tau {self.tau} / {self.tau_proportional}: non-finite")
             if update is not None and int(data["update"]) != update:
                 raise ValueError(f"it says update {int(data['update'])}, its name {update}")
+            self.trained_on = str(data["train_corpus"]) if "train_corpus" in data.files else ""
             return int(data["update"]), tuple(int(x) for x in data["position"])
 
 
@@ -277,13 +280,19 @@ def run_jax_pretraining(config, progress=True):
     with outputs.DirectoryLock(config.model_dir, "pre-training run", "--model_dir"):
         _check_resumable(config)
         trainer = JaxPretrainer(config)
+        corpus = token_corpus.TokenCorpus(train_path)
+        trainer.train_corpus = corpus.fingerprint()
         update, position = _resume(trainer, config, progress)
+        if update and trainer.trained_on and trainer.trained_on != trainer.train_corpus:
+            raise ValueError(f"{config.model_dir} was trained on another corpus than {train_path} (its checkpoint's "
+                             f"{trainer.trained_on}, this one's {trainer.train_corpus}): resume with the records it "
+                             "was trained on (a moved copy is the same), or use a new --model_dir")
         os.makedirs(config.model_dir, exist_ok=True)
         artifacts.write_json(os.path.join(config.model_dir, artifacts.CONFIG),
                              {**config_record(config), "backend": "jax"})
         if config.vocab:
             text_files.write_bytes(os.path.join(config.model_dir, artifacts.VOCAB), text_files.read_bytes(config.vocab))
-        stream = token_corpus.InstanceStream(token_corpus.TokenCorpus(train_path), seed=config.seed, position=position)
+        stream = token_corpus.InstanceStream(corpus, seed=config.seed, position=position)
         if progress:
             print(f"pre-training {config.preset} ({config.halting}) on JAX, {trainer.kind} x{len(trainer.devices)}, "
                   f"{trainer.precision}, global batch {config.global_batch_size} = {trainer.accumulation} x "
