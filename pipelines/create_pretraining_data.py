@@ -231,9 +231,12 @@ def _check_filled(written, num_shards, eval_fraction, stats):
     """Records that would train nothing are refused, not written: no training instance at all (the
     eval fraction held out every document), or shards left empty (more shards than instances)."""
     documents = f"{stats['documents']} documents ({stats['train_documents']} for training)"
-    if written == 0:
+    if written == 0 and stats["eval_documents"]:
         raise ValueError(f"no training instance from {documents}: --eval_fraction {eval_fraction} held out "
                          f"{stats['eval_documents']}; lower it or give more text")
+    if written == 0:
+        raise ValueError(f"no training instance from {documents}: the text is too short to make one (an instance "
+                         "needs at least a sentence of pieces); give more text")
     if written < num_shards:
         raise ValueError(f"--num_shards {num_shards} but {documents} gave {written} training instances: "
                          f"{num_shards - written} shards would be empty; use --num_shards {written} or fewer")

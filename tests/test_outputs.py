@@ -464,3 +464,13 @@ def test_a_stop_swallowed_where_python_ignores_exceptions_still_stops(capsys):
     assert cli._PENDING[0] is None
     with cli.failures("OUT", "KEPT", "STOP"):  # the next work is not stopped by the last one's signal
         pass
+
+
+def test_a_dir_that_cannot_be_made_is_named_as_given_not_its_lock():
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("no /proc here (a folder that takes no files)")
+    with pytest.raises(OSError) as refused:
+        with outputs.DirectoryLock("/proc/albert_act_run", "pre-training run", "--model_dir"):
+            pass
+    assert str(refused.value).endswith("; --model_dir /proc/albert_act_run cannot be written there: "
+                                       "'/proc/albert_act_run'") and ".lock" not in str(refused.value), str(refused.value)

@@ -124,3 +124,24 @@ def test_the_function_and_its_flags_hold_one_rule(tmp_path, name, value, words):
                                     InstanceConfig(vocabulary_size=400), **{name: value}, progress=False)
     assert cpd.FLAG_RULES[name] == cpd.RUN_RULES[name]
     _assert_nothing_written(tmp_path / "out")
+
+
+def test_too_many_shards_for_the_open_files_limit_and_a_text_too_short_say_what_helps(wiki_vocab, tmp_path, monkeypatch):
+    import errno
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(_documents(3))
+
+    def too_many(*args):
+        raise OSError(errno.EMFILE, "Too many open files", str(tmp_path / "out" / "train-01021-of-100000.tfrecord"))
+
+    with monkeypatch.context() as patched:
+        patched.setattr(cpd, "_write_shards", too_many)
+        with pytest.raises(ValueError, match=r"Too many open files .*: --num_shards 2 files open at once is more than "
+                                             r"this system allows \(ulimit -n\): fewer shards, and re-run"):
+            _run(wiki_vocab, [corpus], tmp_path / "out")
+    one_word = tmp_path / "one_word.txt"
+    one_word.write_text("word\n")
+    with pytest.raises(ValueError, match=r"no training instance from 1 documents \(1 for training\): the text is too "
+                                         r"short to make one"):
+        _run(wiki_vocab, [one_word], tmp_path / "out2")

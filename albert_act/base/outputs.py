@@ -172,7 +172,11 @@ class DirectoryLock:
         self.created = _first_missing(os.path.dirname(name))  # removed on release if still empty
         os.makedirs(os.path.dirname(name), exist_ok=True)
         while True:
-            handle = open(name, "a+")
+            try:
+                handle = open(name, "a+")
+            except OSError as error:  # a folder that takes no files (/proc, a read-only mount): named as given
+                raise OSError(error.errno, f"{error.strerror}; {self.flag + ' ' if self.flag else ''}{self.path} "
+                                           "cannot be written there", self.path) from None
             try:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
