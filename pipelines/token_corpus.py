@@ -31,6 +31,7 @@ import zipfile
 import numpy as np
 
 from albert_act.base.artifacts import TOKENS_EVAL, TOKENS_TRAIN  # noqa: F401 (the files' names)
+from albert_act.io.newest_intact import first_line
 from pipelines import instances
 
 
@@ -69,12 +70,8 @@ class TokenCorpus:
                 self.config = instances.InstanceConfig(**json.loads(str(data["config"])))
                 self.vocabulary = str(data["vocabulary"])
         except (OSError, ValueError, KeyError, EOFError, TypeError, zipfile.BadZipFile) as error:
-            # numpy's advice for pickled arrays (allow_pickle=True) is not the user's to take: such a file
-            # is never a token corpus, and unpickling runs its code
-            reason = ("it holds pickled Python objects, which are never read" if "allow_pickle" in str(error) else
-                      f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:120]}")
-            raise ValueError(f"{path}: not a token corpus of the data tool, or cut short ({reason}); make the "
-                             "records again with python -m pipelines.create_pretraining_data") from None
+            raise ValueError(f"{path}: not a token corpus of the data tool, or cut short ({first_line(error)}); "
+                             "make the records again with python -m pipelines.create_pretraining_data") from None
         self.path = path
         self._check_structure()
         largest = int(self.ids.max()) if self.ids.size else -1
@@ -99,6 +96,11 @@ class TokenCorpus:
             if np.any(np.diff(ends) < 0) or (ends[-1] if ends.size else 0) != total:
                 raise ValueError(f"{self.path}: damaged token corpus ({name} go back or do not end at {total}); "
                                  "make the records again with python -m pipelines.create_pretraining_data")
+        pieces = len(self.word_start)
+        if pieces != self.config.vocabulary_size or not -1 <= self.bare_space < pieces:
+            raise ValueError(f"{self.path}: damaged token corpus (word_start has {pieces} entries and bare_space is "
+                             f"{self.bare_space}, for the {self.config.vocabulary_size}-piece vocabulary of its "
+                             "config); make the records again with python -m pipelines.create_pretraining_data")
         if self.documents.size != self.document_ends.size:
             raise ValueError(f"{self.path}: damaged token corpus ({self.documents.size} documents, "
                              f"{self.document_ends.size} document ends); make the records again with python -m "

@@ -273,7 +273,10 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
     for patterns, match in (([str(folder / "*.tfrecord")], r"matches eval-00000-of-00001.tfrecord, which is not one of "
                                                            r"the train shards"),
                             ([str(folder)], r"is a folder: give its shards"),
-                            ([str(folder / "nothing-*.tfrecord")], r"nothing-\*.tfrecord matches no file")):
+                            ([str(folder / "nothing-*.tfrecord")], r"nothing-\*.tfrecord matches no file"),
+                            ([str(folder / "tokens-*.npz")], r"tokens-\*.npz matches 2 token corpora"),
+                            ([str(folder.parent / "vocab.model")], r"vocab.model: neither the data tool's TFRecord "
+                                                                   r"shards nor its token corpus")):
         with pytest.raises(ValueError, match=match):
             jax_pretraining.token_files(patterns)
     # a held-out corpus of another vocabulary than the training one, or one that makes no instance

@@ -357,6 +357,8 @@ def test_a_damaged_held_out_curve_line_is_named_and_overrides_of_flags_refused()
 
     with pytest.raises(ValueError, match=r"run/held_out.jsonl line 2: not a held-out evaluation's JSON line \(cut short"):
         held_out_curve("run/held_out.jsonl", '{"step": 2}\n{"step": 4, "ml', 6, {}, 0.1)
+    with pytest.raises(ValueError, match=r"run/held_out.jsonl: not a held-out curve \(not UTF-8 text at byte 0\)"):
+        held_out_curve("run/held_out.jsonl", b"\xff\xfe\x00binary", 6, {}, 0.1)
     for key, value, flag in (("halting", "none", "--halting"), ("share_weights", False, "--unshared"),
                              ("execution", "static", "--execution")):
         with pytest.raises(ValueError, match=rf"--override {key}={value}: {key} has its own flag; pass {flag}"):

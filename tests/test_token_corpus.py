@@ -144,7 +144,8 @@ def test_a_pickled_file_is_refused_without_numpys_advice_to_unpickle_it(tmp_path
         save(tmp_path / name)
         with pytest.raises(ValueError) as refused:
             token_corpus.TokenCorpus(str(tmp_path / name))
-        assert "it holds pickled Python objects, which are never read" in str(refused.value), str(refused.value)
+        assert "not a NumPy file of arrays (NumPy would read it as pickled Python objects, which are never loaded)" \
+            in str(refused.value), str(refused.value)
         assert "allow_pickle" not in str(refused.value)
 
 
@@ -155,6 +156,8 @@ def test_a_corpus_of_the_wrong_kinds_or_bounds_is_named_and_an_empty_one_does_no
              "negative_ends": ({"document_ends": -fields["document_ends"]}, r"document_ends must be non-negative"),
              "ends_past": ({"document_ends": fields["document_ends"] + 1}, r"document_ends go back or do not end at"),
              "sentence_back": ({"sentence_ends": fields["sentence_ends"][::-1]}, r"sentence_ends go back"),
+             "word_start_cut": ({"word_start": fields["word_start"][:100]}, r"word_start has 100 entries"),
+             "bare_space_far": ({"bare_space": np.int64(99999)}, r"bare_space is 99999, for the 400-piece"),
              "unknown_setting": ({"config": fields["config"].item()[:-1] + ', "colour": 1}'},
                                  r"not a token corpus of the data tool, or cut short \(TypeError")}
     for name, (change, match) in cases.items():

@@ -114,6 +114,19 @@ COMPRESSED = ((b"\x1f\x8b", "gzip", "gunzip"), (b"BZh", "bzip2", "bunzip2"), (b"
               (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"), (b"PK\x03\x04", "zip", "unzip"))
 
 
+def compression_hint(path):
+    """"; a gzip-compressed file: decompress it first (gunzip PATH)" for a local compressed file, else ""."""
+    try:
+        with open(path, "rb") as f:
+            start = f.read(8)
+    except OSError:
+        return ""
+    for magic, kind, command in COMPRESSED:
+        if start.startswith(magic):
+            return f"; a {kind}-compressed file: decompress it first ({command} {path})"
+    return ""
+
+
 def _refuse_compressed(path, start):
     """A compressed file is named as such (its bytes would be read as invalid UTF-8, or skipped
     line by line with --skip_invalid_utf8)."""

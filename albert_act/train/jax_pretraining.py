@@ -53,8 +53,15 @@ def token_files(patterns):
     corpora = {}  # corpus -> the shards the patterns match (None: the .npz given)
     for pattern in patterns:
         if pattern.endswith(".npz"):
-            corpora.setdefault(pattern, None)
+            found = sorted(glob.glob(pattern)) if glob.has_magic(pattern) else [pattern]
+            if len(found) > 1:
+                raise ValueError(f"{pattern} matches {len(found)} token corpora ({', '.join(found[:3])}): name the one "
+                                 "to read (tokens-train.npz for training, tokens-eval.npz held out)")
+            corpora.setdefault(found[0] if found else pattern, None)
             continue
+        if os.path.isfile(pattern) and not pattern.endswith(".tfrecord"):
+            raise ValueError(f"{pattern}: neither the data tool's TFRecord shards nor its token corpus (tokens-*.npz)"
+                             f"{text_files.compression_hint(pattern)}")
         if os.path.isdir(pattern):
             raise ValueError(f"{pattern} is a folder: give its shards ({os.path.join(pattern, 'train-*.tfrecord')}) "
                              "or its token corpus (tokens-*.npz)")
@@ -411,7 +418,7 @@ def held_out(trainer, config, eval_path, update, progress):
     run writes them again), printed with the depth line."""
     evaluation = trainer.evaluate(eval_path, update)
     path = os.path.join(config.model_dir, artifacts.HELD_OUT_CURVE)
-    text, line = held_out_curve(path, text_files.read_bytes(path).decode("utf-8") if os.path.exists(path) else "",
+    text, line = held_out_curve(path, text_files.read_bytes(path) if os.path.exists(path) else b"",
                                 update, evaluation, trainer.tau_at(update - 1))
     spread = line["depth_spread"]
     text_files.write_bytes(path, text.encode("utf-8"))

@@ -191,7 +191,7 @@ def held_out(trainer, eval_files, write_dir, step, progress=False):
     write_summaries(writer, step, evaluation, {"ponder_cost_weight": float(trainer.tau_at(step - 1))})
     write_token_type_image(writer, step, evaluation["iterations"], trainer.backbone.max_iterations)
     path = os.path.join(write_dir, artifacts.HELD_OUT_CURVE)
-    earlier = tf.io.gfile.GFile(path).read() if tf.io.gfile.exists(path) else ""
+    earlier = tf.io.gfile.GFile(path, "rb").read() if tf.io.gfile.exists(path) else b""
     text, line = held_out_curve(path, earlier, step, evaluation, trainer.tau_at(step - 1))
     spread = line["depth_spread"]
     text_files.write_bytes(path, text.encode("utf-8"))  # whole, renamed into place

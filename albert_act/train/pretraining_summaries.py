@@ -116,7 +116,7 @@ def depth_line(spread):
 
 
 def held_out_curve(path, earlier, step, evaluation, tau):
-    """held_out.jsonl's new text: the lines of `earlier` (its text, "" when new) before `step`, and
+    """held_out.jsonl's new text: the lines of `earlier` (its bytes, b"" when new) before `step`, and
     this evaluation's line (later lines go: a resumed run writes them again). A line that is not
     JSON is refused, naming the file and line. Returns (text, the new line's record)."""
     import json
@@ -124,6 +124,11 @@ def held_out_curve(path, earlier, step, evaluation, tau):
     from albert_act.base import artifacts
 
     kept = []
+    try:
+        earlier = earlier.decode("utf-8") if isinstance(earlier, bytes) else earlier
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not a held-out curve (not UTF-8 text at byte {error.start}); move it away (the "
+                         "run writes its lines again from its evaluations on) and re-run") from None
     for number, text in enumerate(earlier.splitlines(), 1):
         if not text.strip():
             continue
