@@ -359,7 +359,9 @@ def test_a_damaged_held_out_curve_line_is_named_and_overrides_of_flags_refused()
         held_out_curve("run/held_out.jsonl", '{"step": 2}\n{"step": 4, "ml', 6, {}, 0.1)
     with pytest.raises(ValueError, match=r"run/held_out.jsonl: not a held-out curve \(not UTF-8 text at byte 0\)"):
         held_out_curve("run/held_out.jsonl", b"\xff\xfe\x00binary", 6, {}, 0.1)
-    for key, value, flag in (("halting", "none", "--halting"), ("share_weights", False, "--unshared"),
-                             ("execution", "static", "--execution")):
-        with pytest.raises(ValueError, match=rf"--override {key}={value}: {key} has its own flag; pass {flag}"):
+    for key, value, flag in (("halting", "none", "--halting act or --halting none"),
+                             ("share_weights", True, "--unshared for distinct layers, nothing for shared ones"),
+                             ("execution", "static", "--execution NAME")):
+        with pytest.raises(ValueError, match=rf"--override {key}={value}: {key} is set by its own flag, not by "
+                                             rf"--override: drop the override and use {flag}"):
             PretrainConfig(train_files=["t"], eval_files=["e"], model_dir="m", backbone_overrides={key: value})

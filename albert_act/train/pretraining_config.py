@@ -276,7 +276,10 @@ def _check_overrides(overrides, preset_backbone):
     known = sorted(set(inspect.signature(AlbertActBackbone.__init__).parameters) - {"self", "kwargs", "dtype"})
     for key, value in overrides.items():
         if key in OWN_FLAGS:  # backbone_config() sets them from their flags: an override would be dropped
-            raise ValueError(f"--override {key}={value}: {key} has its own flag; pass {OWN_FLAGS[key]}")
+            use = {"halting": "--halting act or --halting none", "share_weights": "--unshared for distinct layers, "
+                   "nothing for shared ones (the default)", "execution": "--execution NAME"}[key]
+            raise ValueError(f"--override {key}={value}: {key} is set by its own flag, not by --override: drop the "
+                             f"override and use {use}")
         if key not in known:
             raise ValueError(f"--override {key}: not a backbone setting; known: "
                              f"{', '.join(k for k in known if k not in OWN_FLAGS)}")
