@@ -126,22 +126,22 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=3, help="timed passes of each setting")
     parser.add_argument("--output_dir", default=os.path.join("runs", "depth_knob"))
     parser.add_argument("--overwrite", action="store_true", help="replace an earlier result in --output_dir")
-    from albert_act.base import outputs
-
     args = cli.parse_checked(parser, argv, {"max_batches": "int>=1", "repeats": "int[1,100]",
                                             **dict.fromkeys(("init", "records", "output_dir"), "path")})
     import glob
 
     records = sorted(glob.glob(args.records))
+    if os.path.isdir(args.records):
+        raise SystemExit(f"error: --records {args.records} is a folder: give its held-out shards (a glob such as "
+                         f"'{os.path.join(args.records, 'eval-*.tfrecord')}')")
     if not records:
         raise SystemExit(f"error: --records {args.records} matches no file")
-    from albert_act.analysis.report import check_not_trained_on
+    from albert_act.analysis.report import check_not_trained_on, check_output_dir
     from albert_act.io.source import Source
     from pipelines.pretraining_dataset import check_records_vocabulary
 
     try:  # the checks analyze and served_depth make: held-out records of the model's own vocabulary
-        outputs.check_results_dir(args.output_dir, OUTPUT_FILES, args.overwrite, "the benchmark",
-                                  "an earlier depth_knob result")
+        check_output_dir(args.output_dir, args.overwrite, OUTPUT_FILES, "the benchmark", "an earlier depth_knob result")
         source = Source.open(args.init)
         n_max = source.info["backbone"]["max_iterations"]
         bad = [cap for cap in args.caps or () if not 1 <= cap <= n_max]

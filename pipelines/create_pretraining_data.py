@@ -131,11 +131,7 @@ def create_pretraining_data(
         if created and not text_files.listdir(output_dir):
             text_files.rmtree(output_dir)  # nor a folder it made
         if isinstance(error, OSError):  # a full disk (ENOSPC), a lost mount: a message, not a traceback
-            advice = (f"--num_shards {num_shards} files open at once is more than this system allows (ulimit -n): "
-                      "fewer shards" if error.errno == errno.EMFILE else "free space")
-            raise ValueError(f"writing shards to {output_dir} failed: {error.strerror or error}"
-                             f"{f' ({error.filename})' if error.filename else ''}; nothing was kept: "
-                             f"{advice}, and re-run") from None
+            raise _write_failure(error, output_dir, num_shards) from None
         raise
 
     for name in text_files.listdir(staging):
@@ -225,6 +221,14 @@ def _write_shards(files, tokenizer, config, staging, num_shards, workers, eval_f
         text_files.write_bytes(os.path.join(staging, name), token_corpus.encoded(
             tokenized[held_out], config, word_start, bare_space, vocab_fingerprint(tokenizer.model_proto)))
     return stats
+
+
+def _write_failure(error, output_dir, num_shards):
+    """The refusal for an OSError while writing: a full disk (ENOSPC), a lost mount, too many files open."""
+    advice = "free space" if error.errno != errno.EMFILE else (
+        f"--num_shards {num_shards} files open at once is more than this system allows (ulimit -n): fewer shards")
+    return ValueError(f"writing shards to {output_dir} failed: {error.strerror or error}"
+                      f"{f' ({error.filename})' if error.filename else ''}; nothing was kept: {advice}, and re-run")
 
 
 def _check_filled(written, num_shards, eval_fraction, stats):

@@ -30,8 +30,7 @@ import zipfile
 
 import numpy as np
 
-from albert_act.base.artifacts import TOKENS_EVAL, TOKENS_TRAIN  # noqa: F401 (the files' names)
-from albert_act.io.newest_intact import first_line
+from albert_act.base.artifacts import TOKENS_EVAL, TOKENS_TRAIN, first_line  # noqa: F401 (the files' names)
 from pipelines import instances
 
 

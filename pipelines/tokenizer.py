@@ -97,7 +97,7 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
             shuffle_input_sentence=False,  # our sample is already seeded
             input_sentence_size=0,
             byte_fallback=byte_fallback,
-            required_chars=normalization.normalize(required_chars).replace(" ", ""),
+            required_chars=_present(normalization.normalize(required_chars).replace(" ", ""), sentences),
             num_threads=num_threads,
             max_sentence_length=MAX_LINE_BYTES,
             minloglevel=2,
@@ -105,6 +105,13 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
     except RuntimeError as error:
         raise ValueError(_training_failure(str(error), files, len(sentences), max_sentences, byte_fallback)) from None
     return model.getvalue()
+
+
+def _present(chars, sentences):
+    """The characters of `chars` that the text holds: SentencePiece's BPE trainer aborts the process on a
+    required character it never sees (a frequency of 0), where the unigram one adds it as a piece."""
+    seen = set().union(*map(set, sentences)) if sentences else set()
+    return "".join(c for c in chars if c in seen)
 
 
 def _training_failure(message, files, sentences, max_sentences, byte_fallback):

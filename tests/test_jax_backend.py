@@ -333,3 +333,17 @@ def test_ctrl_c_while_jax_compiles_gives_one_line_not_a_crash(records, tmp_path)
     assert process.returncode == 130 and lines[-1:] == [
         f"stopped: before the first checkpoint: no checkpoint of this run was saved in {tmp_path / 'run'}; re-run the "
         "same command to start again"] and "Traceback" not in err, (process.returncode, err[-3000:])
+
+
+def test_readers_of_a_run_pass_over_a_checkpoint_with_non_finite_weights(tmp_path):
+    """export, analyze and finetune read a run's weights through newest_weights: a checkpoint with NaN
+    weights is named and the one before it read, as the run's own resume does."""
+    from albert_act.io.run_checkpoints import newest_weights
+
+    folder = tmp_path / "run" / "checkpoints"
+    folder.mkdir(parents=True)
+    good = {"trainable/encoder/kernel": np.ones((2, 2), np.float32), "update": np.int64(1)}
+    np.savez(folder / "jax-1.npz", **good)
+    np.savez(folder / "jax-2.npz", **{**good, "trainable/encoder/kernel": np.full((2, 2), np.nan, np.float32)})
+    update, path, weights = newest_weights(str(tmp_path / "run"))
+    assert update == 1 and path.endswith("jax-1.npz") and weights["encoder/kernel"].sum() == 4

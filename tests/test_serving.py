@@ -455,6 +455,8 @@ def test_the_depth_knob_benchmark_refuses_what_analyze_refuses(tiny_run, records
     with pytest.raises(SystemExit, match=r"--repeats must be an integer in \[1, 100\], got 0"):
         depth_knob.main(["--init", tiny_run[0], "--records", records[1], "--repeats", "0"])
     data = os.path.dirname(records[1])
+    with pytest.raises(SystemExit, match=rf"--records {data} is a folder: give its held-out shards"):
+        depth_knob.main(["--init", tiny_run[0], "--records", data])
     with pytest.raises(SystemExit, match=rf"--output_dir {data} holds other files .*the benchmark replaces its dir"):
         depth_knob.main(["--init", tiny_run[0], "--records", records[1], "--output_dir", data])
     earlier = tmp_path / "knob"

@@ -217,3 +217,14 @@ def test_a_mask_typed_in_another_form_is_a_mask(wiki_tokenizer):
     encoder = TextEncoder(wiki_tokenizer.model_proto, 32)
     graph = encoder.tokenize_with_masks(tf.constant(["The cat ［ＭＡＳＫ］ on the mat.", "The cat [MÁSK] on the mat."]))
     assert graph.to_list() == [plain, plain]
+
+
+def test_bpe_trains_on_text_without_every_required_character(tmp_path):
+    """The CLI's default --required_chars (ASCII punctuation) on a text that lacks some of them: SentencePiece's
+    BPE trainer aborts the process on a required character of frequency 0, so only the text's own are passed."""
+    text = tmp_path / "plain.txt"
+    text.write_text("".join(f"the cat number {i} sat on the mat and looked at the dog\n" for i in range(200)))
+    train_tokenizer.main(["--input", str(text), "--output", str(tmp_path / "bpe"), "--vocab_size", "300",
+                          "--model_type", "bpe"])
+    pieces = spm.SentencePieceProcessor(model_file=str(tmp_path / "bpe.model")).encode("the cat sat", out_type=str)
+    assert pieces and "".join(pieces).replace("\u2581", " ").strip() == "the cat sat"

@@ -322,3 +322,12 @@ def check_huggingface_target(output, overwrite=False):
     huggingface = all(_gfile().exists(os.path.join(output, name)) for name in (HF_CONFIG, HF_WEIGHTS))
     if not overwrite or not huggingface:
         raise ValueError(f"{output} exists and is not empty; --overwrite replaces only a Hugging Face dir")
+
+
+def first_line(error):
+    """An error as one short line: its type and the first line of its message. NumPy's advice for a
+    file it would unpickle (allow_pickle=True) is not the user's to take: unpickling runs the file's
+    code, and such a file (pickled objects, or bytes of no NumPy format) is never one of ours."""
+    if "allow_pickle" in str(error):
+        return "not a NumPy file of arrays (NumPy would read it as pickled Python objects, which are never loaded)"
+    return f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:200]}"

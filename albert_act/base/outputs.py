@@ -95,25 +95,6 @@ def check_dir_target(path, flag=None, holds_a_file=False):
         raise ValueError(f"{named}: {ancestor} is a file, not a directory")
 
 
-def check_results_dir(path, own_files, overwrite, what, earlier, flag="--output_dir"):
-    """Before the work: a results dir (written file by file) that is new, empty or holds only an
-    result of the same kind (`own_files`, `earlier`), which is replaced only with `overwrite`; a dir
-    with other files (a data folder, someone's results) is refused, as is one that is a file."""
-    check_dir_target(path, flag)
-    if os.path.isdir(path):
-        from albert_act.base import text_files
-
-        entries = set(text_files.visible_entries(path))
-        others = sorted(entries - set(own_files))
-        if others:
-            raise ValueError(f"{flag} {path} holds other files ({', '.join(others[:5])}); {what} replaces its "
-                             "dir whole: choose a new or empty one")
-        if entries and not overwrite:
-            raise ValueError(f"{flag} {path} holds {earlier} ({', '.join(sorted(entries)[:3])}"
-                             f"{', ...' if len(entries) > 3 else ''}); pass --overwrite to replace it, or choose "
-                             f"another {flag}")
-
-
 def _check_not_current_folder(path, named):
     try:
         here = os.path.realpath(os.getcwd())

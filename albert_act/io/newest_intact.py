@@ -7,6 +7,8 @@ and the JAX run's resume (`train/jax_pretraining.py`). No TensorFlow here: the J
 
 import zipfile
 
+from albert_act.base.artifacts import first_line  # noqa: F401 (its readers' one line for an error)
+
 # What NumPy raises on a damaged .npz: a cut one is a zip without its directory (BadZipFile).
 NPZ_READ_ERRORS = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile)
 
@@ -47,12 +49,3 @@ def newest_intact(found, read, directory, errors, owner=None, say=print, read_as
     if failures:
         raise ValueError(f"{f'{owner}: ' if owner else ''}no intact checkpoint in {directory}: " + "; ".join(failures))
     return None
-
-
-def first_line(error):
-    """An error as one short line: its type and the first line of its message. NumPy's advice for a
-    file it would unpickle (allow_pickle=True) is not the user's to take: unpickling runs the file's
-    code, and such a file (pickled objects, or bytes of no NumPy format) is never one of ours."""
-    if "allow_pickle" in str(error):
-        return "not a NumPy file of arrays (NumPy would read it as pickled Python objects, which are never loaded)"
-    return f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:200]}"

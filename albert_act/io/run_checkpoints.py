@@ -123,16 +123,25 @@ def _tf_weights(update, prefix):
     so a damaged .index or .data file raises here (`READ_ERRORS`)."""
     reader = tf.train.load_checkpoint(prefix)
     head, tail = "model/", "/.ATTRIBUTES/VARIABLE_VALUE"
-    return {name[len(head) : -len(tail)].replace(".S", "/"): reader.get_tensor(name)
-            for name in reader.get_variable_to_shape_map()
-            if name.startswith(head)}  # not the optimizer's or the input pipeline's state
+    return _finite({name[len(head) : -len(tail)].replace(".S", "/"): reader.get_tensor(name)
+                    for name in reader.get_variable_to_shape_map()
+                    if name.startswith(head)})  # not the optimizer's or the input pipeline's state
 
 
 def _jax_weights(update, path):
     """The model weights in one checkpoint of a JAX run (`NPZ_READ_ERRORS` when damaged)."""
-    with np.load(path) as data:
-        return {name.split("/", 1)[1]: data[name] for name in data.files
-                if name.startswith(("trainable/", "non_trainable/"))}
+    with np.load(path, allow_pickle=False) as data:
+        return _finite({name.split("/", 1)[1]: data[name] for name in data.files
+                        if name.startswith(("trainable/", "non_trainable/"))})
+
+
+def _finite(weights):
+    """`weights`, or a ValueError naming the first with non-finite values (a damaged checkpoint: a run
+    stops at a non-finite loss without saving)."""
+    for name, value in weights.items():
+        if np.issubdtype(np.asarray(value).dtype, np.floating) and not np.all(np.isfinite(value)):
+            raise ValueError(f"{name} holds non-finite values")
+    return weights
 
 
 def stored_tau(path, signed):

@@ -2,14 +2,13 @@
 
     KERAS_BACKEND=jax python -m albert_act.pretrain --preset english --train_files 'DATA/train-*.tfrecord' ...
 
-The same run as the TensorFlow one (`albert_act.train.pretraining_run`), from the same command
-line: `PretrainConfig` and its presets; the model (bucket is `albert_act.model.switched_halting` here,
-gather runs as bucket and while as static: the same numbers); the loss (`losses.Objective`, written once); LAMB with
-ALBERT's maths and the halting unit's settings (`lamb.run_optimizer`); the schedule; tau's ramp,
---tau auto and --target_iterations (`ponder`); micro-batches whose sums are divided by the whole
-update's masked-token and sequence counts, so accumulation gives the large-batch gradient; the
-held-out evaluation (`pretraining_summaries.evaluation_sums`: the same numbers, intervals and depth
-line), held_out.jsonl, evaluation.json and config.json. What differs:
+The same run as the TensorFlow one (`albert_act.train.pretraining_run`), from the same command line:
+`PretrainConfig` and its presets; the model (bucket is `albert_act.model.switched_halting` here, gather
+runs as bucket and while as static: the same numbers); the loss (`losses.Objective`); LAMB with ALBERT's
+maths and the halting unit's settings (`lamb.run_optimizer`); the schedule; tau's ramp, --tau auto and
+--target_iterations (`ponder`); micro-batches summed with the whole update's masked-token and sequence
+counts (accumulation gives the large-batch gradient); the held-out evaluation (`pretraining_summaries`:
+the same numbers, intervals and depth line), held_out.jsonl, evaluation.json and config.json. What differs:
 - input: the data tool's token corpus in the folder of each TFRecord pattern (train-* ->
   tokens-train.npz, eval-* -> tokens-eval.npz; `pipelines.token_corpus`), the same instances made
   on the fly, fresh masks once the dupe factor's passes are read; held out: once, pairs only;
@@ -265,10 +264,9 @@ class JaxPretrainer:
                 "non_trainable": [read(data, f"non_trainable/{v.path}", v) for v in self.model.non_trainable_variables],
                 "optimizer": [read(data, f"optimizer/{i}", v) for i, v in enumerate(self.optimizer.variables)]}
             self.tau, self.tau_proportional = float(data["tau"]), float(data["tau_proportional"])
-            if not np.isfinite(self.tau) or not np.isfinite(self.tau_proportional):
-                raise ValueError(f"tau {self.tau} / {self.tau_proportional}: non-finite")
-            if update is not None and int(data["update"]) != update:
-                raise ValueError(f"it says update {int(data['update'])}, its name {update}")
+            if not np.isfinite(self.tau + self.tau_proportional) or update not in (None, int(data["update"])):
+                raise ValueError(f"tau {self.tau} / {self.tau_proportional} (finite?), update {int(data['update'])} "
+                                 f"(its name says {update})")
             self.trained_on = str(data["train_corpus"]) if "train_corpus" in data.files else ""
             return int(data["update"]), tuple(int(x) for x in data["position"])
 
