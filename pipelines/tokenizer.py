@@ -62,7 +62,7 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
 
     byte_fallback: characters that are not pieces become their UTF-8 bytes (256 pieces <0x00>..<0xFF>)
     instead of <unk>. required_chars: characters kept as pieces however rare they are in the text
-    (e.g. `ENGLISH_CHARACTERS`).
+    (e.g. `ENGLISH_CHARACTERS`; with "bpe", those the text holds).
 
     model_type: "unigram" (ALBERT's) or "bpe". SentencePiece's unigram trainer splits
     very frequent short words of a low-diversity corpus into letters ("near" ->
@@ -97,7 +97,7 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
             shuffle_input_sentence=False,  # our sample is already seeded
             input_sentence_size=0,
             byte_fallback=byte_fallback,
-            required_chars=_present(normalization.normalize(required_chars).replace(" ", ""), sentences),
+            required_chars=_required(normalization.normalize(required_chars).replace(" ", ""), sentences, model_type),
             num_threads=num_threads,
             max_sentence_length=MAX_LINE_BYTES,
             minloglevel=2,
@@ -107,10 +107,13 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
     return model.getvalue()
 
 
-def _present(chars, sentences):
-    """The characters of `chars` that the text holds: SentencePiece's BPE trainer aborts the process on a
-    required character it never sees (a frequency of 0), where the unigram one adds it as a piece."""
-    seen = set().union(*map(set, sentences)) if sentences else set()
+def _required(chars, sentences, model_type):
+    """The required characters SentencePiece is given: all of `chars` for unigram, which makes each a piece
+    even where the text lacks it; for BPE only those the text holds, since its trainer aborts the process
+    on a required character it never sees (a frequency of 0)."""
+    if model_type != "bpe":
+        return chars
+    seen = set().union(*map(set, sentences))
     return "".join(c for c in chars if c in seen)
 
 

@@ -228,3 +228,8 @@ def test_bpe_trains_on_text_without_every_required_character(tmp_path):
                           "--model_type", "bpe"])
     pieces = spm.SentencePieceProcessor(model_file=str(tmp_path / "bpe.model")).encode("the cat sat", out_type=str)
     assert pieces and "".join(pieces).replace("\u2581", " ").strip() == "the cat sat"
+    # unigram keeps every required character as a piece, present in the text or not
+    train_tokenizer.main(["--input", str(text), "--output", str(tmp_path / "unigram"), "--vocab_size", "120",
+                          "--no-byte_fallback"])
+    unigram = spm.SentencePieceProcessor(model_file=str(tmp_path / "unigram.model"))
+    assert "@" not in text.read_text() and unigram.piece_to_id("@") != unigram.unk_id()
