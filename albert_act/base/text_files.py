@@ -114,25 +114,27 @@ COMPRESSED = ((b"\x1f\x8b", "gzip", "gunzip"), (b"BZh", "bzip2", "bunzip2"), (b"
               (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"), (b"PK\x03\x04", "zip", "unzip"))
 
 
+def _compression(start):
+    """(kind, the command that decompresses it) of a file that starts with the bytes `start`, or None."""
+    return next(((kind, command) for magic, kind, command in COMPRESSED if start.startswith(magic)), None)
+
+
 def compression_hint(path):
     """"; a gzip-compressed file: decompress it first (gunzip PATH)" for a local compressed file, else ""."""
     try:
         with open(path, "rb") as f:
-            start = f.read(8)
+            found = _compression(f.read(8))
     except OSError:
         return ""
-    for magic, kind, command in COMPRESSED:
-        if start.startswith(magic):
-            return f"; a {kind}-compressed file: decompress it first ({command} {path})"
-    return ""
+    return f"; a {found[0]}-compressed file: decompress it first ({found[1]} {path})" if found else ""
 
 
 def _refuse_compressed(path, start):
     """A compressed file is named as such (its bytes would be read as invalid UTF-8, or skipped
     line by line with --skip_invalid_utf8)."""
-    for magic, kind, command in COMPRESSED:
-        if start.startswith(magic):
-            raise ValueError(f"{path}: a {kind}-compressed file, not text; decompress it first ({command} {path})")
+    found = _compression(start)
+    if found:
+        raise ValueError(f"{path}: a {found[0]}-compressed file, not text; decompress it first ({found[1]} {path})")
 
 
 def _refuse_utf16(path, start):

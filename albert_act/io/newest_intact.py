@@ -7,6 +7,8 @@ and the JAX run's resume (`train/jax_pretraining.py`). No TensorFlow here: the J
 
 import zipfile
 
+import numpy as np
+
 from albert_act.base.artifacts import first_line  # noqa: F401 (its readers' one line for an error)
 
 # What NumPy raises on a damaged .npz: a cut one is a zip without its directory (BadZipFile).
@@ -49,3 +51,12 @@ def newest_intact(found, read, directory, errors, owner=None, say=print, read_as
     if failures:
         raise ValueError(f"{f'{owner}: ' if owner else ''}no intact checkpoint in {directory}: " + "; ".join(failures))
     return None
+
+
+def finite(name, value):
+    """`value` (an array of a checkpoint), or a ValueError naming it when it holds non-finite values: a
+    damaged checkpoint (a run stops at a non-finite loss without saving), which its readers pass over."""
+    array = np.asarray(value)
+    if np.issubdtype(array.dtype, np.floating) and not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} holds non-finite values")
+    return value

@@ -10,7 +10,7 @@ import numpy as np
 import tensorflow as tf
 
 from albert_act.base import artifacts, cli
-from albert_act.io.newest_intact import NPZ_READ_ERRORS, Refused, Unusable, newest_intact
+from albert_act.io.newest_intact import NPZ_READ_ERRORS, Refused, Unusable, finite, newest_intact
 
 READ_ERRORS = (tf.errors.OpError, IndexError, ValueError, OSError)  # what TensorFlow raises on a damaged file
 
@@ -136,12 +136,8 @@ def _jax_weights(update, path):
 
 
 def _finite(weights):
-    """`weights`, or a ValueError naming the first with non-finite values (a damaged checkpoint: a run
-    stops at a non-finite loss without saving)."""
-    for name, value in weights.items():
-        if np.issubdtype(np.asarray(value).dtype, np.floating) and not np.all(np.isfinite(value)):
-            raise ValueError(f"{name} holds non-finite values")
-    return weights
+    """`weights`, each checked by `finite` (a ValueError names the first with non-finite values)."""
+    return {name: finite(name, value) for name, value in weights.items()}
 
 
 def stored_tau(path, signed):

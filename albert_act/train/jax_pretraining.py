@@ -31,7 +31,7 @@ import numpy as np
 
 from albert_act import distribution
 from albert_act.base import artifacts, cli, outputs, text_files
-from albert_act.io.newest_intact import NPZ_READ_ERRORS, newest_intact
+from albert_act.io.newest_intact import NPZ_READ_ERRORS, finite, newest_intact
 from albert_act.model.halting import ponder_weight_in_force
 from albert_act.train.ponder import AUTO_SHARE, ponder_ramp, steered_tau
 from albert_act.train.pretraining_config import (ADDED_SETTINGS, AUTO, RESUMABLE_CHANGES, accumulation,
@@ -250,12 +250,10 @@ class JaxPretrainer:
         """The state of checkpoint `path` (of update `update`, its name's); returns (update, input
         position). ValueError for one of another model, with non-finite values, or of another update."""
         def read(data, key, variable):
-            array = data[key]
+            array = finite(key, data[key])
             if tuple(array.shape) != tuple(variable.shape):
                 raise ValueError(f"{key} has shape {tuple(array.shape)}, the model's {tuple(variable.shape)}: "
                                  "a checkpoint of another model")
-            if np.issubdtype(array.dtype, np.floating) and not np.all(np.isfinite(array)):
-                raise ValueError(f"{key} holds non-finite values")
             return jnp.asarray(array)
 
         with np.load(path, allow_pickle=False) as data:
@@ -263,10 +261,9 @@ class JaxPretrainer:
                 "trainable": [read(data, f"trainable/{v.path}", v) for v in self.model.trainable_variables],
                 "non_trainable": [read(data, f"non_trainable/{v.path}", v) for v in self.model.non_trainable_variables],
                 "optimizer": [read(data, f"optimizer/{i}", v) for i, v in enumerate(self.optimizer.variables)]}
-            self.tau, self.tau_proportional = float(data["tau"]), float(data["tau_proportional"])
-            if not np.isfinite(self.tau + self.tau_proportional) or update not in (None, int(data["update"])):
-                raise ValueError(f"tau {self.tau} / {self.tau_proportional} (finite?), update {int(data['update'])} "
-                                 f"(its name says {update})")
+            self.tau, self.tau_proportional = (float(finite(key, data[key])) for key in ("tau", "tau_proportional"))
+            if update not in (None, int(data["update"])):
+                raise ValueError(f"it says update {int(data['update'])}, its name {update}")
             self.trained_on = str(data["train_corpus"]) if "train_corpus" in data.files else ""
             return int(data["update"]), tuple(int(x) for x in data["position"])
 
@@ -281,11 +278,10 @@ def run_jax_pretraining(config, progress=True):
     `python -m albert_act.export --checkpoint <model_dir>` on a machine with TensorFlow writes one)."""
     config = config.resolved()
     train_path, eval_path = token_files(config.train_files), token_files(config.eval_files)
-    _check_corpora(config, train_path, eval_path)
+    corpus = _check_corpora(config, train_path, eval_path)
     with outputs.DirectoryLock(config.model_dir, "pre-training run", "--model_dir"):
         _check_resumable(config)
         trainer = JaxPretrainer(config)
-        corpus = token_corpus.TokenCorpus(train_path)
         trainer.train_corpus = corpus.fingerprint()
         update, position = _resume(trainer, config, progress)
         if update and trainer.trained_on and trainer.trained_on != trainer.train_corpus:
@@ -310,24 +306,21 @@ def run_jax_pretraining(config, progress=True):
 def _check_corpora(config, train_path, eval_path):
     """What the TensorFlow run's preflight checks of its records, for the token corpora: not the same file
     for training and held out, made with the model's vocabulary (its size, and the --vocab given) and
-    with one vocabulary, and a held-out corpus that makes instances."""
+    with one vocabulary, and a held-out corpus that makes instances. Returns the training corpus, read."""
     if os.path.realpath(train_path) == os.path.realpath(eval_path):
         raise ValueError(f"{train_path} is both the training and the held-out corpus: held-out numbers need "
                          f"documents the model is not trained on ({token_corpus.TOKENS_EVAL})")
-    rows = config.backbone_config()["vocabulary_size"]
+    rows, length = (config.backbone_config()[key] for key in ("vocabulary_size", "max_sequence_length"))
     if config.vocab:
         from pipelines.create_pretraining_data import vocab_fingerprint
         from pipelines.tokenizer import Tokenizer
 
         fingerprint = vocab_fingerprint(Tokenizer.for_model(config.vocab, rows).model_proto)
-    vocabularies = {}
-    for path in (train_path, eval_path):
-        corpus = token_corpus.TokenCorpus(path)
-        vocabularies[path] = corpus.vocabulary
+    train, held_out = token_corpus.TokenCorpus(train_path), token_corpus.TokenCorpus(eval_path)
+    for path, corpus in ((train_path, train), (eval_path, held_out)):
         if len(corpus.word_start) != rows:
             raise ValueError(f"{path}: made with a {len(corpus.word_start)}-piece vocabulary, but the model's "
                              f"vocabulary_size is {rows}: make the data with the model's vocabulary")
-        length = config.backbone_config()["max_sequence_length"]
         if corpus.config.max_seq_length > length:
             raise ValueError(f"{path}: makes sequences of {corpus.config.max_seq_length} pieces, longer than the "
                              f"model's max_sequence_length {length}: make the data with --max_seq_length {length}, "
@@ -335,12 +328,13 @@ def _check_corpora(config, train_path, eval_path):
         if config.vocab and corpus.vocabulary != fingerprint:
             raise ValueError(f"{path}: made with another vocabulary than --vocab {config.vocab}: its ids would mean "
                              "other pieces; make the records with that vocabulary")
-    if vocabularies[train_path] != vocabularies[eval_path]:
+    if train.vocabulary != held_out.vocabulary:
         raise ValueError(f"{eval_path} was made with another vocabulary than {train_path}: its ids would mean other "
                          "pieces; make the held-out records with the training records' vocabulary")
-    if token_corpus.InstanceStream(corpus, held_out=True).batch(1) is None:
-        raise ValueError(f"{eval_path}: makes no held-out instance ({len(corpus)} documents); make the records "
+    if token_corpus.InstanceStream(held_out, held_out=True).batch(1) is None:
+        raise ValueError(f"{eval_path}: makes no held-out instance ({len(held_out)} documents); make the records "
                          "with held-out documents (--eval_fraction above 0, or a held-out text)")
+    return train
 
 
 def _check_resumable(config):
