@@ -48,7 +48,7 @@ CASES = [
     ("export-exists", "albert_act.export --checkpoint {run} --kind pretraining --output {export}",
      1, r"exists; choose a new version number", ["{export}/saved_model.pb"]),
     ("export-no-checkpoint", "albert_act.export --checkpoint {tmp}/nowhere --kind pretraining --output {tmp}/e/1",
-     1, r"nowhere: not a pre-training run dir", []),
+     1, r"nowhere: no such file or folder", []),
     ("export-bad-execution", "albert_act.export --checkpoint {run} --kind pretraining --output {tmp}/e/1 --execution fast",
      2, r"invalid choice: 'fast'", []),
     ("export-bad-kind", "albert_act.export --checkpoint {run} --kind tagger --output {tmp}/e/1",
@@ -74,7 +74,7 @@ CASES = [
      r"glue_renamed/train.tsv line 1: the header has no column 'sentence1' \(it has \['index', 'premise'", []),
     ("finetune-missing-dev", FINETUNE + " --task rte --data_dir {glue_nodev}", 1, r"glue_nodev/dev.tsv: missing", []),
     ("finetune-no-init", FINETUNE.replace("{run}", "{tmp}/nowhere") + " --task rte --data_dir {rte}", 1,
-     r"nowhere: not a pre-training run dir", []),
+     r"nowhere: no such file or folder", []),
     ("finetune-long", FINETUNE + " --task rte --data_dir {rte} --max_seq_length 1000", 1, r"max_seq_length 1000 exceeds the model's 64", []),
     ("finetune-short", FINETUNE + " --task rte --data_dir {rte} --max_seq_length 2", 1, r"--max_seq_length must be an integer in \[8, 8192\], got 2", []),
     ("finetune-not-a-vocab", FINETUNE + " --task rte --data_dir {rte} --vocab {not_a_vocab}", 1,
@@ -113,7 +113,8 @@ CASES = [
     ("pretrain-truncated-records", PRETRAIN.replace("{train}", "{truncated}"), 1,
      r"truncated.tfrecord: (corrupt|not a readable TFRecord)", ["{truncated}"]),
     ("export-config-not-the-checkpoint", "albert_act.export --checkpoint {edited_run} --kind pretraining --output {tmp}/e/1",
-     1, r"edited_run: holds encoder/halting_unit.* has no place for: does the config match the checkpoint", []),
+     1, r"edited_run/checkpoints/ckpt-3: holds encoder/halting_unit.* model built from \S*edited_run/config.json has no "
+     r"place for: does the config match the checkpoint", []),
     ("analyze-records-too-long", "albert_act.analyze token-types --init {run} --records {long_records} --output_dir {tmp}/a",
      1, r"long.tfrecord: sequences of 128 tokens, the model takes at most 64", []),
     ("pretrain-export-needs-vocab", PRETRAIN.replace(" --no_export", " --export_dir {tmp}/e/1"), 1,
@@ -135,7 +136,7 @@ CASES = [
      r"no file matches", []),
     # --- analyses and the submission ----------------------------------------------------------
     ("analyze-no-init", "albert_act.analyze token-types --init {tmp}/nowhere --output_dir {tmp}/a", 1,
-     r"nowhere: not a pre-training run dir", []),
+     r"nowhere: no such file or folder", []),
     ("analyze-no-records", "albert_act.analyze token-types --init {run} --records {tmp}/none-*.tfrecord --output_dir {tmp}/a",
      1, r"no TFRecord file matches .*none-\*\.tfrecord", []),
     ("analyze-bad-mode", "albert_act.analyze depth --init {run}", 2, r"invalid choice: 'depth'", []),
@@ -199,7 +200,7 @@ CASES += [
           ("hidden_dim", "-4", r"hidden_dim must be an integer >= 1, got -4"),
           ("dropout", "1.5", r"dropout must be (a number )?in \[0, 1\), got 1.5"),
           ("halting_epsilon", "2", r"epsilon must be (a number )?in \(0, 1\), got 2"))],
-    ("pretrain-init-from-nowhere", PRETRAIN + " --init_from {tmp}/nowhere", 1, r"nowhere: not a pre-training run dir", []),
+    ("pretrain-init-from-nowhere", PRETRAIN + " --init_from {tmp}/nowhere", 1, r"nowhere: no such file or folder", []),
     ("pretrain-init-from-a-file", PRETRAIN + " --init_from {notes_dir}/notes.txt", 1, r"notes.txt: not a pre-training run dir", ["{notes_dir}"]),
     ("pretrain-train-files-a-dir", PRETRAIN.replace("{train}", "{notes_dir}"), 1, r"notes_dir is a directory", []),
     ("pretrain-vocab-a-dir", PRETRAIN + " --vocab {notes_dir}", 1, r"notes_dir is a directory, not a SentencePiece model",
@@ -612,7 +613,7 @@ CASES += [
      r"file lies outside that export's assets/ folder", ["{configs}"]),
     ("export-config-path-resolved-against-the-export", "albert_act.export --config "
      "{tmp}/moved_export/1/assets/albert_act_export.json --output {tmp}/c10/1", 1,
-     r"error: \S*/gone_run: not a pre-training run dir .*\(checkpoint comes from --config .*moved_export/1/assets/"
+     r"error: \S*/gone_run: no such file or folder .*\(checkpoint comes from --config .*moved_export/1/assets/"
      r"albert_act_export.json, where it is \"../../gone_run\", relative to the export the file lies in\)$",
      ["{tmp}/moved_export"]),
     # --- --config: each command takes its own file, and says which; the effective value and its source ------

@@ -123,9 +123,20 @@ def test_sizes_that_do_not_fit_are_named(tiny_run, tmp_path):
     config = json.loads(info.read_text())
     config["backbone"]["intermediate_dim"] = 128  # the weights say 64
     info.write_text(json.dumps(config))
-    with pytest.raises(ValueError, match=r"export: encoder/transformer_block_0/intermediate/kernel has shape \(32, 64\), "
-                                         r"the model needs \(32, 128\)"):
+    with pytest.raises(ValueError, match=r"export/variables: encoder/transformer_block_0/intermediate/kernel has shape "
+                                         r"\(32, 64\), the model \(built from \S*export/assets/albert_act_export.json\) "
+                                         r"needs \(32, 128\): the weights are another model's; .* Restore the two together"):
         Source.open(str(export)).backbone()
+    run = tmp_path / "run"  # a run whose config.json was edited: the checkpoint file is named, and the config
+    shutil.copytree(tiny_run[0], run)
+    settings = json.loads((run / "config.json").read_text())
+    settings["backbone_overrides"]["intermediate_dim"] = settings["backbone"]["intermediate_dim"] = 128
+    (run / "config.json").write_text(json.dumps(settings))
+    with pytest.raises(ValueError, match=r"run/checkpoints/ckpt-3: encoder/transformer_block_0/intermediate/kernel has "
+                                         r"shape \(32, 64\), the model \(built from \S*run/config.json\) needs"):
+        Source.open(str(run)).backbone()
+    with pytest.raises(ValueError, match=r"typo'd_run: no such file or folder \(a model"):
+        Source.open(str(tmp_path / "typo'd_run"))
 
 
 def test_a_truncated_weights_file_is_named(tiny_run, tmp_path):

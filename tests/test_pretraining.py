@@ -1,6 +1,7 @@
 """Pre-training: the loss, token types, accumulation, strategies, resume, TensorBoard, bad input."""
 
 import dataclasses
+import glob
 import json
 import os
 import re
@@ -248,6 +249,30 @@ def test_a_model_dir_keeps_its_config_only_while_it_holds_checkpoints(records, t
     with pytest.raises(ValueError, match=r"holds checkpoints but no config.json, so the settings they were trained "
                                          r"with are unknown"):
         _check_model_dir(config)
+
+
+def test_a_run_resumes_only_on_the_records_it_was_trained_on(records, tmp_path):
+    """config.json records what the training shards hold: a moved copy resumes, other records are refused
+    (a finished run re-run on another corpus rewrote its evaluation and config.json without a word)."""
+    import shutil
+
+    from albert_act.base import artifacts
+    from albert_act.train.pretraining_config import config_record
+    from albert_act.train.pretraining_preflight import _check_model_dir
+
+    config = _config(records, tmp_path).resolved()
+    (tmp_path / "config.json").write_text(json.dumps(
+        {**config_record(config), "train_shards": artifacts.shard_fingerprints([records[0]])}))
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "ckpt-2.index").write_bytes(b"")
+    (tmp_path / "moved").mkdir()
+    moved = [shutil.copy(path, tmp_path / "moved") for path in glob.glob(records[0])]
+    _check_model_dir(dataclasses.replace(config, train_files=[str(tmp_path / "moved" / "*")]), moved)  # resumes
+    shards = len(glob.glob(records[0]))
+    with pytest.raises(ValueError, match=rf"was trained on other records than --train_files \S*eval\S* \({shards} shards "
+                                         r"whose content \S*config.json records\): resume with the records it was "
+                                         r"trained on"):
+        _check_model_dir(dataclasses.replace(config, train_files=[records[1]]), glob.glob(records[1]))
 
 
 def test_a_run_saved_before_input_streams_resumes_as_one_stream(records, tmp_path):

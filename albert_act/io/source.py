@@ -53,6 +53,9 @@ def kind_of(path):
     def has(*names):
         return all(tf.io.gfile.exists(os.path.join(path, name)) for name in names)
 
+    if not tf.io.gfile.exists(path) and not tf.io.gfile.exists(path + ".index"):  # (a TF1 prefix is no file)
+        raise ValueError(f"{path}: no such file or folder (a model: a pre-training run dir, a fine-tuning dir, an "
+                         "export or a public ALBERT checkpoint)")
     if has(CONFIG, CHECKPOINTS):
         return "pretraining-run"
     if has(FINETUNED_INFO):
@@ -159,6 +162,25 @@ class Source:
             return {v.path: v.numpy() for v in self.classifier().variables}
         return {v.name.removesuffix(":0"): v.numpy() for v in load_export(self.path).variables}
 
+    @property
+    def weights_file(self):
+        """The file the weights are read from, as errors about them name it: a run's newest intact
+        checkpoint, an export's variables/, or the source itself."""
+        if self.kind == "pretraining-run" and self.checkpoint is None:
+            return self.run_checkpoint[1]
+        if self.kind == "export":
+            return os.path.join(self.path, "variables")
+        return self.path
+
+    @property
+    def config_file(self):
+        """The file that describes the model the weights are assigned to (None for public checkpoints)."""
+        return {"pretraining-run": os.path.join(self.path, CONFIG), "finetuned": os.path.join(self.path, FINETUNED_INFO),
+                "export": os.path.join(self.path, ASSETS, EXPORT_INFO)}.get(self.kind)
+
+    def _assign(self, model, values, fresh=()):
+        return assign_weights(model, values, self.weights_file, fresh, described_by=self.config_file)
+
     @functools.cached_property
     def run_checkpoint(self):
         """(update, path, model weights) of a pre-training run's newest intact checkpoint."""
@@ -226,7 +248,7 @@ class Source:
         return_details=True, execution="while", halting_bias_initializer=-2.0 for a new halting unit)."""
         config, values, fresh = self.backbone_values(halting, max_iterations)
         backbone = AlbertActBackbone(**{**config, "dropout": dropout, **overrides})
-        return backbone, assign_weights(backbone, values, self.path, fresh)
+        return backbone, self._assign(backbone, values, fresh)
 
     def pretraining_model(self, halting=None, max_iterations=None, new_heads=False, **overrides):
         """(AlbertActPretrainingModel with its MLM and SOP heads, info). info["fresh"] lists the weights
@@ -243,7 +265,7 @@ class Source:
             fresh += ("sop_head/",) + (("masked_lm_head/",) if new_heads else ())
         backbone = AlbertActBackbone(**{**config, "dropout": 0.0, **overrides})
         model = AlbertActPretrainingModel(backbone)
-        info = {**self.info, "backbone": backbone.get_config(), "fresh": assign_weights(model, values, self.path, fresh)}
+        info = {**self.info, "backbone": backbone.get_config(), "fresh": self._assign(model, values, fresh)}
         return model, info
 
     def load_into(self, model, fresh=()):
@@ -251,7 +273,7 @@ class Source:
         initializer, which must start with one of `fresh`. A halting unit the model has no place for
         (halting none over an ACT source) is dropped."""
         _, values, _ = self.backbone_values(halting=model.backbone.halting)
-        return assign_weights(model, values, self.path, fresh)
+        return self._assign(model, values, fresh)
 
     def classifier(self, dropout=None):
         """The `AlbertActClassifier` of a fine-tuning dir (its best dev epoch) or a classifier export."""
@@ -263,7 +285,7 @@ class Source:
                                     num_classes=self.info["num_classes"],
                                     dropout=self.info.get("dropout", 0.0) if dropout is None else dropout)
         if self.kind != "finetuned":
-            assign_weights(model, self.weights, self.path)
+            self._assign(model, self.weights)
             return model
         weights = os.path.join(self.path, WEIGHTS)
         if not tf.io.gfile.exists(weights):
@@ -290,12 +312,13 @@ class Source:
                              "was the file edited? Fine-tune again, or restore it")
 
 
-def assign_weights(model, values, source, fresh=()):
+def assign_weights(model, values, source, fresh=(), described_by=None):
     """Sets every weight of `model` from `values` by path; ValueError names a missing or misshapen one,
     and a stored weight of the model's own layers that the model has no place for (a config that
     does not match the checkpoint, e.g. halting=none over an ACT checkpoint).
 
     fresh: path prefixes that may be missing from `values`; those weights keep their initializer.
+    described_by: the file the model was built from (a run's config.json), named when a shape differs.
     Returns the paths left at their initializer."""
     paths = {variable.path for variable in model.weights}
     layers = {path.split("/")[0] for path in paths}
@@ -303,7 +326,7 @@ def assign_weights(model, values, source, fresh=()):
                     if k.split("/")[0] in layers and k not in paths and "seed_generator" not in k)
     if unused:
         raise ValueError(f"{source}: holds {unused[0]} (and {len(unused) - 1} more), which the model built from "
-                         "its config has no place for: does the config match the checkpoint?")
+                         f"{described_by or 'its config'} has no place for: does the config match the checkpoint?")
     kept = []
     for variable in model.weights:
         value = values.get(variable.path)
@@ -313,6 +336,10 @@ def assign_weights(model, values, source, fresh=()):
         if value is None:
             raise ValueError(f"{source}: no weight for {variable.path}")
         if tuple(value.shape) != tuple(variable.shape):
-            raise ValueError(f"{source}: {variable.path} has shape {value.shape}, the model needs {variable.shape}")
+            built = f" (built from {described_by})" if described_by else ""
+            raise ValueError(f"{source}: {variable.path} has shape {tuple(value.shape)}, the model{built} needs "
+                             f"{tuple(variable.shape)}: the weights are another model's"
+                             + (f"; was the file copied from another run, or {described_by} edited? Restore the two "
+                                "together" if described_by else ""))
         variable.assign(value)
     return kept

@@ -17,6 +17,7 @@ import keras
 
 from albert_act import distribution
 from albert_act.base import settings
+from albert_act.base.artifacts import TRAIN_SHARDS
 from albert_act.base.settings import NEGATED, PATH, setting
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.halting import TRAINING_EXECUTIONS
@@ -184,8 +185,9 @@ class PretrainConfig:
         backbone_overrides) must be as derived: an edit there is refused, not ignored."""
         saved = record.get("backbone") if isinstance(record, dict) else None
         added = ADDED_SETTINGS if saved is not None or not partial else None  # a run's record, not a hand-written file
-        # "backbone" and "backend" (which backend wrote a run: a JAX run's record says "jax") are derived, not settings
-        config = settings.from_record(cls, record, "a pre-training run", added, extra=("backbone", "backend"),
+        # "backbone", "backend" (which backend wrote a run: a JAX run's record says "jax") and "train_shards" (what
+        # its training records hold) are derived, not settings
+        config = settings.from_record(cls, record, "a pre-training run", added, extra=("backbone", "backend", TRAIN_SHARDS),
                                       partial=partial)
         if partial and isinstance(saved, dict):
             derived = config.backbone_config()

@@ -31,7 +31,7 @@ def preflight(config, replicas, sample_records=2000):
     accumulation(config, replicas, workers=distribution.cluster_task()[0])
     train_files, eval_files = _check_records(config, sample_records)
     check_batch_fits(config, train_files, count_records)
-    _check_model_dir(config)
+    _check_model_dir(config, train_files)
     return train_files, eval_files
 
 
@@ -88,10 +88,11 @@ def check_export_dir(config, at_end=False):
                                   source=config.model_dir, flag="--export_dir")
 
 
-def _check_model_dir(config):
+def _check_model_dir(config, train_files=()):
     """A model dir resumes only the run it holds: checkpoints need the config.json they were
-    trained with, and the same settings (but `RESUMABLE_CHANGES`). A dir whose earlier run saved
-    no checkpoint (it failed or was stopped before the first) starts afresh with the new settings."""
+    trained with, and the same settings (but `RESUMABLE_CHANGES`), and the same training records
+    (moved or renamed, told by their content: config.json's `artifacts.TRAIN_SHARDS`). A dir whose
+    earlier run saved no checkpoint (it failed or was stopped before the first) starts afresh."""
     artifacts.check_checkpoints_folder(config.model_dir, tf.io.gfile.exists, tf.io.gfile.isdir)
     path = os.path.join(config.model_dir, artifacts.CONFIG)
     checkpoints = tf.io.gfile.glob(os.path.join(config.model_dir, artifacts.CHECKPOINTS, "ckpt-*.index"))
@@ -113,6 +114,12 @@ def _check_model_dir(config):
         raise ValueError(f"--vocab {config.vocab} is not the vocabulary {config.model_dir} was trained with "
                          f"({own_vocab}); resume with that one, or use a new --model_dir")
     previous = artifacts.read_json(path)
+    shards = previous.pop(artifacts.TRAIN_SHARDS, None)
+    if checkpoints and shards and train_files and \
+            sorted(map(tuple, shards)) != sorted(map(tuple, artifacts.shard_fingerprints(train_files))):
+        raise ValueError(f"{config.model_dir} was trained on other records than --train_files "
+                         f"{', '.join(config.train_files)} ({len(shards)} shards whose content {path} records): resume "
+                         "with the records it was trained on (a moved copy is the same), or use a new --model_dir")
     current = config_record(config)
     previous = {**ADDED_SETTINGS, **previous}
     differing = config_differences({k: v for k, v in previous.items() if k not in RESUMABLE_CHANGES},
