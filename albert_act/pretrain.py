@@ -14,7 +14,6 @@ Re-running with the same --model_dir resumes from the last checkpoint.
 TensorBoard: tensorboard --logdir <model_dir>
 """
 
-import contextlib
 import dataclasses
 import os
 import shlex
@@ -138,7 +137,7 @@ def main(argv=None):
                                      export_dir=config.export_dir or demo_export)
     cli.stop_on_sigterm()
     kept = lambda: interrupted_message(config.model_dir, jax)  # noqa: E731 (what is on disk when it stops)
-    with cli.exit_at_once_when_stopped() if jax else contextlib.nullcontext(), \
+    with cli.exit_at_once_when_stopped(), \
             cli.failures("the run or its export", kept, kept, refusals=(ValueError, FloatingPointError),
                          explain=settings.explained(args)):
         if jax:

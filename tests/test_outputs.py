@@ -159,7 +159,7 @@ def _wait_for_checkpoint(model_dir, process, timeout=240):
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
 def test_a_second_terminal_is_refused_and_a_stop_says_what_was_kept(stop, records, tmp_path):
     model_dir = tmp_path / "run"
-    command = _pretrain_command(records, model_dir, 100000)
+    command = _pretrain_command(records, model_dir, 100000) + ["--log_every", "1"]
     first = subprocess.Popen(command, cwd=REPO, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         _wait_for_checkpoint(model_dir, first)
@@ -175,6 +175,12 @@ def test_a_second_terminal_is_refused_and_a_stop_says_what_was_kept(stop, record
                                                 r"the same command to resume from it", err), err[-2000:]
     assert not Path(outputs.lock_path(model_dir)).exists()
     assert not list((model_dir / "checkpoints").glob("*_temp*"))
+    # The process ends at once, without the interpreter's teardown: TensorBoard has every update logged.
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    newest = int(re.search(r"\(update (\d+)\)", err).group(1))
+    logged = [e.step for e in EventAccumulator(str(model_dir / "train")).Reload().Tensors("loss")]
+    assert logged and max(logged) >= newest, (logged, newest)
 
 
 @pytest.mark.slow

@@ -328,7 +328,9 @@ def exit_at_once_when_stopped():
     """A stop (`stopped`'s exit 130) inside ends the process at once, streams flushed, without the
     interpreter's teardown: on the JAX backend, Ctrl-C during a compilation leaves XLA's compiler
     threads running, and tearing the interpreter down beside them crashes it (a segmentation fault
-    after the "stopped" line). Whatever the run wrote is already whole and its lock released."""
+    after the "stopped" line); on TensorFlow, a large run's teardown (its input pipelines' buffers)
+    took minutes after the line. Whatever the run wrote is already whole (checkpoints, held-out
+    lines, TensorBoard events: each writer flushes its own) and its lock released."""
     try:
         yield
     except SystemExit as stop:
