@@ -270,6 +270,27 @@ def test_steered_tau_by_hand():
     assert steered_tau(0.9, 100.0, "signed", 1.0) == (1.0, 1.0)  # bounded
 
 
+def test_the_target_holds_the_mean_of_the_pieces_named():
+    """--target_pieces unmasked: tau is steered by the ordinary pieces' mean depth alone ([CLS], [SEP] and
+    the pieces selected for prediction left out), computed here by hand from one batch."""
+    from albert_act.analysis import token_types
+    from albert_act.train.ponder import held_depth
+    from albert_act.train.pretraining_summaries import depth_sums_of
+
+    cls, sep, mask = token_types.CLS_ID, token_types.SEP_ID, token_types.MASK_ID
+    tokens = np.array([[cls, 7, mask, 9, sep, 11, sep, 0]])  # position 2 and 5 are selected, 7 is padding
+    iterations = np.array([[6, 2, 6, 3, 1, 5, 2, 0]], np.float32)
+    inputs = {"token_ids": tokens, "padding_mask": (tokens > 0).astype("int32"), "masked_positions": np.array([[2, 5]])}
+    labels = {"masked_lm_weights": np.array([[1.0, 1.0]]), "masked_lm_ids": np.array([[8, 11]])}
+    depth = depth_sums_of({"iterations": iterations, "expected_iterations": iterations}, inputs, labels)
+    result = {"iterations": token_types.summarize(np.asarray(depth).sum(0))}  # as `summarize` makes it
+    assert held_depth(result, "unmasked") == pytest.approx((2 + 3) / 2)  # pieces 7 and 9
+    assert held_depth(result, "all") == pytest.approx((6 + 2 + 6 + 3 + 1 + 5 + 2) / 7)
+    assert held_depth(result, None) == held_depth(result, "all")  # a run saved before the setting
+    with pytest.raises(ValueError, match="--target_pieces unmasked says whose mean depth --target_iterations holds"):
+        PretrainConfig(train_files=["a"], eval_files=["b"], model_dir="m", target_pieces="unmasked")
+
+
 def test_signed_control_needs_a_target_and_a_numeric_start():
     base = dict(train_files=["a"], eval_files=["b"], model_dir="m", target_control="signed")
     with pytest.raises(ValueError, match="give --target_iterations and a number for --tau"):

@@ -33,7 +33,7 @@ from albert_act import distribution
 from albert_act.base import artifacts, cli, outputs, text_files
 from albert_act.io.newest_intact import NPZ_READ_ERRORS, finite, newest_intact
 from albert_act.model.halting import ponder_weight_in_force
-from albert_act.train.ponder import AUTO_SHARE, ponder_ramp, steered_tau
+from albert_act.train.ponder import AUTO_SHARE, held_depth, ponder_ramp, steered_tau
 from albert_act.train.pretraining_config import (ADDED_SETTINGS, AUTO, RESUMABLE_CHANGES, accumulation,
                                                  config_differences, config_record, run_parts)
 from albert_act.train.pretraining_summaries import (depth_line, depth_spread, depth_sums_of, evaluation_sums,
@@ -136,7 +136,7 @@ class JaxPretrainer:
             return f"--tau auto at update {update}: tau = {self.tau:.3g}"
         if config.target_iterations is not None and update > config.ponder_warmup_start:
             self.tau, self.tau_proportional = steered_tau(
-                self.tau, result["iterations"]["all"]["mean"] - config.target_iterations, config.target_control,
+                self.tau, held_depth(result, config.target_pieces) - config.target_iterations, config.target_control,
                 AUTO_SHARE * (result["mlm_loss"] + result["sop_loss"]) / max(result["ponder_cost"], 1e-6))
         return None
 

@@ -22,6 +22,12 @@ SIGNED_RATE = 0.002
 SIGNED_GAIN = 1.0
 
 
+def held_depth(result, pieces):
+    """The mean depth --target_iterations holds, from an update's summarized outputs: of every piece
+    ("all") or of the unmasked ones ("unmasked", `token_types`' ordinary pieces)."""
+    return result["iterations"]["all" if pieces in (None, "all") else "unmasked"]["mean"]
+
+
 def steered_tau(tau, gap, control, auto_tau):
     """(tau, its proportional part) after one update whose mean depth was `gap` iterations above the
     target; the weight in force is their sum. control "tau": tau * exp(TARGET_RATE * gap) within

@@ -9,7 +9,7 @@ from albert_act import distribution
 from albert_act.analysis import token_types
 from albert_act.model.halting import ponder_weight_in_force
 from albert_act.train.losses import Objective
-from albert_act.train.ponder import AUTO_SHARE, ponder_ramp, steered_tau  # noqa: F401 (AUTO_SHARE: the API)
+from albert_act.train.ponder import AUTO_SHARE, held_depth, ponder_ramp, steered_tau  # noqa: F401 (AUTO_SHARE: the API)
 from albert_act.train.pretraining_config import AUTO, accumulation, run_parts
 from albert_act.train.pretraining_summaries import depth_sums_of, evaluation_sums, summarize
 from pipelines.pretraining_dataset import make_pretraining_dataset
@@ -76,7 +76,7 @@ class Pretrainer:
         if config.target_iterations is None or update <= config.ponder_warmup_start:
             return tau
         tau, proportional = steered_tau(
-            tau, result["iterations"]["all"]["mean"] - config.target_iterations, config.target_control,
+            tau, held_depth(result, config.target_pieces) - config.target_iterations, config.target_control,
             AUTO_SHARE * (result["mlm_loss"] + result["sop_loss"]) / max(result["ponder_cost"], 1e-6))
         self.tau.assign(tau)
         self.tau_proportional.assign(proportional)

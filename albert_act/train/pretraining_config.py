@@ -40,14 +40,16 @@ RESUMABLE_CHANGES = {"train_files", "eval_files", "checkpoint_every", "keep_chec
                      "model_dir"}  # the same run, copied, moved or written with a trailing slash
 # The settings of the halting unit's training (the ponder cost, the objectives that shape the halting
 # distribution, the unit's optimizer): nothing to weigh, steer or shape at fixed depth (--halting none).
-PONDER_SETTINGS = ("ponder_cost_weight", "target_iterations", "target_control", "ponder_warmup_start",
+PONDER_SETTINGS = ("ponder_cost_weight", "target_iterations", "target_control", "target_pieces", "ponder_warmup_start",
                    "ponder_warmup_steps", "mlm_objective", "halting_signal_weight", "kl_weight", "halting_trust_ratio",
                    "halting_learning_rate_scale")
 # What a setting left at None takes when the preset does not set it either.
-TRAINING_DEFAULTS = {"deterministic": False, "target_control": "tau", "mlm_objective": "final", "halting_signal_weight": 1.0,
+TRAINING_DEFAULTS = {"deterministic": False, "target_control": "tau", "target_pieces": "all", "mlm_objective": "final",
+                     "halting_signal_weight": 1.0,
                      "kl_weight": 0.0, "halting_trust_ratio": True, "halting_learning_rate_scale": 1.0}
 # Settings added after runs were saved without them, and what such a run used.
 ADDED_SETTINGS = {"input_streams": 1, "target_iterations": None, "eval_every": None, "target_control": "tau",
+                  "target_pieces": "all",
                   "mlm_objective": "final", "halting_signal_weight": 1.0, "kl_weight": 0.0, "halting_trust_ratio": True,
                   "halting_learning_rate_scale": 1.0}
 
@@ -103,6 +105,10 @@ class PretrainConfig:
               "(tau is the signed multiplier of the constraint mean N = target, moved additively after every update; "
               f"below 0 it rewards depth; needs a number for --tau, where it starts) {PRESET}",
         choices=["tau", "signed"])
+    target_pieces: str | None = setting(
+        None, "whose mean depth --target_iterations holds: all (every piece of the batch) or unmasked (the "
+              "ordinary pieces, which a served sentence is made of: [MASK] and [CLS] may then run deeper without "
+              f"pulling the others below the target) {PRESET}", choices=["all", "unmasked"])
     mlm_objective: str | None = setting(
         None, "the MLM term: final (the cross-entropy of each masked token's final state: ACT's loss of the "
               "mixture), per_iteration (PonderNet's mixture of losses: every iteration's cross-entropy weighted by "
@@ -336,6 +342,9 @@ def _check_together(config):
         raise ValueError("--target_control signed steers tau, the multiplier of the depth target, from a given start: "
                          "give --target_iterations and a number for --tau (e.g. 0)"
                          + (f", not {AUTO!r}" if tau == AUTO else ""))
+    if config.target_pieces == "unmasked" and target is None:
+        raise ValueError("--target_pieces unmasked says whose mean depth --target_iterations holds: give "
+                         "--target_iterations")
     if config.kl_weight and target is None:
         raise ValueError(f"kl_weight {config.kl_weight} pulls each token's halting distribution toward a geometric "
                          "prior whose mean is --target_iterations: give --target_iterations")
