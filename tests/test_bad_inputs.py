@@ -310,6 +310,10 @@ CASES += [
     # --- what a new user tries: infinite rates, outputs in the wrong place, files of the wrong kind ---
     ("pretrain-lr-infinite", PRETRAIN + " --learning_rate inf", 1, r"--learning_rate must be a finite number > 0, got inf",
      []),
+    ("pretrain-halting-lr-scale-beyond-float32", PRETRAIN + " --halting_learning_rate_scale 1e300", 1,
+     r"--halting_learning_rate_scale must be a finite number > 0, got 1e\+300", []),
+    ("pretrain-halting-signal-weight-without-its-objective", PRETRAIN + " --halting_signal_weight 5", 1,
+     r"halting_signal_weight 5.0 weighs final_and_halting's held mixture; --mlm_objective final has none", []),
     ("pretrain-demo-data-dir-a-file", "albert_act.pretrain --model_dir {tmp}/demo_run --steps 2 --demo_data_dir "
      "{notes_dir}/notes.txt", 1, r"--demo_data_dir .*notes.txt is a file, not a directory", ["{notes_dir}"]),
     ("pretrain-demo-data-dir-of-the-users-files", "albert_act.pretrain --model_dir {tmp}/demo_run --steps 2 "

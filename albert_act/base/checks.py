@@ -49,12 +49,19 @@ def divisible(name, value, divisor_name, divisor):
 
 # What a command-line flag may hold: the words of the message, and the test. NaN fails every test, and
 # infinity every test but the integers' (argparse gives them no infinity).
+FLOAT32_MAX = 3.4028234663852886e38  # a setting beyond it is inf once the model computes in float32
+
+
+def _finite(v):
+    return v - v == 0 and abs(v) <= FLOAT32_MAX
+
+
 FLAG_RULES = {
     "int>=1": ("an integer >= 1", lambda v: v >= 1),
     "int>=0": ("an integer >= 0", lambda v: v >= 0),
-    ">0": ("a finite number > 0", lambda v: v > 0 and v - v == 0),
-    ">=0": ("a finite number >= 0", lambda v: v >= 0 and v - v == 0),
-    "finite": ("a finite number", lambda v: v - v == 0),
+    ">0": ("a finite number > 0", lambda v: v > 0 and _finite(v)),  # finite in float32, as the model computes
+    ">=0": ("a finite number >= 0", lambda v: v >= 0 and _finite(v)),
+    "finite": ("a finite number", _finite),
     "(0,1)": ("a number in (0, 1)", lambda v: 0 < v < 1),
     "[0,1)": ("a number in [0, 1)", lambda v: 0 <= v < 1),
     "[0,1]": ("a number in [0, 1]", lambda v: 0 <= v <= 1),

@@ -345,6 +345,10 @@ def _check_together(config):
     if config.target_pieces == "unmasked" and target is None:
         raise ValueError("--target_pieces unmasked says whose mean depth --target_iterations holds: give "
                          "--target_iterations")
+    weight = config.halting_signal_weight
+    if weight not in (None, 1.0) and config.mlm_objective not in (None, "final_and_halting"):
+        raise ValueError(f"halting_signal_weight {weight} weighs final_and_halting's held mixture; --mlm_objective "
+                         f"{config.mlm_objective} has none (drop it, or pass --mlm_objective final_and_halting)")
     if config.kl_weight and target is None:
         raise ValueError(f"kl_weight {config.kl_weight} pulls each token's halting distribution toward a geometric "
                          "prior whose mean is --target_iterations: give --target_iterations")
