@@ -33,29 +33,57 @@ import numpy as np  # noqa: E402
 
 
 def served_sentences(path, count, min_words=6, max_words=40):
-    """The first `count` lines of `path` with min..max words, each with its longest word masked."""
+    """The first `count` lines of `path` with min..max words, each with its longest word masked
+    (a file that is not UTF-8 text is named, with its line)."""
+    from albert_act.base import text_files
+
     chosen = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            words = line.split()
-            if not min_words <= len(words) <= max_words:
-                continue
-            longest = max(range(len(words)), key=lambda i: len(re.sub(r"\W", "", words[i])))
-            stripped = re.match(r"^(\W*)(.*?)(\W*)$", words[longest])
-            words[longest] = f"{stripped.group(1)}[MASK]{stripped.group(3)}"
-            chosen.append(" ".join(words))
-            if len(chosen) == count:
-                break
+    for _, line in text_files.read_lines(path, skip_flag=False):
+        words = line.split()
+        if not min_words <= len(words) <= max_words:
+            continue
+        longest = max(range(len(words)), key=lambda i: len(re.sub(r"\W", "", words[i])))
+        stripped = re.match(r"^(\W*)(.*?)(\W*)$", words[longest])
+        words[longest] = f"{stripped.group(1)}[MASK]{stripped.group(3)}"
+        chosen.append(" ".join(words))
+        if len(chosen) == count:
+            break
     if not chosen:
-        raise ValueError(f"{path}: no line of {min_words} to {max_words} words")
+        raise ValueError(f"--sentences_from {path}: no line of {min_words} to {max_words} words (one sentence per "
+                         "line)")
     return chosen
+
+
+def parse_probes(items):
+    """{NAME: RUN_DIR} of the NAME=RUN_DIR arguments; ValueError for one without its '=', an empty or
+    repeated name, a name that is no folder name (it names the probe's analysis folder), or a dir
+    that is not a finished pre-training run (config.json and the final evaluation.json)."""
+    probes = {}
+    for item in items:
+        name, equals, run = item.partition("=")
+        if not equals or not name or not run:
+            raise ValueError(f"{item!r}: a probe is NAME=RUN_DIR (e.g. demo=runs/demo), a name and a pre-training "
+                             "run dir")
+        if not re.fullmatch(r"[\w.+-]+", name) or name in (".", ".."):
+            raise ValueError(f"{item!r}: the name {name!r} must be letters, digits, '_', '-', '+' or '.' (it names "
+                             "the probe's row and its folder in --output_dir)")
+        if name in probes:
+            raise ValueError(f"the probe name {name!r} is given twice ({probes[name]} and {run}): one row per name")
+        missing = [f for f in ("config.json", "evaluation.json") if not os.path.isfile(os.path.join(run, f))]
+        if missing:
+            what = "no such folder" if not os.path.exists(run) else f"no {' or '.join(missing)}"
+            raise ValueError(f"{item}: {run} is not a finished pre-training run dir ({what}; a probe is the run dir "
+                             "its final held-out evaluation, evaluation.json, was written to: not an export or a "
+                             "fine-tuning dir)")
+        probes[name] = run
+    return probes
 
 
 def evaluation_row(run):
     """What the run's final held-out evaluation says of its depth."""
-    path = os.path.join(run, "evaluation.json")
-    with open(path) as f:
-        result = json.load(f)
+    from albert_act.base import artifacts
+
+    result = artifacts.read_json(os.path.join(run, "evaluation.json"))  # a damaged one: named
     unmasked = result["iterations"]["unmasked"]
     counts = np.asarray(unmasked["histogram"][1:], np.float64)
     return {"step": result["step"], "mlm": result["mlm_accuracy"], "mlm_interval": result["mlm_accuracy_interval"],
@@ -102,8 +130,9 @@ def seconds_per_update(run):
     """The median over the run's TensorBoard points of global batch / examples per second."""
     import tensorflow as tf
 
-    with open(os.path.join(run, "config.json")) as f:
-        batch = json.load(f)["global_batch_size"]
+    from albert_act.base import artifacts
+
+    batch = artifacts.read_json(os.path.join(run, "config.json"))["global_batch_size"]
     rates = []
     for name in tf.io.gfile.glob(os.path.join(run, "train", "events.*")):
         for event in tf.compat.v1.train.summary_iterator(name):
@@ -140,6 +169,9 @@ def machine():
     return f"{model}, {os.cpu_count()} cores"
 
 
+OUTPUT_FILES = {"probes.md", "probes.json"}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.depth_probes", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -150,16 +182,27 @@ def main(argv=None):
     parser.add_argument("--sentences_from", help="plain text to draw the served sentences from")
     parser.add_argument("--count", type=int, default=200, help="served sentences drawn from --sentences_from")
     parser.add_argument("--output_dir", default=os.path.join("runs", "probes", "table"))
-    args = parser.parse_args(argv)
+    parser.add_argument("--overwrite", action="store_true", help="replace an earlier table in --output_dir")
+    args = cli.parse_checked(parser, argv, {"count": "int>=1", **dict.fromkeys(
+        ("reference", "records", "sentences", "sentences_from", "output_dir"), "path")})
     if bool(args.sentences) == bool(args.sentences_from):
         sys.exit("error: give --sentences or --sentences_from")
-    probes = dict(p.split("=", 1) for p in args.probes)
-    if args.sentences:
-        with open(args.sentences, encoding="utf-8") as f:
-            sentences = [line.strip() for line in f if line.strip()]
-    else:
-        sentences = served_sentences(args.sentences_from, args.count)
-    os.makedirs(args.output_dir, exist_ok=True)
+    cli.stop_on_interrupt()
+    cli.stop_on_sigterm()
+    with cli.failures(args.output_dir, "the probes measured so far are printed above", "nothing was written"):
+        _measure(args)
+
+
+def _measure(args):
+    from albert_act.analysis.report import check_output_dir, read_sentences
+    from albert_act.base import outputs
+    from pipelines.pretraining_dataset import record_files
+
+    probes = parse_probes(args.probes)
+    check_output_dir(args.output_dir, args.overwrite, OUTPUT_FILES | set(probes), "the benchmark",
+                     "an earlier depth_probes table")
+    record_files(args.records, "held-out TFRecord")
+    sentences = read_sentences(args.sentences) if args.sentences else served_sentences(args.sentences_from, args.count)
     rows, n_max = {}, None
     for name, run in probes.items():
         print(f"{name}: {run}", flush=True)
@@ -173,10 +216,9 @@ def main(argv=None):
     note = (f"\nMachine: {machine()}. Served: {len(sentences)} lone sentences, one word masked each. "
             f"rho: surprisal under {args.reference or '(no reference)'}; records {args.records}.")
     print(table + note)
-    with open(os.path.join(args.output_dir, "probes.md"), "w") as f:
-        f.write(table + note + "\n")
-    with open(os.path.join(args.output_dir, "probes.json"), "w") as f:
-        json.dump(rows, f, indent=2)
+    os.makedirs(args.output_dir, exist_ok=True)
+    outputs.write_file(os.path.join(args.output_dir, "probes.md"), (table + note + "\n").encode("utf-8"))
+    outputs.write_file(os.path.join(args.output_dir, "probes.json"), json.dumps(rows, indent=2).encode("utf-8"))
 
 
 if __name__ == "__main__":

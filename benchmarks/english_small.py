@@ -72,23 +72,56 @@ def main(argv=None):
     parser.add_argument("--dupe_factor", type=int, default=3, help="maskings of each training document")
     parser.add_argument("--model_dir", default=os.path.join(REPO, "runs", "english"))
     parser.add_argument("--export_dir", default=os.path.join(REPO, "saved_models", "albert_act_english", "1"))
+    from albert_act.base import cli, outputs
+
+    cli.quiet_start(argv)  # as albert_act.pretrain: TensorFlow loads quietly unless --verbose
     args, pretrain_flags = parser.parse_known_args(argv)
+    cli.check_flags(args, {"dupe_factor": "int[1,100]", **dict.fromkeys(
+        ("wikipedia", "data_dir", "model_dir", "export_dir"), "path")})
     args.train_text = [os.path.join(args.wikipedia, name) for name in TRAIN_TEXT]
     valid_text = os.path.join(args.wikipedia, VALID_TEXT)
     missing = [path for path in [*args.train_text, valid_text] if not os.path.exists(path)]
     if missing:
         sys.exit(f"error: {missing[0]} not found (--wikipedia names the folder holding wikipedia_en_sample/ "
                  "and wikipedia_en_more/)")
-
-    vocab = build_vocabulary(args)
-    train = build_records(args, vocab, "train", args.train_text, args.dupe_factor)
-    valid = build_records(args, vocab, "valid", [valid_text], 1)
+    cli.stop_on_interrupt()  # Ctrl-C while the data is built: one line (the finished steps are kept)
+    cli.stop_on_sigterm()
+    kept = "the steps finished before are kept"
+    with cli.failures(args.data_dir, kept, f"{kept}; re-run the same command to go on from there"):
+        outputs.check_dir_target(args.data_dir, "--data_dir")
+        check_pretrain_flags(pretrain_argv(args, "TRAIN", "VALID", "VOCAB", pretrain_flags))  # before minutes of data
+        vocab = build_vocabulary(args)
+        train = build_records(args, vocab, "train", args.train_text, args.dupe_factor)
+        valid = build_records(args, vocab, "valid", [valid_text], 1)
     from albert_act import pretrain
 
-    pretrain.main(["--preset", "english", "--train_files", train, "--eval_files", valid, "--vocab", vocab,
-                   "--model_dir", args.model_dir, "--export_dir", args.export_dir, "--keep_checkpoints", "20",
-                   "--checkpoint_every", "200", *pretrain_flags])
+    pretrain.main(pretrain_argv(args, train, valid, vocab, pretrain_flags))
     write_learning_curve(args.model_dir)
+
+
+def pretrain_argv(args, train, valid, vocab, pretrain_flags):
+    """`albert_act.pretrain`'s flags: the english preset on these records, then the flags given."""
+    return ["--preset", "english", "--train_files", train, "--eval_files", valid, "--vocab", vocab,
+            "--model_dir", args.model_dir, "--export_dir", args.export_dir, "--keep_checkpoints", "20",
+            "--checkpoint_every", "200", *pretrain_flags]
+
+
+def check_pretrain_flags(argv):
+    """The flags that go to `albert_act.pretrain`, read and their values checked before the data is
+    built: a typo or a bad value ends the command at once, not after minutes of data building."""
+    from albert_act import pretrain
+    from albert_act.base import settings
+    from albert_act.train.pretraining_config import PretrainConfig
+
+    try:
+        args = pretrain.parse_args(argv)
+    except SystemExit as error:
+        if error.code == 2:  # argparse's usage and error, for a flag neither command knows
+            sys.exit("error: flags after english_small's own (--wikipedia, --data_dir, --dupe_factor, --model_dir, "
+                     "--export_dir) go to python -m albert_act.pretrain, which refused the one above; its --help "
+                     "lists them")
+        raise
+    settings.config_from(PretrainConfig, args)
 
 
 def write_learning_curve(model_dir):

@@ -19,12 +19,10 @@ pieces that run 2 or more iterations. Writes results.json to --output_dir when g
 """
 
 import argparse
-import glob
 import json
 import os
-import sys
 
-from albert_act.base import cli  # noqa: E402
+from albert_act.base import cli, outputs  # noqa: E402
 
 cli.quiet_start()  # TensorFlow and SentencePiece start quietly, as in the CLIs
 
@@ -121,6 +119,9 @@ def summarize(per_sequence, seed=0):
             "cls": interval(cls, seed=seed)}
 
 
+OUTPUT_FILES = {"results.json"}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.served_depth", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -130,49 +131,51 @@ def main(argv=None):
                         help="held-out pre-training TFRecords (glob) made with the model's vocabulary")
     parser.add_argument("--max_sequences", type=int, default=2000)
     parser.add_argument("--short", type=int, default=8, help="pieces kept per segment in shape 4 (twice that in 5)")
-    parser.add_argument("--output_dir", default=None)
-    args = parser.parse_args(argv)
-    files = sorted(glob.glob(args.records))
-    if not os.path.exists(args.init):
-        sys.exit(f"error: {args.init} not found (the default is written by the README's quick start)")
-    if not files:
-        sys.exit(f"error: no records match {args.records}")
-    if args.max_sequences < 1 or args.short < 1:
-        sys.exit("error: --max_sequences and --short must be at least 1")
+    parser.add_argument("--output_dir", default=None, help="where results.json goes (default: printed only)")
+    parser.add_argument("--overwrite", action="store_true", help="replace an earlier result in --output_dir")
+    args = cli.parse_checked(parser, argv, {"max_sequences": "int>=1", "short": "int>=1",
+                                            **dict.fromkeys(("init", "records", "output_dir"), "path")})
+    cli.stop_on_interrupt()
+    cli.stop_on_sigterm()
+    with cli.failures(args.output_dir or "the table", "nothing was written", "nothing was written"):
+        return _measure(args)
 
-    import tensorflow as tf
-    import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export runs)
 
-    from albert_act.io.exports import find_export
+def _measure(args):
+    """The five shapes' depths, printed (and written to --output_dir); ValueError for a bad input."""
+    from albert_act.analysis.report import check_not_trained_on, check_output_dir
+    from albert_act.io.exports import find_export, load_export
     from albert_act.io.source import Source
+    from pipelines.pretraining_dataset import check_records_vocabulary, record_files
 
+    if args.output_dir:
+        check_output_dir(args.output_dir, args.overwrite, OUTPUT_FILES, "the benchmark", "an earlier served_depth result")
+    if not os.path.exists(args.init):
+        default = args.init == os.path.join(REPO, "saved_models", "albert_act_demo", "1")
+        raise ValueError(f"--init {args.init}: no such export" + (" (the default is written by the README's quick "
+                                                                   "start)" if default else ""))
+    files = record_files(args.records, "held-out TFRecord")
     export = find_export(args.init)
     source = Source.open(export) if export else None
     if source is None or source.info["kind"] != "pretraining":
-        sys.exit(f"error: {args.init} is not a pre-training SavedModel (one with an encoder_ids signature)")
+        raise ValueError(f"{args.init} is not a pre-training SavedModel (one with an encoder_ids signature)")
     backbone = source.info["backbone"]
-    from albert_act.analysis.report import check_not_trained_on
-    from pipelines.pretraining_dataset import check_records_vocabulary
-
-    try:  # training records or another vocabulary (as analyze refuses them), too long, only empty shards: named
-        check_not_trained_on(source, files)
-        for path in files:
-            check_records_vocabulary(path, source.tokenizer().model_proto, f"{export}'s vocabulary")
-        records = read_records(files, args.max_sequences, backbone["max_sequence_length"])
-    except ValueError as error:
-        sys.exit(f"error: {error}")
+    # training records or another vocabulary (as analyze refuses them), too long, only empty shards: named
+    check_not_trained_on(source, files)
+    for path in files:
+        check_records_vocabulary(path, source.tokenizer().model_proto, f"{export}'s vocabulary")
+    records = read_records(files, args.max_sequences, backbone["max_sequence_length"])
     if not records:
-        sys.exit(f"error: no records in {args.records}")
+        raise ValueError(f"no records in {args.records}")
     largest = max(int(max(ids.max(), originals.max())) for ids, _, originals in records)
     if largest >= backbone["vocabulary_size"]:
-        sys.exit(f"error: {args.records} holds id {largest}, outside the model's vocabulary of "
-                 f"{backbone['vocabulary_size']}: records made with another vocabulary")
+        raise ValueError(f"{args.records} holds id {largest}, outside the model's vocabulary of "
+                         f"{backbone['vocabulary_size']}: records made with another vocabulary")
     try:
         shaped = [shapes(*record, args.short) for record in records]
     except ValueError as error:  # records of another kind (e.g. single segments)
-        sys.exit(f"error: {args.records}: {error}")
-    with cli.quiet_stderr():  # the slow part of the start, once the inputs are known to be good
-        encode_ids = tf.saved_model.load(export).signatures["encoder_ids"]
+        raise ValueError(f"{args.records}: {error}") from None
+    encode_ids = load_export(export).signatures["encoder_ids"]  # a damaged one: its file named
 
     results = {name: summarize(depth_of(encode_ids, [row[name] for row in shaped])) for name in SHAPES}
     max_iterations = backbone["max_iterations"]
@@ -186,9 +189,9 @@ def main(argv=None):
               f"{r['share_2_or_more']:.2f} | {cls:.2f} [{cls_low:.2f}, {cls_high:.2f}] |")
     if args.output_dir:
         os.makedirs(args.output_dir, exist_ok=True)
-        with open(os.path.join(args.output_dir, "results.json"), "w") as f:
-            json.dump({"init": export, "records": files, "max_iterations": max_iterations, "short": args.short,
-                       "shapes": results}, f, indent=1)
+        outputs.write_file(os.path.join(args.output_dir, "results.json"), json.dumps(
+            {"init": export, "records": files, "max_iterations": max_iterations, "short": args.short,
+             "shapes": results}, indent=1).encode("utf-8"))
     return results
 
 

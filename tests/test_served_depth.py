@@ -1,6 +1,7 @@
 """benchmarks.served_depth: the held-out records re-shaped toward a served sentence, step by step."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -63,8 +64,34 @@ def test_the_benchmark_runs_an_export_on_held_out_records(tiny_run, records, tmp
 
 
 def test_a_missing_export_is_named(tmp_path):
-    with pytest.raises(SystemExit, match="nowhere.*not found"):
+    with pytest.raises(SystemExit, match="--init .*nowhere: no such export$"):
         served_depth.main(["--init", str(tmp_path / "nowhere"), "--records", str(tmp_path / "*.tfrecord")])
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(records="{folder}"), r"records is a directory, not a TFRecord file: give the files, or a glob such as "),
+    (dict(output_dir="{file}"), r"--output_dir .*notes.txt is a file"),
+    (dict(output_dir=""), r"--output_dir must be a path, got ''"),
+    (dict(output_dir="{others}"), r"--output_dir .*others holds other files \(classifier.json\)"),
+    (dict(init=""), r"--init must be a path, got ''"),
+], ids=["records-a-folder", "output-a-file", "output-empty", "output-of-other-files", "init-empty"])
+def test_bad_paths_are_refused_before_any_work(change, message, tiny_run, records, tmp_path, capsys):
+    """Round eight's served_depth cases: a folder for --records, a file or '' for --output_dir, a dir of
+    someone's results.json (it was written over), '' for --init: one "error:" line each, nothing written."""
+    folder = tmp_path / "records"
+    folder.mkdir()
+    (tmp_path / "notes.txt").write_text("mine\n")
+    (tmp_path / "others").mkdir()
+    (tmp_path / "others" / "results.json").write_text('{"best": "mine"}')
+    (tmp_path / "others" / "classifier.json").write_text("{}")
+    flags = {"init": tiny_run[1], "records": records[1], "output_dir": str(tmp_path / "out")}
+    for key, value in change.items():
+        flags[key] = value.format(folder=folder, file=tmp_path / "notes.txt", others=tmp_path / "others")
+    with pytest.raises(SystemExit) as stop:
+        served_depth.main([a for key, value in flags.items() for a in (f"--{key}", value)] + ["--max_sequences", "4"])
+    assert re.search(message, str(stop.value)), stop.value
+    assert (tmp_path / "others" / "results.json").read_text() == '{"best": "mine"}'
+    assert not (tmp_path / "out").exists()
 
 
 def write_record(path, ids, segments, length):

@@ -1,0 +1,77 @@
+"""benchmarks.depth_probes: one row per pre-training run; its inputs checked before any model loads."""
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from benchmarks import depth_probes
+
+
+def test_served_sentences_mask_the_longest_word_of_lines_in_range(tmp_path):
+    text = tmp_path / "text.txt"
+    text.write_text("too short a line\n"
+                    "The committee approved the extraordinary budget on Monday.\n"
+                    "\n"
+                    "Another sentence, with (parentheses) around a longer word!\n")
+    assert depth_probes.served_sentences(str(text), 5) == [
+        "The committee approved the [MASK] budget on Monday.",
+        "Another sentence, with ([MASK]) around a longer word!"]  # the punctuation kept around it
+    assert len(depth_probes.served_sentences(str(text), 1)) == 1
+    with pytest.raises(ValueError, match=r"--sentences_from .*text.txt: no line of 20 to 40 words"):
+        depth_probes.served_sentences(str(text), 5, min_words=20)
+
+
+def test_probe_arguments_name_finished_runs(tiny_run, tmp_path):
+    run = tiny_run[0]
+    assert depth_probes.parse_probes([f"a={run}", f"b-2={run}"]) == {"a": run, "b-2": run}
+    bad = {f"{run}": "a probe is NAME=RUN_DIR", f"={run}": "a probe is NAME=RUN_DIR", "a=": "a probe is NAME=RUN_DIR",
+           f"x/y={run}": "must be letters, digits", f"..={run}": "must be letters, digits",
+           f"a={tmp_path / 'nope'}": r"nope is not a finished pre-training run dir \(no such folder",
+           f"a={tiny_run[1]}": r"is not a finished pre-training run dir \(no config.json or evaluation.json"}
+    for item, message in bad.items():
+        with pytest.raises(ValueError, match=message):
+            depth_probes.parse_probes([item])
+    with pytest.raises(ValueError, match=r"the probe name 'a' is given twice"):
+        depth_probes.parse_probes([f"a={run}", f"a={run}"])
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--count", "0"], r"--count must be an integer >= 1, got 0"),
+    (["--output_dir", ""], r"--output_dir must be a path, got ''"),
+    (["--output_dir", "{notes}"], r"notes.txt is a file"),
+    (["--sentences", "{empty}"], r"empty.txt: no sentences"),
+    (["--sentences", "{utf16}"], r"utf16.txt: UTF-16"),
+    (["--records", "{tmp}/nowhere/*.tfrecord"], r"no held-out TFRecord file matches"),
+    (["--reference", "{tmp}/nowhere"], r"nowhere"),
+], ids=["count-0", "output-empty", "output-a-file", "sentences-empty", "sentences-utf16", "records-none", "reference-missing"])
+def test_bad_inputs_are_one_line(flags, message, tiny_run, records, tmp_path):
+    (tmp_path / "notes.txt").write_text("mine\n")
+    (tmp_path / "empty.txt").write_text("\n  \n")
+    (tmp_path / "utf16.txt").write_bytes("a sentence of quite a few words here".encode("utf-16"))
+    (tmp_path / "s.txt").write_text("the [MASK] sat on the mat\n")
+    names = dict(notes=tmp_path / "notes.txt", empty=tmp_path / "empty.txt", utf16=tmp_path / "utf16.txt", tmp=tmp_path)
+    given = {"--records": records[1], "--sentences": str(tmp_path / "s.txt"), "--output_dir": str(tmp_path / "out")}
+    for flag, value in zip(flags[::2], flags[1::2]):
+        given[flag] = value.format(**names)
+    with pytest.raises(SystemExit) as stop:
+        depth_probes.main([f"t={tiny_run[0]}"] + [a for pair in given.items() for a in pair])
+    assert str(stop.value).startswith("error: ") and re.search(message, str(stop.value)), stop.value
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_row_per_probe(tiny_run, records, tmp_path, capsys):
+    sentences = tmp_path / "s.txt"
+    sentences.write_text("the [MASK] sat on the mat\nsome more words to serve\n")
+    depth_probes.main([f"tiny={tiny_run[0]}", "--records", records[1], "--sentences", str(sentences),
+                       "--output_dir", str(tmp_path / "table")])
+    rows = json.loads((tmp_path / "table" / "probes.json").read_text())
+    evaluation = rows["tiny"]["evaluation"]
+    final = json.loads(open(f"{tiny_run[0]}/evaluation.json").read())
+    assert evaluation["mlm"] == final["mlm_accuracy"] and evaluation["step"] == final["step"]
+    served = rows["tiny"]["served"]
+    assert served["sentences"] == 2 and abs(sum(served["shares"]) - 1) < 1e-9
+    depths = np.arange(1, len(served["shares"]) + 1)
+    assert served["mean_n"] == pytest.approx(float(np.dot(depths, served["shares"])))
+    assert "| tiny | " in capsys.readouterr().out and (tmp_path / "table" / "probes.md").exists()
