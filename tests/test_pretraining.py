@@ -251,9 +251,11 @@ def test_a_model_dir_keeps_its_config_only_while_it_holds_checkpoints(records, t
         _check_model_dir(config)
 
 
-def test_a_run_resumes_only_on_the_records_it_was_trained_on(records, tmp_path):
-    """config.json records what the training shards hold: a moved copy resumes, other records are refused
-    (a finished run re-run on another corpus rewrote its evaluation and config.json without a word)."""
+def test_a_run_resumes_only_on_the_records_it_was_trained_on(records, tmp_path, capsys):
+    """config.json records what the training and held-out shards hold: a moved copy resumes, other records
+    are refused naming a shard (a finished run re-run on another corpus rewrote its evaluation and
+    config.json without a word), a damaged record of them is named, and a dir whose run saved no
+    checkpoint starts afresh saying so, without the earlier run's curves."""
     import shutil
 
     from albert_act.base import artifacts
@@ -261,18 +263,33 @@ def test_a_run_resumes_only_on_the_records_it_was_trained_on(records, tmp_path):
     from albert_act.train.pretraining_preflight import _check_model_dir
 
     config = _config(records, tmp_path).resolved()
-    (tmp_path / "config.json").write_text(json.dumps(
-        {**config_record(config), "train_shards": artifacts.shard_fingerprints([records[0]])}))
+    train, held_out = glob.glob(records[0]), glob.glob(records[1])
+    record = {**config_record(config), "train_shards": artifacts.shard_fingerprints(train),
+              "eval_shards": artifacts.shard_fingerprints(held_out)}
+    (tmp_path / "config.json").write_text(json.dumps(record))
     (tmp_path / "checkpoints").mkdir()
     (tmp_path / "checkpoints" / "ckpt-2.index").write_bytes(b"")
     (tmp_path / "moved").mkdir()
-    moved = [shutil.copy(path, tmp_path / "moved") for path in glob.glob(records[0])]
-    _check_model_dir(dataclasses.replace(config, train_files=[str(tmp_path / "moved" / "*")]), moved)  # resumes
-    shards = len(glob.glob(records[0]))
-    with pytest.raises(ValueError, match=rf"was trained on other records than --train_files \S*eval\S* \({shards} shards "
-                                         r"whose content \S*config.json records\): resume with the records it was "
-                                         r"trained on"):
-        _check_model_dir(dataclasses.replace(config, train_files=[records[1]]), glob.glob(records[1]))
+    moved = [shutil.copy(path, tmp_path / "moved") for path in train]
+    _check_model_dir(dataclasses.replace(config, train_files=[str(tmp_path / "moved" / "*")]), moved, held_out)
+    with pytest.raises(ValueError, match=rf"was trained on other records than --train_files \S*eval\S* \(\S*config.json "
+                                         rf"records the content of {len(train)} shards; \S*eval\S* is not one of them\): "
+                                         r"resume with the records it was trained on"):
+        _check_model_dir(dataclasses.replace(config, train_files=[records[1]]), held_out, held_out)
+    with pytest.raises(ValueError, match=r"was evaluated on other records than --eval_files .*its held-out curve would "
+                                         r"mix two held-out sets"):
+        _check_model_dir(dataclasses.replace(config, eval_files=[records[0]]), train, train)
+    (tmp_path / "config.json").write_text(json.dumps({**record, "train_shards": "abc"}))
+    with pytest.raises(ValueError, match=r"config.json: its train_shards is damaged \(not a list of \[length, SHA-256\]"):
+        _check_model_dir(config, train, held_out)
+    shutil.rmtree(tmp_path / "checkpoints")  # no checkpoint: afresh, said, the earlier curves gone
+    (tmp_path / "train").mkdir()
+    (tmp_path / "train" / "events.out.tfevents.1.host").write_bytes(b"")
+    (tmp_path / "held_out.jsonl").write_text("{}\n")
+    _check_model_dir(config, train, held_out)
+    assert "its earlier run saved no checkpoint; starting afresh; its 2 TensorBoard and held-out files removed" in \
+        capsys.readouterr().err
+    assert not (tmp_path / "held_out.jsonl").exists() and not list((tmp_path / "train").iterdir())
 
 
 def test_a_run_saved_before_input_streams_resumes_as_one_stream(records, tmp_path):

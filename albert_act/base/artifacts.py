@@ -222,6 +222,7 @@ def same_path(a, b):
 
 
 TRAIN_SHARDS = "train_shards"  # an export's record: the (length, SHA-256 of the first MiB) of each training shard
+EVAL_SHARDS = "eval_shards"  # a run's config.json: the same of each held-out shard it is evaluated on
 
 
 def shard_fingerprints(patterns):

@@ -355,7 +355,7 @@ def _check_resumable(config):
     if not os.path.exists(path) or not checkpoints(config.model_dir):
         return
     previous, current = {**ADDED_SETTINGS, **artifacts.read_json(path)}, config_record(config)
-    for derived in ("backend", artifacts.TRAIN_SHARDS):
+    for derived in ("backend", artifacts.TRAIN_SHARDS, artifacts.EVAL_SHARDS):
         previous.pop(derived, None)
     differing = config_differences({k: v for k, v in previous.items() if k not in RESUMABLE_CHANGES},
                                    {k: v for k, v in current.items() if k not in RESUMABLE_CHANGES})

@@ -16,8 +16,8 @@ import json
 import keras
 
 from albert_act import distribution
-from albert_act.base import settings
-from albert_act.base.artifacts import TRAIN_SHARDS
+from albert_act.base import checks, settings
+from albert_act.base.artifacts import EVAL_SHARDS, TRAIN_SHARDS
 from albert_act.base.settings import NEGATED, PATH, setting
 from albert_act.model.backbone import AlbertActBackbone
 from albert_act.model.halting import TRAINING_EXECUTIONS
@@ -191,9 +191,9 @@ class PretrainConfig:
         backbone_overrides) must be as derived: an edit there is refused, not ignored."""
         saved = record.get("backbone") if isinstance(record, dict) else None
         added = ADDED_SETTINGS if saved is not None or not partial else None  # a run's record, not a hand-written file
-        # "backbone", "backend" (which backend wrote a run: a JAX run's record says "jax") and "train_shards" (what
-        # its training records hold) are derived, not settings
-        config = settings.from_record(cls, record, "a pre-training run", added, extra=("backbone", "backend", TRAIN_SHARDS),
+        # "backbone", "backend" (which backend wrote a run: a JAX run's record says "jax"), "train_shards" and
+        # "eval_shards" (what its records hold) are derived, not settings
+        config = settings.from_record(cls, record, "a pre-training run", added, extra=("backbone", "backend", TRAIN_SHARDS, EVAL_SHARDS),
                                       partial=partial)
         if partial and isinstance(saved, dict):
             derived = config.backbone_config()
@@ -329,8 +329,9 @@ def _check_together(config):
     steps, tau, target = config.steps, config.ponder_cost_weight, config.target_iterations
     if steps is not None and config.warmup_steps is not None and config.warmup_steps > steps:
         raise ValueError(f"warmup_steps must be in [0, steps={steps}], got {config.warmup_steps}")
-    if tau is not None and tau != AUTO and (isinstance(tau, bool) or not isinstance(tau, (int, float)) or not tau >= 0):
-        raise ValueError(f"ponder_cost_weight (--tau) must be a number >= 0 or {AUTO!r}, got {tau!r}")
+    if tau is not None and tau != AUTO and (isinstance(tau, bool) or not isinstance(tau, (int, float)) or
+                                            not checks.flag_rule(">=0")[1](tau)):
+        raise ValueError(f"ponder_cost_weight (--tau) must be a finite number >= 0 or {AUTO!r}, got {tau!r}")
     start = config.ponder_warmup_start
     if config.halting == "act" and None not in (steps, start) and start > steps and tau not in (0, 0.0):
         raise ValueError(f"ponder_warmup_start {start} is after steps={steps}: the ponder cost would never switch "

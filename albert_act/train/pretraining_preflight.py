@@ -31,7 +31,7 @@ def preflight(config, replicas, sample_records=2000):
     accumulation(config, replicas, workers=distribution.cluster_task()[0])
     train_files, eval_files = _check_records(config, sample_records)
     check_batch_fits(config, train_files, count_records)
-    _check_model_dir(config, train_files)
+    _check_model_dir(config, train_files, eval_files)
     return train_files, eval_files
 
 
@@ -88,11 +88,11 @@ def check_export_dir(config, at_end=False):
                                   source=config.model_dir, flag="--export_dir")
 
 
-def _check_model_dir(config, train_files=()):
+def _check_model_dir(config, train_files=(), eval_files=()):
     """A model dir resumes only the run it holds: checkpoints need the config.json they were
-    trained with, and the same settings (but `RESUMABLE_CHANGES`), and the same training records
-    (moved or renamed, told by their content: config.json's `artifacts.TRAIN_SHARDS`). A dir whose
-    earlier run saved no checkpoint (it failed or was stopped before the first) starts afresh."""
+    trained with, the same settings (but `RESUMABLE_CHANGES`), and the same training and held-out
+    records (moved or renamed, told by their content: `_check_same_records`). A dir whose earlier
+    run saved no checkpoint (it failed or was stopped before the first) starts afresh (`_start_afresh`)."""
     artifacts.check_checkpoints_folder(config.model_dir, tf.io.gfile.exists, tf.io.gfile.isdir)
     path = os.path.join(config.model_dir, artifacts.CONFIG)
     checkpoints = tf.io.gfile.glob(os.path.join(config.model_dir, artifacts.CHECKPOINTS, "ckpt-*.index"))
@@ -114,12 +114,9 @@ def _check_model_dir(config, train_files=()):
         raise ValueError(f"--vocab {config.vocab} is not the vocabulary {config.model_dir} was trained with "
                          f"({own_vocab}); resume with that one, or use a new --model_dir")
     previous = artifacts.read_json(path)
-    shards = previous.pop(artifacts.TRAIN_SHARDS, None)
-    if checkpoints and shards and train_files and \
-            sorted(map(tuple, shards)) != sorted(map(tuple, artifacts.shard_fingerprints(train_files))):
-        raise ValueError(f"{config.model_dir} was trained on other records than --train_files "
-                         f"{', '.join(config.train_files)} ({len(shards)} shards whose content {path} records): resume "
-                         "with the records it was trained on (a moved copy is the same), or use a new --model_dir")
+    recorded = {key: previous.pop(key, None) for key in (artifacts.TRAIN_SHARDS, artifacts.EVAL_SHARDS)}
+    if checkpoints:
+        _check_same_records(config, path, recorded, train_files, eval_files)
     current = config_record(config)
     previous = {**ADDED_SETTINGS, **previous}
     differing = config_differences({k: v for k, v in previous.items() if k not in RESUMABLE_CHANGES},
@@ -127,8 +124,47 @@ def _check_model_dir(config, train_files=()):
     if differing:
         details = ", ".join(f"{k}: {there!r} there, {now!r} now" for k, there, now in differing)
         if not checkpoints:
-            print(f"note: {config.model_dir}: its earlier run saved no checkpoint; starting afresh with "
-                  f"these settings ({details})", file=sys.stderr)
-            return
+            return _start_afresh(config.model_dir, f" with these settings ({details})")
         raise ValueError(f"{config.model_dir} holds a run with another config ({details}); "
                          "use a new --model_dir, or the same settings to resume")
+    if not checkpoints:
+        _start_afresh(config.model_dir)
+
+
+def _start_afresh(model_dir, how=""):
+    """A run dir whose earlier run saved no checkpoint: said, and that run's TensorBoard events and
+    held-out curve removed (they belong to no weights, and would mix two runs' curves)."""
+    stale = [name for folder in (artifacts.TRAIN_EVENTS, artifacts.EVAL_EVENTS)
+             for name in tf.io.gfile.glob(os.path.join(model_dir, folder, "events.out.tfevents.*"))]
+    stale += [name for name in (os.path.join(model_dir, artifacts.HELD_OUT_CURVE),) if tf.io.gfile.exists(name)]
+    for name in stale:
+        tf.io.gfile.remove(name)
+    removed = f"; its {len(stale)} TensorBoard and held-out files removed" if stale else ""
+    print(f"note: {model_dir}: its earlier run saved no checkpoint; starting afresh{how}{removed}", file=sys.stderr)
+
+
+def _check_same_records(config, path, recorded, train_files, eval_files):
+    """A resumed run reads the records it was trained and evaluated on, told by their content (a moved
+    or renamed copy is the same): `recorded` holds config.json's fingerprints of each (None: not recorded)."""
+    for key, files, flag, patterns in ((artifacts.TRAIN_SHARDS, train_files, "--train_files", config.train_files),
+                                       (artifacts.EVAL_SHARDS, eval_files, "--eval_files", config.eval_files)):
+        known = recorded[key]
+        if known is None or not files:
+            continue
+        if not isinstance(known, list) or not all(isinstance(k, list) and len(k) == 2 and isinstance(k[0], int)
+                                                  and isinstance(k[1], str) for k in known):
+            raise ValueError(f"{path}: its {key} is damaged (not a list of [length, SHA-256] pairs): restore the file, "
+                             "or use a new --model_dir")
+        known = {tuple(k) for k in known}
+        other = [f for f in files if text_files.content_key(f) not in known]
+        lacking = len(known - {text_files.content_key(f) for f in files})
+        if not other and not lacking:
+            continue
+        found = (f"{other[0]}{f' (and {len(other) - 1} more)' if len(other) > 1 else ''} is not one of them" if other
+                 else f"{lacking} of them are not among these files")
+        what, advice = (("trained on", "resume with the records it was trained on") if key == artifacts.TRAIN_SHARDS
+                        else ("evaluated on", "its held-out curve would mix two held-out sets: resume with the records "
+                              "it was evaluated on (evaluate others with python -m albert_act.analyze held-out --init "
+                              f"{config.model_dir} --records ...)"))
+        raise ValueError(f"{config.model_dir} was {what} other records than {flag} {', '.join(patterns)} ({path} "
+                         f"records the content of {len(known)} shards; {found}): {advice}, or use a new --model_dir")

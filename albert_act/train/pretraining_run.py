@@ -69,7 +69,8 @@ def _run(config, progress, write_dir):
     # Written only once the run is known to go on: a refused resume leaves the run dir as it was.
     tf.io.gfile.makedirs(write_dir)
     artifacts.write_json(os.path.join(write_dir, artifacts.CONFIG),  # with what its records hold, for a resume
-                         {**config_record(config), artifacts.TRAIN_SHARDS: artifacts.shard_fingerprints(train_files)})
+                         {**config_record(config), artifacts.TRAIN_SHARDS: artifacts.shard_fingerprints(train_files),
+                          artifacts.EVAL_SHARDS: artifacts.shard_fingerprints(eval_files)})
     if config.vocab:  # the run dir is self-contained: fine-tuning finds the vocabulary there
         tf.io.gfile.copy(config.vocab, os.path.join(write_dir, artifacts.VOCAB), overwrite=True)
     if progress:
