@@ -40,7 +40,7 @@ def main(argv=None):
     cli.stop_on_sigterm()
     with cli.failures(output_dir, "files written whole before are intact: free space and re-run the same command",
                       f"{output_dir} keeps the best epoch saved so far; a fine-tuning run restarts from its --init: "
-                      "re-run the same command", explain=explain):
+                      "re-run the same command", refusals=(ValueError, FloatingPointError), explain=explain):
         with outputs.DirectoryLock(output_dir, "fine-tuning", "--output_dir"):
             if config.grid:
                 summary = finetuning_run.grid_search(config)

@@ -114,6 +114,17 @@ def test_bad_input(shared_data, tiny_run, tmp_path):
         finetuning_data.targets(task, [Example("0", "a", "b", "maybe")])
 
 
+def test_a_diverged_run_stops_without_a_result(shared_data, tiny_run, tmp_path):
+    """A learning rate that float32 holds but training does not survive: the loss goes non-finite and the
+    run stops, naming the rate (it kept an epoch of NaN weights as its best, and exported it)."""
+    config = FinetuneConfig(task="rte", data_dir=str(shared_data / "glue" / "RTE"), init=tiny_run[0],
+                            output_dir=str(tmp_path / "ft"), learning_rate=1e30, batch_size=8, epochs=1,
+                            max_train_examples=32, max_seq_length=64)
+    with pytest.raises(FloatingPointError, match=r"non-finite loss at update \d+ of epoch 1 \(learning rate 1e\+30\)"):
+        finetuning_run.finetune(config, progress=False)
+    assert not (tmp_path / "ft" / "export").exists() and not (tmp_path / "ft" / "results.json").exists()
+
+
 def test_sizes_that_do_not_fit_are_named(tiny_run, tmp_path):
     import shutil
 
@@ -137,6 +148,15 @@ def test_sizes_that_do_not_fit_are_named(tiny_run, tmp_path):
         Source.open(str(run)).backbone()
     with pytest.raises(ValueError, match=r"typo'd_run: no such file or folder \(a model"):
         Source.open(str(tmp_path / "typo'd_run"))
+    settings["backbone"]["x"] = 1  # a key the backbone does not take, and a size that is no number: the file named
+    (run / "config.json").write_text(json.dumps(settings))
+    with pytest.raises(ValueError, match=r"run/config.json: the backbone settings hold 'x', which the model does not"):
+        Source.open(str(run))
+    del settings["backbone"]["x"]
+    settings["backbone"]["hidden_dim"] = float("nan")
+    (run / "config.json").write_text(json.dumps(settings))
+    with pytest.raises(ValueError, match=r"run/config.json: the backbone's hidden_dim is nan, not a whole number >= 1"):
+        Source.open(str(run))
 
 
 def test_a_truncated_weights_file_is_named(tiny_run, tmp_path):

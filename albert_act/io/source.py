@@ -119,6 +119,30 @@ def _vocab_candidates(path, kind):
     return [os.path.join(path, name) for name in names]
 
 
+SIZES = ("vocabulary_size", "num_heads", "embedding_dim", "hidden_dim", "intermediate_dim", "max_iterations",
+         "max_sequence_length")
+
+
+def _check_backbone(config, where):
+    """A model's recorded backbone settings, before anything is built from them: a setting the backbone
+    does not take, or a size that is no whole number > 0 (a hand-edited file), is named with its file."""
+    import inspect
+
+    if not isinstance(config, dict):
+        raise ValueError(f"{where}: no backbone settings (a dict) where the model's are recorded; was the file "
+                         "edited? Restore it")
+    taken = set(inspect.signature(AlbertActBackbone.__init__).parameters) | {"name", "trainable", "dtype"}
+    unknown = sorted(set(config) - taken)
+    if unknown:
+        raise ValueError(f"{where}: the backbone settings hold {unknown[0]!r}, which the model does not take; was "
+                         "the file edited? Restore it")
+    bad = next((k for k in SIZES if k in config and (isinstance(config[k], bool) or not isinstance(config[k], int)
+                                                      or config[k] < 1)), None)
+    if bad:
+        raise ValueError(f"{where}: the backbone's {bad} is {config[bad]!r}, not a whole number >= 1; was the file "
+                         "edited? Restore it")
+
+
 def _backbone_kwargs(config):
     return {k: v for k, v in config.items() if k not in ("name", "trainable", "dtype")}
 
@@ -141,7 +165,9 @@ class Source:
         kind = kind_of(path)
         candidates = _vocab_candidates(path, kind)
         vocab = next((c for c in candidates if tf.io.gfile.exists(c)), None)
-        return cls(path, kind, _read_info(path, kind), vocab, candidates)
+        source = cls(path, kind, _read_info(path, kind), vocab, candidates)
+        _check_backbone(source.info.get("backbone"), source.config_file or path)
+        return source
 
     @functools.cached_property
     def checkpoint(self):

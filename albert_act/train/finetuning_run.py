@@ -111,7 +111,7 @@ def _print_start(config, backbone, new_weights, task, data, where, initial):
 
 def _print_notes(task, data):
     for path, lines, count in task.skipped:
-        print(f"note: {path}: {count} malformed row(s) skipped (lines {', '.join(map(str, lines))}"
+        print(f"note: {path}: {count} malformed or blank row(s) skipped (lines {', '.join(map(str, lines))}"
               f"{', ...' if count > len(lines) else ''})")
     if data.truncated:
         print(f"note: {data.truncated} of {len(data.train)} training examples ({data.truncated / len(data.train):.0%}) "
@@ -132,6 +132,10 @@ def _train_epochs(steps, model, task, data, config, main_metric, best_path, prog
         for step in range(steps_per_epoch):
             index = order[step * batch_size : (step + 1) * batch_size]
             loss = steps.train_step({k: v[index] for k, v in data.train_inputs.items()}, data.train_targets[index])
+            if not np.isfinite(float(loss)):  # a diverged model is no result (a best epoch of NaN weights)
+                raise FloatingPointError(f"non-finite loss at update {step + 1} of epoch {epoch} (learning rate "
+                                         f"{config.learning_rate}); stopped without saving this epoch: lower "
+                                         "--learning_rate")
             if bar:
                 bar.update(step + 1, [("loss", float(loss))])
         metrics = evaluate(task, steps, data.dev_inputs, data.dev_targets)
