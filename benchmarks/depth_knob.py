@@ -154,19 +154,29 @@ def main(argv=None):
         raise SystemExit(f"error: {error}") from None
     if args.caps is None:
         args.caps = list(range(1, n_max))
-    try:
-        rows = measure(args.init, records, args.caps, max_batches=args.max_batches, repeats=args.repeats)
-    except ValueError as error:  # what the records' reader finds (another length, a token corpus given)
-        raise SystemExit(f"error: {error}") from None
-    table = markdown(rows)
+    cli.stop_on_interrupt()
+    cli.stop_on_sigterm()
+    with cli.failures(args.output_dir, "nothing was written", "nothing was written"):
+        _measure_and_write(args, records)
+
+
+def _measure_and_write(args, records):
+    import tensorflow as tf
+
+    from albert_act.base import outputs
+    from albert_act.train.input_streams import corrupt_file
     from benchmarks.depth_probes import machine
 
+    try:  # what the records' reader finds (another length, a token corpus given) is a ValueError
+        rows = measure(args.init, records, args.caps, max_batches=args.max_batches, repeats=args.repeats)
+    except tf.errors.DataLossError as error:
+        raise ValueError(f"{corrupt_file(records)}: a corrupt record ({cli.tf_message(error)}); make the shard "
+                         "again, or leave it out of --records") from None
+    table = markdown(rows)
     print(table + f"\n\nMachine: {machine()}; {args.init} on {args.records}.")
     os.makedirs(args.output_dir, exist_ok=True)
-    with open(os.path.join(args.output_dir, "depth_knob.md"), "w") as f:
-        f.write(table + "\n")
-    with open(os.path.join(args.output_dir, "depth_knob.json"), "w") as f:
-        json.dump(rows, f, indent=2)
+    outputs.write_file(os.path.join(args.output_dir, "depth_knob.md"), (table + "\n").encode("utf-8"))
+    outputs.write_file(os.path.join(args.output_dir, "depth_knob.json"), json.dumps(rows, indent=2).encode("utf-8"))
     plot(rows, os.path.join(args.output_dir, "depth_knob.png"))
 
 

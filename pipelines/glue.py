@@ -155,7 +155,7 @@ def read_glue(name, data_dir, split):
     if start == 1 and lines and any(names):
         text_a, text_b, label_column = _columns_by_name(lines[0], names, (text_a, text_b, label_column), path, task,
                                                         split)
-    examples, skipped, counts, indices = [], [], set(), {}
+    examples, skipped, counts, indices, blank = [], [], set(), {}, 0
     for number, line in enumerate(lines[start:], start=start + 1):
         fields = line.rstrip("\r").split("\t")
         counts.add(len(fields))
@@ -172,12 +172,18 @@ def read_glue(name, data_dir, split):
             indices[fields[0]] = number
             examples.append(Example(fields[0], fields[text_a], None if text_b is None else fields[text_b], None))
             continue
+        if not fields[text_a].strip() or (text_b is not None and not fields[text_b].strip()):
+            skipped.append(number)  # a blank sentence: nothing to learn or score (counted, as a malformed row)
+            blank += 1
+            continue
         label = _checked_label(fields[label_column], task, path, number)
         examples.append(Example(f"{split}-{number}", fields[text_a], None if text_b is None else fields[text_b], label))
     if not examples:
         rows = max(len(lines) - start, 0)
         detail = (f"{rows} rows, every one with {' or '.join(map(str, sorted(counts)))} fields where {task.name} "
                   f"has {expected}; is this the {task.name} folder?" if rows else "the file has no rows")
+        if rows and blank == rows:
+            detail = f"{rows} rows, every one with a blank sentence"
         raise ValueError(f"{path}: no {task.name} examples: {detail}")
     report = {"file": path, "rows": len(lines) - start, "examples": len(examples),
               "malformed_rows_skipped": len(skipped), "skipped_lines": skipped[:20]}

@@ -139,6 +139,15 @@ _DAMAGED_REPORTED = set()  # stats.json files already named as damaged in this p
 MISMATCHED_STARTS = 0.05  # share of word starts that may differ before records are another vocabulary's
 
 
+def _read_through(path, count):
+    """The first `count` serialized records of `path`; a shard cut short or damaged is a ValueError naming it."""
+    try:
+        yield from tf.data.TFRecordDataset(path).take(count)
+    except tf.errors.DataLossError as error:
+        message = str(error).splitlines()[0].split("}}")[-1].split(" [Op:")[0].strip()
+        raise ValueError(f"{path}: a corrupt record ({message}); make the shard again, or leave it out") from None
+
+
 def check_word_starts(path, model_proto, vocab_name, sample_records=200):
     """The records' `token_boundary` (1 where a piece begins a word, written from the vocabulary the
     data was made with) against what `model_proto` says of the same ids, over the unmasked pieces of
@@ -158,7 +167,7 @@ def check_word_starts(path, model_proto, vocab_name, sample_records=200):
     spec = {name: tf.io.FixedLenFeature([n], tf.int64) for name, n in (
         ("input_ids", seq), ("input_mask", seq), ("token_boundary", seq), ("masked_lm_positions", predictions))}
     differ = compared = 0
-    for serialized in tf.data.TFRecordDataset(path).take(sample_records):
+    for serialized in _read_through(path, sample_records):
         record = {k: v.numpy().tolist() for k, v in tf.io.parse_single_example(serialized, spec).items()}
         length = sum(record["input_mask"])
         ids = record["input_ids"][:length]

@@ -37,6 +37,9 @@ UTF16 = (r"utf16.txt: UTF-16 text, not UTF-8 \(its first line holds NUL bytes or
 # (id, command, status, message fragment (regex), paths that must stay intact)
 CASES = [
     # --- export: never deletes what is not a SavedModel -------------------------------------
+    ("export-training-execution", "albert_act.export --checkpoint {run} --kind pretraining --output {tmp}/e/1 "
+     "--execution bucket", 1, r"--execution bucket is a training execution: a pre-training export's signatures take a "
+     r"cap on iterations, which static, while, sparse run", []),
     ("export-over-its-run", "albert_act.export --checkpoint {run} --kind pretraining --output {run} --overwrite",
      1, r"is the --checkpoint", ["{run}/config.json", "{run}/checkpoints"]),
     ("export-over-a-run", "albert_act.export --checkpoint {export} --kind pretraining --output {run} --overwrite",
@@ -101,7 +104,7 @@ CASES = [
     ("pretrain-batch-split", PRETRAIN + " --global_batch_size 12", 1, r"global batch 12 is not divisible by micro-batch 8", []),
     ("pretrain-no-train-files", PRETRAIN.replace("{train}", "'{tmp}/none-*.tfrecord'"), 1, r"no training file matches", []),
     ("pretrain-eval-is-train", PRETRAIN.replace("{eval}", "{train}"), 1, r"evaluation files are also training files", []),
-    ("pretrain-tau-negative", PRETRAIN + " --tau -1", 1, r"--tau\) must be a number >= 0 or 'auto', got -1", []),
+    ("pretrain-tau-negative", PRETRAIN + " --tau -1", 1, r"--tau\) must be a finite number >= 0 or 'auto', got -1", []),
     ("pretrain-tau-text", PRETRAIN + " --tau much", 2, r"--tau expects a number or 'auto', got 'much'", []),
     ("pretrain-warmup", PRETRAIN + " --warmup_steps 5", 1, r"warmup_steps must be in \[0, steps=2\], got 5", []),
     ("pretrain-sparse", PRETRAIN + " --execution sparse", 2, r"invalid choice: 'sparse'", []),
@@ -191,7 +194,9 @@ CASES += [
           ("log_every", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("eval_batches", "0", r"(an integer )?(>= 1|in \[1, \d+\])"),
           ("ponder_warmup_start", "-1", "(an integer )?>= 0"), ("ponder_warmup_steps", "-1", "(an integer )?>= 0"),
           ("warmup_steps", "-1", "(an integer )?>= 0"), ("seed", "-1", "(an integer )?>= 0"))],
-    ("pretrain-tau-nan", PRETRAIN + " --tau nan", 1, r"--tau\) must be a number >= 0 or 'auto', got nan", []),
+    ("pretrain-tau-nan", PRETRAIN + " --tau nan", 1, r"--tau\) must be a finite number >= 0 or 'auto', got nan", []),
+    ("pretrain-tau-infinite", PRETRAIN + " --tau 1e400", 1, r"--tau\) must be a finite number >= 0 or 'auto', got inf",
+     []),
     *[(f"pretrain-override-{key}-{value}", PRETRAIN + f" --override {key}={value}", 1, message, [])
       for key, value, message in (
           ("num_heads", "0", r"num_heads must be an integer >= 1, got 0"),

@@ -59,6 +59,17 @@ def test_malformed_rows_are_skipped_and_counted(tmp_path):
     assert report["malformed_rows_skipped"] == 1 and report["skipped_lines"] == [3]
 
 
+
+def test_rows_with_a_blank_sentence_are_skipped_and_counted(tmp_path):
+    """A sentence of spaces was trained on as an example of empty text, without a word."""
+    (tmp_path / "train.tsv").write_text("sentence\tlabel\n   \t1\na fine film\t1\n\t0\n")
+    examples, report = read_glue("sst-2", str(tmp_path), "train")
+    assert [e.text_a for e in examples] == ["a fine film"] and report["skipped_lines"] == [2, 4]
+    (tmp_path / "train.tsv").write_text("sentence\tlabel\n  \t1\n \t0\n")
+    with pytest.raises(ValueError, match=r"train.tsv: no SST-2 examples: 2 rows, every one with a blank sentence"):
+        read_glue("sst-2", str(tmp_path), "train")
+
+
 def test_mnli_takes_the_last_column_for_12_and_16_column_layouts(tmp_path):
     head = "\t".join([f"c{i}" for i in range(8)] + ["sentence1", "sentence2"])
     (tmp_path / "train.tsv").write_text(head + "\tlabel1\tgold_label\n" + "\t".join(["x"] * 8 + ["p", "h", "neutral", "neutral"]) + "\n")

@@ -102,3 +102,15 @@ def test_no_task_model_at_all_writes_nothing_even_when_partial_is_allowed(shared
         submission.build_submission(str(tmp_path / "models"), str(shared_data / "glue"), str(tmp_path / "s.zip"),
                                     allow_partial=True, progress=False)
     assert not (tmp_path / "s.zip").exists()
+
+
+def test_a_task_folder_given_as_data_dir_is_named(shared_data, tmp_path):
+    """--data_dir RTE/ (a task's folder): the refusal blamed --models, which did hold the rte model."""
+    assets = tmp_path / "models" / "rte" / "1" / "assets"
+    assets.mkdir(parents=True)
+    (assets / "albert_act_export.json").write_text("{}")  # found from the folders alone, before any model runs
+    with pytest.raises(ValueError, match=r"--data_dir \S*RTE: no test data at \S*RTE/RTE/test.tsv; --data_dir is "
+                                         r"the GLUE folder holding a folder per task"):
+        submission.build_submission(str(tmp_path / "models"), str(shared_data / "glue" / "RTE"),
+                                    str(tmp_path / "s.zip"), allow_partial=True, progress=False)
+    assert not (tmp_path / "s.zip").exists()

@@ -464,3 +464,16 @@ def test_the_depth_knob_benchmark_refuses_what_analyze_refuses(tiny_run, records
     (earlier / "depth_knob.md").write_text("another model's table")
     with pytest.raises(SystemExit, match=r"holds an earlier depth_knob result \(depth_knob.md\); pass --overwrite"):
         depth_knob.main(["--init", tiny_run[0], "--records", records[1], "--output_dir", str(earlier)])
+    import glob
+    import shutil
+
+    cut = tmp_path / "cut"  # a held-out shard cut short: named, not TensorFlow's DataLossError traceback
+    cut.mkdir()
+    for path in glob.glob(records[1]):
+        shutil.copy(path, cut)
+    shard = sorted(cut.iterdir())[0]
+    shard.write_bytes(shard.read_bytes()[: shard.stat().st_size // 2])
+    with pytest.raises(SystemExit, match=rf"error: {shard}: a corrupt record \(.*\); make the shard again"):
+        depth_knob.main(["--init", tiny_run[0], "--records", str(cut / "*"), "--caps", "1", "--repeats", "1",
+                         "--output_dir", str(tmp_path / "k2")])
+    assert not (tmp_path / "k2").exists()

@@ -45,6 +45,7 @@ from albert_act.model.act_state import act_update, initial_state, outputs_of, re
 
 EXECUTIONS = ("static", "while", "sparse", "gather", "bucket")  # the one list; CLIs take their choices from it
 TRAINING_EXECUTIONS = ("static", "while", "gather", "bucket")  # sparse is for inference: not differentiable
+CAPPED_EXECUTIONS = ("static", "while", "sparse")  # those that take a served cap on iterations (iteration_cap)
 SLOTTED_EXECUTIONS = ("sparse", "gather", "bucket")  # compute running tokens only: need project_fn/attend_fn
 
 
@@ -211,7 +212,7 @@ def _layer_and_cap(layer, max_iterations, epsilon, execution, capacity, iteratio
                          "(the layer as projections + attention)")
     if iteration_cap is None:
         return layer, max_iterations
-    if execution not in ("static", "while", "sparse"):
+    if execution not in CAPPED_EXECUTIONS:
         raise ValueError(f'iteration_cap is a serving knob of the "static", "while" and "sparse" executions, '
                          f'not "{execution}"')
     return layer, ops.clip(ops.cast(iteration_cap, "int32"), 1, max_iterations)

@@ -9,7 +9,7 @@ import os
 
 from albert_act.base import artifacts, checks, settings
 from albert_act.base.settings import PATH, setting
-from albert_act.model.halting import EXECUTIONS
+from albert_act.model.halting import CAPPED_EXECUTIONS, EXECUTIONS
 
 TOP_K = 5  # fill_mask's predictions per [MASK] when none is asked for
 
@@ -50,6 +50,10 @@ class ExportConfig:
             raise ValueError(f"top_k {self.top_k} (--top_k, or a --config file's) is fill_mask's, which only --kind "
                              f"pretraining exports have (not --kind {self.kind}); drop --top_k (a --config file's: "
                              "--set top_k=null)")
+        if self.kind == "pretraining" and self.execution not in CAPPED_EXECUTIONS:
+            raise ValueError(f"--execution {self.execution} is a training execution: a pre-training export's "
+                             f"signatures take a cap on iterations, which {', '.join(CAPPED_EXECUTIONS)} run (sparse "
+                             "for CPU/GPU serving, static for a TPU)")
         if self.format == "huggingface" and self.kind != "pretraining":
             raise ValueError("--format huggingface writes a pre-training model (AlbertForPreTraining): use --kind "
                              "pretraining")

@@ -160,6 +160,11 @@ def _build(models_dir, data_dir, output, allow_partial, progress, staging):
             print(f"{file_name}: {len(examples)} predictions from {export}")
     if problems:
         raise ValueError("invalid submission files:\n" + "\n".join(problems))
+    no_data = [why for why in missing.values() if why.startswith("no test data")]
+    if not written and no_data:  # models found, but not their tasks' test files
+        raise ValueError(f"--data_dir {data_dir}: {no_data[0]}{f' (and {len(no_data) - 1} more)' if len(no_data) > 1 else ''}"
+                         "; --data_dir is the GLUE folder holding a folder per task (RTE/test.tsv, SST-2/test.tsv, "
+                         "...), not a task's folder; nothing written")
     if not written:
         held = sorted(e.rstrip("/") for e in tf.io.gfile.listdir(models_dir)) if tf.io.gfile.isdir(models_dir) else []
         raise ValueError(f"no task's model found in --models {models_dir} (it holds {held or 'nothing'}); expected "
