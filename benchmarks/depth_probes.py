@@ -121,7 +121,13 @@ def served_row(run, sentences):
             elif piece not in (CLS_ID, SEP_ID):
                 ordinary.append(n)
     ordinary = np.asarray(ordinary)
-    return {"sentences": len(rows), "pieces": int(len(ordinary)), "mean_n": float(ordinary.mean()),
+    cut = [row for row in rows if row["truncated"]]
+    if cut:  # a served sentence longer than the model: said, and whether its [MASK] went with the cut
+        unmasked = sum("[MASK]" not in row["tokens"] for row in cut)
+        print(f"note: {len(cut)} of {len(rows)} served sentences are longer than the model's "
+              f"{backbone.max_sequence_length} positions and were cut"
+              + (f"; {unmasked} of them lost their [MASK]" if unmasked else ""), flush=True)
+    return {"sentences": len(rows), "cut": len(cut), "pieces": int(len(ordinary)), "mean_n": float(ordinary.mean()),
             "std_n": float(ordinary.std()), "mask_n": float(np.mean(masks)) if masks else float("nan"),
             "shares": [float((ordinary == n).mean()) for n in range(1, backbone.max_iterations + 1)]}
 
@@ -213,7 +219,9 @@ def _measure(args):
         rows[name] = row
         n_max = len(row["evaluation"]["shares"])
     table = markdown(rows, n_max)
-    note = (f"\nMachine: {machine()}. Served: {len(sentences)} lone sentences, one word masked each. "
+    cut = max(row["served"]["cut"] for row in rows.values())
+    note = (f"\nMachine: {machine()}. Served: {len(sentences)} lone sentences, one word masked each"
+            f"{f' ({cut} cut to the model length)' if cut else ''}. "
             f"rho: surprisal under {args.reference or '(no reference)'}; records {args.records}.")
     print(table + note)
     os.makedirs(args.output_dir, exist_ok=True)

@@ -164,7 +164,15 @@ def _measure(args):
     check_not_trained_on(source, files)
     for path in files:
         check_records_vocabulary(path, source.tokenizer().model_proto, f"{export}'s vocabulary")
-    records = read_records(files, args.max_sequences, backbone["max_sequence_length"])
+    import tensorflow as tf
+
+    from albert_act.train.input_streams import corrupt_file
+
+    try:
+        records = read_records(files, args.max_sequences, backbone["max_sequence_length"])
+    except tf.errors.DataLossError as error:
+        raise ValueError(f"{corrupt_file(files)}: a corrupt record ({cli.tf_message(error)}); make the shard "
+                         "again, or leave it out of --records") from None
     if not records:
         raise ValueError(f"no records in {args.records}")
     largest = max(int(max(ids.max(), originals.max())) for ids, _, originals in records)

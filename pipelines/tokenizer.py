@@ -9,6 +9,7 @@ import io
 import random
 import re
 import string
+import sys
 
 import numpy as np
 import sentencepiece as spm
@@ -81,6 +82,12 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
         raise ValueError(f"every line of {files} is longer than {MAX_LINE_BYTES} bytes, and SentencePiece trains only "
                          "on shorter ones (a sentence or a paragraph per line, as the data tool reads them): split "
                          "the text into lines")
+    long = [len(line.encode()) for line in sentences if len(line.encode()) > MAX_LINE_BYTES]
+    if long:  # SentencePiece leaves them out without a word
+        share = sum(long) / sum(len(line.encode()) for line in sentences)
+        print(f"note: {len(long)} line(s) longer than {MAX_LINE_BYTES} bytes, {share:.0%} of the text, are left out of "
+              "the vocabulary's training (SentencePiece's limit): split them into sentences or paragraphs",
+              file=sys.stderr)
     model = io.BytesIO()
     try:
         spm.SentencePieceTrainer.train(

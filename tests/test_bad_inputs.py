@@ -371,6 +371,9 @@ CASES += [
      r"--output_dir .*analysis holds an earlier analysis \(report.md\); pass --overwrite", ["{earlier}/analysis"]),
     ("finetune-over-a-finished-one", FINETUNE.replace("{tmp}/ft", "{earlier}/ft") + " --task rte --data_dir {rte}", 1,
      r"--output_dir .*ft holds a finished fine-tuning \(results.json\); pass --overwrite", ["{earlier}/ft"]),
+    ("finetune-over-a-benchmarks-results", FINETUNE.replace("{tmp}/ft", "{earlier}/bench") + " --task rte --data_dir "
+     "{rte}", 1, r"--output_dir .*bench holds a results.json that is no fine-tuning's .*fine-tune into a new or empty dir",
+     ["{earlier}/bench"]),
     ("submission-over-a-zip", SUBMIT.replace("{tmp}/s.zip", "{earlier}/s.zip"), 1,
      r"--output .*s.zip exists; pass --overwrite", ["{earlier}/s.zip"]),
     # --- another vocabulary of the same size (two pieces swapped) -------------------------------------
@@ -772,7 +775,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     shutil.copytree(Path(tiny_run[0]) / "checkpoints", root / "no_config_run" / "checkpoints")
     shutil.copy(vocab, root / "old_vocab.model")
     for name, text in (("analysis/report.md", "# an earlier report\n"), ("ft/results.json", "{}"),
-                       ("ft/classifier.json", "{}"), ("s.zip", "an earlier zip")):
+                       ("ft/classifier.json", "{}"), ("s.zip", "an earlier zip"), ("bench/results.json", "{}")):
         (root / "earlier" / name).parent.mkdir(parents=True, exist_ok=True)
         (root / "earlier" / name).write_text(text)
     from sentencepiece import sentencepiece_model_pb2

@@ -63,7 +63,7 @@ def test_bad_inputs_are_one_line(flags, message, tiny_run, records, tmp_path):
 
 def test_a_row_per_probe(tiny_run, records, tmp_path, capsys):
     sentences = tmp_path / "s.txt"
-    sentences.write_text("the [MASK] sat on the mat\nsome more words to serve\n")
+    sentences.write_text("the [MASK] sat on the mat\nsome more words to serve\n" + "word " * 100 + "[MASK]\n")
     depth_probes.main([f"tiny={tiny_run[0]}", "--records", records[1], "--sentences", str(sentences),
                        "--output_dir", str(tmp_path / "table")])
     rows = json.loads((tmp_path / "table" / "probes.json").read_text())
@@ -71,7 +71,10 @@ def test_a_row_per_probe(tiny_run, records, tmp_path, capsys):
     final = json.loads(open(f"{tiny_run[0]}/evaluation.json").read())
     assert evaluation["mlm"] == final["mlm_accuracy"] and evaluation["step"] == final["step"]
     served = rows["tiny"]["served"]
-    assert served["sentences"] == 2 and abs(sum(served["shares"]) - 1) < 1e-9
+    assert served["sentences"] == 3 and served["cut"] == 1 and abs(sum(served["shares"]) - 1) < 1e-9
     depths = np.arange(1, len(served["shares"]) + 1)
     assert served["mean_n"] == pytest.approx(float(np.dot(depths, served["shares"])))
-    assert "| tiny | " in capsys.readouterr().out and (tmp_path / "table" / "probes.md").exists()
+    out = capsys.readouterr().out
+    assert "| tiny | " in out and (tmp_path / "table" / "probes.md").exists()
+    assert "note: 1 of 3 served sentences are longer than the model's 64 positions and were cut; 1 of them lost " \
+           "their [MASK]" in out and "Served: 3 lone sentences, one word masked each (1 cut to the model length)" in out

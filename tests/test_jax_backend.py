@@ -4,6 +4,7 @@ gradients, and LAMB's updates lower the loss there."""
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -279,6 +280,11 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
                                                                    r"shards nor its token corpus")):
         with pytest.raises(ValueError, match=match):
             jax_pretraining.token_files(patterns)
+    alone = tmp_path / "held_out_alone"  # held-out shards without their corpus, matched as '*.tfrecord'
+    alone.mkdir()
+    shutil.copy(next(folder.glob("eval-*.tfrecord")), alone)
+    with pytest.raises(ValueError, match=r"held_out_alone/tokens-eval.npz: no token corpus"):
+        jax_pretraining.token_files([str(alone / "*.tfrecord")])
     # a held-out corpus of another vocabulary than the training one, or one that makes no instance
     with np.load(folder / "tokens-eval.npz") as data:
         fields = dict(data)

@@ -68,6 +68,18 @@ def test_a_missing_export_is_named(tmp_path):
         served_depth.main(["--init", str(tmp_path / "nowhere"), "--records", str(tmp_path / "*.tfrecord")])
 
 
+def test_a_corrupt_held_out_shard_is_named(tiny_run, records, tmp_path):
+    import glob
+    import shutil
+
+    for path in glob.glob(records[1]):
+        shutil.copy(path, tmp_path)
+    shard = sorted(tmp_path.glob("*.tfrecord"))[0]
+    shard.write_bytes(shard.read_bytes()[: shard.stat().st_size // 2])
+    with pytest.raises(SystemExit, match=rf"error: {shard}: a corrupt record \(.*\); make the shard again"):
+        served_depth.main(["--init", tiny_run[1], "--records", str(tmp_path / "*.tfrecord")])
+
+
 @pytest.mark.parametrize("change, message", [
     (dict(records="{folder}"), r"records is a directory, not a TFRecord file: give the files, or a glob such as "),
     (dict(output_dir="{file}"), r"--output_dir .*notes.txt is a file"),

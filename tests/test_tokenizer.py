@@ -1,5 +1,7 @@
 """Normalization and the SentencePiece vocabulary: Python and in-graph agree on real text."""
 
+import re
+
 import numpy as np
 import pytest
 import sentencepiece as spm
@@ -174,6 +176,23 @@ def test_train_tokenizer_cli_errors(tmp_path, capsys):
     bad.write_bytes(b"fine line\nanother\nbroken \xff\xfe line\n")
     with pytest.raises(SystemExit, match=r"bad.txt line 3: not valid UTF-8"):
         train_tokenizer.main(["--input", str(bad), "--output", str(tmp_path / "v")])
+    cr = tmp_path / "cr.txt"  # classic Mac line ends: one line for every reader, which would merge them all
+    cr.write_bytes(b"a first sentence\ra second one\r")
+    with pytest.raises(SystemExit, match=r"cr.txt: lines end in a lone CR \(classic Mac line ends\); convert them"):
+        train_tokenizer.main(["--input", str(cr), "--output", str(tmp_path / "v")])
+
+
+def test_lines_sentencepiece_leaves_out_are_said(tmp_path, capsys):
+    """SentencePiece drops lines over its length limit from training without a word: the share is said."""
+    from pipelines.synthetic_corpus import write_corpus
+    from pipelines.tokenizer import MAX_LINE_BYTES, train_sentencepiece
+
+    write_corpus(tmp_path / "text.txt", 40, seed=3)
+    with open(tmp_path / "text.txt", "a") as f:
+        f.write("word " * (MAX_LINE_BYTES // 4) + "\n")
+    train_sentencepiece([str(tmp_path / "text.txt")], vocab_size=300, model_type="bpe")
+    assert re.search(rf"note: 1 line\(s\) longer than {MAX_LINE_BYTES} bytes, \d+% of the text, are left out of the "
+                     r"vocabulary's training", capsys.readouterr().err)
 
 
 def test_graph_tokenizer_is_a_tf_module_with_the_model(wiki_tokenizer):

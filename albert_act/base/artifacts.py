@@ -306,6 +306,10 @@ def check_finetuning_target(output_dir, overwrite=True):
     if others:
         raise ValueError(f"--output_dir {output_dir} holds other files ({', '.join(others[:5])}); fine-tune into a "
                          "new or empty dir, or an earlier fine-tuning dir")
+    if RESULTS in entries and not {FINETUNE_CONFIG, FINETUNED_INFO, GRID} & set(entries):
+        raise ValueError(f"--output_dir {output_dir} holds a {RESULTS} that is no fine-tuning's (none of its "
+                         f"{FINETUNE_CONFIG}, {FINETUNED_INFO} beside it: a benchmark's, say); fine-tune into a new or "
+                         "empty dir")
     if RESULTS in entries and not overwrite:
         raise ValueError(f"--output_dir {output_dir} holds a finished fine-tuning ({RESULTS}); pass --overwrite to "
                          "replace it, or choose another --output_dir")

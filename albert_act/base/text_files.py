@@ -172,6 +172,9 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
             if number == 1:
                 _refuse_compressed(path, raw)
                 _refuse_utf16(path, raw)
+                if b"\n" not in raw and b"\r" in raw.rstrip(b"\r"):  # every line one: read whole, it would merge
+                    raise ValueError(f"{path}: lines end in a lone CR (classic Mac line ends); convert them first: "
+                                     f"tr '\\r' '\\n' < {path} > converted.txt")
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as error:

@@ -67,7 +67,9 @@ def token_files(patterns):
         found = glob.glob(pattern)
         if not found and "://" not in pattern:
             raise ValueError(f"{pattern} matches no file")
-        name = token_corpus.TOKENS_EVAL if os.path.basename(pattern).startswith("eval") else token_corpus.TOKENS_TRAIN
+        held_out = os.path.basename(pattern).startswith("eval") or (found and all(  # ('*.tfrecord' of eval shards)
+            os.path.basename(f).startswith("eval") for f in found))
+        name = token_corpus.TOKENS_EVAL if held_out else token_corpus.TOKENS_TRAIN
         corpora.setdefault(os.path.join(os.path.dirname(pattern), name), set()).update(map(os.path.realpath, found))
     missing = [path for path in corpora if not os.path.exists(path)]
     if missing:
