@@ -279,6 +279,9 @@ def test_a_run_resumes_only_on_the_records_it_was_trained_on(records, tmp_path, 
     with pytest.raises(ValueError, match=r"was evaluated on other records than --eval_files .*its held-out curve would "
                                          r"mix two held-out sets"):
         _check_model_dir(dataclasses.replace(config, eval_files=[records[0]]), train, train)
+    (tmp_path / "config.json").write_text(json.dumps(config_record(config)))  # saved before shards were recorded:
+    with pytest.raises(ValueError, match=r"was evaluated on other records than --eval_files"):  # its files, still there
+        _check_model_dir(dataclasses.replace(config, eval_files=[records[0]]), train, train)
     (tmp_path / "config.json").write_text(json.dumps({**record, "train_shards": "abc"}))
     with pytest.raises(ValueError, match=r"config.json: its train_shards is damaged \(not a list of \[length, SHA-256\]"):
         _check_model_dir(config, train, held_out)

@@ -115,6 +115,9 @@ def _check_model_dir(config, train_files=(), eval_files=()):
                          f"({own_vocab}); resume with that one, or use a new --model_dir")
     previous = artifacts.read_json(path)
     recorded = {key: previous.pop(key, None) for key in (artifacts.TRAIN_SHARDS, artifacts.EVAL_SHARDS)}
+    for key, name in ((artifacts.TRAIN_SHARDS, "train_files"), (artifacts.EVAL_SHARDS, "eval_files")):
+        if recorded[key] is None and previous.get(name):  # a run saved before they were recorded: its files,
+            recorded[key] = artifacts.shard_fingerprints(previous[name]) or None  # where they are still there
     if checkpoints:
         _check_same_records(config, path, recorded, train_files, eval_files)
     current = config_record(config)
