@@ -35,7 +35,7 @@ from albert_act.base.artifacts import (ASSETS, CHECKPOINTS, CONFIG, EXPORT_INFO,
 from albert_act.io.exports import load_export
 from albert_act.io.public_checkpoints import read_albert_checkpoint, read_albert_config
 from albert_act.io.run_checkpoints import newest_weights, stored_tau
-from albert_act.model.backbone import AlbertActBackbone
+from albert_act.model.backbone import SETTINGS as BACKBONE_SETTINGS, AlbertActBackbone
 from albert_act.model.classifier import AlbertActClassifier
 from albert_act.model.halting import ponder_weight_in_force
 from albert_act.model.pretraining_model import AlbertActPretrainingModel
@@ -126,12 +126,10 @@ SIZES = ("vocabulary_size", "num_heads", "embedding_dim", "hidden_dim", "interme
 def _check_backbone(config, where):
     """A model's recorded backbone settings, before anything is built from them: a setting the backbone
     does not take, or a size that is no whole number > 0 (a hand-edited file), is named with its file."""
-    import inspect
-
     if not isinstance(config, dict):
         raise ValueError(f"{where}: no backbone settings (a dict) where the model's are recorded; was the file "
                          "edited? Restore it")
-    taken = set(inspect.signature(AlbertActBackbone.__init__).parameters) | {"name", "trainable", "dtype"}
+    taken = set(BACKBONE_SETTINGS) | {"name", "trainable", "dtype"}
     unknown = sorted(set(config) - taken)
     if unknown:
         raise ValueError(f"{where}: the backbone settings hold {unknown[0]!r}, which the model does not take; was "

@@ -10,7 +10,6 @@ config.json, from which `PretrainConfig.from_record` repeats it). The checks tha
 
 import argparse
 import dataclasses
-import inspect
 import json
 
 import keras
@@ -19,7 +18,7 @@ from albert_act import distribution
 from albert_act.base import checks, settings
 from albert_act.base.artifacts import EVAL_SHARDS, TRAIN_SHARDS
 from albert_act.base.settings import NEGATED, PATH, setting
-from albert_act.model.backbone import AlbertActBackbone
+from albert_act.model.backbone import SETTINGS as BACKBONE_SETTINGS, AlbertActBackbone
 from albert_act.model.halting import TRAINING_EXECUTIONS
 from albert_act.model.presets import PRESETS, get_preset
 from albert_act.train.losses import MLM_OBJECTIVES
@@ -281,7 +280,7 @@ OWN_FLAGS = {"halting": "--halting", "share_weights": "--unshared", "execution":
 
 def _check_overrides(overrides, preset_backbone):
     """--override keys must be backbone settings, with values of the preset's type."""
-    known = sorted(set(inspect.signature(AlbertActBackbone.__init__).parameters) - {"self", "kwargs", "dtype"})
+    known = sorted(BACKBONE_SETTINGS)
     for key, value in overrides.items():
         if key in OWN_FLAGS:  # backbone_config() sets them from their flags: an override would be dropped
             use = {"halting": "--halting act or --halting none", "share_weights": "--unshared for distinct layers, "
