@@ -166,12 +166,12 @@ def _measure_and_write(args, records):
     from albert_act.base import outputs
     from albert_act.train.input_streams import corrupt_file
     from benchmarks.depth_probes import machine
+    from pipelines.pretraining_dataset import corrupt_record
 
     try:  # what the records' reader finds (another length, a token corpus given) is a ValueError
         rows = measure(args.init, records, args.caps, max_batches=args.max_batches, repeats=args.repeats)
     except tf.errors.DataLossError as error:
-        raise ValueError(f"{corrupt_file(records)}: a corrupt record ({cli.tf_message(error)}); make the shard "
-                         "again, or leave it out of --records") from None
+        raise corrupt_record(corrupt_file(records), error) from None
     table = markdown(rows)
     print(table + f"\n\nMachine: {machine()}; {args.init} on {args.records}.")
     os.makedirs(args.output_dir, exist_ok=True)

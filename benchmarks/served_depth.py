@@ -146,7 +146,7 @@ def _measure(args):
     from albert_act.analysis.report import check_not_trained_on, check_output_dir
     from albert_act.io.exports import find_export, load_export
     from albert_act.io.source import Source
-    from pipelines.pretraining_dataset import check_records_vocabulary, record_files
+    from pipelines.pretraining_dataset import check_records_vocabulary, corrupt_record, record_files
 
     if args.output_dir:
         check_output_dir(args.output_dir, args.overwrite, OUTPUT_FILES, "the benchmark", "an earlier served_depth result")
@@ -171,8 +171,7 @@ def _measure(args):
     try:
         records = read_records(files, args.max_sequences, backbone["max_sequence_length"])
     except tf.errors.DataLossError as error:
-        raise ValueError(f"{corrupt_file(files)}: a corrupt record ({cli.tf_message(error)}); make the shard "
-                         "again, or leave it out of --records") from None
+        raise corrupt_record(corrupt_file(files), error) from None
     if not records:
         raise ValueError(f"no records in {args.records}")
     largest = max(int(max(ids.max(), originals.max())) for ids, _, originals in records)

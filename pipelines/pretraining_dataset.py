@@ -139,13 +139,17 @@ _DAMAGED_REPORTED = set()  # stats.json files already named as damaged in this p
 MISMATCHED_STARTS = 0.05  # share of word starts that may differ before records are another vocabulary's
 
 
+def corrupt_record(path, error):
+    """The refusal for a shard that does not read whole (TensorFlow's DataLossError `error`)."""
+    return ValueError(f"{path}: a corrupt record ({cli.tf_message(error)}); make the shard again, or leave it out")
+
+
 def _read_through(path, count):
     """The first `count` serialized records of `path`; a shard cut short or damaged is a ValueError naming it."""
     try:
         yield from tf.data.TFRecordDataset(path).take(count)
     except tf.errors.DataLossError as error:
-        message = str(error).splitlines()[0].split("}}")[-1].split(" [Op:")[0].strip()
-        raise ValueError(f"{path}: a corrupt record ({message}); make the shard again, or leave it out") from None
+        raise corrupt_record(path, error) from None
 
 
 def check_word_starts(path, model_proto, vocab_name, sample_records=200):
