@@ -139,7 +139,9 @@ def _start_afresh(model_dir, how=""):
     held-out curve removed (they belong to no weights, and would mix two runs' curves)."""
     stale = [name for folder in (artifacts.TRAIN_EVENTS, artifacts.EVAL_EVENTS)
              for name in tf.io.gfile.glob(os.path.join(model_dir, folder, "events.out.tfevents.*"))]
-    stale += [name for name in (os.path.join(model_dir, artifacts.HELD_OUT_CURVE),) if tf.io.gfile.exists(name)]
+    curve = os.path.join(model_dir, artifacts.HELD_OUT_CURVE)
+    if tf.io.gfile.exists(curve):
+        stale.append(curve)
     for name in stale:
         tf.io.gfile.remove(name)
     removed = f"; its {len(stale)} TensorBoard and held-out files removed" if stale else ""
@@ -159,8 +161,9 @@ def _check_same_records(config, path, recorded, train_files, eval_files):
             raise ValueError(f"{path}: its {key} is damaged (not a list of [length, SHA-256] pairs): restore the file, "
                              "or use a new --model_dir")
         known = {tuple(k) for k in known}
-        other = [f for f in files if text_files.content_key(f) not in known]
-        lacking = len(known - {text_files.content_key(f) for f in files})
+        matched = dict(artifacts.trained_on(files, known))  # each file's content read once
+        other = [f for f in files if f not in matched]
+        lacking = len(known - set(matched.values()))
         if not other and not lacking:
             continue
         found = (f"{other[0]}{f' (and {len(other) - 1} more)' if len(other) > 1 else ''} is not one of them" if other
