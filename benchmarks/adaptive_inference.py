@@ -21,6 +21,10 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
+from albert_act.base import cli  # noqa: E402
+
+cli.quiet_start()
+
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
@@ -84,14 +88,39 @@ def synthetic_inputs(batch, length, vocabulary, seed=0):
             "padding_mask": tf.ones((batch, length), tf.int32)}
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.adaptive_inference", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--batch_sizes", type=int, nargs="+", default=[1, 8, 64])
     parser.add_argument("--lengths", type=int, nargs="+", default=[128, 512])
     parser.add_argument("--checkpoint", default=os.path.join(REPO, "runs", "demo"),
-                        help="trained pre-training run dir (skipped if absent)")
-    args = parser.parse_args()
+                        help="trained pre-training run dir (its rows are left out where there is none)")
+    args = cli.parse_checked(parser, argv, {"runs": "int[1,1000]", "batch_sizes": "int[1,4096]",
+                                            "lengths": "int[2,4096]", "checkpoint": "path"})
+    source = None
+    if os.path.exists(args.checkpoint):  # a damaged or foreign one is refused before the minutes of timing
+        try:
+            source = Source.open(args.checkpoint)
+        except ValueError as error:
+            raise SystemExit(f"error: --checkpoint {args.checkpoint}: {error}") from None
+        if source.kind != "pretraining-run":
+            raise SystemExit(f"error: --checkpoint {args.checkpoint} is not a pre-training run dir (found: "
+                             f"{source.kind}): the trained rows read the held-out records its config.json names")
+        import glob
+
+        eval_files = source.info["pretraining"]["eval_files"]
+        patterns = [eval_files] if isinstance(eval_files, str) else list(eval_files)
+        if not [path for pattern in patterns for path in glob.glob(pattern)]:
+            raise SystemExit(f"error: --checkpoint {args.checkpoint}: its held-out records ({eval_files}, per its "
+                             "config.json) are not there: make them again, or move them back")
+    cli.stop_on_interrupt()
+    cli.stop_on_sigterm()
+    with cli.failures(None, "nothing was written", "nothing was written"):
+        _measure(args, source)
+
+
+def _measure(args, source):
     rows = []
 
     backbone = backbone_from_preset("demo", max_sequence_length=max(args.lengths))
@@ -104,11 +133,7 @@ def main():
             t_dense, t_sparse = median_seconds((dense, sparse), inputs, runs)
             rows.append(("synthetic, [CLS] at cap", batch, length, share, t_dense, t_sparse))
 
-    try:
-        source = Source.open(args.checkpoint)
-    except ValueError:  # no run there (yet)
-        source = None
-    if source is not None and source.kind == "pretraining-run":
+    if source is not None:
         eval_files = source.info["pretraining"]["eval_files"]
         trained = {e: source.backbone(dropout=0.0, execution=e)[0] for e in ("static", "sparse")}
         for batch in args.batch_sizes:

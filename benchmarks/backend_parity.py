@@ -23,6 +23,9 @@ CONFIG = dict(vocabulary_size=400, num_heads=2, embedding_dim=16, hidden_dim=32,
 TAU = 0.01
 
 
+FILES = ("model.weights.h5", "reference.npz")  # what --write writes
+
+
 def _model():
     import keras
 
@@ -109,10 +112,34 @@ def main(argv=None):
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--write", metavar="DIR")
     group.add_argument("--check", metavar="DIR")
-    args = parser.parse_args(argv)
-    if args.write:
-        write(args.write)
-    elif not check(args.check):
+    parser.add_argument("--overwrite", action="store_true", help="replace an earlier reference in --write's DIR")
+    from albert_act.base import cli
+
+    args = cli.parse_checked(parser, argv, {"write": "path", "check": "path"})
+    try:  # before any model is built
+        if args.write:
+            from albert_act.base.outputs import check_output_dir
+
+            check_output_dir(args.write, args.overwrite, FILES, "the reference", "an earlier reference", "--write")
+        else:
+            missing = [name for name in FILES if not os.path.isfile(os.path.join(args.check, name))]
+            if missing:
+                raise ValueError(f"--check {args.check} holds no {' or '.join(missing)}: give the DIR that --write "
+                                 "wrote")
+    except ValueError as error:
+        raise SystemExit(f"error: {error}") from None
+    cli.stop_on_interrupt()
+    cli.stop_on_sigterm()
+    with cli.failures(args.write or args.check, "nothing was written", "nothing was written"):
+        if args.write:
+            write(args.write)
+            return
+        try:
+            same = check(args.check)
+        except (OSError, ValueError, KeyError) as error:  # h5py's and NumPy's refusals of a damaged file
+            raise ValueError(f"--check {args.check}: its reference does not read whole ({error}): write it "
+                             "again with --write") from None
+    if not same:
         sys.exit(1)
 
 

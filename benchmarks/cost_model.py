@@ -121,14 +121,26 @@ def measured_demo_update(runs=5):
     return statistics.median(times), 32 * 3 * (fixed + 6 * per_iteration)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv=None):
+    from albert_act.base import cli
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.cost_model", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--share", type=float, default=0.30, help="mean N / N_max for the running-tokens rows")
     parser.add_argument("--utilization", type=float, default=0.40, help="share of the peak FLOP rate reached")
     parser.add_argument("--no-check", dest="check", action="store_false", help="skip the TensorFlow cross-checks")
-    args = parser.parse_args()
-    if not 0 < args.share <= 1 or not 0 < args.utilization <= 1:
-        raise SystemExit("error: --share and --utilization must be in (0, 1]")
+    args = cli.parse_checked(parser, argv, {})
+    for flag in ("share", "utilization"):
+        value = getattr(args, flag)
+        if not 0 < value <= 1:  # NaN too
+            raise SystemExit(f"error: --{flag} must be a number in (0, 1], got {value}")
+    cli.stop_on_interrupt()
+    cli.stop_on_sigterm()
+    with cli.failures(None, "nothing was written", "nothing was written"):
+        _tables(args)
+
+
+def _tables(args):
 
     print(f"\nThe paper's pre-training: {UPDATES:,} updates x {BATCH:,} sequences x {LENGTH} tokens "
           f"({PREDICTIONS} masked); hours at {args.utilization:.0%} of the bf16 peak\n")

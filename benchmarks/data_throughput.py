@@ -55,33 +55,58 @@ def run(inputs, vocab, workers, output_dir):
                "--output_dir", output_dir, "--dupe_factor", "1", "--max_seq_length", "128",
                "--workers", str(workers), "--eval_fraction", "0"]
     start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    peak = 0.0
-    while process.poll() is None:
-        peak = max(peak, _tree_rss_mb(process.pid))
-        time.sleep(0.02)
-    wall = time.perf_counter() - start
-    if process.returncode:
-        raise SystemExit(f"{' '.join(command)} failed with exit code {process.returncode}")
+    with open(output_dir.rstrip(os.sep) + ".err", "w+b") as errors:
+        process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=errors,
+                                   env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+        peak = 0.0
+        while process.poll() is None:
+            peak = max(peak, _tree_rss_mb(process.pid))
+            time.sleep(0.02)
+        wall = time.perf_counter() - start
+        if process.returncode:
+            raise ValueError(_failure(command, process.returncode, errors))
     with open(os.path.join(output_dir, "stats.json")) as f:
         report = json.load(f)
     return report["instances"]["total"], report["instances_per_second"], wall, peak
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def _failure(command, status, errors):
+    """The line for a child tool that failed: the command and the last of what it said (its error line)."""
+    errors.seek(0)
+    said = [line for line in errors.read().decode("utf-8", "replace").splitlines() if line.strip()]
+    shown = " ".join(command[1:3])
+    return f"{shown} failed (exit status {status})" + (f": {said[-1]}" if said else "")
+
+
+def main(argv=None):
+    from albert_act.base import cli
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.data_throughput", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--input", default=DEFAULT_INPUT)
     parser.add_argument("--vocab", help="SentencePiece model; default: train 30k pieces on --input first")
-    args = parser.parse_args()
-    if not os.path.exists(args.input):
-        raise SystemExit(f"{args.input}: no such file (the default needs ../shared/data beside the repository)")
+    args = cli.parse_checked(parser, argv, {"input": "path", "vocab": "path"})
+    if not os.path.isfile(args.input):
+        raise SystemExit(f"error: --input {args.input}: no such file" + (
+            " (the default needs ../shared/data beside the repository)" if args.input == DEFAULT_INPUT else ""))
+    if args.vocab is not None and not os.path.isfile(args.vocab):
+        raise SystemExit(f"error: --vocab {args.vocab}: no such file")
+    cli.stop_on_interrupt()
+    cli.stop_on_sigterm()
+    with cli.failures(None, "nothing was written", "nothing was written"):
+        _measure(args)
+
+
+def _measure(args):
     with tempfile.TemporaryDirectory() as tmp:
         vocab = args.vocab
         if vocab is None:
-            subprocess.run([sys.executable, "-m", "pipelines.train_tokenizer", "--input", args.input,
-                            "--output", os.path.join(tmp, "vocab"), "--vocab_size", "30000"],
-                           cwd=REPO, check=True, capture_output=True)
+            command = [sys.executable, "-m", "pipelines.train_tokenizer", "--input", args.input,
+                       "--output", os.path.join(tmp, "vocab"), "--vocab_size", "30000"]
+            with open(os.path.join(tmp, "tokenizer.err"), "w+b") as errors:
+                done = subprocess.run(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=errors)
+                if done.returncode:
+                    raise ValueError(_failure(command, done.returncode, errors))
             vocab = os.path.join(tmp, "vocab.model")
         cores = os.cpu_count()
         copies = [os.path.join(tmp, f"copy{i}.txt") for i in range(3)]  # the data tool takes each file once

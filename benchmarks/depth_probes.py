@@ -58,24 +58,17 @@ def parse_probes(items):
     """{NAME: RUN_DIR} of the NAME=RUN_DIR arguments; ValueError for one without its '=', an empty or
     repeated name, a name that is no folder name (it names the probe's analysis folder), or a dir
     that is not a finished pre-training run (config.json and the final evaluation.json)."""
-    probes = {}
-    for item in items:
-        name, equals, run = item.partition("=")
-        if not equals or not name or not run:
-            raise ValueError(f"{item!r}: a probe is NAME=RUN_DIR (e.g. demo=runs/demo), a name and a pre-training "
-                             "run dir")
-        if not re.fullmatch(r"[\w.+-]+", name) or name in (".", ".."):
-            raise ValueError(f"{item!r}: the name {name!r} must be letters, digits, '_', '-', '+' or '.' (it names "
-                             "the probe's row and its folder in --output_dir)")
-        if name in probes:
-            raise ValueError(f"the probe name {name!r} is given twice ({probes[name]} and {run}): one row per name")
+    from benchmarks.arguments import named
+
+    probes = named(items, "a pre-training run dir", "demo=runs/demo")
+    for name, run in probes.items():
+        item = f"{name}={run}"
         missing = [f for f in ("config.json", "evaluation.json") if not os.path.isfile(os.path.join(run, f))]
         if missing:
             what = "no such folder" if not os.path.exists(run) else f"no {' or '.join(missing)}"
             raise ValueError(f"{item}: {run} is not a finished pre-training run dir ({what}; a probe is the run dir "
                              "its final held-out evaluation, evaluation.json, was written to: not an export or a "
                              "fine-tuning dir)")
-        probes[name] = run
     return probes
 
 

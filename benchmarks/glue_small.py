@@ -119,20 +119,43 @@ def main(argv=None):
     parser.add_argument("--bow_epochs", type=int, default=8)
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--output_dir", default=os.path.join(REPO, "runs", "glue_small"))
-    args = parser.parse_args(argv)
-    models = dict(pair.split("=", 1) for pair in args.models)
-    for name, init in models.items():
-        if not os.path.exists(init):
-            sys.exit(f"error: --models {name}={init}: {init} not found")
-    if not os.path.isdir(args.glue):
-        sys.exit(f"error: no GLUE data at {args.glue} (pass --glue DIR)")
-
+    parser.add_argument("--overwrite", action="store_true", help="replace an earlier result in --output_dir")
+    args = cli.parse_checked(parser, argv, {"train_examples": "int>=1", "epochs": "int[1,1000]",
+                                            "learning_rate": ">0", "bow_epochs": "int[1,1000]",
+                                            **dict.fromkeys(("glue", "output_dir"), "path")})
+    from albert_act.base.outputs import check_output_dir
     from albert_act.io.source import Source
+    from benchmarks.arguments import named
+
+    try:  # before any fine-tuning: the models, the tasks' folders and the output dir
+        models = named(args.models, "a model (a pre-training run dir or export)", "ACT=saved_models/albert_act_english/1")
+        longest = {}
+        for name, init in models.items():
+            if not os.path.exists(init):
+                raise ValueError(f"--models {name}={init}: {init} not found")
+            longest[name] = Source.open(init).info["backbone"]["max_sequence_length"]
+        if not os.path.isdir(args.glue):
+            raise ValueError(f"no GLUE data at {args.glue} (pass --glue DIR)")
+        missing = [FOLDERS[task] for task in args.tasks if not os.path.isdir(os.path.join(args.glue, FOLDERS[task]))]
+        if missing:
+            raise ValueError(f"--glue {args.glue} holds no {', '.join(missing)} folder (the glue_data folder has one "
+                             "per task)")
+        check_output_dir(args.output_dir, args.overwrite, {"results.json", *models}, "the benchmark",
+                         "an earlier glue_small result")
+    except ValueError as error:
+        sys.exit(f"error: {error}")
+    cli.stop_on_interrupt()
+    cli.stop_on_sigterm()
+    with cli.failures(args.output_dir, "its results.json was not written", "its results.json was not written"):
+        return _run(args, models, longest)
+
+
+def _run(args, models, longest):
+    from albert_act.base import outputs
     from albert_act.train import finetuning_run
     from albert_act.train.finetuning_config import FinetuneConfig
     from albert_act.train.finetuning_data import load_task
 
-    longest = {name: Source.open(init).info["backbone"]["max_sequence_length"] for name, init in models.items()}
     rows = {}
     for task_name in args.tasks:
         data_dir = os.path.join(args.glue, FOLDERS[task_name])
@@ -163,8 +186,8 @@ def main(argv=None):
     table = markdown(rows, list(models))
     print("\n" + table)
     os.makedirs(args.output_dir, exist_ok=True)
-    with open(os.path.join(args.output_dir, "results.json"), "w") as f:
-        json.dump({"tasks": rows, "models": models, "markdown": table}, f, indent=2)
+    outputs.write_file(os.path.join(args.output_dir, "results.json"),
+                       json.dumps({"tasks": rows, "models": models, "markdown": table}, indent=2).encode("utf-8"))
     return rows
 
 

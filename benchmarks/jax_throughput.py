@@ -90,10 +90,25 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--widths", type=int, nargs="+", default=[128, 256, 512, 768])
     parser.add_argument("--batch", type=int, default=64)
-    parser.add_argument("--precisions", nargs="+", default=["float32", "mixed_bfloat16"])
+    parser.add_argument("--precisions", nargs="+", default=["float32", "mixed_bfloat16"],
+                        choices=["float32", "mixed_bfloat16", "mixed_float16"])
     parser.add_argument("--updates", type=int, default=10)
     parser.add_argument("--peak_tflops", type=float, default=None)
-    args = parser.parse_args(argv)
+    from albert_act.base import cli
+
+    args = cli.parse_checked(parser, argv, {"widths": "int[2,16384]", "batch": "int[1,65536]",
+                                            "updates": "int[1,100000]", "peak_tflops": ">0"})
+    uneven = [width for width in args.widths if width % max(2, width // 64)]
+    if uneven:
+        raise SystemExit(f"error: --widths: {uneven[0]} does not divide into its {max(2, uneven[0] // 64)} heads of "
+                         "H/64 (at least 2): give a multiple of 64, or an even width below 128")
+    cli.stop_on_interrupt()
+    cli.stop_on_sigterm()
+    with cli.failures(None, "nothing was written", "nothing was written"):
+        _measure(args)
+
+
+def _measure(args):
     device = jax.devices()[0]
     kind = getattr(device, "device_kind", device.platform)
     peak = args.peak_tflops * 1e12 if args.peak_tflops else next((v for k, v in PEAKS.items() if k in kind), None)

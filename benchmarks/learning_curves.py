@@ -23,7 +23,9 @@ import json
 import os
 import sys
 
-from albert_act.base import artifacts
+from albert_act.base import artifacts, cli
+from albert_act.base.outputs import check_output_dir
+from benchmarks import arguments
 
 KEPT = ("step", *artifacts.HELD_OUT_KEPT)  # what every line of a run's held_out.jsonl has
 
@@ -122,30 +124,37 @@ def main(argv=None):
                         help="a run dir or held_out.jsonl per model; '+' joins a run and its continuation")
     parser.add_argument("--output_dir", default="runs/learning_curves",
                         help="where learning_curves.md, .json and .png go")
-    args = parser.parse_args(argv)
+    parser.add_argument("--overwrite", action="store_true", help="replace an earlier result in --output_dir")
+    args = cli.parse_checked(parser, argv, {"output_dir": "path"})
     try:
-        curves = {}
-        for spec in args.runs:
-            name, _, parts = spec.partition("=")
-            if not name or not parts:
-                raise ValueError(f"{spec!r}: give NAME=PART[+PART...], e.g. ACT=runs/english")
-            if name in curves:
-                raise ValueError(f"{name} is given twice: give each model once")
-            curves[name] = joined(spec, parts.split("+"))
+        check_output_dir(args.output_dir, args.overwrite, OUTPUT_FILES, "the benchmark",
+                         "an earlier learning_curves result")
+        named = arguments.named(args.runs, "a run dir or held_out.jsonl ('+' between a run and its continuation)",
+                                "ACT=runs/english")
+        curves = {name: joined(f"{name}={parts}", parts.split("+")) for name, parts in named.items()}
         check_same_records(curves)
     except ValueError as error:
         sys.exit(f"error: {error}")
+    cli.stop_on_interrupt()
+    cli.stop_on_sigterm()
+    with cli.failures(args.output_dir, "nothing was written", "nothing was written"):
+        _write(args.output_dir, curves)
+    return curves
+
+
+OUTPUT_FILES = ("learning_curves.md", "learning_curves.json", "learning_curves.png")
+
+
+def _write(output_dir, curves):
     from albert_act.analysis import plots
+    from albert_act.base import outputs
 
     table = markdown(curves)
     print(table)
-    os.makedirs(args.output_dir, exist_ok=True)
-    with open(os.path.join(args.output_dir, "learning_curves.md"), "w", encoding="utf-8") as f:
-        f.write(table + "\n")
-    with open(os.path.join(args.output_dir, "learning_curves.json"), "w", encoding="utf-8") as f:
-        json.dump(curves, f, indent=1)
-    print(f"\nplot: {plots.plot_learning_curve(curves, os.path.join(args.output_dir, 'learning_curves.png'))}")
-    return curves
+    os.makedirs(output_dir, exist_ok=True)
+    outputs.write_file(os.path.join(output_dir, "learning_curves.md"), (table + "\n").encode("utf-8"))
+    outputs.write_file(os.path.join(output_dir, "learning_curves.json"), json.dumps(curves, indent=1).encode("utf-8"))
+    print(f"\nplot: {plots.plot_learning_curve(curves, os.path.join(output_dir, 'learning_curves.png'))}")
 
 
 if __name__ == "__main__":

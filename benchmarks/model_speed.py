@@ -73,14 +73,26 @@ def timed(model, inputs, runs):
     return median_seconds(forward, inputs, runs), median_seconds(forward_backward, inputs, runs)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--preset", default="demo", help="size preset (default: demo)")
+def main(argv=None):
+    from albert_act import PRESETS
+    from albert_act.base import cli
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.model_speed", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--preset", default="demo", choices=sorted(PRESETS), help="size preset (default: demo)")
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--sequence-length", type=int, default=128)
     parser.add_argument("--runs", type=int, default=10, help="timed calls per measurement (median)")
-    args = parser.parse_args()
+    args = cli.parse_checked(parser, argv, {"batch_size": ("int[1,65536]", "batch-size"),
+                                            "sequence_length": ("int[2,8192]", "sequence-length"),
+                                            "runs": "int[1,1000]"})
+    cli.stop_on_interrupt()
+    cli.stop_on_sigterm()
+    with cli.failures(None, "nothing was written", "nothing was written"):
+        _measure(args)
 
+
+def _measure(args):
     config = dict(get_preset(args.preset).backbone, max_sequence_length=args.sequence_length)
     depth = config["max_iterations"]
     sizes = {k: config[k] for k in ("vocabulary_size", "num_heads", "embedding_dim", "hidden_dim",

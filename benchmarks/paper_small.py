@@ -27,6 +27,7 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FOLDERS = {"rte": "RTE", "sst-2": "SST-2", "cola": "CoLA", "mrpc": "MRPC"}
 MODELS = (("ACT", dict(halting="act", share_weights=True)),
           ("ALBERT", dict(halting="none", share_weights=True)),
           ("BERT", dict(halting="none", share_weights=False)))
@@ -68,8 +69,7 @@ def finetune_all(args, pretrained):
 
     scores = {}
     for task_name in args.tasks:
-        folder = {"rte": "RTE", "sst-2": "SST-2", "cola": "CoLA", "mrpc": "MRPC", "sts-b": "STS-B"}[task_name]
-        data_dir = os.path.join(args.glue, folder)
+        data_dir = os.path.join(args.glue, FOLDERS[task_name])
         task = load_task(task_name, data_dir)
         baseline = majority_baseline(task) if task.labels else None
         for name, info in pretrained.items():
@@ -119,16 +119,41 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--glue", default=os.path.join(REPO, "..", "shared", "data", "glue"),
                         help="glue_data folder (with RTE/, SST-2/, ...); '' skips fine-tuning")
-    parser.add_argument("--tasks", nargs="+", default=["rte", "sst-2"], choices=["rte", "sst-2", "cola", "mrpc"])
+    parser.add_argument("--tasks", nargs="+", default=["rte", "sst-2"], choices=list(FOLDERS))
     parser.add_argument("--train_examples", type=int, default=8000, help="cut larger training sets to this many")
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--finetune_learning_rate", type=float, default=1e-4,
                         help="AdamW peak (1e-4: the demo models are small and briefly trained)")
     parser.add_argument("--output_dir", default=os.path.join(REPO, "runs", "paper_small"))
-    args = parser.parse_args(argv)
+    from albert_act.base import cli
+
+    args = cli.parse_checked(parser, argv, {"steps": "int>=1", "train_examples": "int>=1", "epochs": "int[1,1000]",
+                                            "finetune_learning_rate": ">0", "output_dir": "path"})
     if args.glue and not os.path.isdir(args.glue):
         sys.exit(f"error: no GLUE data at {args.glue} (pass --glue DIR, or --glue '' to skip fine-tuning)")
+    missing = [FOLDERS[task] for task in args.tasks
+               if args.glue and not os.path.isdir(os.path.join(args.glue, FOLDERS[task]))]
+    if missing:
+        sys.exit(f"error: --glue {args.glue} holds no {', '.join(missing)} folder (the glue_data folder has one per "
+                 "task)")
+    from albert_act.base.outputs import check_output_dir
 
+    try:  # its own runs are reused (a finished one is not trained again); anything else there is refused
+        check_output_dir(args.output_dir, False, OUTPUT_ENTRIES, "the benchmark", "", reused=True)
+    except ValueError as error:
+        sys.exit(f"error: {error}")
+    cli.stop_on_interrupt()
+    cli.stop_on_sigterm()
+    kept = "the runs finished in --output_dir are kept, and the same command goes on from them"
+    with cli.failures(args.output_dir, kept, kept):
+        _run(args)
+
+
+OUTPUT_ENTRIES = {"results.json", "finetune", *(name.lower() for name, _ in MODELS)}
+
+
+def _run(args):
+    from albert_act.base import outputs
     from albert_act.train.demo_data import prepare_demo_data
 
     train, evaluation, vocab = prepare_demo_data(os.path.join(REPO, "data_cache", "demo"))
@@ -137,9 +162,8 @@ def main(argv=None):
     table = markdown(pretrained, scores, args.steps)
     print("\n" + table)
     os.makedirs(args.output_dir, exist_ok=True)
-    with open(os.path.join(args.output_dir, "results.json"), "w") as f:
-        json.dump({"pretraining": pretrained, "finetuning": scores, "markdown": table}, f, indent=2)
-
+    outputs.write_file(os.path.join(args.output_dir, "results.json"), json.dumps(
+        {"pretraining": pretrained, "finetuning": scores, "markdown": table}, indent=2).encode("utf-8"))
 
 if __name__ == "__main__":
     main()

@@ -344,10 +344,12 @@ def row_text(length, depth, execution, row, base, rows, peak):
             f"{rows['peak_rss_mb']:.0f} | {row['first']:.0f} |")
 
 
-def main():
+def main(argv=None):
+    from albert_act.base import cli
     from albert_act.model.presets import get_preset
 
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.pretrain_speed", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--preset", default="demo", choices=["demo", "english"],
                         help="the model's sizes, and the batch unless given (default: demo)")
     parser.add_argument("--lengths", type=int, nargs="+", default=None,
@@ -372,7 +374,8 @@ def main():
     parser.add_argument("--length", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--halting", help=argparse.SUPPRESS)
     parser.add_argument("--execution", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = cli.parse_checked(parser, argv, {"lengths": "int[2,4096]", "runs": "int[1,1000]", "batch": "int>=1",
+                                            "micro_batch": "int>=1", "child_timeout": ">0", "checkpoint": "path"})
     training = get_preset(args.preset).training
     args.batch = args.batch or training["global_batch_size"]
     args.micro_batch = min(args.micro_batch or training["micro_batch_size"], args.batch)
@@ -390,9 +393,15 @@ def main():
         if not args.child and args.preset == "demo":
             print(f"(no quick-start run at {args.checkpoint}: run `python -m albert_act.pretrain` for the trained rows)")
         args.checkpoint = None
-    if args.child:
-        return measure(args)
+    cli.stop_on_interrupt()
+    cli.stop_on_sigterm()
+    with cli.failures(None, "nothing was written", "nothing was written"):
+        if args.child:
+            return measure(args)
+        _tables(args)
 
+
+def _tables(args):
     import tensorflow as tf
 
     peak = matmul_peak()

@@ -71,13 +71,36 @@ def main(argv=None):
     parser.add_argument("--train_examples", type=int, default=None, help="cut each training set (default: all)")
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--output_dir", default=os.path.join(REPO, "runs", "probing_small"))
-    args = parser.parse_args(argv)
+    parser.add_argument("--overwrite", action="store_true", help="replace an earlier result in --output_dir")
+    args = cli.parse_checked(parser, argv, {"epochs": "int[1,1000]", "learning_rate": ">0", "tau": ">=0",
+                                            "relations": "int>=1", "train_examples": "int>=1",
+                                            **dict.fromkeys(("init", "ud", "output_dir"), "path")})
     files = {split: os.path.join(args.ud, f"en_ewt-ud-{split}.conllu") for split in ("train", "dev", "test")}
     for path in [args.init, *files.values()]:
         if not os.path.exists(path):
             sys.exit(f"error: {path} not found")
+    from albert_act.base.outputs import check_output_dir
+    from albert_act.io.source import Source
 
+    try:  # before any fine-tuning
+        if Source.open(args.init).info["kind"] != "pretraining":
+            raise ValueError(f"--init {args.init} is a fine-tuned model: the probes fine-tune a pre-training model")
+        check_output_dir(args.output_dir, args.overwrite, OUTPUT_ENTRIES, "the benchmark",
+                         "an earlier probing_small result")
+    except ValueError as error:
+        sys.exit(f"error: {error}")
+    cli.stop_on_interrupt()
+    cli.stop_on_sigterm()
+    with cli.failures(args.output_dir, "its results.json was not written", "its results.json was not written"):
+        return _run(args, files)
+
+
+OUTPUT_ENTRIES = ("data", "act", "fixed", "dependencies", "results.json")
+
+
+def _run(args, files):
     from albert_act import analyze
+    from albert_act.base import outputs
     from albert_act.train import finetuning_run
     from albert_act.train.finetuning_config import FinetuneConfig
     from pipelines import probing
@@ -108,15 +131,15 @@ def main(argv=None):
                   f"(majority {row['majority']:.3f})", flush=True)
         analysis_dir = os.path.join(args.output_dir, "dependencies", task)
         analyze.main(["dependencies", "--init", row["act"]["export"], "--parsed", files["test"],
-                      "--output_dir", analysis_dir])
+                      "--output_dir", analysis_dir, "--overwrite"])
         with open(os.path.join(analysis_dir, "dependencies.json")) as f:
             row["dependencies"] = json.load(f)
         results[task] = row
 
     table = markdown(results, args.relations)
     print("\n" + table)
-    with open(os.path.join(args.output_dir, "results.json"), "w") as f:
-        json.dump({"tasks": results, "markdown": table}, f, indent=2)
+    outputs.write_file(os.path.join(args.output_dir, "results.json"),
+                       json.dumps({"tasks": results, "markdown": table}, indent=2).encode("utf-8"))
     return results
 
 

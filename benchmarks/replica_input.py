@@ -104,16 +104,27 @@ def worker_table(args, folder):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    from albert_act.base import cli
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.replica_input", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--batch", type=int, default=4096)
     parser.add_argument("--length", type=int, default=128)
     parser.add_argument("--predictions", type=int, default=20)
     parser.add_argument("--replicas", type=int, default=8)
     parser.add_argument("--updates", type=int, default=20)
-    args = parser.parse_args(argv)
-    replica_table(args, _record(np.random.default_rng(0), args.length, args.predictions))
-    with tempfile.TemporaryDirectory() as folder:
-        worker_table(args, folder)
+    args = cli.parse_checked(parser, argv, {"batch": "int[1,1048576]", "length": "int[2,8192]",
+                                            "predictions": "int>=1", "replicas": "int[1,4096]", "updates": "int[1,100000]"})
+    if args.predictions > args.length:
+        raise SystemExit(f"error: --predictions {args.predictions} must be at most --length {args.length}")
+    if args.batch % args.replicas:
+        raise SystemExit(f"error: --batch {args.batch} must be a multiple of --replicas {args.replicas}")
+    cli.stop_on_interrupt()
+    cli.stop_on_sigterm()
+    with cli.failures(None, "nothing was written", "nothing was written"):
+        replica_table(args, _record(np.random.default_rng(0), args.length, args.predictions))
+        with tempfile.TemporaryDirectory() as folder:
+            worker_table(args, folder)
 
 
 if __name__ == "__main__":

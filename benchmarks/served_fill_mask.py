@@ -85,27 +85,50 @@ def main(argv=None):
     parser.add_argument("--conllu", default=UD_TEST)
     parser.add_argument("--sentences", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output_dir", default=None)
-    args = parser.parse_args(argv)
+    parser.add_argument("--output_dir", default=None, help="where results.json goes (default: printed only)")
+    parser.add_argument("--overwrite", action="store_true", help="replace an earlier result in --output_dir")
+    from albert_act.base import cli
+
+    args = cli.parse_checked(parser, argv, {"sentences": "int[1,1000000]",
+                                            **dict.fromkeys(("init", "conllu", "output_dir"), "path")})
     for path in (args.init, args.conllu):
         if not os.path.exists(path):
             sys.exit(f"error: {path} not found")
 
+    from albert_act.base.outputs import check_output_dir
+    from albert_act.io.exports import find_export
+    from albert_act.io.source import Source
+    from pipelines import probing
+
+    try:  # before the model loads: the model, the parses and the output dir
+        if args.output_dir is not None:
+            check_output_dir(args.output_dir, args.overwrite, ("results.json",), "the benchmark",
+                             "an earlier served_fill_mask result")
+        export = find_export(args.init)
+        source = Source.open(export) if export else None
+        if source is None or source.info["kind"] != "pretraining":
+            raise ValueError(f"{args.init} is not a pre-training SavedModel (one with a fill_mask signature)")
+        tokenizer, max_length = source.tokenizer(), source.info["max_seq_length"]
+        queries = masked_queries(list(probing.read_parsed(args.conllu)), tokenizer, args.sentences, args.seed,
+                                 max_length)
+        if not queries:
+            raise ValueError(f"--conllu {args.conllu}: no sentence to ask: one of 4-60 words, with an alphabetic "
+                             f"word of one piece to mask, that fits the model's {max_length} positions")
+    except ValueError as error:
+        sys.exit(f"error: {error}")
+    cli.stop_on_interrupt()
+    cli.stop_on_sigterm()
+    with cli.failures(args.output_dir, "nothing was written", "nothing was written"):
+        return _serve(args, export, tokenizer, queries)
+
+
+def _serve(args, export, tokenizer, queries):
     import numpy as np
     import tensorflow as tf
     import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export runs)
 
-    from albert_act.io.exports import find_export
-    from albert_act.io.source import Source
-    from albert_act.base import cli
-    from pipelines import probing
+    from albert_act.base import cli, outputs
 
-    export = find_export(args.init)
-    source = Source.open(export) if export else None
-    if source is None or source.info["kind"] != "pretraining":
-        sys.exit(f"error: {args.init} is not a pre-training SavedModel (one with a fill_mask signature)")
-    tokenizer, max_length = source.tokenizer(), source.info["max_seq_length"]
-    queries = masked_queries(list(probing.read_parsed(args.conllu)), tokenizer, args.sentences, args.seed, max_length)
     with cli.quiet_stderr():
         fill_mask = tf.saved_model.load(export).signatures["fill_mask"]
 
@@ -148,8 +171,7 @@ def main(argv=None):
     print(f"| median ms per query | {result['ms_per_query']:.1f} |")
     if args.output_dir:
         os.makedirs(args.output_dir, exist_ok=True)
-        with open(os.path.join(args.output_dir, "results.json"), "w") as f:
-            json.dump(result, f, indent=2)
+        outputs.write_file(os.path.join(args.output_dir, "results.json"), json.dumps(result, indent=2).encode("utf-8"))
     return result
 
 

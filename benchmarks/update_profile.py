@@ -156,10 +156,12 @@ def measure(args):
                                                      args.length)}))
 
 
-def main():
+def main(argv=None):
+    from albert_act.base import cli
     from albert_act.model.presets import get_preset
 
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.update_profile", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--preset", default="english", choices=["demo", "english"])
     parser.add_argument("--length", type=int, default=None, help="sequence length (default: the preset's)")
     parser.add_argument("--executions", nargs="+", default=None,
@@ -174,13 +176,16 @@ def main():
     parser.add_argument("--execution", help=argparse.SUPPRESS)
     parser.add_argument("--micro_batch", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--depth", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = cli.parse_checked(parser, argv, {"length": "int[2,4096]", "runs": "int[1,1000]", "micro_batch": "int>=1"})
     preset = get_preset(args.preset)
     args.batch = preset.training["global_batch_size"]
     args.micro_batch = args.micro_batch or preset.training["micro_batch_size"]
     args.length = args.length or preset.backbone["max_sequence_length"]
+    cli.stop_on_interrupt()
+    cli.stop_on_sigterm()
     if args.child:
-        return measure(args)
+        with cli.failures(None, "nothing was written", "nothing was written"):
+            return measure(args)
     args.executions = args.executions or (["fixed@64", "fixed@16", "gather@64", "bucket@16"] if args.preset == "english"
                                           else ["fixed", "gather", "bucket"])
     for execution in args.executions:
@@ -190,6 +195,11 @@ def main():
             parser.error(f"--executions {execution}: expected fixed, static, gather or bucket, optionally with "
                          f"@ a micro-batch that divides {args.batch}")
 
+    with cli.failures(None, "nothing was written", "nothing was written"):
+        _tables(args)
+
+
+def _tables(args):
     import tensorflow as tf
 
     peak = matmul_peak()

@@ -46,12 +46,36 @@ def before_training(config, init_from, eval_files):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.warm_start", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fixed_steps", type=int, default=1000, help="updates of the fixed-depth ALBERT")
     parser.add_argument("--steps", type=int, default=300, help="updates of continued pre-training per variant")
     parser.add_argument("--biases", type=float, nargs="+", default=[0.0, -1.0, -2.0, -3.0])
     parser.add_argument("--output_dir", default=os.path.join(REPO, "runs", "warm_start"))
-    args = parser.parse_args(argv)
+    args = cli.parse_checked(parser, argv, {"fixed_steps": "int>=1", "steps": "int>=1", "biases": "finite",
+                                            "output_dir": "path"})
+    from albert_act.base.outputs import check_output_dir
+
+    variants = [("fixed depth 6 (ALBERT)", "none", None)] + [(f"ACT, bias {b:g}", "act", b) for b in args.biases]
+    try:  # its own runs are reused (a finished one is not trained again); anything else there is refused
+        check_output_dir(args.output_dir, True, {"fixed", "fixed_hf", "warm_start.json", *(
+            _run_name(halting, bias) for _, halting, bias in variants)}, "the benchmark", "", reused=True)
+    except ValueError as error:
+        raise SystemExit(f"error: {error}") from None
+    cli.stop_on_interrupt()
+    cli.stop_on_sigterm()
+    kept = "the runs finished in --output_dir are kept, and the same command goes on from them"
+    with cli.failures(args.output_dir, kept, kept):
+        _run(args, variants)
+
+
+def _run_name(halting, bias):
+    """The folder of a variant's run in --output_dir: none, act0.0, act-1.0, ..."""
+    return f"{halting}{'' if bias is None else bias:}"
+
+
+def _run(args, variants):
+    from albert_act.base import outputs
 
     train, evaluation, vocab = prepare_demo_data(os.path.join(REPO, "data_cache", "demo"), progress=False)
     common = dict(train_files=[train], eval_files=[evaluation], vocab=vocab, preset="demo")
@@ -65,10 +89,9 @@ def main(argv=None):
     (model, info), tokenizer = source.pretraining_model(), source.tokenizer()
     write_huggingface({v.path: v.numpy() for v in model.weights}, info["backbone"], hf_dir, tokenizer.model_proto)
 
-    variants = [("fixed depth 6 (ALBERT)", "none", None)] + [(f"ACT, bias {b:g}", "act", b) for b in args.biases]
     rows = []
     for name, halting, bias in variants:
-        config = PretrainConfig(model_dir=os.path.join(args.output_dir, f"{halting}{'' if bias is None else bias:}"),
+        config = PretrainConfig(model_dir=os.path.join(args.output_dir, _run_name(halting, bias)),
                                 halting=halting, steps=args.steps, init_from=hf_dir,
                                 backbone_overrides={} if bias is None else {"halting_bias_initializer": bias}, **common)
         before = before_training(config, hf_dir, [evaluation])
@@ -88,8 +111,8 @@ def main(argv=None):
               f"| {b['sop_accuracy']:.3f} | {b['iterations']:.2f} "
               f"| {a['mlm_accuracy']:.3f} [{a['mlm_interval'][0]:.3f}, {a['mlm_interval'][1]:.3f}] "
               f"| {a['sop_accuracy']:.3f} | {a['iterations']:.2f} |")
-    with open(os.path.join(args.output_dir, "warm_start.json"), "w") as f:
-        json.dump({"fixed": _numbers(fixed), "steps": args.steps, "rows": rows}, f, indent=2)
+    outputs.write_file(os.path.join(args.output_dir, "warm_start.json"), json.dumps(
+        {"fixed": _numbers(fixed), "steps": args.steps, "rows": rows}, indent=2).encode("utf-8"))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,6 @@ Ids: <pad>=0, <unk>=1, [CLS]=2, [SEP]=3, [MASK]=4. The model's own normalizer is
 the vocabulary is trained and when text is encoded.
 """
 
-import io
 import random
 import re
 import string
@@ -88,30 +87,66 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
         print(f"note: {len(long)} line(s) longer than {MAX_LINE_BYTES} bytes, {share:.0%} of the text, are left out of "
               "the vocabulary's training (SentencePiece's limit): split them into sentences or paragraphs",
               file=sys.stderr)
-    model = io.BytesIO()
+    options = dict(
+        vocab_size=vocab_size,
+        model_type=model_type,
+        pad_id=PAD_ID,
+        unk_id=UNK_ID,
+        bos_id=-1,
+        eos_id=-1,
+        control_symbols=list(SPECIAL_TOKENS[2:]),
+        normalization_rule_name="identity",
+        shuffle_input_sentence=False,  # our sample is already seeded
+        input_sentence_size=0,
+        byte_fallback=byte_fallback,
+        required_chars=_required(normalization.normalize(required_chars).replace(" ", ""), sentences, model_type),
+        num_threads=num_threads,
+        max_sentence_length=MAX_LINE_BYTES,
+        minloglevel=2,
+    )
     try:
-        spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(sentences),
-            model_writer=model,
-            vocab_size=vocab_size,
-            model_type=model_type,
-            pad_id=PAD_ID,
-            unk_id=UNK_ID,
-            bos_id=-1,
-            eos_id=-1,
-            control_symbols=list(SPECIAL_TOKENS[2:]),
-            normalization_rule_name="identity",
-            shuffle_input_sentence=False,  # our sample is already seeded
-            input_sentence_size=0,
-            byte_fallback=byte_fallback,
-            required_chars=_required(normalization.normalize(required_chars).replace(" ", ""), sentences, model_type),
-            num_threads=num_threads,
-            max_sentence_length=MAX_LINE_BYTES,
-            minloglevel=2,
-        )
+        return _train_in_child(sentences, options)
     except RuntimeError as error:
         raise ValueError(_training_failure(str(error), files, len(sentences), max_sentences, byte_fallback)) from None
-    return model.getvalue()
+
+
+# SentencePiece's trainer holds the interpreter (the GIL) until it has finished, minutes on a large corpus: in
+# the command's own process, Ctrl-C would wait for it. It runs in a child interpreter of its own session (a
+# terminal's Ctrl-C reaches only the command, which ends the child), fed the sentences and options on stdin
+# (pickled) and writing the model, or the trainer's error after a 0 byte, on stdout.
+_CHILD = """
+import io, pickle, sys
+import sentencepiece as spm
+sentences, options = pickle.load(sys.stdin.buffer)
+model = io.BytesIO()
+try:
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(sentences), model_writer=model, **options)
+except RuntimeError as error:
+    sys.stdout.buffer.write(b"\\0" + str(error).encode("utf-8"))
+else:
+    sys.stdout.buffer.write(b"\\1" + model.getvalue())
+"""
+
+
+def _train_in_child(sentences, options):
+    """The serialized model SentencePiece trains on `sentences` with `options`, in a child process
+    (`_CHILD`); RuntimeError with the trainer's message when it refuses, or when it ends the process."""
+    import pickle
+    import subprocess
+
+    child = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             start_new_session=True)
+    try:
+        output, _ = child.communicate(pickle.dumps((sentences, options), protocol=pickle.HIGHEST_PROTOCOL))
+    finally:  # Ctrl-C, SIGTERM: the child is ended with the command
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    if output[:1] == b"\1" and child.returncode == 0:
+        return output[1:]
+    if output[:1] == b"\0":
+        raise RuntimeError(output[1:].decode("utf-8", "replace"))
+    raise RuntimeError(f"the trainer ended its process (exit status {child.returncode})")
 
 
 def _required(chars, sentences, model_type):

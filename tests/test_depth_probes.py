@@ -26,14 +26,15 @@ def test_served_sentences_mask_the_longest_word_of_lines_in_range(tmp_path):
 def test_probe_arguments_name_finished_runs(tiny_run, tmp_path):
     run = tiny_run[0]
     assert depth_probes.parse_probes([f"a={run}", f"b-2={run}"]) == {"a": run, "b-2": run}
-    bad = {f"{run}": "a probe is NAME=RUN_DIR", f"={run}": "a probe is NAME=RUN_DIR", "a=": "a probe is NAME=RUN_DIR",
+    form = "give NAME=VALUE, a name and a pre-training run dir"
+    bad = {f"{run}": form, f"={run}": form, "a=": form,
            f"x/y={run}": "must be letters, digits", f"..={run}": "must be letters, digits",
            f"a={tmp_path / 'nope'}": r"nope is not a finished pre-training run dir \(no such folder",
            f"a={tiny_run[1]}": r"is not a finished pre-training run dir \(no config.json or evaluation.json"}
     for item, message in bad.items():
         with pytest.raises(ValueError, match=message):
             depth_probes.parse_probes([item])
-    with pytest.raises(ValueError, match=r"the probe name 'a' is given twice"):
+    with pytest.raises(ValueError, match=r"the name .a. is given twice"):
         depth_probes.parse_probes([f"a={run}", f"a={run}"])
 
 

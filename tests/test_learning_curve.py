@@ -81,12 +81,12 @@ def test_learning_curves_join_a_run_and_its_continuation_and_compare_at_shared_u
     (["ACT={bad}"], r"bad.jsonl line 2: not JSON"),
     (["ACT={foreign}"], r"foreign.jsonl line 1: no mlm_accuracy_interval, .*\(not a held-out evaluation"),
     (["ACT={tmp}"], r"held_out.jsonl after its first --eval_every evaluation"),
-    (["{act}"], r"give NAME=PART"),
+    (["{act}"], r"give NAME=VALUE, a name and a run dir or held_out.jsonl"),
     (["ACT={act}+"], r"an empty part"),
     (["ACT={act}+{other}"], r"act.jsonl and .*other.jsonl were evaluated on different held-out records"),
     (["ACT={act}", "ALBERT={later}"], r"no update that every run has been evaluated at \(ACT: 500; ALBERT: 1000\)"),
     (["ACT={text}"], r"text.jsonl line 1: step, accuracies, baselines and loss must be numbers"),
-    (["ACT={act}", "ACT={act}"], r"ACT is given twice"),
+    (["ACT={act}", "ACT={act}"], r"the name 'ACT' is given twice"),
 ])
 def test_learning_curves_refuse_what_does_not_compare(tmp_path, runs, message):
     from benchmarks import learning_curves

@@ -472,6 +472,35 @@ def test_a_stop_swallowed_where_python_ignores_exceptions_still_stops(capsys):
         pass
 
 
+def test_a_stop_during_a_long_native_call_says_its_line_within_seconds():
+    """Inside one native call that does not return to Python (here libc's system(), which restarts its
+    wait after a signal, as XLA's compiler does not look at signals), the handler cannot run: the
+    watchdog says the block's stop line a few seconds after the signal, and ends the process (130)."""
+    script = (
+        "import ctypes, sys\n"
+        "from albert_act.base import cli\n"
+        "cli.stop_on_interrupt(); cli.stop_on_sigterm()\n"
+        "with cli.failures('OUT', 'KEPT', lambda: 'the newest checkpoint is ckpt-7'):\n"
+        "    print('native', flush=True)\n"
+        "    ctypes.CDLL(None).system(b'sleep 40')\n"
+        "print('returned', flush=True)\n")
+    process = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).resolve().parents[1],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert process.stdout.readline() == "native\n"
+        time.sleep(0.5)
+        signalled = time.monotonic()
+        process.send_signal(signal.SIGTERM)  # system() leaves SIGINT to its child; a SIGTERM reaches us
+        process.wait(timeout=30)
+        waited = time.monotonic() - signalled
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)  # and the `sleep` it started, which holds its pipes
+    out, err = process.stdout.read(), process.stderr.read()
+    assert process.returncode == 130 and "returned" not in out
+    assert err == "stopped: the newest checkpoint is ckpt-7\n"
+    assert waited < 30  # the call itself would have lasted 40 s
+
+
 def test_a_dir_that_cannot_be_made_is_named_as_given_not_its_lock():
     if not os.path.isdir("/proc/self"):
         pytest.skip("no /proc here (a folder that takes no files)")

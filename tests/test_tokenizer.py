@@ -252,3 +252,51 @@ def test_bpe_trains_on_text_without_every_required_character(tmp_path):
                           "--no-byte_fallback"])
     unigram = spm.SentencePieceProcessor(model_file=str(tmp_path / "unigram.model"))
     assert "@" not in text.read_text() and unigram.piece_to_id("@") != unigram.unk_id()
+
+
+def _children(pid):
+    """The pids of a process's children (Linux's /proc)."""
+    import glob
+
+    found = []
+    for path in glob.glob(f"/proc/{pid}/task/*/children"):
+        with open(path) as f:
+            found += [int(child) for child in f.read().split()]
+    return found
+
+
+def test_ctrl_c_while_sentencepiece_trains_stops_at_once(shared_data, tmp_path):
+    """SentencePiece's trainer holds the interpreter until it has finished (half a minute on this text):
+    it runs in a child process, so Ctrl-C during training stops the command at once, with its one
+    line, and takes the child with it; no vocabulary is written."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    command = [sys.executable, "-m", "pipelines.train_tokenizer", "--input",
+               str(shared_data / "wikipedia_en_sample" / "wiki_en_train.txt"), "--output", str(tmp_path / "vocab"),
+               "--vocab_size", "8000"]
+    process = subprocess.Popen(command, cwd=Path(__file__).resolve().parents[1], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not _children(process.pid) and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        trainers = _children(process.pid)
+        assert trainers, "no trainer process started"
+        time.sleep(1.0)  # the trainer has its sentences: SentencePiece is training
+        signalled = time.monotonic()
+        os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the command's group, not the trainer's
+        _, err = process.communicate(timeout=60)
+        waited = time.monotonic() - signalled
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "stopped: the vocabulary was not trained; re-run the same command"
+    assert waited < 10, waited  # the training alone takes longer
+    assert not any(Path(f"/proc/{pid}").exists() for pid in trainers)
+    assert not list(tmp_path.glob("vocab*"))

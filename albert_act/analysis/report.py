@@ -31,21 +31,8 @@ ANALYSIS_FILES |= {"token_type_histograms.png", "token_types_heatmap.png", "depe
 
 def check_output_dir(output_dir, overwrite=True, own_files=ANALYSIS_FILES, what="an analysis",
                      earlier="an earlier analysis"):
-    """Before any model loads: an --output_dir (written file by file) that is new, empty or holds
-    only an earlier result of the same kind (`own_files`, `earlier`: an analysis, or a benchmark's),
-    which the command line replaces only with --overwrite; one with other files (a data folder,
-    someone's results) is refused, as is one that is a file."""
-    outputs.check_dir_target(output_dir, "--output_dir")
-    if os.path.isdir(output_dir):
-        entries = set(text_files.visible_entries(output_dir))
-        others = sorted(entries - set(own_files))
-        if others:
-            raise ValueError(f"--output_dir {output_dir} holds other files ({', '.join(others[:5])}); {what} "
-                             "replaces its dir whole: choose a new or empty one")
-        if entries and not overwrite:
-            raise ValueError(f"--output_dir {output_dir} holds {earlier} ({', '.join(sorted(entries)[:3])}"
-                             f"{', ...' if len(entries) > 3 else ''}); pass --overwrite to replace it, or choose "
-                             "another --output_dir")
+    """`outputs.check_output_dir` for an analysis's --output_dir (by default)."""
+    outputs.check_output_dir(output_dir, overwrite, own_files, what, earlier)
 
 
 def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, documents=500, keep_subtypes=False,

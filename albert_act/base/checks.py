@@ -111,7 +111,9 @@ def flags(args, rules):
 
 
 def rule_check(name, value, rule):
-    """Checks `value` against a `flag_rule` rule (None passes): ValueError "NAME must be WORDS, got VALUE"."""
+    """Checks `value` (or each value of a list) against a `flag_rule` rule (None passes): ValueError "NAME must
+    be WORDS, got VALUE"."""
     words, test = flag_rule(rule)
-    if value is not None and not test(value):
-        raise ValueError(f"{name} must be {words}, got {value}")
+    for item in value if isinstance(value, (list, tuple)) else (value,):  # a flag of several values: each
+        if item is not None and not test(item):
+            raise ValueError(f"{name} must be {words}, got {item}")

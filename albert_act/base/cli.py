@@ -140,9 +140,16 @@ _WORK = [0, False, False]
 # and dropped: the signal is then sent again from outside, and a block that ends with one pending
 # says "stopped" all the same.
 _PENDING = [None]
+# What a stop says inside each open `failures` block (innermost last), for `_watchdog`; and how many
+# signals `_interrupt` has handled.
+_STOP_MESSAGES = []
+_HANDLED = [0]
+# How long a signal may wait for the interpreter before `_watchdog` ends the process itself (seconds).
+STOP_GRACE = 5.0
 
 
 def _interrupt(signum, frame):
+    _HANDLED[0] += 1
     if _WORK[0] or not _WORK[2]:  # the work, or a notebook's call of main(): what `failures` or the caller says
         _PENDING[0] = signum
         if _in_ignored_context(frame):
@@ -159,8 +166,77 @@ def _interrupt(signum, frame):
         sys.stdout.flush()
     except (OSError, ValueError):
         pass
+    _stop_now(said)
+
+
+def _stop_now(said):
+    """The "stopped" line on the user's stderr, and the process's end (status 130) without teardown."""
     os.write(_REAL_STDERR[0] if _REAL_STDERR else 2, f"stopped: {said}\n".encode())
     os._exit(130)
+
+
+def _watchdog(descriptor):
+    """Python runs a signal's handler only between bytecodes of the main thread: while that thread is
+    inside one long native call (XLA compiling a step, one training step of a large model) Ctrl-C would
+    wait for it, a minute or more. Python's C-level handler writes each signal's number to
+    `descriptor` (`signal.set_wakeup_fd`) at once; when the handler has not run `STOP_GRACE` seconds
+    later, this thread says the stop's line and ends the process, as a SIGKILL would but with the line.
+    That is safe where a SIGKILL is: every output is written whole and renamed into place, and a lock
+    left by a dead process is taken over."""
+    import time
+
+    while True:
+        try:
+            if not os.read(descriptor, 64):
+                return
+        except OSError:
+            return
+        handled = _HANDLED[0]
+        time.sleep(STOP_GRACE)
+        if _HANDLED[0] != handled or not _WORK[2]:
+            continue
+        if _STOP_MESSAGES:
+            message = _STOP_MESSAGES[-1]
+            try:
+                said = message() if callable(message) else message
+            except Exception:  # noqa: BLE001 (what is on disk cannot be read now)
+                said = "what was written before is on disk as it was"
+        else:
+            said = ("what was written is whole (every output is replaced whole)" if _WORK[1] else
+                    "before any work: nothing was written")
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+        _stop_now(said)
+
+
+_WATCHING = [False]
+
+
+def _start_watchdog():
+    """`_watchdog` on a wakeup descriptor of its own, once per process, and only where nothing else
+    (an event loop: a notebook's kernel) already uses Python's wakeup descriptor."""
+    import signal
+    import threading
+
+    if _WATCHING[0]:
+        return
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    try:
+        previous = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    except ValueError:  # not the main thread
+        os.close(read)
+        os.close(write)
+        return
+    if previous != -1:  # someone else's: given back, and no watchdog
+        signal.set_wakeup_fd(previous)
+        os.close(read)
+        os.close(write)
+        return
+    _WATCHING[0] = True
+    threading.Thread(target=_watchdog, args=(read,), name="albert-act-stop", daemon=True).start()
 
 
 def _in_ignored_context(frame):
@@ -182,7 +258,8 @@ def stop_on_interrupt():
     try:
         signal.signal(signal.SIGINT, _interrupt)
     except ValueError:  # not the main thread (e.g. called from a notebook's worker): nothing to do
-        pass
+        return
+    _start_watchdog()
 
 
 def stop_on_sigterm():
@@ -296,6 +373,7 @@ def failures(output, kept, stopped_message, refusals=(ValueError,), explain=None
     if not _WORK[0]:
         _PENDING[0] = None  # one that a notebook's caller was given before this work
     _WORK[0] += 1
+    _STOP_MESSAGES.append(stopped_message)
     try:
         yield
         if _PENDING[0] is not None:  # a stop that something swallowed: the work ended, the stop still holds
@@ -309,6 +387,7 @@ def failures(output, kept, stopped_message, refusals=(ValueError,), explain=None
         _PENDING[0] = None
         stopped(said(stopped_message))
     finally:
+        _STOP_MESSAGES.pop()
         _WORK[0] -= 1
         _WORK[1] = True
 

@@ -15,6 +15,8 @@ import errno
 import json
 import os
 
+from albert_act.base import text_files
+
 
 def write_file(path, data):
     """Writes the bytes `data` to the local file `path` whole (`write_with`)."""
@@ -268,3 +270,23 @@ def replace_dir(staged, target, staging):
     if os.path.lexists(target):
         os.replace(target, os.path.join(staging, "previous"))
     os.replace(staged, target)
+
+
+def check_output_dir(output_dir, overwrite, own_files, what, earlier, flag="--output_dir", reused=False):
+    """Before any model loads: an --output_dir (written file by file) that is new, empty or holds
+    only an earlier result of the same kind (`own_files`, `earlier`: an analysis, or a benchmark's),
+    which the command line replaces only with --overwrite; one with other files (a data folder,
+    someone's results) is refused, as is one that is a file. reused: the command goes on from what
+    it finds of its own there (its finished runs), so that needs no --overwrite."""
+    check_dir_target(output_dir, flag)
+    if os.path.isdir(output_dir):
+        entries = set(text_files.visible_entries(output_dir))
+        others = sorted(entries - set(own_files))
+        if others:
+            writes = "writes its runs and results there" if reused else "replaces its dir whole"
+            raise ValueError(f"{flag} {output_dir} holds other files ({', '.join(others[:5])}); {what} {writes}: "
+                             "choose a new or empty one")
+        if entries and not overwrite and not reused:
+            raise ValueError(f"{flag} {output_dir} holds {earlier} ({', '.join(sorted(entries)[:3])}"
+                             f"{', ...' if len(entries) > 3 else ''}); pass --overwrite to replace it, or choose "
+                             f"another {flag}")
