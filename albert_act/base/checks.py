@@ -117,3 +117,4 @@ def rule_check(name, value, rule):
     for item in value if isinstance(value, (list, tuple)) else (value,):  # a flag of several values: each
         if item is not None and not test(item):
             raise ValueError(f"{name} must be {words}, got {item}")
+

@@ -140,16 +140,18 @@ _WORK = [0, False, False]
 # and dropped: the signal is then sent again from outside, and a block that ends with one pending
 # says "stopped" all the same.
 _PENDING = [None]
-# What a stop says inside each open `failures` block (innermost last), for `_watchdog`; and how many
-# signals `_interrupt` has handled.
+# What a stop says inside each open `failures` block (innermost last), for `_watchdog`; and when
+# `_interrupt` last ran (time.monotonic()).
 _STOP_MESSAGES = []
-_HANDLED = [0]
+_HANDLED_AT = [None]
 # How long a signal may wait for the interpreter before `_watchdog` ends the process itself (seconds).
 STOP_GRACE = 5.0
 
 
 def _interrupt(signum, frame):
-    _HANDLED[0] += 1
+    import time
+
+    _HANDLED_AT[0] = time.monotonic()
     if _WORK[0] or not _WORK[2]:  # the work, or a notebook's call of main(): what `failures` or the caller says
         _PENDING[0] = signum
         if _in_ignored_context(frame):
@@ -183,17 +185,23 @@ def _watchdog(descriptor):
     later, this thread says the stop's line and ends the process, as a SIGKILL would but with the line.
     That is safe where a SIGKILL is: every output is written whole and renamed into place, and a lock
     left by a dead process is taken over."""
+    import signal
     import time
 
     while True:
         try:
-            if not os.read(descriptor, 64):
-                return
+            numbers = os.read(descriptor, 64)
         except OSError:
             return
-        handled = _HANDLED[0]
+        if not numbers:
+            return
+        read = time.monotonic()
+        if not any(n in (signal.SIGINT, signal.SIGTERM) and signal.getsignal(n) is _interrupt for n in numbers):
+            continue  # another signal that has a Python handler (someone else's)
         time.sleep(STOP_GRACE)
-        if _HANDLED[0] != handled or not _WORK[2]:
+        # The handler may run before this thread reads the number (the main thread was in Python): it ran "for
+        # this signal" when it ran at most a second before the read, or since
+        if (_HANDLED_AT[0] is not None and _HANDLED_AT[0] >= read - 1.0) or not _WORK[2]:
             continue
         if _STOP_MESSAGES:
             message = _STOP_MESSAGES[-1]

@@ -15,8 +15,6 @@ import errno
 import json
 import os
 
-from albert_act.base import text_files
-
 
 def write_file(path, data):
     """Writes the bytes `data` to the local file `path` whole (`write_with`)."""
@@ -280,7 +278,7 @@ def check_output_dir(output_dir, overwrite, own_files, what, earlier, flag="--ou
     it finds of its own there (its finished runs), so that needs no --overwrite."""
     check_dir_target(output_dir, flag)
     if os.path.isdir(output_dir):
-        entries = set(text_files.visible_entries(output_dir))
+        entries = {name for name in os.listdir(output_dir) if not name.startswith(".")}  # not locks, staging dirs
         others = sorted(entries - set(own_files))
         if others:
             writes = "writes its runs and results there" if reused else "replaces its dir whole"
