@@ -86,11 +86,15 @@ def main(argv=None):
     parser.add_argument("--input", default=DEFAULT_INPUT)
     parser.add_argument("--vocab", help="SentencePiece model; default: train 30k pieces on --input first")
     args = cli.parse_checked(parser, argv, {"input": "path", "vocab": "path"})
+    if os.path.isdir(args.input):
+        raise SystemExit(f"error: --input {args.input} is a folder: give a text file (one sentence per line, a blank "
+                         "line between documents)")
     if not os.path.isfile(args.input):
         raise SystemExit(f"error: --input {args.input}: no such file" + (
             " (the default needs ../shared/data beside the repository)" if args.input == DEFAULT_INPUT else ""))
     if args.vocab is not None and not os.path.isfile(args.vocab):
-        raise SystemExit(f"error: --vocab {args.vocab}: no such file")
+        raise SystemExit(f"error: --vocab {args.vocab}: " + ("a folder, not a SentencePiece model"
+                                                              if os.path.isdir(args.vocab) else "no such file"))
     cli.stop_on_interrupt()
     cli.stop_on_sigterm()
     with cli.failures(None, "nothing was written", "nothing was written"):

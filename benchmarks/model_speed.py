@@ -104,7 +104,7 @@ def _measure(args):
     copy_keras_hub_albert_weights(hub, fixed)
     models = {"keras-hub AlbertBackbone": hub, 'ours halting="none"': fixed}
     for execution in ("static", "while"):
-        act = AlbertActBackbone(**config, execution=execution, halting_bias_initializer=-30.0)
+        act = AlbertActBackbone(**{**config, "halting_bias_initializer": -30.0}, execution=execution)
         copy_keras_hub_albert_weights(hub, act)
         models[f"ours ACT, all run to N_max ({execution})"] = act
 

@@ -38,13 +38,11 @@ def test_accuracy(export_dir, rows, batch_size=64, seed=0):
     """Accuracy of a probing export on [(label, sentence)], with its 95% bootstrap interval."""
     import numpy as np
     import tensorflow as tf
-    import tensorflow_text  # noqa: F401  (registers the tokenizer ops the export runs)
 
-    from albert_act.base import cli
     from albert_act.analysis import confidence
+    from albert_act.io.exports import load_export
 
-    with cli.quiet_stderr():
-        classify = tf.saved_model.load(export_dir).signatures["serving_default"]
+    classify = load_export(export_dir).signatures["serving_default"]
     hits = []
     for start in range(0, len(rows), batch_size):
         chunk = rows[start : start + batch_size]

@@ -112,10 +112,17 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
 
 # SentencePiece's trainer holds the interpreter (the GIL) until it has finished, minutes on a large corpus: in
 # the command's own process, Ctrl-C would wait for it. It runs in a child interpreter of its own session (a
-# terminal's Ctrl-C reaches only the command, which ends the child), fed the sentences and options on stdin
+# terminal's Ctrl-C reaches only the command, which ends the child; a command killed outright takes it with
+# it), fed the sentences and options on stdin
 # (pickled) and writing the model, or the trainer's error after a 0 byte, on stdout.
 _CHILD = """
-import io, pickle, sys
+import ctypes, io, os, pickle, signal, sys
+try:  # Linux's PR_SET_PDEATHSIG: the child ends with the command however it ends (SIGKILL included)
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)
+except (AttributeError, OSError):
+    pass
+if os.getppid() != int(sys.argv[1]):  # the command ended before that
+    sys.exit(1)
 import sentencepiece as spm
 sentences, options = pickle.load(sys.stdin.buffer)
 model = io.BytesIO()
@@ -131,10 +138,11 @@ else:
 def _train_in_child(sentences, options):
     """The serialized model SentencePiece trains on `sentences` with `options`, in a child process
     (`_CHILD`); RuntimeError with the trainer's message when it refuses, or when it ends the process."""
+    import os
     import pickle
     import subprocess
 
-    child = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, str(os.getpid())], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              start_new_session=True)
     try:
         output, _ = child.communicate(pickle.dumps((sentences, options), protocol=pickle.HIGHEST_PROTOCOL))

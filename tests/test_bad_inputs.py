@@ -765,6 +765,14 @@ CASES += [
      r"corpus.txt line 1: CoNLL-U needs 10 TAB-separated fields", []),
     ("bench-warm-start-bias-nan", "benchmarks.warm_start --biases 0 nan", 1,
      r"--biases must be a finite number, got nan", []),
+    ("bench-data-throughput-a-folder", "benchmarks.data_throughput --input {notes_dir}", 1,
+     r"--input .*notes_dir is a folder: give a text file", []),
+    ("bench-served-fill-mask-cut-index-export", "benchmarks.served_fill_mask --init {cut_index_export} --sentences 2",
+     1, r"cut_index_export/1/variables/variables.index \(the export's weight index\): damaged export", []),
+    ("finetune-negative-exponent", FINETUNE.replace("--epochs 1", "--epochs 1 --halting_bias -1e39") +
+     " --task rte --data_dir {rte}", 1, r"--halting_bias must be a finite number, got -1e\+39", []),
+    ("pretrain-tau-minus-infinity", "albert_act.pretrain --model_dir {tmp}/tau_minf --tau -inf", 1,
+     r"\(--tau\) must be a finite number >= 0 or 'auto', got -inf", []),
     ("bench-warm-start-over-notes", "benchmarks.warm_start --output_dir {notes_dir}", 1,
      r"notes_dir holds other files \(notes.txt\); the benchmark writes its runs and results there",
      ["{notes_dir}/notes.txt"]),
@@ -1098,7 +1106,8 @@ SLOW_CASES = {"export-output-without-version", "export-newest-checkpoint-damaged
               "analyze-sentences-damaged-export", "submission-partial-glue-spelled-folder",
               "analyze-difficulty-against-itself", "analyze-cut-index-export", "finetune-no-index-export",
               "pretrain-cut-index-export", "pretrain-damaged-stats-of-the-right-vocabulary",
-              "pretrain-export-being-written-by-another-run", "export-no-index-export"}
+              "pretrain-export-being-written-by-another-run", "export-no-index-export",
+              "bench-served-fill-mask-cut-index-export"}
 
 
 @pytest.mark.parametrize("case", [pytest.param(case, id=case[0], marks=[pytest.mark.slow] if case[0] in SLOW_CASES else [])

@@ -56,10 +56,11 @@ def jax_backend():
 def quiet_start(argv=None, tensorflow=True):
     """The first call of a command's `main(argv)`: quiet unless `--verbose` is in `argv` (default:
     sys.argv[1:]); with `tensorflow` (and Keras not on JAX), loads TensorFlow now (`load_tensorflow`).
-    A command run from its command line (argv None) is stopped by Ctrl-C with one line at any moment
-    (`stop_on_interrupt`), also while TensorFlow loads."""
+    A command run from its command line (argv None) is stopped by Ctrl-C or SIGTERM with one line at
+    any moment (`stop_on_interrupt`, `stop_on_sigterm`), also while TensorFlow loads."""
     if argv is None:
         stop_on_interrupt()
+        stop_on_sigterm()
     verbose = VERBOSE_FLAG in (sys.argv[1:] if argv is None else argv)
     if verbose:
         os.environ.pop("ALBERT_ACT_QUIET", None)
@@ -105,7 +106,22 @@ def parser(verb, doc, package="albert_act"):
     result = argparse.ArgumentParser(prog=f"python -m {package}.{verb}", description=doc, formatter_class=HelpFormatter)
     result.add_argument(VERBOSE_FLAG, action="store_true",
                         help="show TensorFlow's start-up messages and warnings (hidden by default)")
-    return result
+    return negative_numbers_are_values(result)
+
+
+# A negative number as argparse should read it: `--halting_bias -1e39` and `--tau -inf` are values (so that the
+# flag's own check names them), not flags that argparse would say left the option without its argument.
+_NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|infinity|nan)$", re.IGNORECASE)
+
+
+def negative_numbers_are_values(parser):
+    """`parser` (returned), and its subcommands' parsers, reading "-1e39", "-2.5e-3", "-inf" and "-nan" as
+    numbers: before Python 3.13, argparse took a negative number written with an exponent for a flag."""
+    parser._negative_number_matcher = _NEGATIVE_NUMBER
+    for action in parser._actions:
+        for sub in (getattr(action, "choices", None) or {}).values() if isinstance(action, argparse._SubParsersAction) else ():
+            negative_numbers_are_values(sub)
+    return parser
 
 
 class LogLines:
@@ -296,7 +312,7 @@ def parse_checked(parser, argv, rules):
             shown = action.help if action.help and "default" in action.help else (
                 f"{action.help + ' ' if action.help else ''}(default: {action.default})")
             action.help = f"{shown}; {words}" if action.default is not None else f"{action.help or ''}; {words}"
-    args = parser.parse_args(argv)
+    args = negative_numbers_are_values(parser).parse_args(argv)
     check_flags(args, rules)
     for name, value in vars(args).items():  # `--output_dir=~/x` reaches us unexpanded (the shell expands `~` only
         if isinstance(value, str) and value.startswith("~"):  # at a word's start): not a folder named "~"
