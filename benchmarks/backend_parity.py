@@ -122,6 +122,12 @@ def main(argv=None):
 
             check_output_dir(args.write, args.overwrite, FILES, "the reference", "an earlier reference", "--write")
         else:
+            import keras
+
+            if keras.backend.backend() != "jax":
+                raise ValueError(f"--check compares Keras's JAX backend with the reference, and Keras runs on "
+                                 f"{keras.backend.backend()} here: run it as KERAS_BACKEND=jax python -m "
+                                 "benchmarks.backend_parity --check DIR")
             missing = [name for name in FILES if not os.path.isfile(os.path.join(args.check, name))]
             if missing:
                 raise ValueError(f"--check {args.check} holds no {' or '.join(missing)}: give the DIR that --write "

@@ -141,12 +141,14 @@ def main(argv=None):
             raise ValueError(f"--glue {args.glue} holds no {', '.join(missing)} folder (the glue_data folder has one "
                              "per task)")
         check_output_dir(args.output_dir, args.overwrite, {"results.json", *models}, "the benchmark",
-                         "an earlier glue_small result")
+                         "an earlier (or stopped) glue_small result")
     except ValueError as error:
         sys.exit(f"error: {error}")
     cli.stop_on_interrupt()
     cli.stop_on_sigterm()
-    with cli.failures(args.output_dir, "its results.json was not written", "its results.json was not written"):
+    stopped = ("its results.json was not written; the fine-tunings done so far are in --output_dir: re-run the same "
+               "command with --overwrite")
+    with cli.failures(args.output_dir, stopped, stopped):
         return _run(args, models, longest)
 
 
@@ -160,6 +162,7 @@ def _run(args, models, longest):
     for task_name in args.tasks:
         data_dir = os.path.join(args.glue, FOLDERS[task_name])
         task = load_task(task_name, data_dir)
+        finetuning_run.print_skipped(task)  # the rows the baselines and the models do without
         if args.train_examples:
             task.train = task.train[: args.train_examples]
         start = time.perf_counter()

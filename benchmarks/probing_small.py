@@ -84,12 +84,14 @@ def main(argv=None):
         if Source.open(args.init).info["kind"] != "pretraining":
             raise ValueError(f"--init {args.init} is a fine-tuned model: the probes fine-tune a pre-training model")
         check_output_dir(args.output_dir, args.overwrite, OUTPUT_ENTRIES, "the benchmark",
-                         "an earlier probing_small result")
+                         "an earlier (or stopped) probing_small result")
     except ValueError as error:
         sys.exit(f"error: {error}")
     cli.stop_on_interrupt()
     cli.stop_on_sigterm()
-    with cli.failures(args.output_dir, "its results.json was not written", "its results.json was not written"):
+    stopped = ("its results.json was not written; the fine-tunings done so far are in --output_dir: re-run the same "
+               "command with --overwrite")
+    with cli.failures(args.output_dir, stopped, stopped):
         return _run(args, files)
 
 

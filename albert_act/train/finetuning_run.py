@@ -109,10 +109,15 @@ def _print_start(config, backbone, new_weights, task, data, where, initial):
     print(initial)
 
 
-def _print_notes(task, data):
+def print_skipped(task):
+    """A note for each of the task's files with rows that were skipped (malformed or blank), with their lines."""
     for path, lines, count in task.skipped:
         print(f"note: {path}: {count} malformed or blank row(s) skipped (lines {', '.join(map(str, lines))}"
               f"{', ...' if count > len(lines) else ''})")
+
+
+def _print_notes(task, data):
+    print_skipped(task)
     if data.truncated:
         print(f"note: {data.truncated} of {len(data.train)} training examples ({data.truncated / len(data.train):.0%}) "
               f"are longer than {data.max_seq_length} pieces and were cut (longest segment first)")
