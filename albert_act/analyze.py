@@ -36,6 +36,7 @@ READS = {"token-types": TFRECORDS, "fixed-point": TFRECORDS, "held-out": TFRECOR
 
 def main(argv=None):
     cli.quiet_start(argv)  # first: loads TensorFlow, quietly unless --verbose
+    cli.tensorflow_only("python -m albert_act.analyze")
     from albert_act import distribution
     from albert_act.analysis import report
     from albert_act.train.pretrainer import evaluate_model

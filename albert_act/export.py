@@ -45,6 +45,7 @@ def parse_args(argv=None):
 
 def main(argv=None):
     cli.quiet_start(argv)  # first: loads TensorFlow, quietly unless --verbose
+    cli.tensorflow_only("python -m albert_act.export")
     from albert_act.base import settings
     from albert_act.serve.export_config import ExportConfig
 

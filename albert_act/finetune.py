@@ -24,6 +24,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def main(argv=None):
     cli.quiet_start(argv)  # first: loads TensorFlow, quietly unless --verbose
+    cli.tensorflow_only("python -m albert_act.finetune")
     from albert_act.base import artifacts, settings
     from albert_act.train import finetuning_run
     from albert_act.train.finetuning_config import FinetuneConfig

@@ -23,6 +23,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def main(argv=None):
     cli.quiet_start(argv)  # first: loads TensorFlow, quietly unless --verbose
+    cli.tensorflow_only("python -m albert_act.glue_submission")
     parser = cli.parser("glue_submission", __doc__)
     parser.add_argument("--models", required=True, help="folder with one fine-tuned export per task")
     parser.add_argument("--data_dir", required=True, help="glue_data folder (CoLA/, SST-2/, ..., diagnostic/)")

@@ -89,6 +89,7 @@ def synthetic_inputs(batch, length, vocabulary, seed=0):
 
 
 def main(argv=None):
+    cli.tensorflow_only("python -m benchmarks.adaptive_inference")
     parser = argparse.ArgumentParser(prog="python -m benchmarks.adaptive_inference", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=11)
@@ -116,7 +117,7 @@ def main(argv=None):
                              "config.json) are not there: make them again, or move them back")
     cli.stop_on_interrupt()
     cli.stop_on_sigterm()
-    with cli.failures(None, "nothing was written", "nothing was written"):
+    with cli.exit_at_once_when_stopped(), cli.failures(None, "nothing was written", "nothing was written"):
         _measure(args, source)
 
 

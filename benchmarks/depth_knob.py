@@ -117,6 +117,7 @@ def plot(rows, path):
 
 
 def main(argv=None):
+    cli.tensorflow_only("python -m benchmarks.depth_knob")
     parser = argparse.ArgumentParser(prog="python -m benchmarks.depth_knob", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--init", required=True, help="a pre-training run dir or export")
@@ -156,7 +157,7 @@ def main(argv=None):
         args.caps = list(range(1, n_max))
     cli.stop_on_interrupt()
     cli.stop_on_sigterm()
-    with cli.failures(args.output_dir, "nothing was written", "nothing was written"):
+    with cli.exit_at_once_when_stopped(), cli.failures(args.output_dir, "nothing was written", "nothing was written"):
         _measure_and_write(args, records)
 
 

@@ -172,6 +172,7 @@ OUTPUT_FILES = {"probes.md", "probes.json"}
 
 
 def main(argv=None):
+    cli.tensorflow_only("python -m benchmarks.depth_probes")
     parser = argparse.ArgumentParser(prog="python -m benchmarks.depth_probes", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("probes", nargs="+", metavar="NAME=RUN_DIR")
@@ -188,7 +189,8 @@ def main(argv=None):
         sys.exit("error: give --sentences or --sentences_from")
     cli.stop_on_interrupt()
     cli.stop_on_sigterm()
-    with cli.failures(args.output_dir, "the probes measured so far are printed above", "nothing was written"):
+    with cli.exit_at_once_when_stopped(), cli.failures(args.output_dir, "the probes measured so far are printed above",
+                                                       "nothing was written"):
         _measure(args)
 
 

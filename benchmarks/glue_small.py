@@ -101,6 +101,7 @@ def bag_of_words(task, epochs=8, seed=12345):
 
 
 def main(argv=None):
+    cli.tensorflow_only("python -m benchmarks.glue_small")
     parser = argparse.ArgumentParser(prog="python -m benchmarks.glue_small", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", nargs="*",
@@ -148,7 +149,7 @@ def main(argv=None):
     cli.stop_on_sigterm()
     stopped = ("its results.json was not written; the fine-tunings done so far are in --output_dir: re-run the same "
                "command with --overwrite")
-    with cli.failures(args.output_dir, stopped, stopped):
+    with cli.exit_at_once_when_stopped(), cli.failures(args.output_dir, stopped, stopped):
         return _run(args, models, longest)
 
 

@@ -74,8 +74,10 @@ def timed(model, inputs, runs):
 
 
 def main(argv=None):
-    from albert_act import PRESETS
     from albert_act.base import cli
+
+    cli.tensorflow_only("python -m benchmarks.model_speed")
+    from albert_act import PRESETS
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.model_speed", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -88,7 +90,7 @@ def main(argv=None):
                                             "runs": "int[1,1000]"})
     cli.stop_on_interrupt()
     cli.stop_on_sigterm()
-    with cli.failures(None, "nothing was written", "nothing was written"):
+    with cli.exit_at_once_when_stopped(), cli.failures(None, "nothing was written", "nothing was written"):
         _measure(args)
 
 

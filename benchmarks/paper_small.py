@@ -113,6 +113,9 @@ def markdown(pretrained, scores, steps):
 
 
 def main(argv=None):
+    from albert_act.base import cli
+
+    cli.tensorflow_only("python -m benchmarks.paper_small")
     parser = argparse.ArgumentParser(prog="python -m benchmarks.paper_small", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=2000, help="pre-training updates per model")
@@ -125,7 +128,6 @@ def main(argv=None):
     parser.add_argument("--finetune_learning_rate", type=float, default=1e-4,
                         help="AdamW peak (1e-4: the demo models are small and briefly trained)")
     parser.add_argument("--output_dir", default=os.path.join(REPO, "runs", "paper_small"))
-    from albert_act.base import cli
 
     args = cli.parse_checked(parser, argv, {"steps": "int>=1", "train_examples": "int>=1", "epochs": "int[1,1000]",
                                             "finetune_learning_rate": ">0", "output_dir": "path"})
@@ -145,7 +147,7 @@ def main(argv=None):
     cli.stop_on_interrupt()
     cli.stop_on_sigterm()
     kept = "the runs finished in --output_dir are kept, and the same command goes on from them"
-    with cli.failures(args.output_dir, kept, kept):
+    with cli.exit_at_once_when_stopped(), cli.failures(args.output_dir, kept, kept):
         _run(args)
 
 

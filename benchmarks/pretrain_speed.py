@@ -347,6 +347,8 @@ def row_text(length, depth, execution, row, base, rows, peak):
 
 def main(argv=None):
     from albert_act.base import cli
+
+    cli.tensorflow_only("python -m benchmarks.pretrain_speed")
     from albert_act.model.presets import get_preset
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.pretrain_speed", description=__doc__,

@@ -55,6 +55,7 @@ def test_accuracy(export_dir, rows, batch_size=64, seed=0):
 
 
 def main(argv=None):
+    cli.tensorflow_only("python -m benchmarks.probing_small")
     parser = argparse.ArgumentParser(prog="python -m benchmarks.probing_small", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--init", default=os.path.join(REPO, "saved_models", "albert_act_english", "1"))
@@ -91,7 +92,7 @@ def main(argv=None):
     cli.stop_on_sigterm()
     stopped = ("its results.json was not written; the fine-tunings done so far are in --output_dir: re-run the same "
                "command with --overwrite")
-    with cli.failures(args.output_dir, stopped, stopped):
+    with cli.exit_at_once_when_stopped(), cli.failures(args.output_dir, stopped, stopped):
         return _run(args, files)
 
 

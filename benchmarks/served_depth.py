@@ -123,6 +123,7 @@ OUTPUT_FILES = {"results.json"}
 
 
 def main(argv=None):
+    cli.tensorflow_only("python -m benchmarks.served_depth")
     parser = argparse.ArgumentParser(prog="python -m benchmarks.served_depth", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--init", default=os.path.join(REPO, "saved_models", "albert_act_demo", "1"),
@@ -137,7 +138,8 @@ def main(argv=None):
                                             **dict.fromkeys(("init", "records", "output_dir"), "path")})
     cli.stop_on_interrupt()
     cli.stop_on_sigterm()
-    with cli.failures(args.output_dir or "the table", "nothing was written", "nothing was written"):
+    with cli.exit_at_once_when_stopped(), cli.failures(args.output_dir or "the table", "nothing was written",
+                                                       "nothing was written"):
         return _measure(args)
 
 

@@ -78,6 +78,7 @@ def interval(values, weights=None, seed=0):
 
 
 def main(argv=None):
+    cli.tensorflow_only("python -m benchmarks.served_fill_mask")
     parser = argparse.ArgumentParser(prog="python -m benchmarks.served_fill_mask", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--init", default=os.path.join(REPO, "saved_models", "albert_act_english", "1"),
@@ -87,8 +88,6 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output_dir", default=None, help="where results.json goes (default: printed only)")
     parser.add_argument("--overwrite", action="store_true", help="replace an earlier result in --output_dir")
-    from albert_act.base import cli
-
     args = cli.parse_checked(parser, argv, {"sentences": "int[1,1000000]",
                                             **dict.fromkeys(("init", "conllu", "output_dir"), "path")})
     for path in (args.init, args.conllu):
@@ -118,7 +117,7 @@ def main(argv=None):
         sys.exit(f"error: {error}")
     cli.stop_on_interrupt()
     cli.stop_on_sigterm()
-    with cli.failures(args.output_dir, "nothing was written", "nothing was written"):
+    with cli.exit_at_once_when_stopped(), cli.failures(args.output_dir, "nothing was written", "nothing was written"):
         return _serve(args, export, tokenizer, queries)
 
 

@@ -158,6 +158,8 @@ def measure(args):
 
 def main(argv=None):
     from albert_act.base import cli
+
+    cli.tensorflow_only("python -m benchmarks.update_profile")
     from albert_act.model.presets import get_preset
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.update_profile", description=__doc__,

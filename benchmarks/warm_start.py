@@ -46,6 +46,7 @@ def before_training(config, init_from, eval_files):
 
 
 def main(argv=None):
+    cli.tensorflow_only("python -m benchmarks.warm_start")
     parser = argparse.ArgumentParser(prog="python -m benchmarks.warm_start", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fixed_steps", type=int, default=1000, help="updates of the fixed-depth ALBERT")
@@ -65,7 +66,7 @@ def main(argv=None):
     cli.stop_on_interrupt()
     cli.stop_on_sigterm()
     kept = "the runs finished in --output_dir are kept, and the same command goes on from them"
-    with cli.failures(args.output_dir, kept, kept):
+    with cli.exit_at_once_when_stopped(), cli.failures(args.output_dir, kept, kept):
         _run(args, variants)
 
 

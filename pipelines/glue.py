@@ -155,7 +155,7 @@ def read_glue(name, data_dir, split):
     if start == 1 and lines and any(names):
         text_a, text_b, label_column = _columns_by_name(lines[0], names, (text_a, text_b, label_column), path, task,
                                                         split)
-    examples, skipped, counts, indices, blank = [], [], set(), {}, 0
+    examples, skipped, counts, indices, blank, blank_kept = [], [], set(), {}, 0, []
     for number, line in enumerate(lines[start:], start=start + 1):
         fields = line.rstrip("\r").split("\t")
         counts.add(len(fields))
@@ -170,9 +170,10 @@ def read_glue(name, data_dir, split):
                 raise ValueError(f"{path} line {number}: index {fields[0]} again (first on line {indices[fields[0]]}); "
                                  "a test split holds each index once")
             indices[fields[0]] = number
+            blank_kept += [number] if _blank(fields, text_a, text_b) else []  # kept: the server scores every index
             examples.append(Example(fields[0], fields[text_a], None if text_b is None else fields[text_b], None))
             continue
-        if not fields[text_a].strip() or (text_b is not None and not fields[text_b].strip()):
+        if _blank(fields, text_a, text_b):
             skipped.append(number)  # a blank sentence: nothing to learn or score (counted, as a malformed row)
             blank += 1
             continue
@@ -185,9 +186,14 @@ def read_glue(name, data_dir, split):
         if rows and blank == rows:
             detail = f"{rows} rows, every one with a blank sentence"
         raise ValueError(f"{path}: no {task.name} examples: {detail}")
-    report = {"file": path, "rows": len(lines) - start, "examples": len(examples),
-              "malformed_rows_skipped": len(skipped), "skipped_lines": skipped[:20]}
+    report = {"file": path, "rows": len(lines) - start, "examples": len(examples), "malformed_rows_skipped": len(skipped),
+              "skipped_lines": skipped[:20], "blank_rows_kept": len(blank_kept), "blank_lines": blank_kept[:20]}
     return examples, report
+
+
+def _blank(fields, text_a, text_b):
+    """Whether a row's sentence (or one of its pair) is blank."""
+    return not fields[text_a].strip() or (text_b is not None and not fields[text_b].strip())
 
 
 def _columns_by_name(header_line, names, columns, path, task, split):

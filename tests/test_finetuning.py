@@ -125,6 +125,24 @@ def test_a_diverged_run_stops_without_a_result(shared_data, tiny_run, tmp_path):
     assert not (tmp_path / "ft" / "export").exists() and not (tmp_path / "ft" / "results.json").exists()
 
 
+def test_a_gather_model_fine_tunes_under_xla(shared_data, tiny_run, tmp_path):
+    """A model pre-trained with the gather execution (the demo preset's), fine-tuned with XLA (--jit_compile,
+    as a TPU always is): gather's dynamic shapes made XLA abort the process; it runs the static loop."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(tiny_run[0], run)
+    settings = json.loads((run / "config.json").read_text())
+    settings["backbone"]["execution"] = settings["backbone_overrides"]["execution"] = "gather"
+    (run / "config.json").write_text(json.dumps(settings))
+    assert Source.open(str(run)).info["backbone"]["execution"] == "gather"
+    config = FinetuneConfig(task="rte", data_dir=str(shared_data / "glue" / "RTE"), init=str(run),
+                            output_dir=str(tmp_path / "ft"), batch_size=8, epochs=1, max_train_examples=16,
+                            max_seq_length=32, jit_compile=True, strategy="cpu")
+    result = finetuning_run.finetune(config, progress=False)
+    assert 0.0 <= result["best"]["accuracy"] <= 1.0 and result["jit_compile"] is True
+
+
 def test_sizes_that_do_not_fit_are_named(tiny_run, tmp_path):
     import shutil
 

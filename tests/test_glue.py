@@ -68,6 +68,11 @@ def test_rows_with_a_blank_sentence_are_skipped_and_counted(tmp_path):
     (tmp_path / "train.tsv").write_text("sentence\tlabel\n  \t1\n \t0\n")
     with pytest.raises(ValueError, match=r"train.tsv: no SST-2 examples: 2 rows, every one with a blank sentence"):
         read_glue("sst-2", str(tmp_path), "train")
+    # A test split keeps them (the submission answers every index), and counts them for a note
+    (tmp_path / "test.tsv").write_text("index\tsentence\n0\ta fine film\n1\t  \n2\tdull\n")
+    examples, report = read_glue("sst-2", str(tmp_path), "test")
+    assert [e.guid for e in examples] == ["0", "1", "2"] and report["blank_rows_kept"] == 1
+    assert report["blank_lines"] == [3]
 
 
 def test_mnli_takes_the_last_column_for_12_and_16_column_layouts(tmp_path):

@@ -5,6 +5,7 @@ was expected, e.g. `ValueError("max_iterations must be an integer >= 1, got 0")`
 """
 
 
+import argparse
 import re
 
 # The largest settings the model and the command lines accept: beyond them a run would not end in
@@ -52,6 +53,9 @@ def divisible(name, value, divisor_name, divisor):
 FLOAT32_MAX = 3.4028234663852886e38  # a setting beyond it is inf once the model computes in float32
 
 
+FLOAT32_TINY = 1.4e-45  # the smallest positive float32 (a subnormal); below it, a number is 0 there
+
+
 def _finite(v):
     return v - v == 0 and abs(v) <= FLOAT32_MAX
 
@@ -59,7 +63,9 @@ def _finite(v):
 FLAG_RULES = {
     "int>=1": ("an integer >= 1", lambda v: v >= 1),
     "int>=0": ("an integer >= 0", lambda v: v >= 0),
-    ">0": ("a finite number > 0", lambda v: v > 0 and _finite(v)),  # finite in float32, as the model computes
+    # finite in float32, as the model computes, and > 0 there: 1e-50 is 0 in float32 (a run that would not learn)
+    ">0": (f"a finite number > 0 (at least {FLOAT32_TINY:.0e} in float32)",
+           lambda v: v >= FLOAT32_TINY and _finite(v)),
     ">=0": ("a finite number >= 0", lambda v: v >= 0 and _finite(v)),
     "finite": ("a finite number", _finite),
     "(0,1)": ("a number in (0, 1)", lambda v: 0 < v < 1),
@@ -118,3 +124,17 @@ def rule_check(name, value, rule):
         if item is not None and not test(item):
             raise ValueError(f"{name} must be {words}, got {item}")
 
+
+# A negative number as argparse should read it: `--halting_bias -1e39` and `--tau -inf` are values (so that the
+# flag's own check names them), not flags that argparse would say left the option without its argument.
+_NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|infinity|nan)$", re.IGNORECASE)
+
+
+def negative_numbers_are_values(parser):
+    """`parser` (returned), and its subcommands' parsers, reading "-1e39", "-2.5e-3", "-inf" and "-nan" as
+    numbers: before Python 3.13, argparse took a negative number written with an exponent for a flag."""
+    parser._negative_number_matcher = _NEGATIVE_NUMBER
+    for action in parser._actions:
+        for sub in (getattr(action, "choices", None) or {}).values() if isinstance(action, argparse._SubParsersAction) else ():
+            negative_numbers_are_values(sub)
+    return parser

@@ -53,6 +53,15 @@ def jax_backend():
     return os.environ.get("KERAS_BACKEND") == "jax"
 
 
+def tensorflow_only(command):
+    """Ends `command` with one line when Keras runs on JAX here: it builds TensorFlow graphs (fine-tuning,
+    the analyses, SavedModels), which a JAX backend's tensors cannot enter (a traceback deep in Keras)."""
+    if jax_backend():
+        sys.exit(f"error: {command} runs on Keras's TensorFlow backend, and KERAS_BACKEND is jax here: run it without "
+                 "KERAS_BACKEND=jax (pre-training, python -m albert_act.pretrain, runs on both; its checkpoints are "
+                 "read here alike)")
+
+
 def quiet_start(argv=None, tensorflow=True):
     """The first call of a command's `main(argv)`: quiet unless `--verbose` is in `argv` (default:
     sys.argv[1:]); with `tensorflow` (and Keras not on JAX), loads TensorFlow now (`load_tensorflow`).
@@ -106,22 +115,9 @@ def parser(verb, doc, package="albert_act"):
     result = argparse.ArgumentParser(prog=f"python -m {package}.{verb}", description=doc, formatter_class=HelpFormatter)
     result.add_argument(VERBOSE_FLAG, action="store_true",
                         help="show TensorFlow's start-up messages and warnings (hidden by default)")
-    return negative_numbers_are_values(result)
+    from albert_act.base import checks
 
-
-# A negative number as argparse should read it: `--halting_bias -1e39` and `--tau -inf` are values (so that the
-# flag's own check names them), not flags that argparse would say left the option without its argument.
-_NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|infinity|nan)$", re.IGNORECASE)
-
-
-def negative_numbers_are_values(parser):
-    """`parser` (returned), and its subcommands' parsers, reading "-1e39", "-2.5e-3", "-inf" and "-nan" as
-    numbers: before Python 3.13, argparse took a negative number written with an exponent for a flag."""
-    parser._negative_number_matcher = _NEGATIVE_NUMBER
-    for action in parser._actions:
-        for sub in (getattr(action, "choices", None) or {}).values() if isinstance(action, argparse._SubParsersAction) else ():
-            negative_numbers_are_values(sub)
-    return parser
+    return checks.negative_numbers_are_values(result)
 
 
 class LogLines:
@@ -312,7 +308,7 @@ def parse_checked(parser, argv, rules):
             shown = action.help if action.help and "default" in action.help else (
                 f"{action.help + ' ' if action.help else ''}(default: {action.default})")
             action.help = f"{shown}; {words}" if action.default is not None else f"{action.help or ''}; {words}"
-    args = negative_numbers_are_values(parser).parse_args(argv)
+    args = checks.negative_numbers_are_values(parser).parse_args(argv)
     check_flags(args, rules)
     for name, value in vars(args).items():  # `--output_dir=~/x` reaches us unexpanded (the shell expands `~` only
         if isinstance(value, str) and value.startswith("~"):  # at a word's start): not a folder named "~"

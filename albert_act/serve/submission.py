@@ -149,7 +149,11 @@ def _build(models_dir, data_dir, output, allow_partial, progress, staging):
             trained_for = models[model_task].info["task"].lower()
             if trained_for != model_task:
                 raise ValueError(f"{export} was fine-tuned on {trained_for}, not {model_task}")
-        examples, _ = glue.read_glue(data_task, os.path.join(data_dir, task.directory), split)
+        examples, report = glue.read_glue(data_task, os.path.join(data_dir, task.directory), split)
+        if report["blank_rows_kept"]:  # answered all the same: the server scores every index
+            lines = ", ".join(map(str, report["blank_lines"]))
+            print(f"note: {report['file']}: {report['blank_rows_kept']} row(s) with a blank sentence, predicted from "
+                  f"the other sentence or none (lines {lines}{', ...' if report['blank_rows_kept'] > 20 else ''})")
         predictions = models[model_task].predict(examples)
         path = os.path.join(staging, file_name)
         with open(path, "w", encoding="utf-8") as f:
