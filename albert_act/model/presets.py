@@ -131,12 +131,13 @@ PRESETS = {
         ),
     ),
     "english": Preset(
-        description="The shipped English model's sizes: English Wikipedia at 128 pieces, sized for 2 CPU cores. "
-                    "`python -m benchmarks.english_small` runs text -> vocabulary -> records -> this preset's 2,000 "
-                    "updates (about an hour on 2 CPU cores) -> SavedModel. Its `--tau auto` halts every token after "
-                    "one iteration (mean N 1.05 at 2,000 updates; docs/english-model.md \"How the sizes were "
-                    "chosen\"), so the shipped model (held-out MLM 0.261, SOP 0.708) steers its depth to 3 over "
-                    "12,000 updates, about 8 hours: docs/english-model.md \"How it was trained\" gives its commands.",
+        description="The shipped English model's sizes and depth recipe: English Wikipedia at 128 pieces, sized for "
+                    "2 CPU cores. `python -m benchmarks.english_small` runs text -> vocabulary -> records -> this "
+                    "preset's 2,000 updates (about an hour on 2 CPU cores) -> SavedModel. Depth is held at a mean of "
+                    "3 iterations on the ordinary pieces (signed control), with the halting unit out of LAMB's trust "
+                    "ratio and an MLM signal on its halting distribution: the recipe that made the shipped model's "
+                    "depth differ per token (docs/adaptive-depth.md). The shipped model continued a 12,000-update "
+                    "run with it (docs/english-model.md \"How it was trained\" gives every command).",
         backbone=dict(
             vocabulary_size=8000,  # SentencePiece unigram on the training text (benchmarks/english_small.py)
             embedding_dim=128,
@@ -149,7 +150,16 @@ PRESETS = {
             dropout=0.0,
         ),
         training=dict(
-            ponder_cost_weight="auto",
+            # docs/adaptive-depth.md: tau steered from 1e-3 in both directions toward a mean depth of 3 on the
+            # ordinary pieces ([MASK] and [CLS] then run deeper without pulling the others below it)
+            ponder_cost_weight=1e-3,
+            target_iterations=3,
+            target_control="signed",
+            target_pieces="unmasked",
+            mlm_objective="final_and_halting",  # the MLM loss of the halting distribution's mixture, weighted
+            halting_signal_weight=0.05,
+            halting_trust_ratio=False,  # LAMB's trust ratio held the halting kernel at its initial size
+            halting_learning_rate_scale=0.1,
             steps=2000,
             warmup_steps=200,
             learning_rate=1e-2,

@@ -43,6 +43,9 @@ PONDER_SETTINGS = ("ponder_cost_weight", "target_iterations", "target_control", 
                    "ponder_warmup_steps", "mlm_objective", "halting_signal_weight", "kl_weight", "halting_trust_ratio",
                    "halting_learning_rate_scale")
 # What a setting left at None takes when the preset does not set it either.
+# The settings of a preset's depth recipe (the english preset's), which a fixed-depth run (--halting none) drops
+DEPTH_RECIPE = ("target_iterations", "target_control", "target_pieces", "mlm_objective", "halting_signal_weight",
+                "halting_trust_ratio", "halting_learning_rate_scale")
 TRAINING_DEFAULTS = {"deterministic": False, "target_control": "tau", "target_pieces": "all", "mlm_objective": "final",
                      "halting_signal_weight": 1.0,
                      "kl_weight": 0.0, "halting_trust_ratio": True, "halting_learning_rate_scale": 1.0}
@@ -217,6 +220,14 @@ class PretrainConfig:
         for name, value in {**TRAINING_DEFAULTS, **preset.training}.items():
             if getattr(self, name) is None:
                 changes[name] = value
+        # A preset's setting that means something only beside another one the flags replaced takes its default:
+        # --mlm_objective final drops the english preset's halting_signal_weight, --tau auto its signed control
+        if self.mlm_objective not in (None, "final_and_halting") and self.halting_signal_weight is None:
+            changes["halting_signal_weight"] = TRAINING_DEFAULTS["halting_signal_weight"]
+        if self.ponder_cost_weight == AUTO and self.target_control is None:
+            changes["target_control"] = TRAINING_DEFAULTS["target_control"]
+        if self.halting == "none":  # fixed depth: a preset's depth recipe has nothing to steer
+            changes.update({name: TRAINING_DEFAULTS.get(name) for name in DEPTH_RECIPE if getattr(self, name) is None})
         if self.steps is not None:  # the preset's update counts scale with the updates asked for
             scale = self.steps / preset.training["steps"]
             changes.update({name: int(round(preset.training[name] * scale))
