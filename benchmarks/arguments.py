@@ -3,6 +3,8 @@ folder of --output_dir."""
 
 import re
 
+from albert_act.base import cli
+
 
 def named(items, what, example):
     """{NAME: VALUE} of NAME=VALUE arguments, in their order; ValueError for one without its '=', an
@@ -20,3 +22,14 @@ def named(items, what, example):
             raise ValueError(f"the name {name!r} is given twice ({values[name]} and {value}): one row per name")
         values[name] = value
     return values
+
+
+def fine_tunings(output_dir, work, *args):
+    """`work(*args)` as a benchmark that fine-tunes into `output_dir` runs it: Ctrl-C or SIGTERM stops it
+    with one line (at once, without TensorFlow's teardown), which says how to go on."""
+    cli.stop_on_interrupt()
+    cli.stop_on_sigterm()
+    stopped = ("its results.json was not written; the fine-tunings done so far are in --output_dir: re-run the same "
+               "command with --overwrite")
+    with cli.exit_at_once_when_stopped(), cli.failures(output_dir, stopped, stopped):
+        return work(*args)

@@ -126,10 +126,11 @@ def main(argv=None):
                                             **dict.fromkeys(("glue", "output_dir"), "path")})
     from albert_act.base.outputs import check_output_dir
     from albert_act.io.source import Source
-    from benchmarks.arguments import named
+    from benchmarks import arguments
 
     try:  # before any fine-tuning: the models, the tasks' folders and the output dir
-        models = named(args.models, "a model (a pre-training run dir or export)", "ACT=saved_models/albert_act_english/1")
+        models = arguments.named(args.models, "a model (a pre-training run dir or export)",
+                                 "ACT=saved_models/albert_act_english/1")
         longest = {}
         for name, init in models.items():
             if not os.path.exists(init):
@@ -145,12 +146,7 @@ def main(argv=None):
                          "an earlier (or stopped) glue_small result")
     except ValueError as error:
         sys.exit(f"error: {error}")
-    cli.stop_on_interrupt()
-    cli.stop_on_sigterm()
-    stopped = ("its results.json was not written; the fine-tunings done so far are in --output_dir: re-run the same "
-               "command with --overwrite")
-    with cli.exit_at_once_when_stopped(), cli.failures(args.output_dir, stopped, stopped):
-        return _run(args, models, longest)
+    return arguments.fine_tunings(args.output_dir, _run, args, models, longest)
 
 
 def _run(args, models, longest):

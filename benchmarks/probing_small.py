@@ -88,12 +88,9 @@ def main(argv=None):
                          "an earlier (or stopped) probing_small result")
     except ValueError as error:
         sys.exit(f"error: {error}")
-    cli.stop_on_interrupt()
-    cli.stop_on_sigterm()
-    stopped = ("its results.json was not written; the fine-tunings done so far are in --output_dir: re-run the same "
-               "command with --overwrite")
-    with cli.exit_at_once_when_stopped(), cli.failures(args.output_dir, stopped, stopped):
-        return _run(args, files)
+    from benchmarks import arguments
+
+    return arguments.fine_tunings(args.output_dir, _run, args, files)
 
 
 OUTPUT_ENTRIES = ("data", "act", "fixed", "dependencies", "results.json")

@@ -174,17 +174,19 @@ def _interrupt(signum, frame):
         raise KeyboardInterrupt(f"signal {signum}")
     # Outside the work, an exception could land inside an import (TensorFlow's, half done: the interpreter's
     # exit may then crash) and print its traceback: the line goes to the user's stderr, and the process ends.
-    said = ("what was written is whole (every output is replaced whole)" if _WORK[1] else
-            "before any work: nothing was written")
+    _stop_now()
+
+
+def _stop_now(said=None):
+    """The "stopped" line on the user's stderr (by default what is true outside any work), and the
+    process's end (status 130) without teardown."""
+    if said is None:
+        said = ("what was written is whole (every output is replaced whole)" if _WORK[1] else
+                "before any work: nothing was written")
     try:
         sys.stdout.flush()
     except (OSError, ValueError):
         pass
-    _stop_now(said)
-
-
-def _stop_now(said):
-    """The "stopped" line on the user's stderr, and the process's end (status 130) without teardown."""
     os.write(_REAL_STDERR[0] if _REAL_STDERR else 2, f"stopped: {said}\n".encode())
     os._exit(130)
 
@@ -215,19 +217,13 @@ def _watchdog(descriptor):
         # this signal" when it ran at most a second before the read, or since
         if (_HANDLED_AT[0] is not None and _HANDLED_AT[0] >= read - 1.0) or not _WORK[2]:
             continue
+        said = None  # outside any work: `_stop_now`'s own line
         if _STOP_MESSAGES:
             message = _STOP_MESSAGES[-1]
             try:
                 said = message() if callable(message) else message
             except Exception:  # noqa: BLE001 (what is on disk cannot be read now)
                 said = "what was written before is on disk as it was"
-        else:
-            said = ("what was written is whole (every output is replaced whole)" if _WORK[1] else
-                    "before any work: nothing was written")
-        try:
-            sys.stdout.flush()
-        except (OSError, ValueError):
-            pass
         _stop_now(said)
 
 
