@@ -100,16 +100,13 @@ def measured_demo_update(runs=5):
     import tensorflow as tf
 
     from albert_act import PRESETS
-    from albert_act.train.pretrainer import Pretrainer
-    from albert_act.train.pretraining_run import PretrainConfig
-    from benchmarks.pretrain_speed import random_batch
+    from benchmarks.pretrain_speed import random_records, trainer_for
+    from pipelines.pretraining_dataset import parse_examples
 
-    config = PretrainConfig(train_files=[], eval_files=[], model_dir="unused", preset="demo", halting="none",
-                            execution="static", jit_compile=True, steps=100, warmup_steps=0, learning_rate=0.0,
-                            global_batch_size=32, micro_batch_size=32).resolved()
-    trainer = Pretrainer(config, tf.distribute.get_strategy(), "cpu")
-    step = trainer.make_train_step()
-    iterator = iter(tf.data.Dataset.from_tensors(random_batch(32, 64, trainer.backbone.vocabulary_size)).repeat())
+    trainer = trainer_for("demo", 64, "none", "static", 32, 32, jit_compile=True)
+    records, shapes = random_records(32, 64, trainer.backbone.vocabulary_size)
+    step = trainer.make_train_step(parse=lambda serialized: parse_examples(serialized, *shapes))
+    iterator = iter(tf.data.Dataset.from_tensors(tf.constant(records)).repeat())
     step(iterator)["examples"].numpy()
     times = []
     for _ in range(runs):

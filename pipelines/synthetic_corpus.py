@@ -272,11 +272,30 @@ def generate_documents(num_documents, seed=0):
 
 
 def write_corpus(path, num_documents, seed=0, conllu_path=None):
-    """Writes the pre-training text (and optionally gold CoNLL-U); returns the sentence count."""
-    count = 0
+    """Writes the pre-training text (and optionally gold CoNLL-U), each file whole (`outputs.write_with`:
+    Ctrl-C or a kill leaves no half-written file); returns the sentence count."""
+    from albert_act.base import outputs
+
     for target in (path, conllu_path):
         if target and os.path.dirname(str(target)):
             os.makedirs(os.path.dirname(str(target)), exist_ok=True)
+    counted = []
+
+    def text(text_partial):
+        def both(conllu_partial):
+            counted.append(_write_documents(text_partial, conllu_partial, num_documents, seed))
+
+        if conllu_path:
+            outputs.write_with(conllu_path, both)
+        else:
+            both(None)
+
+    outputs.write_with(path, text)
+    return counted[0]
+
+
+def _write_documents(path, conllu_path, num_documents, seed):
+    count = 0
     with open(path, "w", encoding="utf-8") as text:
         conllu = open(conllu_path, "w", encoding="utf-8") if conllu_path else None
         try:

@@ -774,10 +774,12 @@ CASES += [
      " --task rte --data_dir {rte}", 1, r"--halting_bias must be a finite number, got -1e\+39", []),
     ("pretrain-tau-minus-infinity", "albert_act.pretrain --model_dir {tmp}/tau_minf --tau -inf", 1,
      r"\(--tau\) must be a finite number >= 0 or 'auto', got -inf", []),
-    ("pretrain-learning-rate-zero-in-float32", PRETRAIN + " --learning_rate 1e-50", 1,
-     r"--learning_rate must be a finite number > 0 \(at least 1e-45 in float32\), got 1e-50", []),
+    ("pretrain-learning-rate-zero-in-float32", PRETRAIN + " --learning_rate 1e-40", 1,
+     r"--learning_rate must be a finite number > 0 \(at least 1.1755e-38, float32's smallest normal number\), got "
+     r"1e-40", []),
     ("bench-glue-small-learning-rate-zero-in-float32", "benchmarks.glue_small --models A={export} --learning_rate 1e-46",
-     1, r"--learning_rate must be a finite number > 0 \(at least 1e-45 in float32\), got 1e-46", []),
+     1, r"--learning_rate must be a finite number > 0 \(at least 1.1755e-38, float32's smallest normal number\), "
+     r"got 1e-46", []),
     ("bench-warm-start-over-notes", "benchmarks.warm_start --output_dir {notes_dir}", 1,
      r"notes_dir holds other files \(notes.txt\); the benchmark writes its runs and results there",
      ["{notes_dir}/notes.txt"]),

@@ -53,7 +53,8 @@ def divisible(name, value, divisor_name, divisor):
 FLOAT32_MAX = 3.4028234663852886e38  # a setting beyond it is inf once the model computes in float32
 
 
-FLOAT32_TINY = 1.4e-45  # the smallest positive float32 (a subnormal); below it, a number is 0 there
+# The smallest normal float32: TensorFlow on a CPU flushes the subnormals below it to 0 (1e-40 x 1 is 0 there)
+FLOAT32_TINY = 1.1754943508222875e-38
 
 
 def _finite(v):
@@ -63,8 +64,8 @@ def _finite(v):
 FLAG_RULES = {
     "int>=1": ("an integer >= 1", lambda v: v >= 1),
     "int>=0": ("an integer >= 0", lambda v: v >= 0),
-    # finite in float32, as the model computes, and > 0 there: 1e-50 is 0 in float32 (a run that would not learn)
-    ">0": (f"a finite number > 0 (at least {FLOAT32_TINY:.0e} in float32)",
+    # finite in float32, as the model computes, and > 0 there: 1e-40 is 0 there (a run that would not learn)
+    ">0": (f"a finite number > 0 (at least {FLOAT32_TINY:.5g}, float32's smallest normal number)",
            lambda v: v >= FLOAT32_TINY and _finite(v)),
     ">=0": ("a finite number >= 0", lambda v: v >= 0 and _finite(v)),
     "finite": ("a finite number", _finite),
