@@ -133,7 +133,7 @@ def main(argv=None):
             raise SystemExit(f"error: --{flag} must be a number in (0, 1], got {value}")
     cli.stop_on_interrupt()
     cli.stop_on_sigterm()
-    with cli.failures(None, "nothing was written", "nothing was written"):
+    with cli.exit_at_once_when_stopped(), cli.failures(None, "nothing was written", "nothing was written"):
         _tables(args)
 
 

@@ -93,12 +93,15 @@ def main(argv=None):
     if not os.path.isfile(args.input):
         raise SystemExit(f"error: --input {args.input}: no such file" + (
             " (the default needs ../shared/data beside the repository)" if args.input == DEFAULT_INPUT else ""))
+    if args.vocab is not None and args.vocab_size != parser.get_default("vocab_size"):
+        raise SystemExit(f"error: --vocab_size {args.vocab_size} sizes the vocabulary trained without --vocab: give "
+                         "one or the other")
     if args.vocab is not None and not os.path.isfile(args.vocab):
         raise SystemExit(f"error: --vocab {args.vocab}: " + ("a folder, not a SentencePiece model"
                                                               if os.path.isdir(args.vocab) else "no such file"))
     cli.stop_on_interrupt()
     cli.stop_on_sigterm()
-    with cli.failures(None, "nothing was written", "nothing was written"):
+    with cli.exit_at_once_when_stopped(), cli.failures(None, "nothing was written", "nothing was written"):
         _measure(args)
 
 

@@ -104,7 +104,7 @@ def main(argv=None):
                          "H/64 (at least 2): give a multiple of 64, or an even width below 128")
     cli.stop_on_interrupt()
     cli.stop_on_sigterm()
-    with cli.failures(None, "nothing was written", "nothing was written"):
+    with cli.exit_at_once_when_stopped(), cli.failures(None, "nothing was written", "nothing was written"):
         _measure(args)
 
 

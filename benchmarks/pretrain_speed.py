@@ -398,7 +398,7 @@ def main(argv=None):
         args.checkpoint = None
     cli.stop_on_interrupt()
     cli.stop_on_sigterm()
-    with cli.failures(None, "nothing was written", "nothing was written"):
+    with cli.exit_at_once_when_stopped(), cli.failures(None, "nothing was written", "nothing was written"):
         if args.child:
             return measure(args)
         _tables(args)

@@ -121,7 +121,7 @@ def main(argv=None):
         raise SystemExit(f"error: --batch {args.batch} must be a multiple of --replicas {args.replicas}")
     cli.stop_on_interrupt()
     cli.stop_on_sigterm()
-    with cli.failures(None, "nothing was written", "nothing was written"):
+    with cli.exit_at_once_when_stopped(), cli.failures(None, "nothing was written", "nothing was written"):
         replica_table(args, _record(np.random.default_rng(0), args.length, args.predictions))
         with tempfile.TemporaryDirectory() as folder:
             worker_table(args, folder)

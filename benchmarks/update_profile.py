@@ -186,7 +186,7 @@ def main(argv=None):
     cli.stop_on_interrupt()
     cli.stop_on_sigterm()
     if args.child:
-        with cli.failures(None, "nothing was written", "nothing was written"):
+        with cli.exit_at_once_when_stopped(), cli.failures(None, "nothing was written", "nothing was written"):
             return measure(args)
     args.executions = args.executions or (["fixed@64", "fixed@16", "gather@64", "bucket@16"] if args.preset == "english"
                                           else ["fixed", "gather", "bucket"])
@@ -197,7 +197,7 @@ def main(argv=None):
             parser.error(f"--executions {execution}: expected fixed, static, gather or bucket, optionally with "
                          f"@ a micro-batch that divides {args.batch}")
 
-    with cli.failures(None, "nothing was written", "nothing was written"):
+    with cli.exit_at_once_when_stopped(), cli.failures(None, "nothing was written", "nothing was written"):
         _tables(args)
 
 

@@ -126,7 +126,10 @@ def _read_tsv_lines(path):
         raise ValueError(f"{path} line {line}: not valid UTF-8 (byte {data[error.start]:#04x}); save it as UTF-8") from None
     if "\r" in text and "\n" not in text:
         raise ValueError(f"{path}: lines end in a lone CR (classic Mac line ends); convert them to LF or CRLF")
-    return text.split("\n")
+    lines = text.split("\n")
+    while lines and not lines[-1].strip():  # blank lines after the last row (an editor's): no rows
+        lines.pop()
+    return lines
 
 
 def read_glue(name, data_dir, split):

@@ -768,6 +768,9 @@ CASES += [
      r"--biases must be a finite number, got nan", []),
     ("bench-data-throughput-a-folder", "benchmarks.data_throughput --input {notes_dir}", 1,
      r"--input .*notes_dir is a folder: give a text file", []),
+    ("bench-data-throughput-vocab-and-its-size", "benchmarks.data_throughput --input {corpus} --vocab {vocab} "
+     "--vocab_size 1000", 1, r"--vocab_size 1000 sizes the vocabulary trained without --vocab: give one or the other",
+     []),
     ("bench-served-fill-mask-cut-index-export", "benchmarks.served_fill_mask --init {cut_index_export} --sentences 2",
      1, r"cut_index_export/1/variables/variables.index \(the export's weight index\): damaged export", []),
     ("finetune-negative-exponent", FINETUNE.replace("--epochs 1", "--epochs 1 --halting_bias -1e39") +

@@ -73,6 +73,8 @@ def test_rows_with_a_blank_sentence_are_skipped_and_counted(tmp_path):
     examples, report = read_glue("sst-2", str(tmp_path), "test")
     assert [e.guid for e in examples] == ["0", "1", "2"] and report["blank_rows_kept"] == 1
     assert report["blank_lines"] == [3]
+    (tmp_path / "test.tsv").write_text("index\tsentence\n0\ta fine film\n\n\n")  # blank lines after the rows
+    assert [e.guid for e in read_glue("sst-2", str(tmp_path), "test")[0]] == ["0"]
 
 
 def test_mnli_takes_the_last_column_for_12_and_16_column_layouts(tmp_path):

@@ -256,11 +256,13 @@ def _start_watchdog():
 
 
 def _in_ignored_context(frame):
-    """Whether `frame` runs a gc callback or a finalizer, where a raised exception is printed and dropped."""
+    """Whether `frame` runs a gc callback, a finalizer or a weak reference's callback (JAX's caches drop
+    entries through them), where a raised exception is printed and dropped."""
     import gc
 
     code = getattr(frame, "f_code", None)
-    return code is not None and (code.co_name == "__del__" or
+    weak = code is not None and code.co_filename.endswith(("weakref.py", "_weakrefset.py"))
+    return code is not None and (code.co_name == "__del__" or weak or
                                  any(code is getattr(callback, "__code__", None) for callback in gc.callbacks))
 
 
