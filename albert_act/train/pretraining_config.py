@@ -42,10 +42,10 @@ RESUMABLE_CHANGES = {"train_files", "eval_files", "checkpoint_every", "keep_chec
 PONDER_SETTINGS = ("ponder_cost_weight", "target_iterations", "target_control", "target_pieces", "ponder_warmup_start",
                    "ponder_warmup_steps", "mlm_objective", "halting_signal_weight", "kl_weight", "halting_trust_ratio",
                    "halting_learning_rate_scale")
-# What a setting left at None takes when the preset does not set it either.
 # The settings of a preset's depth recipe (the english preset's), which a fixed-depth run (--halting none) drops
 DEPTH_RECIPE = ("target_iterations", "target_control", "target_pieces", "mlm_objective", "halting_signal_weight",
                 "halting_trust_ratio", "halting_learning_rate_scale")
+# What a setting left at None takes when the preset does not set it either.
 TRAINING_DEFAULTS = {"deterministic": False, "target_control": "tau", "target_pieces": "all", "mlm_objective": "final",
                      "halting_signal_weight": 1.0,
                      "kl_weight": 0.0, "halting_trust_ratio": True, "halting_learning_rate_scale": 1.0}
