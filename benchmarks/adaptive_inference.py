@@ -22,6 +22,7 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 from albert_act.base import cli  # noqa: E402
+from benchmarks import arguments  # noqa: E402
 
 cli.quiet_start()
 
@@ -115,10 +116,7 @@ def main(argv=None):
         if not [path for pattern in patterns for path in glob.glob(pattern)]:
             raise SystemExit(f"error: --checkpoint {args.checkpoint}: its held-out records ({eval_files}, per its "
                              "config.json) are not there: make them again, or move them back")
-    cli.stop_on_interrupt()
-    cli.stop_on_sigterm()
-    with cli.exit_at_once_when_stopped(), cli.failures(None, "nothing was written", "nothing was written"):
-        _measure(args, source)
+    arguments.run(_measure, args, source)
 
 
 def _measure(args, source):

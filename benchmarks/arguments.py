@@ -1,5 +1,5 @@
 """What the benchmarks' command lines share: NAME=VALUE arguments, each NAME a row of a table and a
-folder of --output_dir."""
+folder of --output_dir, and the one tail that runs a benchmark's work."""
 
 import re
 
@@ -24,12 +24,22 @@ def named(items, what, example):
     return values
 
 
-def fine_tunings(output_dir, work, *args):
-    """`work(*args)` as a benchmark that fine-tunes into `output_dir` runs it: Ctrl-C or SIGTERM stops it
-    with one line (at once, without TensorFlow's teardown), which says how to go on."""
+NOTHING_WRITTEN = "nothing was written"
+
+
+def run(work, *args, output=None, kept=NOTHING_WRITTEN, stopped=None):
+    """`work(*args)` as a benchmark's `main()` runs it, after its flags are checked: Ctrl-C or SIGTERM
+    stops it with one line (`stopped`, default `kept`) and exits at once, without TensorFlow's or XLA's
+    teardown (`cli.exit_at_once_when_stopped`); a refusal or a failed write gives one line that names
+    `output` and says what is `kept` (`cli.failures`)."""
     cli.stop_on_interrupt()
     cli.stop_on_sigterm()
-    stopped = ("its results.json was not written; the fine-tunings done so far are in --output_dir: re-run the same "
-               "command with --overwrite")
-    with cli.exit_at_once_when_stopped(), cli.failures(output_dir, stopped, stopped):
+    with cli.exit_at_once_when_stopped(), cli.failures(output, kept, kept if stopped is None else stopped):
         return work(*args)
+
+
+def fine_tunings(output_dir, work, *args):
+    """`run` for a benchmark that fine-tunes into `output_dir`: its stop line says how to go on."""
+    kept = ("its results.json was not written; the fine-tunings done so far are in --output_dir: re-run the same "
+            "command with --overwrite")
+    return run(work, *args, output=output_dir, kept=kept)

@@ -120,6 +120,7 @@ def measured_demo_update(runs=5):
 
 def main(argv=None):
     from albert_act.base import cli
+    from benchmarks import arguments
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.cost_model", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -131,10 +132,7 @@ def main(argv=None):
         value = getattr(args, flag)
         if not 0 < value <= 1:  # NaN too
             raise SystemExit(f"error: --{flag} must be a number in (0, 1], got {value}")
-    cli.stop_on_interrupt()
-    cli.stop_on_sigterm()
-    with cli.exit_at_once_when_stopped(), cli.failures(None, "nothing was written", "nothing was written"):
-        _tables(args)
+    arguments.run(_tables, args)
 
 
 def _tables(args):

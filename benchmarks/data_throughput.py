@@ -80,6 +80,7 @@ def _failure(command, status, errors):
 
 def main(argv=None):
     from albert_act.base import cli
+    from benchmarks import arguments
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.data_throughput", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -99,10 +100,7 @@ def main(argv=None):
     if args.vocab is not None and not os.path.isfile(args.vocab):
         raise SystemExit(f"error: --vocab {args.vocab}: " + ("a folder, not a SentencePiece model"
                                                               if os.path.isdir(args.vocab) else "no such file"))
-    cli.stop_on_interrupt()
-    cli.stop_on_sigterm()
-    with cli.exit_at_once_when_stopped(), cli.failures(None, "nothing was written", "nothing was written"):
-        _measure(args)
+    arguments.run(_measure, args)
 
 
 def _measure(args):

@@ -19,6 +19,7 @@ import os
 import time
 
 from albert_act.base import cli
+from benchmarks import arguments
 
 cli.quiet_start()
 
@@ -155,10 +156,7 @@ def main(argv=None):
         raise SystemExit(f"error: {error}") from None
     if args.caps is None:
         args.caps = list(range(1, n_max))
-    cli.stop_on_interrupt()
-    cli.stop_on_sigterm()
-    with cli.exit_at_once_when_stopped(), cli.failures(args.output_dir, "nothing was written", "nothing was written"):
-        _measure_and_write(args, records)
+    arguments.run(_measure_and_write, args, records, output=args.output_dir)
 
 
 def _measure_and_write(args, records):

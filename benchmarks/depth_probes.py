@@ -26,6 +26,7 @@ import subprocess
 import sys
 
 from albert_act.base import cli
+from benchmarks import arguments
 
 cli.quiet_start()
 
@@ -187,11 +188,8 @@ def main(argv=None):
         ("reference", "records", "sentences", "sentences_from", "output_dir"), "path")})
     if bool(args.sentences) == bool(args.sentences_from):
         sys.exit("error: give --sentences or --sentences_from")
-    cli.stop_on_interrupt()
-    cli.stop_on_sigterm()
-    with cli.exit_at_once_when_stopped(), cli.failures(args.output_dir, "the probes measured so far are printed above",
-                                                       "nothing was written"):
-        _measure(args)
+    arguments.run(_measure, args, output=args.output_dir, kept="the probes measured so far are printed above",
+                  stopped=arguments.NOTHING_WRITTEN)
 
 
 def _measure(args):

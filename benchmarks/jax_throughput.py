@@ -95,6 +95,7 @@ def main(argv=None):
     parser.add_argument("--updates", type=int, default=10)
     parser.add_argument("--peak_tflops", type=float, default=None)
     from albert_act.base import cli
+    from benchmarks import arguments
 
     args = cli.parse_checked(parser, argv, {"widths": "int[2,16384]", "batch": "int[1,65536]",
                                             "updates": "int[1,100000]", "peak_tflops": ">0"})
@@ -102,10 +103,7 @@ def main(argv=None):
     if uneven:
         raise SystemExit(f"error: --widths: {uneven[0]} does not divide into its {max(2, uneven[0] // 64)} heads of "
                          "H/64 (at least 2): give a multiple of 64, or an even width below 128")
-    cli.stop_on_interrupt()
-    cli.stop_on_sigterm()
-    with cli.exit_at_once_when_stopped(), cli.failures(None, "nothing was written", "nothing was written"):
-        _measure(args)
+    arguments.run(_measure, args)
 
 
 def _measure(args):

@@ -75,6 +75,7 @@ def timed(model, inputs, runs):
 
 def main(argv=None):
     from albert_act.base import cli
+    from benchmarks import arguments
 
     cli.tensorflow_only("python -m benchmarks.model_speed")
     from albert_act import PRESETS
@@ -88,10 +89,7 @@ def main(argv=None):
     args = cli.parse_checked(parser, argv, {"batch_size": ("int[1,65536]", "batch-size"),
                                             "sequence_length": ("int[2,8192]", "sequence-length"),
                                             "runs": "int[1,1000]"})
-    cli.stop_on_interrupt()
-    cli.stop_on_sigterm()
-    with cli.exit_at_once_when_stopped(), cli.failures(None, "nothing was written", "nothing was written"):
-        _measure(args)
+    arguments.run(_measure, args)
 
 
 def _measure(args):

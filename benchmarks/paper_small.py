@@ -114,6 +114,7 @@ def markdown(pretrained, scores, steps):
 
 def main(argv=None):
     from albert_act.base import cli
+    from benchmarks import arguments
 
     cli.tensorflow_only("python -m benchmarks.paper_small")
     parser = argparse.ArgumentParser(prog="python -m benchmarks.paper_small", description=__doc__,
@@ -144,11 +145,8 @@ def main(argv=None):
         check_output_dir(args.output_dir, False, OUTPUT_ENTRIES, "the benchmark", "", reused=True)
     except ValueError as error:
         sys.exit(f"error: {error}")
-    cli.stop_on_interrupt()
-    cli.stop_on_sigterm()
-    kept = "the runs finished in --output_dir are kept, and the same command goes on from them"
-    with cli.exit_at_once_when_stopped(), cli.failures(args.output_dir, kept, kept):
-        _run(args)
+    arguments.run(_run, args, output=args.output_dir,
+                  kept="the runs finished in --output_dir are kept, and the same command goes on from them")
 
 
 OUTPUT_ENTRIES = {"results.json", "finetune", *(name.lower() for name, _ in MODELS)}

@@ -347,6 +347,7 @@ def row_text(length, depth, execution, row, base, rows, peak):
 
 def main(argv=None):
     from albert_act.base import cli
+    from benchmarks import arguments
 
     cli.tensorflow_only("python -m benchmarks.pretrain_speed")
     from albert_act.model.presets import get_preset
@@ -396,12 +397,7 @@ def main(argv=None):
         if not args.child and args.preset == "demo":
             print(f"(no quick-start run at {args.checkpoint}: run `python -m albert_act.pretrain` for the trained rows)")
         args.checkpoint = None
-    cli.stop_on_interrupt()
-    cli.stop_on_sigterm()
-    with cli.exit_at_once_when_stopped(), cli.failures(None, "nothing was written", "nothing was written"):
-        if args.child:
-            return measure(args)
-        _tables(args)
+    return arguments.run(measure if args.child else _tables, args)
 
 
 def _tables(args):

@@ -27,11 +27,16 @@ import os
 import tempfile
 import time
 
-import numpy as np
-import tensorflow as tf
+from albert_act.base import cli
+from benchmarks import arguments
 
-from pipelines import tf_example
-from pipelines.pretraining_dataset import parse_examples, serialized_batches
+cli.quiet_start()
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+from pipelines import tf_example  # noqa: E402
+from pipelines.pretraining_dataset import parse_examples, serialized_batches  # noqa: E402
 
 
 def _record(rng, length, predictions):
@@ -104,8 +109,6 @@ def worker_table(args, folder):
 
 
 def main(argv=None):
-    from albert_act.base import cli
-
     parser = argparse.ArgumentParser(prog="python -m benchmarks.replica_input", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--batch", type=int, default=4096)
@@ -119,12 +122,14 @@ def main(argv=None):
         raise SystemExit(f"error: --predictions {args.predictions} must be at most --length {args.length}")
     if args.batch % args.replicas:
         raise SystemExit(f"error: --batch {args.batch} must be a multiple of --replicas {args.replicas}")
-    cli.stop_on_interrupt()
-    cli.stop_on_sigterm()
-    with cli.exit_at_once_when_stopped(), cli.failures(None, "nothing was written", "nothing was written"):
-        replica_table(args, _record(np.random.default_rng(0), args.length, args.predictions))
-        with tempfile.TemporaryDirectory() as folder:
-            worker_table(args, folder)
+    arguments.run(_tables, args)
+
+
+def _tables(args):
+    """The replica table, then the worker table (its records in a temporary folder)."""
+    replica_table(args, _record(np.random.default_rng(0), args.length, args.predictions))
+    with tempfile.TemporaryDirectory() as folder:
+        worker_table(args, folder)
 
 
 if __name__ == "__main__":

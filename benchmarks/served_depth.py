@@ -23,6 +23,7 @@ import json
 import os
 
 from albert_act.base import cli, outputs  # noqa: E402
+from benchmarks import arguments  # noqa: E402
 
 cli.quiet_start()  # TensorFlow and SentencePiece start quietly, as in the CLIs
 
@@ -136,11 +137,7 @@ def main(argv=None):
     parser.add_argument("--overwrite", action="store_true", help="replace an earlier result in --output_dir")
     args = cli.parse_checked(parser, argv, {"max_sequences": "int>=1", "short": "int>=1",
                                             **dict.fromkeys(("init", "records", "output_dir"), "path")})
-    cli.stop_on_interrupt()
-    cli.stop_on_sigterm()
-    with cli.exit_at_once_when_stopped(), cli.failures(args.output_dir or "the table", "nothing was written",
-                                                       "nothing was written"):
-        return _measure(args)
+    return arguments.run(_measure, args, output=args.output_dir or "the table")
 
 
 def _measure(args):

@@ -25,6 +25,7 @@ import sys
 import time
 
 from albert_act.base import cli  # noqa: E402
+from benchmarks import arguments  # noqa: E402
 
 cli.quiet_start()  # TensorFlow and SentencePiece start quietly, as in the CLIs
 
@@ -115,10 +116,7 @@ def main(argv=None):
                              f"word of one piece to mask, that fits the model's {max_length} positions")
     except ValueError as error:
         sys.exit(f"error: {error}")
-    cli.stop_on_interrupt()
-    cli.stop_on_sigterm()
-    with cli.exit_at_once_when_stopped(), cli.failures(args.output_dir, "nothing was written", "nothing was written"):
-        return _serve(args, export, tokenizer, queries)
+    return arguments.run(_serve, args, export, tokenizer, queries, output=args.output_dir)
 
 
 def _serve(args, export, tokenizer, queries):

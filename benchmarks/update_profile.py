@@ -158,6 +158,7 @@ def measure(args):
 
 def main(argv=None):
     from albert_act.base import cli
+    from benchmarks import arguments
 
     cli.tensorflow_only("python -m benchmarks.update_profile")
     from albert_act.model.presets import get_preset
@@ -183,11 +184,8 @@ def main(argv=None):
     args.batch = preset.training["global_batch_size"]
     args.micro_batch = args.micro_batch or preset.training["micro_batch_size"]
     args.length = args.length or preset.backbone["max_sequence_length"]
-    cli.stop_on_interrupt()
-    cli.stop_on_sigterm()
     if args.child:
-        with cli.exit_at_once_when_stopped(), cli.failures(None, "nothing was written", "nothing was written"):
-            return measure(args)
+        return arguments.run(measure, args)
     args.executions = args.executions or (["fixed@64", "fixed@16", "gather@64", "bucket@16"] if args.preset == "english"
                                           else ["fixed", "gather", "bucket"])
     for execution in args.executions:
@@ -197,8 +195,7 @@ def main(argv=None):
             parser.error(f"--executions {execution}: expected fixed, static, gather or bucket, optionally with "
                          f"@ a micro-batch that divides {args.batch}")
 
-    with cli.exit_at_once_when_stopped(), cli.failures(None, "nothing was written", "nothing was written"):
-        _tables(args)
+    arguments.run(_tables, args)
 
 
 def _tables(args):

@@ -17,6 +17,7 @@ import json
 import os
 
 from albert_act.base import cli
+from benchmarks import arguments
 
 cli.quiet_start()
 
@@ -63,11 +64,8 @@ def main(argv=None):
             _run_name(halting, bias) for _, halting, bias in variants)}, "the benchmark", "", reused=True)
     except ValueError as error:
         raise SystemExit(f"error: {error}") from None
-    cli.stop_on_interrupt()
-    cli.stop_on_sigterm()
-    kept = "the runs finished in --output_dir are kept, and the same command goes on from them"
-    with cli.exit_at_once_when_stopped(), cli.failures(args.output_dir, kept, kept):
-        _run(args, variants)
+    arguments.run(_run, args, variants, output=args.output_dir,
+                  kept="the runs finished in --output_dir are kept, and the same command goes on from them")
 
 
 def _run_name(halting, bias):
