@@ -69,7 +69,7 @@ def cost_table(share, utilization):
         running = max(1.0, share * n_max)  # the first iteration always runs
         for label, flops in (("fixed depth", training_flops(sizes, n_max, halting=False)),
                              ("static ACT", training_flops(sizes, n_max)),
-                             (f"running tokens only, share {share:.2f}", training_flops(sizes, running))):
+                             (f"running tokens only, share {share:.3g}", training_flops(sizes, running))):
             per_update = flops * BATCH
             total = per_update * UPDATES
             hours = {device: total / (peak * 1e12 * utilization) / 3600 for device, peak in PEAKS.items()}
@@ -125,20 +125,20 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.cost_model", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--share", type=float, default=0.30, help="mean N / N_max for the running-tokens rows")
-    parser.add_argument("--utilization", type=float, default=0.40, help="share of the peak FLOP rate reached")
+    parser.add_argument("--utilization", type=float, default=0.40,
+                        help="share of the peak FLOP rate reached (0.001 to 1: below 0.1%% is no forecast)")
     parser.add_argument("--no-check", dest="check", action="store_false", help="skip the TensorFlow cross-checks")
-    args = cli.parse_checked(parser, argv, {})
-    for flag in ("share", "utilization"):
-        value = getattr(args, flag)
-        if not 0 < value <= 1:  # NaN too
-            raise SystemExit(f"error: --{flag} must be a number in (0, 1], got {value}")
+    args = cli.parse_checked(parser, argv, {"utilization": "[0.001,1]"})
+    if not 0 < args.share <= 1:  # NaN too
+        raise SystemExit(f"error: --share must be a number in (0, 1], got {args.share}")
+    cli.quiet_start(argv, tensorflow=args.check)  # TensorFlow's loggers at errors only: the check's tables stay whole
     arguments.run(_tables, args)
 
 
 def _tables(args):
 
     print(f"\nThe paper's pre-training: {UPDATES:,} updates x {BATCH:,} sequences x {LENGTH} tokens "
-          f"({PREDICTIONS} masked); hours at {args.utilization:.0%} of the bf16 peak\n")
+          f"({PREDICTIONS} masked); hours at {args.utilization * 100:.3g}% of the bf16 peak\n")
     devices = list(PEAKS)
     print("| preset | N_max | execution | PFLOP / update | MFLOP / token | EFLOP total | "
           + " | ".join(f"h on {d}" for d in devices) + " |")

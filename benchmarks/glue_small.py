@@ -122,7 +122,7 @@ def main(argv=None):
     parser.add_argument("--output_dir", default=os.path.join(REPO, "runs", "glue_small"))
     parser.add_argument("--overwrite", action="store_true", help="replace an earlier result in --output_dir")
     args = cli.parse_checked(parser, argv, {"train_examples": "int>=1", "epochs": "int[1,1000]",
-                                            "learning_rate": ">0", "bow_epochs": "int[1,1000]",
+                                            "learning_rate": "learning_rate", "bow_epochs": "int[1,1000]",
                                             **dict.fromkeys(("glue", "output_dir"), "path")})
     from albert_act.base.outputs import check_output_dir
     from albert_act.io.source import Source

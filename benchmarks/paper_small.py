@@ -131,7 +131,7 @@ def main(argv=None):
     parser.add_argument("--output_dir", default=os.path.join(REPO, "runs", "paper_small"))
 
     args = cli.parse_checked(parser, argv, {"steps": "int>=1", "train_examples": "int>=1", "epochs": "int[1,1000]",
-                                            "finetune_learning_rate": ">0", "output_dir": "path"})
+                                            "finetune_learning_rate": "learning_rate", "output_dir": "path"})
     if args.glue and not os.path.isdir(args.glue):
         sys.exit(f"error: no GLUE data at {args.glue} (pass --glue DIR, or --glue '' to skip fine-tuning)")
     missing = [FOLDERS[task] for task in args.tasks

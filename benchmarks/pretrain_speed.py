@@ -214,16 +214,17 @@ def random_records(batch, length, vocabulary, seed=0):
 
 
 def trainer_for(preset, length, halting, execution, batch, micro_batch, jit_compile=None):
-    """A `Pretrainer` at the preset's sizes (positions at least `length`), learning rate 1e-30: the weights
-    stay as they are (a run takes no rate of 0)."""
+    """A `Pretrainer` at the preset's sizes (positions at least `length`), at the least learning rate a run
+    takes (a run takes no rate of 0): the weights stay almost as they are."""
     import tensorflow as tf
 
+    from albert_act.base.checks import LEAST_LEARNING_RATE
     from albert_act.train.pretrainer import Pretrainer
     from albert_act.train.pretraining_run import PretrainConfig
 
     config = PretrainConfig(train_files=[], eval_files=[], model_dir="unused", preset=preset, halting=halting,
                             execution=execution, jit_compile=XLA[execution] if jit_compile is None else jit_compile,
-                            steps=1000, warmup_steps=0, learning_rate=1e-30, global_batch_size=batch,
+                            steps=1000, warmup_steps=0, learning_rate=LEAST_LEARNING_RATE, global_batch_size=batch,
                             micro_batch_size=micro_batch, ponder_cost_weight=1e-3,
                             backbone_overrides={"max_sequence_length": max(64, length)}).resolved()
     return Pretrainer(config, tf.distribute.get_strategy(), "cpu")

@@ -61,7 +61,7 @@ CASES = [
     # --- fine-tuning: GLUE files and settings ------------------------------------------------
     ("finetune-batch-0", FINETUNE + " --task rte --data_dir {rte} --batch_size 0", 1, r"batch_size must be an integer (>= 1|in \[1, \d+\]), got 0", []),
     ("finetune-epochs-0", FINETUNE + " --task rte --data_dir {rte} --epochs 0", 1, r"epochs must be an integer (>= 1|in \[1, \d+\]), got 0", []),
-    ("finetune-lr-negative", FINETUNE + " --task rte --data_dir {rte} --learning_rate -1", 1, r"learning_rate must be a finite number > 0 .*, got -1", []),
+    ("finetune-lr-negative", FINETUNE + " --task rte --data_dir {rte} --learning_rate -1", 1, r"learning_rate must be a learning rate in \[1e-08, .*, got -1", []),
     ("finetune-unknown-task", FINETUNE + " --task nosuch --data_dir {rte}", 1, r"unknown task 'nosuch'", []),
     ("finetune-wrong-folder", FINETUNE + " --task sst-2 --data_dir {rte}", 1,
      r"RTE/train.tsv line 1: the header has no column 'sentence' \(it has \['index', 'sentence1'.*is this the SST-2 "
@@ -104,7 +104,7 @@ CASES = [
     ("pretrain-batch-split", PRETRAIN + " --global_batch_size 12", 1, r"global batch 12 is not divisible by micro-batch 8", []),
     ("pretrain-no-train-files", PRETRAIN.replace("{train}", "'{tmp}/none-*.tfrecord'"), 1, r"no training file matches", []),
     ("pretrain-eval-is-train", PRETRAIN.replace("{eval}", "{train}"), 1, r"evaluation files are also training files", []),
-    ("pretrain-tau-negative", PRETRAIN + " --tau -1", 1, r"--tau\) must be a finite number >= 0 or 'auto', got -1", []),
+    ("pretrain-tau-negative", PRETRAIN + " --tau -1", 1, r"--tau\) must be a number in \[0, 3.4028e\+38\] .* or 'auto', got -1", []),
     ("pretrain-tau-text", PRETRAIN + " --tau much", 2, r"--tau expects a number or 'auto', got 'much'", []),
     ("pretrain-warmup", PRETRAIN + " --warmup_steps 5", 1, r"warmup_steps must be in \[0, steps=2\], got 5", []),
     ("pretrain-sparse", PRETRAIN + " --execution sparse", 2, r"invalid choice: 'sparse'", []),
@@ -187,15 +187,15 @@ CASES += [
     # --- every numeric flag checked before the compute, naming the flag and the value ------------
     *[(f"pretrain-{flag}-{value}", PRETRAIN + f" --{flag} {value}", 1, rf"{flag} must be {rule}, got {value}", [])
       for flag, value, rule in (
-          ("learning_rate", "0", "a finite number > 0 .*"), ("learning_rate", "-1", "a finite number > 0 .*"),
-          ("learning_rate", "nan", "a finite number > 0 .*"),
+          ("learning_rate", "0", r"a learning rate in \[1e-08, .*"), ("learning_rate", "-1", r"a learning rate in \[1e-08, .*"),
+          ("learning_rate", "nan", r"a learning rate in \[1e-08, .*"),
           ("micro_batch_size", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("global_batch_size", "0", r"(an integer )?(>= 1|in \[1, \d+\])"),
           ("checkpoint_every", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("keep_checkpoints", "0", r"(an integer )?(>= 1|in \[1, \d+\])"),
           ("log_every", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("eval_batches", "0", r"(an integer )?(>= 1|in \[1, \d+\])"),
           ("ponder_warmup_start", "-1", "(an integer )?>= 0"), ("ponder_warmup_steps", "-1", "(an integer )?>= 0"),
           ("warmup_steps", "-1", "(an integer )?>= 0"), ("seed", "-1", "(an integer )?>= 0"))],
-    ("pretrain-tau-nan", PRETRAIN + " --tau nan", 1, r"--tau\) must be a finite number >= 0 or 'auto', got nan", []),
-    ("pretrain-tau-infinite", PRETRAIN + " --tau 1e400", 1, r"--tau\) must be a finite number >= 0 or 'auto', got inf",
+    ("pretrain-tau-nan", PRETRAIN + " --tau nan", 1, r"--tau\) must be a number in \[0, 3.4028e\+38\] .* or 'auto', got nan", []),
+    ("pretrain-tau-infinite", PRETRAIN + " --tau 1e400", 1, r"--tau\) must be a number in \[0, 3.4028e\+38\] .* or 'auto', got inf",
      []),
     *[(f"pretrain-override-{key}-{value}", PRETRAIN + f" --override {key}={value}", 1, message, [])
       for key, value, message in (
@@ -222,9 +222,9 @@ CASES += [
     *[(f"finetune-{flag}-{value}", FINETUNE + f" --task rte --data_dir {{rte}} --{flag} {value}", 1,
        rf"{flag} must be {rule}, got {value}", [])
       for flag, value, rule in (
-          ("learning_rate", "nan", "a finite number > 0 .*"), ("max_iterations", "0", r"(an integer )?(>= 1|in \[1, \d+\])"),
-          ("max_train_examples", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("tau", "-1", "a finite number >= 0"), ("seed", "-1", "(an integer )?>= 0"),
-          ("halting_bias", "nan", "a finite number"))],
+          ("learning_rate", "nan", r"a learning rate in \[1e-08, .*"), ("max_iterations", "0", r"(an integer )?(>= 1|in \[1, \d+\])"),
+          ("max_train_examples", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("tau", "-1", r"a number in \[0, 3.4028e\+38\] .*"), ("seed", "-1", "(an integer )?>= 0"),
+          ("halting_bias", "nan", r"a number in \[-3.4028e\+38, 3.4028e\+38\] .*"))],
     ("finetune-seeds-0", FINETUNE + " --task rte --data_dir {rte} --grid --seeds 0", 1, r"--seeds must be an integer (>= 1|in \[1, \d+\]), got 0", []),
     ("finetune-output-a-file", FINETUNE.replace("{tmp}/ft", "{notes_dir}/notes.txt") + " --task rte --data_dir {rte}", 1,
      r"notes.txt is a file, not a directory", ["{notes_dir}"]),
@@ -313,10 +313,10 @@ CASES += [
     ("tokenizer-input-a-dir", TOKENIZER.replace("{corpus}", "{notes_dir}"), 1, r"notes_dir is a directory", []),
     ("tokenizer-empty-corpus", TOKENIZER.replace("{corpus}", "{empty_txt}"), 1, r"no text to train a vocabulary on in .*empty.txt", []),
     # --- what a new user tries: infinite rates, outputs in the wrong place, files of the wrong kind ---
-    ("pretrain-lr-infinite", PRETRAIN + " --learning_rate inf", 1, r"--learning_rate must be a finite number > 0 .*, got inf",
+    ("pretrain-lr-infinite", PRETRAIN + " --learning_rate inf", 1, r"--learning_rate must be a learning rate in \[1e-08, 3.4028e\+38\] .*, got inf",
      []),
     ("pretrain-halting-lr-scale-beyond-float32", PRETRAIN + " --halting_learning_rate_scale 1e300", 1,
-     r"--halting_learning_rate_scale must be a finite number > 0 .*, got 1e\+300", []),
+     r"--halting_learning_rate_scale must be a number in \[1.1755e-38, 3.4028e\+38\] .*, got 1e\+300", []),
     ("pretrain-halting-signal-weight-without-its-objective", PRETRAIN + " --halting_signal_weight 5", 1,
      r"halting_signal_weight 5.0 weighs final_and_halting's held mixture; --mlm_objective final has none", []),
     ("pretrain-demo-data-dir-a-file", "albert_act.pretrain --model_dir {tmp}/demo_run --steps 2 --demo_data_dir "
@@ -765,7 +765,7 @@ CASES += [
     ("bench-served-fill-mask-not-conllu", "benchmarks.served_fill_mask --init {export} --conllu {corpus}", 1,
      r"corpus.txt line 1: CoNLL-U needs 10 TAB-separated fields", []),
     ("bench-warm-start-bias-nan", "benchmarks.warm_start --biases 0 nan", 1,
-     r"--biases must be a finite number, got nan", []),
+     r"--biases must be a number in \[-3.4028e\+38, 3.4028e\+38\] .*, got nan", []),
     ("bench-data-throughput-a-folder", "benchmarks.data_throughput --input {notes_dir}", 1,
      r"--input .*notes_dir is a folder: give a text file", []),
     ("bench-data-throughput-vocab-and-its-size", "benchmarks.data_throughput --input {corpus} --vocab {vocab} "
@@ -774,18 +774,31 @@ CASES += [
     ("bench-served-fill-mask-cut-index-export", "benchmarks.served_fill_mask --init {cut_index_export} --sentences 2",
      1, r"cut_index_export/1/variables/variables.index \(the export's weight index\): damaged export", []),
     ("finetune-negative-exponent", FINETUNE.replace("--epochs 1", "--epochs 1 --halting_bias -1e39") +
-     " --task rte --data_dir {rte}", 1, r"--halting_bias must be a finite number, got -1e\+39", []),
+     " --task rte --data_dir {rte}", 1, r"--halting_bias must be a number in \[-3.4028e\+38, 3.4028e\+38\] .*, got -1e\+39", []),
     ("pretrain-tau-minus-infinity", "albert_act.pretrain --model_dir {tmp}/tau_minf --tau -inf", 1,
-     r"\(--tau\) must be a finite number >= 0 or 'auto', got -inf", []),
+     r"\(--tau\) must be a number in \[0, 3.4028e\+38\] .* or 'auto', got -inf", []),
     ("pretrain-learning-rate-zero-in-float32", PRETRAIN + " --learning_rate 1e-40", 1,
-     r"--learning_rate must be a finite number > 0 \(at least 1.1755e-38, float32's smallest normal number\), got "
-     r"1e-40", []),
+     r"--learning_rate must be a learning rate in \[1e-08, 3.4028e\+38\] \(a smaller one's steps are rounded away in "
+     r"float32 weights\), got 1e-40", []),
     ("bench-glue-small-learning-rate-zero-in-float32", "benchmarks.glue_small --models A={export} --learning_rate 1e-46",
-     1, r"--learning_rate must be a finite number > 0 \(at least 1.1755e-38, float32's smallest normal number\), "
-     r"got 1e-46", []),
+     1, r"--learning_rate must be a learning rate in \[1e-08, 3.4028e\+38\] .*, got 1e-46", []),
     ("bench-warm-start-over-notes", "benchmarks.warm_start --output_dir {notes_dir}", 1,
      r"notes_dir holds other files \(notes.txt\); the benchmark writes its runs and results there",
      ["{notes_dir}/notes.txt"]),
+    # --- round eleven: a rate whose steps float32 rounds away, and the bounds of float32 named in the message ---
+    ("pretrain-learning-rate-steps-rounded-away", PRETRAIN + " --learning_rate 1.2e-38", 1,
+     r"--learning_rate must be a learning rate in \[1e-08, 3.4028e\+38\] \(a smaller one's steps are rounded away "
+     r"in float32 weights\), got 1.2e-38", []),
+    ("finetune-learning-rate-steps-rounded-away", FINETUNE + " --task rte --data_dir {rte} --learning_rate 1.2e-38", 1,
+     r"--learning_rate must be a learning rate in \[1e-08, .*, got 1.2e-38", []),
+    ("pretrain-halting-rate-steps-rounded-away", PRETRAIN + " --learning_rate 1e-3 --halting_learning_rate_scale 1.2e-38",
+     1, r"halting_learning_rate_scale 1.2e-38 gives the halting unit a learning rate of 1.2e-41 \(x learning_rate "
+     r"0.001\): it must be a learning rate in \[1e-08, ", []),
+    ("pretrain-clip-norm-beyond-float32", PRETRAIN + " --clip_norm 3.5e38", 1,
+     r"--clip_norm must be a number in \[1.1755e-38, 3.4028e\+38\] \(> 0 and finite in float32, as the model "
+     r"computes\), got 3.5e\+38", []),
+    ("bench-cost-model-utilization-no-forecast", "benchmarks.cost_model --utilization 1e-46 --no-check", 1,
+     r"--utilization must be a number in \[0.001, 1\], got 1e-46", []),
 ]
 MEANWHILE = {"pretrain-export-written-by-another-run-meanwhile": _export_meanwhile,
              "pretrain-export-being-written-by-another-run": _export_being_written}

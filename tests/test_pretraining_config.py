@@ -36,12 +36,12 @@ def test_every_field_is_a_flag_with_its_default_and_range():
 def test_values_are_checked_when_the_config_is_built():
     for given, message in [
         (dict(steps=0), r"steps must be an integer in \[1, 100000000\], got 0"),
-        (dict(learning_rate=float("nan")), r"learning_rate must be a finite number > 0 .*, got nan"),
+        (dict(learning_rate=float("nan")), r"learning_rate must be a learning rate in \[1e-08, .*, got nan"),
         (dict(seed=1.5), r"seed must be an integer >= 0, got 1.5"),
         (dict(halting="sometimes"), r"halting must be one of \['act', 'none'\], got 'sometimes'"),
         (dict(preset="huge"), r"preset must be one of \['base', 'demo', 'english', 'small', 'tiny'\], got 'huge'"),
         (dict(steps=4, warmup_steps=9), r"warmup_steps must be in \[0, steps=4\], got 9"),
-        (dict(ponder_cost_weight=-1.0), r"ponder_cost_weight \(--tau\) must be a finite number >= 0 or 'auto', got -1.0"),
+        (dict(ponder_cost_weight=-1.0), r"ponder_cost_weight \(--tau\) must be a number in \[0, 3.4028e\+38\] .* or 'auto', got -1.0"),
         (dict(backbone_overrides={"depth": 3}), r"--override depth: not a backbone setting"),
         (dict(global_batch_size=10, micro_batch_size=4), r"global batch 10 is not divisible by micro-batch 4"),
     ]:

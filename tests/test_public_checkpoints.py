@@ -319,7 +319,7 @@ def test_pretraining_continues_from_a_hugging_face_dir(hf_dir, records, tmp_path
 
     config = PretrainConfig(train_files=[records[0]], eval_files=[records[1]], model_dir=str(tmp_path / "run"),
                             init_from=hf_dir, backbone_overrides={"max_iterations": 4, "halting_bias_initializer": -1.0},
-                            steps=1, warmup_steps=0, learning_rate=1e-9, global_batch_size=8, micro_batch_size=8,
+                            steps=1, warmup_steps=0, learning_rate=1e-8, global_batch_size=8, micro_batch_size=8,
                             eval_batches=1, jit_compile=False, execution=STATIC)
     result = run_pretraining(config, progress=False)
     model, info = Source.open(str(tmp_path / "run")).pretraining_model()

@@ -56,6 +56,10 @@ FLOAT32_MAX = 3.4028234663852886e38  # a setting beyond it is inf once the model
 # The smallest normal float32: TensorFlow on a CPU flushes the subnormals below it to 0 (1e-40 x 1 is 0 there)
 FLOAT32_TINY = 1.1754943508222875e-38
 
+# The smallest learning rate: below it, float32 rounds a step away. An update moves a weight by about the rate
+# times its size (LAMB) or by about the rate (Adam), and 1 + 5e-8 is 1 in float32 (its spacing at 1 is 1.2e-7).
+LEAST_LEARNING_RATE = 1e-8
+
 
 def _finite(v):
     return v - v == 0 and abs(v) <= FLOAT32_MAX
@@ -65,10 +69,14 @@ FLAG_RULES = {
     "int>=1": ("an integer >= 1", lambda v: v >= 1),
     "int>=0": ("an integer >= 0", lambda v: v >= 0),
     # finite in float32, as the model computes, and > 0 there: 1e-40 is 0 there (a run that would not learn)
-    ">0": (f"a finite number > 0 (at least {FLOAT32_TINY:.5g}, float32's smallest normal number)",
+    ">0": (f"a number in [{FLOAT32_TINY:.5g}, {FLOAT32_MAX:.5g}] (> 0 and finite in float32, as the model computes)",
            lambda v: v >= FLOAT32_TINY and _finite(v)),
-    ">=0": ("a finite number >= 0", lambda v: v >= 0 and _finite(v)),
-    "finite": ("a finite number", _finite),
+    ">=0": (f"a number in [0, {FLOAT32_MAX:.5g}] (finite in float32, as the model computes)",
+            lambda v: v >= 0 and _finite(v)),
+    "finite": (f"a number in [-{FLOAT32_MAX:.5g}, {FLOAT32_MAX:.5g}] (finite in float32, as the model computes)",
+               _finite),
+    "learning_rate": (f"a learning rate in [{LEAST_LEARNING_RATE:g}, {FLOAT32_MAX:.5g}] (a smaller one's steps are "
+                      "rounded away in float32 weights)", lambda v: v >= LEAST_LEARNING_RATE and _finite(v)),
     "(0,1)": ("a number in (0, 1)", lambda v: 0 < v < 1),
     "[0,1)": ("a number in [0, 1)", lambda v: 0 <= v < 1),
     "[0,1]": ("a number in [0, 1]", lambda v: 0 <= v <= 1),

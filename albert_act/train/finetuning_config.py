@@ -43,7 +43,7 @@ class FinetuneConfig:
     vocab: str | None = setting(None, "the SentencePiece model (default: vocab.model inside --init)", kind=PATH)
     overwrite: bool = setting(False, "replace a finished fine-tuning in --output_dir")
     learning_rate: float = setting(3e-5, "peak AdamW learning rate (warm-up over the first 10%, then linear decay)",
-                                   rule=">0")
+                                   rule="learning_rate")
     batch_size: int = setting(32, "sequences per update (all replicas together)", rule="int[1,65536]")
     epochs: int = setting(3, "passes over the training set; the best dev epoch is kept", rule="int[1,10000]")
     seed: int = setting(12345, "initialisation and data order", rule="int>=0")

@@ -140,7 +140,7 @@ class PretrainConfig:
     steps: int | None = setting(
         None, f"optimizer updates; the preset's warm-up counts scale with it {PRESET}", rule="int[1,100000000]")
     warmup_steps: int | None = setting(None, f"learning-rate warm-up updates {PRESET}", rule="int>=0")
-    learning_rate: float | None = setting(None, f"peak LAMB learning rate {PRESET}", rule=">0")
+    learning_rate: float | None = setting(None, f"peak LAMB learning rate {PRESET}", rule="learning_rate")
     weight_decay_rate: float = setting(0.01, "LAMB's decoupled weight decay", rule=">=0")
     clip_norm: float = setting(1.0, "the global gradient norm is clipped to this", rule=">0")
     global_batch_size: int | None = setting(None, f"sequences per optimizer update {PRESET}", rule="int[1,65536]")
@@ -341,7 +341,7 @@ def _check_together(config):
         raise ValueError(f"warmup_steps must be in [0, steps={steps}], got {config.warmup_steps}")
     if tau is not None and tau != AUTO and (isinstance(tau, bool) or not isinstance(tau, (int, float)) or
                                             not checks.flag_rule(">=0")[1](tau)):
-        raise ValueError(f"ponder_cost_weight (--tau) must be a finite number >= 0 or {AUTO!r}, got {tau!r}")
+        raise ValueError(f"ponder_cost_weight (--tau) must be {checks.flag_rule('>=0')[0]} or {AUTO!r}, got {tau!r}")
     start = config.ponder_warmup_start
     if config.halting == "act" and None not in (steps, start) and start > steps and tau not in (0, 0.0):
         raise ValueError(f"ponder_warmup_start {start} is after steps={steps}: the ponder cost would never switch "
@@ -356,6 +356,10 @@ def _check_together(config):
     if config.target_pieces == "unmasked" and target is None:
         raise ValueError("--target_pieces unmasked says whose mean depth --target_iterations holds: give "
                          "--target_iterations")
+    rate, scale = config.learning_rate, config.halting_learning_rate_scale
+    if None not in (rate, scale) and not checks.flag_rule("learning_rate")[1](rate * scale):
+        raise ValueError(f"halting_learning_rate_scale {scale:g} gives the halting unit a learning rate of "
+                         f"{rate * scale:.4g} (x learning_rate {rate:g}): it must be {checks.flag_rule('learning_rate')[0]}")
     weight = config.halting_signal_weight
     if weight not in (None, 1.0) and config.mlm_objective not in (None, "final_and_halting"):
         raise ValueError(f"halting_signal_weight {weight} weighs final_and_halting's held mixture; --mlm_objective "
