@@ -22,6 +22,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_INPUT = os.path.join(REPO, "..", "shared", "data", "wikipedia_en_sample", "wiki_en_train.txt")
+VOCAB_SIZE = 30000  # pieces of the vocabulary trained on --input without --vocab
 
 
 def _tree_rss_mb(root_pid):
@@ -86,7 +87,8 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--input", default=DEFAULT_INPUT)
     parser.add_argument("--vocab", help="SentencePiece model; default: train --vocab_size pieces on --input first")
-    parser.add_argument("--vocab_size", type=int, default=30000, help="pieces of the vocabulary trained without --vocab")
+    parser.add_argument("--vocab_size", type=int, default=None,
+                        help=f"pieces of the vocabulary trained without --vocab (default {VOCAB_SIZE})")
     args = cli.parse_checked(parser, argv, {"input": "path", "vocab": "path", "vocab_size": "int[8,1000000]"})
     if os.path.isdir(args.input):
         raise SystemExit(f"error: --input {args.input} is a folder: give a text file (one sentence per line, a blank "
@@ -94,7 +96,7 @@ def main(argv=None):
     if not os.path.isfile(args.input):
         raise SystemExit(f"error: --input {args.input}: no such file" + (
             " (the default needs ../shared/data beside the repository)" if args.input == DEFAULT_INPUT else ""))
-    if args.vocab is not None and args.vocab_size != parser.get_default("vocab_size"):
+    if args.vocab is not None and args.vocab_size is not None:
         raise SystemExit(f"error: --vocab_size {args.vocab_size} sizes the vocabulary trained without --vocab: give "
                          "one or the other")
     if args.vocab is not None and not os.path.isfile(args.vocab):
@@ -108,7 +110,7 @@ def _measure(args):
         vocab = args.vocab
         if vocab is None:
             command = [sys.executable, "-m", "pipelines.train_tokenizer", "--input", args.input,
-                       "--output", os.path.join(tmp, "vocab"), "--vocab_size", str(args.vocab_size)]
+                       "--output", os.path.join(tmp, "vocab"), "--vocab_size", str(args.vocab_size or VOCAB_SIZE)]
             with open(os.path.join(tmp, "tokenizer.err"), "w+b") as errors:
                 done = subprocess.run(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=errors)
                 if done.returncode:

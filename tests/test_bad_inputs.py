@@ -799,6 +799,8 @@ CASES += [
      r"computes\), got 3.5e\+38", []),
     ("bench-cost-model-utilization-no-forecast", "benchmarks.cost_model --utilization 1e-46 --no-check", 1,
      r"--utilization must be a number in \[0.001, 1\], got 1e-46", []),
+    ("bench-data-throughput-vocab-and-its-default-size", "benchmarks.data_throughput --input {corpus} --vocab {vocab} "
+     "--vocab_size 30000", 1, r"--vocab_size 30000 sizes the vocabulary trained without --vocab", []),
 ]
 MEANWHILE = {"pretrain-export-written-by-another-run-meanwhile": _export_meanwhile,
              "pretrain-export-being-written-by-another-run": _export_being_written}
