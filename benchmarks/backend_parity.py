@@ -114,8 +114,10 @@ def main(argv=None):
     group.add_argument("--check", metavar="DIR")
     parser.add_argument("--overwrite", action="store_true", help="replace an earlier reference in --write's DIR")
     from albert_act.base import cli
+    from benchmarks import arguments
 
     args = cli.parse_checked(parser, argv, {"write": "path", "check": "path"})
+    cli.quiet_start(argv)
     try:  # before any model is built
         if args.write:
             from albert_act.base.outputs import check_output_dir
@@ -134,19 +136,21 @@ def main(argv=None):
                                  "wrote")
     except ValueError as error:
         raise SystemExit(f"error: {error}") from None
-    cli.stop_on_interrupt()
-    cli.stop_on_sigterm()
-    with cli.failures(args.write or args.check, "nothing was written", "nothing was written"):
-        if args.write:
-            write(args.write)
-            return
-        try:
-            same = check(args.check)
-        except (OSError, ValueError, KeyError) as error:  # h5py's and NumPy's refusals of a damaged file
-            raise ValueError(f"--check {args.check}: its reference does not read whole ({error}): write it "
-                             "again with --write") from None
-    if not same:
+    # a stop ends the process at once: on JAX, the interpreter's teardown beside XLA's threads crashed it
+    if not arguments.run(_write_or_check, args, output=args.write or args.check):
         sys.exit(1)
+
+
+def _write_or_check(args):
+    """--write's reference (True), or --check's comparison: whether the backends agree."""
+    if args.write:
+        write(args.write)
+        return True
+    try:
+        return check(args.check)
+    except (OSError, ValueError, KeyError) as error:  # h5py's and NumPy's refusals of a damaged file
+        raise ValueError(f"--check {args.check}: its reference does not read whole ({error}): write it "
+                         "again with --write") from None
 
 
 if __name__ == "__main__":

@@ -135,10 +135,7 @@ def main(argv=None):
         check_same_records(curves)
     except ValueError as error:
         sys.exit(f"error: {error}")
-    cli.stop_on_interrupt()
-    cli.stop_on_sigterm()
-    with cli.failures(args.output_dir, "nothing was written", "nothing was written"):
-        _write(args.output_dir, curves)
+    arguments.run(_write, args.output_dir, curves, output=args.output_dir)
     return curves
 
 

@@ -15,6 +15,7 @@ This module and the rest of pipelines/ import nothing from albert_act/ (tests/te
 
 import argparse
 import contextlib
+import importlib.util
 import os
 import re
 import sys
@@ -49,7 +50,7 @@ def quiet_stderr():
 
 def jax_backend():
     """Whether Keras runs on JAX here (KERAS_BACKEND=jax): the commands that can then do without
-    TensorFlow (pre-training, `albert_act.train.jax_pretraining`) do not load it."""
+    TensorFlow (pre-training, `albert_act.train.jax_pretraining`) need it only where it is installed."""
     return os.environ.get("KERAS_BACKEND") == "jax"
 
 
@@ -64,7 +65,8 @@ def tensorflow_only(command):
 
 def quiet_start(argv=None, tensorflow=True):
     """The first call of a command's `main(argv)`: quiet unless `--verbose` is in `argv` (default:
-    sys.argv[1:]); with `tensorflow` (and Keras not on JAX), loads TensorFlow now (`load_tensorflow`).
+    sys.argv[1:]); with `tensorflow`, loads TensorFlow now (`load_tensorflow`): on Keras's JAX backend
+    only where it is installed, since Keras then imports it anyway (`keras.utils.set_random_seed`).
     A command run from its command line (argv None) is stopped by Ctrl-C or SIGTERM with one line at
     any moment (`stop_on_interrupt`, `stop_on_sigterm`), also while TensorFlow loads."""
     if argv is None:
@@ -76,7 +78,7 @@ def quiet_start(argv=None, tensorflow=True):
     else:
         os.environ["ALBERT_ACT_QUIET"] = "1"
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    if tensorflow and not jax_backend():
+    if tensorflow and (not jax_backend() or importlib.util.find_spec("tensorflow") is not None):
         load_tensorflow()
 
 
