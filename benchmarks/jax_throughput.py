@@ -21,6 +21,11 @@ import time
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
 
+from albert_act.base import cli  # noqa: E402
+from benchmarks import arguments  # noqa: E402
+
+cli.quiet_start()  # first: Ctrl-C stops with one line from here on (TensorFlow, where installed, loads quietly)
+
 import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
@@ -94,9 +99,6 @@ def main(argv=None):
                         choices=["float32", "mixed_bfloat16", "mixed_float16"])
     parser.add_argument("--updates", type=int, default=10)
     parser.add_argument("--peak_tflops", type=float, default=None)
-    from albert_act.base import cli
-    from benchmarks import arguments
-
     args = cli.parse_checked(parser, argv, {"widths": "int[2,16384]", "batch": "int[1,65536]",
                                             "updates": "int[1,100000]", "peak_tflops": ">0"})
     uneven = [width for width in args.widths if width % max(2, width // 64)]

@@ -16,7 +16,10 @@ import os
 import statistics
 import time
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+from albert_act.base import cli
+from benchmarks import arguments
+
+cli.quiet_start()  # first: Ctrl-C stops with one line from here on, and TensorFlow loads quietly
 
 import keras  # noqa: E402
 import keras_hub  # noqa: E402
@@ -74,9 +77,6 @@ def timed(model, inputs, runs):
 
 
 def main(argv=None):
-    from albert_act.base import cli
-    from benchmarks import arguments
-
     cli.tensorflow_only("python -m benchmarks.model_speed")
     from albert_act import PRESETS
 

@@ -300,6 +300,22 @@ def test_every_benchmark_runs_its_work_through_the_one_tail():
     assert own == []
 
 
+def test_every_benchmark_can_be_stopped_before_its_heavy_imports():
+    """A benchmark that imports TensorFlow, Keras, JAX or the model at its top calls `cli.quiet_start()`
+    first: Ctrl-C while they load (seconds) gives the one stop line, not a traceback from inside them."""
+    heavy = re.compile(r"(tensorflow|keras|keras_hub|jax|pipelines|albert_act(?!\.base\b))(\.|$)")
+    late = []
+    for path in sorted((REPO / "benchmarks").glob("*.py")):
+        started = False
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Expr) and "quiet_start(" in ast.unparse(node):
+                started = True
+            modules = [node.module] if isinstance(node, ast.ImportFrom) else \
+                [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            late += [f"{path.name}:{node.lineno} {module}" for module in modules if heavy.match(module) and not started]
+    assert late == []
+
+
 def top_level_names(path):
     """The names a module defines at its top level (functions, classes, assignments, imports, and
     the package's lazy re-exports: the keys of albert_act's `_EXPORTS`)."""
