@@ -131,7 +131,10 @@ def main(argv=None):
     args = cli.parse_checked(parser, argv, {"utilization": "[0.001,1]"})
     if not 0 < args.share <= 1:  # NaN too
         raise SystemExit(f"error: --share must be a number in (0, 1], got {args.share}")
-    cli.quiet_start(argv, tensorflow=args.check)  # TensorFlow's loggers at errors only: the check's tables stay whole
+    if args.check and cli.jax_backend():
+        raise SystemExit("error: the checks trace the model with TensorFlow, and KERAS_BACKEND is jax here: run it "
+                         "without KERAS_BACKEND=jax, or pass --no-check for the tables alone")
+    cli.quiet_start(argv)  # TensorFlow's loggers at errors only: the check's tables stay whole
     arguments.run(_tables, args)
 
 

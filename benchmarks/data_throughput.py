@@ -23,6 +23,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_INPUT = os.path.join(REPO, "..", "shared", "data", "wikipedia_en_sample", "wiki_en_train.txt")
 VOCAB_SIZE = 30000  # pieces of the vocabulary trained on --input without --vocab
+SHARDS = 8  # the data tool's output files, its default
 
 
 def _tree_rss_mb(root_pid):
@@ -54,7 +55,7 @@ def _tree_rss_mb(root_pid):
 def run(inputs, vocab, workers, output_dir):
     command = [sys.executable, "-m", "pipelines.create_pretraining_data", "--input", *inputs, "--vocab", vocab,
                "--output_dir", output_dir, "--dupe_factor", "1", "--max_seq_length", "128",
-               "--workers", str(workers), "--eval_fraction", "0"]
+               "--workers", str(workers), "--eval_fraction", "0", "--num_shards", str(SHARDS)]
     start = time.perf_counter()
     with open(output_dir.rstrip(os.sep) + ".err", "w+b") as errors:
         process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=errors,
@@ -65,7 +66,12 @@ def run(inputs, vocab, workers, output_dir):
             time.sleep(0.02)
         wall = time.perf_counter() - start
         if process.returncode:
-            raise ValueError(_failure(command, process.returncode, errors))
+            failure = _failure(command, process.returncode, errors)
+            if "shards would be empty" in failure:  # its advice names the data tool's --num_shards, which we set
+                instances = failure.split(" but ", 1)[-1].split(":", 1)[0]
+                raise ValueError(f"--input {inputs[0]}: too little text to measure: {instances}, fewer than the "
+                                 f"data tool's {SHARDS} shards; give a longer text")
+            raise ValueError(failure)
     with open(os.path.join(output_dir, "stats.json")) as f:
         report = json.load(f)
     return report["instances"]["total"], report["instances_per_second"], wall, peak
@@ -80,7 +86,7 @@ def _failure(command, status, errors):
 
 
 def main(argv=None):
-    from albert_act.base import cli
+    from albert_act.base import cli, text_files
     from benchmarks import arguments
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.data_throughput", description=__doc__,
@@ -96,6 +102,11 @@ def main(argv=None):
     if not os.path.isfile(args.input):
         raise SystemExit(f"error: --input {args.input}: no such file" + (
             " (the default needs ../shared/data beside the repository)" if args.input == DEFAULT_INPUT else ""))
+    try:  # the data tools' refusals of an encoding name their own flags: the text is checked here first
+        for _ in text_files.read_lines(args.input, skip_flag=False):
+            pass
+    except ValueError as error:
+        raise SystemExit(f"error: --input {error}") from None
     if args.vocab is not None and args.vocab_size is not None:
         raise SystemExit(f"error: --vocab_size {args.vocab_size} sizes the vocabulary trained without --vocab: give "
                          "one or the other")

@@ -130,7 +130,8 @@ def main(argv=None):
                         help="AdamW peak (1e-4: the demo models are small and briefly trained)")
     parser.add_argument("--output_dir", default=os.path.join(REPO, "runs", "paper_small"))
 
-    args = cli.parse_checked(parser, argv, {"steps": "int>=1", "train_examples": "int>=1", "epochs": "int[1,1000]",
+    args = cli.parse_checked(parser, argv, {"seed": "int>=0", "steps": "int>=1", "train_examples": "int>=1",
+                                            "epochs": "int[1,1000]",
                                             "finetune_learning_rate": "learning_rate", "output_dir": "path"})
     if args.glue and not os.path.isdir(args.glue):
         sys.exit(f"error: no GLUE data at {args.glue} (pass --glue DIR, or --glue '' to skip fine-tuning)")

@@ -799,6 +799,18 @@ CASES += [
      r"computes\), got 3.5e\+38", []),
     ("bench-cost-model-utilization-no-forecast", "benchmarks.cost_model --utilization 1e-46 --no-check", 1,
      r"--utilization must be a number in \[0.001, 1\], got 1e-46", []),
+    ("bench-data-throughput-invalid-utf8", "benchmarks.data_throughput --input {bad_utf8} --vocab {vocab}", 1,
+     r"--input .*bad_utf8.txt line 2: not valid UTF-8 .*; save the file as UTF-8 text", []),
+    ("bench-data-throughput-too-little-text", "benchmarks.data_throughput --input {one_line_txt} --vocab {vocab}", 1,
+     r"--input .*one_line.txt: too little text to measure: .*1 training instances, fewer than the data tool's 8 "
+     r"shards; give a longer text", []),
+    ("bench-cost-model-checks-on-jax", "KERAS_BACKEND=jax benchmarks.cost_model", 1,
+     r"the checks trace the model with TensorFlow, and KERAS_BACKEND is jax here: .*pass --no-check", []),
+    ("bench-served-fill-mask-negative-seed", "benchmarks.served_fill_mask --init {export} --seed -1", 1,
+     r"--seed must be an integer >= 0, got -1", []),
+    ("pretrain-config-fixed-depth-with-target-pieces", "albert_act.pretrain --config {fixed_depth_pieces_json} "
+     "--model_dir {tmp}/fixed_pieces", 1, r"target_pieces unmasked steers the ponder cost of ACT halting; --halting "
+     r"none runs every token to N_max \(drop it\)", []),
     ("bench-data-throughput-vocab-and-its-default-size", "benchmarks.data_throughput --input {corpus} --vocab {vocab} "
      "--vocab_size 30000", 1, r"--vocab_size 30000 sizes the vocabulary trained without --vocab", []),
 ]
@@ -832,6 +844,9 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     (root / "not_a_vocab.model").write_text("this is not a SentencePiece model\n")
     (root / "bad_utf8.txt").write_bytes(b"A fine line.\n\xff\xfe broken\n")
     (root / "empty.txt").write_text("")
+    (root / "one_line.txt").write_text("One sentence, and nothing else to learn from.\n")
+    (root / "fixed_depth_pieces.json").write_text(json.dumps({"preset": "english", "halting": "none",
+                                                              "target_pieces": "unmasked"}))
     (root / "empty_models").mkdir()
     corpus = root / "corpus.txt"
     corpus.write_text("".join(f"Document {d} starts here.\nIt has a second sentence.\n\n" for d in range(20)))
@@ -894,7 +909,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     yield {"tmp": root, "run": run, "export": export, "train": records[0], "eval": records[1], "vocab": vocab,
             "rte": rte, "glue": shared_data / "glue", "notes_dir": root / "notes_dir", "corpus": corpus,
             "not_a_vocab": root / "not_a_vocab.model", "bad_utf8": root / "bad_utf8.txt",
-            "empty_txt": root / "empty.txt", "edited_run": edited, "no_weights": root / "no_weights.tfrecord",
+            "empty_txt": root / "empty.txt", "one_line_txt": root / "one_line.txt",
+            "fixed_depth_pieces_json": root / "fixed_depth_pieces.json", "edited_run": edited, "no_weights": root / "no_weights.tfrecord",
             "truncated": root / "truncated.tfrecord", "long_records": root / "long.tfrecord",
             **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
@@ -1148,6 +1164,10 @@ def test_bad_input(case, places, capsys, monkeypatch):
         evaluate = pretraining_run.held_out
         monkeypatch.setattr(pretraining_run, "held_out", lambda *a, **k: (MEANWHILE[case[0]](names), evaluate(*a, **k))[1])
     module, *argv = command.format(**names).split()
+    while "=" in module:  # NAME=VALUE before the module: the environment, as a shell sets it
+        name, _, value = module.partition("=")
+        monkeypatch.setenv(name, value)
+        module, *argv = argv
     argv = [a.strip("'") for a in argv]
     kept = [Path(path.format(**names)) for path in intact]
     before = [_snapshot(path) for path in kept]
@@ -1203,6 +1223,19 @@ def test_the_errors_page_gives_the_catalogues_true_count():
     page = (Path(__file__).resolve().parents[1] / "docs" / "errors.md").read_text()
     stated = re.search(r"holds the catalogue \((\d+) cases", page)
     assert stated and int(stated.group(1)) == len(CASES), (stated and stated.group(1), len(CASES))
+
+
+@pytest.mark.parametrize("module", ["albert_act.pretrain", "albert_act.finetune", "albert_act.analyze",
+                                    "benchmarks.cost_model"])
+@pytest.mark.parametrize("backend", ["torch", "bogus"])
+def test_commands_refuse_a_keras_backend_they_do_not_run_on(module, backend, monkeypatch, capsys):
+    """KERAS_BACKEND=torch (or a typo) is named in one line before Keras loads (Keras's refusal is a
+    traceback from its import; torch is not even installed here)."""
+    monkeypatch.setenv("KERAS_BACKEND", backend)
+    status, output = run_main(module, [], capsys)
+    assert (status, output.strip()) == (1, f"error: KERAS_BACKEND is {backend!r} here: albert-act runs on Keras's "
+                                           "tensorflow backend, and pre-training also on jax (KERAS_BACKEND=jax); "
+                                           "unset it or set it to one of those")
 
 
 @pytest.mark.parametrize("module", ["albert_act.finetune", "albert_act.analyze", "albert_act.export",

@@ -49,8 +49,7 @@ def quiet_stderr():
 
 
 def jax_backend():
-    """Whether Keras runs on JAX here (KERAS_BACKEND=jax): the commands that can then do without
-    TensorFlow (pre-training, `albert_act.train.jax_pretraining`) need it only where it is installed."""
+    """Whether Keras runs on JAX here (KERAS_BACKEND=jax): pre-training then needs no TensorFlow."""
     return os.environ.get("KERAS_BACKEND") == "jax"
 
 
@@ -65,15 +64,18 @@ def tensorflow_only(command):
 
 def quiet_start(argv=None, tensorflow=True):
     """The first call of a command's `main(argv)`: quiet unless `--verbose` is in `argv` (default:
-    sys.argv[1:]); with `tensorflow`, loads TensorFlow now (`load_tensorflow`): on Keras's JAX backend
-    only where it is installed, since Keras then imports it anyway (`keras.utils.set_random_seed`).
-    A command run from its command line (argv None) is stopped by Ctrl-C or SIGTERM with one line at
-    any moment (`stop_on_interrupt`, `stop_on_sigterm`), also while TensorFlow loads."""
+    sys.argv[1:]); run from its command line (argv None), stopped by Ctrl-C or SIGTERM with one line at
+    any moment (`stop_on_interrupt`, `stop_on_sigterm`). With `tensorflow` (a command that builds the
+    model): a KERAS_BACKEND other than tensorflow or jax refused in one line (Keras's refusal is a
+    traceback), and TensorFlow loaded now (`load_tensorflow`), on JAX where installed (Keras imports it)."""
     if argv is None:
         stop_on_interrupt()
         stop_on_sigterm()
-    verbose = VERBOSE_FLAG in (sys.argv[1:] if argv is None else argv)
-    if verbose:
+    backend = os.environ.get("KERAS_BACKEND")
+    if tensorflow and backend not in (None, "", "tensorflow", "jax"):  # Keras takes an empty one as unset
+        sys.exit(f"error: KERAS_BACKEND is {backend!r} here: albert-act runs on Keras's tensorflow backend, and "
+                 "pre-training also on jax (KERAS_BACKEND=jax); unset it or set it to one of those")
+    if VERBOSE_FLAG in (sys.argv[1:] if argv is None else argv):
         os.environ.pop("ALBERT_ACT_QUIET", None)
     else:
         os.environ["ALBERT_ACT_QUIET"] = "1"
@@ -436,10 +438,8 @@ def exit_at_once_when_stopped():
         if stop.code != 130:
             raise
         for stream in (sys.stdout, sys.stderr):
-            try:
+            with contextlib.suppress(OSError, ValueError):  # a closed or broken stream
                 stream.flush()
-            except (OSError, ValueError):
-                pass
         os._exit(130)
 
 

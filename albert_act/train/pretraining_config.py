@@ -324,11 +324,12 @@ def fixed_depth_conflict(values, given=(), flag=lambda name: name):
         return (f"{', '.join(typed)}: --halting none runs every token to N_max, so there is no ponder cost to "
                 "weigh or steer; drop them")
     shaping = [(name, getattr(values, name)) for name, off in (("mlm_objective", "final"), ("kl_weight", 0),
-                                                                 ("target_iterations", None))
+                                                                 ("target_iterations", None), ("target_pieces", "all"),
+                                                                 ("target_control", "tau"))
                if getattr(values, name) not in (None, off)]
     if shaping:
         name, value = shaping[0]
-        what = "steers the ponder cost of ACT halting" if name == "target_iterations" else \
+        what = "steers the ponder cost of ACT halting" if name.startswith("target_") else \
             "shapes the halting distribution of ACT"
         return f"{name} {value} {what}; --halting none runs every token to N_max (drop it)"
     return None
