@@ -64,6 +64,19 @@ def test_the_preset_decides_where_nothing_is_given_and_its_settings_are_fields()
     assert (english.execution, english.jit_compile, english.warmup_steps) == ("bucket", True, 400)
 
 
+def test_a_setting_that_needs_a_depth_target_takes_the_presets():
+    """The english preset's recipe holds target_iterations 3: the settings that need a target accept it
+    before it is filled in (they asked for --target_iterations), and the demo preset, which has none,
+    still asks for one."""
+    for given in (dict(kl_weight=0.1), dict(target_control="signed"), dict(target_pieces="unmasked")):
+        resolved = PretrainConfig(**FILES, preset="english", **given).resolved()
+        assert resolved.target_iterations == 3 and all(getattr(resolved, k) == v for k, v in given.items()), given
+        with pytest.raises(ValueError, match="give --target_iterations"):
+            PretrainConfig(**FILES, preset="demo", **given)
+    with pytest.raises(ValueError, match=r"got 3 \(the english preset's\) \(N_max = 2: --override max_iterations=2"):
+        PretrainConfig(**FILES, preset="english", backbone_overrides={"max_iterations": 2})
+
+
 def test_set_reaches_any_setting_and_names_the_known_ones(capsys):
     args = parse([*_file_flags(), "--set", "weight_decay_rate=0", "--set", "clip_norm=5"])
     config = settings.config_from(PretrainConfig, args)

@@ -338,6 +338,9 @@ def fixed_depth_conflict(values, given=(), flag=lambda name: name):
 def _check_together(config):
     """The rules between settings, on the values given (None: the preset's, checked once resolved)."""
     steps, tau, target = config.steps, config.ponder_cost_weight, config.target_iterations
+    given_target = target is not None
+    if not given_target and config.halting != "none":  # the preset's depth target (the english preset's 3)
+        target = get_preset(config.preset).training.get("target_iterations")
     if steps is not None and config.warmup_steps is not None and config.warmup_steps > steps:
         raise ValueError(f"warmup_steps must be in [0, steps={steps}], got {config.warmup_steps}")
     if tau is not None and tau != AUTO and (isinstance(tau, bool) or not isinstance(tau, (int, float)) or
@@ -360,7 +363,8 @@ def _check_together(config):
     rate, scale = config.learning_rate, config.halting_learning_rate_scale
     if None not in (rate, scale) and not checks.flag_rule("learning_rate")[1](rate * scale):
         raise ValueError(f"halting_learning_rate_scale {scale:g} gives the halting unit a learning rate of "
-                         f"{rate * scale:.4g} (x learning_rate {rate:g}): it must be {checks.flag_rule('learning_rate')[0]}")
+                         f"{rate * scale:.4g} (x learning_rate {rate:g}): it must be "
+                         f"{checks.flag_rule('learning_rate')[0]}")
     weight = config.halting_signal_weight
     if weight not in (None, 1.0) and config.mlm_objective not in (None, "final_and_halting"):
         raise ValueError(f"halting_signal_weight {weight} weighs final_and_halting's held mixture; --mlm_objective "
@@ -373,8 +377,9 @@ def _check_together(config):
         if not 1 <= target <= n_max:
             source = (f"--override max_iterations={n_max} (backbone_overrides)" if "max_iterations" in
                       config.backbone_overrides else f"the {config.preset} preset's")
-            raise ValueError(f"target_iterations must be a number in [1, max_iterations={n_max}], got {target!r} "
-                             f"(N_max = {n_max}: {source})")
+            whose = "" if given_target else f" (the {config.preset} preset's)"
+            raise ValueError(f"target_iterations must be a number in [1, max_iterations={n_max}], got {target!r}"
+                             f"{whose} (N_max = {n_max}: {source})")
     if config.execution == "gather" and config.jit_compile:  # the one answer, whoever chose gather
         raise ValueError("--execution gather has dynamic shapes, which XLA does not compile (the demo preset's "
                          "execution is gather): with --jit_compile pass --execution static or bucket (static "
