@@ -116,6 +116,7 @@ def main(argv=None):
     from albert_act.base import cli
     from benchmarks import arguments
 
+    cli.quiet_start(argv)  # first: Ctrl-C stops with one line from here on; TensorFlow and SentencePiece are quiet
     cli.tensorflow_only("python -m benchmarks.paper_small")
     parser = argparse.ArgumentParser(prog="python -m benchmarks.paper_small", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)

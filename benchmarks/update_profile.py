@@ -160,6 +160,7 @@ def main(argv=None):
     from albert_act.base import cli
     from benchmarks import arguments
 
+    cli.quiet_start(argv)  # first: Ctrl-C stops with one line from here on, and TensorFlow loads quietly
     cli.tensorflow_only("python -m benchmarks.update_profile")
     from albert_act.model.presets import get_preset
 

@@ -2,6 +2,7 @@
 ending the run with a message (pipelines/create_pretraining_data.py)."""
 
 import collections
+import contextlib
 import multiprocessing
 import os
 
@@ -21,10 +22,12 @@ def batches(documents, size):
 def _start_worker(initializer, initargs):
     """Workers leave Ctrl-C to the main process (which stops them, removes the staging dir and
     says so), instead of each printing its own KeyboardInterrupt traceback; and on Linux they die
-    with it (a SIGKILL of the command leaves no orphan printing BrokenPipe tracebacks)."""
+    with it (a SIGKILL of the command leaves no orphan printing BrokenPipe tracebacks). They start
+    with SIGINT blocked (`_spawning`): a Ctrl-C while they import waits, and is dropped here."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     try:
         import ctypes
 
@@ -34,6 +37,20 @@ def _start_worker(initializer, initargs):
     if os.getppid() == 1:  # the parent died before prctl
         os._exit(0)
     initializer(*initargs)
+
+
+@contextlib.contextmanager
+def _spawning():
+    """SIGINT blocked while the workers are spawned: they inherit the mask, so a terminal's Ctrl-C
+    (sent to the whole process group) cannot interrupt their imports, before `_start_worker` ignores
+    it. Here it waits the few milliseconds of the spawn, then stops the command as usual."""
+    import signal
+
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _result(future):
@@ -62,7 +79,8 @@ def ordered_map(fn, items, workers, initializer, initargs):
     try:
         pending = collections.deque()
         for item in items:
-            pending.append(pool.submit(fn, item))
+            with _spawning():  # a submit may spawn a worker (one each, up to `workers`)
+                pending.append(pool.submit(fn, item))
             if len(pending) >= 4 * workers:
                 yield _result(pending.popleft())
         while pending:

@@ -268,6 +268,27 @@ def test_local_data_creation_does_not_import_tensorflow(wiki_vocab, tmp_path):
     assert "NO TENSORFLOW" in result.stdout, result.stdout + result.stderr[-2000:]
 
 
+def test_workers_start_deaf_to_a_terminals_ctrl_c():
+    """A terminal's Ctrl-C reaches the whole process group: the workers, spawned with SIGINT blocked
+    (`_spawning`), cannot be interrupted while they import (a traceback each); once started they
+    ignore it, and the main process stops the run with its one line."""
+    import signal
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    from pipelines import worker_pool
+
+    probe = "import signal; print(signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []))"
+    with worker_pool._spawning():
+        spawned = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert spawned.stdout.strip() == "True", spawned.stderr
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])  # here, as it was
+    with ProcessPoolExecutor(1, mp_context=get_context("spawn"), initializer=worker_pool._start_worker,
+                             initargs=(int, ())) as pool:
+        assert pool.submit(signal.getsignal, signal.SIGINT).result() == signal.SIG_IGN
+        assert signal.SIGINT not in pool.submit(signal.pthread_sigmask, signal.SIG_BLOCK, []).result()
+
+
 def test_reads_records_in_the_original_albert_layout(tmp_path):
     """Features as google-research/albert writes them (int64 lists, float weights, 20 predictions)."""
     ints = lambda v: tf.train.Feature(int64_list=tf.train.Int64List(value=v))  # noqa: E731
