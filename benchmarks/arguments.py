@@ -2,6 +2,7 @@
 folder of --output_dir, and the one tail that runs a benchmark's work."""
 
 import re
+import sys
 
 from albert_act.base import cli
 
@@ -31,9 +32,12 @@ def run(work, *args, output=None, kept=NOTHING_WRITTEN, stopped=None):
     """`work(*args)` as a benchmark's `main()` runs it, after its flags are checked: Ctrl-C or SIGTERM
     stops it with one line (`stopped`, default `kept`) and exits at once, without TensorFlow's or XLA's
     teardown (`cli.exit_at_once_when_stopped`); a refusal or a failed write gives one line that names
-    `output` and says what is `kept` (`cli.failures`)."""
+    `output` (default: the standard output, where the table goes) and says what is `kept` (`cli.failures`)."""
+    if sys.stdout is None:  # started with descriptor 1 closed (>&-): print() would drop the table without a word
+        sys.exit("error: the standard output is closed: the benchmark prints its table there")
     cli.stop_on_interrupt()
     cli.stop_on_sigterm()
+    output = "the standard output" if output is None else output
     with cli.exit_at_once_when_stopped(), cli.failures(output, kept, kept if stopped is None else stopped):
         return work(*args)
 

@@ -70,7 +70,8 @@ def run(inputs, vocab, workers, output_dir):
             if "shards would be empty" in failure:  # its advice names the data tool's --num_shards, which we set
                 instances = failure.split(" but ", 1)[-1].split(":", 1)[0]
                 raise ValueError(f"--input {inputs[0]}: too little text to measure: {instances}, fewer than the "
-                                 f"data tool's {SHARDS} shards; give a longer text")
+                                 f"data tool's {SHARDS} shards; give more sentences (one per line, a blank line "
+                                 "between documents)")
             raise ValueError(failure)
     with open(os.path.join(output_dir, "stats.json")) as f:
         report = json.load(f)
@@ -86,7 +87,7 @@ def _failure(command, status, errors):
 
 
 def main(argv=None):
-    from albert_act.base import cli, text_files
+    from albert_act.base import cli
     from benchmarks import arguments
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.data_throughput", description=__doc__,
@@ -99,14 +100,12 @@ def main(argv=None):
     if os.path.isdir(args.input):
         raise SystemExit(f"error: --input {args.input} is a folder: give a text file (one sentence per line, a blank "
                          "line between documents)")
+    if os.path.exists(args.input) and not os.path.isfile(args.input):  # a pipe, a device: it is read 4 times
+        raise SystemExit(f"error: --input {args.input} is not a regular file: give a text file (it is read several "
+                         "times)")
     if not os.path.isfile(args.input):
         raise SystemExit(f"error: --input {args.input}: no such file" + (
             " (the default needs ../shared/data beside the repository)" if args.input == DEFAULT_INPUT else ""))
-    try:  # the data tools' refusals of an encoding name their own flags: the text is checked here first
-        for _ in text_files.read_lines(args.input, skip_flag=False):
-            pass
-    except ValueError as error:
-        raise SystemExit(f"error: --input {error}") from None
     if args.vocab is not None and args.vocab_size is not None:
         raise SystemExit(f"error: --vocab_size {args.vocab_size} sizes the vocabulary trained without --vocab: give "
                          "one or the other")
@@ -116,7 +115,20 @@ def main(argv=None):
     arguments.run(_measure, args)
 
 
+def _check_text(path):
+    """ValueError naming `path`'s line that is not UTF-8 text: the data tools' own refusals name their flags
+    (--skip_invalid_utf8), which this benchmark does not have."""
+    from albert_act.base import text_files
+
+    try:
+        for _ in text_files.read_lines(path, skip_flag=False):
+            pass
+    except ValueError as error:
+        raise ValueError(f"--input {error}") from None
+
+
 def _measure(args):
+    _check_text(args.input)  # inside the run: Ctrl-C during seconds of reading a large text stops it with one line
     with tempfile.TemporaryDirectory() as tmp:
         vocab = args.vocab
         if vocab is None:

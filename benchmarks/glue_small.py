@@ -121,7 +121,7 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--output_dir", default=os.path.join(REPO, "runs", "glue_small"))
     parser.add_argument("--overwrite", action="store_true", help="replace an earlier result in --output_dir")
-    args = cli.parse_checked(parser, argv, {"seed": "int>=0", "train_examples": "int>=1", "epochs": "int[1,1000]",
+    args = cli.parse_checked(parser, argv, {"seed": "int:seed", "train_examples": "int>=1", "epochs": "int[1,1000]",
                                             "learning_rate": "learning_rate", "bow_epochs": "int[1,1000]",
                                             **dict.fromkeys(("glue", "output_dir"), "path")})
     from albert_act.base.outputs import check_output_dir

@@ -131,7 +131,7 @@ def main(argv=None):
                         help="AdamW peak (1e-4: the demo models are small and briefly trained)")
     parser.add_argument("--output_dir", default=os.path.join(REPO, "runs", "paper_small"))
 
-    args = cli.parse_checked(parser, argv, {"seed": "int>=0", "steps": "int>=1", "train_examples": "int>=1",
+    args = cli.parse_checked(parser, argv, {"seed": "int:seed", "steps": "int>=1", "train_examples": "int>=1",
                                             "epochs": "int[1,1000]",
                                             "finetune_learning_rate": "learning_rate", "output_dir": "path"})
     if args.glue and not os.path.isdir(args.glue):

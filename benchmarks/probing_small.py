@@ -71,8 +71,8 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--output_dir", default=os.path.join(REPO, "runs", "probing_small"))
     parser.add_argument("--overwrite", action="store_true", help="replace an earlier result in --output_dir")
-    args = cli.parse_checked(parser, argv, {"seed": "int>=0", "epochs": "int[1,1000]", "learning_rate": "learning_rate",
-                                            "tau": ">=0",
+    args = cli.parse_checked(parser, argv, {"seed": "int:seed", "epochs": "int[1,1000]",
+                                            "learning_rate": "learning_rate", "tau": ">=0",
                                             "relations": "int>=1", "train_examples": "int>=1",
                                             **dict.fromkeys(("init", "ud", "output_dir"), "path")})
     files = {split: os.path.join(args.ud, f"en_ewt-ud-{split}.conllu") for split in ("train", "dev", "test")}

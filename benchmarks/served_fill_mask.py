@@ -89,7 +89,7 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output_dir", default=None, help="where results.json goes (default: printed only)")
     parser.add_argument("--overwrite", action="store_true", help="replace an earlier result in --output_dir")
-    args = cli.parse_checked(parser, argv, {"seed": "int>=0", "sentences": "int[1,1000000]",
+    args = cli.parse_checked(parser, argv, {"seed": "int:seed", "sentences": "int[1,1000000]",
                                             **dict.fromkeys(("init", "conllu", "output_dir"), "path")})
     for path in (args.init, args.conllu):
         if not os.path.exists(path):

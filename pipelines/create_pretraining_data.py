@@ -326,7 +326,7 @@ def _write_report(report, output_dir):
 
 FLAG_RULES = {"max_seq_length": "int[5,8192]", "masked_lm_prob": "(0,1)", "short_seq_prob": "[0,1]",
               "single_segment_prob": "[0,1]", "dupe_factor": "int[1,1000]",
-              "max_predictions_per_seq": "int[1,8192]", "seed": "int>=0", "max_ngram": "int[1,10]",
+              "max_predictions_per_seq": "int[1,8192]", "seed": "int:seed", "max_ngram": "int[1,10]",
               **RUN_RULES, **dict.fromkeys(("input", "vocab", "output_dir"), "path")}
 
 

@@ -215,7 +215,7 @@ def main(argv=None):
     parser.add_argument("--synthetic_documents", type=int, default=0, help="documents of the embedded corpus")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output_dir", required=True)
-    args = cli.parse_checked(parser, argv, {"synthetic_documents": "int[0,1000000]", "seed": "int>=0",
+    args = cli.parse_checked(parser, argv, {"synthetic_documents": "int[0,1000000]", "seed": "int:seed",
                                             "conllu": "path", "output_dir": "path"})
     files = text_files.expand_patterns(args.conllu) if args.conllu else []
     if not files and args.synthetic_documents < 1:

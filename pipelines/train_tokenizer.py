@@ -54,7 +54,7 @@ def main(argv=None):
                         help="SentencePiece threads (1 keeps the vocabulary byte-identical run to run)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing PREFIX.model / PREFIX.vocab")
     args = cli.parse_checked(parser, argv, {"vocab_size": "int[1,1000000]", "max_sentences": "int>=1",
-                                            "threads": "int[1,1024]", "seed": "int>=0", "input": "path",
+                                            "threads": "int[1,1024]", "seed": "int:seed", "input": "path",
                                             "output": "path"})
     if args.output.endswith((".model", ".vocab")):  # a file name given for the prefix: vocab.model, not vocab.model.model
         args.output = args.output[: -len(".model")]

@@ -193,7 +193,7 @@ CASES += [
           ("checkpoint_every", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("keep_checkpoints", "0", r"(an integer )?(>= 1|in \[1, \d+\])"),
           ("log_every", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("eval_batches", "0", r"(an integer )?(>= 1|in \[1, \d+\])"),
           ("ponder_warmup_start", "-1", "(an integer )?>= 0"), ("ponder_warmup_steps", "-1", "(an integer )?>= 0"),
-          ("warmup_steps", "-1", "(an integer )?>= 0"), ("seed", "-1", "(an integer )?>= 0"))],
+          ("warmup_steps", "-1", "(an integer )?>= 0"), ("seed", "-1", r"an integer in \[0, 4294967295\] .*"))],
     ("pretrain-tau-nan", PRETRAIN + " --tau nan", 1, r"--tau\) must be a number in \[0, 3.4028e\+38\] .* or 'auto', got nan", []),
     ("pretrain-tau-infinite", PRETRAIN + " --tau 1e400", 1, r"--tau\) must be a number in \[0, 3.4028e\+38\] .* or 'auto', got inf",
      []),
@@ -223,7 +223,7 @@ CASES += [
        rf"{flag} must be {rule}, got {value}", [])
       for flag, value, rule in (
           ("learning_rate", "nan", r"a learning rate in \[1e-08, .*"), ("max_iterations", "0", r"(an integer )?(>= 1|in \[1, \d+\])"),
-          ("max_train_examples", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("tau", "-1", r"a number in \[0, 3.4028e\+38\] .*"), ("seed", "-1", "(an integer )?>= 0"),
+          ("max_train_examples", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("tau", "-1", r"a number in \[0, 3.4028e\+38\] .*"), ("seed", "-1", r"an integer in \[0, 4294967295\] .*"),
           ("halting_bias", "nan", r"a number in \[-3.4028e\+38, 3.4028e\+38\] .*"))],
     ("finetune-seeds-0", FINETUNE + " --task rte --data_dir {rte} --grid --seeds 0", 1, r"--seeds must be an integer (>= 1|in \[1, \d+\]), got 0", []),
     ("finetune-output-a-file", FINETUNE.replace("{tmp}/ft", "{notes_dir}/notes.txt") + " --task rte --data_dir {rte}", 1,
@@ -280,7 +280,7 @@ CASES += [
           ("short_seq_prob", "2", r"(a number )?in \[0, 1\]"), ("eval_fraction", "1", r"(a number )?in \[0, 0.5\]"),
           ("dupe_factor", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("num_shards", "0", r"(an integer )?(>= 1|in \[1, \d+\])"),
           ("workers", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("shuffle_buffer", "0", r"(an integer )?(>= 1|in \[1, \d+\])"),
-          ("max_predictions_per_seq", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("seed", "-1", "(an integer )?>= 0"))],
+          ("max_predictions_per_seq", "0", r"(an integer )?(>= 1|in \[1, \d+\])"), ("seed", "-1", r"an integer in \[0, 4294967295\] .*"))],
     ("data-max-seq-small", DATA + " --input {corpus} --max_seq_length 4", 1,
      r"--max_seq_length must be an integer in \[5, 8192\], got 4", []),
     ("data-input-a-dir", DATA + " --input {notes_dir}", 1, r"notes_dir is a directory", []),
@@ -534,7 +534,7 @@ CASES += [
     ("export-config-missing-file", "albert_act.export --config {tmp}/nowhere.json --output {tmp}/c2/1", 1,
      r"error: --config .*nowhere.json: no such file", []),
     ("pretrain-config-partial-with-a-string", PRETRAIN + " --config {configs}/steps_string.json", 1,
-     r"--config .*steps_string.json line 1: seed must be an integer >= 0, got '7'", ["{configs}"]),
+     r"--config .*steps_string.json line 1: seed must be an integer in \[0, 4294967295\] .*, got '7'", ["{configs}"]),
     ("pretrain-config-overrides-a-list", PRETRAIN + " --config {configs}/overrides_list.json", 1,
      r"--config .*overrides_list.json line 1: backbone_overrides must be a JSON object of key: value pairs, got \[1, 2\]",
      []),
@@ -803,14 +803,21 @@ CASES += [
      r"--input .*bad_utf8.txt line 2: not valid UTF-8 .*; save the file as UTF-8 text", []),
     ("bench-data-throughput-too-little-text", "benchmarks.data_throughput --input {one_line_txt} --vocab {vocab}", 1,
      r"--input .*one_line.txt: too little text to measure: .*1 training instances, fewer than the data tool's 8 "
-     r"shards; give a longer text", []),
+     r"shards; give more sentences \(one per line, a blank line between documents\)", []),
     ("bench-cost-model-checks-on-jax", "KERAS_BACKEND=jax benchmarks.cost_model", 1,
      r"the checks trace the model with TensorFlow, and KERAS_BACKEND is jax here: .*pass --no-check", []),
     ("bench-served-fill-mask-negative-seed", "benchmarks.served_fill_mask --init {export} --seed -1", 1,
-     r"--seed must be an integer >= 0, got -1", []),
+     r"--seed must be an integer in \[0, 4294967295\] \(a seed of NumPy's and Keras's generators\), got -1", []),
     ("pretrain-config-fixed-depth-with-target-pieces", "albert_act.pretrain --config {fixed_depth_pieces_json} "
      "--model_dir {tmp}/fixed_pieces", 1, r"target_pieces unmasked steers the ponder cost of ACT halting; --halting "
      r"none runs every token to N_max \(drop it\)", []),
+    # --- round twelve: seeds beyond NumPy's, inputs that are no regular file ---
+    ("pretrain-seed-beyond-numpy", PRETRAIN + " --seed 4294967296", 1,
+     r"--seed must be an integer in \[0, 4294967295\] \(a seed of NumPy's and Keras's generators\), got 4294967296", []),
+    ("bench-glue-small-seed-beyond-numpy", "benchmarks.glue_small --models A={export} --seed 9223372036854775808", 1,
+     r"--seed must be an integer in \[0, 4294967295\] .*, got 9223372036854775808", []),
+    ("bench-data-throughput-a-device", "benchmarks.data_throughput --input /dev/null --vocab {vocab}", 1,
+     r"--input /dev/null is not a regular file: give a text file \(it is read several times\)", []),
     ("bench-data-throughput-vocab-and-its-default-size", "benchmarks.data_throughput --input {corpus} --vocab {vocab} "
      "--vocab_size 30000", 1, r"--vocab_size 30000 sizes the vocabulary trained without --vocab", []),
 ]
@@ -1223,6 +1230,25 @@ def test_the_errors_page_gives_the_catalogues_true_count():
     page = (Path(__file__).resolve().parents[1] / "docs" / "errors.md").read_text()
     stated = re.search(r"holds the catalogue \((\d+) cases", page)
     assert stated and int(stated.group(1)) == len(CASES), (stated and stated.group(1), len(CASES))
+
+
+def test_a_benchmarks_table_is_not_dropped_without_a_word(monkeypatch, capsys):
+    """A benchmark started with its standard output closed (`>&-`: sys.stdout is None, and print() drops
+    everything) is refused; a table that cannot be written (`> /dev/full`) names the standard output."""
+    import errno
+    import sys
+
+    from benchmarks import arguments
+
+    def table():
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with pytest.raises(SystemExit, match=r"^error: could not write the standard output: No space left on device; "
+                                         r"nothing was written$"):
+        arguments.run(table)
+    monkeypatch.setattr(sys, "stdout", None)
+    with pytest.raises(SystemExit, match="error: the standard output is closed: the benchmark prints its table there"):
+        arguments.run(table)
 
 
 @pytest.mark.parametrize("module", ["albert_act.pretrain", "albert_act.finetune", "albert_act.analyze",

@@ -37,7 +37,7 @@ def test_values_are_checked_when_the_config_is_built():
     for given, message in [
         (dict(steps=0), r"steps must be an integer in \[1, 100000000\], got 0"),
         (dict(learning_rate=float("nan")), r"learning_rate must be a learning rate in \[1e-08, .*, got nan"),
-        (dict(seed=1.5), r"seed must be an integer >= 0, got 1.5"),
+        (dict(seed=1.5), r"seed must be an integer in \[0, 4294967295\] .*, got 1.5"),
         (dict(halting="sometimes"), r"halting must be one of \['act', 'none'\], got 'sometimes'"),
         (dict(preset="huge"), r"preset must be one of \['base', 'demo', 'english', 'small', 'tiny'\], got 'huge'"),
         (dict(steps=4, warmup_steps=9), r"warmup_steps must be in \[0, steps=4\], got 9"),

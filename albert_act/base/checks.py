@@ -68,6 +68,8 @@ def _finite(v):
 FLAG_RULES = {
     "int>=1": ("an integer >= 1", lambda v: v >= 1),
     "int>=0": ("an integer >= 0", lambda v: v >= 0),
+    "int:seed": ("an integer in [0, 4294967295] (a seed of NumPy's and Keras's generators)",
+                 lambda v: 0 <= v < 2 ** 32),
     # finite in float32, as the model computes, and > 0 there: 1e-40 is 0 there (a run that would not learn)
     ">0": (f"a number in [{FLOAT32_TINY:.5g}, {FLOAT32_MAX:.5g}] (> 0 and finite in float32, as the model computes)",
            lambda v: v >= FLOAT32_TINY and _finite(v)),

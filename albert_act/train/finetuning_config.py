@@ -46,7 +46,7 @@ class FinetuneConfig:
                                    rule="learning_rate")
     batch_size: int = setting(32, "sequences per update (all replicas together)", rule="int[1,65536]")
     epochs: int = setting(3, "passes over the training set; the best dev epoch is kept", rule="int[1,10000]")
-    seed: int = setting(12345, "initialisation and data order", rule="int>=0")
+    seed: int = setting(12345, "initialisation and data order", rule="int:seed")
     grid: bool = setting(False, "the paper's grid (learning rate x batch x epochs) instead of one run")
     seeds: int = setting(1, "with --grid: seeds per grid point, from --seed on", rule="int[1,1000]")
     ponder_cost_weight: float = setting(

@@ -150,7 +150,7 @@ class PretrainConfig:
                                     "every local GPU, else the CPU", choices=list(distribution.STRATEGIES))
     precision: str = setting("auto", "auto: mixed_bfloat16 on TPU, float32 elsewhere",
                              choices=list(distribution.PRECISIONS))
-    seed: int = setting(12345, "seed of the weights, the input order and dropout", rule="int>=0")
+    seed: int = setting(12345, "seed of the weights, the input order and dropout", rule="int:seed")
     deterministic: bool | None = setting(
         None, "deterministic ops and a fixed input order: the same run gives the same numbers on the same machine "
               "(default: the preset's; on for the demo, off for the others)")
