@@ -1,7 +1,7 @@
 """The package's shape: the import graph has no cycle and no import running back up the data's path.
 
 Stages, lowest first: `albert_act.base` (what every command shares: `cli`, `checks`, `outputs`,
-`text_files`, and `artifacts`, the one owner of on-disk names) -> `pipelines` (the data stage: text
+`text_files`, `bars`, and `artifacts`, the one owner of on-disk names) -> `pipelines` (the data stage: text
 to records; it imports nothing from albert_act but the base) and `albert_act.distribution` (side
 by side) -> `albert_act.model` (layers, loops, heads: no file I/O) -> `albert_act.io` (what a path on
 disk holds: sources, checkpoints, exports) -> `albert_act.serve` and `albert_act.analysis` (side by

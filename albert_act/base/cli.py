@@ -124,28 +124,6 @@ def parser(verb, doc, package="albert_act"):
     return checks.negative_numbers_are_values(result)
 
 
-class LogLines:
-    """Progress for a log file: a plain line every `every` steps and at the end, no escapes."""
-
-    def __init__(self, total, every):
-        self.total, self.every = total, max(1, every)
-
-    def update(self, step, values=()):
-        if step % self.every == 0 or step == self.total:
-            shown = " - ".join(f"{name}: {value:.4g}" for name, value in values)
-            print(f"{step}/{self.total}" + (f" - {shown}" if shown else ""), flush=True)
-
-
-def progress_bar(total, stateful_metrics=()):
-    """Keras' progress bar on a terminal; in a log file (stdout not a terminal), `LogLines` about
-    every tenth of the way, since the bar's redrawing writes escapes into files."""
-    if sys.stdout.isatty():
-        import keras
-
-        return keras.utils.Progbar(total, stateful_metrics=list(stateful_metrics))
-    return LogLines(total, -(-total // 10))
-
-
 # Ctrl-C at any moment: inside a `failures` block (the work), KeyboardInterrupt, which the block turns
 # into its "stopped: <what was kept>" line; outside one (start-up, parsing, the final printing) in a
 # command run from its command line, a line at once. [open blocks, whether a block has ended, whether

@@ -13,7 +13,7 @@ import shutil
 import numpy as np
 
 from albert_act import distribution
-from albert_act.base import artifacts, checks, cli, outputs
+from albert_act.base import artifacts, bars, checks, outputs
 from albert_act.io.source import HALTING_UNIT, Source
 from albert_act.serve import savedmodel
 from albert_act.train import glue_metrics
@@ -137,7 +137,7 @@ def _train_epochs(steps, model, task, data, config, main_metric, best_path, prog
         order = rng.permutation(len(data.train))
         if progress:
             print(f"epoch {epoch}/{epochs}")
-        bar = cli.progress_bar(steps_per_epoch, ["loss"]) if progress else None
+        bar = bars.progress_bar(steps_per_epoch, ["loss"]) if progress else None
         for step in range(steps_per_epoch):
             index = order[step * batch_size : (step + 1) * batch_size]
             loss = steps.train_step({k: v[index] for k, v in data.train_inputs.items()}, data.train_targets[index])

@@ -30,7 +30,7 @@ import keras
 import numpy as np
 
 from albert_act import distribution
-from albert_act.base import artifacts, cli, outputs, text_files
+from albert_act.base import artifacts, bars, outputs, text_files
 from albert_act.io.newest_intact import NPZ_READ_ERRORS, finite, newest_intact
 from albert_act.model.halting import ponder_weight_in_force
 from albert_act.train.ponder import AUTO_SHARE, held_depth, ponder_ramp, steered_tau
@@ -382,7 +382,7 @@ def _resume(trainer, config, progress):
 
 def _train(trainer, config, stream, eval_path, update, progress):
     shown = ["loss", "mlm_acc", "sop_acc", "iterations"]
-    bar = cli.progress_bar(config.steps, shown) if progress else None
+    bar = bars.progress_bar(config.steps, shown) if progress else None
     window, start = None, time.perf_counter()
     while update < config.steps:
         batch = stream.batch(config.global_batch_size)

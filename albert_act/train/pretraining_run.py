@@ -18,7 +18,7 @@ import time
 import tensorflow as tf
 
 from albert_act import distribution
-from albert_act.base import artifacts, cli, outputs, text_files
+from albert_act.base import artifacts, bars, outputs, text_files
 from albert_act.analysis import token_types
 from albert_act.io.run_checkpoints import (checkpoint_contents, checkpoint_managers, checkpoint_update,
                                            restore_latest_intact, save_checkpoint)
@@ -122,7 +122,7 @@ def _train(config, trainer, streams, manager, files, write_dir, progress):
     train_step = trainer.make_train_step(parse=lambda serialized: parse_examples(serialized, *shapes))
     writer = tf.summary.create_file_writer(os.path.join(write_dir, artifacts.TRAIN_EVENTS))
     shown = ["loss", "mlm_acc", "sop_acc", "iterations"] + (["overflows"] if config.execution == "bucket" else [])
-    bar = cli.progress_bar(config.steps, shown) if progress else None
+    bar = bars.progress_bar(config.steps, shown) if progress else None
     step = int(trainer.optimizer.iterations.numpy())
     window, window_start = None, time.perf_counter()
     while step < config.steps:
