@@ -391,11 +391,17 @@ def masking_warning(report):
     """A line when the masking missed its target by far (sequences too short for whole-word spans,
     so that at least one piece of each is masked): the share masked, the target, and the length."""
     target, share = report["config"]["masked_lm_prob"], report["masked_fraction"]
-    if report["instances"]["total"] and share > 1.5 * target:
-        return (f"{share:.0%} of the maskable pieces are masked against --masked_lm_prob {target:g}: sequences of "
-                f"{report['config']['max_seq_length']} pieces ({report['mean_tokens_per_instance']:.1f} on average) "
-                "are too short for it; use a longer --max_seq_length (ALBERT: 512, the demo 64)")
-    return None
+    maskable = report["config"]["max_seq_length"] - 3
+    if not report["instances"]["total"] or share <= 1.5 * target:
+        return None
+    said = f"{share * 100:.3g}% of the maskable pieces are masked against --masked_lm_prob {target}"
+    if target * maskable < 0.5:  # the budget rounds to 0, and each sequence masks one piece all the same
+        return (f"{said}: that share of a sequence's {maskable} maskable pieces is less than one piece, and each "
+                "sequence masks at least one; give a larger --masked_lm_prob or a longer --max_seq_length (ALBERT: "
+                "0.20 of 512)")
+    return (f"{said}: sequences of {report['config']['max_seq_length']} pieces "
+            f"({report['mean_tokens_per_instance']:.1f} on average) are too short for it; use a longer "
+            "--max_seq_length (ALBERT: 512, the demo 64)")
 
 
 if __name__ == "__main__":

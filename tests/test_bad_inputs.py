@@ -572,9 +572,12 @@ CASES += [
      "--output {tmp}/c8/1", 1, r"edited_length/classifier.json: max_seq_length 512 exceeds the model's 64 "
      r"\(max_sequence_length\); was the file edited\?", ["{edited_length}"]),
     ("data-sequences-too-short-to-mask", DATA.replace("{tmp}/records", "{tmp}/records_short") +
-     " --input {corpus} --max_seq_length 5", 0, r"warning: \d+% of the maskable pieces are masked against "
-     r"--masked_lm_prob 0.2: sequences of 5 pieces \(\d.\d on average\) are too short for it; use a longer "
-     r"--max_seq_length", ["{corpus}"]),
+     " --input {corpus} --max_seq_length 5", 0, r"warning: [\d.]+% of the maskable pieces are masked against "
+     r"--masked_lm_prob 0.2: that share of a sequence's 2 maskable pieces is less than one piece, and each sequence "
+     r"masks at least one; give a larger --masked_lm_prob or a longer --max_seq_length", ["{corpus}"]),
+    ("data-masking-rate-below-one-piece", DATA.replace("{tmp}/records", "{tmp}/records_rare") +
+     " --input {corpus} --masked_lm_prob 1e-320", 0, r"masked against --masked_lm_prob 1e-320: that share of a "
+     r"sequence's \d+ maskable pieces is less than one piece", ["{corpus}"]),
     # --- depth against difficulty: the reference model -------------------------------------------------
     ("analyze-difficulty-without-reference", ANALYZE.replace("token-types", "difficulty"), 1,
      r"the difficulty mode needs --reference MODEL", []),

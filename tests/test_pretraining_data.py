@@ -351,3 +351,19 @@ def test_a_bare_word_start_piece_is_masked_with_the_word_it_begins():
     word_start = [1] * 50
     assert instances.word_starts([2, 7, 9, 11, 9, 3], word_start, bare_space=9) == [1, 1, 1, 0, 1, 1]
     assert instances.word_starts([2, 7, 9, 11], word_start) == [1, 1, 1, 1]
+
+
+def test_the_masking_warning_names_the_setting_that_missed():
+    """Whole-word spans overshoot the target in short sequences (use longer ones); a rate below one piece
+    per sequence is raised to one (use a larger rate, or longer sequences); on target, nothing."""
+    from pipelines.create_pretraining_data import masking_warning
+
+    def report(rate, length, share):
+        return {"config": {"masked_lm_prob": rate, "max_seq_length": length}, "masked_fraction": share,
+                "instances": {"total": 3}, "mean_tokens_per_instance": 12.0}
+
+    assert masking_warning(report(0.2, 16, 0.5)) == (
+        "50% of the maskable pieces are masked against --masked_lm_prob 0.2: sequences of 16 pieces (12.0 on average) "
+        "are too short for it; use a longer --max_seq_length (ALBERT: 512, the demo 64)")
+    assert "is less than one piece" in masking_warning(report(0.01, 16, 0.08))
+    assert masking_warning(report(0.2, 128, 0.21)) is None
