@@ -821,6 +821,9 @@ CASES += [
      r"--seed must be an integer in \[0, 4294967295\] .*, got 9223372036854775808", []),
     ("bench-data-throughput-a-device", "benchmarks.data_throughput --input /dev/null --vocab {vocab}", 1,
      r"--input /dev/null is not a regular file: give a text file \(it is read several times\)", []),
+    ("pretrain-halting-rate-just-below-the-least", PRETRAIN + " --learning_rate 1e-8 --halting_learning_rate_scale "
+     "0.9999999", 1, r"halting_learning_rate_scale 0.9999999 gives the halting unit a learning rate of 9.999999e-09 "
+     r"\(x learning_rate 1e-08\)", []),
     ("bench-data-throughput-vocab-and-its-default-size", "benchmarks.data_throughput --input {corpus} --vocab {vocab} "
      "--vocab_size 30000", 1, r"--vocab_size 30000 sizes the vocabulary trained without --vocab", []),
 ]

@@ -362,8 +362,8 @@ def _check_together(config):
                          "--target_iterations")
     rate, scale = config.learning_rate, config.halting_learning_rate_scale
     if None not in (rate, scale) and not checks.flag_rule("learning_rate")[1](rate * scale):
-        raise ValueError(f"halting_learning_rate_scale {scale:g} gives the halting unit a learning rate of "
-                         f"{rate * scale:.4g} (x learning_rate {rate:g}): it must be "
+        raise ValueError(f"halting_learning_rate_scale {scale:.12g} gives the halting unit a learning rate of "
+                         f"{rate * scale:.12g} (x learning_rate {rate:.12g}): it must be "
                          f"{checks.flag_rule('learning_rate')[0]}")
     weight = config.halting_signal_weight
     if weight not in (None, 1.0) and config.mlm_objective not in (None, "final_and_halting"):
