@@ -122,6 +122,9 @@ def main(argv=None):
         if args.write:
             from albert_act.base.outputs import check_output_dir
 
+            if cli.jax_backend():
+                raise ValueError("--write computes the reference on Keras's TensorFlow backend, and KERAS_BACKEND is "
+                                 "jax here: run it without KERAS_BACKEND=jax (--check then compares JAX with it)")
             check_output_dir(args.write, args.overwrite, FILES, "the reference", "an earlier reference", "--write")
         else:
             import keras

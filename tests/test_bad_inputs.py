@@ -824,6 +824,8 @@ CASES += [
     ("pretrain-halting-rate-just-below-the-least", PRETRAIN + " --learning_rate 1e-8 --halting_learning_rate_scale "
      "0.9999999", 1, r"halting_learning_rate_scale 0.9999999 gives the halting unit a learning rate of 9.999999e-09 "
      r"\(x learning_rate 1e-08\)", []),
+    ("bench-parity-write-on-jax", "KERAS_BACKEND=jax benchmarks.backend_parity --write {tmp}/parity_jax", 1,
+     r"--write computes the reference on Keras's TensorFlow backend, and KERAS_BACKEND is jax here", []),
     ("bench-data-throughput-vocab-and-its-default-size", "benchmarks.data_throughput --input {corpus} --vocab {vocab} "
      "--vocab_size 30000", 1, r"--vocab_size 30000 sizes the vocabulary trained without --vocab", []),
 ]
@@ -1236,6 +1238,20 @@ def test_the_errors_page_gives_the_catalogues_true_count():
     page = (Path(__file__).resolve().parents[1] / "docs" / "errors.md").read_text()
     stated = re.search(r"holds the catalogue \((\d+) cases", page)
     assert stated and int(stated.group(1)) == len(CASES), (stated and stated.group(1), len(CASES))
+
+
+def test_a_closed_standard_stream_stops_nothing(monkeypatch):
+    """A command started with `>&-` or `2>&-` (sys.stdout or sys.stderr None): the progress falls back to
+    plain lines (which go nowhere), and the quiet start has no stderr to quiet (it raised AttributeError)."""
+    import sys
+
+    from albert_act.base import bars, cli
+
+    monkeypatch.setattr(sys, "stdout", None)
+    assert isinstance(bars.progress_bar(10), bars.LogLines)
+    monkeypatch.setattr(sys, "stderr", None)
+    with cli._stderr_to_devnull():
+        pass
 
 
 def test_a_benchmarks_table_is_not_dropped_without_a_word(monkeypatch, capsys):

@@ -18,7 +18,7 @@ class LogLines:
 def progress_bar(total, stateful_metrics=()):
     """Keras' progress bar on a terminal; in a log file (stdout not a terminal), `LogLines` about
     every tenth of the way, since the bar's redrawing writes escapes into files."""
-    if sys.stdout.isatty():
+    if sys.stdout is not None and sys.stdout.isatty():  # None: descriptor 1 closed (`>&-`)
         import keras
 
         return keras.utils.Progbar(total, stateful_metrics=list(stateful_metrics))

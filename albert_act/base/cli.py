@@ -25,6 +25,9 @@ VERBOSE_FLAG = "--verbose"
 
 @contextlib.contextmanager
 def _stderr_to_devnull():
+    if sys.stderr is None:  # descriptor 2 closed (`2>&-`): nothing to quiet
+        yield
+        return
     sys.stderr.flush()
     saved = os.dup(2)
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -416,7 +419,7 @@ def exit_at_once_when_stopped():
         if stop.code != 130:
             raise
         for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(OSError, ValueError):  # a closed or broken stream
+            with contextlib.suppress(OSError, ValueError, AttributeError):  # a closed or broken stream, or none
                 stream.flush()
         os._exit(130)
 
