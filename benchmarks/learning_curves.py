@@ -34,9 +34,11 @@ def read_points(path):
     """The evaluations of a run dir or a held_out.jsonl file, oldest first; a line that is not one
     names the file and line."""
     file = os.path.join(path, artifacts.HELD_OUT_CURVE) if os.path.isdir(path) else path
+    if os.path.isdir(path) and not os.path.isfile(file):
+        raise ValueError(f"{path} holds no {artifacts.HELD_OUT_CURVE}: give a pre-training run dir (it holds one "
+                         "after its first --eval_every evaluation) or the file itself")
     if not os.path.isfile(file):
-        raise ValueError(f"{path}: no such file" + (" (a run dir holds held_out.jsonl after its first --eval_every "
-                                                    "evaluation)" if os.path.isdir(path) else ""))
+        raise ValueError(f"{path}: no such file")
     points = []
     with open(file, encoding="utf-8", errors="replace") as f:
         for number, line in enumerate(f, start=1):

@@ -824,6 +824,9 @@ CASES += [
     ("pretrain-halting-rate-just-below-the-least", PRETRAIN + " --learning_rate 1e-8 --halting_learning_rate_scale "
      "0.9999999", 1, r"halting_learning_rate_scale 0.9999999 gives the halting unit a learning rate of 9.999999e-09 "
      r"\(x learning_rate 1e-08\)", []),
+    ("bench-learning-curves-a-folder-without-a-curve", "benchmarks.learning_curves A={notes_dir} --output_dir "
+     "{tmp}/curves_none", 1, r"notes_dir holds no held_out.jsonl: give a pre-training run dir \(it holds one after its "
+     r"first --eval_every evaluation\) or the file itself", []),
     ("bench-parity-write-on-jax", "KERAS_BACKEND=jax benchmarks.backend_parity --write {tmp}/parity_jax", 1,
      r"--write computes the reference on Keras's TensorFlow backend, and KERAS_BACKEND is jax here", []),
     ("bench-data-throughput-vocab-and-its-default-size", "benchmarks.data_throughput --input {corpus} --vocab {vocab} "

@@ -80,7 +80,8 @@ def test_learning_curves_join_a_run_and_its_continuation_and_compare_at_shared_u
                                       r"0.0450 against 0.0480\)"),
     (["ACT={bad}"], r"bad.jsonl line 2: not JSON"),
     (["ACT={foreign}"], r"foreign.jsonl line 1: no mlm_accuracy_interval, .*\(not a held-out evaluation"),
-    (["ACT={tmp}"], r"held_out.jsonl after its first --eval_every evaluation"),
+    (["ACT={tmp}"], r"holds no held_out.jsonl: give a pre-training run dir \(it holds one after its first "
+                    r"--eval_every evaluation\)"),
     (["{act}"], r"give NAME=VALUE, a name and a run dir or held_out.jsonl"),
     (["ACT={act}+"], r"an empty part"),
     (["ACT={act}+{other}"], r"act.jsonl and .*other.jsonl were evaluated on different held-out records"),
