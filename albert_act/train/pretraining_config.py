@@ -343,9 +343,10 @@ def _check_together(config):
         target = get_preset(config.preset).training.get("target_iterations")
     if steps is not None and config.warmup_steps is not None and config.warmup_steps > steps:
         raise ValueError(f"warmup_steps must be in [0, steps={steps}], got {config.warmup_steps}")
+    words, nonnegative = checks.flag_rule(">=0")
     if tau is not None and tau != AUTO and (isinstance(tau, bool) or not isinstance(tau, (int, float)) or
-                                            not checks.flag_rule(">=0")[1](tau)):
-        raise ValueError(f"ponder_cost_weight (--tau) must be {checks.flag_rule('>=0')[0]} or {AUTO!r}, got {tau!r}")
+                                            not nonnegative(tau)):
+        raise ValueError(f"ponder_cost_weight (--tau) must be {words} or {AUTO!r}, got {tau!r}")
     start = config.ponder_warmup_start
     if config.halting == "act" and None not in (steps, start) and start > steps and tau not in (0, 0.0):
         raise ValueError(f"ponder_warmup_start {start} is after steps={steps}: the ponder cost would never switch "
@@ -361,10 +362,10 @@ def _check_together(config):
         raise ValueError("--target_pieces unmasked says whose mean depth --target_iterations holds: give "
                          "--target_iterations")
     rate, scale = config.learning_rate, config.halting_learning_rate_scale
-    if None not in (rate, scale) and not checks.flag_rule("learning_rate")[1](rate * scale):
+    words, a_learning_rate = checks.flag_rule("learning_rate")
+    if None not in (rate, scale) and not a_learning_rate(rate * scale):
         raise ValueError(f"halting_learning_rate_scale {scale:.12g} gives the halting unit a learning rate of "
-                         f"{rate * scale:.12g} (x learning_rate {rate:.12g}): it must be "
-                         f"{checks.flag_rule('learning_rate')[0]}")
+                         f"{rate * scale:.12g} (x learning_rate {rate:.12g}): it must be {words}")
     weight = config.halting_signal_weight
     if weight not in (None, 1.0) and config.mlm_objective not in (None, "final_and_halting"):
         raise ValueError(f"halting_signal_weight {weight} weighs final_and_halting's held mixture; --mlm_objective "
