@@ -21,7 +21,7 @@ Outputs go to --output_dir (default runs/analysis/<mode>, so that modes do not o
 import os
 import sys
 
-from albert_act.base import cli
+from albert_act.base import cli, entry
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The optional inputs each mode reads: a flag of `MODE_FLAGS` given to a mode that does not read it is
@@ -81,4 +81,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

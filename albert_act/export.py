@@ -30,7 +30,7 @@ import json
 import os
 import shlex
 
-from albert_act.base import cli, outputs
+from albert_act.base import cli, entry, outputs
 
 
 def parse_args(argv=None):
@@ -90,4 +90,4 @@ def serve_command(export_dir):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

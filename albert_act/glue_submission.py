@@ -16,7 +16,7 @@ the zip's comment.
 
 import os
 
-from albert_act.base import cli, outputs
+from albert_act.base import cli, entry, outputs
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -67,4 +67,4 @@ def check_paths(args):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

@@ -19,7 +19,7 @@ import os
 import shlex
 import sys
 
-from albert_act.base import artifacts, cli, outputs
+from albert_act.base import artifacts, cli, entry, outputs
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -169,4 +169,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

@@ -21,7 +21,7 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-from albert_act.base import cli  # noqa: E402
+from albert_act.base import cli, entry  # noqa: E402
 from benchmarks import arguments  # noqa: E402
 
 cli.quiet_start()
@@ -157,4 +157,4 @@ def _measure(args, source):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

@@ -18,6 +18,8 @@ import sys
 
 import numpy as np
 
+from albert_act.base import entry
+
 CONFIG = dict(vocabulary_size=400, num_heads=2, embedding_dim=16, hidden_dim=32, intermediate_dim=64,
               max_iterations=6, max_sequence_length=128)
 TAU = 0.01
@@ -157,4 +159,4 @@ def _write_or_check(args):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

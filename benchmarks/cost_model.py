@@ -38,6 +38,8 @@ against a timed training update of the demo preset on this CPU (its FLOP rate).
 import argparse
 import os
 
+from albert_act.base import entry
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 UPDATES, BATCH, LENGTH, PREDICTIONS = 112_500, 4096, 128, 20  # the paper's pre-training
@@ -174,4 +176,4 @@ def _tables(args):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

@@ -20,6 +20,8 @@ import sys
 import tempfile
 import time
 
+from albert_act.base import entry
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_INPUT = os.path.join(REPO, "..", "shared", "data", "wikipedia_en_sample", "wiki_en_train.txt")
 VOCAB_SIZE = 30000  # pieces of the vocabulary trained on --input without --vocab
@@ -29,11 +31,11 @@ SHARDS = 8  # the data tool's output files, its default
 def _tree_rss_mb(root_pid):
     """Sum of VmRSS (MB) of root_pid and all its descendants."""
     parents = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
+    for name in os.listdir("/proc"):
+        if name.isdigit():
             try:
-                with open(f"/proc/{entry}/stat") as f:
-                    parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
+                with open(f"/proc/{name}/stat") as f:
+                    parents[int(name)] = int(f.read().rsplit(")", 1)[1].split()[1])
             except OSError:
                 continue
     tree, frontier = {root_pid}, [root_pid]
@@ -163,4 +165,4 @@ def _measure(args):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

@@ -18,7 +18,7 @@ import json
 import os
 import time
 
-from albert_act.base import cli
+from albert_act.base import cli, entry
 from benchmarks import arguments
 
 cli.quiet_start()
@@ -180,4 +180,4 @@ def _measure_and_write(args, records):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

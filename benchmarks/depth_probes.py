@@ -25,7 +25,7 @@ import re
 import subprocess
 import sys
 
-from albert_act.base import cli
+from albert_act.base import cli, entry
 from benchmarks import arguments
 
 cli.quiet_start()
@@ -223,4 +223,4 @@ def _measure(args):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

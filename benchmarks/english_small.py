@@ -26,6 +26,8 @@ import argparse
 import os
 import sys
 
+from albert_act.base import entry
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TRAIN_TEXT = ("wikipedia_en_sample/wiki_en_train.txt", "wikipedia_en_more/wiki_en_more.txt")
 VALID_TEXT = "wikipedia_en_sample/wiki_en_valid.txt"
@@ -151,4 +153,4 @@ def write_learning_curve(model_dir):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

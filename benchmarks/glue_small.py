@@ -25,7 +25,7 @@ import os
 import sys
 import time
 
-from albert_act.base import cli  # noqa: E402
+from albert_act.base import cli, entry  # noqa: E402
 
 cli.quiet_start()  # TensorFlow and SentencePiece start quietly, as in the CLIs
 
@@ -203,4 +203,4 @@ def markdown(rows, names):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

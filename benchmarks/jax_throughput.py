@@ -21,7 +21,7 @@ import time
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
 
-from albert_act.base import cli  # noqa: E402
+from albert_act.base import cli, entry  # noqa: E402
 from benchmarks import arguments  # noqa: E402
 
 cli.quiet_start()  # first: Ctrl-C stops with one line from here on (TensorFlow, where installed, loads quietly)
@@ -133,4 +133,4 @@ def _measure(args):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

@@ -23,7 +23,7 @@ import json
 import os
 import sys
 
-from albert_act.base import artifacts, cli
+from albert_act.base import artifacts, cli, entry
 from albert_act.base.outputs import check_output_dir
 from benchmarks import arguments
 
@@ -157,4 +157,4 @@ def _write(output_dir, curves):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

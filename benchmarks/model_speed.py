@@ -16,7 +16,7 @@ import os
 import statistics
 import time
 
-from albert_act.base import cli
+from albert_act.base import cli, entry
 from benchmarks import arguments
 
 cli.quiet_start()  # first: Ctrl-C stops with one line from here on, and TensorFlow loads quietly
@@ -131,4 +131,4 @@ def _measure(args):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

@@ -24,6 +24,8 @@ import os
 import sys
 import time
 
+from albert_act.base import entry
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -168,4 +170,4 @@ def _run(args):
         {"pretraining": pretrained, "finetuning": scores, "markdown": table}, indent=2).encode("utf-8"))
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

@@ -46,6 +46,8 @@ import subprocess
 import sys
 import time
 
+from albert_act.base import entry
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -434,4 +436,4 @@ def _tables(args):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

@@ -24,7 +24,7 @@ import json
 import os
 import sys
 
-from albert_act.base import cli  # noqa: E402
+from albert_act.base import cli, entry  # noqa: E402
 
 cli.quiet_start()  # TensorFlow and SentencePiece start quietly, as in the CLIs
 
@@ -181,4 +181,4 @@ def markdown(results, top):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

@@ -27,7 +27,7 @@ import os
 import tempfile
 import time
 
-from albert_act.base import cli
+from albert_act.base import cli, entry
 from benchmarks import arguments
 
 cli.quiet_start()
@@ -133,4 +133,4 @@ def _tables(args):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

@@ -22,7 +22,7 @@ import argparse
 import json
 import os
 
-from albert_act.base import cli, outputs  # noqa: E402
+from albert_act.base import cli, entry, outputs  # noqa: E402
 from benchmarks import arguments  # noqa: E402
 
 cli.quiet_start()  # TensorFlow and SentencePiece start quietly, as in the CLIs
@@ -202,4 +202,4 @@ def _measure(args):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

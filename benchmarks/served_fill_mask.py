@@ -24,7 +24,7 @@ import os
 import sys
 import time
 
-from albert_act.base import cli  # noqa: E402
+from albert_act.base import cli, entry  # noqa: E402
 from benchmarks import arguments  # noqa: E402
 
 cli.quiet_start()  # TensorFlow and SentencePiece start quietly, as in the CLIs
@@ -172,4 +172,4 @@ def _serve(args, export, tokenizer, queries):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

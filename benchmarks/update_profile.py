@@ -29,6 +29,8 @@ import os
 import sys
 import time
 
+from albert_act.base import entry
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 from benchmarks.pretrain_speed import (TAIL_MEANS, XLA, ScriptedDepth, child_result, cpu_model, layer_flops,  # noqa: E402
@@ -223,4 +225,4 @@ def _tables(args):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

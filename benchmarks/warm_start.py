@@ -16,7 +16,7 @@ import argparse
 import json
 import os
 
-from albert_act.base import cli
+from albert_act.base import cli, entry
 from benchmarks import arguments
 
 cli.quiet_start()
@@ -115,4 +115,4 @@ def _run(args, variants):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

@@ -26,7 +26,7 @@ import random
 import sys
 import time
 
-from albert_act.base import checks, cli, outputs, text_files
+from albert_act.base import checks, cli, entry, outputs, text_files
 from albert_act.base.artifacts import INCOMPLETE, STATS_JSON, STATS_MD, TOKENS_EVAL, TOKENS_TRAIN
 from pipelines import instances, token_corpus, worker_pool
 from pipelines.tfrecord_writer import TFRecordWriter
@@ -405,4 +405,4 @@ def masking_warning(report):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

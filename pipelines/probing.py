@@ -26,7 +26,7 @@ import collections
 import hashlib
 import os
 
-from albert_act.base import cli, text_files
+from albert_act.base import cli, entry, text_files
 from pipelines import synthetic_corpus
 
 SPLITS = ("tr", "va", "te")
@@ -225,4 +225,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

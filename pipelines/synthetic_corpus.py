@@ -24,7 +24,7 @@ import dataclasses
 import os
 import random
 
-from albert_act.base import cli
+from albert_act.base import cli, entry
 
 NOUNS = [  # singular, plural, animate
     ("farmer", "farmers", True), ("baker", "bakers", True), ("teacher", "teachers", True),
@@ -328,4 +328,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

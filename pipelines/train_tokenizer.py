@@ -12,7 +12,7 @@ Characters that are not pieces become their UTF-8 bytes (--byte_fallback, on by 
 import argparse
 import os
 
-from albert_act.base import cli, outputs, text_files
+from albert_act.base import cli, entry, outputs, text_files
 from pipelines.tokenizer import ENGLISH_CHARACTERS, MODEL_TYPES, Tokenizer, train_sentencepiece
 
 
@@ -78,4 +78,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    entry.run(main)

@@ -13,6 +13,7 @@ import gzip
 import hashlib
 import importlib
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -1227,6 +1228,26 @@ def test_config_from_a_pipe_is_read_once(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+def test_a_command_on_a_full_standard_output_writes_its_files(tmp_path):
+    """`python -m pipelines.probing ... > /dev/full`: the four task files are written whole, and the one
+    line names the standard output (it ended in a traceback from the closing print)."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[1]
+    with open("/dev/full", "w") as full:
+        run = subprocess.run([sys.executable, "-m", "pipelines.probing", "--synthetic_documents", "20", "--output_dir",
+                              str(tmp_path / "tasks")], cwd=repo, stdout=full, stderr=subprocess.PIPE, text=True,
+                             timeout=300)
+    assert (run.returncode, run.stderr) == (1, "error: could not write the standard output: No space left on device; "
+                                               "what the command printed from then on is lost, and its work went on "
+                                               "to its end\n")
+    assert sorted(path.name for path in (tmp_path / "tasks").iterdir()) == [
+        "obj_number.txt", "past_present.txt", "subj_number.txt", "top_constituents.txt"]
+    assert all(len(path.read_text().splitlines()) > 10 for path in (tmp_path / "tasks").iterdir())
+
+
 def _snapshot(path):
     """The names and checksums under `path` (a file: its bytes' checksum), to compare before and after."""
     def checksum(file):
@@ -1274,6 +1295,66 @@ def test_a_benchmarks_table_is_not_dropped_without_a_word(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdout", None)
     with pytest.raises(SystemExit, match="error: the standard output is closed: the benchmark prints its table there"):
         arguments.run(table)
+
+
+class _Failing:
+    """A standard output whose writes fail with `number` (errno) from the `after`-th on."""
+
+    def __init__(self, descriptor, number, after=0):
+        self.descriptor, self.number, self.after, self.written = descriptor, number, after, []
+
+    def write(self, text):
+        if len(self.written) >= self.after:
+            raise OSError(self.number, os.strerror(self.number))
+        self.written.append(text)
+        return len(text)
+
+    def flush(self):
+        pass
+
+    def fileno(self):
+        return self.descriptor
+
+    def isatty(self):
+        return False
+
+
+def test_a_standard_output_that_fails_loses_its_lines_not_the_work(tmp_path, monkeypatch, capsys):
+    """`> /dev/full`: the work goes on to its end, its later lines go nowhere (the descriptor to
+    /dev/null), and one line names the standard output, with status 1 where the work ended with 0.
+    A pipe whose reader ended (`| head`) stops the work instead, named as the standard output."""
+    import errno
+    import sys
+
+    from albert_act.base import cli, entry
+
+    descriptor = os.open(tmp_path / "out", os.O_WRONLY | os.O_CREAT)
+    stream = _Failing(descriptor, errno.ENOSPC, after=1)
+    monkeypatch.setattr(sys, "stdout", stream)
+    done = []
+
+    def main():
+        print("first")
+        print("second")
+        done.append(True)
+
+    with pytest.raises(SystemExit) as ended:
+        entry.run(main)
+    os.write(descriptor, b"to /dev/null")
+    assert (ended.value.code, done, stream.written, (tmp_path / "out").read_text()) == (1, [True], ["first"], "")
+    assert capsys.readouterr().err == ("error: could not write the standard output: No space left on device; what "
+                                       "the command printed from then on is lost, and its work went on to its end\n")
+    monkeypatch.setattr(sys, "stdout", _Failing(descriptor, errno.ENOSPC))
+    with pytest.raises(SystemExit) as ended:
+        entry.run(lambda: sys.exit(print("a line") or "error: a refusal"))
+    assert ended.value.code == "error: a refusal" and "could not write the standard output" in capsys.readouterr().err
+    monkeypatch.setattr(sys, "stdout", entry.Guarded(_Failing(descriptor, errno.EPIPE), working=cli.working))
+    with pytest.raises(SystemExit, match=r"^error: could not write the standard output: Broken pipe \(its reader has "
+                                         r"ended\); the newest checkpoint is kept$"):
+        with cli.failures("runs/x", "the newest checkpoint is kept", "stopped"):
+            print("a progress line")
+    assert entry.lost_line() is None
+    os.close(descriptor)
 
 
 @pytest.mark.parametrize("module", ["albert_act.pretrain", "albert_act.finetune", "albert_act.analyze",

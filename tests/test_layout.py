@@ -288,6 +288,17 @@ def test_every_command_has_the_one_error_tail():
     assert own == []
 
 
+def test_every_command_runs_its_main_through_the_entry():
+    """Each `python -m` command runs `entry.run(main)`: a standard output that cannot be written (a full
+    disk) does not abandon its work, nor blame its output folder."""
+    commands = sorted(path for pattern in ("albert_act/**/*.py", "pipelines/*.py", "benchmarks/*.py")
+                      for path in REPO.glob(pattern) if '\nif __name__ == "__main__":' in path.read_text())
+    assert len(commands) >= 28
+    own = [str(path.relative_to(REPO)) for path in commands
+           if not path.read_text().endswith('\nif __name__ == "__main__":\n    entry.run(main)\n')]
+    assert own == []
+
+
 def test_every_benchmark_runs_its_work_through_the_one_tail():
     """Each benchmark's work goes through `benchmarks.arguments.run` (or `fine_tunings`, which calls it): a
     stop ends the process at once, where the interpreter's teardown beside XLA's threads crashed (a
