@@ -1278,6 +1278,23 @@ def test_a_closed_standard_stream_stops_nothing(monkeypatch):
         pass
 
 
+def test_a_closed_standard_output_is_held_and_a_stop_still_says_its_line():
+    """With descriptor 1 closed (`>&-`) the next file opened took number 1, and a stop's flush of the
+    None stdout raised AttributeError (a traceback, or nothing where stderr was quieted): /dev/null
+    holds number 1, and the stop gives its line and 130."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[1]
+    held = subprocess.run([sys.executable, "-c", "import os; os.close(1); from albert_act.base import cli; "
+                           "cli.hold_closed_descriptors(); os.write(2, str(os.open(os.devnull, os.O_RDONLY)).encode())"],
+                          cwd=repo, capture_output=True, text=True, timeout=60)
+    assert (held.returncode, held.stderr) == (0, "3")
+    stop = subprocess.run([sys.executable, "-c", "import sys; from albert_act.base import cli; sys.stdout = None; "
+                           "cli._stop_now()"], cwd=repo, capture_output=True, text=True, timeout=60)
+    assert (stop.returncode, stop.stderr) == (130, "stopped: before any work: nothing was written\n")
+
+
 def test_a_benchmarks_table_is_not_dropped_without_a_word(monkeypatch, capsys):
     """A benchmark started with its standard output closed (`>&-`: sys.stdout is None, and print() drops
     everything) is refused; a table that cannot be written (`> /dev/full`) names the standard output."""

@@ -182,6 +182,19 @@ def test_train_tokenizer_cli_errors(tmp_path, capsys):
         train_tokenizer.main(["--input", str(cr), "--output", str(tmp_path / "v")])
 
 
+def test_a_lone_cr_inside_a_text_ends_a_line(tmp_path):
+    """Some lines ended by a lone CR among LF ones (classic Mac text pasted in): each is a line, as for
+    Python's text files, numbered by the LF line it lies in; the same text with LF reads the same."""
+    from albert_act.base import text_files
+
+    mixed, plain = tmp_path / "mixed.txt", tmp_path / "plain.txt"
+    mixed.write_bytes(b"\xef\xbb\xbfone\rtwo\nthree\r\n\rfour\r\r\nfive")
+    plain.write_bytes(b"one\ntwo\nthree\n\nfour\nfive")
+    assert list(text_files.read_lines(mixed)) == [(1, "one"), (1, "two"), (2, "three"), (3, ""), (3, "four"),
+                                                  (4, "five")]
+    assert [line for _, line in text_files.read_lines(plain)] == [line for _, line in text_files.read_lines(mixed)]
+
+
 def test_lines_sentencepiece_leaves_out_are_said(tmp_path, capsys):
     """SentencePiece drops lines over its length limit from training without a word: the share is said."""
     from pipelines.synthetic_corpus import write_corpus

@@ -45,6 +45,16 @@ def _stderr_to_devnull():
 _REAL_STDERR = []  # the user's stderr while descriptor 2 points at /dev/null (`_stderr_to_devnull`)
 
 
+def hold_closed_descriptors():
+    """/dev/null on each of descriptors 0-2 that is closed (`>&-`): the next file opened would take its
+    number, and what a library or a child writes to "the standard error" would land in that file."""
+    for descriptor in (0, 1, 2):
+        try:
+            os.fstat(descriptor)
+        except OSError:
+            os.open(os.devnull, os.O_RDWR)  # the lowest free number: this one, as those below are open
+
+
 def quiet_stderr():
     """Descriptor 2 to /dev/null for a block, in a quiet command (ALBERT_ACT_QUIET=1) only: for
     C++ libraries that log whatever the level (SentencePiece's INFO line as it loads a model)."""
@@ -72,6 +82,7 @@ def quiet_start(argv=None, tensorflow=True):
     model): a KERAS_BACKEND other than tensorflow or jax refused in one line (Keras's refusal is a
     traceback), and TensorFlow loaded now (`load_tensorflow`), on JAX where installed (Keras imports it)."""
     if argv is None:
+        hold_closed_descriptors()
         stop_on_interrupt()
         stop_on_sigterm()
     backend = os.environ.get("KERAS_BACKEND")
@@ -168,10 +179,8 @@ def _stop_now(said=None):
     if said is None:
         said = ("what was written is whole (every output is replaced whole)" if _WORK[1] else
                 "before any work: nothing was written")
-    try:
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # a closed or broken stream, or none
         sys.stdout.flush()
-    except (OSError, ValueError):
-        pass
     os.write(_REAL_STDERR[0] if _REAL_STDERR else 2, f"stopped: {said}\n".encode())
     os._exit(130)
 

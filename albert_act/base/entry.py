@@ -75,6 +75,7 @@ def run(main):
     failed, `lost_line()` on stderr, and exit status 1 where `main` ended with 0."""
     from albert_act.base import cli
 
+    cli.hold_closed_descriptors()
     if sys.stdout is not None and not isinstance(sys.stdout, Guarded):
         sys.stdout = Guarded(sys.stdout, working=cli.working)
     status = 0

@@ -154,7 +154,7 @@ def _refuse_utf16(path, start):
 
 def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True):
     """Yields (line number, text without the newline) of a UTF-8 file; a byte-order mark at its
-    start is dropped.
+    start is dropped, and a lone CR inside a line ends a line (both parts carry the line's number).
 
     A line that is not valid UTF-8 raises ValueError("<path> line <n>: not valid
     UTF-8 ...") unless `skip_invalid_utf8`, in which case it is skipped and
@@ -189,4 +189,8 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
                 continue
             if number == 1 and line.startswith("\ufeff"):
                 line = line[1:]
-            yield number, line.rstrip("\r\n")
+            line = line.rstrip("\r\n")
+            if "\r" in line:  # a lone CR inside: a line end (classic Mac text pasted into this), as Python's text
+                yield from ((number, piece) for piece in line.split("\r"))  # files and editors take it
+            else:
+                yield number, line
