@@ -108,6 +108,10 @@ def task_file(task, data_dir, split):
         raise ValueError(f"--data_dir {data_dir} is a file, not a folder (the task's glue_data folder)")
     path = os.path.join(data_dir, task.splits[split])
     if not os.path.exists(path):
+        inside = os.path.join(data_dir, task.directory, task.splits[split])
+        if os.path.exists(inside):  # the glue_data root given: the task's folder is one below
+            raise ValueError(f"{path}: missing: --data_dir is the task's own folder, and {data_dir} holds it: give "
+                             f"--data_dir {os.path.join(data_dir, task.directory)}")
         raise ValueError(f"{path}: missing ({task.name} {split} split; expected the standard glue_data layout)")
     return path
 

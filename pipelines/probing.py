@@ -40,8 +40,8 @@ TASK_LABELS = {"past_present": ("PAST", "PRES"), "subj_number": NOUN_TAGS, "obj_
 
 
 def read_senteval(path):
-    """{split: [(label, sentence)]}; ValueError naming the file and line for a malformed line, a
-    label outside its task's set (`TASK_LABELS`, by the file's name: past_present.sample.txt is
+    """{split: [(label, sentence)]}; ValueError naming the file and line for a malformed line (other
+    than 3 fields, an empty sentence), a label outside its task's set (`TASK_LABELS`, by the file's name: past_present.sample.txt is
     Tense), or a va/te label that no tr line has (a classifier could never predict it)."""
     data, lines = {split: [] for split in SPLITS}, {}
     known = TASK_LABELS.get(os.path.basename(str(path)).split(".")[0])
@@ -52,9 +52,14 @@ def read_senteval(path):
         if len(parts) < 3 or parts[0] not in SPLITS:
             raise ValueError(f"{path} line {number}: expected 'split<TAB>label<TAB>sentence' with split in "
                              f"{list(SPLITS)}, got {line[:80]!r}")
+        if len(parts) > 3:  # SentEval's reader keeps the last field: the words before a TAB would be dropped
+            raise ValueError(f"{path} line {number}: {len(parts)} TAB-separated fields, where SentEval's format has 3 "
+                             "(split, label, sentence): a TAB inside the sentence? replace it by a space")
+        if not parts[2].strip():
+            raise ValueError(f"{path} line {number}: the sentence (its third field) is empty")
         if known and parts[1] not in known:
             raise ValueError(f"{path} line {number}: label {parts[1]!r} is not one of this task's {list(known)}")
-        data[parts[0]].append((parts[1], parts[-1]))
+        data[parts[0]].append((parts[1], parts[2]))
         lines.setdefault((parts[0], parts[1]), number)
     trained = {label for label, _ in data["tr"]}
     unseen = sorted((number, split, label) for (split, label), number in lines.items()

@@ -417,6 +417,23 @@ CASES += [
     ("finetune-probing-label-outside-the-task", FINETUNE + " --task tense --data_dir {probing_future}", 1,
      r"probing_future/past_present.txt line 3: label 'FUTURE' is not one of this task's \['PAST', 'PRES'\]",
      ["{probing_future}"]),
+    ("finetune-probing-tab-inside-a-sentence", FINETUNE + " --task tense --data_dir {probing_tab}", 1,
+     r"probing_tab/past_present.txt line 2: 4 TAB-separated fields, where SentEval's format has 3 \(split, label, "
+     r"sentence\): a TAB inside the sentence\? replace it by a space", []),
+    ("finetune-probing-empty-sentence", FINETUNE + " --task tense --data_dir {probing_empty}", 1,
+     r"probing_empty/past_present.txt line 2: the sentence \(its third field\) is empty", []),
+    ("finetune-probing-no-dev-lines", FINETUNE + " --task tense --data_dir {probing_no_va}", 1,
+     r"probing_no_va/past_present.txt: no va lines: fine-tuning trains on the tr lines and keeps the epoch that does "
+     r"best on the va lines", []),
+    ("finetune-probing-one-label", FINETUNE + " --task tense --data_dir {probing_one_label}", 1,
+     r"probing_one_label/past_present.txt: every tr line has the label 'PAST': a classifier needs two labels or more",
+     []),
+    ("finetune-glue-root-as-data-dir", FINETUNE + " --task rte --data_dir {glue}", 1,
+     r"glue/train.tsv: missing: --data_dir is the task's own folder, and .*glue holds it: give --data_dir "
+     r".*glue/RTE$", []),
+    ("finetune-stsb-constant-dev-scores", FINETUNE + " --task sts-b --data_dir {stsb_constant}", 1,
+     r"stsb_constant/dev.tsv: every gold label is .*2.5.*: the task's pearson and spearman, by which the best epoch "
+     r"is chosen, is no number on labels that do not vary", []),
     ("finetune-probing-dev-label-never-trained", FINETUNE + " --task top_constituents --data_dir {probing_unseen}", 1,
      r"probing_unseen/top_constituents.txt line 3: label 'NP_VP_.' \(va\) is in no tr line", []),
     ("submission-partial-glue-spelled-folder", SUBMIT.replace("{tmp}/empty_models", "{glue_spelled_models}") +
@@ -944,6 +961,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "swapped_vocab_run": root / "swapped_vocab_run",
             **{name: root / name for name in ("configs", "copied_run", "nostats", "damaged_stats", "damaged_stats2", "edited_labels",
                                                      "edited_length")}, "wiki400": root / "wiki400.model",
+            **{name: root / name for name in ("probing_tab", "probing_empty", "probing_no_va", "probing_one_label",
+                                              "stsb_constant")},
             "probing_future": root / "probing_future", "glue_spelled_models": root / "glue_spelled_models",
             "one_line": root / "one_line.txt", "corpus_copy": root / "corpus_copy.txt",
             "latin1_txt": root / "latin1.txt", "glue_train_is_dev": root / "glue_train_is_dev", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
@@ -1008,6 +1027,18 @@ def _more_bad_files(root, rte):
         (root / name).mkdir()
         (root / name / file).write_text("".join(f"{row}\tThe dog ran home .\n" for row in rows))
     (root / "probing_future" / "subj_number.txt").write_text("tr\tNN\tThe dog ran .\ntr\tNNP\tJohn ran .\n")
+    for name, text in (("probing_tab", "tr\tPAST\tThe dog ran .\ntr\tPRES\tThe dog\truns home .\n"),
+                       ("probing_empty", "tr\tPAST\tThe dog ran .\ntr\tPRES\t \n"),
+                       ("probing_no_va", "tr\tPAST\tThe dog ran .\ntr\tPRES\tThe dog runs .\nte\tPAST\tIt ran .\n"),
+                       ("probing_one_label", "tr\tPAST\tThe dog ran .\ntr\tPAST\tIt ran .\nva\tPAST\tHe ran .\n")):
+        (root / name).mkdir()
+        (root / name / "past_present.txt").write_text(text)
+    stsb = rte.parent / "STS-B"  # dev scores all 2.5: no correlation is defined
+    (root / "stsb_constant").mkdir()
+    shutil.copy(stsb / "train.tsv", root / "stsb_constant" / "train.tsv")
+    rows = (stsb / "dev.tsv").read_text().splitlines()
+    (root / "stsb_constant" / "dev.tsv").write_text("\n".join(
+        [rows[0]] + [row.rsplit("\t", 1)[0] + "\t2.500" for row in rows[1:]]) + "\n")
     words = ("alpha", "beta", "gamma", "delta", "house", "river", "stone", "light")
     (root / "one_line.txt").write_text(" ".join(words[(i * 7 + i // 3) % 8] for i in range(400_000)) + ".\n")
     shutil.copy(root / "corpus.txt", root / "corpus_copy.txt")

@@ -102,6 +102,26 @@ def test_an_interrupted_write_leaves_the_old_version_whole(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
 
 
+def test_an_output_that_is_a_symlink_is_written_where_it_points(tmp_path):
+    """`--output link` (a symlink to a folder or a file): the output goes where the link points, and
+    the link stays a link (a rename over it replaced the link by a folder, and left its target empty)."""
+    (tmp_path / "target").mkdir()
+    (tmp_path / "link").symlink_to("target")
+    staged = tmp_path / "staged"
+    staged.mkdir()
+    (staged / "saved_model.pb").write_text("model")
+    path = outputs.followed(tmp_path / "link")
+    with outputs.staging_dir(os.path.dirname(path)) as staging:
+        outputs.replace_dir(str(staged), path, staging)
+    assert (path, (tmp_path / "link").is_symlink()) == (str(tmp_path / "target"), True)
+    assert (tmp_path / "link" / "saved_model.pb").read_text() == "model"
+    (tmp_path / "file.txt").write_text("old")
+    (tmp_path / "file_link").symlink_to("file.txt")
+    outputs.write_file(tmp_path / "file_link", b"new")
+    assert ((tmp_path / "file_link").is_symlink(), (tmp_path / "file.txt").read_text()) == (True, "new")
+    assert outputs.followed(tmp_path / "file.txt") == str(tmp_path / "file.txt")
+
+
 def test_a_huggingface_export_that_fails_keeps_the_old_dir(tmp_path, monkeypatch, capsys):
     """The loss the issue found: --format huggingface --overwrite on a full disk truncated the old
     model.safetensors. Now it is written in a staging dir and moved in only when whole."""

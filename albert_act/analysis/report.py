@@ -68,7 +68,8 @@ def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, 
     infer = depth.inference(backbone, strategy, jit_compile)
     # Written in a staging dir beside the output and moved in whole: Ctrl-C, a crash or a full
     # disk leave the previous analysis as it was.
-    with outputs.staging_dir(os.path.dirname(os.path.abspath(output_dir))) as staging:
+    output_dir = outputs.followed(output_dir)  # a symlink: into the folder it names
+    with outputs.staging_dir(os.path.dirname(output_dir)) as staging:
         staged = os.path.join(staging, "output")
         os.makedirs(staged)
         sections = []

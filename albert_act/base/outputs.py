@@ -28,8 +28,10 @@ def write_file(path, data):
 def write_with(path, write):
     """Writes the local file `path` whole: `write(partial)` writes a hidden sibling whose name keeps
     the file's ending (Keras' save_weights needs `.weights.h5`), renamed over `path` once complete,
-    so a full disk, Ctrl-C or a kill leaves the old file and no reader sees half of one."""
-    folder, name = os.path.split(os.path.abspath(path))
+    so a full disk, Ctrl-C or a kill leaves the old file and no reader sees half of one. A symlink
+    at `path` is followed: the file it names is replaced, not the link."""
+    path = followed(path)
+    folder, name = os.path.split(path)
     if os.path.isdir(path):  # the rename would fail naming the hidden partial file
         raise IsADirectoryError(errno.EISDIR, "a folder is where this file is written", path)
     remove_dead_partials(folder, PARTIAL_PREFIX, f"-{name}")
@@ -259,6 +261,14 @@ def staging_dir(parent):
             if not pid.isdigit() or not _alive(int(pid)):
                 shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
     return tempfile.TemporaryDirectory(dir=parent, prefix=f"{STAGING_PREFIX}{os.getpid()}-")
+
+
+def followed(path):
+    """`path`, absolute, with a symlink in its last part followed: an output replaced whole
+    (`replace_dir`) goes into the folder the link names, where a rename over the path would replace
+    the link itself by a folder (and leave the link's target as it was)."""
+    path = os.path.abspath(path)
+    return os.path.realpath(path) if os.path.islink(path) else path
 
 
 def replace_dir(staged, target, staging):

@@ -25,7 +25,7 @@ def export_huggingface(checkpoint, output, vocab=None, overwrite=False):
     if "://" in output:  # gs:// has no rename of a dir: written in place
         write_huggingface(weights, info["backbone"], output, tokenizer.model_proto)
         return output
-    path = os.path.abspath(output)
+    path = outputs.followed(output)  # a symlink: into the folder it names
     with outputs.staging_dir(os.path.dirname(path)) as staging:
         staged = os.path.join(staging, "huggingface")
         write_huggingface(weights, info["backbone"], staged, tokenizer.model_proto)

@@ -38,7 +38,7 @@ import tempfile
 import tensorflow as tf
 
 from albert_act.base import artifacts, checks, text_files
-from albert_act.base.outputs import replace_dir, staging_dir
+from albert_act.base.outputs import followed, replace_dir, staging_dir
 from albert_act.io.exports import load_export
 from albert_act.io.source import Source
 from albert_act.model.backbone import AlbertActBackbone
@@ -166,7 +166,7 @@ def _write(export_dir, model, encoder, endpoints, info, model_proto, overwrite):
     of the loaded object (e.g. `tf.saved_model.load(dir).fill_mask(text)`).
     """
     remote = text_files.is_remote(export_dir)
-    export_dir = export_dir if remote else os.path.abspath(export_dir)
+    export_dir = export_dir if remote else followed(export_dir)  # a symlink: into the folder it names
     artifacts.check_export_target(export_dir, overwrite)
     parent = None if remote else os.path.dirname(export_dir)
     if parent:

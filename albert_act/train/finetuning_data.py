@@ -26,9 +26,15 @@ def load_task(name, data_dir):
     """Train and dev examples of a GLUE task (glue_data/<Task> dir) or a probing task (SentEval file dir)."""
     key = name.lower()
     if key in PROBING_TASKS:
-        data = probing.read_senteval(os.path.join(data_dir, probing.TASK_FILES[key]))
+        path = os.path.join(data_dir, probing.TASK_FILES[key])
+        data = probing.read_senteval(path)
         as_examples = lambda rows, split: [glue.Example(f"{split}-{i}", s, None, l) for i, (l, s) in enumerate(rows)]  # noqa: E731
         labels = tuple(sorted({label for label, _ in data["tr"]}))
+        if not data["tr"] or not data["va"]:
+            raise ValueError(f"{path}: no {' and no '.join(s for s in ('tr', 'va') if not data[s])} lines: fine-tuning "
+                             "trains on the tr lines and keeps the epoch that does best on the va lines")
+        if len(labels) < 2:
+            raise ValueError(f"{path}: every tr line has the label {labels[0]!r}: a classifier needs two labels or more")
         return TaskData(key, labels, as_examples(data["tr"], "tr"), as_examples(data["va"], "va"), key)
     if key not in glue.TASKS:
         raise ValueError(f"unknown task {name!r}; expected a GLUE task {sorted(glue.TASKS)} "
@@ -41,6 +47,10 @@ def load_task(name, data_dir):
         raise ValueError(f"{splits[0]} is {splits[1]} (a link): dev numbers would measure the training data")
     train, train_report = glue.read_glue(key, data_dir, "train")
     dev, dev_report = glue.read_glue(key, data_dir, glue.DEV_SPLIT.get(key, "dev"))
+    if set(task.metrics) & {"pearson", "spearman", "matthews_correlation"} and len({e.label for e in dev}) == 1:
+        raise ValueError(f"{dev_report['file']}: every gold label is {dev[0].label!r}: the task's "
+                         f"{' and '.join(task.metrics)}, by which the best epoch is chosen, is no number on labels that "
+                         "do not vary (a correlation needs two values or more)")
     skipped = tuple((r["file"], r["skipped_lines"], r["malformed_rows_skipped"]) for r in (train_report, dev_report)
                     if r["malformed_rows_skipped"])
     return TaskData(key, task.labels, train, dev, key, skipped)
