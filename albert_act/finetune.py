@@ -14,6 +14,7 @@ TensorFlow Serving and `python -m albert_act.glue_submission`). --grid runs the 
 rate {5e-5, 3e-5, 2e-5} x batch {16, 32} x epochs {2, 3, 4} x --seeds.
 """
 
+import glob
 import json
 import os
 
@@ -39,9 +40,14 @@ def main(argv=None):
     with cli.failures(output_dir, "nothing was written", "nothing was written; re-run the same command", explain=explain):
         artifacts.check_finetuning_target(output_dir, config.overwrite)
     cli.stop_on_sigterm()
+
+    def stopped():  # asked when the stop comes: an epoch may not have finished yet
+        saved = glob.glob(os.path.join(glob.escape(output_dir), "**", artifacts.WEIGHTS), recursive=True)
+        kept = f"{output_dir} keeps the best epoch saved so far" if saved else "no epoch had finished: no weights were saved"
+        return f"{kept}; a fine-tuning run restarts from its --init: re-run the same command"
+
     with cli.failures(output_dir, "files written whole before are intact: free space and re-run the same command",
-                      f"{output_dir} keeps the best epoch saved so far; a fine-tuning run restarts from its --init: "
-                      "re-run the same command", refusals=(ValueError, FloatingPointError), explain=explain):
+                      stopped, refusals=(ValueError, FloatingPointError), explain=explain):
         with outputs.DirectoryLock(output_dir, "fine-tuning", "--output_dir"):
             if config.grid:
                 summary = finetuning_run.grid_search(config)

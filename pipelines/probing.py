@@ -26,7 +26,7 @@ import collections
 import hashlib
 import os
 
-from albert_act.base import cli, entry, text_files
+from albert_act.base import cli, entry, outputs, text_files
 from pipelines import synthetic_corpus
 
 SPLITS = ("tr", "va", "te")
@@ -207,8 +207,8 @@ def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed
     counts = {}
     for task, file_name in TASK_FILES.items():
         ordered = sorted(rows[task], key=lambda r: SPLITS.index(r[0]))  # SentEval: tr, then va, then te
-        with open(os.path.join(output_dir, file_name), "w", encoding="utf-8") as f:
-            f.writelines(f"{split}\t{label}\t{text}\n" for split, label, text in ordered)
+        outputs.write_file(os.path.join(output_dir, file_name),  # whole, or the earlier file as it was
+                           "".join(f"{split}\t{label}\t{text}\n" for split, label, text in ordered).encode("utf-8"))
         counts[task] = dict(collections.Counter(r[0] for r in ordered))
     return counts
 
@@ -222,11 +222,20 @@ def main(argv=None):
     parser.add_argument("--output_dir", required=True)
     args = cli.parse_checked(parser, argv, {"synthetic_documents": "int[0,1000000]", "seed": "int:seed",
                                             "conllu": "path", "output_dir": "path"})
-    files = text_files.expand_patterns(args.conllu) if args.conllu else []
-    if not files and args.synthetic_documents < 1:
+    if not args.conllu and args.synthetic_documents < 1:
         parser.error("give --conllu files and/or --synthetic_documents N")
-    for task, counts in build_probing_tasks(args.output_dir, files, args.synthetic_documents, args.seed).items():
-        print(f"{TASK_FILES[task]}: {counts}")
+    with cli.failures(args.output_dir, "each task file is written whole; re-run the same command",
+                      f"task files in {args.output_dir} are whole (each written whole or not at all); re-run the "
+                      "same command"):
+        outputs.check_dir_target(args.output_dir, "--output_dir")
+        files = text_files.expand_patterns(args.conllu) if args.conllu else []
+        built = build_probing_tasks(args.output_dir, files, args.synthetic_documents, args.seed)
+        for task, counts in built.items():
+            empty = not (counts.get("tr") and counts.get("va"))
+            why = ("a constituency analysis, which CoNLL-U lacks: use --synthetic_documents" if
+                   task == "top_constituents" and not args.synthetic_documents else "more sentences of its kind")
+            print(f"{TASK_FILES[task]}: {counts}" + (f" (no tr or no va lines: fine-tuning on it needs {why})"
+                                                   if empty else ""))
 
 
 if __name__ == "__main__":

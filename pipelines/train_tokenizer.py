@@ -34,7 +34,7 @@ def main(argv=None):
     parser.add_argument("--input", nargs="+", required=True, help="text files or globs (local or gs://)")
     parser.add_argument("--output", required=True, help="output prefix: writes PREFIX.model and PREFIX.vocab (a name "
                                                         "ending in .model or .vocab is taken as PREFIX.model)")
-    parser.add_argument("--vocab_size", type=int, default=30000)
+    parser.add_argument("--vocab_size", type=int, default=30000, help="pieces, the 5 special ones included")
     parser.add_argument("--model_type", default="unigram", choices=MODEL_TYPES,
                         help="unigram (ALBERT's); bpe for small synthetic corpora, where SentencePiece's "
                              "unigram trainer splits the most frequent words into letters")
@@ -53,7 +53,7 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=1,
                         help="SentencePiece threads (1 keeps the vocabulary byte-identical run to run)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing PREFIX.model / PREFIX.vocab")
-    args = cli.parse_checked(parser, argv, {"vocab_size": "int[1,1000000]", "max_sentences": "int>=1",
+    args = cli.parse_checked(parser, argv, {"vocab_size": "int[5,1000000]", "max_sentences": "int>=1",
                                             "threads": "int[1,1024]", "seed": "int:seed", "input": "path",
                                             "output": "path"})
     if args.output.endswith((".model", ".vocab")):  # a file name given for the prefix: vocab.model, not vocab.model.model

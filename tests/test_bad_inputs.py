@@ -294,7 +294,7 @@ CASES += [
      r"nowhere.model: no such file", []),
     # --- the tokenizer ---------------------------------------------------------------------------------
     ("tokenizer-vocab-size-0", TOKENIZER.replace("--vocab_size 30", "--vocab_size 0"), 1,
-     r"--vocab_size must be an integer (>= 1|in \[1, \d+\]), got 0", []),
+     r"--vocab_size must be an integer in \[5, 1000000\], got 0", []),
     ("tokenizer-vocab-size-too-big", TOKENIZER.replace("--vocab_size 30", "--vocab_size 5000"), 1,
      r"--vocab_size 5000 is too large for this corpus", []),
     ("tokenizer-too-small-for-byte-fallback", "pipelines.train_tokenizer --input {corpus} --output {tmp}/v --vocab_size 30", 1,
@@ -417,6 +417,8 @@ CASES += [
     ("finetune-probing-label-outside-the-task", FINETUNE + " --task tense --data_dir {probing_future}", 1,
      r"probing_future/past_present.txt line 3: label 'FUTURE' is not one of this task's \['PAST', 'PRES'\]",
      ["{probing_future}"]),
+    ("finetune-set-seed-null", FINETUNE + " --task rte --data_dir {rte} --set seed=null", 1,
+     r"seed must be an integer in \[0, 4294967295\] .*, got null \(leave it out for its default", []),
     ("finetune-probing-tab-inside-a-sentence", FINETUNE + " --task tense --data_dir {probing_tab}", 1,
      r"probing_tab/past_present.txt line 2: 4 TAB-separated fields, where SentEval's format has 3 \(split, label, "
      r"sentence\): a TAB inside the sentence\? replace it by a space", []),
@@ -455,7 +457,7 @@ CASES += [
     ("tokenizer-a-2mb-line", TOKENIZER.replace("{corpus}", "{one_line}"), 1,
      r"every line of .*one_line.txt.* is longer than 4192 bytes, and SentencePiece trains only on shorter ones", []),
     ("tokenizer-vocab-size-huge", TOKENIZER.replace("--vocab_size 30", "--vocab_size 99999999999999"), 1,
-     r"--vocab_size must be an integer in \[1, 1000000\], got 99999999999999", []),
+     r"--vocab_size must be an integer in \[5, 1000000\], got 99999999999999", []),
     ("finetune-max-seq-length-3", FINETUNE + " --task rte --data_dir {rte} --max_seq_length 3", 1,
      r"--max_seq_length must be an integer in \[8, 8192\], got 3", []),
     ("finetune-max-seq-length-huge", FINETUNE + " --task rte --data_dir {rte} --max_seq_length 100000000", 1,
@@ -525,6 +527,15 @@ CASES += [
      r"--documents must be an integer in \[1, 100000\], got 1000000000", []),
     ("analyze-sentences-latin1", "albert_act.analyze sentences --init {run} --text {latin1_txt} --output_dir {tmp}/a_l1",
      1, r"latin1.txt line 1: not valid UTF-8 .*save the file as UTF-8 text", []),
+    ("probing-conllu-plain-text", "pipelines.probing --conllu {corpus} --output_dir {tmp}/probing_out", 1,
+     r"corpus.txt line 1: CoNLL-U needs 10 TAB-separated fields, got 1$", []),
+    ("probing-conllu-no-match", "pipelines.probing --conllu {tmp}/nothing*.conllu --output_dir {tmp}/probing_out", 1,
+     r"no file matches '.*nothing\*.conllu'", []),
+    ("tokenizer-vocab-size-1", "pipelines.train_tokenizer --input {corpus} --output {tmp}/v --vocab_size 1", 1,
+     r"--vocab_size must be an integer in \[5, 1000000\], got 1$", []),
+    ("data-predictions-beyond-the-sequence", "pipelines.create_pretraining_data --input {corpus} --vocab {vocab} "
+     "--output_dir {tmp}/d --max_seq_length 64 --max_predictions_per_seq 8192", 1,
+     r"--max_predictions_per_seq 8192 is more than a sequence of --max_seq_length 64 can mask \(at most 62 pieces", []),
     ("probing-synthetic-negative", "pipelines.probing --synthetic_documents -5 --output_dir {tmp}/probing_out", 1,
      r"--synthetic_documents must be an integer in \[0, 1000000\], got -5", []),
     ("probing-synthetic-huge", "pipelines.probing --synthetic_documents 1000000000 --output_dir {tmp}/probing_out", 1,
@@ -551,6 +562,9 @@ CASES += [
      r"error: --config .*nowhere.json: no such file", []),
     ("export-config-missing-file", "albert_act.export --config {tmp}/nowhere.json --output {tmp}/c2/1", 1,
      r"error: --config .*nowhere.json: no such file", []),
+    ("pretrain-config-null-seed", PRETRAIN + " --config {configs}/seed_null.json", 1,
+     r"--config .*seed_null.json line 1: seed must be an integer in \[0, 4294967295\] .*, got null \(leave it out "
+     r"for its default, 12345\)", ["{configs}"]),
     ("pretrain-config-partial-with-a-string", PRETRAIN + " --config {configs}/steps_string.json", 1,
      r"--config .*steps_string.json line 1: seed must be an integer in \[0, 4294967295\] .*, got '7'", ["{configs}"]),
     ("pretrain-config-overrides-a-list", PRETRAIN + " --config {configs}/overrides_list.json", 1,
@@ -977,6 +991,7 @@ def _config_files(root, tiny_run, records, shared_data):
 
     (root / "configs").mkdir()
     (root / "configs" / "steps_string.json").write_text(json.dumps({"seed": "7"}))
+    (root / "configs" / "seed_null.json").write_text(json.dumps({"seed": None}))
     (root / "configs" / "overrides_list.json").write_text(json.dumps({"backbone_overrides": [1, 2]}))
     (root / "configs" / "duplicate_key.json").write_text('{\n "seed": 3,\n "seed": 4\n}\n')
     (root / "configs" / "finetune_config.json").write_text(json.dumps(
@@ -1369,12 +1384,12 @@ class _Failing:
 
 def test_a_standard_output_that_fails_loses_its_lines_not_the_work(tmp_path, monkeypatch, capsys):
     """`> /dev/full`: the work goes on to its end, its later lines go nowhere (the descriptor to
-    /dev/null), and one line names the standard output, with status 1 where the work ended with 0.
-    A pipe whose reader ended (`| head`) stops the work instead, named as the standard output."""
+    /dev/null), and one line names the standard output, with status 1 where the work ended with 0;
+    as for a pipe whose reader ended (`| head -1`)."""
     import errno
     import sys
 
-    from albert_act.base import cli, entry
+    from albert_act.base import entry
 
     descriptor = os.open(tmp_path / "out", os.O_WRONLY | os.O_CREAT)
     stream = _Failing(descriptor, errno.ENOSPC, after=1)
@@ -1396,11 +1411,12 @@ def test_a_standard_output_that_fails_loses_its_lines_not_the_work(tmp_path, mon
     with pytest.raises(SystemExit) as ended:
         entry.run(lambda: sys.exit(print("a line") or "error: a refusal"))
     assert ended.value.code == "error: a refusal" and "could not write the standard output" in capsys.readouterr().err
-    monkeypatch.setattr(sys, "stdout", entry.Guarded(_Failing(descriptor, errno.EPIPE), working=cli.working))
-    with pytest.raises(SystemExit, match=r"^error: could not write the standard output: Broken pipe \(its reader has "
-                                         r"ended\); the newest checkpoint is kept$"):
-        with cli.failures("runs/x", "the newest checkpoint is kept", "stopped"):
-            print("a progress line")
+    monkeypatch.setattr(sys, "stdout", _Failing(descriptor, errno.EPIPE))
+    with pytest.raises(SystemExit) as ended:
+        entry.run(main)
+    assert (ended.value.code, len(done)) == (1, 2)
+    assert capsys.readouterr().err.startswith("error: could not write the standard output: Broken pipe; what the "
+                                              "command printed from then on is lost, and its work went on to its end")
     assert entry.lost_line() is None
     os.close(descriptor)
 

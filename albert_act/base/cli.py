@@ -343,13 +343,10 @@ WRITE_ERRNOS = {"ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM", "EFBIG"}  # a wr
 
 def io_failure(error, output, kept):
     """The line for an error of `write_errors()`: a refused write (a full disk, a read-only or
-    foreign folder) says it could not write `output` and what is `kept`; the standard output (its
-    reader ended: `entry.Guarded`) is named as such; any other (a file that does not read whole) is
-    given in its own words and file."""
+    foreign folder) says it could not write `output` and what is `kept`; any other (a file that
+    does not read whole) is given in its own words and file."""
     import errno
 
-    if isinstance(error, OSError) and error.filename == "the standard output":
-        return f"could not write {error.filename}: {error.strerror} (its reader has ended); {kept}"
     if isinstance(error, OSError) and errno.errorcode.get(error.errno) not in WRITE_ERRNOS:
         return write_error(error)
     return f"could not write {output}: {write_error(error)}; {kept}"
@@ -405,11 +402,6 @@ def failures(output, kept, stopped_message, refusals=(ValueError,), explain=None
         _STOP_MESSAGES.pop()
         _WORK[0] -= 1
         _WORK[1] = True
-
-
-def working():
-    """Whether a `failures` block (a command's work) is open."""
-    return _WORK[0] > 0
 
 
 def _ignore_interrupts():

@@ -1,17 +1,14 @@
 """How a command's `main()` runs from its command line (`if __name__ == "__main__": entry.run(main)`):
 with a standard output that can fail without failing the work.
 
-A standard output that cannot be written (`> /dev/full`, a log file on a full disk) made Python's
-`print` raise OSError wherever the command printed: a pre-training run whose progress line could not
-be written was abandoned, and the error blamed the run's own folder, which had room; a command that
-printed its summary after its files were written ended in a traceback. Here (`Guarded`) the first
-failed write is kept, descriptor 1 goes to /dev/null, and the work goes on; at its end one line says
-what was lost, and the exit status is 1 where the work would have ended with 0. A pipe whose reader
-has ended (`| head`) stops the work instead, as a pipe's writer stops: OSError naming `NAME`, which
-the work's error tail (`cli.failures`) turns into its one line.
+A standard output that cannot be written (`> /dev/full`, a log file on a full disk, a pipe whose
+reader has ended: `| head -1`) does not stop the work, nor is it blamed on the work's own files
+(`Guarded`): the first failed write is kept, descriptor 1 goes to /dev/null, and the work goes on
+to its end (Ctrl-C still stops it, with its own line). Then one line says what was lost, and the
+exit status is 1 where the work would have ended with 0. Stopping at a failed print would leave
+the work half done, at a moment no message about its files could describe.
 """
 
-import errno
 import os
 import sys
 
@@ -22,12 +19,10 @@ _LOST = []  # the first failed write of the standard output not yet said: [OSErr
 class Guarded:
     """`stream` (sys.stdout), whose failed writes and flushes are kept in `_LOST` instead of raised, after
     which its descriptor points at /dev/null (what is buffered or printed later goes nowhere, and
-    Python's own flush at exit succeeds). A broken pipe inside the work (`working()`) is raised as
-    BrokenPipeError naming `NAME`."""
+    Python's own flush at exit succeeds)."""
 
-    def __init__(self, stream, working=lambda: False):
+    def __init__(self, stream):
         self.stream = stream
-        self.working = working
 
     def write(self, text):
         try:
@@ -55,8 +50,6 @@ class Guarded:
             os.dup2(devnull, self.stream.fileno())
         finally:
             os.close(devnull)
-        if error.errno == errno.EPIPE and self.working():
-            raise BrokenPipeError(errno.EPIPE, error.strerror, NAME)
         if not _LOST:
             _LOST.append(error)
 
@@ -77,7 +70,7 @@ def run(main):
 
     cli.hold_closed_descriptors()
     if sys.stdout is not None and not isinstance(sys.stdout, Guarded):
-        sys.stdout = Guarded(sys.stdout, working=cli.working)
+        sys.stdout = Guarded(sys.stdout)
     status = 0
     try:
         main()

@@ -266,10 +266,16 @@ def from_record(config_class, record, what, added=None, extra=(), partial=False)
 
 
 def check_values(config):
-    """Each field's rule and choices, on the value it holds (None: a default resolved later, passes).
-    ValueError in the flag's words: "steps must be an integer in [1, 100000000], got 0"."""
+    """Each field's rule and choices, on the value it holds (None: a default resolved later, passes,
+    where the default is None). ValueError in the flag's words: "steps must be an integer in [1,
+    100000000], got 0"; "seed must be ..., got null" (a --config file's null for a setting that has a value)."""
     for field in dataclasses.fields(config):
         value, meta = getattr(config, field.name), field.metadata
+        if value is None and meta and field.default not in (None, dataclasses.MISSING):
+            kinds = types_of(field)
+            words = (checks.flag_rule(meta["rule"])[0] if meta["rule"] else
+                     _TYPE_WORDS.get(kinds[0], f"a {kinds[0].__name__}") if len(kinds) == 1 else f"a value, e.g. {field.default!r}")
+            raise ValueError(f"{field.name} must be {words}, got null (leave it out for its default, {field.default!r})")
         if value is None or not meta:
             continue
         _check_type(field, value)
