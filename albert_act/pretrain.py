@@ -97,6 +97,8 @@ def conflicting_flags(args):
                 "them as --train_files and --eval_files")
     if args.no_export and "export_dir" in args.given:
         return f"--no_export and --export_dir {args.export_dir} contradict each other: give one"
+    if args.no_export and "overwrite_export" in args.given:
+        return "--overwrite lets the run's SavedModel replace another's; --no_export writes none: give one"
     config = os.path.expanduser(args.config) if args.config and "://" not in args.config else None
     folder = os.path.dirname(os.path.abspath(config)) if config else None
     if folder and not args.model_dir_typed and os.path.isdir(os.path.join(folder, artifacts.CHECKPOINTS)) and \

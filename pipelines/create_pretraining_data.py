@@ -392,13 +392,19 @@ def main(argv=None):
 
 
 def masking_warning(report):
-    """A line when the masking missed its target by far (sequences too short for whole-word spans,
-    so that at least one piece of each is masked): the share masked, the target, and the length."""
+    """A line when the masking missed its target by far: above it (sequences too short for whole-word
+    spans, so that at least one piece of each is masked) or below it (spans that do not fit a
+    sequence's budget are skipped): the share masked, the target, and the length."""
     target, share = report["config"]["masked_lm_prob"], report["masked_fraction"]
     maskable = report["config"]["max_seq_length"] - 3
-    if not report["instances"]["total"] or share <= 1.5 * target:
+    if not report["instances"]["total"] or 0.75 * target <= share <= 1.5 * target:
         return None
     said = f"{share * 100:.3g}% of the maskable pieces are masked against --masked_lm_prob {target}"
+    if share < target:
+        return (f"{said}: spans of up to --max_ngram {report['config']['max_ngram']} whole words that would pass a "
+                f"sequence's budget are skipped, and sequences of {report['config']['max_seq_length']} pieces "
+                f"({report['mean_tokens_per_instance']:.1f} on average) leave little room; use a smaller --max_ngram or "
+                "a longer --max_seq_length")
     if target * maskable < 0.5:  # the budget rounds to 0, and each sequence masks one piece all the same
         return (f"{said}: that share of a sequence's {maskable} maskable pieces is less than one piece, and each "
                 "sequence masks at least one; give a larger --masked_lm_prob or a longer --max_seq_length (ALBERT: "

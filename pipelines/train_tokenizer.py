@@ -66,6 +66,10 @@ def main(argv=None):
         if not text_files.is_remote(args.output):
             outputs.check_dir_target(os.path.dirname(os.path.abspath(args.output)), "--output", holds_a_file=True)
         existing = [p for p in (args.output + ".model", args.output + ".vocab") if text_files.exists(p)]
+        folders = [p for p in existing if text_files.isdir(p)]
+        if folders:
+            raise ValueError(f"--output {args.output}: {folders[0]} is a folder, where the vocabulary's file would be "
+                             "written: choose another --output")
         if existing and not args.overwrite:
             raise ValueError(f"--output {args.output}: {existing[0]} exists (a vocabulary that records and models may "
                              "have been made with); choose another --output, or pass --overwrite to replace it")

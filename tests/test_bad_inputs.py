@@ -98,6 +98,8 @@ CASES = [
     ("pretrain-steps-0", PRETRAIN + " --steps 0", 1, r"steps must be an integer in \[1, 100000000\], got 0", []),
     ("pretrain-vocab-on-the-demo-data", "albert_act.pretrain --model_dir {tmp}/demo_vocab --vocab {vocab}", 1,
      r"--vocab .*vocab.model: the demo data \(no --train_files\) is made with its own vocabulary", []),
+    ("pretrain-no-export-and-overwrite", PRETRAIN + " --overwrite", 1,
+     r"--overwrite lets the run's SavedModel replace another's; --no_export writes none: give one$", []),
     ("pretrain-no-export-and-export-dir", PRETRAIN + " --export_dir {tmp}/e/1", 1,
      r"--no_export and --export_dir .*/e/1 contradict each other: give one", []),
     ("pretrain-tau-at-fixed-depth", PRETRAIN + " --halting none --tau 0.5 --ponder_warmup_start 3", 1,
@@ -500,6 +502,9 @@ CASES += [
     ("export-classifier-top-k", EXPORT.replace("--kind pretraining", "--kind classifier") + " --top_k 3", 1,
      r"top_k 3 \(--top_k, or a --config file's\) is fill_mask's, which only --kind pretraining exports have \(not --kind "
      r"classifier\); drop --top_k", []),
+    ("finetune-grid-with-its-own-epochs", FINETUNE + " --task rte --data_dir {rte} --grid", 1,
+     r"--grid runs every learning_rate x batch_size x epochs of the paper's grid, so --batch_size 8, --epochs 1 would "
+     r"be set aside: drop them, or drop --grid for one run", []),
     ("finetune-seeds-without-grid", FINETUNE + " --task rte --data_dir {rte} --seeds 3", 1,
      r"--seeds 3 goes with --grid \(seeds per grid point\); one run takes --seed", []),
     ("finetune-halting-bias-on-an-act-model", FINETUNE + " --task rte --data_dir {rte} --halting_bias 5", 1,
@@ -1446,3 +1451,18 @@ def test_tensorflow_commands_refuse_the_jax_backend_up_front(module, monkeypatch
     assert output.strip().endswith("runs on Keras's TensorFlow backend, and KERAS_BACKEND is jax here: run it without "
                                    "KERAS_BACKEND=jax (pre-training, python -m albert_act.pretrain, runs on both; its "
                                    "checkpoints are read here alike)"), output
+
+
+def test_a_hidden_flag_stays_hidden_in_help():
+    """A flag hidden from --help (argparse.SUPPRESS) gets no range appended: update_profile's
+    --micro_batch showed as "==SUPPRESS==; an integer >= 1"."""
+    import argparse
+
+    from albert_act.base import cli
+
+    parser = cli.parser("x", "doc")
+    parser.add_argument("--hidden", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--shown", type=int, default=2)
+    cli.parse_checked(parser, [], {"hidden": "int>=1", "shown": "int>=1"})
+    text = parser.format_help()
+    assert "SUPPRESS" not in text and "--hidden" not in text and "(default: 2); an integer >= 1" in text

@@ -355,11 +355,12 @@ def test_a_bare_word_start_piece_is_masked_with_the_word_it_begins():
 
 def test_the_masking_warning_names_the_setting_that_missed():
     """Whole-word spans overshoot the target in short sequences (use longer ones); a rate below one piece
-    per sequence is raised to one (use a larger rate, or longer sequences); on target, nothing."""
+    per sequence is raised to one (use a larger rate, or longer sequences); long spans in short sequences
+    fall short of it (use shorter spans or longer sequences); on target, nothing."""
     from pipelines.create_pretraining_data import masking_warning
 
     def report(rate, length, share):
-        return {"config": {"masked_lm_prob": rate, "max_seq_length": length}, "masked_fraction": share,
+        return {"config": {"masked_lm_prob": rate, "max_seq_length": length, "max_ngram": 10}, "masked_fraction": share,
                 "instances": {"total": 3}, "mean_tokens_per_instance": 12.0}
 
     assert masking_warning(report(0.2, 16, 0.5)) == (
@@ -367,3 +368,8 @@ def test_the_masking_warning_names_the_setting_that_missed():
         "are too short for it; use a longer --max_seq_length (ALBERT: 512, the demo 64)")
     assert "is less than one piece" in masking_warning(report(0.01, 16, 0.08))
     assert masking_warning(report(0.2, 128, 0.21)) is None
+    assert masking_warning(report(0.2, 64, 0.175)) is None  # the English text at 64 pieces
+    assert masking_warning(report(0.2, 16, 0.08)) == (
+        "8% of the maskable pieces are masked against --masked_lm_prob 0.2: spans of up to --max_ngram 10 whole words "
+        "that would pass a sequence's budget are skipped, and sequences of 16 pieces (12.0 on average) leave little "
+        "room; use a smaller --max_ngram or a longer --max_seq_length")

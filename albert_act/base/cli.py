@@ -295,7 +295,8 @@ def parse_checked(parser, argv, rules):
 
     for action in parser._actions:
         rule = rules.get(action.dest)
-        if rule is not None and (rule[0] if isinstance(rule, tuple) else rule) != checks.PATH:
+        if rule is not None and (rule[0] if isinstance(rule, tuple) else rule) != checks.PATH and \
+                action.help != argparse.SUPPRESS:  # a hidden flag stays hidden
             words = checks.flag_rule(rule[0] if isinstance(rule, tuple) else rule)[0]
             shown = action.help if action.help and "default" in action.help else (
                 f"{action.help + ' ' if action.help else ''}(default: {action.default})")

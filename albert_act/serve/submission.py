@@ -15,7 +15,7 @@ import zipfile
 
 import tensorflow as tf
 
-from albert_act.base import outputs
+from albert_act.base import artifacts, outputs
 from albert_act.io.exports import find_export, load_export
 from albert_act.io.source import Source
 from pipelines import glue
@@ -171,13 +171,24 @@ def _build(models_dir, data_dir, output, allow_partial, progress, staging):
                          "...), not a task's folder; nothing written")
     if not written:
         held = sorted(e.rstrip("/") for e in tf.io.gfile.listdir(models_dir)) if tf.io.gfile.isdir(models_dir) else []
+        tasks = sorted({t for t, _, _ in SUBMISSION.values()})
+        named = [h for h in held if h in tasks]
+        inside = ""
+        if named:  # a task's folder without a model: say what it lacks
+            folder = os.path.join(models_dir, named[0])
+            unexported = tf.io.gfile.exists(os.path.join(folder, artifacts.FINETUNED_INFO))
+            inside = (f"; {folder} is a fine-tuning dir without its export/: make it with python -m albert_act.export "
+                      f"--checkpoint {folder} --kind classifier --output {folder}/export/1" if unexported else
+                      f"; {folder} holds no export: an export's versions are numbered folders ({folder}/1/), and a "
+                      "fine-tuning dir holds classifier.json and export/")
         raise ValueError(f"no task's model found in --models {models_dir} (it holds {held or 'nothing'}); expected "
-                         f"folders named after the tasks ({', '.join(sorted({t for t, _, _ in SUBMISSION.values()}))}), "
-                         "each holding a fine-tuning dir or an export; nothing written")
+                         f"folders named after the tasks ({', '.join(tasks)}), each holding a fine-tuning dir or an "
+                         f"export{inside}; nothing written")
     if missing and not allow_partial:
         _refuse_incomplete(missing)
     # Written beside the output and renamed over it: a full disk or Ctrl-C leaves the old zip whole.
-    folder, name = os.path.split(os.path.abspath(output))
+    folder, name = os.path.split(outputs.followed(output))
+    os.makedirs(folder, exist_ok=True)
     outputs.remove_dead_partials(folder, f".{name}.", ".partial")  # of a killed earlier run
     partial = os.path.join(folder, f".{name}.{os.getpid()}.partial")
     try:

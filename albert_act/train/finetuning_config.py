@@ -65,6 +65,12 @@ class FinetuneConfig:
         settings.check_values(self)
         if self.seeds != 1 and not self.grid:
             raise ValueError(f"--seeds {self.seeds} goes with --grid (seeds per grid point); one run takes --seed")
+        defaults = {field.name: field.default for field in dataclasses.fields(self)}
+        gridded = {name: getattr(self, name) for name in PAPER_GRID if getattr(self, name) != defaults[name]}
+        if self.grid and gridded:
+            raise ValueError(f"--grid runs every {' x '.join(PAPER_GRID)} of the paper's "
+                             f"grid, so {', '.join(f'--{n} {v}' for n, v in gridded.items())} would be set aside: "
+                             f"drop {'them' if len(gridded) > 1 else 'it'}, or drop --grid for one run")
         if self.halting == "none" and self.ponder_cost_weight:
             raise ValueError(f"--tau {self.ponder_cost_weight} weighs the ponder cost of ACT halting; --halting none runs "
                              "every token to N_max, where it is a constant (drop --tau)")
