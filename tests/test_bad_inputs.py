@@ -1415,7 +1415,9 @@ def test_a_standard_output_that_fails_loses_its_lines_not_the_work(tmp_path, mon
     monkeypatch.setattr(sys, "stdout", _Failing(descriptor, errno.ENOSPC))
     with pytest.raises(SystemExit) as ended:
         entry.run(lambda: sys.exit(print("a line") or "error: a refusal"))
-    assert ended.value.code == "error: a refusal" and "could not write the standard output" in capsys.readouterr().err
+    assert ended.value.code == "error: a refusal" and capsys.readouterr().err == (
+        "error: could not write the standard output: No space left on device; what the command printed from then on "
+        "is lost\n")
     monkeypatch.setattr(sys, "stdout", _Failing(descriptor, errno.EPIPE))
     with pytest.raises(SystemExit) as ended:
         entry.run(main)

@@ -54,13 +54,14 @@ class Guarded:
             _LOST.append(error)
 
 
-def lost_line():
-    """The line for a failed write of the standard output not yet said (None: none), and it said."""
+def lost_line(finished=True):
+    """The line for a failed write of the standard output not yet said (None: none), and it said;
+    finished: whether the work ran to its end (else its own error or stop line says how it ended)."""
     if not _LOST:
         return None
     error = _LOST.pop()
     return (f"error: could not write {NAME}: {error.strerror or error}; what the command printed from then on is "
-            "lost, and its work went on to its end")
+            f"lost{', and its work went on to its end' if finished else ''}")
 
 
 def run(main):
@@ -80,7 +81,7 @@ def run(main):
     finally:
         if sys.stdout is not None:
             sys.stdout.flush()  # what is still buffered: a short output fails only here
-        line = lost_line()
+        line = lost_line(finished=status in (0, None))
         if line is not None:
             if sys.stderr is not None:  # print(file=None) would write to sys.stdout
                 print(line, file=sys.stderr)
