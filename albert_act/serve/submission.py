@@ -170,20 +170,7 @@ def _build(models_dir, data_dir, output, allow_partial, progress, staging):
                          "; --data_dir is the GLUE folder holding a folder per task (RTE/test.tsv, SST-2/test.tsv, "
                          "...), not a task's folder; nothing written")
     if not written:
-        held = sorted(e.rstrip("/") for e in tf.io.gfile.listdir(models_dir)) if tf.io.gfile.isdir(models_dir) else []
-        tasks = sorted({t for t, _, _ in SUBMISSION.values()})
-        named = [h for h in held if h in tasks]
-        inside = ""
-        if named:  # a task's folder without a model: say what it lacks
-            folder = os.path.join(models_dir, named[0])
-            unexported = tf.io.gfile.exists(os.path.join(folder, artifacts.FINETUNED_INFO))
-            inside = (f"; {folder} is a fine-tuning dir without its export/: make it with python -m albert_act.export "
-                      f"--checkpoint {folder} --kind classifier --output {folder}/export/1" if unexported else
-                      f"; {folder} holds no export: an export's versions are numbered folders ({folder}/1/), and a "
-                      "fine-tuning dir holds classifier.json and export/")
-        raise ValueError(f"no task's model found in --models {models_dir} (it holds {held or 'nothing'}); expected "
-                         f"folders named after the tasks ({', '.join(tasks)}), each holding a fine-tuning dir or an "
-                         f"export{inside}; nothing written")
+        raise ValueError(_no_model_found(models_dir))
     if missing and not allow_partial:
         _refuse_incomplete(missing)
     # Written beside the output and renamed over it: a full disk or Ctrl-C leaves the old zip whole.
@@ -202,3 +189,20 @@ def _build(models_dir, data_dir, output, allow_partial, progress, staging):
         if os.path.exists(partial):
             os.remove(partial)
     return {"written": written, "missing": missing}
+
+
+def _no_model_found(models_dir):
+    """Why --models gave no task's model: what it holds, and what a task's folder there lacks."""
+    held = sorted(e.rstrip("/") for e in tf.io.gfile.listdir(models_dir)) if tf.io.gfile.isdir(models_dir) else []
+    tasks = sorted({t for t, _, _ in SUBMISSION.values()})
+    named = [h for h in held if h in tasks]
+    inside = ""
+    if named:  # a task's folder without a model: say what it lacks
+        folder = os.path.join(models_dir, named[0])
+        unexported = tf.io.gfile.exists(os.path.join(folder, artifacts.FINETUNED_INFO))
+        inside = (f"; {folder} is a fine-tuning dir without its export/: make it with python -m albert_act.export "
+                  f"--checkpoint {folder} --kind classifier --output {folder}/export/1" if unexported else
+                  f"; {folder} holds no export: an export's versions are numbered folders ({folder}/1/), and a "
+                  "fine-tuning dir holds classifier.json and export/")
+    return (f"no task's model found in --models {models_dir} (it holds {held or 'nothing'}); expected folders named "
+            f"after the tasks ({', '.join(tasks)}), each holding a fine-tuning dir or an export{inside}; nothing written")
