@@ -1418,6 +1418,16 @@ def test_a_standard_output_that_fails_loses_its_lines_not_the_work(tmp_path, mon
     assert ended.value.code == "error: a refusal" and capsys.readouterr().err == (
         "error: could not write the standard output: No space left on device; what the command printed from then on "
         "is lost\n")
+    monkeypatch.setattr(sys, "stdout", _Failing(descriptor, errno.ENOSPC))
+
+    def fails():
+        print("a line")
+        raise RuntimeError("a bug of the command's own")
+
+    with pytest.raises(RuntimeError, match="a bug of the command's own"):  # not hidden behind exit 1
+        entry.run(fails)
+    assert capsys.readouterr().err == ("error: could not write the standard output: No space left on device; what "
+                                       "the command printed from then on is lost\n")
     monkeypatch.setattr(sys, "stdout", _Failing(descriptor, errno.EPIPE))
     with pytest.raises(SystemExit) as ended:
         entry.run(main)

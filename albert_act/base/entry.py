@@ -66,15 +66,17 @@ def lost_line(finished=True):
 
 def run(main):
     """`main()` with sys.stdout `Guarded` (unless it is closed, `>&-`: None); then, where a write to it
-    failed, `lost_line()` on stderr, and exit status 1 where `main` ended with 0."""
+    failed, `lost_line()` on stderr, and exit status 1 where `main` ended with 0 (an exception that
+    ends `main` is not replaced)."""
     from albert_act.base import cli
 
     cli.hold_closed_descriptors()
     if sys.stdout is not None and not isinstance(sys.stdout, Guarded):
         sys.stdout = Guarded(sys.stdout)
-    status = 0
+    status = "raised"  # main's exit status; an exception other than SystemExit goes on up as it is
     try:
         main()
+        status = 0
     except SystemExit as exit_:
         status = exit_.code
         raise
