@@ -356,10 +356,6 @@ def main(argv=None):
     parser.add_argument("--skip_invalid_utf8", action="store_true",
                         help="skip (and count) lines that are not UTF-8 instead of failing")
     args = cli.parse_checked(parser, argv, FLAG_RULES)
-    if args.max_predictions_per_seq is not None and args.max_predictions_per_seq > args.max_seq_length - 2:
-        sys.exit(f"error: --max_predictions_per_seq {args.max_predictions_per_seq} is more than a sequence of "
-                 f"--max_seq_length {args.max_seq_length} can mask (at most {args.max_seq_length - 2} pieces: [CLS] and "
-                 "[SEP] are never masked): every record would carry that many prediction slots, mostly padding")
     cli.stop_on_sigterm()
     with cli.failures(args.output_dir, "shards are written whole; re-run the same command",
                       f"nothing was written to {args.output_dir}; re-run the same command"):

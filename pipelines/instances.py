@@ -80,6 +80,12 @@ class InstanceConfig:
                 f"masked_lm_prob={self.masked_lm_prob}: a full sequence has "
                 f"{self.max_seq_length - 3} maskable tokens and needs {needed} predictions"
             )
+        elif self.max_predictions_per_seq > self.max_seq_length - 2:  # [CLS] and a [SEP] in every sequence
+            raise ValueError(
+                f"max_predictions_per_seq={self.max_predictions_per_seq} is more than a sequence of "
+                f"max_seq_length={self.max_seq_length} can mask (at most {self.max_seq_length - 2} pieces: [CLS] and "
+                "[SEP] are never masked): every record would carry that many prediction slots, mostly padding"
+            )
 
     @property
     def full_budget(self):

@@ -540,7 +540,7 @@ CASES += [
      r"--vocab_size must be an integer in \[5, 1000000\], got 1$", []),
     ("data-predictions-beyond-the-sequence", "pipelines.create_pretraining_data --input {corpus} --vocab {vocab} "
      "--output_dir {tmp}/d --max_seq_length 64 --max_predictions_per_seq 8192", 1,
-     r"--max_predictions_per_seq 8192 is more than a sequence of --max_seq_length 64 can mask \(at most 62 pieces", []),
+     r"max_predictions_per_seq=8192 is more than a sequence of max_seq_length=64 can mask \(at most 62 pieces", []),
     ("probing-synthetic-negative", "pipelines.probing --synthetic_documents -5 --output_dir {tmp}/probing_out", 1,
      r"--synthetic_documents must be an integer in \[0, 1000000\], got -5", []),
     ("probing-synthetic-huge", "pipelines.probing --synthetic_documents 1000000000 --output_dir {tmp}/probing_out", 1,

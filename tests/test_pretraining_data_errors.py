@@ -78,6 +78,8 @@ def test_vocabulary_mismatch_and_missing_vocabulary(wiki_vocab, tmp_path):
     [
         (dict(max_predictions_per_seq=20), r"max_predictions_per_seq=20 is too small for masked_lm_prob=0.2: "
                                            r"a full sequence has 125 maskable tokens and needs 25 predictions"),
+        (dict(max_predictions_per_seq=127), r"max_predictions_per_seq=127 is more than a sequence of "
+                                            r"max_seq_length=128 can mask \(at most 126 pieces"),
         (dict(masked_lm_prob=0.0), r"masked_lm_prob must be in \(0, 1\), got 0.0"),
         (dict(max_seq_length=4), r"max_seq_length must be >= 5 \(\[CLS\] A \[SEP\] B \[SEP\]\), got 4"),
         (dict(max_ngram=0), "max_ngram must be >= 1, got 0"),
