@@ -389,11 +389,12 @@ def main(argv=None):
 
 def masking_warning(report):
     """A line when the masking missed its target by far: above it (sequences too short for whole-word
-    spans, so that at least one piece of each is masked) or below it (spans that do not fit a
-    sequence's budget are skipped): the share masked, the target, and the length."""
+    spans, so that at least one piece of each is masked) or below it, by a quarter of the target or by
+    10 points (spans that do not fit a sequence's budget are skipped): the share masked, the target,
+    and the length."""
     target, share = report["config"]["masked_lm_prob"], report["masked_fraction"]
     maskable = report["config"]["max_seq_length"] - 3
-    if not report["instances"]["total"] or 0.75 * target <= share <= 1.5 * target:
+    if not report["instances"]["total"] or max(0.75 * target, target - 0.1) <= share <= 1.5 * target:
         return None
     said = f"{share * 100:.3g}% of the maskable pieces are masked against --masked_lm_prob {target}"
     if share < target:

@@ -369,6 +369,8 @@ def test_the_masking_warning_names_the_setting_that_missed():
     assert "is less than one piece" in masking_warning(report(0.01, 16, 0.08))
     assert masking_warning(report(0.2, 128, 0.21)) is None
     assert masking_warning(report(0.2, 64, 0.175)) is None  # the English text at 64 pieces
+    assert masking_warning(report(0.999, 128, 0.814)).startswith(  # 19 points short, though above 0.75 x target
+        "81.4% of the maskable pieces are masked against --masked_lm_prob 0.999: spans of up to")
     assert masking_warning(report(0.2, 16, 0.08)) == (
         "8% of the maskable pieces are masked against --masked_lm_prob 0.2: spans of up to --max_ngram 10 whole words "
         "that would pass a sequence's budget are skipped, and sequences of 16 pieces (12.0 on average) leave little "
