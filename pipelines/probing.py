@@ -41,7 +41,7 @@ TASK_LABELS = {"past_present": ("PAST", "PRES"), "subj_number": NOUN_TAGS, "obj_
 
 def read_senteval(path):
     """{split: [(label, sentence)]}; ValueError naming the file and line for a malformed line (other
-    than 3 fields, an empty sentence), a label outside its task's set (`TASK_LABELS`, by the file's name: past_present.sample.txt is
+    than 3 fields, an empty sentence, an empty label or one with spaces around it), a label outside its task's set (`TASK_LABELS`, by the file's name: past_present.sample.txt is
     Tense), or a va/te label that no tr line has (a classifier could never predict it)."""
     data, lines = {split: [] for split in SPLITS}, {}
     known = TASK_LABELS.get(os.path.basename(str(path)).split(".")[0])
@@ -57,6 +57,8 @@ def read_senteval(path):
                              "(split, label, sentence): a TAB inside the sentence? replace it by a space")
         if not parts[2].strip():
             raise ValueError(f"{path} line {number}: the sentence (its third field) is empty")
+        if not parts[1] or parts[1] != parts[1].strip():
+            raise ValueError(f"{path} line {number}: label {parts[1]!r} is empty or has spaces around it")
         if known and parts[1] not in known:
             raise ValueError(f"{path} line {number}: label {parts[1]!r} is not one of this task's {list(known)}")
         data[parts[0]].append((parts[1], parts[2]))

@@ -100,6 +100,10 @@ def test_bad_input(shared_data, tiny_run, tmp_path):
     with pytest.raises(ValueError, match=r"dev.tsv: missing \(RTE dev split"):
         (tmp_path / "train.tsv").write_text("index\tsentence1\tsentence2\tlabel\n0\ta\tb\tentailment\n")
         finetuning_data.load_task("rte", str(tmp_path))
+    (tmp_path / "dev.tsv").write_text("index\tsentence1\tsentence2\tlabel\n0\ta\tb\tnot_entailment\n")
+    with pytest.raises(ValueError, match=r"train.tsv: every training label is 'entailment': the model would learn that "
+                                         r"answer and nothing else"):
+        finetuning_data.load_task("rte", str(tmp_path))
     with pytest.raises(ValueError, match=r"not a pre-training run dir \(config.json \+ checkpoints/\), a fine-tuning dir"):
         Source.open(str(tmp_path))
     wiki_like = tmp_path / "other.model"

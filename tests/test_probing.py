@@ -19,6 +19,12 @@ def test_malformed_senteval_line_names_file_and_line(tmp_path):
     path.write_text("tr\tPAST\tI went .\ntrain\tPRES\tI go .\n")
     with pytest.raises(ValueError, match=r"tense.txt line 2: expected 'split<TAB>label<TAB>sentence'"):
         probing.read_senteval(str(path))
+    path.write_text("tr\tNP_VP_.\tI went .\ntr\tNP_VP_. \tI go .\n")  # an open label set: "x " is no new label
+    with pytest.raises(ValueError, match=r"tense.txt line 2: label 'NP_VP_. ' is empty or has spaces around it"):
+        probing.read_senteval(str(path))
+    path.write_text("tr\t\tI went .\n")
+    with pytest.raises(ValueError, match=r"tense.txt line 1: label '' is empty or has spaces around it"):
+        probing.read_senteval(str(path))
 
 
 def test_labels_from_dependencies_by_hand():
