@@ -120,6 +120,12 @@ def test_an_output_that_is_a_symlink_is_written_where_it_points(tmp_path):
     outputs.write_file(tmp_path / "file_link", b"new")
     assert ((tmp_path / "file_link").is_symlink(), (tmp_path / "file.txt").read_text()) == (True, "new")
     assert outputs.followed(tmp_path / "file.txt") == str(tmp_path / "file.txt")
+    (tmp_path / "dangling").symlink_to("made_later")  # a link to a path still to be made: made there
+    assert outputs.followed(tmp_path / "dangling") == str(tmp_path / "made_later")
+    (tmp_path / "loop_a").symlink_to("loop_b")
+    (tmp_path / "loop_b").symlink_to("loop_a")
+    with pytest.raises(ValueError, match=r"loop_a: a symbolic link that names no place \(.*: it leads back to itself\)"):
+        outputs.followed(tmp_path / "loop_a")
 
 
 def test_a_huggingface_export_that_fails_keeps_the_old_dir(tmp_path, monkeypatch, capsys):

@@ -266,9 +266,17 @@ def staging_dir(parent):
 def followed(path):
     """`path`, absolute, with a symlink in its last part followed: an output replaced whole
     (`replace_dir`) goes into the folder the link names, where a rename over the path would replace
-    the link itself by a folder (and leave the link's target as it was)."""
+    the link itself by a folder (and leave the link's target as it was). A link loop is refused."""
     path = os.path.abspath(path)
-    return os.path.realpath(path) if os.path.islink(path) else path
+    if not os.path.islink(path):
+        return path
+    try:
+        return os.path.realpath(path, strict=True)
+    except FileNotFoundError:  # a link to a path still to be made: made there
+        return os.path.realpath(path)
+    except OSError as error:  # a loop (ELOOP): it names no place at all
+        raise ValueError(f"{path}: a symbolic link that names no place ({error.strerror}: it leads back to "
+                         "itself); remove it or point it at a folder") from None
 
 
 def replace_dir(staged, target, staging):
