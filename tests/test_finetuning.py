@@ -104,6 +104,13 @@ def test_bad_input(shared_data, tiny_run, tmp_path):
     with pytest.raises(ValueError, match=r"train.tsv: every training label is 'entailment': the model would learn that "
                                          r"answer and nothing else"):
         finetuning_data.load_task("rte", str(tmp_path))
+    mrpc = "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n" + "".join(f"{y}\t{i}\t{i}\tA man plays.\tA man sings.\n"
+                                                                    for i, y in enumerate("0101"))
+    (tmp_path / "train.tsv").write_text(mrpc)
+    (tmp_path / "dev.tsv").write_text(mrpc.replace("1\t", "0\t"))
+    with pytest.raises(ValueError, match=r"dev.tsv: no gold label is '1' \(the positive class\): the task's F1, by which "
+                                         r"the best epoch is chosen, is 0 whatever the model predicts"):
+        finetuning_data.load_task("mrpc", str(tmp_path))
     with pytest.raises(ValueError, match=r"not a pre-training run dir \(config.json \+ checkpoints/\), a fine-tuning dir"):
         Source.open(str(tmp_path))
     wiki_like = tmp_path / "other.model"

@@ -51,6 +51,9 @@ def load_task(name, data_dir):
         raise ValueError(f"{dev_report['file']}: every gold label is {dev[0].label!r}: the task's "
                          f"{' and '.join(task.metrics)}, by which the best epoch is chosen, is no number on labels that "
                          "do not vary (a correlation needs two values or more)")
+    if task.metrics[0] == "f1" and all(e.label != task.labels[1] for e in dev):
+        raise ValueError(f"{dev_report['file']}: no gold label is {task.labels[1]!r} (the positive class): the task's F1, by "
+                         "which the best epoch is chosen, is 0 whatever the model predicts")
     if len({e.label for e in train}) == 1:
         raise ValueError(f"{train_report['file']}: every training label is {train[0].label!r}: the model would learn "
                          "that answer and nothing else (a task needs two labels or more)")
