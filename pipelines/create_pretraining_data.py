@@ -339,7 +339,8 @@ def main(argv=None):
     parser.add_argument("--max_seq_length", type=int, default=128)
     parser.add_argument("--masked_lm_prob", type=float, default=0.20, help="fraction of tokens masked (paper: 0.20)")
     parser.add_argument("--max_predictions_per_seq", type=int, default=None,
-                        help="default: 1.2 x round(masked_lm_prob * (max_seq_length - 3)), room for the last span")
+                        help="default: 1.2 x round(masked_lm_prob * (max_seq_length - 3)), room for the last span, "
+                             "at most max_seq_length - 2")
     parser.add_argument("--max_ngram", type=int, default=3)
     parser.add_argument("--dupe_factor", type=int, default=10, help="maskings of each training document")
     parser.add_argument("--short_seq_prob", type=float, default=0.1)

@@ -53,7 +53,7 @@ class InstanceConfig:
     vocabulary_size: int
     max_seq_length: int = 128
     masked_lm_prob: float = 0.20
-    max_predictions_per_seq: int | None = None  # default: 1.2x the budget of a full sequence
+    max_predictions_per_seq: int | None = None  # default: 1.2x the budget of a full sequence, at most length - 2
     max_ngram: int = 3
     short_seq_prob: float = 0.1
     single_segment_prob: float = 0.0
@@ -72,8 +72,8 @@ class InstanceConfig:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         needed = self.full_budget
-        if self.max_predictions_per_seq is None:  # room for the overflowing last span
-            object.__setattr__(self, "max_predictions_per_seq", math.ceil(1.2 * needed))
+        if self.max_predictions_per_seq is None:  # room for the overflowing last span, within a sequence
+            object.__setattr__(self, "max_predictions_per_seq", min(math.ceil(1.2 * needed), self.max_seq_length - 2))
         elif self.max_predictions_per_seq < needed:
             raise ValueError(
                 f"max_predictions_per_seq={self.max_predictions_per_seq} is too small for "

@@ -1,5 +1,6 @@
 """Bad input to the pre-training data tool: clear errors, and nothing half-written left behind."""
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,11 @@ def test_bad_config_values(kwargs, message):
 def test_default_max_predictions_leave_room_for_the_last_span():
     assert InstanceConfig(vocabulary_size=100).max_predictions_per_seq == 30  # ceil(1.2 * 25)
     assert InstanceConfig(vocabulary_size=100, max_predictions_per_seq=25).max_predictions_per_seq == 25
+    # 1.2 x 124 would pass the 126 pieces a sequence can mask: the default stops there, and a copy
+    # of the config (the held-out documents' is one) keeps it
+    config = InstanceConfig(vocabulary_size=100, masked_lm_prob=0.999)
+    assert (config.max_predictions_per_seq, dataclasses.replace(config, single_segment_prob=0.0).max_predictions_per_seq) == (
+        126, 126)
 
 
 def test_cli_reports_errors_without_a_traceback(wiki_vocab, tmp_path):
