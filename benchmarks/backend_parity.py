@@ -18,7 +18,7 @@ import sys
 
 import numpy as np
 
-from albert_act.base import entry
+from albert_act.base import entry, text_files
 
 CONFIG = dict(vocabulary_size=400, num_heads=2, embedding_dim=16, hidden_dim=32, intermediate_dim=64,
               max_iterations=6, max_sequence_length=128)
@@ -67,7 +67,7 @@ def write(directory):
         sums = Objective().sums(outputs, labels)
         loss = Objective().losses(sums, sums["mlm_weight"], sums["examples"], TAU)["loss"]
     gradients = tape.gradient(loss, model.trainable_variables)
-    os.makedirs(directory, exist_ok=True)
+    text_files.makedirs(directory)
     model.save_weights(os.path.join(directory, "model.weights.h5"))
     np.savez(os.path.join(directory, "reference.npz"), loss=float(loss), **inputs, **labels,
              **{f"output/{k}": np.asarray(v) for k, v in outputs.items()},

@@ -18,7 +18,7 @@ import json
 import os
 import time
 
-from albert_act.base import cli, entry
+from albert_act.base import cli, entry, text_files
 from benchmarks import arguments
 
 cli.quiet_start()
@@ -173,7 +173,7 @@ def _measure_and_write(args, records):
         raise corrupt_record(corrupt_file(records), error) from None
     table = markdown(rows)
     print(table + f"\n\nMachine: {machine()}; {args.init} on {args.records}.")
-    os.makedirs(args.output_dir, exist_ok=True)
+    text_files.makedirs(args.output_dir)
     outputs.write_file(os.path.join(args.output_dir, "depth_knob.md"), (table + "\n").encode("utf-8"))
     outputs.write_file(os.path.join(args.output_dir, "depth_knob.json"), json.dumps(rows, indent=2).encode("utf-8"))
     plot(rows, os.path.join(args.output_dir, "depth_knob.png"))

@@ -25,7 +25,7 @@ import re
 import subprocess
 import sys
 
-from albert_act.base import cli, entry
+from albert_act.base import cli, entry, text_files
 from benchmarks import arguments
 
 cli.quiet_start()
@@ -217,7 +217,7 @@ def _measure(args):
             f"{f' ({cut} cut to the model length)' if cut else ''}. "
             f"rho: surprisal under {args.reference or '(no reference)'}; records {args.records}.")
     print(table + note)
-    os.makedirs(args.output_dir, exist_ok=True)
+    text_files.makedirs(args.output_dir)
     outputs.write_file(os.path.join(args.output_dir, "probes.md"), (table + note + "\n").encode("utf-8"))
     outputs.write_file(os.path.join(args.output_dir, "probes.json"), json.dumps(rows, indent=2).encode("utf-8"))
 

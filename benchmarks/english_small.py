@@ -26,7 +26,7 @@ import argparse
 import os
 import sys
 
-from albert_act.base import entry
+from albert_act.base import entry, text_files
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TRAIN_TEXT = ("wikipedia_en_sample/wiki_en_train.txt", "wikipedia_en_more/wiki_en_more.txt")
@@ -44,7 +44,7 @@ def build_vocabulary(args):
         return path
     from pipelines import train_tokenizer
 
-    os.makedirs(args.data_dir, exist_ok=True)
+    text_files.makedirs(args.data_dir)
     train_tokenizer.main(["--input", *args.train_text, "--output", os.path.join(args.data_dir, "vocab"),
                           "--vocab_size", str(VOCABULARY_SIZE)])
     return path

@@ -25,7 +25,7 @@ import os
 import sys
 import time
 
-from albert_act.base import cli, entry  # noqa: E402
+from albert_act.base import cli, entry, text_files  # noqa: E402
 
 cli.quiet_start()  # TensorFlow and SentencePiece start quietly, as in the CLIs
 
@@ -185,7 +185,7 @@ def _run(args, models, longest):
 
     table = markdown(rows, list(models))
     print("\n" + table)
-    os.makedirs(args.output_dir, exist_ok=True)
+    text_files.makedirs(args.output_dir)
     outputs.write_file(os.path.join(args.output_dir, "results.json"),
                        json.dumps({"tasks": rows, "models": models, "markdown": table}, indent=2).encode("utf-8"))
     return rows

@@ -23,7 +23,7 @@ import json
 import os
 import sys
 
-from albert_act.base import artifacts, cli, entry
+from albert_act.base import artifacts, cli, entry, text_files
 from albert_act.base.outputs import check_output_dir
 from benchmarks import arguments
 
@@ -150,7 +150,7 @@ def _write(output_dir, curves):
 
     table = markdown(curves)
     print(table)
-    os.makedirs(output_dir, exist_ok=True)
+    text_files.makedirs(output_dir)
     outputs.write_file(os.path.join(output_dir, "learning_curves.md"), (table + "\n").encode("utf-8"))
     outputs.write_file(os.path.join(output_dir, "learning_curves.json"), json.dumps(curves, indent=1).encode("utf-8"))
     print(f"\nplot: {plots.plot_learning_curve(curves, os.path.join(output_dir, 'learning_curves.png'))}")

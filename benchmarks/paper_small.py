@@ -24,7 +24,7 @@ import os
 import sys
 import time
 
-from albert_act.base import entry
+from albert_act.base import entry, text_files
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -165,7 +165,7 @@ def _run(args):
     scores = finetune_all(args, pretrained) if args.glue else {}
     table = markdown(pretrained, scores, args.steps)
     print("\n" + table)
-    os.makedirs(args.output_dir, exist_ok=True)
+    text_files.makedirs(args.output_dir)
     outputs.write_file(os.path.join(args.output_dir, "results.json"), json.dumps(
         {"pretraining": pretrained, "finetuning": scores, "markdown": table}, indent=2).encode("utf-8"))
 

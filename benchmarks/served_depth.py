@@ -22,7 +22,7 @@ import argparse
 import json
 import os
 
-from albert_act.base import cli, entry, outputs  # noqa: E402
+from albert_act.base import cli, entry, outputs, text_files  # noqa: E402
 from benchmarks import arguments  # noqa: E402
 
 cli.quiet_start()  # TensorFlow and SentencePiece start quietly, as in the CLIs
@@ -194,7 +194,7 @@ def _measure(args):
         print(f"| {index}. {name} | {r['mean_length']:.1f} | {mean:.2f} [{low:.2f}, {high:.2f}] | "
               f"{r['share_2_or_more']:.2f} | {cls:.2f} [{cls_low:.2f}, {cls_high:.2f}] |")
     if args.output_dir:
-        os.makedirs(args.output_dir, exist_ok=True)
+        text_files.makedirs(args.output_dir)
         outputs.write_file(os.path.join(args.output_dir, "results.json"), json.dumps(
             {"init": export, "records": files, "max_iterations": max_iterations, "short": args.short,
              "shapes": results}, indent=1).encode("utf-8"))

@@ -24,7 +24,7 @@ import os
 import sys
 import time
 
-from albert_act.base import cli, entry  # noqa: E402
+from albert_act.base import cli, entry, text_files  # noqa: E402
 from benchmarks import arguments  # noqa: E402
 
 cli.quiet_start()  # TensorFlow and SentencePiece start quietly, as in the CLIs
@@ -166,7 +166,7 @@ def _serve(args, export, tokenizer, queries):
         print(f"| iterations, {kind} | {mean:.2f} [{low:.2f}, {high:.2f}] |")
     print(f"| median ms per query | {result['ms_per_query']:.1f} |")
     if args.output_dir:
-        os.makedirs(args.output_dir, exist_ok=True)
+        text_files.makedirs(args.output_dir)
         outputs.write_file(os.path.join(args.output_dir, "results.json"), json.dumps(result, indent=2).encode("utf-8"))
     return result
 

@@ -205,7 +205,7 @@ def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed
             text = " ".join(sentence.words)
             for task, label in labels_from_synthetic(sentence).items():
                 rows[task].append((split_of(text), label, text))
-    os.makedirs(output_dir, exist_ok=True)
+    text_files.makedirs(output_dir)
     counts = {}
     for task, file_name in TASK_FILES.items():
         ordered = sorted(rows[task], key=lambda r: SPLITS.index(r[0]))  # SentEval: tr, then va, then te

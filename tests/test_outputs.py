@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from albert_act.base import outputs
+from albert_act.base import outputs, text_files
 from conftest import STATIC, STATIC_FLAGS, TINY_RUN
 
 REPO = Path(__file__).resolve().parents[1]
@@ -122,6 +122,8 @@ def test_an_output_that_is_a_symlink_is_written_where_it_points(tmp_path):
     assert outputs.followed(tmp_path / "file.txt") == str(tmp_path / "file.txt")
     (tmp_path / "dangling").symlink_to("made_later")  # a link to a path still to be made: made there
     assert outputs.followed(tmp_path / "dangling") == str(tmp_path / "made_later")
+    text_files.makedirs(tmp_path / "dangling" / "sub")  # os.makedirs stopped at the link: "File exists"
+    assert ((tmp_path / "made_later" / "sub").is_dir(), (tmp_path / "dangling").is_symlink()) == (True, True)
     (tmp_path / "loop_a").symlink_to("loop_b")
     (tmp_path / "loop_b").symlink_to("loop_a")
     with pytest.raises(ValueError, match=r"loop_a: a symbolic link that names no place \(.*: it leads back to itself\)"):

@@ -288,7 +288,7 @@ def _write_report(init, backbone, sections, out):
 
 
 def _write(output_dir, name, result, markdown):
-    os.makedirs(output_dir, exist_ok=True)
+    text_files.makedirs(output_dir)
     with open(os.path.join(output_dir, f"{name}.json"), "w") as f:
         json.dump(result, f, indent=2)
     with open(os.path.join(output_dir, f"{name}.md"), "w") as f:

@@ -153,7 +153,7 @@ class DirectoryLock:
         check_dir_target(self.path, self.flag)
         name = lock_path(self.path)
         self.created = _first_missing(os.path.dirname(name))  # removed on release if still empty
-        os.makedirs(os.path.dirname(name), exist_ok=True)
+        os.makedirs(os.path.realpath(os.path.dirname(name)), exist_ok=True)  # a link: where it points
         while True:
             try:
                 handle = open(name, "a+")
@@ -254,7 +254,7 @@ def staging_dir(parent):
     import shutil
     import tempfile
 
-    os.makedirs(parent, exist_ok=True)
+    os.makedirs(os.path.realpath(parent), exist_ok=True)  # a link to a folder still to be made: made there
     for name in os.listdir(parent):
         if name.startswith(STAGING_PREFIX):
             pid = name[len(STAGING_PREFIX):].split("-", 1)[0]

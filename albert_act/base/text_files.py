@@ -28,7 +28,9 @@ def exists(path):
 
 
 def makedirs(path):
-    _gfile().makedirs(path) if is_remote(path) else os.makedirs(path, exist_ok=True)
+    """A folder and its parents, as os.makedirs(exist_ok=True); a symlink on the way to a folder still
+    to be made is followed: the folder is made where it points (os.makedirs stopped at the link)."""
+    _gfile().makedirs(path) if is_remote(path) else os.makedirs(os.path.realpath(path), exist_ok=True)
 
 
 def rmtree(path):

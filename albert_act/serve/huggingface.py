@@ -8,7 +8,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from albert_act.base import artifacts, outputs
+from albert_act.base import artifacts, outputs, text_files
 from albert_act.io.public_checkpoints import (BACKBONE_WEIGHTS, DENSE, HEADS_BIAS, HEADS_IN, HEADS_OUT, MLM_WEIGHTS,
                                               OUTPUT_WEIGHTS, POOLER_WEIGHTS, SOP_WEIGHTS)
 from albert_act.io.source import Source
@@ -69,7 +69,7 @@ def write_huggingface(weights, backbone_config, output_dir, vocab_bytes=None):
         "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0, "classifier_dropout_prob": 0.1,
         "position_embedding_type": "absolute", "pad_token_id": 0, "bos_token_id": 2, "eos_token_id": 3,
     }
-    tf.io.gfile.makedirs(output_dir)
+    text_files.makedirs(output_dir)
     with tf.io.gfile.GFile(os.path.join(output_dir, artifacts.HF_WEIGHTS), "wb") as f:
         f.write(save(tensors, metadata={"format": "pt"}))  # "pt": what transformers expects to find
     with tf.io.gfile.GFile(os.path.join(output_dir, artifacts.HF_CONFIG), "w") as f:

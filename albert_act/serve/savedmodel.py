@@ -170,7 +170,7 @@ def _write(export_dir, model, encoder, endpoints, info, model_proto, overwrite):
     artifacts.check_export_target(export_dir, overwrite)
     parent = None if remote else os.path.dirname(export_dir)
     if parent:
-        os.makedirs(parent, exist_ok=True)
+        text_files.makedirs(parent)
     with (staging_dir(parent) if parent else tempfile.TemporaryDirectory(prefix=".staging-")) as staging:
         files = os.path.join(staging, "files")
         os.makedirs(files)
@@ -212,7 +212,7 @@ def _write(export_dir, model, encoder, endpoints, info, model_proto, overwrite):
 def _copy_tree(source, destination):
     for directory, _, names in tf.io.gfile.walk(source):
         target = os.path.join(destination, os.path.relpath(directory, source))
-        tf.io.gfile.makedirs(target)
+        text_files.makedirs(target)
         for name in names:
             tf.io.gfile.copy(os.path.join(directory, name), os.path.join(target, name), overwrite=True)
 

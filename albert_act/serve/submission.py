@@ -15,7 +15,7 @@ import zipfile
 
 import tensorflow as tf
 
-from albert_act.base import artifacts, outputs
+from albert_act.base import artifacts, outputs, text_files
 from albert_act.io.exports import find_export, load_export
 from albert_act.io.source import Source
 from pipelines import glue
@@ -174,8 +174,9 @@ def _build(models_dir, data_dir, output, allow_partial, progress, staging):
     if missing and not allow_partial:
         _refuse_incomplete(missing)
     # Written beside the output and renamed over it: a full disk or Ctrl-C leaves the old zip whole.
-    folder, name = os.path.split(outputs.followed(output))
-    os.makedirs(folder, exist_ok=True)
+    output = outputs.followed(output)  # a symlink: the zip goes where it points, and the link stays
+    folder, name = os.path.split(output)
+    text_files.makedirs(folder)
     outputs.remove_dead_partials(folder, f".{name}.", ".partial")  # of a killed earlier run
     partial = os.path.join(folder, f".{name}.{os.getpid()}.partial")
     try:

@@ -3,7 +3,7 @@
 import json
 import os
 
-from albert_act.base import artifacts
+from albert_act.base import artifacts, text_files
 from pipelines import synthetic_corpus, train_tokenizer
 from pipelines.create_pretraining_data import create_pretraining_data
 from pipelines.instances import InstanceConfig
@@ -30,7 +30,7 @@ def prepare_demo_data(cache_dir, progress=True):
             print(f"reusing demo data in {cache_dir}")
         return train, evaluation, vocab
     check_cache_dir(cache_dir)
-    os.makedirs(cache_dir, exist_ok=True)
+    text_files.makedirs(cache_dir)
     if os.path.exists(records):
         import shutil
 

@@ -13,7 +13,7 @@ import shutil
 import numpy as np
 
 from albert_act import distribution
-from albert_act.base import artifacts, bars, checks, outputs
+from albert_act.base import artifacts, bars, checks, outputs, text_files
 from albert_act.io.source import HALTING_UNIT, Source
 from albert_act.serve import savedmodel
 from albert_act.train import glue_metrics
@@ -92,7 +92,7 @@ def _check_halting_bias(bias, new_weights, init):
 def _write_setup(config, task, data, model, tokenizer):
     """classifier.json and the vocabulary (what loads the fine-tuned model back), and the config
     (what repeats the run)."""
-    os.makedirs(config.output_dir, exist_ok=True)
+    text_files.makedirs(config.output_dir)
     artifacts.write_json(os.path.join(config.output_dir, artifacts.FINETUNE_CONFIG), dataclasses.asdict(config))
     artifacts.write_json(os.path.join(config.output_dir, artifacts.FINETUNED_INFO), {
         "kind": "classifier", "task": task.name, "labels": list(task.labels), "pair": data.pair,

@@ -231,7 +231,7 @@ class JaxPretrainer:
     def save(self, directory, update, position, keep):
         """checkpoints/jax-<update>.npz, written whole (a file beside it, renamed); the newest `keep` kept."""
         folder = os.path.join(directory, artifacts.CHECKPOINTS)
-        os.makedirs(folder, exist_ok=True)
+        text_files.makedirs(folder)
         arrays = {f"trainable/{v.path}": np.asarray(a) for v, a in zip(self.model.trainable_variables,
                                                                        self.state["trainable"])}
         arrays.update({f"non_trainable/{v.path}": np.asarray(a)
@@ -290,7 +290,7 @@ def run_jax_pretraining(config, progress=True):
             raise ValueError(f"{config.model_dir} was trained on another corpus than {train_path} (its checkpoint's "
                              f"{trainer.trained_on}, this one's {trainer.train_corpus}): resume with the records it "
                              "was trained on (a moved copy is the same), or use a new --model_dir")
-        os.makedirs(config.model_dir, exist_ok=True)
+        text_files.makedirs(config.model_dir)
         artifacts.write_json(os.path.join(config.model_dir, artifacts.CONFIG),
                              {**config_record(config), "backend": "jax"})
         if config.vocab:

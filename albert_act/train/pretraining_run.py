@@ -67,7 +67,7 @@ def _run(config, progress, write_dir):
     trainer = Pretrainer(config, strategy, kind)
     streams, manager, restored = _resume(config, trainer, train_files, write_dir, progress, source)
     # Written only once the run is known to go on: a refused resume leaves the run dir as it was.
-    tf.io.gfile.makedirs(write_dir)
+    text_files.makedirs(write_dir)
     artifacts.write_json(os.path.join(write_dir, artifacts.CONFIG),  # with what its records hold, for a resume
                          {**config_record(config), artifacts.TRAIN_SHARDS: artifacts.shard_fingerprints(train_files),
                           artifacts.EVAL_SHARDS: artifacts.shard_fingerprints(eval_files)})
