@@ -58,7 +58,7 @@ def main(argv=None):
                                             "output": "path"})
     if args.output.endswith((".model", ".vocab")):  # a file name given for the prefix: vocab.model, not vocab.model.model
         args.output = args.output[: -len(".model")]
-    with cli.failures(args.output + ".model/.vocab", "a vocabulary there before is intact",
+    with cli.failures(f"{args.output}.model and .vocab", "a vocabulary there before is intact",
                       "the vocabulary was not trained; re-run the same command"):
         if args.output.endswith(("/", os.sep)) or text_files.isdir(args.output):
             raise ValueError(f"--output {args.output} is a directory; --output is a file prefix, e.g. "
