@@ -25,6 +25,7 @@ name subjects are left out of SubjNum as above. Each sentence goes to tr/va/te
 import collections
 import hashlib
 import os
+import unicodedata
 
 from albert_act.base import cli, entry, outputs, text_files
 from pipelines import synthetic_corpus
@@ -63,6 +64,7 @@ def read_senteval(path):
             raise ValueError(f"{path} line {number}: label {parts[1]!r} is not one of this task's {list(known)}")
         data[parts[0]].append((parts[1], parts[2]))
         lines.setdefault((parts[0], parts[1]), number)
+    _refuse_look_alike_labels(lines, path)
     trained = {label for label, _ in data["tr"]}
     unseen = sorted((number, split, label) for (split, label), number in lines.items()
                     if split != "tr" and label not in trained)
@@ -71,6 +73,18 @@ def read_senteval(path):
         raise ValueError(f"{path} line {number}: label {label!r} ({split}) is in no tr line, so no classifier "
                          f"trained on tr can predict it; tr has {sorted(trained)}")
     return data
+
+
+def _refuse_look_alike_labels(lines, path):
+    """Two labels that differ only in case or invisible characters (a zero-width space) are a typo,
+    not two classes: refused, naming the first line of each."""
+    first = {}
+    for (_, label), number in sorted(lines.items(), key=lambda item: item[1]):
+        key = "".join(c for c in label if unicodedata.category(c) != "Cf").casefold()
+        other = first.setdefault(key, (label, number))
+        if other[0] != label:
+            raise ValueError(f"{path} line {number}: label {label!r} differs from {other[0]!r} (line {other[1]}) only "
+                             "in case or invisible characters: one class written two ways? write it one way")
 
 
 def read_conllu(path):

@@ -22,6 +22,13 @@ def test_malformed_senteval_line_names_file_and_line(tmp_path):
     path.write_text("tr\tNP_VP_.\tI went .\ntr\tNP_VP_. \tI go .\n")  # an open label set: "x " is no new label
     with pytest.raises(ValueError, match=r"tense.txt line 2: label 'NP_VP_. ' is empty or has spaces around it"):
         probing.read_senteval(str(path))
+    path.write_text("tr\tNP_VP_.\tI went .\ntr\tADVP_NP_VP_.\tThen I went .\ntr\tnp_vp_.\tI go .\n")
+    with pytest.raises(ValueError, match=r"tense.txt line 3: label 'np_vp_.' differs from 'NP_VP_.' \(line 1\) only in "
+                                         r"case or invisible characters"):
+        probing.read_senteval(str(path))
+    path.write_text("tr\tNP_VP_.\tI went .\ntr\tNP_VP_.\u200b\tI go .\n")  # a zero-width space
+    with pytest.raises(ValueError, match=r"line 2: label 'NP_VP_.\\u200b' differs from 'NP_VP_.' \(line 1\)"):
+        probing.read_senteval(str(path))
     path.write_text("tr\t\tI went .\n")
     with pytest.raises(ValueError, match=r"tense.txt line 1: label '' is empty or has spaces around it"):
         probing.read_senteval(str(path))

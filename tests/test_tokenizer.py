@@ -193,6 +193,8 @@ def test_a_lone_cr_inside_a_text_ends_a_line(tmp_path):
     assert list(text_files.read_lines(mixed)) == [(1, "one"), (1, "two"), (2, "three"), (3, ""), (3, "four"),
                                                   (4, "five")]
     assert [line for _, line in text_files.read_lines(plain)] == [line for _, line in text_files.read_lines(mixed)]
+    with pytest.raises(ValueError, match=r"tmp.*: a folder, where a text file was expected"):
+        list(text_files.read_lines(tmp_path))
 
 
 def test_lines_sentencepiece_leaves_out_are_said(tmp_path, capsys):

@@ -169,6 +169,8 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
         handle = open_binary(path)
     except FileNotFoundError:
         raise ValueError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ValueError(f"{path}: a folder, where a text file was expected") from None
     with handle:
         for number, raw in enumerate(handle, start=1):
             if number == 1:

@@ -21,6 +21,13 @@ class TaskData:
     metric_task: str  # key for glue_metrics.task_metrics
     skipped: tuple = ()  # (file, [line numbers]) of malformed rows the GLUE reader skipped
 
+    @property
+    def dev_in_train(self):
+        """How many dev examples are also training examples (the same text or pair): their dev
+        numbers measure memory, not generalisation."""
+        seen = {(e.text_a, e.text_b) for e in self.train}
+        return sum((e.text_a, e.text_b) in seen for e in self.dev)
+
 
 def load_task(name, data_dir):
     """Train and dev examples of a GLUE task (glue_data/<Task> dir) or a probing task (SentEval file dir)."""

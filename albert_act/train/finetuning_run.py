@@ -122,6 +122,9 @@ def print_skipped(task):
 
 def _print_notes(task, data):
     print_skipped(task)
+    if task.dev_in_train:
+        print(f"note: {task.dev_in_train} of {len(task.dev)} dev examples are also training examples (the same text): "
+              "the dev numbers on them measure memory")
     if data.truncated:
         print(f"note: {data.truncated} of {len(data.train)} training examples ({data.truncated / len(data.train):.0%}) "
               f"are longer than {data.max_seq_length} pieces and were cut (longest segment first)")
