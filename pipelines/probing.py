@@ -208,12 +208,19 @@ def split_of(sentence):
 
 def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed=0):
     """Writes the four task files; returns {task: {split: count}}."""
-    rows = collections.defaultdict(list)
+    rows, read = collections.defaultdict(list), {}
+    for index, path in enumerate(conllu_paths):
+        first = read.setdefault(os.path.realpath(path), (index, path))
+        if first[0] != index:
+            raise ValueError(f"{path} is given twice in --conllu (also as {first[1]}): its sentences would count twice")
     for path in conllu_paths:
-        for tokens in read_conllu(path):
+        sentences = 0
+        for sentences, tokens in enumerate(read_conllu(path), start=1):
             text = " ".join(t[0] for t in tokens)
             for task, label in labels_from_dependencies(tokens).items():
                 rows[task].append((split_of(text), label, text))
+        if not sentences:
+            raise ValueError(f"{path}: no sentence (an empty CoNLL-U file?)")
     for document in synthetic_corpus.generate_documents(synthetic_documents, seed):
         for sentence in document:
             text = " ".join(sentence.words)

@@ -62,6 +62,15 @@ def test_builder_on_ud_and_the_embedded_corpus(shared_data, tmp_path):
     subjects = collections.Counter(label for split in probing.read_senteval(str(tmp_path / "subj_number.txt")).values()
                                    for label, _ in split)
     assert set(subjects) == {"NN", "NNS"}
+    dev = str(shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu")
+    (tmp_path / "linked.conllu").symlink_to(dev)
+    with pytest.raises(ValueError, match=r"linked.conllu is given twice in --conllu \(also as .*en_ewt-ud-dev.conllu\): "
+                                         r"its sentences would count twice"):
+        probing.build_probing_tasks(str(tmp_path / "o"), [dev, str(tmp_path / "linked.conllu")])
+    (tmp_path / "empty.conllu").write_text("")
+    with pytest.raises(ValueError, match=r"empty.conllu: no sentence \(an empty CoNLL-U file\?\)"):
+        probing.build_probing_tasks(str(tmp_path / "o"), [str(tmp_path / "empty.conllu")])
+    assert not (tmp_path / "o").exists()
 
 
 def test_synthetic_labels_leave_out_pronoun_and_name_subjects():
