@@ -11,6 +11,7 @@ MNLI train has 12 columns and dev 16 (label = last column); test files have an
 
 import dataclasses
 import os
+import unicodedata
 
 
 @dataclasses.dataclass(frozen=True)
@@ -199,8 +200,11 @@ def read_glue(name, data_dir, split):
 
 
 def _blank(fields, text_a, text_b):
-    """Whether a row's sentence (or one of its pair) is blank."""
-    return not fields[text_a].strip() or (text_b is not None and not fields[text_b].strip())
+    """Whether a row's sentence (or one of its pair) is blank, invisible characters (zero-width
+    spaces: Unicode Cf) aside."""
+    def blank(text):
+        return not "".join(c for c in text if unicodedata.category(c) != "Cf").strip()
+    return blank(fields[text_a]) or (text_b is not None and blank(fields[text_b]))
 
 
 def _columns_by_name(header_line, names, columns, path, task, split):

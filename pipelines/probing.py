@@ -42,8 +42,10 @@ TASK_LABELS = {"past_present": ("PAST", "PRES"), "subj_number": NOUN_TAGS, "obj_
 
 def read_senteval(path):
     """{split: [(label, sentence)]}; ValueError naming the file and line for a malformed line (other
-    than 3 fields, an empty sentence, an empty label or one with spaces around it), a label outside its task's set (`TASK_LABELS`, by the file's name: past_present.sample.txt is
-    Tense), or a va/te label that no tr line has (a classifier could never predict it)."""
+    than 3 fields; a sentence empty but for invisible characters, or holding a NUL; a label empty, with
+    spaces around it, or differing from another only in case or invisible characters), a label
+    outside its task's set (`TASK_LABELS`, by the file's name: past_present.sample.txt is Tense), or
+    a va/te label that no tr line has (a classifier could never predict it)."""
     data, lines = {split: [] for split in SPLITS}, {}
     known = TASK_LABELS.get(os.path.basename(str(path)).split(".")[0])
     for number, line in text_files.read_lines(path, skip_flag=False):
@@ -56,8 +58,11 @@ def read_senteval(path):
         if len(parts) > 3:  # SentEval's reader keeps the last field: the words before a TAB would be dropped
             raise ValueError(f"{path} line {number}: {len(parts)} TAB-separated fields, where SentEval's format has 3 "
                              "(split, label, sentence): a TAB inside the sentence? replace it by a space")
-        if not parts[2].strip():
-            raise ValueError(f"{path} line {number}: the sentence (its third field) is empty")
+        if not _visible(parts[2]).strip():
+            raise ValueError(f"{path} line {number}: the sentence (its third field) is empty"
+                             + (" but for invisible characters" if parts[2].strip() else ""))
+        if "\x00" in parts[2]:
+            raise ValueError(f"{path} line {number}: a NUL byte in the sentence (binary data in a text file?)")
         if not parts[1] or parts[1] != parts[1].strip():
             raise ValueError(f"{path} line {number}: label {parts[1]!r} is empty or has spaces around it")
         if known and parts[1] not in known:
@@ -75,12 +80,17 @@ def read_senteval(path):
     return data
 
 
+def _visible(text):
+    """`text` without its format characters (Unicode Cf: zero-width spaces and joiners, marks)."""
+    return "".join(c for c in text if unicodedata.category(c) != "Cf")
+
+
 def _refuse_look_alike_labels(lines, path):
     """Two labels that differ only in case or invisible characters (a zero-width space) are a typo,
     not two classes: refused, naming the first line of each."""
     first = {}
     for (_, label), number in sorted(lines.items(), key=lambda item: item[1]):
-        key = "".join(c for c in label if unicodedata.category(c) != "Cf").casefold()
+        key = _visible(label).casefold()
         other = first.setdefault(key, (label, number))
         if other[0] != label:
             raise ValueError(f"{path} line {number}: label {label!r} differs from {other[0]!r} (line {other[1]}) only "

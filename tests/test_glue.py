@@ -62,9 +62,9 @@ def test_malformed_rows_are_skipped_and_counted(tmp_path):
 
 def test_rows_with_a_blank_sentence_are_skipped_and_counted(tmp_path):
     """A sentence of spaces was trained on as an example of empty text, without a word."""
-    (tmp_path / "train.tsv").write_text("sentence\tlabel\n   \t1\na fine film\t1\n\t0\n")
-    examples, report = read_glue("sst-2", str(tmp_path), "train")
-    assert [e.text_a for e in examples] == ["a fine film"] and report["skipped_lines"] == [2, 4]
+    (tmp_path / "train.tsv").write_text("sentence\tlabel\n   \t1\na fine film\t1\n\t0\n\u200b \u2060\t0\n")
+    examples, report = read_glue("sst-2", str(tmp_path), "train")  # the last: zero-width characters only
+    assert [e.text_a for e in examples] == ["a fine film"] and report["skipped_lines"] == [2, 4, 5]
     (tmp_path / "train.tsv").write_text("sentence\tlabel\n  \t1\n \t0\n")
     with pytest.raises(ValueError, match=r"train.tsv: no SST-2 examples: 2 rows, every one with a blank sentence"):
         read_glue("sst-2", str(tmp_path), "train")

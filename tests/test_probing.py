@@ -29,6 +29,12 @@ def test_malformed_senteval_line_names_file_and_line(tmp_path):
     path.write_text("tr\tNP_VP_.\tI went .\ntr\tNP_VP_.\u200b\tI go .\n")  # a zero-width space
     with pytest.raises(ValueError, match=r"line 2: label 'NP_VP_.\\u200b' differs from 'NP_VP_.' \(line 1\)"):
         probing.read_senteval(str(path))
+    path.write_text("tr\tPAST\tI went .\ntr\tPRES\t\u200b\u200d\n")
+    with pytest.raises(ValueError, match=r"tense.txt line 2: the sentence \(its third field\) is empty but for invisible"):
+        probing.read_senteval(str(path))
+    path.write_text("tr\tPAST\tI went .\ntr\tPRES\tI\x00 go .\n")
+    with pytest.raises(ValueError, match=r"tense.txt line 2: a NUL byte in the sentence"):
+        probing.read_senteval(str(path))
     path.write_text("tr\t\tI went .\n")
     with pytest.raises(ValueError, match=r"tense.txt line 1: label '' is empty or has spaces around it"):
         probing.read_senteval(str(path))
