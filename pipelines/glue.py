@@ -227,7 +227,9 @@ def _checked_label(label, task, path, number):
     """A row's label: one of the task's labels, or for STS-B a score in [0, 5] (a float)."""
     if not task.is_regression:
         if label not in task.labels:
-            raise ValueError(f"{path} line {number}: label {label!r} not in {list(task.labels)}")
+            others = sorted({t.name for t in TASKS.values() if label in t.labels} - {task.name})
+            hint = f" (a label of {', '.join(others)}: is this the {task.name} folder?)" if others else ""
+            raise ValueError(f"{path} line {number}: label {label!r} not in {list(task.labels)}{hint}")
         return label
     try:
         score = float(label)

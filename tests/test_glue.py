@@ -94,6 +94,10 @@ def test_bad_input(tmp_path):
     (tmp_path / "train.tsv").write_text("index\tsentence1\tsentence2\tlabel\n0\ta\tb\tentails\n")
     with pytest.raises(ValueError, match=r"train.tsv line 2: label 'entails' not in \['entailment', 'not_entailment'\]"):
         read_glue("rte", str(tmp_path), "train")
+    (tmp_path / "train.tsv").write_text("index\tsentence1\tsentence2\tlabel\n0\ta\tb\tnot_entailment\n")
+    with pytest.raises(ValueError, match=r"train.tsv line 2: label 'not_entailment' not in \['0', '1'\] \(a label of QNLI, "
+                                         r"RTE: is this the WNLI folder\?\)"):
+        read_glue("wnli", str(tmp_path), "train")
     with pytest.raises(ValueError, match=r"RTE has no split 'validation'"):
         read_glue("rte", str(tmp_path), "validation")
     (tmp_path / "test.tsv").write_text("index\tsentence1\tsentence2\n0\ta\tb\n1\tc\td\n0\ta\tb\n")  # a row pasted twice
