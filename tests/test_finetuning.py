@@ -127,6 +127,11 @@ def test_bad_input(shared_data, tiny_run, tmp_path):
         finetuning_data.targets(task, [Example("0", "a", "b", "maybe")])
 
 
+def test_the_updates_per_epoch_are_said_as_they_run():
+    assert finetuning_run.updates_per_epoch(20, 8) == "2 updates of 8"  # 4 sit out each epoch, drawn anew each time
+    assert finetuning_run.updates_per_epoch(1, 8) == "1 update of all 1 (fewer than --batch_size 8)"
+
+
 def test_a_diverged_run_stops_without_a_result(shared_data, tiny_run, tmp_path):
     """A learning rate that float32 holds but training does not survive: the loss goes non-finite and the
     run stops, naming the rate (it kept an epoch of NaN weights as its best, and exported it)."""

@@ -108,9 +108,16 @@ def _print_start(config, backbone, new_weights, task, data, where, initial):
     if new_weights:
         print(f"new (at their initializer, not in {init}): {', '.join(sorted({p.rsplit('/', 1)[0] for p in new_weights}))}")
     print(f"{task.name}: {len(data.train)} training examples, {len(task.dev)} dev; "
-          f"{max(1, len(data.train) // batch_size)} updates of {batch_size} per epoch on {where}")
+          f"{updates_per_epoch(len(data.train), batch_size)} per epoch on {where}")
     _print_notes(task, data)
     print(initial)
+
+
+def updates_per_epoch(examples, batch_size):
+    """'N updates of B', or the one update of all examples where they are fewer than a batch."""
+    if examples < batch_size:
+        return f"1 update of all {examples} (fewer than --batch_size {batch_size})"
+    return f"{examples // batch_size} updates of {batch_size}"
 
 
 def print_skipped(task):
