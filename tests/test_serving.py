@@ -401,6 +401,9 @@ def test_the_export_config_checks_itself_and_an_export_records_it(tiny_run, tmp_
     with pytest.raises(ValueError, match=r"an export's record, whose paths .* are relative to the export it was "
                                          r"written in; this file lies outside that export's assets/ folder"):
         ExportConfig.from_record(info, path=str(tmp_path / "copy.json"))
+    with pytest.raises(ValueError, match=r"a fine-tuning run's settings, not an export's: export the run with python -m "
+                                         r"albert_act.export --checkpoint runs/ft --kind classifier"):
+        ExportConfig.from_record({"task": "rte", "init": "runs/t1"}, path="runs/ft/finetune_config.json")
     typed = {**info, "export": {**info["export"], "checkpoint": "runs/x", "output": "out/1", "overwrite": True}}
     old = ExportConfig.from_record(typed, path=str(recorded_file))
     assert (old.checkpoint, old.output, old.overwrite) == ("runs/x", "out/1", False)

@@ -78,6 +78,11 @@ class ExportConfig:
             run, kind = (("pretrain at the end of a run", "--checkpoint <the run dir: \"pretraining\" -> "
                           "\"model_dir\" in this file> --kind pretraining") if "pretraining" in record else
                          ("finetune", "--checkpoint <the fine-tuning dir> --kind classifier"))
+            if path is not None and os.path.basename(path) != artifacts.EXPORT_INFO:  # the run's own settings file
+                kind = kind.replace("<the fine-tuning dir>", os.path.dirname(path) or ".")
+                raise ValueError(f"a {'pre-training' if 'pretraining' in record else 'fine-tuning'} run's settings, "
+                                 f"not an export's: export the run with python -m albert_act.export {kind} --output "
+                                 f"<base>/<version>; --config takes an export's {artifacts.ASSETS}/{artifacts.EXPORT_INFO}")
             raise ValueError(f"an export written by {run} records that run's settings, not an export's; write it "
                              f"again with python -m albert_act.export {kind} --output <base>/<next version>")
         if isinstance(record, dict) and isinstance(record.get("export"), dict):
