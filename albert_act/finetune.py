@@ -17,6 +17,7 @@ rate {5e-5, 3e-5, 2e-5} x batch {16, 32} x epochs {2, 3, 4} x --seeds.
 import glob
 import json
 import os
+import sys
 
 from albert_act.base import cli, entry, outputs
 
@@ -28,13 +29,16 @@ def main(argv=None):
     cli.tensorflow_only("python -m albert_act.finetune")
     from albert_act.base import artifacts, settings
     from albert_act.train import finetuning_run
-    from albert_act.train.finetuning_config import FinetuneConfig
+    from albert_act.train.finetuning_config import PAPER_GRID, FinetuneConfig, grid_sets_aside
 
     parser = cli.parser("finetune", __doc__)
     args = settings.parse_flags(parser, FinetuneConfig, argv, required=("task", "data_dir", "init"))
     if args.output_dir is None:
         args.output_dir = os.path.join(REPO, "runs", "finetune", args.task.lower())
     config = settings.config_from(FinetuneConfig, args)
+    typed = {name: getattr(config, name) for name in PAPER_GRID if name in args.typed}
+    if config.grid and typed:  # at their default's value: the config cannot tell them from the default
+        sys.exit(f"error: {grid_sets_aside(typed)}")
     output_dir = config.output_dir
     explain = settings.explained(args)  # a path of a --config file: where it came from
     with cli.failures(output_dir, "nothing was written", "nothing was written; re-run the same command", explain=explain):

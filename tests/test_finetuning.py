@@ -276,6 +276,14 @@ def test_the_flags_are_the_config_fields_and_a_saved_config_repeats_the_run(tmp_
     saved.write_text(json.dumps(dataclasses.asdict(config)))
     args = settings.parse_flags(cli.parser("finetune", ""), FinetuneConfig, ["--config", str(saved), "--seed", "3"])
     assert settings.config_from(FinetuneConfig, args) == dataclasses.replace(config, seed=3)
+    # --grid beside a grid setting typed at its default's value (--ep abbreviates --epochs): set aside, so refused
+    with pytest.raises(SystemExit, match=r"^error: --grid runs every learning_rate x batch_size x epochs of the paper's "
+                                         r"grid, so --batch_size 32, --epochs 3 would be set aside: drop them"):
+        finetune.main(["--task", "rte", "--data_dir", "glue/RTE", "--init", "runs/demo", "--grid", "--batch_size", "32",
+                       "--ep=3", "--output_dir", str(tmp_path / "grid")])
+    args = settings.parse_flags(cli.parser("finetune", ""), FinetuneConfig, ["--config", str(saved), "--grid",
+                                                                              "--halting_bias", "-1e-3"])
+    assert args.typed == {"config", "grid", "halting_bias_initializer"}  # a --config file's settings are not typed
 
 
 def test_the_results_table_gives_the_interval_and_the_majority_class():

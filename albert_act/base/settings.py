@@ -12,6 +12,7 @@ No TensorFlow here: the commands build their parsers before loading it.
 """
 
 import argparse
+import copy
 import dataclasses
 import json
 import os
@@ -123,6 +124,7 @@ def parse_flags(parser, config_class, argv=None, required=(), paths=()):
     parser.set_defaults(**{k: v for k, v in saved.items() if k not in dicts})
     args = cli.parse_checked(parser, argv, rules)
     args.given = {name for name, value in vars(args).items() if value != parser.get_default(name)}
+    args.typed = _typed(parser, argv)
     typed = {name: getattr(args, name) or [] for name in dicts}
     for name in dicts:  # KEY=VALUE pairs given add to the saved ones
         setattr(args, name, [*saved.get(name, {}).items(), *typed[name]])
@@ -134,6 +136,16 @@ def parse_flags(parser, config_class, argv=None, required=(), paths=()):
     if missing:
         parser.error(f"the following arguments are required: {', '.join(missing)}")
     return args
+
+
+def _typed(parser, argv):
+    """The flags typed on the command line, at their default's value too (`given` compares values):
+    a copy of the parser with no defaults (nor a --config file's) leaves the others out."""
+    probe = copy.deepcopy(parser)
+    probe._defaults = {}  # noqa: SLF001 (set_defaults' values: argparse puts them in the namespace as they are)
+    for action in probe._actions:  # noqa: SLF001
+        action.default = argparse.SUPPRESS
+    return set(vars(probe.parse_known_args(argv)[0]))
 
 
 def _apply_set(parser, config_class, args, typed):

@@ -68,9 +68,7 @@ class FinetuneConfig:
         defaults = {field.name: field.default for field in dataclasses.fields(self)}
         gridded = {name: getattr(self, name) for name in PAPER_GRID if getattr(self, name) != defaults[name]}
         if self.grid and gridded:
-            raise ValueError(f"--grid runs every {' x '.join(PAPER_GRID)} of the paper's "
-                             f"grid, so {', '.join(f'--{n} {v}' for n, v in gridded.items())} would be set aside: "
-                             f"drop {'them' if len(gridded) > 1 else 'it'}, or drop --grid for one run")
+            raise ValueError(grid_sets_aside(gridded))
         if self.halting == "none" and self.ponder_cost_weight:
             raise ValueError(f"--tau {self.ponder_cost_weight} weighs the ponder cost of ACT halting; --halting none runs "
                              "every token to N_max, where it is a constant (drop --tau)")
@@ -90,3 +88,11 @@ class FinetuneConfig:
                                     output_dir=os.path.join(self.output_dir, artifacts.GRID,
                                                             f"lr{lr}_bs{batch}_ep{epochs}_seed{seed}"))
                 for lr, batch, epochs, seed in points]
+
+
+def grid_sets_aside(typed):
+    """The refusal of the grid's settings {name: value} given beside --grid, which it would set aside
+    (at their default's value too, when typed: finetune's main checks the flags typed)."""
+    return (f"--grid runs every {' x '.join(PAPER_GRID)} of the paper's grid, so "
+            f"{', '.join(f'--{n} {v}' for n, v in typed.items())} would be set aside: "
+            f"drop {'them' if len(typed) > 1 else 'it'}, or drop --grid for one run")
