@@ -52,6 +52,19 @@ def test_incomplete_submission_is_refused(shared_data, models, tmp_path):
     assert not (tmp_path / "s.zip").exists()
 
 
+def test_a_task_folder_without_a_model_says_what_it_lacks(shared_data, tmp_path):
+    (tmp_path / "sst-2").mkdir()
+    (tmp_path / "mrpc").mkdir()
+    (tmp_path / "mrpc" / "classifier.json").write_text("{}")
+    found, missing = submission._inputs(str(tmp_path), str(shared_data / "glue"))
+    assert found == {} and missing["CoLA.tsv"] == f"no cola model in {tmp_path}"
+    assert missing["SST-2.tsv"] == (f"{tmp_path}/sst-2 holds no export: an export's versions are numbered folders "
+                                    f"({tmp_path}/sst-2/1/), and a fine-tuning dir holds classifier.json and export/")
+    assert missing["MRPC.tsv"] == (f"{tmp_path}/mrpc is a fine-tuning dir without its export/: make it with python -m "
+                                   f"albert_act.export --checkpoint {tmp_path}/mrpc --kind classifier --output "
+                                   f"{tmp_path}/mrpc/export/1")
+
+
 def test_validation_catches_bad_files(shared_data, tmp_path):
     examples, _ = glue.read_glue("rte", str(shared_data / "glue" / "RTE"), "test")
     path = tmp_path / "RTE.tsv"

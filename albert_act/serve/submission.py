@@ -126,7 +126,7 @@ def _inputs(models_dir, data_dir):
         task = glue.TASKS[data_task]
         test_path = os.path.join(data_dir, task.directory, task.splits[split])
         if export is None:
-            missing[file_name] = f"no {model_task} model in {models_dir}"
+            missing[file_name] = (f"{folder} {_lacks(folder)}" if folder else f"no {model_task} model in {models_dir}")
         elif not os.path.exists(test_path):
             missing[file_name] = f"no test data at {test_path}"
         else:
@@ -197,13 +197,17 @@ def _no_model_found(models_dir):
     held = sorted(e.rstrip("/") for e in tf.io.gfile.listdir(models_dir)) if tf.io.gfile.isdir(models_dir) else []
     tasks = sorted({t for t, _, _ in SUBMISSION.values()})
     named = [h for h in held if h in tasks]
-    inside = ""
-    if named:  # a task's folder without a model: say what it lacks
-        folder = os.path.join(models_dir, named[0])
-        unexported = tf.io.gfile.exists(os.path.join(folder, artifacts.FINETUNED_INFO))
-        inside = (f"; {folder} is a fine-tuning dir without its export/: make it with python -m albert_act.export "
-                  f"--checkpoint {folder} --kind classifier --output {folder}/export/1" if unexported else
-                  f"; {folder} holds no export: an export's versions are numbered folders ({folder}/1/), and a "
-                  "fine-tuning dir holds classifier.json and export/")
+    folder = os.path.join(models_dir, named[0]) if named else None  # a task's folder without a model
+    inside = f"; {folder} {_lacks(folder)}" if folder else ""
     return (f"no task's model found in --models {models_dir} (it holds {held or 'nothing'}); expected folders named "
             f"after the tasks ({', '.join(tasks)}), each holding a fine-tuning dir or an export{inside}; nothing written")
+
+
+def _lacks(folder):
+    """What a task's folder without a model lacks: a fine-tuning dir its export (and the command that
+    makes it), anything else a numbered version."""
+    if tf.io.gfile.exists(os.path.join(folder, artifacts.FINETUNED_INFO)):
+        return (f"is a fine-tuning dir without its export/: make it with python -m albert_act.export --checkpoint "
+                f"{folder} --kind classifier --output {folder}/export/1")
+    return (f"holds no export: an export's versions are numbered folders ({folder}/1/), and a fine-tuning dir holds "
+            "classifier.json and export/")
