@@ -281,6 +281,14 @@ def test_thousands_of_hostile_strings_do_not_crash_and_tokenize_as_python(export
     assert empty["probabilities"].shape == (0, 3) and empty["iterations"].shape[0] == 0
 
 
+def test_a_pair_classifier_export_leaves_room_for_both_sentences(exports, tokenizer, tmp_path):
+    with pytest.raises(ValueError, match=r"max_seq_length 4 leaves no piece for one of a pair's sentences \(\[CLS\] A "
+                                         r"\[SEP\] B \[SEP\] takes 3 pieces of its own\): give 5 or more"):
+        savedmodel.export_classifier(exports["classifier"], str(tmp_path / "x" / "1"), tokenizer.model_proto, "mnli",
+                                     LABELS, True, 4)
+    assert not (tmp_path / "x").exists()
+
+
 def test_a_mixed_batch_answers_as_each_string_alone(exports):
     serve = tf.saved_model.load(exports["dirs"]["regression"]).signatures["serving_default"]
     texts = ["short", "a somewhat longer sentence about the river and the dog", "", "mid length text here"]

@@ -235,6 +235,9 @@ def export_classifier(model, export_dir, model_proto, task, labels, pair, max_se
         raise ValueError(f"{len(labels)} labels for a model with {model.num_classes} outputs")
     if max_seq_length > model.backbone.max_sequence_length:
         raise ValueError(f"max_seq_length {max_seq_length} exceeds the model's {model.backbone.max_sequence_length}")
+    if pair and max_seq_length < 5:
+        raise ValueError(f"max_seq_length {max_seq_length} leaves no piece for one of a pair's sentences ([CLS] A [SEP] "
+                         "B [SEP] takes 3 pieces of its own): give 5 or more")
     serving = AlbertActClassifier(serving_backbone(model.backbone, execution), num_classes=model.num_classes,
                                   dropout=model.dropout, initializer_range=model.initializer_range)
     serving.set_weights(model.get_weights())
