@@ -257,9 +257,13 @@ def main(argv=None):
                                             "conllu": "path", "output_dir": "path"})
     if not args.conllu and args.synthetic_documents < 1:
         parser.error("give --conllu files and/or --synthetic_documents N")
-    with cli.failures(args.output_dir, "each task file is written whole; re-run the same command",
-                      f"task files in {args.output_dir} are whole (each written whole or not at all); re-run the "
-                      "same command"):
+    def kept():  # asked when the stop comes: the task files written by then
+        there = [name for name in TASK_FILES.values() if os.path.exists(os.path.join(args.output_dir, name))]
+        return (f"{', '.join(there)} in {args.output_dir} {'is' if len(there) == 1 else 'are'} whole (each task file "
+                "is written whole or not at all); re-run the same command" if there else
+                f"no task file was written to {args.output_dir}; re-run the same command")
+
+    with cli.failures(args.output_dir, "each task file is written whole; re-run the same command", kept):
         outputs.check_dir_target(args.output_dir, "--output_dir")
         files = text_files.expand_patterns(args.conllu) if args.conllu else []
         built = build_probing_tasks(args.output_dir, files, args.synthetic_documents, args.seed)
