@@ -56,6 +56,16 @@ def encoded(documents, config, word_start, bare_space, vocabulary_fingerprint):
     return buffer.getvalue()
 
 
+def _within_a_sequence(saved):
+    """A saved config's max_predictions_per_seq, at most the max_seq_length - 2 pieces a sequence can
+    mask: corpora made before InstanceConfig refused more hold 150 or 8192 (the slots past that were
+    padding, so the masking is the same)."""
+    length, slots = saved.get("max_seq_length"), saved.get("max_predictions_per_seq")
+    if isinstance(length, int) and isinstance(slots, int) and slots > length - 2:
+        return {**saved, "max_predictions_per_seq": length - 2}
+    return saved
+
+
 class TokenCorpus:
     """A token corpus file, read whole (the English corpus is ~20 MB)."""
 
@@ -66,7 +76,7 @@ class TokenCorpus:
                 self.document_ends, self.documents = data["document_ends"], data["documents"]
                 self.word_start = [int(x) for x in data["word_start"]]  # a list: indexed per piece
                 self.bare_space = int(data["bare_space"])
-                self.config = instances.InstanceConfig(**json.loads(str(data["config"])))
+                self.config = instances.InstanceConfig(**_within_a_sequence(json.loads(str(data["config"]))))
                 self.vocabulary = str(data["vocabulary"])
         except (OSError, ValueError, KeyError, EOFError, TypeError, zipfile.BadZipFile) as error:
             raise ValueError(f"{path}: not a token corpus of the data tool, or cut short ({first_line(error)}); "

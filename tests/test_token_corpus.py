@@ -138,6 +138,20 @@ def test_ids_outside_its_vocabulary_are_named(records, tmp_path):
         token_corpus.TokenCorpus(str(tmp_path / "bad.npz"))
 
 
+def test_a_corpus_made_with_more_prediction_slots_than_a_sequence_holds_is_read(records, tmp_path):
+    """Corpora made before InstanceConfig bounded max_predictions_per_seq by the sequence (8192 given,
+    or 150: the default 1.2 x the budget at --masked_lm_prob 0.999) read with the bound."""
+    import json
+
+    with np.load(Path(records[0]).parent / token_corpus.TOKENS_TRAIN) as data:
+        fields = dict(data)
+    config = json.loads(str(fields["config"]))
+    fields["config"] = np.array(json.dumps({**config, "max_predictions_per_seq": 8192}))
+    np.savez(tmp_path / "old.npz", **fields)
+    assert token_corpus.TokenCorpus(str(tmp_path / "old.npz")).config.max_predictions_per_seq == \
+        config["max_seq_length"] - 2
+
+
 def test_a_pickled_file_is_refused_without_numpys_advice_to_unpickle_it(tmp_path):
     for name, save in (("objects.npz", lambda p: np.savez(p, ids=np.array([{"a": 1}], dtype=object))),
                        ("pickle.npz", lambda p: p.write_bytes(b"\x80\x04K\x01."))):  # pickle.dumps(1)
