@@ -128,6 +128,10 @@ def test_an_output_that_is_a_symlink_is_written_where_it_points(tmp_path):
     (tmp_path / "loop_b").symlink_to("loop_a")
     with pytest.raises(ValueError, match=r"loop_a: a symbolic link that names no place \(.*: it leads back to itself\)"):
         outputs.followed(tmp_path / "loop_a")
+    with pytest.raises(ValueError, match=r"loop_a/sub: a symbolic link on the way names no place"):
+        text_files.makedirs(tmp_path / "loop_a" / "sub")
+    with pytest.raises(ValueError, match=r"loop_a: cannot be read \(Too many levels of symbolic links\)"):
+        list(text_files.read_lines(tmp_path / "loop_a"))  # an input: not blamed on the writing of the outputs
 
 
 def test_a_huggingface_export_that_fails_keeps_the_old_dir(tmp_path, monkeypatch, capsys):

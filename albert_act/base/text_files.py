@@ -30,7 +30,16 @@ def exists(path):
 def makedirs(path):
     """A folder and its parents, as os.makedirs(exist_ok=True); a symlink on the way to a folder still
     to be made is followed: the folder is made where it points (os.makedirs stopped at the link)."""
-    _gfile().makedirs(path) if is_remote(path) else os.makedirs(os.path.realpath(path), exist_ok=True)
+    if is_remote(path):
+        return _gfile().makedirs(path)
+    try:
+        os.path.realpath(path, strict=True)
+    except FileNotFoundError:  # a folder still to be made (through a link, perhaps)
+        pass
+    except OSError as error:  # ELOOP: a link on the way leads back to itself
+        raise ValueError(f"{path}: a symbolic link on the way names no place ({error.strerror}: it leads back to "
+                         "itself); remove it or point it at a folder") from None
+    os.makedirs(os.path.realpath(path), exist_ok=True)
 
 
 def rmtree(path):
@@ -171,6 +180,8 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
         raise ValueError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise ValueError(f"{path}: a folder, where a text file was expected") from None
+    except OSError as error:  # a link loop (ELOOP), a file it may not read (EACCES): the input, not an output
+        raise ValueError(f"{path}: cannot be read ({error.strerror})") from None
     with handle:
         for number, raw in enumerate(handle, start=1):
             if number == 1:
