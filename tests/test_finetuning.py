@@ -127,6 +127,15 @@ def test_bad_input(shared_data, tiny_run, tmp_path):
         finetuning_data.targets(task, [Example("0", "a", "b", "maybe")])
 
 
+def test_a_training_subset_of_one_label_is_refused(shared_data):
+    task = finetuning_data.load_task("sst-2", str(shared_data / "glue" / "SST-2"))
+    task.train = sorted(task.train, key=lambda e: e.label)  # a file in label order
+    with pytest.raises(ValueError, match=r"the first 16 training examples \(--max_train_examples 16\) all have the "
+                                         r"label '0': the model would learn that answer and nothing else"):
+        finetuning_run.training_subset(task, 16)
+    assert len(finetuning_run.training_subset(task, None)) == len(task.train)
+
+
 def test_the_updates_per_epoch_are_said_as_they_run():
     assert finetuning_run.updates_per_epoch(20, 8) == "2 updates of 8"  # 4 sit out each epoch, drawn anew each time
     assert finetuning_run.updates_per_epoch(1, 8) == "1 update of all 1 (fewer than --batch_size 8)"

@@ -55,7 +55,7 @@ def finetune(config, progress=True):
     max_seq_length = config.max_seq_length or min(128, backbone.max_sequence_length)
     if max_seq_length > backbone.max_sequence_length:
         raise ValueError(f"max_seq_length {max_seq_length} exceeds the model's {backbone.max_sequence_length}")
-    train = task.train[:config.max_train_examples] if config.max_train_examples else task.train
+    train = training_subset(task, config.max_train_examples)
     data = EncodedTask(task, train, tokenizer, max_seq_length)
     steps_per_epoch = max(1, len(data.train) // config.batch_size)
     model, steps = build_classifier(backbone, task, strategy, config.seed, config.learning_rate,
@@ -111,6 +111,19 @@ def _print_start(config, backbone, new_weights, task, data, where, initial):
           f"{updates_per_epoch(len(data.train), batch_size)} per epoch on {where}")
     _print_notes(task, data)
     print(initial)
+
+
+def training_subset(task, max_train_examples):
+    """The task's first `max_train_examples` training examples (all without it); ValueError where
+    they hold one label only, of a task that has more (a file sorted by label): the model would learn
+    that answer and nothing else."""
+    train = task.train[:max_train_examples] if max_train_examples else task.train
+    labels = {e.label for e in train}
+    if len(labels) == 1 and len({e.label for e in task.train}) > 1:
+        raise ValueError(f"the first {len(train)} training examples (--max_train_examples {max_train_examples}) all have "
+                         f"the label {train[0].label!r}: the model would learn that answer and nothing else; the "
+                         "training file is in label order there: give a larger --max_train_examples")
+    return train
 
 
 def updates_per_epoch(examples, batch_size):
