@@ -35,10 +35,14 @@ def main(argv=None):
     args = settings.parse_flags(parser, FinetuneConfig, argv, required=("task", "data_dir", "init"))
     if args.output_dir is None:
         args.output_dir = os.path.join(REPO, "runs", "finetune", args.task.lower())
+    if args.grid:  # typed at their default's value, or from a --config file: the config cannot tell
+        typed = {name: getattr(args, name) for name in PAPER_GRID if name in args.typed}
+        default = {name: FinetuneConfig.__dataclass_fields__[name].default for name in PAPER_GRID}
+        filed = {name: getattr(args, name) for name in PAPER_GRID
+                 if name not in args.typed and getattr(args, name) != default[name]}
+        if typed or filed:
+            sys.exit(f"error: {grid_sets_aside(typed or filed, None if typed else args.config)}")
     config = settings.config_from(FinetuneConfig, args)
-    typed = {name: getattr(config, name) for name in PAPER_GRID if name in args.typed}
-    if config.grid and typed:  # at their default's value: the config cannot tell them from the default
-        sys.exit(f"error: {grid_sets_aside(typed)}")
     output_dir = config.output_dir
     explain = settings.explained(args)  # a path of a --config file: where it came from
     with cli.failures(output_dir, "nothing was written", "nothing was written; re-run the same command", explain=explain):

@@ -290,6 +290,10 @@ def test_the_flags_are_the_config_fields_and_a_saved_config_repeats_the_run(tmp_
                                          r"grid, so --batch_size 32, --epochs 3 would be set aside: drop them"):
         finetune.main(["--task", "rte", "--data_dir", "glue/RTE", "--init", "runs/demo", "--grid", "--batch_size", "32",
                        "--ep=3", "--output_dir", str(tmp_path / "grid")])
+    with pytest.raises(SystemExit, match=r"^error: --grid runs every .* of the paper's grid, so --config \S*"
+                                         r"finetune_config.json's epochs 5 would be set aside: drop --grid for that "
+                                         r"file's one run, or leave them out of the file"):
+        finetune.main(["--config", str(saved), "--grid"])
     args = settings.parse_flags(cli.parser("finetune", ""), FinetuneConfig, ["--config", str(saved), "--grid",
                                                                               "--halting_bias", "-1e-3"])
     assert args.typed == {"config", "grid", "halting_bias_initializer"}  # a --config file's settings are not typed

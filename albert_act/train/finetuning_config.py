@@ -90,9 +90,14 @@ class FinetuneConfig:
                 for lr, batch, epochs, seed in points]
 
 
-def grid_sets_aside(typed):
+def grid_sets_aside(given, config_file=None):
     """The refusal of the grid's settings {name: value} given beside --grid, which it would set aside
-    (at their default's value too, when typed: finetune's main checks the flags typed)."""
+    (at their default's value too, when typed: finetune's main checks the flags typed); config_file:
+    the --config file that gave them."""
+    if config_file:
+        return (f"--grid runs every {' x '.join(PAPER_GRID)} of the paper's grid, so --config {config_file}'s "
+                f"{', '.join(f'{n} {v}' for n, v in given.items())} would be set aside: drop --grid for that file's "
+                "one run, or leave them out of the file")
     return (f"--grid runs every {' x '.join(PAPER_GRID)} of the paper's grid, so "
-            f"{', '.join(f'--{n} {v}' for n, v in typed.items())} would be set aside: "
-            f"drop {'them' if len(typed) > 1 else 'it'}, or drop --grid for one run")
+            f"{', '.join(f'--{n} {v}' for n, v in given.items())} would be set aside: "
+            f"drop {'them' if len(given) > 1 else 'it'}, or drop --grid for one run")
