@@ -76,6 +76,11 @@ def test_builder_on_ud_and_the_embedded_corpus(shared_data, tmp_path):
     (tmp_path / "empty.conllu").write_text("")
     with pytest.raises(ValueError, match=r"empty.conllu: no sentence \(an empty CoNLL-U file\?\)"):
         probing.build_probing_tasks(str(tmp_path / "o"), [str(tmp_path / "empty.conllu")])
+    untagged = "".join("\t".join(line.split("\t")[:4] + ["_"] + line.split("\t")[5:]) if line.count("\t") == 9 else line
+                       for line in open(dev, encoding="utf-8").read().split("\n\n")[0].splitlines(keepends=True))
+    (tmp_path / "untagged.conllu").write_text(untagged)
+    with pytest.raises(ValueError, match=r"untagged.conllu: no XPOS tag \(column 5 is '_' in all \d+ sentences\)"):
+        probing.build_probing_tasks(str(tmp_path / "o"), [str(tmp_path / "untagged.conllu")])
     assert not (tmp_path / "o").exists()
 
 
