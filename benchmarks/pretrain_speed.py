@@ -384,6 +384,9 @@ def main(argv=None):
     parser.add_argument("--execution", help=argparse.SUPPRESS)
     args = cli.parse_checked(parser, argv, {"lengths": "int[2,4096]", "runs": "int[1,1000]", "batch": "int>=1",
                                             "micro_batch": "int>=1", "child_timeout": ">0", "checkpoint": "path"})
+    if args.child and None in (args.length, args.halting, args.execution):
+        parser.error("--child is how the benchmark starts its own measuring processes (with --length, --halting and "
+                     "--execution): run it without --child")
     training = get_preset(args.preset).training
     args.batch = args.batch or training["global_batch_size"]
     args.micro_batch = min(args.micro_batch or training["micro_batch_size"], args.batch)

@@ -188,6 +188,9 @@ def main(argv=None):
     args.micro_batch = args.micro_batch or preset.training["micro_batch_size"]
     args.length = args.length or preset.backbone["max_sequence_length"]
     if args.child:
+        if None in (args.execution, args.depth):
+            parser.error("--child is how the benchmark starts its own profiling processes (with --execution and "
+                         "--depth): run it without --child")
         return arguments.run(measure, args)
     args.executions = args.executions or (["fixed@64", "fixed@16", "gather@64", "bucket@16"] if args.preset == "english"
                                           else ["fixed", "gather", "bucket"])
