@@ -136,6 +136,19 @@ def test_a_training_subset_of_one_label_is_refused(shared_data):
     assert len(finetuning_run.training_subset(task, None)) == len(task.train)
 
 
+def test_an_earlier_run_is_cleared_before_its_settings_are_replaced(tmp_path):
+    """--overwrite of a finished fine-tuning, stopped before the new run's first epoch: the folder held
+    the old weights and results beside the new settings, and the stop line called them this run's."""
+    for name in ("results.json", "classifier.weights.h5", "finetune_config.json", "vocab.model"):
+        (tmp_path / name).write_text("old")
+    (tmp_path / "export" / "1").mkdir(parents=True)
+    finetuning_run.clear_earlier_run(str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["finetune_config.json", "vocab.model"]
+    replayed = FinetuneConfig.from_record({"task": "rte", "data_dir": "d", "init": "i", "output_dir": "o",
+                                           "overwrite": True})  # as a grid point records it
+    assert replayed.overwrite is False  # a replay names --overwrite if it must
+
+
 def test_the_updates_per_epoch_are_said_as_they_run():
     assert finetuning_run.updates_per_epoch(20, 8) == "2 updates of 8"  # 4 sit out each epoch, drawn anew each time
     assert finetuning_run.updates_per_epoch(1, 8) == "1 update of all 1 (fewer than --batch_size 8)"

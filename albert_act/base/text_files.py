@@ -46,6 +46,10 @@ def rmtree(path):
     _gfile().rmtree(path) if is_remote(path) else shutil.rmtree(path)
 
 
+def remove(path):
+    _gfile().remove(path) if is_remote(path) else os.remove(path)
+
+
 def rename(source, destination):
     _gfile().rename(source, destination) if is_remote(source) else os.replace(source, destination)
 

@@ -76,7 +76,11 @@ class FinetuneConfig:
     @classmethod
     def from_record(cls, record, partial=False, path=None):  # noqa: ARG003 (path: an export's, not a run's)
         """The config a fine-tuning dir saved (`artifacts.FINETUNE_CONFIG`); partial: a --config file,
-        which may leave settings to the flags. Its paths are as they were given (path: unused)."""
+        which may leave settings to the flags. Its paths are as they were given (path: unused). Its
+        overwrite is off: a replay names --overwrite if it must (a grid point records overwrite on,
+        and a replay of it replaced a finished fine-tuning without a word)."""
+        if isinstance(record, dict) and "overwrite" in record:
+            record = {**record, "overwrite": False}
         return settings.from_record(cls, record, "a fine-tuning run", partial=partial)
 
     def grid_points(self, grid=PAPER_GRID):

@@ -91,14 +91,27 @@ def _check_halting_bias(bias, new_weights, init):
 
 def _write_setup(config, task, data, model, tokenizer):
     """classifier.json and the vocabulary (what loads the fine-tuned model back), and the config
-    (what repeats the run)."""
+    (what repeats the run), after `clear_earlier_run`."""
     text_files.makedirs(config.output_dir)
+    clear_earlier_run(config.output_dir)
     artifacts.write_json(os.path.join(config.output_dir, artifacts.FINETUNE_CONFIG), dataclasses.asdict(config))
     artifacts.write_json(os.path.join(config.output_dir, artifacts.FINETUNED_INFO), {
         "kind": "classifier", "task": task.name, "labels": list(task.labels), "pair": data.pair,
         "max_seq_length": data.max_seq_length, "num_classes": model.num_classes, "dropout": model.dropout,
         "backbone": model.backbone.get_config()})
     outputs.write_file(os.path.join(config.output_dir, artifacts.VOCAB), tokenizer.model_proto)
+
+
+def clear_earlier_run(output_dir):
+    """An earlier run's results, weights and export in `output_dir` (checked replaceable) are removed,
+    results first (the folder stops saying it finished): a stop before this run's first epoch would
+    pair them with this run's settings, and its stop line call them this run's."""
+    for name in (artifacts.RESULTS, artifacts.WEIGHTS, artifacts.EXPORT):
+        earlier = os.path.join(output_dir, name)
+        if text_files.isdir(earlier):
+            text_files.rmtree(earlier)
+        elif text_files.exists(earlier):
+            text_files.remove(earlier)
 
 
 def _print_start(config, backbone, new_weights, task, data, where, initial):
