@@ -123,6 +123,12 @@ def test_a_saved_config_repeats_the_run(tmp_path):
     args = parse(["--config", str(path), "--model_dir", str(tmp_path / "again")])
     assert PretrainConfig(**settings.values(PretrainConfig, args)) == dataclasses.replace(
         config, model_dir=str(tmp_path / "again"))
+    # A run made with --overwrite: its replay replaces another run's SavedModel only where --overwrite is typed.
+    path.write_text(json.dumps({**record, "overwrite_export": True}))
+    args = parse(["--config", str(path), "--model_dir", str(tmp_path / "again")])
+    assert PretrainConfig(**settings.values(PretrainConfig, args)).overwrite_export is False
+    args = parse(["--config", str(path), "--model_dir", str(tmp_path / "again"), "--overwrite"])
+    assert PretrainConfig(**settings.values(PretrainConfig, args)).overwrite_export is True
 
 
 def test_the_class_docstring_lists_every_field_with_its_help():

@@ -190,7 +190,10 @@ class PretrainConfig:
         are as they were given (path: unused). A run saved
         before a setting existed gets the value it ran with (`ADDED_SETTINGS`). partial: a --config file,
         which may leave settings to the flags, and whose "backbone" (derived from the preset and
-        backbone_overrides) must be as derived: an edit there is refused, not ignored."""
+        backbone_overrides) must be as derived: an edit there is refused, not ignored; its
+        overwrite_export is off (a replay names --overwrite if it must)."""
+        if partial and isinstance(record, dict) and "overwrite_export" in record:  # a replay names --overwrite
+            record = {**record, "overwrite_export": False}  # if it must: the file's would replace an export unasked
         saved = record.get("backbone") if isinstance(record, dict) else None
         added = ADDED_SETTINGS if saved is not None or not partial else None  # a run's record, not a hand-written file
         # "backbone", "backend" (which backend wrote a run: a JAX run's record says "jax"), "train_shards" and
