@@ -56,7 +56,10 @@ def test_a_task_folder_without_a_model_says_what_it_lacks(shared_data, tmp_path)
     (tmp_path / "sst-2").mkdir()
     (tmp_path / "mrpc").mkdir()
     (tmp_path / "mrpc" / "classifier.json").write_text("{}")
+    (tmp_path / "rte").write_text("not a folder")
     found, missing = submission._inputs(str(tmp_path), str(shared_data / "glue"))
+    assert missing["RTE.tsv"] == (f"{tmp_path}/rte is a file, not a folder: a task's entry is a folder holding a "
+                                  "fine-tuning dir or an export")
     assert found == {} and missing["CoLA.tsv"] == f"no cola model in {tmp_path}"
     assert missing["SST-2.tsv"] == (f"{tmp_path}/sst-2 holds no export: an export's versions are numbered folders "
                                     f"({tmp_path}/sst-2/1/), and a fine-tuning dir holds classifier.json and export/")
