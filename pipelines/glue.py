@@ -11,7 +11,8 @@ MNLI train has 12 columns and dev 16 (label = last column); test files have an
 
 import dataclasses
 import os
-import unicodedata
+
+from albert_act.base import text_files
 
 
 @dataclasses.dataclass(frozen=True)
@@ -202,9 +203,7 @@ def read_glue(name, data_dir, split):
 def _blank(fields, text_a, text_b):
     """Whether a row's sentence (or one of its pair) is blank, invisible characters (zero-width
     spaces: Unicode Cf) aside."""
-    def blank(text):
-        return not "".join(c for c in text if unicodedata.category(c) != "Cf").strip()
-    return blank(fields[text_a]) or (text_b is not None and blank(fields[text_b]))
+    return text_files.is_blank(fields[text_a]) or (text_b is not None and text_files.is_blank(fields[text_b]))
 
 
 def _columns_by_name(header_line, names, columns, path, task, split):

@@ -25,7 +25,6 @@ name subjects are left out of SubjNum as above. Each sentence goes to tr/va/te
 import collections
 import hashlib
 import os
-import unicodedata
 
 from albert_act.base import cli, entry, outputs, text_files
 from pipelines import synthetic_corpus
@@ -58,7 +57,7 @@ def read_senteval(path):
         if len(parts) > 3:  # SentEval's reader keeps the last field: the words before a TAB would be dropped
             raise ValueError(f"{path} line {number}: {len(parts)} TAB-separated fields, where SentEval's format has 3 "
                              "(split, label, sentence): a TAB inside the sentence? replace it by a space")
-        if not _visible(parts[2]).strip():
+        if text_files.is_blank(parts[2]):
             raise ValueError(f"{path} line {number}: the sentence (its third field) is empty"
                              + (" but for invisible characters" if parts[2].strip() else ""))
         if "\x00" in parts[2]:
@@ -80,17 +79,12 @@ def read_senteval(path):
     return data
 
 
-def _visible(text):
-    """`text` without its format characters (Unicode Cf: zero-width spaces and joiners, marks)."""
-    return "".join(c for c in text if unicodedata.category(c) != "Cf")
-
-
 def _refuse_look_alike_labels(lines, path):
     """Two labels that differ only in case or invisible characters (a zero-width space) are a typo,
     not two classes: refused, naming the first line of each."""
     first = {}
     for (_, label), number in sorted(lines.items(), key=lambda item: item[1]):
-        key = _visible(label).casefold()
+        key = text_files.visible(label).casefold()
         other = first.setdefault(key, (label, number))
         if other[0] != label:
             raise ValueError(f"{path} line {number}: label {label!r} differs from {other[0]!r} (line {other[1]}) only "

@@ -235,7 +235,7 @@ def test_sentences_of_plain_text_are_asked_as_a_server_asks_them(tiny_run, tmp_p
         (["--text", str(tmp_path / "blank.txt")], r"blank.txt: no sentences \(one per line"),
         ([], r"the sentences mode needs --text FILE"),
     ]:
-        (tmp_path / "blank.txt").write_text("\n  \n")
+        (tmp_path / "blank.txt").write_text("\n  \n\u200b\u200e\n")  # a zero-width space and an LTR mark: blank
         with pytest.raises(SystemExit, match=message):
             analyze.main(["sentences", "--init", tiny_run[1], "--output_dir", str(tmp_path / "o2"), *argv])
     with pytest.raises(SystemExit, match=r"the token-types analysis does not read --text \(it reads --max_batches"):

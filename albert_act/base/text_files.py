@@ -7,6 +7,7 @@ of a second on local files (importing TensorFlow takes ~4 s on a 2-core CPU).
 import glob as _glob
 import os
 import shutil
+import unicodedata
 
 
 def is_remote(path):
@@ -98,6 +99,16 @@ def content_key(path):
 
     with open_binary(path) as f:
         return size(path), hashlib.sha256(f.read(2**20)).hexdigest()
+
+
+def visible(text):
+    """`text` without its invisible characters (Unicode Cf: zero-width spaces and joiners, directional marks)."""
+    return "".join(c for c in text if unicodedata.category(c) != "Cf")
+
+
+def is_blank(text):
+    """Whether `text` holds nothing but whitespace and invisible characters: a line of them is no sentence."""
+    return not visible(text).strip()
 
 
 def open_binary(path, mode="rb"):
