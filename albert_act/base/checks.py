@@ -128,12 +128,16 @@ def flags(args, rules):
 
 
 def rule_check(name, value, rule):
-    """Checks `value` (or each value of a list) against a `flag_rule` rule (None passes): ValueError "NAME must
-    be WORDS, got VALUE"."""
+    """Checks `value` (or each value of a list, each once) against a `flag_rule` rule (None passes): ValueError
+    "NAME must be WORDS, got VALUE"."""
     words, test = flag_rule(rule)
     for item in value if isinstance(value, (list, tuple)) else (value,):  # a flag of several values: each
         if item is not None and not test(item):
             raise ValueError(f"{name} must be {words}, got {item}")
+    if isinstance(value, (list, tuple)):  # each value is a row or a run of its own: twice is the same work again
+        twice = next((item for number, item in enumerate(value) if item in value[:number]), None)
+        if twice is not None:
+            raise ValueError(f"{name} gives {twice} twice: each value is measured once; give it once")
 
 
 # A negative number as argparse should read it: `--halting_bias -1e39` and `--tau -inf` are values (so that the
