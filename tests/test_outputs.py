@@ -316,6 +316,12 @@ def test_write_errors_in_words():
                                                   "-00000-of-00001.tempstate1; No space left on device")
     assert cli.write_error(checkpoint) == "No space left on device (/r/checkpoints/ckpt-4)"
     assert cli.write_error(OSError(28, "No space left on device", "/r/x.json")) == "No space left on device (/r/x.json)"
+    kept = "files written whole before are intact: free space and re-run the same command"
+    assert cli.io_failure(OSError(28, "No space left on device", "/r/x"), "runs/x", kept) == (
+        f"could not write runs/x: No space left on device (/r/x); {kept}")
+    assert cli.io_failure(OSError(1, "Operation not permitted", "/sys/x"), "runs/x", kept) == (  # not a full disk
+        "could not write runs/x: Operation not permitted (/sys/x); files written whole before are intact: make the "
+        "output's folder writable (or choose another) and re-run the same command")
     assert OSError in cli.write_errors() and tf.errors.ResourceExhaustedError in cli.write_errors()
 
 
