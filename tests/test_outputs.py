@@ -130,6 +130,8 @@ def test_an_output_that_is_a_symlink_is_written_where_it_points(tmp_path):
         outputs.followed(tmp_path / "loop_a")
     with pytest.raises(ValueError, match=r"loop_a/sub: a symbolic link on the way names no place"):
         text_files.makedirs(tmp_path / "loop_a" / "sub")
+    with pytest.raises(ValueError, match=r"--output_dir .*loop_a: a symbolic link on the way names no place"):
+        outputs.check_dir_target(tmp_path / "loop_a", "--output_dir")  # before the work, not after it
     with pytest.raises(ValueError, match=r"loop_a: cannot be read \(Too many levels of symbolic links\)"):
         list(text_files.read_lines(tmp_path / "loop_a"))  # an input: not blamed on the writing of the outputs
 

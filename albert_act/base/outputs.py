@@ -80,14 +80,21 @@ def check_dir_target(path, flag=None, holds_a_file=False):
     or when it is the current folder or holds it (`.`, `..`, the shell's folder by any name): an
     output replaced whole would move the folder one is in away, and one written into would mix
     with what is there. holds_a_file: `path` is the folder of an output file (a zip, a
-    vocabulary), which may well be the current folder. Remote paths pass (their filesystem says
-    so when written)."""
+    vocabulary), which may well be the current folder. A link loop on the way is named. Remote paths
+    pass (their filesystem says so when written)."""
     path = str(path)
     if "://" in path:
         return
     named = f"{flag + ' ' if flag else ''}{path}"
     if not holds_a_file:
         _check_not_current_folder(path, named)
+    try:
+        os.path.realpath(path, strict=True)
+    except FileNotFoundError:  # to be made (through a link, perhaps: made where it points)
+        pass
+    except OSError as error:  # ELOOP: checked before the work, not found when its result is written
+        raise ValueError(f"{named}: a symbolic link on the way names no place ({error.strerror}: it leads back to "
+                         "itself); remove it or point it at a folder") from None
     ancestor = os.path.abspath(path)
     while not os.path.exists(ancestor):
         ancestor = os.path.dirname(ancestor)
