@@ -156,6 +156,10 @@ def test_bad_input(tiny_run, tmp_path):
     empty.write_text("")
     with pytest.raises(SystemExit, match=r"error: no sentences in .*empty.conllu"):
         analyze.main(["dependencies", "--init", tiny_run[0], "--parsed", str(empty), "--output_dir", str(tmp_path / "out")])
+    (tmp_path / "again.conllu").write_bytes(spaced.read_bytes())  # a copy: each sentence would count twice
+    with pytest.raises(SystemExit, match=r"error: --parsed .*again.conllu is .*spaced.conllu again \(the same content\)"):
+        analyze.main(["dependencies", "--init", tiny_run[0], "--parsed", str(spaced), str(tmp_path / "again.conllu"),
+                      "--output_dir", str(tmp_path / "out")])
     with pytest.raises(SystemExit, match=r"is not a run dir with a held-out shard: pass --records"):
         analyze.main(["token-types", "--init", tiny_run[1], "--output_dir", str(tmp_path / "out")])
     from albert_act.model.backbone import AlbertActBackbone

@@ -348,7 +348,13 @@ def fixed_point_markdown(result):
 
 def _parsed_sentences(patterns, documents):
     if patterns:
-        sentences = [s for path in text_files.expand_patterns(patterns) for s in probing.read_parsed(path)]
+        files, seen = text_files.expand_patterns(patterns), {}
+        for index, path in enumerate(files):  # by content: the same name, a link or a copy counts sentences twice
+            first, at = seen.setdefault(text_files.content_key(path), (path, index))
+            if at != index:
+                raise ValueError(f"--parsed {path} is {first} again (the same content): its sentences would count "
+                                 "twice, and the intervals narrow; give each file once")
+        sentences = [s for path in files for s in probing.read_parsed(path)]
         source = ", ".join(patterns)
     else:
         sentences = [list(zip(s.words, s.upos, s.heads, s.relations))
