@@ -57,10 +57,12 @@ def test_a_task_folder_without_a_model_says_what_it_lacks(shared_data, tmp_path)
     (tmp_path / "mrpc").mkdir()
     (tmp_path / "mrpc" / "classifier.json").write_text("{}")
     (tmp_path / "rte").write_text("not a folder")
+    (tmp_path / "cola").symlink_to("cola")  # a loop
     found, missing = submission._inputs(str(tmp_path), str(shared_data / "glue"))
     assert missing["RTE.tsv"] == (f"{tmp_path}/rte is a file, not a folder: a task's entry is a folder holding a "
                                   "fine-tuning dir or an export")
-    assert found == {} and missing["CoLA.tsv"] == f"no cola model in {tmp_path}"
+    assert found == {} and missing["CoLA.tsv"] == f"{tmp_path}/cola is a symbolic link that names no place (a loop, or a missing target)"
+    assert missing["QNLI.tsv"] == f"no qnli model in {tmp_path}"
     assert missing["SST-2.tsv"] == (f"{tmp_path}/sst-2 holds no export: an export's versions are numbered folders "
                                     f"({tmp_path}/sst-2/1/), and a fine-tuning dir holds classifier.json and export/")
     assert missing["MRPC.tsv"] == (f"{tmp_path}/mrpc is a fine-tuning dir without its export/: make it with python -m "

@@ -127,7 +127,7 @@ def _inputs(models_dir, data_dir):
         test_path = os.path.join(data_dir, task.directory, task.splits[split])
         if export is None:
             entry = folder or os.path.join(models_dir, model_task)  # a file of the task's name, perhaps
-            missing[file_name] = (f"{entry} {_lacks(entry)}" if tf.io.gfile.exists(entry) else
+            missing[file_name] = (f"{entry} {_lacks(entry)}" if tf.io.gfile.exists(entry) or os.path.islink(entry) else
                                   f"no {model_task} model in {models_dir}")
         elif not os.path.exists(test_path):
             missing[file_name] = f"no test data at {test_path}"
@@ -208,6 +208,8 @@ def _no_model_found(models_dir):
 def _lacks(folder):
     """What a task's folder without a model lacks: a fine-tuning dir its export (and the command that
     makes it), anything else a numbered version."""
+    if os.path.islink(folder) and not os.path.exists(folder):
+        return "is a symbolic link that names no place (a loop, or a missing target)"
     if not tf.io.gfile.isdir(folder):
         return "is a file, not a folder: a task's entry is a folder holding a fine-tuning dir or an export"
     if tf.io.gfile.exists(os.path.join(folder, artifacts.FINETUNED_INFO)):
