@@ -812,6 +812,8 @@ CASES += [
      r"--biases must be a number in \[-3.4028e\+38, 3.4028e\+38\] .*, got nan", []),
     ("bench-warm-start-bias-twice", "benchmarks.warm_start --biases 1 0 1.0", 1,
      r"--biases gives 1.0 twice: each value is measured once; give it once", []),
+    ("bench-pretrain-speed-pattern-twice", "benchmarks.pretrain_speed --patterns tail uniform tail", 2,
+     r"--patterns gives tail twice: each value is measured once; give it once", []),
     ("bench-data-throughput-a-folder", "benchmarks.data_throughput --input {notes_dir}", 1,
      r"--input .*notes_dir is a folder: give a text file", []),
     ("bench-data-throughput-vocab-and-its-size", "benchmarks.data_throughput --input {corpus} --vocab {vocab} "

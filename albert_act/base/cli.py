@@ -302,6 +302,11 @@ def parse_checked(parser, argv, rules):
                 f"{action.help + ' ' if action.help else ''}(default: {action.default})")
             action.help = f"{shown}; {words}" if action.default is not None else f"{action.help or ''}; {words}"
     args = checks.negative_numbers_are_values(parser).parse_args(argv)
+    for action in parser._actions:  # a list of choices (--precisions float32 float32): each measured once
+        values = getattr(args, action.dest, None) if action.choices and action.nargs in ("+", "*") else None
+        if values and len(set(values)) < len(values):
+            twice = next(v for i, v in enumerate(values) if v in values[:i])
+            parser.error(f"{action.option_strings[0]} gives {twice} twice: each value is measured once; give it once")
     check_flags(args, rules)
     for name, value in vars(args).items():  # `--output_dir=~/x` reaches us unexpanded (the shell expands `~` only
         if isinstance(value, str) and value.startswith("~"):  # at a word's start): not a folder named "~"
