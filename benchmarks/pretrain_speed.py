@@ -384,6 +384,11 @@ def main(argv=None):
     parser.add_argument("--execution", help=argparse.SUPPRESS)
     args = cli.parse_checked(parser, argv, {"lengths": "int[2,4096]", "runs": "int[1,1000]", "batch": "int>=1",
                                             "micro_batch": "int>=1", "child_timeout": ">0", "checkpoint": "path"})
+    hidden = [flag for flag, value in (("--length", args.length), ("--halting", args.halting),
+                                       ("--execution", args.execution)) if value is not None]
+    if hidden and not args.child:
+        parser.error(f"{hidden[0]} belongs to the benchmark's own measuring processes: choose lengths and "
+                     "executions with --lengths and --executions")
     if args.child and None in (args.length, args.halting, args.execution):
         parser.error("--child is how the benchmark starts its own measuring processes (with --length, --halting and "
                      "--execution): run it without --child")

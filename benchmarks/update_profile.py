@@ -187,6 +187,10 @@ def main(argv=None):
     args.batch = preset.training["global_batch_size"]
     args.micro_batch = args.micro_batch or preset.training["micro_batch_size"]
     args.length = args.length or preset.backbone["max_sequence_length"]
+    hidden = [flag for flag, value in (("--execution", args.execution), ("--depth", args.depth)) if value is not None]
+    if hidden and not args.child:
+        parser.error(f"{hidden[0]} belongs to the benchmark's own profiling processes: choose executions and depths "
+                     "with --executions and --depths")
     if args.child:
         if None in (args.execution, args.depth):
             parser.error("--child is how the benchmark starts its own profiling processes (with --execution and "

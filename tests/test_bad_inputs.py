@@ -795,6 +795,9 @@ CASES += [
      r"--child is how the benchmark starts its own measuring processes .*: run it without --child", []),
     ("bench-update-profile-child-by-hand", "benchmarks.update_profile --child --preset demo --runs 1", 2,
      r"--child is how the benchmark starts its own profiling processes .*: run it without --child", []),
+    ("bench-update-profile-child-flag-alone", "benchmarks.update_profile --depth 1/6 --preset demo --runs 1", 2,
+     r"--depth belongs to the benchmark's own profiling processes: choose executions and depths with --executions "
+     r"and --depths", []),
     ("bench-paper-small-over-notes", "benchmarks.paper_small --glue {glue} --output_dir {notes_dir}", 1,
      r"notes_dir holds other files \(notes.txt\); the benchmark writes its runs and results there",
      ["{notes_dir}/notes.txt"]),

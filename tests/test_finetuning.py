@@ -133,6 +133,8 @@ def test_a_training_subset_of_one_label_is_refused(shared_data):
     with pytest.raises(ValueError, match=r"the first 16 training examples \(--max_train_examples 16\) all have the "
                                          r"label '0': the model would learn that answer and nothing else"):
         finetuning_run.training_subset(task, 16)
+    with pytest.raises(ValueError, match=r"--max_train_examples 1 keeps one training example: .*give 2 or more"):
+        finetuning_run.training_subset(task, 1)
     assert len(finetuning_run.training_subset(task, None)) == len(task.train)
 
 

@@ -132,6 +132,10 @@ def training_subset(task, max_train_examples):
     that answer and nothing else."""
     train = task.train[:max_train_examples] if max_train_examples else task.train
     labels = {e.label for e in train}
+    if len(train) == 1 and len({e.label for e in task.train}) > 1:
+        raise ValueError(f"--max_train_examples 1 keeps one training example: the model would learn its label "
+                         f"{train[0].label!r} and nothing else; give 2 or more (the task has "
+                         f"{len({e.label for e in task.train})} labels)")
     if len(labels) == 1 and len({e.label for e in task.train}) > 1:
         raise ValueError(f"the first {len(train)} training examples (--max_train_examples {max_train_examples}) all have "
                          f"the label {train[0].label!r}: the model would learn that answer and nothing else; the "
