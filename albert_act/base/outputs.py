@@ -92,9 +92,10 @@ def check_dir_target(path, flag=None, holds_a_file=False):
         os.path.realpath(path, strict=True)
     except FileNotFoundError:  # to be made (through a link, perhaps: made where it points)
         pass
-    except OSError as error:  # ELOOP: checked before the work, not found when its result is written
-        raise ValueError(f"{named}: a symbolic link on the way names no place ({error.strerror}: it leads back to "
-                         "itself); remove it or point it at a folder") from None
+    except OSError as error:  # a loop: checked before the work, not found when its result is written
+        if error.errno == errno.ELOOP:  # (a file on the way, ENOTDIR, is said below)
+            raise ValueError(f"{named}: a symbolic link on the way names no place ({error.strerror}: it leads back "
+                             "to itself); remove it or point it at a folder") from None
     ancestor = os.path.abspath(path)
     while not os.path.exists(ancestor):
         ancestor = os.path.dirname(ancestor)
@@ -282,6 +283,8 @@ def followed(path):
     except FileNotFoundError:  # a link to a path still to be made: made there
         return os.path.realpath(path)
     except OSError as error:  # a loop (ELOOP): it names no place at all
+        if error.errno != errno.ELOOP:  # a file on the way (ENOTDIR): the write says so
+            return os.path.realpath(path)
         raise ValueError(f"{path}: a symbolic link that names no place ({error.strerror}: it leads back to "
                          "itself); remove it or point it at a folder") from None
 

@@ -4,6 +4,7 @@ TensorFlow is imported only for remote paths: the data tools start in a fraction
 of a second on local files (importing TensorFlow takes ~4 s on a 2-core CPU).
 """
 
+import errno
 import glob as _glob
 import os
 import shutil
@@ -37,9 +38,10 @@ def makedirs(path):
         os.path.realpath(path, strict=True)
     except FileNotFoundError:  # a folder still to be made (through a link, perhaps)
         pass
-    except OSError as error:  # ELOOP: a link on the way leads back to itself
-        raise ValueError(f"{path}: a symbolic link on the way names no place ({error.strerror}: it leads back to "
-                         "itself); remove it or point it at a folder") from None
+    except OSError as error:  # a link on the way that leads back to itself
+        if error.errno == errno.ELOOP:  # (a file on the way, ENOTDIR: os.makedirs says it)
+            raise ValueError(f"{path}: a symbolic link on the way names no place ({error.strerror}: it leads back "
+                             "to itself); remove it or point it at a folder") from None
     os.makedirs(os.path.realpath(path), exist_ok=True)
 
 
