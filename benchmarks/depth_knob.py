@@ -1,7 +1,7 @@
 """The served depth knob: held-out MLM and time against the iteration cap, for one model.
 
     .venv/bin/python -m benchmarks.depth_knob --init saved_models/albert_act_english/1 \\
-        --records 'data/english_held_out/*.tfrecord' [--caps 1 2 3 4 5 6] [--output_dir runs/depth_knob]
+        --records 'data/english_held_out/*.tfrecord' [--caps 1 2 3 4 5] [--output_dir runs/depth_knob]
 
 Every token halts by the cap (`fill_mask_capped` / `encoder_capped` in a SavedModel,
 `AlbertActBackbone.capped` in Python): the same weights, shallower. For each cap, the held-out
@@ -18,7 +18,7 @@ import json
 import os
 import time
 
-from albert_act.base import cli, entry, text_files
+from albert_act.base import checks, cli, entry, text_files
 from benchmarks import arguments
 
 cli.quiet_start()
@@ -149,6 +149,10 @@ def main(argv=None):
         bad = [cap for cap in args.caps or () if not 1 <= cap <= n_max]
         if bad:
             raise ValueError(f"--caps must be iterations in [1, N_max={n_max}], got {bad[0]}")
+        if n_max in (args.caps or ()):  # capped at N_max is the model as trained: the same row twice
+            raise ValueError(f"--caps {n_max} is N_max, the model as trained, which the table's last row always "
+                             f"measures: give caps below {n_max}")
+        checks.rule_check("--caps", args.caps, "int>=1")  # each cap once: twice is the same row again
         check_not_trained_on(source, records)
         for path in records:
             check_records_vocabulary(path, source.tokenizer().model_proto, f"{args.init}'s vocabulary")

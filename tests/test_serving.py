@@ -453,11 +453,16 @@ def test_the_served_depth_knob_caps_every_token_and_equals_keras(exports):
 
 
 def test_the_depth_knob_benchmark_refuses_what_analyze_refuses(tiny_run, records, tmp_path):
-    """benchmarks.depth_knob: caps outside [1, N_max] and training records, before anything is measured."""
+    """benchmarks.depth_knob: caps outside [1, N_max], N_max itself (the last row) or twice, and training records,
+    before anything is measured."""
     from benchmarks import depth_knob
 
     with pytest.raises(SystemExit, match=r"--caps must be iterations in \[1, N_max=3\], got 0"):
         depth_knob.main(["--init", tiny_run[0], "--records", records[1], "--caps", "2", "0"])
+    with pytest.raises(SystemExit, match=r"--caps gives 1 twice: each value is measured once"):
+        depth_knob.main(["--init", tiny_run[0], "--records", records[1], "--caps", "1", "1"])
+    with pytest.raises(SystemExit, match=r"--caps 3 is N_max, the model as trained, which the table's last row"):
+        depth_knob.main(["--init", tiny_run[0], "--records", records[1], "--caps", "1", "3"])
     with pytest.raises(SystemExit, match=r"is a training file of .*held-out numbers need records it was not trained on"):
         depth_knob.main(["--init", tiny_run[0], "--records", records[0], "--caps", "1"])
     # its flags' ranges and its output dir, before anything is measured (as analyze's)
