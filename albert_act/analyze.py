@@ -18,6 +18,10 @@ of the same vocabulary, e.g. fixed-depth ALBERT trained on the same records), on
 Outputs go to --output_dir (default runs/analysis/<mode>, so that modes do not overwrite each other).
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: albert_act/analyze.py is part of albert-act: run it from the repository root as "
+                     "python -m albert_act.analyze")
+
 import os
 import sys
 

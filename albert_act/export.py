@@ -26,6 +26,10 @@ keras-hub and `--init` read:
         --format huggingface --output saved_models/albert_fixed_hf
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: albert_act/export.py is part of albert-act: run it from the repository root as "
+                     "python -m albert_act.export")
+
 import json
 import os
 import shlex

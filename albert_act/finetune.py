@@ -14,6 +14,10 @@ TensorFlow Serving and `python -m albert_act.glue_submission`). --grid runs the 
 rate {5e-5, 3e-5, 2e-5} x batch {16, 32} x epochs {2, 3, 4} x --seeds.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: albert_act/finetune.py is part of albert-act: run it from the repository root as "
+                     "python -m albert_act.finetune")
+
 import glob
 import json
 import os

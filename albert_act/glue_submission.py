@@ -14,6 +14,10 @@ zip unless --allow_partial, which then names the missing files on screen and in
 the zip's comment.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: albert_act/glue_submission.py is part of albert-act: run it from the repository root as "
+                     "python -m albert_act.glue_submission")
+
 import os
 
 from albert_act.base import cli, entry, outputs

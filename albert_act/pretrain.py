@@ -14,6 +14,10 @@ Re-running with the same --model_dir resumes from the last checkpoint.
 TensorBoard: tensorboard --logdir <model_dir>
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: albert_act/pretrain.py is part of albert-act: run it from the repository root as "
+                     "python -m albert_act.pretrain")
+
 import dataclasses
 import os
 import shlex

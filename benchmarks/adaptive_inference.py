@@ -14,6 +14,10 @@ interleaved (a third as many for the largest batches). The time ratio is
 sparse / dense; mean N / N_max is the share of iterations that ACT actually needs.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: benchmarks/adaptive_inference.py is part of albert-act: run it from the repository root as "
+                     "python -m benchmarks.adaptive_inference")
+
 import argparse
 import os
 import statistics

@@ -11,6 +11,10 @@ gradient by more than 1e-4 (float32; on a GPU TF32 matmuls are turned off for it
 token's iteration count differs. tests/test_jax_backend.py holds the same comparison on the CPU.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: benchmarks/backend_parity.py is part of albert-act: run it from the repository root as "
+                     "python -m benchmarks.backend_parity")
+
 import argparse
 import json
 import os

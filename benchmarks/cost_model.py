@@ -35,6 +35,10 @@ profiler's `float_ops`, which counts matmuls and elementwise ops it has statisti
 against a timed training update of the demo preset on this CPU (its FLOP rate).
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: benchmarks/cost_model.py is part of albert-act: run it from the repository root as "
+                     "python -m benchmarks.cost_model")
+
 import argparse
 import os
 

@@ -11,6 +11,10 @@ largest sum of RSS over the process tree (main + workers), sampled every 20 ms.
 The "3x corpus" row feeds the same file three times: memory must not grow with it.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: benchmarks/data_throughput.py is part of albert-act: run it from the repository root as "
+                     "python -m benchmarks.data_throughput")
+
 import argparse
 import json
 import os

@@ -13,6 +13,10 @@ Writes depth_knob.md, .json and .png (accuracy and time against mean N) to --out
 or an earlier result of this benchmark, replaced with --overwrite).
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: benchmarks/depth_knob.py is part of albert-act: run it from the repository root as "
+                     "python -m benchmarks.depth_knob")
+
 import argparse
 import json
 import os

@@ -17,6 +17,10 @@ text, one sentence per line) of 6 to 40 words, each with its longest word (the c
 replaced by [MASK], as a user asks `fill_mask`. Writes probes.md and probes.json to --output_dir.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: benchmarks/depth_probes.py is part of albert-act: run it from the repository root as "
+                     "python -m benchmarks.depth_probes")
+
 import argparse
 import json
 import os

@@ -22,6 +22,10 @@ stopped. Flags after the known ones go to `albert_act.pretrain` (e.g. --steps 20
 shipped model's flags (its model card) took about 8 hours.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: benchmarks/english_small.py is part of albert-act: run it from the repository root as "
+                     "python -m benchmarks.english_small")
+
 import argparse
 import os
 import sys

@@ -18,6 +18,10 @@ one model's fine-tunings: `python -m albert_act.glue_submission --models <output
 --data_dir ../shared/data/glue --output submission.zip --allow_partial`.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: benchmarks/glue_small.py is part of albert-act: run it from the repository root as "
+                     "python -m benchmarks.glue_small")
+
 import argparse
 import collections
 import json

@@ -15,6 +15,10 @@ the device's bf16 dense peak (H100 and H200: 989 TFLOP/s; --peak_tflops for othe
 The first two updates (compilation) are not timed. Prints a Markdown table and the device.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: benchmarks/jax_throughput.py is part of albert-act: run it from the repository root as "
+                     "python -m benchmarks.jax_throughput")
+
 import argparse
 import os
 import time

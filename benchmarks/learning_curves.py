@@ -18,6 +18,10 @@ the joined curves to learning_curves.json and every run's curves on one plot (ML
 side) to learning_curves.png.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: benchmarks/learning_curves.py is part of albert-act: run it from the repository root as "
+                     "python -m benchmarks.learning_curves")
+
 import argparse
 import json
 import os

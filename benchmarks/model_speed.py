@@ -11,6 +11,10 @@ calls after the first traced calls are thrown away. Ratios are against
 `halting="none"` (ours) and against keras-hub.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: benchmarks/model_speed.py is part of albert-act: run it from the repository root as "
+                     "python -m benchmarks.model_speed")
+
 import argparse
 import os
 import statistics

@@ -17,6 +17,10 @@ majority-class baseline. Prints Markdown and writes results.json in --output_dir
 Slow (about 20 minutes on 2 CPU cores); not part of the test run.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: benchmarks/paper_small.py is part of albert-act: run it from the repository root as "
+                     "python -m benchmarks.paper_small")
+
 import argparse
 import collections
 import json

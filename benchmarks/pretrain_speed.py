@@ -35,6 +35,10 @@ s/update over the fixed-depth row of the same length; "ratio / share" is 1 for a
 follows the depth exactly.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: benchmarks/pretrain_speed.py is part of albert-act: run it from the repository root as "
+                     "python -m benchmarks.pretrain_speed")
+
 import argparse
 import json
 import math

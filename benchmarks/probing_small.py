@@ -18,6 +18,10 @@
 Prints Markdown and writes results.json (and each analysis's plots) in --output_dir.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: benchmarks/probing_small.py is part of albert-act: run it from the repository root as "
+                     "python -m benchmarks.probing_small")
+
 import argparse
 import collections
 import json

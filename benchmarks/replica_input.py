@@ -22,6 +22,10 @@ Two tables:
 The share of a TPU step this takes cannot be measured without a TPU; see the README.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: benchmarks/replica_input.py is part of albert-act: run it from the repository root as "
+                     "python -m benchmarks.replica_input")
+
 import argparse
 import os
 import tempfile

@@ -18,6 +18,10 @@ Printed per shape: mean length, the mean iterations N of the ordinary pieces (no
 pieces that run 2 or more iterations. Writes results.json to --output_dir when given.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: benchmarks/served_depth.py is part of albert-act: run it from the repository root as "
+                     "python -m benchmarks.served_depth")
+
 import argparse
 import json
 import os

@@ -17,6 +17,10 @@ words that fit the export's length) is replaced by
 Writes results.json to --output_dir when given.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: benchmarks/served_fill_mask.py is part of albert-act: run it from the repository root as "
+                     "python -m benchmarks.served_fill_mask")
+
 import argparse
 import collections
 import json

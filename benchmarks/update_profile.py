@@ -23,6 +23,10 @@ The forward and backward parts are per micro-batch times the micro-batches of an
 per token (`benchmarks.pretrain_speed.ScriptedDepth`, the `tail` pattern). Each (execution, depth) runs in its own process.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: benchmarks/update_profile.py is part of albert-act: run it from the repository root as "
+                     "python -m benchmarks.update_profile")
+
 import argparse
 import json
 import os

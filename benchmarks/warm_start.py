@@ -12,6 +12,10 @@
 Runs go to --output_dir (default runs/warm_start); a finished one is reused.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: benchmarks/warm_start.py is part of albert-act: run it from the repository root as "
+                     "python -m benchmarks.warm_start")
+
 import argparse
 import json
 import os

@@ -18,6 +18,10 @@ in-flight batches and the pieces themselves (2-4 bytes each), not by the text. S
 stats.json is written last.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: pipelines/create_pretraining_data.py is part of albert-act: run it from the repository root as "
+                     "python -m pipelines.create_pretraining_data")
+
 import collections
 import errno
 import json

@@ -22,6 +22,10 @@ name subjects are left out of SubjNum as above. Each sentence goes to tr/va/te
 (SentEval additionally keeps target word forms apart across splits; we do not.)
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: pipelines/probing.py is part of albert-act: run it from the repository root as "
+                     "python -m pipelines.probing")
+
 import collections
 import hashlib
 import os

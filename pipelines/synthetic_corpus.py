@@ -20,6 +20,10 @@ for the SOP task. Proper names are built from syllables, which gives SentencePie
 a realistic open vocabulary. Document d depends only on (seed, d).
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: pipelines/synthetic_corpus.py is part of albert-act: run it from the repository root as "
+                     "python -m pipelines.synthetic_corpus")
+
 import dataclasses
 import os
 import random

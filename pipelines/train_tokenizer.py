@@ -9,6 +9,10 @@ Characters that are not pieces become their UTF-8 bytes (--byte_fallback, on by 
 --overwrite: records, runs and exports made with it would read other pieces.
 """
 
+if not __package__:  # run as a file, where its imports of the package fail
+    raise SystemExit("error: pipelines/train_tokenizer.py is part of albert-act: run it from the repository root as "
+                     "python -m pipelines.train_tokenizer")
+
 import argparse
 import os
 

@@ -1290,6 +1290,23 @@ def test_config_from_a_pipe_is_read_once(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_command_run_as_a_file_says_how_to_run_it(tmp_path):
+    """`python benchmarks/depth_knob.py`, as one types a path: each command is part of the package, whose imports
+    fail from a file's own folder; one line gives its `python -m` form (no ModuleNotFoundError traceback)."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[1]
+    commands = sorted(str(path.relative_to(repo)) for folder in ("albert_act", "pipelines", "benchmarks")
+                      for path in (repo / folder).glob("*.py") if 'if __name__ == "__main__"' in path.read_text())
+    assert len(commands) >= 25 and "benchmarks/depth_knob.py" in commands, commands
+    for command in commands:
+        run = subprocess.run([sys.executable, command, "--help"], cwd=repo, capture_output=True, text=True, timeout=60)
+        module = command[:-3].replace("/", ".")
+        assert run.returncode == 1 and run.stderr == (f"error: {command} is part of albert-act: run it from the "
+                                                      f"repository root as python -m {module}\n"), (command, run.stderr)
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
 def test_a_command_on_a_full_standard_output_writes_its_files(tmp_path):
     """`python -m pipelines.probing ... > /dev/full`: the four task files are written whole, and the one
