@@ -112,7 +112,8 @@ def test_bad_input(shared_data, tiny_run, tmp_path):
                                          r"the best epoch is chosen, is 0 whatever the model predicts"):
         finetuning_data.load_task("mrpc", str(tmp_path))
     cola = finetuning_data.load_task("cola", str(shared_data / "glue" / "CoLA"))  # short sentences, said twice
-    assert (cola.dev_in_train, len(cola.dev)) == (16, 1043)
+    assert (cola.dev_in_train(), len(cola.dev)) == (16, 1043)
+    assert cola.dev_in_train(cola.train[:60]) == 0  # --max_train_examples 60 trains on none of them
     with pytest.raises(ValueError, match=r"not a pre-training run dir \(config.json \+ checkpoints/\), a fine-tuning dir"):
         Source.open(str(tmp_path))
     wiki_like = tmp_path / "other.model"

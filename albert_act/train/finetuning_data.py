@@ -21,11 +21,10 @@ class TaskData:
     metric_task: str  # key for glue_metrics.task_metrics
     skipped: tuple = ()  # (file, [line numbers]) of malformed rows the GLUE reader skipped
 
-    @property
-    def dev_in_train(self):
-        """How many dev examples are also training examples (the same text or pair): their dev
-        numbers measure memory, not generalisation."""
-        seen = {(e.text_a, e.text_b) for e in self.train}
+    def dev_in_train(self, train=None):
+        """How many dev examples are also examples of `train` (the ones trained on: all training examples by
+        default), the same text or pair: their dev numbers measure memory, not generalisation."""
+        seen = {(e.text_a, e.text_b) for e in (self.train if train is None else train)}
         return sum((e.text_a, e.text_b) in seen for e in self.dev)
 
 

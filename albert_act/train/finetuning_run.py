@@ -159,8 +159,9 @@ def print_skipped(task):
 
 def _print_notes(task, data):
     print_skipped(task)
-    if task.dev_in_train:
-        print(f"note: {task.dev_in_train} of {len(task.dev)} dev examples are also training examples (the same text): "
+    memorised = task.dev_in_train(data.train)  # of the examples trained on (--max_train_examples cuts them)
+    if memorised:
+        print(f"note: {memorised} of {len(task.dev)} dev examples are also training examples (the same text): "
               "the dev numbers on them measure memory")
     if data.truncated:
         print(f"note: {data.truncated} of {len(data.train)} training examples ({data.truncated / len(data.train):.0%}) "
