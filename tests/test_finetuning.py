@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -301,6 +302,10 @@ def test_the_flags_are_the_config_fields_and_a_saved_config_repeats_the_run(tmp_
     saved.write_text(json.dumps(dataclasses.asdict(config)))
     args = settings.parse_flags(cli.parser("finetune", ""), FinetuneConfig, ["--config", str(saved), "--seed", "3"])
     assert settings.config_from(FinetuneConfig, args) == dataclasses.replace(config, seed=3)
+    # its relative data_dir is read from the current folder, as the run read it from its own: an error says so
+    assert settings.explained(args)("glue/RTE/train.tsv: missing") == (
+        f'glue/RTE/train.tsv: missing (data_dir comes from --config {saved}, where it is "glue/RTE", relative to the '
+        f'current folder {os.getcwd()}: run the command from the folder the run started in, or give --data_dir)')
     # --grid beside a grid setting typed at its default's value (--ep abbreviates --epochs): set aside, so refused
     with pytest.raises(SystemExit, match=r"^error: --grid runs every learning_rate x batch_size x epochs of the paper's "
                                          r"grid, so --batch_size 32, --epochs 3 would be set aside: drop them"):

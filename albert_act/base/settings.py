@@ -222,7 +222,8 @@ def _saved(config_class, argv):
 def explained(args):
     """For `cli.failures(explain=...)`: a message that names a path the --config file gave gets where
     it came from, and how it was resolved: "... (checkpoint comes from --config FILE, where it is
-    '../../run', relative to the export the file lies in)". Without --config: the message as it is."""
+    '../../run', relative to the export the file lies in); a relative path a run's file gave is named as read
+    from the current folder. Without --config: the message as it is."""
     def explain(message):
         notes = []
         for name, written in getattr(args, "from_file", {}).items():
@@ -231,7 +232,11 @@ def explained(args):
             if not shown and not any(isinstance(w, str) and w in message
                                      for w in (written if isinstance(written, list) else [written])):
                 continue
-            resolved = ", relative to the export the file lies in" if written != value else ""
+            relative = [w for w in (written if isinstance(written, list) else [written])
+                        if isinstance(w, str) and not os.path.isabs(os.path.expanduser(w))]
+            resolved = ", relative to the export the file lies in" if written != value else (
+                f", relative to the current folder {os.getcwd()}: run the command from the folder the run started "
+                f"in, or give --{name}" if relative else "")
             notes.append(f"{name} comes from --config {args.config}, where it is {json.dumps(written)}{resolved}")
         return f"{message} ({'; '.join(notes)})" if notes else message
     return explain
