@@ -120,11 +120,10 @@ def task_file(task, data_dir, split):
 
 def _read_tsv_lines(path):
     """The lines of a UTF-8 TSV (MRPC's byte-order mark dropped); ValueError naming the file and
-    line for another encoding (UTF-16 says so) and for lines ended by a lone CR."""
+    line for another encoding (UTF-16 or a compressed file says so) and for lines ended by a lone CR."""
     with open(path, "rb") as f:
         data = f.read()
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        raise ValueError(f"{path} line 1: not valid UTF-8 (UTF-16? save it as UTF-8)")
+    text_files.refuse_other_encodings(path, data.split(b"\n", 1)[0])  # UTF-16 with or without its mark, say
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -238,7 +238,7 @@ CASES += [
     ("finetune-vocab-a-dir", FINETUNE + " --task rte --data_dir {rte} --vocab {notes_dir}", 1,
      r"notes_dir is a directory, not a SentencePiece model", []),
     ("finetune-utf16-tsv", FINETUNE + " --task rte --data_dir {glue_utf16}", 1,
-     r"glue_utf16/train.tsv line 1: not valid UTF-8 \(UTF-16\? save it as UTF-8\)", []),
+     r"glue_utf16/train.tsv: UTF-16 text, not UTF-8 \(its first line holds NUL bytes or a UTF-16 byte-order mark\)", []),
     ("finetune-cr-only-tsv", FINETUNE + " --task rte --data_dir {glue_cr}", 1,
      r"glue_cr/train.tsv: lines end in a lone CR", []),
     ("finetune-halting-none-with-max-iterations", FINETUNE + " --task rte --data_dir {rte} --halting none --max_iterations 0", 1,

@@ -104,6 +104,17 @@ def test_bad_input(tmp_path):
     with pytest.raises(ValueError, match=r"test.tsv line 4: index 0 again \(first on line 2\); a test split holds each "
                                          r"index once"):
         read_glue("rte", str(tmp_path), "test")
+    # UTF-16 without its byte-order mark (as `iconv -t UTF-16LE` writes), and a gzip file: named as such from line 1
+    rows = "index\tsentence1\tsentence2\tlabel\n0\tCafé au lait.\tA drink.\tentailment\n"
+    (tmp_path / "train.tsv").write_bytes(rows.encode("utf-16-le"))
+    with pytest.raises(ValueError, match=r"train.tsv: UTF-16 or binary text, not UTF-8 .* convert it first: iconv -f "
+                                         r"UTF-16 -t UTF-8"):
+        read_glue("rte", str(tmp_path), "train")
+    import gzip
+
+    (tmp_path / "train.tsv").write_bytes(gzip.compress(rows.encode()))
+    with pytest.raises(ValueError, match=r"train.tsv: a gzip-compressed file, not text; decompress it first"):
+        read_glue("rte", str(tmp_path), "train")
 
 
 def test_columns_are_read_by_the_headers_names(tmp_path):

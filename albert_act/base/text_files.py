@@ -157,6 +157,13 @@ def compression_hint(path):
     return f"; a {found[0]}-compressed file: decompress it first ({found[1]} {path})" if found else ""
 
 
+def refuse_other_encodings(path, first_line):
+    """ValueError for a file whose first line (bytes) is compressed, or UTF-16 or UTF-32 text (with or without its
+    byte-order mark), naming what it is and how to convert it."""
+    _refuse_compressed(path, first_line)
+    _refuse_utf16(path, first_line)
+
+
 def _refuse_compressed(path, start):
     """A compressed file is named as such (its bytes would be read as invalid UTF-8, or skipped
     line by line with --skip_invalid_utf8)."""
@@ -202,8 +209,7 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
     with handle:
         for number, raw in enumerate(handle, start=1):
             if number == 1:
-                _refuse_compressed(path, raw)
-                _refuse_utf16(path, raw)
+                refuse_other_encodings(path, raw)
                 if b"\n" not in raw and b"\r" in raw.rstrip(b"\r"):  # every line one: read whole, it would merge
                     raise ValueError(f"{path}: lines end in a lone CR (classic Mac line ends); convert them first: "
                                      f"tr '\\r' '\\n' < {path} > converted.txt")
