@@ -56,25 +56,32 @@ def main(argv=None):
     args = parse_args(argv)
     config = settings.config_from(ExportConfig, args).resolved()
     cli.stop_on_sigterm()
-    # A full disk, a lost mount: the staging dir went, the old output stays.
-    with cli.failures(config.output, "the previous one is intact",
+    # A full disk, a lost mount: the staging dir went, the old output stays. Once the export is in place (its
+    # example query runs after), a stop or a failure says it is whole.
+    written = []
+    kept = lambda: f"{written[0]} is written whole" if written else "the previous one is intact"  # noqa: E731
+    with cli.failures(config.output, kept,
+                      lambda: f"{written[0]} is written whole; only its example query was cut short" if written else
                       f"nothing was written to {config.output} (an existing one is intact); re-run the command",
                       explain=settings.explained(args)):
         with outputs.DirectoryLock(config.output, "export", "--output"):
-            _export(config)
+            _export(config, written)
 
 
-def _export(config):
+def _export(config, written):
+    """Exports `config`; `written` gets the export's path once it is in place."""
     if config.format == "huggingface":
         from albert_act.serve.huggingface import export_huggingface
 
         output = export_huggingface(config.checkpoint, config.output, config.vocab, config.overwrite)
+        written.append(output)
         print(f"Hugging Face ALBERT: {output} (config.json, model.safetensors, spiece.model)")
         print(f"fine-tune it: python -m albert_act.finetune --task rte --data_dir <glue>/RTE --init {shlex.quote(output)}")
         return
     from albert_act.serve.savedmodel import example_query, export_from
 
     export_dir = export_from(config)
+    written.append(export_dir)
     print(f"SavedModel: {export_dir}")
     for name, answer in example_query(export_dir).items():
         print(f"\n{name}: {json.dumps(answer, ensure_ascii=False)}")

@@ -493,3 +493,22 @@ def test_the_depth_knob_benchmark_refuses_what_analyze_refuses(tiny_run, records
         depth_knob.main(["--init", tiny_run[0], "--records", str(cut / "*"), "--caps", "1", "--repeats", "1",
                          "--output_dir", str(tmp_path / "k2")])
     assert not (tmp_path / "k2").exists()
+
+
+def test_a_stop_after_the_export_is_in_place_says_it_is_whole(tiny_run, tmp_path, monkeypatch, capsys):
+    """Ctrl-C during the example query that follows the export: the export is whole, and the stop line says so
+    (not "nothing was written", which a re-run would then contradict with "exists")."""
+    from albert_act import export
+    from albert_act.serve import savedmodel as exporting
+
+    def interrupted(export_dir):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(exporting, "example_query", interrupted)
+    output = tmp_path / "pre" / "1"
+    with pytest.raises(SystemExit) as stop:
+        export.main(["--checkpoint", tiny_run[0], "--kind", "pretraining", "--output", str(output)])
+    assert stop.value.code == 130
+    assert capsys.readouterr().err.endswith(f"stopped: {output} is written whole; only its example query was cut "
+                                            "short\n")
+    assert (output / "saved_model.pb").is_file() and (output / "variables" / "variables.index").is_file()
