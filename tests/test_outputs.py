@@ -48,6 +48,8 @@ def test_a_lock_left_by_a_killed_process_is_taken_over_and_named(tmp_path):
     assert Path(outputs.lock_path(target)).read_text()  # left behind, with its holder
     with outputs.DirectoryLock(target, "x") as lock:
         assert lock.active and f"pid {killed.stdout.split()[0]} on " in lock.took_over
+        assert lock.notice().startswith(f"{target}: the x that held it (pid {killed.stdout.split()[0]} on ")
+        assert lock.notice().endswith("is gone; taking it over")
 
 
 def test_remote_paths_are_not_locked_and_say_so():
@@ -244,7 +246,7 @@ def test_after_a_sigkill_the_next_run_takes_over_and_resumes(records, tmp_path):
         out, err = second.communicate(timeout=120)
     finally:
         second.kill()
-    assert f"the run that held it (pid {first.pid} on " in out and "is gone; taking it over" in out, out[-2000:]
+    assert f"the pre-training run that held it (pid {first.pid} on " in out and "is gone; taking it over" in out, out[-2000:]
     assert "resumed from" in out, out[-2000:]
     assert second.returncode == 130 and "Traceback" not in err, err[-2000:]
 

@@ -497,7 +497,8 @@ def test_the_depth_knob_benchmark_refuses_what_analyze_refuses(tiny_run, records
 
 def test_a_stop_after_the_export_is_in_place_says_it_is_whole(tiny_run, tmp_path, monkeypatch, capsys):
     """Ctrl-C during the example query that follows the export: the export is whole, and the stop line says so
-    (not "nothing was written", which a re-run would then contradict with "exists")."""
+    (not "nothing was written", which a re-run would then contradict with "exists"). The lock a killed export left
+    is taken over, and the export says whose it was."""
     from albert_act import export
     from albert_act.serve import savedmodel as exporting
 
@@ -506,9 +507,13 @@ def test_a_stop_after_the_export_is_in_place_says_it_is_whole(tiny_run, tmp_path
 
     monkeypatch.setattr(exporting, "example_query", interrupted)
     output = tmp_path / "pre" / "1"
+    output.parent.mkdir()
+    (output.parent / ".1.lock").write_text('{"pid": 4242, "host": "laptop", "command": "export.py", "started": "x"}')
     with pytest.raises(SystemExit) as stop:
         export.main(["--checkpoint", tiny_run[0], "--kind", "pretraining", "--output", str(output)])
     assert stop.value.code == 130
-    assert capsys.readouterr().err.endswith(f"stopped: {output} is written whole; only its example query was cut "
+    said = capsys.readouterr()
+    assert f"{output}: the export that held it (pid 4242 on laptop" in said.out and "taking it over" in said.out
+    assert said.err.endswith(f"stopped: {output} is written whole; only its example query was cut "
                                             "short\n")
     assert (output / "saved_model.pb").is_file() and (output / "variables" / "variables.index").is_file()

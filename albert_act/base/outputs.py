@@ -199,6 +199,13 @@ class DirectoryLock:
         self.file, self.active = handle, True
         return self
 
+    def notice(self):
+        """The line a command prints once it holds the lock: a lock taken over from a dead process, or none taken
+        (`note`); None otherwise."""
+        if self.took_over:
+            return f"{self.path}: the {self.what} that held it ({self.took_over}) is gone; taking it over"
+        return self.note
+
     def release(self):
         if self.file is None:
             return

@@ -50,8 +50,8 @@ def run_pretraining(config, progress=True):
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     with outputs.DirectoryLock(config.model_dir, "pre-training run", "--model_dir") as lock:
-        if lock.took_over and progress:
-            print(f"{config.model_dir}: the run that held it ({lock.took_over}) is gone; taking it over")
+        if lock.notice() and progress:
+            print(lock.notice())
         return _run(config, progress, config.model_dir)
 
 
