@@ -113,7 +113,7 @@ def create_pretraining_data(
                         ("shuffle_buffer", shuffle_buffer)):
         checks.rule_check(name, value, RUN_RULES[name])
     files = text_files.expand_patterns(input_patterns)
-    _check_each_file_once(files)
+    text_files.check_each_file_once(files, "its documents would be both trained on and held out")
     tokenizer = Tokenizer.from_file(vocab)
     if config.vocabulary_size != tokenizer.vocabulary_size:
         raise ValueError(
@@ -164,28 +164,6 @@ def _check_output_dir(output_dir):
     if others:
         raise ValueError(f"--output_dir {output_dir} holds other files ({', '.join(others[:5])}); write the "
                          "records to a new or empty directory")
-
-
-def _check_each_file_once(files):
-    """A file given twice (the same path, or two globs that both match it) would put its documents
-    in twice, under two document numbers: one copy could be held out while the other is trained on."""
-    seen = {}
-    for path in files:
-        key = path if text_files.is_remote(path) else os.path.realpath(path)
-        if key in seen:
-            raise ValueError(f"--input matches {path} twice: its documents would be both trained on and held out; "
-                             "give each file once")
-        seen[key] = path
-    by_content = {}  # a copy under another name: the same size and the same first MiB
-    for path in files:
-        try:
-            key = text_files.content_key(path)
-        except OSError:
-            continue  # reading it names the problem
-        if key[0] and key in by_content:
-            raise ValueError(f"--input {path} holds the same text as {by_content[key]} (a copy): its documents would be "
-                             "both trained on and held out; give each text once")
-        by_content[key] = path
 
 
 def _write_shards(files, tokenizer, config, staging, num_shards, workers, eval_fraction,

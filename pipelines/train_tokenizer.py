@@ -78,6 +78,7 @@ def main(argv=None):
             raise ValueError(f"--output {args.output}: {existing[0]} exists (a vocabulary that records and models may "
                              "have been made with); choose another --output, or pass --overwrite to replace it")
         files = text_files.expand_patterns(args.input)
+        text_files.check_each_file_once(files, "its sentences would count twice in the vocabulary's statistics")
         proto = train_sentencepiece(files, args.vocab_size, args.max_sentences, args.seed, args.threads,
                                     model_type=args.model_type, skip_invalid_utf8=args.skip_invalid_utf8,
                                     byte_fallback=args.byte_fallback, required_chars=args.required_chars)

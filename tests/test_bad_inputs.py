@@ -301,6 +301,9 @@ CASES += [
      r"--vocab_size 5000 is too large for this corpus", []),
     ("tokenizer-too-small-for-byte-fallback", "pipelines.train_tokenizer --input {corpus} --output {tmp}/v --vocab_size 30", 1,
      r"--vocab_size 30 is too small .* need \d+ \(256 of them the byte fallback's: --no-byte_fallback drops them", []),
+    ("tokenizer-input-twice", TOKENIZER.replace("--input {corpus}", "--input {corpus} {corpus}"), 1,
+     r"--input matches \S*corpus\S* twice: its sentences would count twice in the vocabulary's statistics; give each "
+     r"file once", []),
     ("tokenizer-too-large-for-the-sampled-lines", TOKENIZER + " --max_sentences 1", 1,
      r"--vocab_size 30 is too large for this corpus: .*\(the 1 line sampled by --max_sentences 1; raise it\)", []),
     ("pretrain-global-batch-larger-than-the-data", PRETRAIN.replace("--global_batch_size 8", "--global_batch_size 4096"), 1,

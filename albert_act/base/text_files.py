@@ -94,6 +94,28 @@ def size(path):
     return _gfile().stat(path).length if is_remote(path) else os.path.getsize(path)
 
 
+def check_each_file_once(files, why):
+    """ValueError for a file of --input given twice: the same path (or two globs that both match it), or a copy
+    under another name (the same `content_key`); `why`: what twice would do, e.g. "its documents would be both
+    trained on and held out"."""
+    seen = {}
+    for path in files:
+        key = path if is_remote(path) else os.path.realpath(path)
+        if key in seen:
+            raise ValueError(f"--input matches {path} twice: {why}; give each file once")
+        seen[key] = path
+    by_content = {}
+    for path in files:
+        try:
+            key = content_key(path)
+        except OSError:
+            continue  # reading it names the problem
+        if key[0] and key in by_content:
+            raise ValueError(f"--input {path} holds the same text as {by_content[key]} (a copy): {why}; give each "
+                             "text once")
+        by_content[key] = path
+
+
 def content_key(path):
     """(length, SHA-256 of the first MiB): equal for a file and its copy under another name (how
     inputs given twice, or evaluation files that are training files, are told by content)."""
