@@ -309,11 +309,15 @@ def test_difficulty_surprisal_is_the_reference_mlm_loss(tiny_run, records, tmp_p
 
 
 def test_the_sentences_table_escapes_pipes_and_says_what_its_picture_shows():
-    from albert_act.analysis.report import sentences_markdown
+    from albert_act.analysis.report import code_cell, sentences_markdown
+
+    # a piece is shown as it is: <unk> is no HTML tag, *b* no emphasis; backticks get a longer fence
+    assert code_cell("_a(2) <unk>(1) *b*(2)") == "`_a(2) <unk>(1) *b*(2)`"
+    assert code_cell("x`y(1) ``(2)") == "```x`y(1) ``(2)```" and code_cell("`(1)") == "`` `(1) ``"
 
     row = {"tokens": ["[CLS]", "\u2581a", "|", "[SEP]"], "iterations": [2, 1, 3, 1], "mean_iterations": 1.75,
            "truncated": False}
     table = sentences_markdown([row] * 13, 6)
-    assert "_a(1) \\|(3) |" in table and table.count("\n| ") == 13  # 13 rows under the header
+    assert "| `_a(1) \\|(3)` |" in table and table.count("\n| ") == 13  # 13 rows under the header
     assert "sentences.png shades the first 12 of these 13 sentences piece by piece" in table
     assert "sentences.png shades each piece by its iterations" in sentences_markdown([row], 6)

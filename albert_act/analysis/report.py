@@ -9,6 +9,7 @@ Markdown table printed and written.
 import json
 import math
 import os
+import re
 
 import numpy as np
 
@@ -264,13 +265,22 @@ def _sentences(backbone, tokenizer, sentences, path, infer, out):
     return "Iterations per piece of each sentence", markdown, ["sentences.png"]
 
 
+def code_cell(text):
+    """`text` as a Markdown table cell that shows it exactly: a code span (its fence longer than any run of
+    backticks in it), so that `<unk>`, `*`, `_` or backticks in the text are not read as HTML or emphasis, and
+    each "|" escaped, so that it stays in its cell."""
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text.replace('|', chr(92) + '|')}{pad}{fence}"
+
+
 def sentences_markdown(rows, n_max, shown=12):
-    """Per sentence: its mean iterations, [CLS]'s, and every piece with its iterations (a "|" in a
-    piece escaped, so it stays in its cell); then what sentences.png shows of them (`shown`)."""
+    """Per sentence: its mean iterations, [CLS]'s, and every piece with its iterations (`code_cell`: shown as
+    they are); then what sentences.png shows of them (`shown`)."""
     lines = [f"| # | mean N (of {n_max}) | [CLS] | pieces (iterations) |", "|---|---|---|---|"]
     for index, row in enumerate(rows, 1):
-        pieces = " ".join(f"{token.replace(chr(0x2581), '_')}({int(n)})".replace("|", "\\|") for token, n in
-                          zip(row["tokens"][1:-1], row["iterations"][1:-1]))
+        pieces = code_cell(" ".join(f"{token.replace(chr(0x2581), '_')}({int(n)})" for token, n in
+                                    zip(row["tokens"][1:-1], row["iterations"][1:-1])))
         cut = " (cut to the model's length)" if row["truncated"] else ""
         lines.append(f"| {index} | {row['mean_iterations']:.2f} | {int(row['iterations'][0])} | {pieces}{cut} |")
     drawn = f"the first {shown} of these {len(rows)} sentences" if len(rows) > shown else "each piece"
