@@ -248,6 +248,18 @@ def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed
     return counts
 
 
+def check_output_dir(output_dir, overwrite):
+    """ValueError for an --output_dir that is a file, or that holds a task file (a SentEval file of the user's, an
+    earlier build) without `overwrite`; other files there stay. Holds its lock (`outputs.hold`) from then on."""
+    outputs.check_dir_target(output_dir, "--output_dir")
+    outputs.hold(output_dir)
+    there = [name for name in TASK_FILES.values() if os.path.lexists(os.path.join(output_dir, name))]
+    if there and not overwrite:
+        raise ValueError(f"--output_dir {output_dir} holds {', '.join(there)} (task files: yours, or an earlier "
+                         "build's), which the builder would replace: pass --overwrite to replace them, or choose "
+                         "another --output_dir")
+
+
 def main(argv=None):
     cli.quiet_start(argv, tensorflow=False)  # first; TensorFlow, if a gs:// path needs it, loads quietly
     parser = cli.parser("probing", __doc__, package="pipelines")
@@ -255,6 +267,8 @@ def main(argv=None):
     parser.add_argument("--synthetic_documents", type=int, default=0, help="documents of the embedded corpus")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output_dir", required=True)
+    parser.add_argument("--overwrite", action="store_true", help="replace task files in --output_dir (" +
+                        ", ".join(TASK_FILES.values()) + ")")
     args = cli.parse_checked(parser, argv, {"synthetic_documents": "int[0,1000000]", "seed": "int:seed",
                                             "conllu": "path", "output_dir": "path"})
     if not args.conllu and args.synthetic_documents < 1:
@@ -262,11 +276,11 @@ def main(argv=None):
     def kept():  # asked when the stop comes: the task files written by then
         there = [name for name in TASK_FILES.values() if os.path.exists(os.path.join(args.output_dir, name))]
         return (f"{', '.join(there)} in {args.output_dir} {'is' if len(there) == 1 else 'are'} whole (each task file "
-                "is written whole or not at all); re-run the same command" if there else
+                "is written whole or not at all); re-run the same command with --overwrite" if there else
                 f"no task file was written to {args.output_dir}; re-run the same command")
 
     with cli.failures(args.output_dir, "each task file is written whole; re-run the same command", kept):
-        outputs.check_dir_target(args.output_dir, "--output_dir")
+        check_output_dir(args.output_dir, args.overwrite)
         files = text_files.expand_patterns(args.conllu) if args.conllu else []
         built = build_probing_tasks(args.output_dir, files, args.synthetic_documents, args.seed)
         for task, counts in built.items():

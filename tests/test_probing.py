@@ -92,3 +92,18 @@ def test_synthetic_labels_leave_out_pronoun_and_name_subjects():
             subject = next(i for i, (h, r) in enumerate(zip(sentence.heads, sentence.relations)) if h == root and r == "nsubj")
             assert ("subj_number" in labels) == (sentence.upos[subject] == "NOUN")
             assert labels["tense"] == sentence.tense
+
+
+def test_the_builder_replaces_task_files_only_with_overwrite(shared_data, tmp_path, capsys):
+    """A folder holding a SentEval file of the user's (or an earlier build): refused without --overwrite, the file
+    kept; with it, the task files are replaced and the user's other files stay."""
+    sample = shared_data / "senteval_probing" / "past_present.sample.txt"
+    (tmp_path / "past_present.txt").write_bytes(sample.read_bytes())
+    (tmp_path / "notes.txt").write_text("my notes")
+    with pytest.raises(SystemExit, match=rf"--output_dir {tmp_path} holds past_present.txt \(task files: yours, or an "
+                                         r"earlier build's\), which the builder would replace: pass --overwrite"):
+        probing.main(["--synthetic_documents", "30", "--output_dir", str(tmp_path)])
+    assert (tmp_path / "past_present.txt").read_bytes() == sample.read_bytes()
+    probing.main(["--synthetic_documents", "30", "--output_dir", str(tmp_path), "--overwrite"])
+    assert (tmp_path / "past_present.txt").read_bytes() != sample.read_bytes()
+    assert (tmp_path / "notes.txt").read_text() == "my notes" and "past_present.txt: {" in capsys.readouterr().out

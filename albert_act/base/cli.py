@@ -410,6 +410,8 @@ def failures(output, kept, stopped_message, refusals=(ValueError,), explain=None
         _STOP_MESSAGES.pop()
         _WORK[0] -= 1
         _WORK[1] = True
+        if not _WORK[0]:  # the command's output locks (`outputs.hold`) go with its work
+            importlib.import_module("albert_act.base.outputs").release_held()
 
 
 def _ignore_interrupts():

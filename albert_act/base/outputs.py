@@ -11,6 +11,7 @@ No TensorFlow here: the data tool, which never loads it, uses these too. Local p
 remote ones (gs://) are written as before and not locked (`DirectoryLock.note` says so).
 """
 
+import atexit
 import errno
 import json
 import os
@@ -124,6 +125,32 @@ def lock_path(path):
     exists before the dir does and never lies inside what it guards (a SavedModel, a run)."""
     path = os.path.abspath(str(path).rstrip("/"))
     return os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.lock")
+
+
+_HELD = {}  # path -> the DirectoryLock this process holds on it until its command ends (`hold`)
+
+
+def hold(path, flag="--output_dir"):
+    """Locks the output `path` (`DirectoryLock`) until the command ends (`cli.failures` calls `release_held`;
+    the process's exit, else), so that a second process writing there at the same time is refused at once
+    (its --overwrite check saw no output yet; the one to finish last would replace the other's): a command
+    whose output is an analysis, a benchmark's results, a vocabulary or probing task files. Again in the
+    same process (a notebook's second command): held already. Prints the lock's `notice`, if any."""
+    key = os.path.abspath(str(path))
+    if key in _HELD or "://" in str(path):
+        return
+    lock = DirectoryLock(path, "command", flag).acquire()
+    if lock.notice():
+        print(lock.notice())
+    if not _HELD:
+        atexit.register(release_held)
+    _HELD[key] = lock
+
+
+def release_held():
+    """Releases every lock `hold` took."""
+    while _HELD:
+        _HELD.popitem()[1].release()
 
 
 class DirectoryLock:
@@ -312,6 +339,7 @@ def check_output_dir(output_dir, overwrite, own_files, what, earlier, flag="--ou
     someone's results) is refused, as is one that is a file. reused: the command goes on from what
     it finds of its own there (its finished runs), so that needs no --overwrite."""
     check_dir_target(output_dir, flag)
+    hold(output_dir, flag)  # then what is there: another process cannot write it while this one runs
     if os.path.isdir(output_dir):
         entries = {name for name in os.listdir(output_dir) if not name.startswith(".")}  # not locks, staging dirs
         others = sorted(entries - set(own_files))
