@@ -54,6 +54,21 @@ def test_skip_invalid_utf8_counts_the_lines(wiki_vocab, tmp_path):
     assert report["documents"]["total"] == 2 and report["instances"]["total"] >= 2
 
 
+def test_a_pipe_is_read_once(wiki_vocab, tmp_path):
+    """--input a FIFO (or /dev/stdin fed by a pipe): the check for a file given twice read its start, so the work
+    found the corpus empty, or waited for ever on a FIFO whose writer had gone. A pipe is read once, by the work."""
+    import os
+    import threading
+
+    fifo = tmp_path / "corpus.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text(_documents(40)), daemon=True)
+    writer.start()
+    report = _run(wiki_vocab, [fifo], tmp_path / "out")
+    writer.join(timeout=60)
+    assert report["documents"]["total"] == 40 and not writer.is_alive()
+
+
 def test_output_directory_with_shards_is_refused(wiki_vocab, tmp_path):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(_documents(5))

@@ -106,6 +106,8 @@ def check_each_file_once(files, why):
         seen[key] = path
     by_content = {}
     for path in files:
+        if not is_remote(path) and not os.path.isfile(path):
+            continue  # a pipe (/dev/stdin, a FIFO) is read once, by the work: its start is not read here
         try:
             key = content_key(path)
         except OSError:
