@@ -90,7 +90,8 @@ CASES = [
     ("pretrain-unknown-override", PRETRAIN + " --override nonsense_key=3", 1,
      r"--override nonsense_key: not a backbone setting; known: .*hidden_dim", []),
     ("pretrain-override-type", PRETRAIN + " --override vocabulary_size=abc", 1,
-     r"--override vocabulary_size=abc: expected an integer", []),
+     r'--override vocabulary_size="abc" \(or backbone_overrides in a --config file\): expected an integer, got a string '
+     r"\(the preset has \d+\)", []),
     ("pretrain-override-form", PRETRAIN + " --override novalue", 2, r"--override expects key=value, got 'novalue'", []),
     ("pretrain-not-a-vocab", PRETRAIN + " --vocab {not_a_vocab}", 1, r"not_a_vocab.model: not a SentencePiece model", []),
     ("pretrain-vocab-size", PRETRAIN + " --vocab {vocab} --override vocabulary_size=500", 1,

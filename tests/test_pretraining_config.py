@@ -43,6 +43,9 @@ def test_values_are_checked_when_the_config_is_built():
         (dict(steps=4, warmup_steps=9), r"warmup_steps must be in \[0, steps=4\], got 9"),
         (dict(ponder_cost_weight=-1.0), r"ponder_cost_weight \(--tau\) must be a number in \[0, 3.4028e\+38\] .* or 'auto', got -1.0"),
         (dict(backbone_overrides={"depth": 3}), r"--override depth: not a backbone setting"),
+        (dict(backbone_overrides={"hidden_dim": "128"}), r'--override hidden_dim="128" \(or backbone_overrides in a '
+                                                         r"--config file\): expected an integer, got a string \(the "
+                                                         r"preset has \d+\)"),
         (dict(global_batch_size=10, micro_batch_size=4), r"global batch 10 is not divisible by micro-batch 4"),
     ]:
         with pytest.raises(ValueError, match=message):

@@ -309,8 +309,11 @@ def _check_overrides(overrides, preset_backbone):
             continue
         kinds = {bool: (bool,), int: (int,), float: (int, float), str: (str,)}.get(type(like), (type(like),))
         if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
-            name = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}.get(type(like), type(like).__name__)
-            raise ValueError(f"--override {key}={value}: expected {name} (the preset has {like!r})")
+            words = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+            got = words.get(type(value), f"a {type(value).__name__}")
+            raise ValueError(f"--override {key}={json.dumps(value)} (or backbone_overrides in a --config file): "
+                             f"expected {words.get(type(like), type(like).__name__)}, got {got} (the preset has "
+                             f"{json.dumps(like)})")
 
 
 def fixed_depth_conflict(values, given=(), flag=lambda name: name):
