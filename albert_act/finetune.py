@@ -54,6 +54,11 @@ def main(argv=None):
     cli.stop_on_sigterm()
 
     def stopped():  # asked when the stop comes: an epoch may not have finished yet
+        if config.grid:  # the finished points are kept, and the same command goes on from them
+            done = glob.glob(os.path.join(glob.escape(output_dir), artifacts.GRID, "*", artifacts.RESULTS))
+            return (f"{len(done)} of {len(config.grid_points())} grid points finished (in "
+                    f"{os.path.join(output_dir, artifacts.GRID)}); re-run the same command"
+                    f"{' without --overwrite' if config.overwrite else ''} to go on from them")
         saved = glob.glob(os.path.join(glob.escape(output_dir), "**", artifacts.WEIGHTS), recursive=True)
         kept = f"{output_dir} keeps the best epoch saved so far" if saved else "no epoch had finished: no weights were saved"
         return f"{kept}; a fine-tuning run restarts from its --init: re-run the same command"

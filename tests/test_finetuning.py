@@ -283,6 +283,42 @@ def test_the_config_checks_itself_and_the_grid_is_the_config_at_other_values(tmp
     assert all(not p.grid and p.seeds == 1 and p.output_dir.startswith(str(tmp_path / "grid")) for p in points)
 
 
+def test_a_grid_stopped_part_way_goes_on_from_its_finished_points(tmp_path, monkeypatch, capsys):
+    """Ctrl-C in the 3rd of 4 points: run again, the grid runs the 3rd and 4th only (the 2 finished are kept, as
+    they were); with --overwrite, all 4 again. A finished point run with other settings is not taken."""
+    ran = []
+
+    def fake_finetune(point, progress=True):  # what finetune leaves: its config, its export, then results.json
+        ran.append(point.output_dir)
+        if len(ran) == 3 and stop:
+            raise KeyboardInterrupt
+        os.makedirs(os.path.join(point.output_dir, "export", "1"), exist_ok=True)
+        (Path(point.output_dir) / artifacts.FINETUNE_CONFIG).write_text(json.dumps(dataclasses.asdict(point)))
+        result = {"metric": "accuracy", "best": {"accuracy": point.learning_rate}, "export":
+                  os.path.join(point.output_dir, "export", "1"), "run": len(ran)}
+        (Path(point.output_dir) / artifacts.RESULTS).write_text(json.dumps(result))
+        return result
+
+    monkeypatch.setattr(finetuning_run, "finetune", fake_finetune)
+    config = FinetuneConfig(task="rte", data_dir="glue/RTE", init="runs/demo", output_dir=str(tmp_path), grid=True)
+    grid = {"learning_rate": [1e-5, 2e-5], "batch_size": [8], "epochs": [1, 2]}
+    stop = True
+    with pytest.raises(KeyboardInterrupt):
+        finetuning_run.grid_search(config, grid)
+    stop, first = False, list(ran)
+    summary = finetuning_run.grid_search(config, grid)
+    assert ran[3:] == first[2:] + [config.grid_points(grid)[3].output_dir]  # the stopped one, then the last
+    assert [run["run"] for run in summary["runs"]] == [1, 2, 4, 5] and summary["best"]["best"]["accuracy"] == 2e-5
+    said = capsys.readouterr().out
+    assert f"grid point 2 of 4: learning rate 1e-05, batch size 8, 2 epochs, seed {config.seed} ({first[1]}): " \
+           "finished earlier, kept" in said and said.count("finished earlier, kept") == 2
+    ran.clear()
+    finetuning_run.grid_search(dataclasses.replace(config, overwrite=True), grid)
+    assert len(ran) == 4
+    assert finetuning_run.finished_point(config.grid_points(grid)[0]) is not None
+    assert finetuning_run.finished_point(dataclasses.replace(config.grid_points(grid)[0], ponder_cost_weight=0.5)) is None
+
+
 def test_the_flags_are_the_config_fields_and_a_saved_config_repeats_the_run(tmp_path, capsys):
     from albert_act import finetune
     from albert_act.base import cli, settings

@@ -7,6 +7,7 @@ fine-tuning dir holds: `albert_act.base.artifacts`.
 """
 
 import dataclasses
+import json
 import os
 import shutil
 
@@ -210,9 +211,17 @@ def _save_weights(model, path):
 
 def grid_search(config, grid=None, progress=True):
     """`finetune` at every point of the grid (default: the paper's) and seed; the best dev score's
-    export/ is copied to <output_dir>/export."""
+    export/ is copied to <output_dir>/export. A point finished earlier with the same settings (a grid
+    stopped part way, run again) is kept, not run again, unless `config.overwrite`."""
     points = config.grid_points() if grid is None else config.grid_points(grid)
-    runs = [finetune(point, progress) for point in points]
+    runs = []
+    for number, point in enumerate(points, 1):
+        earlier = None if config.overwrite else finished_point(point)
+        if progress:
+            print(f"\ngrid point {number} of {len(points)}: learning rate {point.learning_rate}, batch size "
+                  f"{point.batch_size}, {point.epochs} epochs, seed {point.seed} ({point.output_dir})"
+                  + (": finished earlier, kept" if earlier else ""))
+        runs.append(earlier or finetune(point, progress))
     best = max(runs, key=lambda r: r["best"][r["metric"]])
     export_root = os.path.join(config.output_dir, artifacts.EXPORT)
     if os.path.exists(export_root):
@@ -222,6 +231,18 @@ def grid_search(config, grid=None, progress=True):
     artifacts.write_json(os.path.join(config.output_dir, artifacts.RESULTS), summary)
     artifacts.write_json(os.path.join(config.output_dir, artifacts.FINETUNE_CONFIG), dataclasses.asdict(config))
     return summary
+
+
+def finished_point(point):
+    """The results of a grid point that finished earlier with `point`'s settings (its results.json, beside a
+    finetune_config.json equal to `point` and its export), or None."""
+    try:
+        saved = artifacts.read_json(os.path.join(point.output_dir, artifacts.FINETUNE_CONFIG))
+        result = artifacts.read_json(os.path.join(point.output_dir, artifacts.RESULTS))
+    except (OSError, ValueError):  # not there, or cut by a stop: run it
+        return None
+    same = saved == json.loads(json.dumps(dataclasses.asdict(point)))
+    return result if same and isinstance(result, dict) and os.path.isdir(str(result.get("export"))) else None
 
 
 def format_results(result):
