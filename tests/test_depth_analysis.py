@@ -1,6 +1,7 @@
 """Depth analyses: token-type buckets, word alignment on real UD sentences, cosine curves, plots, CLI."""
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -156,6 +157,15 @@ def test_bad_input(tiny_run, tmp_path):
     empty.write_text("")
     with pytest.raises(SystemExit, match=r"error: no sentences in .*empty.conllu"):
         analyze.main(["dependencies", "--init", tiny_run[0], "--parsed", str(empty), "--output_dir", str(tmp_path / "out")])
+    import threading
+
+    from albert_act.analysis.report import _parsed_sentences
+
+    os.mkfifo(tmp_path / "parsed.fifo")  # a pipe is read once, by the reader (the check for a copy skips it)
+    writer = threading.Thread(target=lambda: (tmp_path / "parsed.fifo").write_bytes(multi.read_bytes() +
+                                                                                    spaced.read_bytes()), daemon=True)
+    writer.start()
+    assert [len(s) for s in _parsed_sentences([str(tmp_path / "parsed.fifo")], 0)[0]] == [2, 4]
     (tmp_path / "again.conllu").write_bytes(spaced.read_bytes())  # a copy: each sentence would count twice
     with pytest.raises(SystemExit, match=r"error: --parsed .*again.conllu is .*spaced.conllu again \(the same content\)"):
         analyze.main(["dependencies", "--init", tiny_run[0], "--parsed", str(spaced), str(tmp_path / "again.conllu"),
