@@ -37,8 +37,11 @@ def main(argv=None):
     args = cli.parse_checked(parser, argv, dict.fromkeys(("models", "data_dir", "output"), "path"))
     from albert_act.serve.submission import SUBMISSION, build_submission
 
-    with cli.failures(args.output, "the previous one (if any) is intact",
-                      f"no zip was written ({args.output}, if it exists, is the previous one); re-run the same command"):
+    # A stop ends the process at once after its line, without the interpreter's teardown beside TensorFlow's
+    # threads (a SavedModel loading or running): Ctrl-C once ended it in a segmentation fault.
+    with cli.exit_at_once_when_stopped(), cli.failures(
+            args.output, "the previous one (if any) is intact",
+            f"no zip was written ({args.output}, if it exists, is the previous one); re-run the same command"):
         check_paths(args)
         result = build_submission(args.models, args.data_dir, args.output, args.allow_partial)
     print(f"\nwrote {args.output}: {len(result['written'])} of {len(SUBMISSION)} files, all validated")
