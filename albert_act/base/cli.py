@@ -117,9 +117,8 @@ def load_tensorflow():
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    """The module docstring as written, and every option's default: argparse's "(default: X)",
-    unless the help already says what the default is, or there is none to show (None, a switch
-    that is off)."""
+    """The module docstring as written, and every option's default: argparse's "(default: X)", unless the
+    help already says what the default is, or there is none to show (None, a switch that is off)."""
 
     def _get_help_string(self, action):
         text = action.help or ""
@@ -143,13 +142,12 @@ def parser(verb, doc, package="albert_act"):
 # command run from its command line, a line at once. [open blocks, whether a block has ended, whether
 # this is a command line's process (`stop_on_interrupt`)].
 _WORK = [0, False, False]
-# The signal raised as KeyboardInterrupt and not yet turned into a "stopped" line (None: none). An
-# exception raised where Python ignores them (a gc callback, such as JAX's, or a __del__) is printed
-# and dropped: the signal is then sent again from outside, and a block that ends with one pending
+# The signal raised as KeyboardInterrupt and not yet turned into a "stopped" line (None: none). Where an
+# exception would be printed and dropped (a gc callback, such as JAX's, or a __del__) or garbled (TensorFlow's
+# Python, called from its C++), the signal is sent again from outside; a block that ends with one pending
 # says "stopped" all the same.
 _PENDING = [None]
-# What a stop says inside each open `failures` block (innermost last), for `_watchdog`; and when
-# `_interrupt` last ran (time.monotonic()).
+# What a stop says in each open `failures` block (innermost last), for `_watchdog`; when `_interrupt` last ran.
 _STOP_MESSAGES = []
 _HANDLED_AT = [None]
 # How long a signal may wait for the interpreter before `_watchdog` ends the process itself (seconds).
@@ -251,12 +249,14 @@ def _start_watchdog():
 
 def _in_ignored_context(frame):
     """Whether `frame` runs a gc callback, a finalizer or a weak reference's callback (JAX's caches drop
-    entries through them), where a raised exception is printed and dropped."""
+    entries through them), where a raised exception is printed and dropped; or TensorFlow's own Python,
+    which its C++ calls (loading a SavedModel), where it becomes a RuntimeError's traceback, or a crash."""
     import gc
 
     code = getattr(frame, "f_code", None)
-    weak = code is not None and code.co_filename.endswith(("weakref.py", "_weakrefset.py"))
-    return code is not None and (code.co_name == "__del__" or weak or
+    name = code.co_filename if code is not None else ""
+    return code is not None and (code.co_name == "__del__" or name.endswith(("weakref.py", "_weakrefset.py")) or
+                                 f"{os.sep}tensorflow{os.sep}" in name or
                                  any(code is getattr(callback, "__code__", None) for callback in gc.callbacks))
 
 
