@@ -66,11 +66,12 @@ def check_paths(args):
                          "sst-2/, ...)")
     if os.path.isdir(args.output):
         raise ValueError(f"--output {args.output} is a directory; give the zip file's path (e.g. {args.output}/submission.zip)")
-    if os.path.exists(args.output) and not args.overwrite:
-        raise ValueError(f"--output {args.output} exists; pass --overwrite to replace it, or choose another name")
     if not args.output.endswith(".zip"):
         raise ValueError(f"--output {args.output}: the GLUE server takes a .zip file; name it ....zip")
     outputs.check_dir_target(os.path.dirname(os.path.abspath(args.output)), "--output", holds_a_file=True)
+    outputs.hold(args.output, "--output", a_file=True)  # then whether it exists: no second process writes it meanwhile
+    if os.path.exists(args.output) and not args.overwrite:
+        raise ValueError(f"--output {args.output} exists; pass --overwrite to replace it, or choose another name")
 
 
 if __name__ == "__main__":

@@ -53,12 +53,13 @@ def test_a_lock_left_by_a_killed_process_is_taken_over_and_named(tmp_path):
 
 
 def test_outputs_checked_for_overwrite_are_held_so_that_two_at_once_cannot_both_write(tmp_path, capsys):
-    """Two analyses, benchmarks, vocabularies or probing builds given one output at once: each had checked that no
+    """Two analyses, benchmarks, vocabularies, probing builds or GLUE zips given one output at once: each had checked that no
     earlier output was there, and the one to finish last replaced the other's without --overwrite. The output is
     locked before that check (`outputs.hold`): the second is refused at once, naming the first."""
+    from albert_act import glue_submission
     from pipelines import probing, train_tokenizer
 
-    targets = {name: str(tmp_path / name) for name in ("analysis", "vocab", "probing")}
+    targets = {name: str(tmp_path / name) for name in ("analysis", "vocab", "probing", "submission.zip")}
     holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from albert_act.base import outputs\n"
                                f"for path in {list(targets.values())!r}: outputs.hold(path)\n"
                                "print('held', flush=True); time.sleep(60)"],
@@ -72,14 +73,19 @@ def test_outputs_checked_for_overwrite_are_held_so_that_two_at_once_cannot_both_
             train_tokenizer.main(["--input", str(REPO / "README.md"), "--output", targets["vocab"]])
         with pytest.raises(SystemExit, match=busy):
             probing.main(["--synthetic_documents", "5", "--output_dir", targets["probing"]])
+        (tmp_path / "models").mkdir()
+        with pytest.raises(SystemExit, match=busy):
+            glue_submission.main(["--models", str(tmp_path / "models"), "--data_dir", str(tmp_path / "models"),
+                                  "--output", targets["submission.zip"]])
     finally:
         holder.kill()
         holder.wait()
-    assert sorted(os.listdir(tmp_path)) == [".analysis.lock", ".probing.lock", ".vocab.lock"]  # the killed holder's
+    assert sorted(os.listdir(tmp_path)) == [".analysis.lock", ".probing.lock", ".submission.zip.lock", ".vocab.lock",
+                                            "models"]  # the killed holder's
     outputs.check_output_dir(targets["analysis"], False, ("a.md",), "an analysis", "an earlier analysis")  # taken over
     assert "analysis: the command that held it (pid" in capsys.readouterr().out
     outputs.release_held()
-    assert sorted(os.listdir(tmp_path)) == [".probing.lock", ".vocab.lock"]
+    assert sorted(os.listdir(tmp_path)) == [".probing.lock", ".submission.zip.lock", ".vocab.lock", "models"]
 
 
 def test_remote_paths_are_not_locked_and_say_so():

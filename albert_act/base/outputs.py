@@ -130,16 +130,17 @@ def lock_path(path):
 _HELD = {}  # path -> the DirectoryLock this process holds on it until its command ends (`hold`)
 
 
-def hold(path, flag="--output_dir"):
+def hold(path, flag="--output_dir", a_file=False):
     """Locks the output `path` (`DirectoryLock`) until the command ends (`cli.failures` calls `release_held`;
     the process's exit, else), so that a second process writing there at the same time is refused at once
     (its --overwrite check saw no output yet; the one to finish last would replace the other's): a command
     whose output is an analysis, a benchmark's results, a vocabulary or probing task files. Again in the
-    same process (a notebook's second command): held already. Prints the lock's `notice`, if any."""
+    same process (a notebook's second command): held already. Prints the lock's `notice`, if any. a_file: the
+    output is a file (a zip), not a dir."""
     key = os.path.abspath(str(path))
     if key in _HELD or "://" in str(path):
         return
-    lock = DirectoryLock(path, "command", flag).acquire()
+    lock = DirectoryLock(path, "command", flag, a_file).acquire()
     if lock.notice():
         print(lock.notice())
     if not _HELD:
@@ -164,8 +165,9 @@ class DirectoryLock:
     `self.active` is then False and a one-line `note` says so.
     """
 
-    def __init__(self, path, what, flag=None):
+    def __init__(self, path, what, flag=None, a_file=False):
         self.path, self.what, self.flag = str(path), what, flag  # flag: names the dir in a refusal
+        self.a_file = a_file  # the output is a file (a zip, a vocabulary's prefix): no dir checks
         self.file = None
         self.created = None
         self.took_over = None
@@ -185,7 +187,8 @@ class DirectoryLock:
         if "://" in self.path:
             self.note = f"{self.path}: not locked (remote path); do not start a second run on it"
             return self
-        check_dir_target(self.path, self.flag)
+        if not self.a_file:
+            check_dir_target(self.path, self.flag)
         name = lock_path(self.path)
         self.created = _first_missing(os.path.dirname(name))  # removed on release if still empty
         os.makedirs(os.path.realpath(os.path.dirname(name)), exist_ok=True)  # a link: where it points
