@@ -68,6 +68,8 @@ def main(argv=None):
     if unread:
         sys.exit(f"error: the {args.mode} analysis does not read {', '.join(unread)} (it reads "
                  f"{', '.join('--' + n for n in sorted(READS[args.mode])) or 'only --init'})")
+    if args.parsed and args.documents != parser.get_default("documents"):
+        sys.exit(f"error: --documents {args.documents} sizes the embedded corpus, which --parsed replaces: give one")
     args.output_dir = args.output_dir or os.path.join(REPO, "runs", "analysis", args.mode)
     # A failed write: the staging dir goes; the previous analysis stays.
     with cli.failures("the analysis", "the previous one (if any) is intact",

@@ -99,6 +99,9 @@ def conflicting_flags(args):
         return (f"--vocab {args.vocab}: the demo data (no --train_files) is made with its own vocabulary; make "
                 "records with your vocabulary (python -m pipelines.create_pretraining_data --vocab ...) and pass "
                 "them as --train_files and --eval_files")
+    if args.train_files and "demo_data_dir" in args.typed:
+        return (f"--demo_data_dir {args.demo_data_dir} is where the embedded demo data is built; with --train_files "
+                "there is none to build: give one")
     if args.no_export and "export_dir" in args.given:
         return f"--no_export and --export_dir {args.export_dir} contradict each other: give one"
     if args.no_export and "overwrite_export" in args.given:

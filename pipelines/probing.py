@@ -29,6 +29,7 @@ if not __package__:  # run as a file, where its imports of the package fail
 import collections
 import hashlib
 import os
+import sys
 
 from albert_act.base import cli, entry, outputs, text_files
 from pipelines import synthetic_corpus
@@ -273,6 +274,9 @@ def main(argv=None):
                                             "conllu": "path", "output_dir": "path"})
     if not args.conllu and args.synthetic_documents < 1:
         parser.error("give --conllu files and/or --synthetic_documents N")
+    if args.seed != parser.get_default("seed") and args.synthetic_documents < 1:
+        sys.exit(f"error: --seed {args.seed} draws the embedded corpus's documents, and --synthetic_documents is 0: "
+                 "the CoNLL-U files are read as they are; drop --seed")
     def kept():  # asked when the stop comes: the task files written by then
         there = [name for name in TASK_FILES.values() if os.path.exists(os.path.join(args.output_dir, name))]
         return (f"{', '.join(there)} in {args.output_dir} {'is' if len(there) == 1 else 'are'} whole (each task file "

@@ -260,6 +260,12 @@ CASES += [
      r"--documents must be an integer in \[1, 100000\], got 0", []),
     ("analyze-parsed-none", ANALYZE.replace("token-types", "dependencies") + " --parsed {tmp}/none.conllu", 1,
      r"no file matches .*none.conllu", []),
+    ("analyze-documents-beside-parsed", ANALYZE.replace("token-types", "dependencies") + " --parsed {empty_form} "
+     "--documents 50", 1, r"--documents 50 sizes the embedded corpus, which --parsed replaces: give one", []),
+    ("pretrain-demo-data-dir-beside-train-files", PRETRAIN + " --demo_data_dir {tmp}/dd", 1,
+     r"--demo_data_dir \S*dd is where the embedded demo data is built; with --train_files there is none to build", []),
+    ("probing-seed-without-synthetic-documents", "pipelines.probing --conllu {corpus} --seed 5 --output_dir "
+     "{tmp}/probing_out", 1, r"--seed 5 draws the embedded corpus's documents, and --synthetic_documents is 0", []),
     ("analyze-parsed-empty-form", ANALYZE.replace("token-types", "dependencies") + " --parsed {empty_form}", 1,
      r"empty_form.conllu line 3: empty FORM", []),
     ("analyze-output-a-file", ANALYZE.replace("{tmp}/a", "{notes_dir}/notes.txt"), 1, r"notes.txt is a file, not a directory",
