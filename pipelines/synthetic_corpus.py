@@ -281,8 +281,8 @@ def write_corpus(path, num_documents, seed=0, conllu_path=None):
     from albert_act.base import outputs
 
     for target in (path, conllu_path):
-        if target and os.path.dirname(str(target)):
-            os.makedirs(os.path.dirname(str(target)), exist_ok=True)
+        if target:  # its folder; a link's target's, for a link to a file still to be made
+            os.makedirs(os.path.dirname(outputs.followed(str(target))), exist_ok=True)
     counted = []
 
     def text(text_partial):
@@ -324,11 +324,36 @@ def main(argv=None):
     parser.add_argument("--documents", type=int, default=20000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--conllu", help="also write the gold annotations as CoNLL-U here")
-    args = parser.parse_args(argv)
-    if args.documents < 1:
-        parser.error(f"--documents must be >= 1, got {args.documents}")
-    count = write_corpus(args.output, args.documents, args.seed, args.conllu)
-    print(f"wrote {args.documents} documents, {count} sentences to {args.output}")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing --output (and --conllu)")
+    args = cli.parse_checked(parser, argv, {"documents": "int[1,100000000]", "seed": "int:seed",
+                                            "output": "path", "conllu": "path"})
+    with cli.failures(args.output, "a file there before is intact", "nothing was written (each file is written "
+                      "whole, then moved into place; a file there before is intact); re-run the same command"):
+        check_outputs(args)
+        count = write_corpus(args.output, args.documents, args.seed, args.conllu)
+    print(f"wrote {args.documents} documents, {count} sentences to {args.output}"
+          + (f" and their gold parses to {args.conllu}" if args.conllu else ""))
+
+
+def check_outputs(args):
+    """Before any writing: --output and --conllu are two files (not folders, pipes or devices: each is written
+    whole beside its place, then renamed into it), new, or replaced with --overwrite; each is locked."""
+    from albert_act.base import outputs
+
+    given = [("--output", args.output)] + ([("--conllu", args.conllu)] if args.conllu else [])
+    if args.conllu and outputs.followed(args.conllu) == outputs.followed(args.output):
+        raise ValueError(f"--conllu {args.conllu} is --output {args.output}: give two files")
+    for flag, path in given:
+        target = outputs.followed(path)
+        if path.endswith(os.sep) or os.path.isdir(target):
+            raise ValueError(f"{flag} {path} is a folder: give a file name, e.g. {os.path.join(path, 'corpus.txt')}")
+        outputs.check_dir_target(os.path.dirname(target), flag, holds_a_file=True)
+        outputs.hold(path, flag, a_file=True)  # then whether it exists: no second process writes it meanwhile
+        if os.path.exists(path) and not os.path.isfile(path):  # (/dev/stdout: a link to a pipe)
+            raise ValueError(f"{flag} {path} is not a regular file (a pipe or a device): the corpus is written "
+                             "whole beside its place, then renamed into it; give a file name")
+        if os.path.exists(path) and not args.overwrite:
+            raise ValueError(f"{flag} {path} exists; pass --overwrite to replace it, or choose another name")
 
 
 if __name__ == "__main__":

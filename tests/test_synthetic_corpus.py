@@ -1,6 +1,7 @@
 """The embedded corpus: deterministic, well-formed trees, gold labels that agree with the words."""
 
 import collections
+import os
 
 import pytest
 
@@ -109,3 +110,30 @@ def test_feeds_the_pretraining_pipeline(tmp_path):
     assert report["documents"]["total"] == 400
     assert report["instances"]["total"] > 400
     assert abs(report["masked_fraction"] - 0.2) < 0.02
+
+
+def test_the_command_writes_two_new_files_or_replaces_them_with_overwrite(tmp_path, capsys):
+    """--output (and --conllu) are refused where they would replace a user's file without --overwrite, name the
+    same file twice, or are a folder or a pipe; a link to a file still to be made is written where it points."""
+    from pipelines import synthetic_corpus as command
+
+    mine = tmp_path / "mine.txt"
+    mine.write_text("my own corpus\n")
+    for argv, message in [
+        (["--output", str(mine)], rf"--output {mine} exists; pass --overwrite to replace it"),
+        (["--output", str(tmp_path / "a.txt"), "--conllu", str(mine)], rf"--conllu {mine} exists; pass --overwrite"),
+        (["--output", str(tmp_path / "a.txt"), "--conllu", str(tmp_path / "a.txt")], r"--conllu \S*a.txt is --output "
+                                                                                     r"\S*a.txt: give two files"),
+        (["--output", str(tmp_path)], rf"--output {tmp_path} is a folder: give a file name"),
+    ]:
+        with pytest.raises(SystemExit, match=message):
+            command.main(argv + ["--documents", "2"])
+    os.mkfifo(tmp_path / "pipe")
+    with pytest.raises(SystemExit, match=r"pipe is not a regular file \(a pipe or a device\)"):
+        command.main(["--output", str(tmp_path / "pipe"), "--documents", "2"])
+    assert mine.read_text() == "my own corpus\n" and not (tmp_path / "a.txt").exists()
+    command.main(["--output", str(mine), "--documents", "2", "--overwrite"])
+    assert mine.read_text() != "my own corpus\n" and "wrote 2 documents" in capsys.readouterr().out
+    (tmp_path / "link.txt").symlink_to(tmp_path / "later" / "corpus.txt")
+    command.main(["--output", str(tmp_path / "link.txt"), "--documents", "2"])
+    assert (tmp_path / "later" / "corpus.txt").read_text() == mine.read_text() and (tmp_path / "link.txt").is_symlink()
