@@ -346,7 +346,7 @@ def check_outputs(args):
     for flag, path in given:
         target = outputs.followed(path)
         if path.endswith(os.sep) or os.path.isdir(target):
-            raise ValueError(f"{flag} {path} is a folder: give a file name, e.g. {os.path.join(path, 'corpus.txt')}")
+            raise ValueError(f"{flag} {path} is a folder: give a file name, e.g. {os.path.join(path, 'synthetic.txt')}")
         outputs.check_dir_target(os.path.dirname(target), flag, holds_a_file=True)
         outputs.hold(path, flag, a_file=True)  # then whether it exists: no second process writes it meanwhile
         if os.path.exists(path) and not os.path.isfile(path):  # (/dev/stdout: a link to a pipe)
