@@ -79,6 +79,9 @@ def main(argv=None):
                                             "learning_rate": "learning_rate", "tau": ">=0",
                                             "relations": "int>=1", "train_examples": "int>=1",
                                             **dict.fromkeys(("init", "ud", "output_dir"), "path")})
+    if os.path.isfile(args.ud):
+        sys.exit(f"error: --ud {args.ud} is a file: give the folder holding en_ewt-ud-train.conllu, -dev and -test "
+                 f"(e.g. {os.path.dirname(args.ud) or '.'})")
     files = {split: os.path.join(args.ud, f"en_ewt-ud-{split}.conllu") for split in ("train", "dev", "test")}
     for path in [args.init, *files.values()]:
         if not os.path.exists(path):

@@ -233,6 +233,9 @@ CASES += [
     ("finetune-output-a-file", FINETUNE.replace("{tmp}/ft", "{notes_dir}/notes.txt") + " --task rte --data_dir {rte}", 1,
      r"notes.txt is a file, not a directory", ["{notes_dir}"]),
     ("finetune-data-dir-a-file", FINETUNE + " --task rte --data_dir {notes_dir}/notes.txt", 1, r"notes.txt is a file", []),
+    ("finetune-probing-data-dir-the-task-file", FINETUNE + " --task tense --data_dir {notes_dir}/notes.txt", 1,
+     r"--data_dir \S*notes.txt is a file, not a folder: give the folder of the task's SentEval file "
+     r"\(past_present.txt\), e.g. \S*notes_dir", []),
     ("finetune-data-dir-missing", FINETUNE + " --task rte --data_dir {tmp}/nowhere", 1, r"nowhere/train.tsv: missing", []),
     ("finetune-init-a-file", FINETUNE.replace("{run}", "{notes_dir}/notes.txt") + " --task rte --data_dir {rte}", 1,
      r"notes.txt: not a pre-training run dir", ["{notes_dir}"]),
@@ -815,6 +818,8 @@ CASES += [
      r"--glue .*RTE holds no RTE, SST-2 folder", []),
     ("bench-probing-small-over-notes", "benchmarks.probing_small --init {export} --output_dir {notes_dir}", 1,
      r"notes_dir holds other files \(notes.txt\)", ["{notes_dir}/notes.txt"]),
+    ("bench-probing-small-ud-a-file", "benchmarks.probing_small --init {export} --ud {notes_dir}/notes.txt "
+     "--output_dir {tmp}/pr", 1, r"--ud \S*notes.txt is a file: give the folder holding en_ewt-ud-train.conllu", []),
     ("bench-probing-small-no-model", "benchmarks.probing_small --init {notes_dir} --output_dir {tmp}/pr", 1,
      r"notes_dir: not a pre-training run dir", []),
     ("bench-served-fill-mask-over-notes", "benchmarks.served_fill_mask --init {export} --output_dir {notes_dir}", 1,

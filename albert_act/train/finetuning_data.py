@@ -32,6 +32,9 @@ def load_task(name, data_dir):
     """Train and dev examples of a GLUE task (glue_data/<Task> dir) or a probing task (SentEval file dir)."""
     key = name.lower()
     if key in PROBING_TASKS:
+        if os.path.isfile(data_dir):  # the task file itself, given for its folder
+            raise ValueError(f"--data_dir {data_dir} is a file, not a folder: give the folder of the task's SentEval "
+                             f"file ({probing.TASK_FILES[key]}), e.g. {os.path.dirname(data_dir) or '.'}")
         path = os.path.join(data_dir, probing.TASK_FILES[key])
         data = probing.read_senteval(path)
         as_examples = lambda rows, split: [glue.Example(f"{split}-{i}", s, None, l) for i, (l, s) in enumerate(rows)]  # noqa: E731
