@@ -35,6 +35,12 @@ def test_empty_corpus(wiki_vocab, tmp_path):
     with pytest.raises(ValueError, match=r"empty corpus: no non-blank line in \[.*empty.txt'\]"):
         _run(wiki_vocab, [empty], tmp_path / "out")
     _assert_nothing_written(tmp_path / "out")
+    one_word = tmp_path / "one_word.txt"  # 20,000 letters: long, but one word, which no pair can cut in two
+    one_word.write_text("a" * 20000 + "\n")
+    with pytest.raises(ValueError, match=r"no training instance from 1 documents .*: \d+ chunk\(s\) of one word each, "
+                                         r"which a sentence-order pair cannot cut in two, were dropped"):
+        _run(wiki_vocab, [one_word], tmp_path / "out")
+    _assert_nothing_written(tmp_path / "out")
 
 
 def test_invalid_utf8_fails_naming_file_and_line_and_leaves_nothing(wiki_vocab, tmp_path):
