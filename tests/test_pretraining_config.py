@@ -91,7 +91,10 @@ def test_set_reaches_any_setting_and_names_the_known_ones(capsys):
                 (["--override", "hidden_dim=48", "--set", 'backbone_overrides={"dropout": 0.1}'],
                  r"backbone_overrides is given twice, as --override hidden_dim=48 and as --set backbone_overrides="),
                 (["--set", "backbone_overrides=5"], r"--set backbone_overrides must be a JSON object of key: value pairs "
-                                                    r"\(e.g. --override KEY=VALUE\), got 5")]
+                                                    r"\(e.g. --override KEY=VALUE\), got 5"),
+                (["--set", 'learning_rate="1e-3"'], r'--set learning_rate="1e-3" is a JSON string, and learning_rate '
+                                                    r"takes a number: write it without quotes \(--set learning_rate=1e-3\)"),
+                (["--set", 'steps="4"'], r'--set steps="4" is a JSON string, and steps takes an integer')]
     for argv, message in refusals:
         with pytest.raises(SystemExit):
             parse([*_file_flags(), *argv])

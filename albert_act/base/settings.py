@@ -171,6 +171,10 @@ def _apply_set(parser, config_class, args, typed):
             value = [*getattr(args, key), *value.items()]
         elif types_of(fields[key]) == (str,) and not isinstance(value, str):
             value = json.dumps(value)  # a text setting takes the text as typed (--set model_dir=2024)
+        elif isinstance(value, str) and set(types_of(fields[key])) <= {int, float}:  # --set 'lr="1e-3"'
+            kind = "an integer" if types_of(fields[key]) == (int,) else "a number"
+            parser.error(f"--set {key}={json.dumps(value)} is a JSON string, and {key} takes {kind}: write it "
+                         f"without quotes (--set {key}={value})")
         if fields[key].metadata.get("kind") == PATH:
             try:
                 checks.path(f"--set {key}", value)
