@@ -166,6 +166,12 @@ def test_bad_input(tiny_run, tmp_path):
                                                                                     spaced.read_bytes()), daemon=True)
     writer.start()
     assert [len(s) for s in _parsed_sentences([str(tmp_path / "parsed.fifo")], 0)[0]] == [2, 4]
+    unlabelled = tmp_path / "unlabelled.conllu"  # column 8 all '_': every word would be one relation, "_"
+    unlabelled.write_text("".join("\t".join(line.split("\t")[:7] + ["_"] + line.split("\t")[8:]) if "\t" in line
+                                  else line for line in spaced.read_text().splitlines(keepends=True)))
+    with pytest.raises(ValueError, match=r"unlabelled.conllu: no dependency relation \(column 8 is '_' in all 1 "
+                                         r"sentences\)"):
+        _parsed_sentences([str(unlabelled)], 0)
     (tmp_path / "again.conllu").write_bytes(spaced.read_bytes())  # a copy: each sentence would count twice
     with pytest.raises(SystemExit, match=r"error: --parsed .*again.conllu is .*spaced.conllu again \(the same content\)"):
         analyze.main(["dependencies", "--init", tiny_run[0], "--parsed", str(spaced), str(tmp_path / "again.conllu"),

@@ -366,7 +366,13 @@ def _parsed_sentences(patterns, documents):
             if at != index:
                 raise ValueError(f"--parsed {path} is {first} again (the same content): its sentences would count "
                                  "twice, and the intervals narrow; give each file once")
-        sentences = [s for path in files for s in probing.read_parsed(path)]
+        sentences = []
+        for path in files:
+            parsed = list(probing.read_parsed(path))
+            if parsed and not path.endswith(".dp") and all(token[3] == "_" for s in parsed for token in s):
+                raise ValueError(f"{path}: no dependency relation (column 8 is '_' in all {len(parsed)} sentences): "
+                                 "the analysis groups words by their relation; give parsed files that have them")
+            sentences += parsed
         source = ", ".join(patterns)
     else:
         sentences = [list(zip(s.words, s.upos, s.heads, s.relations))
