@@ -222,8 +222,8 @@ def _check_filled(written, num_shards, eval_fraction, stats):
                          f"{stats['eval_documents']}; lower it or give more text")
     if written == 0 and stats["single_segment_dropped"]:  # e.g. a file that is one word, longer than a sequence
         raise ValueError(f"no training instance from {documents}: {stats['single_segment_dropped']} chunk(s) of one "
-                         "word each, which a sentence-order pair cannot cut in two, were dropped (a text without "
-                         "spaces, or one word longer than a sequence?); give text of several words")
+                         "word each, which a sentence-order pair cannot cut in two, were dropped (a text of one word, "
+                         "or without spaces?); give text of several words")
     if written == 0:
         raise ValueError(f"no training instance from {documents}: the text is too short to make one (an instance "
                          "needs at least a sentence of pieces); give more text")
