@@ -94,7 +94,9 @@ def test_set_reaches_any_setting_and_names_the_known_ones(capsys):
                                                     r"\(e.g. --override KEY=VALUE\), got 5"),
                 (["--set", 'learning_rate="1e-3"'], r'--set learning_rate="1e-3" is a JSON string, and learning_rate '
                                                     r"takes a number: write it without quotes \(--set learning_rate=1e-3\)"),
-                (["--set", 'steps="4"'], r'--set steps="4" is a JSON string, and steps takes an integer')]
+                (["--set", 'steps="4"'], r'--set steps="4" is a JSON string, and steps takes an integer'),
+                (["--set", 'ponder_cost_weight="0.1"'], r'--set ponder_cost_weight="0.1" is a JSON string, and '
+                                                        r"ponder_cost_weight takes a number")]
     for argv, message in refusals:
         with pytest.raises(SystemExit):
             parse([*_file_flags(), *argv])

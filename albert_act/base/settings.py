@@ -43,6 +43,14 @@ def types_of(field):
     return tuple(k for k in kinds if k is not type(None))
 
 
+def _number(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
 def default_of(field):
     if field.default is not dataclasses.MISSING:
         return field.default
@@ -171,7 +179,7 @@ def _apply_set(parser, config_class, args, typed):
             value = [*getattr(args, key), *value.items()]
         elif types_of(fields[key]) == (str,) and not isinstance(value, str):
             value = json.dumps(value)  # a text setting takes the text as typed (--set model_dir=2024)
-        elif isinstance(value, str) and set(types_of(fields[key])) <= {int, float}:  # --set 'lr="1e-3"'
+        elif isinstance(value, str) and set(types_of(fields[key])) & {int, float} and _number(value):  # 'lr="1e-3"'
             kind = "an integer" if types_of(fields[key]) == (int,) else "a number"
             parser.error(f"--set {key}={json.dumps(value)} is a JSON string, and {key} takes {kind}: write it "
                          f"without quotes (--set {key}={value})")
