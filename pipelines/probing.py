@@ -223,10 +223,11 @@ def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed
         if first[0] != index:
             raise ValueError(f"{path} is given twice in --conllu (also as {first[1]}): its sentences would count twice")
     for path in conllu_paths:
-        sentences, tagged = 0, False
+        sentences, tagged, related = 0, False, False
         for sentences, tokens in enumerate(read_conllu(path), start=1):
             text = " ".join(t[0] for t in tokens)
             tagged = tagged or any(t[1] not in ("_", "") for t in tokens)
+            related = related or any(t[3] not in ("_", "") for t in tokens)
             for task, label in labels_from_dependencies(tokens).items():
                 rows[task].append((split_of(text), label, text))
         if not sentences:
@@ -234,6 +235,9 @@ def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed
         if not tagged:
             raise ValueError(f"{path}: no XPOS tag (column 5 is '_' in all {sentences} sentences): the tasks' labels "
                              "are read from the XPOS tags (VBD, NN, ...); tag the file first")
+        if not related:
+            raise ValueError(f"{path}: no dependency relation (column 8 is '_' in all {sentences} sentences): the "
+                             "tasks' labels are read from the root's nsubj, obj and cop; parse the file first")
     for document in synthetic_corpus.generate_documents(synthetic_documents, seed):
         for sentence in document:
             text = " ".join(sentence.words)

@@ -81,6 +81,12 @@ def test_builder_on_ud_and_the_embedded_corpus(shared_data, tmp_path):
     (tmp_path / "untagged.conllu").write_text(untagged)
     with pytest.raises(ValueError, match=r"untagged.conllu: no XPOS tag \(column 5 is '_' in all \d+ sentences\)"):
         probing.build_probing_tasks(str(tmp_path / "o"), [str(tmp_path / "untagged.conllu")])
+    unparsed = "".join("\t".join(line.split("\t")[:7] + ["_"] + line.split("\t")[8:]) if line.count("\t") == 9 else line
+                       for line in open(dev, encoding="utf-8").read().split("\n\n")[0].splitlines(keepends=True))
+    (tmp_path / "unparsed.conllu").write_text(unparsed)
+    with pytest.raises(ValueError, match=r"unparsed.conllu: no dependency relation \(column 8 is '_' in all 1 "
+                                         r"sentences\): the tasks' labels are read from the root's nsubj, obj and cop"):
+        probing.build_probing_tasks(str(tmp_path / "o"), [str(tmp_path / "unparsed.conllu")])
     assert not (tmp_path / "o").exists()
 
 
