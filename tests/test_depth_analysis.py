@@ -172,7 +172,7 @@ def test_bad_input(tiny_run, tmp_path):
     with pytest.raises(ValueError, match=r"unlabelled.conllu: no dependency relation \(column 8 is '_' in all 1 "
                                          r"sentences\)"):
         _parsed_sentences([str(unlabelled)], 0)
-    (tmp_path / "again.conllu").write_bytes(spaced.read_bytes())  # a copy: each sentence would count twice
+    (tmp_path / "again.conllu").write_bytes(b"\xef\xbb\xbf" + spaced.read_bytes().replace(b"\n", b"\r\n"))  # a copy
     with pytest.raises(SystemExit, match=r"error: --parsed .*again.conllu is .*spaced.conllu again \(the same content\)"):
         analyze.main(["dependencies", "--init", tiny_run[0], "--parsed", str(spaced), str(tmp_path / "again.conllu"),
                       "--output_dir", str(tmp_path / "out")])

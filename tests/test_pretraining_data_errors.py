@@ -60,6 +60,18 @@ def test_skip_invalid_utf8_counts_the_lines(wiki_vocab, tmp_path):
     assert report["documents"]["total"] == 2 and report["instances"]["total"] >= 2
 
 
+def test_a_copy_saved_with_other_line_ends_is_the_same_text(wiki_vocab, tmp_path):
+    """A corpus and its copy with CRLF line ends and a byte-order mark: each document would be in twice, one
+    copy perhaps held out while its twin trains; refused as a byte-identical copy is. Two empty files are none."""
+    corpus, copy = tmp_path / "corpus.txt", tmp_path / "windows.txt"
+    corpus.write_text(_documents(5))
+    copy.write_bytes(b"\xef\xbb\xbf" + _documents(5).replace("\n", "\r\n").encode())
+    with pytest.raises(ValueError, match=r"windows.txt holds the same text as \S*corpus.txt \(a copy, line ends and a "
+                                         r"byte-order mark aside\): its documents would be both trained on and held out"):
+        _run(wiki_vocab, [corpus, copy], tmp_path / "out")
+    _assert_nothing_written(tmp_path / "out")
+
+
 def test_a_pipe_is_read_once(wiki_vocab, tmp_path):
     """--input a FIFO (or /dev/stdin fed by a pipe): the check for a file given twice read its start, so the work
     found the corpus empty, or waited for ever on a FIFO whose writer had gone. A pipe is read once, by the work."""

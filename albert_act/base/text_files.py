@@ -109,13 +109,23 @@ def check_each_file_once(files, why):
         if not is_remote(path) and not os.path.isfile(path):
             continue  # a pipe (/dev/stdin, a FIFO) is read once, by the work: its start is not read here
         try:
-            key = content_key(path)
+            key = text_key(path)
         except OSError:
             continue  # reading it names the problem
-        if key[0] and key in by_content:
-            raise ValueError(f"--input {path} holds the same text as {by_content[key]} (a copy): {why}; give each "
-                             "text once")
+        if key is not None and key in by_content:
+            raise ValueError(f"--input {path} holds the same text as {by_content[key]} (a copy, line ends and a "
+                             f"byte-order mark aside): {why}; give each text once")
         by_content[key] = path
+
+
+def text_key(path):
+    """SHA-256 of the text's start (its first 512 KiB, or all of it) with a byte-order mark dropped and CRLF line
+    ends read as LF: equal for a text file and its copy saved by another editor; None for an empty file."""
+    import hashlib
+
+    with open_binary(path) as f:
+        text = f.read(2**20).removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n")
+    return hashlib.sha256(text[: 2**19]).hexdigest() if text.strip() else None
 
 
 def content_key(path):
