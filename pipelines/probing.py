@@ -222,6 +222,7 @@ def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed
         first = read.setdefault(os.path.realpath(path), (index, path))
         if first[0] != index:
             raise ValueError(f"{path} is given twice in --conllu (also as {first[1]}): its sentences would count twice")
+    text_files.check_each_file_once(conllu_paths, "its sentences would count twice", "--conllu")
     for path in conllu_paths:
         sentences, tagged, related = 0, False, False
         for sentences, tokens in enumerate(read_conllu(path), start=1):

@@ -347,7 +347,7 @@ def check_outputs(args):
         target = outputs.followed(path)
         if path.endswith(os.sep) or os.path.isdir(target):
             raise ValueError(f"{flag} {path} is a folder: give a file name, e.g. {os.path.join(path, 'synthetic.txt')}")
-        outputs.check_dir_target(os.path.dirname(target), flag, holds_a_file=True)
+        outputs.check_dir_target(os.path.dirname(target), holds_a_file=True)  # (names the folder: not the flag's value)
         outputs.hold(path, flag, a_file=True)  # then whether it exists: no second process writes it meanwhile
         if os.path.exists(path) and not os.path.isfile(path):  # (/dev/stdout: a link to a pipe)
             raise ValueError(f"{flag} {path} is not a regular file (a pipe or a device): the corpus is written "

@@ -23,6 +23,14 @@ def _assert_nothing_written(output_dir):
     assert leftovers == []
 
 
+def test_a_device_is_no_text_file():
+    """/dev/zero as --input: one line without end, read until memory ran out; refused by name (a pipe is read)."""
+    from albert_act.base import text_files
+
+    with pytest.raises(ValueError, match=r"^/dev/zero is a device, not a text file: give a file \(or a pipe\)$"):
+        text_files.expand_patterns(["/dev/zero"])
+
+
 def test_missing_file_and_empty_pattern(wiki_vocab, tmp_path):
     with pytest.raises(ValueError, match=r"no file matches '.*nowhere/\*\.txt'"):
         _run(wiki_vocab, [tmp_path / "nowhere" / "*.txt"], tmp_path / "out")

@@ -125,6 +125,8 @@ def test_the_command_writes_two_new_files_or_replaces_them_with_overwrite(tmp_pa
         (["--output", str(tmp_path / "a.txt"), "--conllu", str(tmp_path / "a.txt")], r"--conllu \S*a.txt is --output "
                                                                                      r"\S*a.txt: give two files"),
         (["--output", str(tmp_path)], rf"--output {tmp_path} is a folder: give a file name"),
+        (["--output", str(mine / "x.txt")], rf"^error: {mine} is a file, not a directory$"),
+        (["--output", ""], r"--output must be a path, got '': an empty path names no file"),
     ]:
         with pytest.raises(SystemExit, match=message):
             command.main(argv + ["--documents", "2"])

@@ -8,6 +8,7 @@ import errno
 import glob as _glob
 import os
 import shutil
+import stat
 import unicodedata
 
 
@@ -81,6 +82,9 @@ def expand_patterns(patterns):
         matches = glob(pattern)
         if not matches:
             raise ValueError(f"no file matches {pattern!r}")
+        devices = [path for path in matches if _is_device(path)]
+        if devices:  # /dev/zero, a disk: no lines, or one without end
+            raise ValueError(f"{devices[0]} is a device, not a text file: give a file (or a pipe)")
         folders = [path for path in matches if isdir(path)]
         if folders:
             raise ValueError(f"{folders[0]} is a directory, not a file: give the files, or a glob such as "
@@ -89,12 +93,21 @@ def expand_patterns(patterns):
     return files
 
 
+def _is_device(path):
+    """Whether the local `path` is a character or block device (/dev/zero, a disk), not a file or a pipe."""
+    try:
+        mode = os.stat(path).st_mode if not is_remote(path) else 0
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+
+
 def size(path):
     """The file's length in bytes (local or gs://)."""
     return _gfile().stat(path).length if is_remote(path) else os.path.getsize(path)
 
 
-def check_each_file_once(files, why):
+def check_each_file_once(files, why, flag="--input"):
     """ValueError for a file of --input given twice: the same path (or two globs that both match it), or a copy
     under another name (the same `content_key`); `why`: what twice would do, e.g. "its documents would be both
     trained on and held out"."""
@@ -102,7 +115,7 @@ def check_each_file_once(files, why):
     for path in files:
         key = path if is_remote(path) else os.path.realpath(path)
         if key in seen:
-            raise ValueError(f"--input matches {path} twice: {why}; give each file once")
+            raise ValueError(f"{flag} matches {path} twice: {why}; give each file once")
         seen[key] = path
     by_content = {}
     for path in files:
@@ -113,7 +126,7 @@ def check_each_file_once(files, why):
         except OSError:
             continue  # reading it names the problem
         if key is not None and key in by_content:
-            raise ValueError(f"--input {path} holds the same text as {by_content[key]} (a copy, line ends and a "
+            raise ValueError(f"{flag} {path} holds the same text as {by_content[key]} (a copy, line ends and a "
                              f"byte-order mark aside): {why}; give each text once")
         by_content[key] = path
 
