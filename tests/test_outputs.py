@@ -543,10 +543,15 @@ def test_a_stop_swallowed_where_python_ignores_exceptions_still_stops(capsys):
     assert seen and all(seen) and not cli._in_ignored_context(sys._getframe())
     # TensorFlow's own Python, which its C++ calls while loading a SavedModel: an exception raised there came out
     # as "RuntimeError: pybind11::error_already_set: MISMATCH ... REPLACED BY KeyboardInterrupt" (or a crash)
-    scope = {"sys": sys}
-    exec(compile("def here():\n    return sys._getframe()\n", os.path.join(os.sep, "venv", "site-packages",
-                                                                          "tensorflow", "python", "ops.py"), "exec"), scope)
-    assert cli._in_ignored_context(scope["here"]())
+    import tensorflow as tf
+
+    def frame_in(path):
+        scope = {"sys": sys}
+        exec(compile("def here():\n    return sys._getframe()\n", path, "exec"), scope)
+        return scope["here"]()
+
+    assert cli._in_ignored_context(frame_in(os.path.join(os.path.dirname(tf.__file__), "python", "ops.py")))
+    assert not cli._in_ignored_context(frame_in("/home/me/tensorflow/albert-act/run.py"))  # a clone's own path
     with pytest.raises(SystemExit) as stop:
         with cli.failures("OUT", "KEPT", "the newest checkpoint is ckpt-4"):
             cli._PENDING[0] = signal.SIGINT  # as the handler leaves it when its exception was dropped

@@ -248,15 +248,15 @@ def _start_watchdog():
 
 
 def _in_ignored_context(frame):
-    """Whether `frame` runs a gc callback, a finalizer or a weak reference's callback (JAX's caches drop
-    entries through them), where a raised exception is printed and dropped; or TensorFlow's own Python,
-    which its C++ calls (loading a SavedModel), where it becomes a RuntimeError's traceback, or a crash."""
+    """Whether `frame` runs a gc callback, a finalizer or a weak reference's callback (JAX's caches drop entries
+    through them), where a raised exception is printed and dropped; or TensorFlow's own Python, which its C++ calls
+    (loading a SavedModel), where it becomes a RuntimeError's traceback, or a crash."""
     import gc
 
-    code = getattr(frame, "f_code", None)
+    code, tf = getattr(frame, "f_code", None), getattr(sys.modules.get("tensorflow"), "__file__", None)
     name = code.co_filename if code is not None else ""
     return code is not None and (code.co_name == "__del__" or name.endswith(("weakref.py", "_weakrefset.py")) or
-                                 f"{os.sep}tensorflow{os.sep}" in name or
+                                 (tf is not None and name.startswith(os.path.dirname(tf) + os.sep)) or
                                  any(code is getattr(callback, "__code__", None) for callback in gc.callbacks))
 
 
