@@ -64,9 +64,7 @@ def main(argv=None):
                       lambda: f"{written[0]} is written whole; only its example query was cut short" if written else
                       f"nothing was written to {config.output} (an existing one is intact); re-run the command",
                       explain=settings.explained(args)):
-        with outputs.DirectoryLock(config.output, "export", "--output") as lock:
-            if lock.notice():
-                print(lock.notice())
+        with outputs.DirectoryLock(config.output, "export", "--output", say=True):
             _export(config, written)
 
 

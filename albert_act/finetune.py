@@ -65,9 +65,7 @@ def main(argv=None):
 
     with cli.failures(output_dir, "files written whole before are intact: free space and re-run the same command",
                       stopped, refusals=(ValueError, FloatingPointError), explain=explain):
-        with outputs.DirectoryLock(output_dir, "fine-tuning", "--output_dir") as lock:
-            if lock.notice():
-                print(lock.notice())
+        with outputs.DirectoryLock(output_dir, "fine-tuning", "--output_dir", say=True):
             if config.grid:
                 summary = finetuning_run.grid_search(config)
                 result = summary["best"]

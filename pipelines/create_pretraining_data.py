@@ -358,9 +358,7 @@ def main(argv=None):
             dupe_factor=args.dupe_factor,
             seed=args.seed,
         )
-        with outputs.DirectoryLock(args.output_dir, "data run", "--output_dir") as lock:
-            if lock.notice():
-                print(lock.notice())
+        with outputs.DirectoryLock(args.output_dir, "data run", "--output_dir", say=True):
             report = create_pretraining_data(
                 args.input, args.vocab, args.output_dir, config, num_shards=args.num_shards,
                 workers=args.workers, eval_fraction=args.eval_fraction,

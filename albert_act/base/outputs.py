@@ -140,9 +140,7 @@ def hold(path, flag="--output_dir", a_file=False):
     key = os.path.abspath(str(path))
     if key in _HELD or "://" in str(path):
         return
-    lock = DirectoryLock(path, "command", flag, a_file).acquire()
-    if lock.notice():
-        print(lock.notice())
+    lock = DirectoryLock(path, "command", flag, a_file, say=True).acquire()
     if not _HELD:
         atexit.register(release_held)
     _HELD[key] = lock
@@ -165,9 +163,10 @@ class DirectoryLock:
     `self.active` is then False and a one-line `note` says so.
     """
 
-    def __init__(self, path, what, flag=None, a_file=False):
+    def __init__(self, path, what, flag=None, a_file=False, say=False):
         self.path, self.what, self.flag = str(path), what, flag  # flag: names the dir in a refusal
         self.a_file = a_file  # the output is a file (a zip, a vocabulary's prefix): no dir checks
+        self.say = say  # print the `notice`, once the lock is held
         self.file = None
         self.created = None
         self.took_over = None
@@ -175,6 +174,12 @@ class DirectoryLock:
         self.note = None
 
     def acquire(self):
+        self._lock()
+        if self.say and self.notice():
+            print(self.notice())
+        return self
+
+    def _lock(self):
         import datetime
         import socket
         import sys
@@ -183,10 +188,10 @@ class DirectoryLock:
             import fcntl
         except ImportError:  # Windows
             self.note = f"{self.path}: not locked (no fcntl here); do not start a second run on it"
-            return self
+            return
         if "://" in self.path:
             self.note = f"{self.path}: not locked (remote path); do not start a second run on it"
-            return self
+            return
         if not self.a_file:
             check_dir_target(self.path, self.flag)
         name = lock_path(self.path)
@@ -227,7 +232,6 @@ class DirectoryLock:
         except OSError:
             pass
         self.file, self.active = handle, True
-        return self
 
     def notice(self):
         """The line a command prints once it holds the lock: a lock taken over from a dead process, or none taken

@@ -281,9 +281,7 @@ def run_jax_pretraining(config, progress=True):
     config = config.resolved()
     train_path, eval_path = token_files(config.train_files), token_files(config.eval_files)
     corpus = _check_corpora(config, train_path, eval_path)
-    with outputs.DirectoryLock(config.model_dir, "pre-training run", "--model_dir") as lock:
-        if lock.notice() and progress:
-            print(lock.notice())
+    with outputs.DirectoryLock(config.model_dir, "pre-training run", "--model_dir", say=progress):
         _check_resumable(config)
         trainer = JaxPretrainer(config)
         trainer.train_corpus = corpus.fingerprint()

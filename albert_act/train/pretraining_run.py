@@ -49,9 +49,7 @@ def run_pretraining(config, progress=True):
                 return _run(config, progress, scratch)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-    with outputs.DirectoryLock(config.model_dir, "pre-training run", "--model_dir") as lock:
-        if lock.notice() and progress:
-            print(lock.notice())
+    with outputs.DirectoryLock(config.model_dir, "pre-training run", "--model_dir", say=progress):
         return _run(config, progress, config.model_dir)
 
 
