@@ -38,7 +38,7 @@ def main(argv=None):
     from albert_act.serve.submission import SUBMISSION, build_submission
 
     # A stop ends the process at once after its line, without the interpreter's teardown beside TensorFlow's
-    # threads (a SavedModel loading or running): Ctrl-C once ended it in a segmentation fault.
+    # threads (a SavedModel loading or running), which can end in a segmentation fault.
     with cli.exit_at_once_when_stopped(), cli.failures(
             args.output, "the previous one (if any) is intact",
             f"no zip was written ({args.output}, if it exists, is the previous one); re-run the same command"):
