@@ -358,14 +358,8 @@ def fixed_point_markdown(result):
 
 def _parsed_sentences(patterns, documents):
     if patterns:
-        files, seen = text_files.expand_patterns(patterns), {}
-        for index, path in enumerate(files):  # by content: the same name, a link or a copy counts sentences twice
-            if not text_files.is_remote(path) and not os.path.isfile(path):
-                continue  # a pipe (a FIFO, /dev/stdin) is read once, by the reader: its start is not read here
-            first, at = seen.setdefault(text_files.text_key(path) or path, (path, index))
-            if at != index:
-                raise ValueError(f"--parsed {path} is {first} again (the same content): its sentences would count "
-                                 "twice, and the intervals narrow; give each file once")
+        files = text_files.expand_patterns(patterns)
+        text_files.check_each_file_once(files, "its sentences would count twice, and the intervals narrow", "--parsed")
         sentences = []
         for path in files:
             parsed = list(probing.read_parsed(path))

@@ -109,13 +109,14 @@ def size(path):
 
 def check_each_file_once(files, why, flag="--input"):
     """ValueError for a file of --input given twice: the same path (or two globs that both match it), or a copy
-    under another name (the same `content_key`); `why`: what twice would do, e.g. "its documents would be both
+    under another name (the same `text_key`); `why`: what twice would do, e.g. "its documents would be both
     trained on and held out"."""
     seen = {}
     for path in files:
         key = path if is_remote(path) else os.path.realpath(path)
         if key in seen:
-            raise ValueError(f"{flag} matches {path} twice: {why}; give each file once")
+            also = "" if seen[key] == path else f" (also as {seen[key]})"
+            raise ValueError(f"{flag} matches {path} twice{also}: {why}; give each file once")
         seen[key] = path
     by_content = {}
     for path in files:
