@@ -1229,7 +1229,7 @@ def test_bad_served_input(case, places):
     with pytest.raises((tf.errors.InvalidArgumentError, TypeError, ValueError)) as raised:
         signature(**tensors)
     named = re.search(message, str(raised.value)) or re.search(
-        rf"Can not cast TensorSpec\(shape=\([\d, ]*\), dtype=tf.string, name='text'\)", str(raised.value))
+        r"Can not cast TensorSpec\(shape=\([\d, ]*\), dtype=tf.string, name='text'\)", str(raised.value))
     assert named, str(raised.value)[-1500:]
 
 

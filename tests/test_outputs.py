@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from albert_act.base import outputs, text_files
-from conftest import STATIC, STATIC_FLAGS, TINY_RUN
+from conftest import STATIC_FLAGS, TINY_RUN
 
 REPO = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
