@@ -313,6 +313,11 @@ def test_a_grid_stopped_part_way_goes_on_from_its_finished_points(tmp_path, monk
     assert f"grid point 2 of 4: learning rate 1e-05, batch size 8, 2 epochs, seed {config.seed} ({first[1]}): " \
            "finished earlier, kept" in said and said.count("finished earlier, kept") == 2
     ran.clear()
+    finetuning_run.grid_search(dataclasses.replace(config, max_train_examples=60), grid)  # another experiment
+    said = capsys.readouterr().out
+    assert len(ran) == 4 and said.count("finished earlier with other settings (max_train_examples None, now 60), "
+                                        "run again and replaced") == 4
+    ran.clear()
     finetuning_run.grid_search(dataclasses.replace(config, overwrite=True), grid)
     assert len(ran) == 4
     assert finetuning_run.finished_point(config.grid_points(grid)[0]) is not None

@@ -217,10 +217,12 @@ def grid_search(config, grid=None, progress=True):
     runs = []
     for number, point in enumerate(points, 1):
         earlier = None if config.overwrite else finished_point(point)
+        changed = None if earlier or config.overwrite else settings_changed(point)
         if progress:
             print(f"\ngrid point {number} of {len(points)}: learning rate {point.learning_rate}, batch size "
                   f"{point.batch_size}, {point.epochs} epochs, seed {point.seed} ({point.output_dir})"
-                  + (": finished earlier, kept" if earlier else ""))
+                  + (": finished earlier, kept" if earlier else "")
+                  + (f": finished earlier with other settings ({changed}), run again and replaced" if changed else ""))
         runs.append(earlier or finetune(point, progress))
     best = max(runs, key=lambda r: r["best"][r["metric"]])
     export_root = os.path.join(config.output_dir, artifacts.EXPORT)
@@ -243,6 +245,19 @@ def finished_point(point):
         return None
     same = saved == json.loads(json.dumps(dataclasses.asdict(point)))
     return result if same and isinstance(result, dict) and os.path.isdir(str(result.get("export"))) else None
+
+
+def settings_changed(point):
+    """How the settings of a grid point that finished earlier in `point`'s folder differ from `point`'s
+    ("max_train_examples 60, now 100"), or None: none finished there, or with the same settings."""
+    try:
+        saved = artifacts.read_json(os.path.join(point.output_dir, artifacts.FINETUNE_CONFIG))
+        artifacts.read_json(os.path.join(point.output_dir, artifacts.RESULTS))
+    except (OSError, ValueError):
+        return None
+    now = json.loads(json.dumps(dataclasses.asdict(point)))
+    changed = [f"{name} {saved.get(name)!r}, now {value!r}" for name, value in now.items() if saved.get(name) != value]
+    return "; ".join(changed) or None
 
 
 def format_results(result):
