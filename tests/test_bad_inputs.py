@@ -358,7 +358,8 @@ CASES += [
     ("analyze-head-outside-sentence", "albert_act.analyze dependencies --init {run} --parsed {bad_head} "
      "--output_dir {tmp}/a_dep", 1, r"bad_head.conllu line 2: HEAD 7 is outside its sentence of 2 words", []),
     ("data-same-file-twice", DATA + " --input {corpus} {tmp}/../{tmp_name}/corpus.txt", 1,
-     r"--input matches .*corpus.txt twice: its documents would be both trained on and held out", []),
+     r"--input matches .*corpus.txt twice \(also as .*corpus.txt\): its documents would be both trained on and held "
+     r"out", []),
     ("tokenizer-over-a-vocabulary", TOKENIZER.replace("{tmp}/v", "{old_vocab}"), 1,
      r"old_vocab.model exists \(a vocabulary that records and models may have been made with\); .*--overwrite",
      ["{old_vocab}.model", "{old_vocab}.vocab"]),
@@ -529,8 +530,8 @@ CASES += [
     ("pretrain-global-batch-huge", PRETRAIN.replace("--global_batch_size 8", "--global_batch_size 1048576"), 1,
      r"--global_batch_size must be an integer in \[1, 65536\], got 1048576", []),
     ("data-input-a-copy", DATA + " --input {corpus} {corpus_copy}", 1,
-     r"--input .*corpus_copy.txt holds the same text as .*corpus.txt \(a copy, line ends and a byte-order mark "
-     r"aside\)", []),
+     r"--input .*corpus_copy.txt holds the same text as .*corpus.txt \(a copy: line ends, blank lines, a "
+     r"byte-order mark and the Unicode form aside\)", []),
     ("finetune-train-is-dev", FINETUNE + " --task rte --data_dir {glue_train_is_dev}", 1,
      r"glue_train_is_dev/train.tsv is .*glue_train_is_dev/dev.tsv \(a link\): dev numbers would measure", []),
     ("analyze-held-out-on-training-records", "albert_act.analyze held-out --init {run} --records {train} "

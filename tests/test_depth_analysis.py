@@ -173,8 +173,8 @@ def test_bad_input(tiny_run, tmp_path):
                                          r"sentences\)"):
         _parsed_sentences([str(unlabelled)], 0)
     (tmp_path / "again.conllu").write_bytes(b"\xef\xbb\xbf" + spaced.read_bytes().replace(b"\n", b"\r\n"))  # a copy
-    with pytest.raises(SystemExit, match=r"error: --parsed .*again.conllu holds the same text as .*spaced.conllu \(a copy, "
-                                            r"line ends and a byte-order mark aside\): its sentences would count twice"):
+    with pytest.raises(SystemExit, match=r"error: --parsed .*again.conllu holds the same text as .*spaced.conllu \(a copy: "
+                                            r"line ends, .*\): its sentences would count twice"):
         analyze.main(["dependencies", "--init", tiny_run[0], "--parsed", str(spaced), str(tmp_path / "again.conllu"),
                       "--output_dir", str(tmp_path / "out")])
     with pytest.raises(SystemExit, match=r"error: --parsed matches \S*spaced.conllu twice: its sentences"):

@@ -1,6 +1,7 @@
 """Bad input to the pre-training data tool: clear errors, and nothing half-written left behind."""
 
 import dataclasses
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -74,10 +75,43 @@ def test_a_copy_saved_with_other_line_ends_is_the_same_text(wiki_vocab, tmp_path
     corpus, copy = tmp_path / "corpus.txt", tmp_path / "windows.txt"
     corpus.write_text(_documents(5))
     copy.write_bytes(b"\xef\xbb\xbf" + _documents(5).replace("\n", "\r\n").encode())
-    with pytest.raises(ValueError, match=r"windows.txt holds the same text as \S*corpus.txt \(a copy, line ends and a "
-                                         r"byte-order mark aside\): its documents would be both trained on and held out"):
+    with pytest.raises(ValueError, match=r"windows.txt holds the same text as \S*corpus.txt \(a copy: line ends, blank "
+                                         r"lines, a byte-order mark and the Unicode form aside\): its documents would be "
+                                         r"both trained on and held out"):
         _run(wiki_vocab, [corpus, copy], tmp_path / "out")
     _assert_nothing_written(tmp_path / "out")
+
+
+def test_copies_saved_otherwise_and_texts_that_share_their_start_are_refused(tmp_path):
+    """A copy is the same text as its reader sees it: without its final newline, with blank lines added, in
+    another Unicode form (NFD, as macOS writes names). Two texts that begin alike (a corpus and its first part,
+    or a corpus grown from another) share their documents: refused, said as such. Unlike texts pass."""
+    from albert_act.base import text_files
+
+    lines = [f"Caf\u00e9 number {i} serves cr\u00e8me br\u00fbl\u00e9e to {i % 7} guests." for i in range(4000)]
+    text = "\n".join(lines) + "\n"  # ~230,000 characters: more than SHARED_START
+    files = {"corpus.txt": text, "no_end.txt": text.rstrip("\n"), "blank.txt": "\n\n" + text.replace("\n", "\n\n"),
+             "nfd.txt": unicodedata.normalize("NFD", text), "part.txt": "\n".join(lines[:2000]) + "\n",
+             "grown.txt": text + "A sentence only this file has.\n", "other.txt": text.replace("Caf", "Bar"),
+             "short.txt": "One short line.\n", "short_nfd.txt": "One short line."}
+    for name, content in files.items():
+        (tmp_path / name).write_text(content, encoding="utf-8")
+    path = {name: str(tmp_path / name) for name in files}
+    for copy in ("no_end.txt", "blank.txt", "nfd.txt"):
+        with pytest.raises(ValueError, match=rf"--input \S*{copy} holds the same text as \S*corpus.txt \(a copy"):
+            text_files.check_each_file_once([path["corpus.txt"], path[copy]], "its documents would be twice")
+    for part in ("part.txt", "grown.txt"):
+        with pytest.raises(ValueError, match=rf"--input \S*{part} and \S*corpus.txt begin with the same text \(their "
+                                             r"first 65,536 characters at least\), then differ: one holds a part of the "
+                                             r"other. For the text they share, its documents would be twice; give each "
+                                             r"text once \(cut the shared part from one of them\)"):
+            text_files.check_each_file_once([path["corpus.txt"], path[part]], "its documents would be twice")
+    with pytest.raises(ValueError, match=r"short_nfd.txt holds the same text as \S*short.txt"):
+        text_files.check_each_file_once([path["short.txt"], path["short_nfd.txt"]], "twice")
+    text_files.check_each_file_once([path["corpus.txt"], path["other.txt"], path["short.txt"]], "twice")
+    assert text_files.text_key(path["corpus.txt"]) != text_files.text_key(path["grown.txt"])
+    (tmp_path / "blank_only.txt").write_text("\n \n\t\n")
+    assert text_files.text_key(str(tmp_path / "blank_only.txt")) is None
 
 
 def test_a_pipe_is_read_once(wiki_vocab, tmp_path):

@@ -75,7 +75,7 @@ def test_builder_on_ud_and_the_embedded_corpus(shared_data, tmp_path):
         probing.build_probing_tasks(str(tmp_path / "o"), [dev, str(tmp_path / "linked.conllu")])
     (tmp_path / "copy.conllu").write_bytes(b"\xef\xbb\xbf" + open(dev, "rb").read())  # a copy under another name
     with pytest.raises(ValueError, match=r"--conllu \S*copy.conllu holds the same text as \S*en_ewt-ud-dev.conllu \(a "
-                                         r"copy, line ends and a byte-order mark aside\): its sentences would count twice"):
+                                         r"copy: line ends, .* aside\): its sentences would count twice"):
         probing.build_probing_tasks(str(tmp_path / "o"), [dev, str(tmp_path / "copy.conllu")])
     (tmp_path / "empty.conllu").write_text("")
     with pytest.raises(ValueError, match=r"empty.conllu: no sentence \(an empty CoNLL-U file\?\)"):

@@ -107,10 +107,14 @@ def size(path):
     return _gfile().stat(path).length if is_remote(path) else os.path.getsize(path)
 
 
+SHARED_START = 2**16  # characters: two texts that begin with as many of the same are one text, or one holds the other
+
+
 def check_each_file_once(files, why, flag="--input"):
-    """ValueError for a file of --input given twice: the same path (or two globs that both match it), or a copy
-    under another name (the same `text_key`); `why`: what twice would do, e.g. "its documents would be both
-    trained on and held out"."""
+    """ValueError for a file of --input given twice: the same path (or two globs that both match it), a copy
+    under another name (the same `text_key`: saved by another editor), or a text that begins as another one does
+    (the first `SHARED_START` characters); `why`: what twice would do, e.g. "its documents would be both trained
+    on and held out"."""
     seen = {}
     for path in files:
         key = path if is_remote(path) else os.path.realpath(path)
@@ -118,28 +122,62 @@ def check_each_file_once(files, why, flag="--input"):
             also = "" if seen[key] == path else f" (also as {seen[key]})"
             raise ValueError(f"{flag} matches {path} twice{also}: {why}; give each file once")
         seen[key] = path
-    by_content = {}
+    by_start = {}
     for path in files:
         if not is_remote(path) and not os.path.isfile(path):
             continue  # a pipe (/dev/stdin, a FIFO) is read once, by the work: its start is not read here
         try:
-            key = text_key(path)
+            key = text_key(path, SHARED_START)
         except OSError:
             continue  # reading it names the problem
-        if key is not None and key in by_content:
-            raise ValueError(f"{flag} {path} holds the same text as {by_content[key]} (a copy, line ends and a "
-                             f"byte-order mark aside): {why}; give each text once")
-        by_content[key] = path
+        first = by_start.setdefault(key, path) if key else path
+        if first == path:
+            continue
+        if text_key(path) == text_key(first):
+            raise ValueError(f"{flag} {path} holds the same text as {first} (a copy: line ends, blank lines, "
+                             f"a byte-order mark and the Unicode form aside): {why}; give each text once")
+        raise ValueError(f"{flag} {path} and {first} begin with the same text (their first {SHARED_START:,} "
+                         f"characters at least), then differ: one holds a part of the other. For the text they "
+                         f"share, {why}; give each text once (cut the shared part from one of them)")
 
 
-def text_key(path):
-    """SHA-256 of the text's start (its first 512 KiB, or all of it) with a byte-order mark dropped and CRLF line
-    ends read as LF: equal for a text file and its copy saved by another editor; None for an empty file."""
+def text_key(path, characters=None):
+    """SHA-256 of the text as a reader of its words sees it (`normalised_lines`): equal for a text file and its
+    copy saved by another editor; of its first `characters` only, or of all of it (None); None for a file of
+    nothing but blank lines."""
     import hashlib
 
+    digest, kept = hashlib.sha256(), 0
+    for line in normalised_lines(path):
+        line = (line + "\n")[: None if characters is None else characters - kept]
+        digest.update(line.encode("utf-8"))
+        kept += len(line)
+        if characters is not None and kept >= characters:
+            break
+    return digest.hexdigest() if kept else None
+
+
+def normalised_lines(path):
+    """The file's lines in Unicode form NFKC (as SentencePiece reads them), without a byte-order mark, line end
+    or trailing spaces; blank lines left out. Read a MiB at a time (a line longer than 16 MiB is cut there)."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    rest, start = "", True
     with open_binary(path) as f:
-        text = f.read(2**20).removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n")
-    return hashlib.sha256(text[: 2**19]).hexdigest() if text.strip() else None
+        while True:
+            chunk = f.read(2**20)
+            text = rest + decoder.decode(chunk, final=not chunk)
+            if start:
+                text, start = text.removeprefix("\ufeff"), False
+            lines = text.split("\n")
+            rest = lines.pop() if chunk and len(lines[-1]) < 2**24 else ""
+            for line in lines:
+                line = unicodedata.normalize("NFKC", line).rstrip()
+                if line:
+                    yield line
+            if not chunk:
+                return
 
 
 def content_key(path):
