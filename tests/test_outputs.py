@@ -119,6 +119,21 @@ def test_partial_files_of_dead_processes_are_removed_by_the_next_write_and_live_
     assert not (tmp_path / f".s.zip.{dead}.partial").exists()
 
 
+def test_a_killed_writer_not_yet_reaped_is_dead(tmp_path):
+    """A writer killed a moment ago is a zombie until its parent reaps it: os.kill(pid, 0) still finds it, but
+    its partial file is no one's and the next write removes it (it had stayed, 20 MB, after a lock takeover)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    for _ in range(200):  # exited, not reaped: a zombie
+        if open(f"/proc/{child.pid}/stat").read().rpartition(")")[2].split()[0] == "Z":
+            break
+        time.sleep(0.05)
+    (tmp_path / f".partial-{child.pid}-big.txt").write_text("half")
+    assert not outputs._alive(child.pid) and outputs._alive(os.getpid())
+    outputs.write_file(tmp_path / "big.txt", b"whole")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt"]
+    child.wait()
+
+
 def test_an_interrupted_write_leaves_the_old_version_whole(tmp_path):
     target = tmp_path / "out"
     target.mkdir()

@@ -287,13 +287,18 @@ STAGING_PREFIX = ".staging-"
 
 
 def _alive(pid):
+    """Whether process `pid` runs: a zombie (killed, not yet reaped by its parent) does not."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:  # another user's process
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[:1] != ["Z"]
+    except OSError:  # it ended meanwhile; or no /proc (macOS), where os.kill is the answer
+        return not os.path.isdir("/proc/self")
 
 
 def staging_dir(parent):
