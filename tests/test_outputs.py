@@ -38,6 +38,11 @@ def test_a_second_process_is_refused_at_once_naming_the_holder(tmp_path):
 def test_the_lock_lies_beside_the_dir_not_in_it(tmp_path):
     assert outputs.lock_path(tmp_path / "saved" / "1") == str(tmp_path / "saved" / ".1.lock")
     assert outputs.lock_path(str(tmp_path / "run") + "/") == str(tmp_path / ".run.lock")
+    # an output named as another output's lock would replace the lock of the command writing there
+    with outputs.DirectoryLock(tmp_path / "big.txt", "command", "--output", a_file=True):
+        with pytest.raises(ValueError, match=r"--output \S*/.big.txt.lock is the name of the lock that guards "
+                                             r"\S*/big.txt \(a command writing there may hold it\): choose another name"):
+            outputs.DirectoryLock(outputs.lock_path(tmp_path / "big.txt"), "command", "--output", a_file=True).acquire()
 
 
 def test_a_lock_left_by_a_killed_process_is_taken_over_and_named(tmp_path):

@@ -194,6 +194,11 @@ class DirectoryLock:
             return
         if not self.a_file:
             check_dir_target(self.path, self.flag)
+        base = os.path.basename(self.path.rstrip("/"))
+        if base.startswith(".") and base.endswith(".lock") and len(base) > 6:  # lock_path's form
+            raise ValueError(f"{self.flag + ' ' if self.flag else ''}{self.path} is the name of the lock that guards "
+                             f"{os.path.join(os.path.dirname(self.path), base[1:-5])} (a command writing there may "
+                             "hold it): choose another name")
         name = lock_path(self.path)
         self.created = _first_missing(os.path.dirname(name))  # removed on release if still empty
         os.makedirs(os.path.realpath(os.path.dirname(name)), exist_ok=True)  # a link: where it points
