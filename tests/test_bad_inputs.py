@@ -1391,6 +1391,25 @@ def test_a_closed_standard_output_is_held_and_a_stop_still_says_its_line():
     assert (stop.returncode, stop.stderr) == (130, "stopped: before any work: nothing was written\n")
 
 
+def test_ctrl_c_while_the_interpreter_tears_down_after_the_command_ended_is_no_failure(tmp_path):
+    """Python restores the default handlers before it tears its modules down: Ctrl-C there (an export had
+    printed its result; TensorFlow's teardown takes a second) killed the process with status 130 and no line.
+    A command's stops are ignored from its last exit handler on: it ends as it did (0), its output whole."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[1]
+    code = ("import os, signal, time\nfrom albert_act.base import cli, entry\nclass Late:\n"
+            "    def __del__(self, os=os, signal=signal, sleep=time.sleep):  # in the modules' teardown, after "
+            "Python's signal handlers are gone\n"
+            "        os.kill(os.getpid(), signal.SIGINT); sleep(0.3)\n"
+            f"        os.write(os.open({str(tmp_path / 'after')!r}, os.O_WRONLY | os.O_CREAT), b'torn down')\n"
+            "late = Late()\ndef main():\n    cli.stop_on_interrupt(); print('result')\nentry.run(main)\n")
+    ended = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, timeout=60)
+    assert (ended.returncode, ended.stdout, ended.stderr) == (0, "result\n", "")
+    assert (tmp_path / "after").read_text() == "torn down"
+
+
 def test_a_benchmarks_table_is_not_dropped_without_a_word(monkeypatch, capsys):
     """A benchmark started with its standard output closed (`>&-`: sys.stdout is None, and print() drops
     everything) is refused; a table that cannot be written (`> /dev/full`) names the standard output."""

@@ -64,12 +64,26 @@ def lost_line(finished=True):
             f"lost{', and its work went on to its end' if finished else ''}")
 
 
+def _ignore_stops_once_torn_down():
+    """The last exit handler: from here the interpreter tears itself down (TensorFlow's modules, a second or
+    more) with Python's signal handlers gone, so Ctrl-C would kill it by default, without a word and with
+    status 130, after the command had printed its result and ended. Ignored instead: the process ends as
+    the command did. (Before this, during the command's own exit handlers, a stop says its line.)"""
+    import signal
+
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, signal.SIG_IGN)
+
+
 def run(main):
     """`main()` with sys.stdout `Guarded` (unless it is closed, `>&-`: None); then, where a write to it
     failed, `lost_line()` on stderr, and exit status 1 where `main` ended with 0 (an exception that
     ends `main` is not replaced)."""
+    import atexit
+
     from albert_act.base import cli
 
+    atexit.register(_ignore_stops_once_torn_down)  # registered first: run last, as the teardown starts
     cli.hold_closed_descriptors()
     if sys.stdout is not None and not isinstance(sys.stdout, Guarded):
         sys.stdout = Guarded(sys.stdout)
