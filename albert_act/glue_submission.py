@@ -39,9 +39,14 @@ def main(argv=None):
 
     # A stop ends the process at once after its line, without the interpreter's teardown beside TensorFlow's
     # threads (a SavedModel loading or running), which can end in a segmentation fault.
-    with cli.exit_at_once_when_stopped(), cli.failures(
-            args.output, "the previous one (if any) is intact",
-            f"no zip was written ({args.output}, if it exists, is the previous one); re-run the same command"):
+    before = _stamp(args.output)
+
+    def stopped():  # the zip is renamed into place whole, as the last step: a stop may come just after it
+        if _stamp(args.output) not in (None, before):
+            return f"{args.output} was written whole, all its files validated, just before the stop"
+        return f"no zip was written ({args.output}, if it exists, is the previous one); re-run the same command"
+
+    with cli.exit_at_once_when_stopped(), cli.failures(args.output, "the previous one (if any) is intact", stopped):
         check_paths(args)
         result = build_submission(args.models, args.data_dir, args.output, args.allow_partial)
     print(f"\nwrote {args.output}: {len(result['written'])} of {len(SUBMISSION)} files, all validated")
@@ -49,6 +54,15 @@ def main(argv=None):
         print("PARTIAL: the GLUE server will reject it until these are added:")
         for name, reason in result["missing"].items():
             print(f"  {name}: {reason}")
+
+
+def _stamp(path):
+    """What tells a file from the one written in its place: (device, inode, modification time), or None."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino, status.st_mtime_ns
 
 
 def check_paths(args):

@@ -17,7 +17,7 @@ import tensorflow as tf
 
 from google.protobuf.message import DecodeError
 
-from albert_act.base import cli, text_files
+from albert_act.base import text_files, write_failures
 
 
 REQUIRED_FEATURES = ("input_ids", "input_mask", "segment_ids", "masked_lm_positions", "masked_lm_ids",
@@ -31,7 +31,7 @@ def record_shapes(path):
         raws = [raw.numpy() for raw in tf.data.TFRecordDataset(path).take(1)]
         feature = tf.train.Example.FromString(raws[0]).features.feature if raws else None
     except (tf.errors.OpError, DecodeError) as error:  # truncated/flipped bytes, or not an Example
-        raise ValueError(f"{path}: not a readable TFRecord of tf.train.Examples ({cli.tf_message(error)})") from None
+        raise ValueError(f"{path}: not a readable TFRecord of tf.train.Examples ({write_failures.tf_message(error)})") from None
     for raw in raws:
         missing = sorted(set(REQUIRED_FEATURES) - set(feature))
         if missing:
@@ -72,7 +72,7 @@ def check_records(path, vocabulary, max_length, sample_records=2000):
     try:
         batches = list(tf.data.TFRecordDataset(path).take(sample_records).batch(sample_records))
     except tf.errors.DataLossError as error:
-        raise ValueError(f"{path}: corrupt within its first {sample_records} records ({cli.tf_message(error)})") from None
+        raise ValueError(f"{path}: corrupt within its first {sample_records} records ({write_failures.tf_message(error)})") from None
     for batch in batches:
         for key, values in tf.io.parse_example(batch, spec).items():
             top = int(tf.reduce_max(values))
@@ -141,7 +141,7 @@ MISMATCHED_STARTS = 0.05  # share of word starts that may differ before records 
 
 def corrupt_record(path, error):
     """The refusal for a shard that does not read whole (TensorFlow's DataLossError `error`)."""
-    return ValueError(f"{path}: a corrupt record ({cli.tf_message(error)}); make the shard again, or leave it out")
+    return ValueError(f"{path}: a corrupt record ({write_failures.tf_message(error)}); make the shard again, or leave it out")
 
 
 def _read_through(path, count):

@@ -132,3 +132,29 @@ def test_a_task_folder_given_as_data_dir_is_named(shared_data, tmp_path):
         submission.build_submission(str(tmp_path / "models"), str(shared_data / "glue" / "RTE"),
                                     str(tmp_path / "s.zip"), allow_partial=True, progress=False)
     assert not (tmp_path / "s.zip").exists()
+
+
+def test_a_stop_just_after_the_zip_is_in_place_says_it_was_written(tmp_path):
+    """Ctrl-C that lands after the zip's rename (the last step) said "no zip was written" beside the new,
+    whole zip; a stop before it keeps saying so."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "models").mkdir()
+    (tmp_path / "glue").mkdir()
+    for written in (True, False):
+        script = ("from albert_act import glue_submission\nfrom albert_act.serve import submission\n"
+                  "def build(models, data_dir, output, allow_partial):\n"
+                  f"    if {written}:\n        open(output, 'wb').write(b'PK')\n"
+                  "    raise KeyboardInterrupt\n"
+                  "submission.build_submission = build\n"
+                  f"glue_submission.main(['--models', {str(tmp_path / 'models')!r}, '--data_dir', "
+                  f"{str(tmp_path / 'glue')!r}, '--output', {str(tmp_path / 's.zip')!r}, '--overwrite'])\n")
+        ended = subprocess.run([sys.executable, "-c", script], cwd=Path(__file__).resolve().parents[1],
+                               capture_output=True, text=True, timeout=120)
+        said = ended.stderr.strip().splitlines()[-1]
+        assert ended.returncode == 130 and "Traceback" not in ended.stderr, ended.stderr[-2000:]
+        assert said == (f"stopped: {tmp_path / 's.zip'} was written whole, all its files validated, just before the "
+                        "stop" if written else f"stopped: no zip was written ({tmp_path / 's.zip'}, if it exists, is "
+                        "the previous one); re-run the same command")

@@ -365,24 +365,24 @@ def test_write_errors_in_words():
     op or function names, and not the saver's temporary file."""
     import tensorflow as tf
 
-    from albert_act.base import cli
+    from albert_act.base import write_failures
 
     saver = tf.errors.ResourceExhaustedError(None, None, (
         "{{function_node __wrapped__SaveV2_dtypes_69_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
         "/m/e/.staging-11730-3fyrp215/saved_model/variables/variables_temp/part-00000-of-00001.data-00000-of-00001"
         ".tempstate12620388184455204987; No space left on device [Op:SaveV2]"))
-    assert cli.write_error(saver) == "No space left on device (/m/e)"
+    assert write_failures.write_error(saver) == "No space left on device (/m/e)"
     checkpoint = tf.errors.ResourceExhaustedError(None, None, "/r/checkpoints/ckpt-4_temp/part-00000-of-00001.data"
                                                   "-00000-of-00001.tempstate1; No space left on device")
-    assert cli.write_error(checkpoint) == "No space left on device (/r/checkpoints/ckpt-4)"
-    assert cli.write_error(OSError(28, "No space left on device", "/r/x.json")) == "No space left on device (/r/x.json)"
+    assert write_failures.write_error(checkpoint) == "No space left on device (/r/checkpoints/ckpt-4)"
+    assert write_failures.write_error(OSError(28, "No space left on device", "/r/x.json")) == "No space left on device (/r/x.json)"
     kept = "files written whole before are intact: free space and re-run the same command"
-    assert cli.io_failure(OSError(28, "No space left on device", "/r/x"), "runs/x", kept) == (
+    assert write_failures.io_failure(OSError(28, "No space left on device", "/r/x"), "runs/x", kept) == (
         f"could not write runs/x: No space left on device (/r/x); {kept}")
-    assert cli.io_failure(OSError(1, "Operation not permitted", "/sys/x"), "runs/x", kept) == (  # not a full disk
+    assert write_failures.io_failure(OSError(1, "Operation not permitted", "/sys/x"), "runs/x", kept) == (  # not a full disk
         "could not write runs/x: Operation not permitted (/sys/x); files written whole before are intact: make the "
         "output's folder writable (or choose another) and re-run the same command")
-    assert OSError in cli.write_errors() and tf.errors.ResourceExhaustedError in cli.write_errors()
+    assert OSError in write_failures.write_errors() and tf.errors.ResourceExhaustedError in write_failures.write_errors()
 
 
 def test_a_savedmodel_export_on_a_full_disk_keeps_the_old_one(tiny_run, tmp_path, monkeypatch):
@@ -565,12 +565,20 @@ def test_a_stop_swallowed_where_python_ignores_exceptions_still_stops(capsys):
     # as "RuntimeError: pybind11::error_already_set: MISMATCH ... REPLACED BY KeyboardInterrupt" (or a crash)
     import tensorflow as tf
 
-    def frame_in(path):
-        scope = {"sys": sys}
+    def frame_in(path, caller=None, name="load_partial"):  # the frame of a function of `path`, called from
+        scope = {"sys": sys}  # the function `name` of the file `caller`
         exec(compile("def here():\n    return sys._getframe()\n", path, "exec"), scope)
-        return scope["here"]()
+        if caller is None:
+            return scope["here"]()
+        exec(compile(f"def {name}():\n    return here()\n", caller, "exec"), scope)
+        return scope[name]()
 
-    assert cli._in_ignored_context(frame_in(os.path.join(os.path.dirname(tf.__file__), "python", "ops.py")))
+    python = os.path.join(os.path.dirname(tf.__file__), "python")
+    ops, load = os.path.join(python, "ops.py"), os.path.join(python, "saved_model", "load.py")
+    assert cli._in_ignored_context(frame_in(ops, load))  # loading a SavedModel
+    assert not cli._in_ignored_context(frame_in(ops))  # a model answering: deferred there, a stop never landed
+    assert not cli._in_ignored_context(frame_in(ops, os.path.join(python, "saved_model", "function_deserialization.py"),
+                                                "restored_function_body"))  # a loaded model answering
     assert not cli._in_ignored_context(frame_in("/home/me/tensorflow/albert-act/run.py"))  # a clone's own path
     with pytest.raises(SystemExit) as stop:
         with cli.failures("OUT", "KEPT", "the newest checkpoint is ckpt-4"):

@@ -17,8 +17,9 @@ import argparse
 import contextlib
 import importlib.util
 import os
-import re
 import sys
+
+from albert_act.base import write_failures
 
 VERBOSE_FLAG = "--verbose"
 
@@ -249,15 +250,25 @@ def _start_watchdog():
 
 def _in_ignored_context(frame):
     """Whether `frame` runs a gc callback, a finalizer or a weak reference's callback (JAX's caches drop entries
-    through them), where a raised exception is printed and dropped; or TensorFlow's own Python, which its C++ calls
-    (loading a SavedModel), where it becomes a RuntimeError's traceback, or a crash."""
+    through them), where a raised exception is printed and dropped; or TensorFlow's own Python while it loads a
+    SavedModel (its C++ calls it there), where it becomes a RuntimeError's traceback, or a crash. Elsewhere in
+    TensorFlow (a model answering, training) the stop is raised: deferred there, it never landed outside."""
     import gc
 
     code, tf = getattr(frame, "f_code", None), getattr(sys.modules.get("tensorflow"), "__file__", None)
     name = code.co_filename if code is not None else ""
     return code is not None and (code.co_name == "__del__" or name.endswith(("weakref.py", "_weakrefset.py")) or
-                                 (tf is not None and name.startswith(os.path.dirname(tf) + os.sep)) or
+                                 (tf is not None and name.startswith(os.path.dirname(tf) + os.sep) and
+                                  _loading_savedmodel(frame, os.path.join(os.path.dirname(tf), "python", "saved_model"))) or
                                  any(code is getattr(callback, "__code__", None) for callback in gc.callbacks))
+
+
+def _loading_savedmodel(frame, folder):  # tf.saved_model.load is below `frame` (not a restored function's call)
+    while frame is not None:
+        if frame.f_code.co_name in ("load", "load_partial") and frame.f_code.co_filename.startswith(folder + os.sep):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def stop_on_interrupt():
@@ -327,49 +338,6 @@ def check_flags(args, rules):
         sys.exit(f"error: {error}")
 
 
-def tf_message(error):
-    """The first line of an error's message without TensorFlow's function and op names around it:
-    "corrupted record at 0 (Is this even a TFRecord file?)"."""
-    text = str(getattr(error, "message", None) or error).splitlines()[0] if str(error) else repr(error)
-    text = re.sub(r"\{\{function_node [^}]*\}\}\s*", "", text)
-    return re.sub(r"\s*\[Op:[^\]]*\].*$", "", text).strip()
-
-
-def write_errors():
-    """The exception types of a failed write (a full disk, a read-only folder): OSError, and
-    TensorFlow's own when it is loaded (its savers raise ResourceExhaustedError on a full disk)."""
-    tf = sys.modules.get("tensorflow")
-    if tf is None or not hasattr(tf, "errors"):
-        return (OSError,)
-    return (OSError, tf.errors.ResourceExhaustedError, tf.errors.PermissionDeniedError)
-
-
-WRITE_ERRNOS = {"ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM", "EFBIG"}  # a write the system refused
-
-
-def io_failure(error, output, kept):
-    """The line for an error of `write_errors()`: a refused write (a full disk, a read-only or
-    foreign folder) says it could not write `output` and what is `kept`; any other (a file that
-    does not read whole) is given in its own words and file."""
-    import errno
-
-    if isinstance(error, OSError) and errno.errorcode.get(error.errno) not in WRITE_ERRNOS:
-        return write_error(error)
-    if isinstance(error, OSError) and error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):  # not a full disk
-        kept = kept.replace("free space", "make the output's folder writable (or choose another)")
-    return f"could not write {output}: {write_error(error)}; {kept}"
-
-
-def write_error(error):
-    """Why a write failed, in the system's words: "No space left on device" (an OSError's reason and
-    file; TensorFlow's save errors end in the reason after the temporary file's name)."""
-    if isinstance(error, OSError):
-        return f"{error.strerror or error}" + (f" ({error.filename})" if error.filename else "")
-    where, _, reason = tf_message(error).rpartition("; ")
-    where = re.sub(r"(/\.staging-[^/]*|_temp)/.*$", "", where)  # the output, not its temporary file
-    return f"{reason} ({where})" if where else reason
-
-
 @contextlib.contextmanager
 def failures(output, kept, stopped_message, refusals=(ValueError,), explain=None):
     """Every command's one error tail, around the work of its `main()`: never a traceback.
@@ -400,8 +368,8 @@ def failures(output, kept, stopped_message, refusals=(ValueError,), explain=None
             raise KeyboardInterrupt(f"signal {_PENDING[0]}")
     except refusals as error:
         sys.exit(f"error: {explain(str(error)) if explain else error}")
-    except write_errors() as error:
-        sys.exit(f"error: {io_failure(error, output, said(kept))}")
+    except write_failures.write_errors() as error:
+        sys.exit(f"error: {write_failures.io_failure(error, output, said(kept))}")
     except KeyboardInterrupt:
         _ignore_interrupts()  # a second Ctrl-C while the line is composed: the same one line
         _PENDING[0] = None

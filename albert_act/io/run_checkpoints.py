@@ -9,7 +9,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from albert_act.base import artifacts, cli
+from albert_act.base import artifacts, write_failures
 from albert_act.io.newest_intact import NPZ_READ_ERRORS, Refused, Unusable, finite, newest_intact
 
 READ_ERRORS = (tf.errors.OpError, IndexError, ValueError, OSError)  # what TensorFlow raises on a damaged file
@@ -46,7 +46,7 @@ def save_checkpoint(manager, step):
         kept = (f"the newest checkpoint is {manager.latest_checkpoint}: free space and re-run the same command to "
                 "resume from it") if manager.latest_checkpoint else ("no checkpoint of this run was saved: free space "
                                                                      "and re-run the same command to start again")
-        raise ValueError(f"{manager.directory}: could not write ckpt-{step} ({cli.write_error(error)[:200]}); "
+        raise ValueError(f"{manager.directory}: could not write ckpt-{step} ({write_failures.write_error(error)[:200]}); "
                          f"{kept}") from None
 
 

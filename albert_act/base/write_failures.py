@@ -1,0 +1,48 @@
+"""The words of a failed write or read: a full disk, a read-only folder, a file that does not read whole, and
+TensorFlow's messages about them without its op and function names."""
+
+import re
+import sys
+
+
+def tf_message(error):
+    """The first line of an error's message without TensorFlow's function and op names around it:
+    "corrupted record at 0 (Is this even a TFRecord file?)"."""
+    text = str(getattr(error, "message", None) or error).splitlines()[0] if str(error) else repr(error)
+    text = re.sub(r"\{\{function_node [^}]*\}\}\s*", "", text)
+    return re.sub(r"\s*\[Op:[^\]]*\].*$", "", text).strip()
+
+
+def write_errors():
+    """The exception types of a failed write (a full disk, a read-only folder): OSError, and
+    TensorFlow's own when it is loaded (its savers raise ResourceExhaustedError on a full disk)."""
+    tf = sys.modules.get("tensorflow")
+    if tf is None or not hasattr(tf, "errors"):
+        return (OSError,)
+    return (OSError, tf.errors.ResourceExhaustedError, tf.errors.PermissionDeniedError)
+
+
+WRITE_ERRNOS = {"ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM", "EFBIG"}  # a write the system refused
+
+
+def io_failure(error, output, kept):
+    """The line for an error of `write_errors()`: a refused write (a full disk, a read-only or
+    foreign folder) says it could not write `output` and what is `kept`; any other (a file that
+    does not read whole) is given in its own words and file."""
+    import errno
+
+    if isinstance(error, OSError) and errno.errorcode.get(error.errno) not in WRITE_ERRNOS:
+        return write_error(error)
+    if isinstance(error, OSError) and error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):  # not a full disk
+        kept = kept.replace("free space", "make the output's folder writable (or choose another)")
+    return f"could not write {output}: {write_error(error)}; {kept}"
+
+
+def write_error(error):
+    """Why a write failed, in the system's words: "No space left on device" (an OSError's reason and
+    file; TensorFlow's save errors end in the reason after the temporary file's name)."""
+    if isinstance(error, OSError):
+        return f"{error.strerror or error}" + (f" ({error.filename})" if error.filename else "")
+    where, _, reason = tf_message(error).rpartition("; ")
+    where = re.sub(r"(/\.staging-[^/]*|_temp)/.*$", "", where)  # the output, not its temporary file
+    return f"{reason} ({where})" if where else reason
