@@ -45,6 +45,27 @@ def test_the_lock_lies_beside_the_dir_not_in_it(tmp_path):
             outputs.DirectoryLock(outputs.lock_path(tmp_path / "big.txt"), "command", "--output", a_file=True).acquire()
 
 
+def test_a_lock_on_a_full_disk_is_held_and_released_without_a_word(tmp_path, monkeypatch):
+    """On a full disk the holder's line cannot be written: the lock holds all the same, and its release does
+    not try the write again (a buffered write, retried by close(), had ended every command on a full disk in a
+    traceback after its own one-line error)."""
+    import errno
+
+    real = os.write
+
+    def full(descriptor, data):
+        if data.startswith(b'{"pid"'):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(descriptor, data)
+
+    monkeypatch.setattr(os, "write", full)
+    lock = outputs.DirectoryLock(tmp_path / "out", "command", "--output_dir").acquire()
+    monkeypatch.undo()
+    assert lock.active and Path(outputs.lock_path(tmp_path / "out")).read_text() == ""
+    lock.release()
+    assert not Path(outputs.lock_path(tmp_path / "out")).exists() and not lock.active
+
+
 def test_a_lock_left_by_a_killed_process_is_taken_over_and_named(tmp_path):
     target = str(tmp_path / "run")
     killed = _python(f"import os; from albert_act.base.outputs import DirectoryLock; DirectoryLock({target!r}, 'x').acquire(); "

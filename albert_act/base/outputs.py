@@ -12,6 +12,7 @@ remote ones (gs://) are written as before and not locked (`DirectoryLock.note` s
 """
 
 import atexit
+import contextlib
 import errno
 import json
 import os
@@ -229,11 +230,11 @@ class DirectoryLock:
             self.took_over = _describe_holder(left).strip(" ()") or "an unknown process"
         handle.seek(0)
         handle.truncate()
-        try:  # who holds it, for the refusal's message; a full disk leaves the lock without it
-            handle.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                                     "command": " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:])[:300],
-                                     "started": datetime.datetime.now().isoformat(timespec="seconds")}))
-            handle.flush()
+        try:  # who holds it, for the refusal's message; a full disk leaves the lock without it (unbuffered: no
+            os.write(handle.fileno(), json.dumps({  # write is left for close() to try again, and fail, at release)
+                "pid": os.getpid(), "host": socket.gethostname(),
+                "command": " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:])[:300],
+                "started": datetime.datetime.now().isoformat(timespec="seconds")}).encode())
         except OSError:
             pass
         self.file, self.active = handle, True
@@ -252,7 +253,8 @@ class DirectoryLock:
             os.remove(lock_path(self.path))  # while still held: no one can lock the removed file
         except FileNotFoundError:
             pass
-        self.file.close()
+        with contextlib.suppress(OSError):
+            self.file.close()
         self.file, self.active = None, False
         folder = os.path.dirname(lock_path(self.path))
         while self.created:  # the folders made for the lock, if the command left nothing in them
