@@ -1410,6 +1410,28 @@ def test_ctrl_c_while_the_interpreter_tears_down_after_the_command_ended_is_no_f
     assert (tmp_path / "after").read_text() == "torn down"
 
 
+def test_a_stop_during_a_commands_own_imports_says_its_line():
+    """`python -m pipelines.create_pretraining_data` imports numpy and sentencepiece before its main() runs:
+    Ctrl-C there was a KeyboardInterrupt traceback. The handler is installed as albert_act.base.cli is imported
+    by one of the project's commands (runpy names it in __main__ first); imported elsewhere, it is not."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[1]
+    code = ("import os, signal, sys, time, types\n"
+            "sys.modules['__main__'].__spec__ = types.SimpleNamespace(name={name!r})  # as runpy sets it\n"
+            "from albert_act.base import cli\n"
+            "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler, flush=True)\n"
+            "os.kill(os.getpid(), signal.SIGINT); time.sleep(5)\n")
+    command = subprocess.run([sys.executable, "-c", code.format(name="pipelines.create_pretraining_data")], cwd=repo,
+                             capture_output=True, text=True, timeout=60)
+    assert (command.returncode, command.stdout, command.stderr) == (
+        130, "False\n", "stopped: before any work: nothing was written\n")
+    notebook = subprocess.run([sys.executable, "-c", code.format(name="ipykernel_launcher")], cwd=repo,
+                              capture_output=True, text=True, timeout=60)
+    assert notebook.stdout == "True\n" and "KeyboardInterrupt" in notebook.stderr
+
+
 def test_a_benchmarks_table_is_not_dropped_without_a_word(monkeypatch, capsys):
     """A benchmark started with its standard output closed (`>&-`: sys.stdout is None, and print() drops
     everything) is refused; a table that cannot be written (`> /dev/full`) names the standard output."""

@@ -416,3 +416,15 @@ def stopped(message):
     how to go on, and exit status 130 (the shell's for SIGINT), never a traceback."""
     sys.stderr.write(f"stopped: {message}\n")
     sys.exit(130)
+
+
+def _run_as_a_command():
+    """Whether the process runs one of the project's commands (`python -m pipelines.train_tokenizer`): runpy
+    names the module in `__main__` before it runs the module's imports."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    return spec is not None and spec.name.partition(".")[0] in ("albert_act", "pipelines", "benchmarks")
+
+
+if _run_as_a_command():  # a stop during the command's own imports (numpy, sentencepiece: a second) says its line
+    stop_on_interrupt()
+    stop_on_sigterm()
