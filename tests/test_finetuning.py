@@ -352,6 +352,9 @@ def test_the_flags_are_the_config_fields_and_a_saved_config_repeats_the_run(tmp_
                                          r"grid, so --batch_size 32, --epochs 3 would be set aside: drop them"):
         finetune.main(["--task", "rte", "--data_dir", "glue/RTE", "--init", "runs/demo", "--grid", "--batch_size", "32",
                        "--ep=3", "--output_dir", str(tmp_path / "grid")])
+    with pytest.raises(SystemExit, match=r"^error: --grid runs every .* grid, so --epochs 3 would be set aside"):
+        finetune.main(["--task", "rte", "--data_dir", "glue/RTE", "--init", "runs/demo", "--grid", "--set", "epochs=3",
+                       "--output_dir", str(tmp_path / "grid")])  # --set names a setting as a flag does
     with pytest.raises(SystemExit, match=r"^error: --grid runs every .* of the paper's grid, so --config \S*"
                                          r"finetune_config.json's epochs 5 would be set aside: drop --grid for that "
                                          r"file's one run, or leave them out of the file"):

@@ -158,7 +158,7 @@ def _typed(parser, argv):
 
 def _apply_set(parser, config_class, args, typed):
     """--set KEY=VALUE put into `args` (so that every later check sees it), each key once and not
-    also given by its flag; `args.given` gains the keys. typed: the KEY=VALUE pairs of each dict
+    also given by its flag; `args.given` and `args.typed` gain the keys. typed: the KEY=VALUE pairs of each dict
     setting's own flag, as given (for the message)."""
     fields = {f.name: f for f in dataclasses.fields(config_class)}
     seen = set()
@@ -190,6 +190,7 @@ def _apply_set(parser, config_class, args, typed):
                 sys.exit(f"error: {error}")
         setattr(args, key, value)
     args.given |= seen
+    args.typed |= seen  # typed on the command line as much as a flag (--grid's refusal of a setting it sets aside)
 
 
 def _saved(config_class, argv):
