@@ -51,11 +51,13 @@ def main(argv=None):
     explain = settings.explained(args)  # a path of a --config file: where it came from
     with cli.failures(output_dir, "nothing was written", "nothing was written; re-run the same command", explain=explain):
         artifacts.check_finetuning_target(output_dir, config.overwrite)
+        if config.grid and not config.overwrite:
+            finetuning_run.check_grid_settings(config)
     cli.stop_on_sigterm()
 
     def stopped():  # asked when the stop comes: an epoch may not have finished yet
         if config.grid:  # the finished points are kept, and the same command goes on from them
-            done = glob.glob(os.path.join(glob.escape(output_dir), artifacts.GRID, "*", artifacts.RESULTS))
+            done = [point for point in config.grid_points() if finetuning_run.finished_point(point)]
             return (f"{len(done)} of {len(config.grid_points())} grid points finished (in "
                     f"{os.path.join(output_dir, artifacts.GRID)}); re-run the same command"
                     f"{' without --overwrite' if config.overwrite else ''} to go on from them")

@@ -3,6 +3,7 @@
 import dataclasses
 import json
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -93,6 +94,16 @@ def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp
         export.main(["--checkpoint", str(tmp_path), "--kind", "pretraining", "--output", str(tmp_path / "x" / "1")])
     with pytest.raises(SystemExit, match="exists; choose a new version number"):
         export.main(["--checkpoint", str(tmp_path), "--kind", "classifier", "--output", str(tmp_path / "tpu" / "1")])
+    # a grid keeps a finished point only when its files read whole (damaged_file)
+    assert finetuning_run.damaged_file(str(tmp_path), result) is None
+    weights = tmp_path / "classifier.weights.h5"
+    whole = weights.read_bytes()
+    weights.write_bytes(whole[:1000])
+    assert finetuning_run.damaged_file(str(tmp_path), result) == f"{weights} does not read whole"
+    weights.write_bytes(whole)
+    (tmp_path / "export" / "1" / "variables" / "variables.index").unlink()
+    assert finetuning_run.damaged_file(str(tmp_path), result) == (
+        f"{tmp_path / 'export' / '1' / 'variables' / 'variables.index'} (the export's weight index) missing")
 
 
 def test_bad_input(shared_data, tiny_run, tmp_path):
@@ -237,10 +248,19 @@ def test_a_truncated_weights_file_is_named(tiny_run, tmp_path):
     classifier.save_weights(str(folder / artifacts.WEIGHTS))
     assert Source.open(str(folder)).classifier(dropout=0.0).num_classes == classifier.num_classes  # whole: reads
     whole = (folder / artifacts.WEIGHTS).read_bytes()
+    assert finetuning_run.damaged_file(str(folder), {"export": tiny_run[1]}) is None  # a grid point kept
     (folder / artifacts.WEIGHTS).write_bytes(whole[:1000])
     with pytest.raises(ValueError, match=r"ft/classifier.weights.h5: not a readable Keras weights file \(.*truncated "
                                          r"file: eof = 1000"):
         Source.open(str(folder)).classifier(dropout=0.0)
+    assert finetuning_run.damaged_file(str(folder), {"export": tiny_run[1]}) == (  # a grid point run again
+        f"{folder / artifacts.WEIGHTS} does not read whole")
+    export = tmp_path / "export"
+    shutil.copytree(tiny_run[1], export)
+    (folder / artifacts.WEIGHTS).write_bytes(whole)
+    (export / "saved_model.pb").write_bytes((export / "saved_model.pb").read_bytes()[:500])
+    assert finetuning_run.damaged_file(str(folder), {"export": str(export)}) == (
+        f"{export / 'saved_model.pb'} not readable")
 
 
 def test_fixed_depth_finetuning_adds_no_ponder_cost(tiny_run):
@@ -300,6 +320,7 @@ def test_a_grid_stopped_part_way_goes_on_from_its_finished_points(tmp_path, monk
         return result
 
     monkeypatch.setattr(finetuning_run, "finetune", fake_finetune)
+    monkeypatch.setattr(finetuning_run, "damaged_file", lambda output_dir, result: None)  # whole (its test: above)
     config = FinetuneConfig(task="rte", data_dir="glue/RTE", init="runs/demo", output_dir=str(tmp_path), grid=True)
     grid = {"learning_rate": [1e-5, 2e-5], "batch_size": [8], "epochs": [1, 2]}
     stop = True
@@ -313,10 +334,19 @@ def test_a_grid_stopped_part_way_goes_on_from_its_finished_points(tmp_path, monk
     assert f"grid point 2 of 4: learning rate 1e-05, batch size 8, 2 epochs, seed {config.seed} ({first[1]}): " \
            "finished earlier, kept" in said and said.count("finished earlier, kept") == 2
     ran.clear()
-    finetuning_run.grid_search(dataclasses.replace(config, max_train_examples=60), grid)  # another experiment
-    said = capsys.readouterr().out
-    assert len(ran) == 4 and said.count("finished earlier with other settings (max_train_examples None, now 60), "
-                                        "run again and replaced") == 4
+    monkeypatch.setattr(finetuning_run, "damaged_file", lambda output_dir, result: f"{output_dir}/x does not read whole"
+                        if output_dir.endswith("lr1e-05_bs8_ep1_seed12345") else None)
+    finetuning_run.grid_search(config, grid)
+    assert ran == [first[0]] and f"({first[0]}): finished earlier, but {first[0]}/x does not read whole: run again" in \
+        capsys.readouterr().out
+    other = dataclasses.replace(config, max_train_examples=60)  # another experiment: refused, before any work
+    with pytest.raises(ValueError, match=r"--output_dir \S* holds 18 grid point\(s\) finished with other settings "
+                                         r"\(max_train_examples None, now 60, in \S*grid/lr5e-05_bs16_ep2_seed\d+\), which "
+                                         r"this grid would replace: pass --overwrite to run the grid anew"):
+        for point in config.grid_points():  # the paper's grid, finished with max_train_examples None
+            fake_finetune(point)
+        finetuning_run.check_grid_settings(other)
+    finetuning_run.check_grid_settings(config)  # its own settings: it goes on from them
     ran.clear()
     finetuning_run.grid_search(dataclasses.replace(config, overwrite=True), grid)
     assert len(ran) == 4

@@ -62,3 +62,19 @@ def _damaged_part(path):
     return os.path.join(path, SAVED_MODEL), "not readable"
 
 
+
+
+def damaged_file(path):
+    """The file of the export at `path` that does not read whole, with its state ("... (the export's weight
+    index) missing"), or None: every variable reads through and saved_model.pb parses. Without loading it."""
+    from tensorflow.core.protobuf import saved_model_pb2
+
+    part, state = _damaged_part(str(path))
+    if part == os.path.join(str(path), SAVED_MODEL):
+        try:
+            with tf.io.gfile.GFile(part, "rb") as f:
+                saved_model_pb2.SavedModel().ParseFromString(f.read())
+            return None
+        except Exception:  # noqa: BLE001 (missing: NotFoundError; cut: DecodeError)
+            pass
+    return f"{part} {state}"

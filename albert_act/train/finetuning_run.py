@@ -217,13 +217,13 @@ def grid_search(config, grid=None, progress=True):
     runs = []
     for number, point in enumerate(points, 1):
         earlier = None if config.overwrite else finished_point(point)
-        changed = None if earlier or config.overwrite else settings_changed(point)
+        damaged = earlier and damaged_file(point.output_dir, earlier)
         if progress:
             print(f"\ngrid point {number} of {len(points)}: learning rate {point.learning_rate}, batch size "
                   f"{point.batch_size}, {point.epochs} epochs, seed {point.seed} ({point.output_dir})"
-                  + (": finished earlier, kept" if earlier else "")
-                  + (f": finished earlier with other settings ({changed}), run again and replaced" if changed else ""))
-        runs.append(earlier or finetune(point, progress))
+                  + (f": finished earlier, but {damaged}: run again" if damaged else
+                     ": finished earlier, kept" if earlier else ""))
+        runs.append(earlier if earlier and not damaged else finetune(point, progress))
     best = max(runs, key=lambda r: r["best"][r["metric"]])
     export_root = os.path.join(config.output_dir, artifacts.EXPORT)
     if os.path.exists(export_root):
@@ -245,6 +245,39 @@ def finished_point(point):
         return None
     same = saved == json.loads(json.dumps(dataclasses.asdict(point)))
     return result if same and isinstance(result, dict) and os.path.isdir(str(result.get("export"))) else None
+
+
+def damaged_file(output_dir, result):
+    """The file of a finished fine-tuning in `output_dir` (`result`: its results) that does not read whole, said
+    with its state, or None: its best epoch's weights, its export's weights and graph."""
+    import h5py
+
+    from albert_act.io import exports
+
+    def read(name, item):  # each array read through: a cut file fails here, or as it opens
+        if isinstance(item, h5py.Dataset):
+            item[()]
+
+    weights = os.path.join(output_dir, artifacts.WEIGHTS)
+    try:
+        with h5py.File(weights, "r") as f:
+            f.visititems(read)
+    except FileNotFoundError:
+        return f"{weights} is missing"
+    except Exception:  # noqa: BLE001 (h5py raises OSError, KeyError, RuntimeError on a cut file)
+        return f"{weights} does not read whole"
+    return exports.damaged_file(result["export"])
+
+
+def check_grid_settings(config):
+    """ValueError for a grid (without `config.overwrite`) whose folder holds points finished with other settings
+    (another --max_seq_length, say): running it would replace them; the same settings go on from them."""
+    changed = [(point, how) for point in config.grid_points() for how in [settings_changed(point)] if how]
+    if changed:
+        point, how = changed[0]
+        raise ValueError(f"--output_dir {config.output_dir} holds {len(changed)} grid point(s) finished with other "
+                         f"settings ({how}, in {point.output_dir}), which this grid would replace: pass --overwrite to "
+                         "run the grid anew, or choose another --output_dir")
 
 
 def settings_changed(point):
