@@ -66,6 +66,37 @@ def test_a_lock_on_a_full_disk_is_held_and_released_without_a_word(tmp_path, mon
     assert not Path(outputs.lock_path(tmp_path / "out")).exists() and not lock.active
 
 
+def test_what_lies_where_a_lock_goes_is_never_emptied(tmp_path, monkeypatch):
+    """The lock's place held a link to a user's corpus (it was emptied and given the holder's line), a link to
+    /dev/null ("Invalid argument"), a folder, or a file of the user's: each refused, naming the lock's place."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("a user's corpus\n")
+    lock = Path(outputs.lock_path(tmp_path / "out.txt"))
+    for make, kind in ((lambda: lock.symlink_to(corpus), rf"a link \(to {corpus}\)"),
+                       (lambda: lock.symlink_to("/dev/null"), r"a link \(to /dev/null\)"), (lock.mkdir, "a folder")):
+        make()
+        with pytest.raises(ValueError, match=rf"^{lock}, where --output \S*out.txt's lock goes, is {kind}, not a lock "
+                                             r"file: move it away$"):
+            outputs.DirectoryLock(tmp_path / "out.txt", "command", "--output", a_file=True).acquire()
+        lock.rmdir() if lock.is_dir() and not lock.is_symlink() else lock.unlink()
+    assert corpus.read_text() == "a user's corpus\n"
+    lock.write_text("my notes\n")
+    with pytest.raises(ValueError, match=rf"^{lock} is not a lock of albert-act's \(8 characters of something else\), "
+                                         r"yet it is where --output \S*out.txt's lock goes: move it away$"):
+        outputs.DirectoryLock(tmp_path / "out.txt", "command", "--output", a_file=True).acquire()
+    assert lock.read_text() == "my notes\n"
+    lock.unlink()
+    (tmp_path / "out").mkdir()  # a writable output in a folder that is not (a volume mounted in a read-only one)
+    real_open = os.open
+    monkeypatch.setattr(os, "open", lambda path, *a: (_ for _ in ()).throw(OSError(30, "Read-only file system"))
+                        if str(path).endswith(".lock") else real_open(path, *a))
+    monkeypatch.setattr(os, "access", lambda path, mode: str(path) != str(tmp_path))
+    with pytest.raises(OSError, match=rf"Read-only file system: --output_dir {tmp_path / 'out'} is writable, but not "
+                                      rf"its folder {tmp_path}, where its lock goes \(.out.lock\): make that folder "
+                                      r"writable, or choose an output in a writable folder"):
+        outputs.DirectoryLock(tmp_path / "out", "command", "--output_dir").acquire()
+
+
 def test_a_lock_left_by_a_killed_process_is_taken_over_and_named(tmp_path):
     target = str(tmp_path / "run")
     killed = _python(f"import os; from albert_act.base.outputs import DirectoryLock; DirectoryLock({target!r}, 'x').acquire(); "

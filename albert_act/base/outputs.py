@@ -16,6 +16,7 @@ import contextlib
 import errno
 import json
 import os
+import stat
 
 
 def write_file(path, data):
@@ -204,11 +205,7 @@ class DirectoryLock:
         self.created = _first_missing(os.path.dirname(name))  # removed on release if still empty
         os.makedirs(os.path.realpath(os.path.dirname(name)), exist_ok=True)  # a link: where it points
         while True:
-            try:
-                handle = open(name, "a+")
-            except OSError as error:  # a folder that takes no files (/proc, a read-only mount): named as given
-                raise OSError(error.errno, f"{error.strerror}; {self.flag + ' ' if self.flag else ''}{self.path} "
-                                           "cannot be written there", self.path) from None
+            handle = self._open_lock_file(name)
             try:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
@@ -226,6 +223,10 @@ class DirectoryLock:
             handle.close()
         handle.seek(0)
         left = handle.read().strip()
+        if left and not _describe_holder(left):  # a user's file by that name: not replaced by a lock
+            handle.close()
+            raise ValueError(f"{name} is not a lock of albert-act's ({len(left)} characters of something else), yet "
+                             f"it is where {self._guarded()}'s lock goes: move it away")
         if left:  # a holder that ended without releasing: killed, or the machine stopped
             self.took_over = _describe_holder(left).strip(" ()") or "an unknown process"
         handle.seek(0)
@@ -245,6 +246,31 @@ class DirectoryLock:
         if self.took_over:
             return f"{self.path}: the {self.what} that held it ({self.took_over}) is gone; taking it over"
         return self.note
+
+    def _guarded(self):
+        return f"{self.flag + ' ' if self.flag else ''}{self.path}"
+
+    def _open_lock_file(self, name):
+        """The lock file `name`, opened to read and write (made if missing), never through a link (the file it
+        names, a user's, would be emptied) nor a folder: those refused, naming the lock."""
+        try:
+            descriptor = os.open(name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as error:
+            if error.errno in (errno.ELOOP, errno.EISDIR):
+                kind = f"a link (to {os.readlink(name)})" if os.path.islink(name) else "a folder"
+                raise ValueError(f"{name}, where {self._guarded()}'s lock goes, is {kind}, not a lock file: move it "
+                                 "away") from None
+            parent = os.path.dirname(name)
+            if os.path.isdir(self.path) and os.access(self.path, os.W_OK) and not os.access(parent, os.W_OK):
+                raise OSError(error.errno, f"{error.strerror}: {self._guarded()} is writable, but not its folder "
+                                           f"{parent}, where its lock goes ({os.path.basename(name)}): make that folder "
+                                           "writable, or choose an output in a writable folder", name) from None
+            # a folder that takes no files (/proc, a read-only mount): named as given
+            raise OSError(error.errno, f"{error.strerror}; {self._guarded()} cannot be written there", self.path) from None
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            os.close(descriptor)
+            raise ValueError(f"{name}, where {self._guarded()}'s lock goes, is not a file: move it away")
+        return os.fdopen(descriptor, "r+")
 
     def release(self):
         if self.file is None:
