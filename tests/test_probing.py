@@ -110,6 +110,13 @@ def test_the_builder_replaces_task_files_only_with_overwrite(shared_data, tmp_pa
     sample = shared_data / "senteval_probing" / "past_present.sample.txt"
     (tmp_path / "past_present.txt").write_bytes(sample.read_bytes())
     (tmp_path / "notes.txt").write_text("my notes")
+    treebank = tmp_path / "tree" / "past_present.txt"  # a user's CoNLL-U, where a task file goes: read, then replaced
+    treebank.parent.mkdir()
+    treebank.write_bytes((shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu").read_bytes()[:20000])
+    with pytest.raises(SystemExit, match=rf"error: --conllu {treebank} is {treebank}, which this command writes: the "
+                                         r"input would be replaced by the output \(--overwrite is for an earlier "
+                                         r"output\); give two different files"):
+        probing.main(["--conllu", str(treebank), "--output_dir", str(treebank.parent), "--overwrite"])
     with pytest.raises(SystemExit, match=rf"--output_dir {tmp_path} holds past_present.txt \(task files: yours, or an "
                                          r"earlier build's\), which the builder would replace: pass --overwrite"):
         probing.main(["--synthetic_documents", "30", "--output_dir", str(tmp_path)])

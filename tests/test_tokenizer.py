@@ -180,6 +180,12 @@ def test_train_tokenizer_cli_errors(tmp_path, capsys):
     cr.write_bytes(b"a first sentence\ra second one\r")
     with pytest.raises(SystemExit, match=r"cr.txt: lines end in a lone CR \(classic Mac line ends\); convert them"):
         train_tokenizer.main(["--input", str(cr), "--output", str(tmp_path / "v")])
+    corpus = tmp_path / "notes.vocab"  # a corpus named as the vocabulary's own file: read, then replaced
+    corpus.write_text("A corpus of mine.\nIt has two lines.\n")
+    with pytest.raises(SystemExit, match=rf"error: --input {corpus} is {corpus}, which this command writes: the input "
+                                         r"would be replaced by the output"):
+        train_tokenizer.main(["--input", str(corpus), "--output", str(tmp_path / "notes"), "--overwrite"])
+    assert corpus.read_text() == "A corpus of mine.\nIt has two lines.\n"
 
 
 def test_a_lone_cr_inside_a_text_ends_a_line(tmp_path):

@@ -377,6 +377,17 @@ def replace_dir(staged, target, staging):
     os.replace(staged, target)
 
 
+def check_inputs_are_not_outputs(inputs, written, flag):
+    """ValueError for an input (of `flag`) that is one of the files `written` (by name, a link or a hard link):
+    read, then replaced by the output, even with --overwrite, which is for an earlier output."""
+    there = [output for output in written if "://" not in str(output) and os.path.exists(output)]
+    for path in inputs:
+        for output in there:
+            if "://" not in str(path) and os.path.exists(path) and os.path.samefile(path, output):
+                raise ValueError(f"{flag} {path} is {output}, which this command writes: the input would be replaced "
+                                 "by the output (--overwrite is for an earlier output); give two different files")
+
+
 def check_output_dir(output_dir, overwrite, own_files, what, earlier, flag="--output_dir", reused=False):
     """Before any model loads: an --output_dir (written file by file) that is new, empty or holds
     only an earlier result of the same kind (`own_files`, `earlier`: an analysis, or a benchmark's),
