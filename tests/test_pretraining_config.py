@@ -96,7 +96,10 @@ def test_set_reaches_any_setting_and_names_the_known_ones(capsys):
                                                     r"takes a number: write it without quotes \(--set learning_rate=1e-3\)"),
                 (["--set", 'steps="4"'], r'--set steps="4" is a JSON string, and steps takes an integer'),
                 (["--set", 'ponder_cost_weight="0.1"'], r'--set ponder_cost_weight="0.1" is a JSON string, and '
-                                                        r"ponder_cost_weight takes a number")]
+                                                        r"ponder_cost_weight takes a number"),
+                (["--set", 'backbone_overrides={"hidden_dim": 64, "hidden_dim": 32}'],  # as a --config file's
+                 r"--set backbone_overrides: 'hidden_dim' is given twice in one object \(JSON keeps the last without a "
+                 r"word\): give it once")]
     for argv, message in refusals:
         with pytest.raises(SystemExit):
             parse([*_file_flags(), *argv])

@@ -110,8 +110,8 @@ def read_json(path, lines=None):
     try:
         with _gfile().GFile(path, "rb") if remote else open(path, "rb") as f:
             text = f.read().decode("utf-8").removeprefix("\ufeff")  # read once (a pipe); a byte-order mark is no error
-        value = json.loads(text, object_pairs_hook=_no_duplicate_keys)
-    except _DuplicateKey as duplicate:
+        value = json.loads(text, object_pairs_hook=no_duplicate_keys)
+    except DuplicateKey as duplicate:
         line = _line_of_second(text, duplicate.key)
         raise ValueError(f"{path}{f' line {line}' if line else ''}: {duplicate.key!r} is given twice in one object "
                          "(JSON keeps the last without a word): give it once") from None
@@ -140,17 +140,20 @@ def _all_keys(value):
             yield from _all_keys(inner)
 
 
-class _DuplicateKey(Exception):
+class DuplicateKey(Exception):
+    """A key written twice in one JSON object (`no_duplicate_keys`): JSON would keep the last without a word."""
+
     def __init__(self, key):
         super().__init__(key)
         self.key = key
 
 
-def _no_duplicate_keys(pairs):
+def no_duplicate_keys(pairs):
+    """json.loads' object_pairs_hook that raises `DuplicateKey` for a key given twice."""
     seen = set()
     for key, _ in pairs:
         if key in seen:
-            raise _DuplicateKey(key)
+            raise DuplicateKey(key)
         seen.add(key)
     return dict(pairs)
 

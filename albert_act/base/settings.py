@@ -70,8 +70,13 @@ def key_value(flag):
         key, equals, value = text.partition("=")
         if not key or not equals:
             raise argparse.ArgumentTypeError(f"{flag} expects key=value, got {text!r}")
+        from albert_act.base import artifacts
+
         try:
-            return key, json.loads(value)
+            return key, json.loads(value, object_pairs_hook=artifacts.no_duplicate_keys)
+        except artifacts.DuplicateKey as duplicate:
+            raise argparse.ArgumentTypeError(f"{flag} {key}: {duplicate.key!r} is given twice in one object (JSON "
+                                             "keeps the last without a word): give it once") from None
         except json.JSONDecodeError:
             return key, value
     return parse
