@@ -22,7 +22,7 @@ import sys
 
 import numpy as np
 
-from albert_act.base import entry, text_files
+from albert_act.base import entry, outputs
 
 CONFIG = dict(vocabulary_size=400, num_heads=2, embedding_dim=16, hidden_dim=32, intermediate_dim=64,
               max_iterations=6, max_sequence_length=128)
@@ -67,16 +67,21 @@ def write(directory):
     unit.bias.assign([-0.8])
     inputs, labels = _batch()
     with tf.GradientTape() as tape:
-        outputs = model(inputs, training=True)
-        sums = Objective().sums(outputs, labels)
+        answers = model(inputs, training=True)
+        sums = Objective().sums(answers, labels)
         loss = Objective().losses(sums, sums["mlm_weight"], sums["examples"], TAU)["loss"]
     gradients = tape.gradient(loss, model.trainable_variables)
-    text_files.makedirs(directory)
-    model.save_weights(os.path.join(directory, "model.weights.h5"))
-    np.savez(os.path.join(directory, "reference.npz"), loss=float(loss), **inputs, **labels,
-             **{f"output/{k}": np.asarray(v) for k, v in outputs.items()},
-             **{f"gradient/{v.path}": tf.convert_to_tensor(g).numpy() for v, g in zip(model.trainable_variables, gradients)})
-    print(f"reference written to {directory} (mean N {float(np.asarray(outputs['iterations'])[inputs['padding_mask'] == 1].mean()):.2f})")
+    directory = outputs.followed(directory)
+    with outputs.staging_dir(os.path.dirname(directory)) as staging:  # the reference in place whole, or the earlier
+        staged = os.path.join(staging, "reference")
+        os.makedirs(staged)
+        model.save_weights(os.path.join(staged, "model.weights.h5"))
+        np.savez(os.path.join(staged, "reference.npz"), loss=float(loss), **inputs, **labels,
+                 **{f"output/{k}": np.asarray(v) for k, v in answers.items()},
+                 **{f"gradient/{v.path}": tf.convert_to_tensor(g).numpy()
+                    for v, g in zip(model.trainable_variables, gradients)})
+        outputs.replace_dir(staged, directory, staging)
+    print(f"reference written to {directory} (mean N {float(np.asarray(answers['iterations'])[inputs['padding_mask'] == 1].mean()):.2f})")
 
 
 def check(directory):
@@ -146,8 +151,24 @@ def main(argv=None):
     except ValueError as error:
         raise SystemExit(f"error: {error}") from None
     # a stop ends the process at once: on JAX, the interpreter's teardown beside XLA's threads crashed it
-    if not arguments.run(_write_or_check, args, output=args.write or args.check):
+    before = _stamp(args.write)
+
+    def stopped():  # the reference is moved into place whole, as write's last step: a stop may come just after it
+        if args.write and _stamp(args.write) not in (None, before):
+            return f"the new reference is in {args.write}, written whole just before the stop"
+        return arguments.NOTHING_WRITTEN + (" (an earlier reference there is intact)" if before else "")
+
+    if not arguments.run(_write_or_check, args, output=args.write or args.check, stopped=stopped):
         sys.exit(1)
+
+
+def _stamp(directory):
+    """What tells the reference in `directory` from the one written in its place, or None (none there)."""
+    try:
+        status = os.stat(os.path.join(directory, "reference.npz")) if directory else None
+    except OSError:
+        return None
+    return status and (status.st_ino, status.st_mtime_ns)
 
 
 def _write_or_check(args):

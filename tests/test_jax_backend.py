@@ -353,3 +353,18 @@ def test_readers_of_a_run_pass_over_a_checkpoint_with_non_finite_weights(tmp_pat
     np.savez(folder / "jax-2.npz", **{**good, "trainable/encoder/kernel": np.full((2, 2), np.nan, np.float32)})
     update, path, weights = newest_weights(str(tmp_path / "run"))
     assert update == 1 and path.endswith("jax-1.npz") and weights["encoder/kernel"].sum() == 4
+
+
+def test_the_parity_reference_is_moved_into_place_whole(tmp_path):
+    """--write wrote its two files straight into DIR: a stop between them left half a reference. Staged beside
+    DIR and moved in whole, an earlier reference is replaced in one step and nothing else is left."""
+    from benchmarks import backend_parity
+
+    backend_parity.write(str(tmp_path / "parity"))
+    first = dict(np.load(tmp_path / "parity" / "reference.npz"))
+    (tmp_path / "parity" / "reference.npz").write_bytes(b"an earlier reference")
+    backend_parity.write(str(tmp_path / "parity"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["parity"]  # no staging dir left
+    assert sorted(p.name for p in (tmp_path / "parity").iterdir()) == ["model.weights.h5", "reference.npz"]
+    again = dict(np.load(tmp_path / "parity" / "reference.npz"))
+    assert float(again["loss"]) == float(first["loss"]) and again.keys() == first.keys()
