@@ -145,6 +145,45 @@ def test_outputs_checked_for_overwrite_are_held_so_that_two_at_once_cannot_both_
     assert sorted(os.listdir(tmp_path)) == [".probing.lock", ".submission.zip.lock", ".vocab.lock", "models"]
 
 
+def _holding(code):  # a process that runs `code` and goes on running
+    return subprocess.Popen([sys.executable, "-c", code], cwd=REPO, env=ENV, stdout=subprocess.PIPE, text=True)
+
+
+def test_an_output_replaced_whole_is_not_nested_with_one_being_written(tmp_path):
+    """analyze --output_dir nest/inner running, then analyze --output_dir nest: both ended 'written', and the
+    outer one, moved over nest whole, had removed the inner analysis. Each way round, the second is refused."""
+    (tmp_path / "nest").mkdir()
+    inner = _holding(f"from albert_act.base import outputs; import time\n"
+                    f"outputs.check_output_dir({str(tmp_path / 'nest' / 'inner')!r}, False, [], 'x', 'y')\n"
+                    "print('held', flush=True); time.sleep(60)")
+    try:
+        assert inner.stdout.readline() == "held\n"
+        with pytest.raises(ValueError, match=rf"--output_dir {tmp_path / 'nest'} holds {tmp_path / 'nest' / 'inner'}, "
+                                             rf"which another command is writing now \(pid {inner.pid} on .*\); this "
+                                             r"command replaces \S*nest whole when it ends: wait for that one"):
+            outputs.check_output_dir(str(tmp_path / "nest"), False, [], "x", "y")
+    finally:
+        inner.kill()
+        inner.wait()
+    outputs.release_held()
+    outer = _holding(f"from albert_act.base import outputs; import time\n"
+                    f"outputs.check_output_dir({str(tmp_path / 'nest')!r}, False, [], 'x', 'y')\n"
+                    "print('held', flush=True); time.sleep(60)")
+    try:
+        assert outer.stdout.readline() == "held\n"
+        with pytest.raises(ValueError, match=rf"--output_dir \S*nest/inner is inside {tmp_path / 'nest'}, which another "
+                                             rf"command is writing now \(pid {outer.pid} on .*\): its end could "
+                                             r"replace or remove it"):
+            outputs.check_output_dir(str(tmp_path / "nest" / "inner"), False, [], "x", "y")
+    finally:
+        outer.kill()
+        outer.wait()
+    outputs.release_held()
+    outputs.check_output_dir(str(tmp_path / "nest" / "inner"), False, [], "x", "y")  # its own locks: not another's
+    outputs.check_output_dir(str(tmp_path / "nest"), False, [], "x", "y")
+    outputs.release_held()
+
+
 def test_remote_paths_are_not_locked_and_say_so():
     with outputs.DirectoryLock("gs://bucket/run", "pre-training run") as lock:
         assert not lock.active and "not locked (remote path)" in lock.note

@@ -7,8 +7,7 @@
   its final place and moved in by renames, so a full disk, Ctrl-C or a kill leaves either the old
   version or the new one, whole; staging dirs of dead processes are removed by the next writer.
 
-No TensorFlow here: the data tool, which never loads it, uses these too. Local paths only;
-remote ones (gs://) are written as before and not locked (`DirectoryLock.note` says so).
+No TensorFlow here (the data tool uses these too). Remote paths (gs://) are not locked (`.note`).
 """
 
 import atexit
@@ -129,6 +128,7 @@ def lock_path(path):
     return os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.lock")
 
 
+_MINE = set()  # the lock files this process holds (`DirectoryLock`), which it does not count as held by another
 _HELD = {}  # path -> the DirectoryLock this process holds on it until its command ends (`hold`)
 
 
@@ -239,6 +239,7 @@ class DirectoryLock:
         except OSError:
             pass
         self.file, self.active = handle, True
+        _MINE.add(name)
 
     def notice(self):
         """The line a command prints once it holds the lock: a lock taken over from a dead process, or none taken
@@ -282,6 +283,7 @@ class DirectoryLock:
         with contextlib.suppress(OSError):
             self.file.close()
         self.file, self.active = None, False
+        _MINE.discard(lock_path(self.path))
         folder = os.path.dirname(lock_path(self.path))
         while self.created:  # the folders made for the lock, if the command left nothing in them
             try:
@@ -388,6 +390,44 @@ def check_inputs_are_not_outputs(inputs, written, flag):
                                  "by the output (--overwrite is for an earlier output); give two different files")
 
 
+def _check_not_nested(output_dir, flag):
+    """ValueError for an output dir (replaced whole at its end) that holds, or lies inside, one that another
+    process writes now: the one to end last would replace or remove the other's result."""
+    path = os.path.realpath(output_dir)
+    for folder, names, files in os.walk(path) if os.path.isdir(path) else ():
+        names[:] = [n for n in names if not n.startswith(STAGING_PREFIX)]  # locks: `lock_path`'s .<name>.lock
+        for name in (n for n in files if n.startswith(".") and n.endswith(".lock")):
+            holder = _held_elsewhere(os.path.join(folder, name))
+            if holder is not None:
+                raise ValueError(f"{flag} {output_dir} holds {os.path.join(folder, name[1:-5])}, which another command "
+                                 f"is writing now{holder}; this command replaces {output_dir} whole when it ends: wait "
+                                 f"for that one, or choose another {flag}")
+    parent = os.path.dirname(path)
+    while parent != os.path.dirname(parent):
+        holder = _held_elsewhere(lock_path(parent))
+        if holder is not None:
+            raise ValueError(f"{flag} {output_dir} is inside {parent}, which another command is writing now{holder}: "
+                             f"its end could replace or remove it; wait for that one, or choose another {flag}")
+        parent = os.path.dirname(parent)
+
+
+def _held_elsewhere(name):
+    """Who holds the lock file `name` (" (pid ...)", or "" unsaid) when another process does; else None."""
+    try:
+        import fcntl
+        descriptor = os.open(name, os.O_RDONLY | os.O_NOFOLLOW)
+    except (ImportError, OSError):  # no fcntl (Windows: nothing is locked), or no such lock
+        return None
+    try:
+        if name not in _MINE:
+            fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return None
+    except OSError:
+        return _describe_holder(os.read(descriptor, 4096).decode("utf-8", "replace"))
+    finally:
+        os.close(descriptor)  # and a shared lock with it
+
+
 def check_output_dir(output_dir, overwrite, own_files, what, earlier, flag="--output_dir", reused=False):
     """Before any model loads: an --output_dir (written file by file) that is new, empty or holds
     only an earlier result of the same kind (`own_files`, `earlier`: an analysis, or a benchmark's),
@@ -396,6 +436,7 @@ def check_output_dir(output_dir, overwrite, own_files, what, earlier, flag="--ou
     it finds of its own there (its finished runs), so that needs no --overwrite."""
     check_dir_target(output_dir, flag)
     hold(output_dir, flag)  # then what is there: another process cannot write it while this one runs
+    _check_not_nested(output_dir, flag)
     if os.path.isdir(output_dir):
         entries = {name for name in os.listdir(output_dir) if not name.startswith(".")}  # not locks, staging dirs
         others = sorted(entries - set(own_files))
