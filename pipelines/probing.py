@@ -287,7 +287,7 @@ def main(argv=None):
     with cli.failures(args.output_dir, "each task file is written whole; re-run the same command", kept):
         check_output_dir(args.output_dir, args.overwrite)
         files = text_files.expand_patterns(args.conllu) if args.conllu else []
-        outputs.check_inputs_are_not_outputs(files, [os.path.join(args.output_dir, n) for n in TASK_FILES.values()],
+        text_files.check_inputs_are_not_outputs(files, [os.path.join(args.output_dir, n) for n in TASK_FILES.values()],
                                              "--conllu")
         built = build_probing_tasks(args.output_dir, files, args.synthetic_documents, args.seed)
         for task, counts in built.items():

@@ -25,6 +25,7 @@ if not __package__:  # run as a file, where its imports of the package fail
                      "python -m pipelines.synthetic_corpus")
 
 import dataclasses
+import itertools
 import os
 import random
 
@@ -343,6 +344,10 @@ def check_outputs(args):
     given = [("--output", args.output)] + ([("--conllu", args.conllu)] if args.conllu else [])
     if args.conllu and outputs.followed(args.conllu) == outputs.followed(args.output):
         raise ValueError(f"--conllu {args.conllu} is --output {args.output}: give two files")
+    for (flag, path), (other, file) in itertools.permutations(given, 2):  # a file cannot also be a folder
+        if outputs.followed(path).startswith(outputs.followed(file) + os.sep):
+            raise ValueError(f"{flag} {path} lies under {other} {file}, which is written as a file: give two files "
+                             "side by side, e.g. " + os.path.join(os.path.dirname(file), os.path.basename(path)))
     for flag, path in given:
         target = outputs.followed(path)
         if path.endswith(os.sep) or os.path.isdir(target):

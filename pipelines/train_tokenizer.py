@@ -80,7 +80,7 @@ def main(argv=None):
                              "have been made with); choose another --output, or pass --overwrite to replace it")
         files = text_files.expand_patterns(args.input)
         text_files.check_each_file_once(files, "its sentences would count twice in the vocabulary's statistics")
-        outputs.check_inputs_are_not_outputs(files, existing, "--input")
+        text_files.check_inputs_are_not_outputs(files, existing, "--input")
         proto = train_sentencepiece(files, args.vocab_size, args.max_sentences, args.seed, args.threads,
                                     model_type=args.model_type, skip_invalid_utf8=args.skip_invalid_utf8,
                                     byte_fallback=args.byte_fallback, required_chars=args.required_chars)

@@ -127,6 +127,12 @@ def test_the_command_writes_two_new_files_or_replaces_them_with_overwrite(tmp_pa
         (["--output", str(tmp_path)], rf"--output {tmp_path} is a folder: give a file name"),
         (["--output", str(mine / "x.txt")], rf"^error: {mine} is a file, not a directory$"),
         (["--output", ""], r"--output must be a path, got '': an empty path names no file"),
+        (["--output", str(tmp_path / "a.txt"), "--conllu", str(tmp_path / "a.txt" / "gold.conllu")],
+         r"--conllu \S*a.txt/gold.conllu lies under --output \S*a.txt, which is written as a file: give two files side "
+         r"by side, e.g. \S*/gold.conllu"),
+        (["--output", str(tmp_path / ("n" * 250))], r"File name too long: --output \S*nnnn leaves no room for the "
+                                                    r"hidden files written beside it; give it a name of at most 230 "
+                                                    r"characters"),
     ]:
         with pytest.raises(SystemExit, match=message):
             command.main(argv + ["--documents", "2"])

@@ -261,6 +261,9 @@ class DirectoryLock:
                 kind = f"a link (to {os.readlink(name)})" if os.path.islink(name) else "a folder"
                 raise ValueError(f"{name}, where {self._guarded()}'s lock goes, is {kind}, not a lock file: move it "
                                  "away") from None
+            if error.errno == errno.ENAMETOOLONG:
+                raise OSError(error.errno, f"{error.strerror}: {self._guarded()} leaves no room for the hidden files "
+                                           "written beside it; give it a name of at most 230 characters", self.path) from None
             parent = os.path.dirname(name)
             if os.path.isdir(self.path) and os.access(self.path, os.W_OK) and not os.access(parent, os.W_OK):
                 raise OSError(error.errno, f"{error.strerror}: {self._guarded()} is writable, but not its folder "
@@ -377,17 +380,6 @@ def replace_dir(staged, target, staging):
     if os.path.lexists(target):
         os.replace(target, os.path.join(staging, "previous"))
     os.replace(staged, target)
-
-
-def check_inputs_are_not_outputs(inputs, written, flag):
-    """ValueError for an input (of `flag`) that is one of the files `written` (by name, a link or a hard link):
-    read, then replaced by the output, even with --overwrite, which is for an earlier output."""
-    there = [output for output in written if "://" not in str(output) and os.path.exists(output)]
-    for path in inputs:
-        for output in there:
-            if "://" not in str(path) and os.path.exists(path) and os.path.samefile(path, output):
-                raise ValueError(f"{flag} {path} is {output}, which this command writes: the input would be replaced "
-                                 "by the output (--overwrite is for an earlier output); give two different files")
 
 
 def _check_not_nested(output_dir, flag):

@@ -141,6 +141,17 @@ def check_each_file_once(files, why, flag="--input"):
                          f"share, {why}; give each text once (cut the shared part from one of them)")
 
 
+def check_inputs_are_not_outputs(inputs, written, flag):
+    """ValueError for an input (of `flag`) that is one of the files `written` (by name, a link or a hard link):
+    read, then replaced by the output, even with --overwrite, which is for an earlier output."""
+    there = [output for output in written if "://" not in str(output) and os.path.exists(output)]
+    for path in inputs:
+        for output in there:
+            if "://" not in str(path) and os.path.exists(path) and os.path.samefile(path, output):
+                raise ValueError(f"{flag} {path} is {output}, which this command writes: the input would be replaced "
+                                 "by the output (--overwrite is for an earlier output); give two different files")
+
+
 def text_key(path, characters=None):
     """SHA-256 of the text as a reader of its words sees it (`normalised_lines`): equal for a text file and its
     copy saved by another editor; of its first `characters` only, or of all of it (None); None for a file of
