@@ -180,6 +180,10 @@ def test_train_tokenizer_cli_errors(tmp_path, capsys):
     cr.write_bytes(b"a first sentence\ra second one\r")
     with pytest.raises(SystemExit, match=r"cr.txt: lines end in a lone CR \(classic Mac line ends\); convert them"):
         train_tokenizer.main(["--input", str(cr), "--output", str(tmp_path / "v")])
+    with pytest.raises(SystemExit):  # argparse kept the second list: the first file was dropped without a word
+        train_tokenizer.main(["--input", str(bad), "--input", str(cr), "--output", str(tmp_path / "v")])
+    assert re.search(r"error: --input is given twice: the second list would replace the first; give all its values "
+                     r"after one --input \(--input A B C\)", capsys.readouterr().err)
     corpus = tmp_path / "notes.vocab"  # a corpus named as the vocabulary's own file: read, then replaced
     corpus.write_text("A corpus of mine.\nIt has two lines.\n")
     with pytest.raises(SystemExit, match=rf"error: --input {corpus} is {corpus}, which this command writes: the input "

@@ -312,7 +312,12 @@ def parse_checked(parser, argv, rules):
             shown = action.help if action.help and "default" in action.help else (
                 f"{action.help + ' ' if action.help else ''}(default: {action.default})")
             action.help = f"{shown}; {words}" if action.default is not None else f"{action.help or ''}; {words}"
+    for action in parser._actions:  # a list flag given twice: argparse keeps the last list, the first one dropped
+        if action.nargs in ("+", "*") and type(action) is argparse._StoreAction:
+            action.__class__ = _ListGivenOnce
     args = checks.negative_numbers_are_values(parser).parse_args(argv)
+    for name in [name for name in vars(args) if name.startswith(_ListGivenOnce.MARK)]:
+        delattr(args, name)
     for action in parser._actions:  # a list of choices (--precisions float32 float32): each measured once
         values = getattr(args, action.dest, None) if action.choices and action.nargs in ("+", "*") else None
         if values and len(set(values)) < len(values):
@@ -325,6 +330,19 @@ def parse_checked(parser, argv, rules):
         elif isinstance(value, list) and any(isinstance(v, str) and v.startswith("~") for v in value):
             setattr(args, name, [os.path.expanduser(v) if isinstance(v, str) else v for v in value])
     return args
+
+
+class _ListGivenOnce(argparse._StoreAction):
+    """A flag that takes a list (--input A B), refused when given twice (--input A --input B): argparse would keep
+    B alone, and A would be dropped without a word."""
+    MARK = "_given_once_"
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, self.MARK + self.dest, False):
+            parser.error(f"{option_string} is given twice: the second list would replace the first; give all its "
+                         f"values after one {option_string} ({option_string} A B C)")
+        setattr(namespace, self.MARK + self.dest, True)
+        super().__call__(parser, namespace, values, option_string)
 
 
 def check_flags(args, rules):

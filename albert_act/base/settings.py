@@ -158,7 +158,7 @@ def _typed(parser, argv):
     probe._defaults = {}  # noqa: SLF001 (set_defaults' values: argparse puts them in the namespace as they are)
     for action in probe._actions:  # noqa: SLF001
         action.default = argparse.SUPPRESS
-    return set(vars(probe.parse_known_args(argv)[0]))
+    return {name for name in vars(probe.parse_known_args(argv)[0]) if not name.startswith("_")}
 
 
 def _apply_set(parser, config_class, args, typed):
