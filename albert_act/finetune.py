@@ -57,7 +57,8 @@ def main(argv=None):
 
     def stopped():  # asked when the stop comes: an epoch may not have finished yet
         if config.grid:  # the finished points are kept, and the same command goes on from them
-            done = [point for point in config.grid_points() if finetuning_run.finished_point(point)]
+            data = finetuning_run.data_key(finetuning_run.load_task(config.task, config.data_dir))
+            done = [point for point in config.grid_points() if finetuning_run.finished_point(point, data)]
             return (f"{len(done)} of {len(config.grid_points())} grid points finished (in "
                     f"{os.path.join(output_dir, artifacts.GRID)}); re-run the same command"
                     f"{' without --overwrite' if config.overwrite else ''} to go on from them")

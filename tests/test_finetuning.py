@@ -315,10 +315,13 @@ def test_a_grid_stopped_part_way_goes_on_from_its_finished_points(tmp_path, monk
         os.makedirs(os.path.join(point.output_dir, "export", "1"), exist_ok=True)
         (Path(point.output_dir) / artifacts.FINETUNE_CONFIG).write_text(json.dumps(dataclasses.asdict(point)))
         result = {"metric": "accuracy", "best": {"accuracy": point.learning_rate}, "export":
-                  os.path.join(point.output_dir, "export", "1"), "run": len(ran)}
+                  os.path.join(point.output_dir, "export", "1"), "run": len(ran), "data": finetuning_run.data_key(task)}
         (Path(point.output_dir) / artifacts.RESULTS).write_text(json.dumps(result))
         return result
 
+    task = finetuning_data.TaskData("rte", ("entailment", "not_entailment"), [Example("0", "A b.", "C d.", "entailment")],
+                                    [Example("1", "E f.", "G h.", "not_entailment")], "rte")
+    monkeypatch.setattr(finetuning_run, "load_task", lambda name, data_dir: task)  # the data the points trained on
     monkeypatch.setattr(finetuning_run, "finetune", fake_finetune)
     monkeypatch.setattr(finetuning_run, "damaged_file", lambda output_dir, result: None)  # whole (its test: above)
     config = FinetuneConfig(task="rte", data_dir="glue/RTE", init="runs/demo", output_dir=str(tmp_path), grid=True)
@@ -347,6 +350,13 @@ def test_a_grid_stopped_part_way_goes_on_from_its_finished_points(tmp_path, monk
             fake_finetune(point)
         finetuning_run.check_grid_settings(other)
     finetuning_run.check_grid_settings(config)  # its own settings: it goes on from them
+    task.dev.append(Example("2", "I j.", "K l.", "entailment"))  # the data changed since: its points are no longer
+    with pytest.raises(ValueError, match=r"holds 18 grid point\(s\) finished with other settings \(the task's "
+                                         r"examples in glue/RTE, which changed since, in \S*\), which this grid would "
+                                         r"replace: pass --overwrite"):
+        finetuning_run.check_grid_settings(config)
+    assert finetuning_run.finished_point(config.grid_points()[0], finetuning_run.data_key(task)) is None
+    task.dev.pop()
     ran.clear()
     finetuning_run.grid_search(dataclasses.replace(config, overwrite=True), grid)
     assert len(ran) == 4

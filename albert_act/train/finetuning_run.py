@@ -79,7 +79,7 @@ def finetune(config, progress=True):
               "max_iterations": backbone.max_iterations, "train_examples": len(data.train),
               "dev_examples": len(task.dev), "truncated_train_examples": data.truncated,
               "metric": main_metric, "majority": majority(task, data.dev_targets), "initial": initial,
-              "history": history, "best": best, "export": export_dir}
+              "history": history, "best": best, "export": export_dir, "data": data_key(task)}
     artifacts.write_json(os.path.join(config.output_dir, artifacts.RESULTS), result)
     return result
 
@@ -214,9 +214,9 @@ def grid_search(config, grid=None, progress=True):
     export/ is copied to <output_dir>/export. A point finished earlier with the same settings (a grid
     stopped part way, run again) is kept, not run again, unless `config.overwrite`."""
     points = config.grid_points() if grid is None else config.grid_points(grid)
-    runs = []
+    runs, data = [], data_key(load_task(config.task, config.data_dir))
     for number, point in enumerate(points, 1):
-        earlier = None if config.overwrite else finished_point(point)
+        earlier = None if config.overwrite else finished_point(point, data)
         damaged = earlier and damaged_file(point.output_dir, earlier)
         if progress:
             print(f"\ngrid point {number} of {len(points)}: learning rate {point.learning_rate}, batch size "
@@ -235,16 +235,17 @@ def grid_search(config, grid=None, progress=True):
     return summary
 
 
-def finished_point(point):
+def finished_point(point, data=None):
     """The results of a grid point that finished earlier with `point`'s settings (its results.json, beside a
-    finetune_config.json equal to `point` and its export), or None."""
+    finetune_config.json equal to `point` and its export) and, given, on the data of `data_key` `data`; or None."""
     try:
         saved = artifacts.read_json(os.path.join(point.output_dir, artifacts.FINETUNE_CONFIG))
         result = artifacts.read_json(os.path.join(point.output_dir, artifacts.RESULTS))
     except (OSError, ValueError):  # not there, or cut by a stop: run it
         return None
     same = saved == json.loads(json.dumps(dataclasses.asdict(point)))
-    return result if same and isinstance(result, dict) and os.path.isdir(str(result.get("export"))) else None
+    same = same and isinstance(result, dict) and (data is None or result.get("data") == data)
+    return result if same and os.path.isdir(str(result.get("export"))) else None
 
 
 def damaged_file(output_dir, result):
@@ -272,7 +273,8 @@ def damaged_file(output_dir, result):
 def check_grid_settings(config):
     """ValueError for a grid (without `config.overwrite`) whose folder holds points finished with other settings
     (another --max_seq_length, say): running it would replace them; the same settings go on from them."""
-    changed = [(point, how) for point in config.grid_points() for how in [settings_changed(point)] if how]
+    data = data_key(load_task(config.task, config.data_dir))
+    changed = [(point, how) for point in config.grid_points() for how in [settings_changed(point, data)] if how]
     if changed:
         point, how = changed[0]
         raise ValueError(f"--output_dir {config.output_dir} holds {len(changed)} grid point(s) finished with other "
@@ -280,17 +282,29 @@ def check_grid_settings(config):
                          "run the grid anew, or choose another --output_dir")
 
 
-def settings_changed(point):
+def settings_changed(point, data=None):
     """How the settings of a grid point that finished earlier in `point`'s folder differ from `point`'s
-    ("max_train_examples 60, now 100"), or None: none finished there, or with the same settings."""
+    ("max_train_examples 60, now 100"), or its data from `data` (`data_key`); None: none finished there, or with
+    the same settings and data."""
     try:
         saved = artifacts.read_json(os.path.join(point.output_dir, artifacts.FINETUNE_CONFIG))
-        artifacts.read_json(os.path.join(point.output_dir, artifacts.RESULTS))
+        result = artifacts.read_json(os.path.join(point.output_dir, artifacts.RESULTS))
     except (OSError, ValueError):
         return None
     now = json.loads(json.dumps(dataclasses.asdict(point)))
     changed = [f"{name} {saved.get(name)!r}, now {value!r}" for name, value in now.items() if saved.get(name) != value]
+    if data is not None and result.get("data") != data:
+        changed.append(f"the task's examples in {point.data_dir}, which changed since")
     return "; ".join(changed) or None
+
+
+def data_key(task):
+    """SHA-256 of a task's training and dev examples (texts and labels), kept in a run's results: a grid point
+    finished on other data is no point of the grid run now."""
+    import hashlib
+
+    rows = [[e.text_a, e.text_b, e.label] for e in task.train + task.dev]
+    return hashlib.sha256(json.dumps(rows).encode("utf-8")).hexdigest()
 
 
 def format_results(result):
