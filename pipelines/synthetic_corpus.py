@@ -328,7 +328,8 @@ def main(argv=None):
     parser.add_argument("--overwrite", action="store_true", help="replace an existing --output (and --conllu)")
     args = cli.parse_checked(parser, argv, {"documents": "int[1,100000000]", "seed": "int:seed",
                                             "output": "path", "conllu": "path"})
-    with cli.failures(args.output, "a file there before is intact", "nothing was written (each file is written "
+    written = args.output + (f" and {args.conllu}" if args.conllu else "")  # a failed write names its own file
+    with cli.failures(written, "a file there before is intact", "nothing was written (each file is written "
                       "whole, then moved into place; a file there before is intact); re-run the same command"):
         check_outputs(args)
         count = write_corpus(args.output, args.documents, args.seed, args.conllu)
