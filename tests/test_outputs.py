@@ -1,6 +1,7 @@
 """One process per run or output dir, and outputs replaced whole (albert_act/base/outputs.py); Ctrl-C,
 SIGTERM and SIGKILL on a real pre-training run (those last ones under `-m slow`)."""
 
+import contextlib
 import os
 import re
 import shutil
@@ -109,6 +110,21 @@ def test_a_lock_left_by_a_killed_process_is_taken_over_and_named(tmp_path):
         assert lock.notice().endswith("is gone; taking it over")
 
 
+@contextlib.contextmanager
+def _another_process(code):
+    """A process that runs `code` (its locks taken through `outputs`) and holds them until the block ends, when
+    it is killed (its lock files left, as a kill leaves them)."""
+    holder = subprocess.Popen([sys.executable, "-c", "import time; from albert_act.base import outputs\n" + code +
+                               "\nprint('held', flush=True); time.sleep(60)"],
+                              cwd=REPO, env=ENV, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        yield holder
+    finally:
+        holder.kill()
+        holder.wait()
+
+
 def test_outputs_checked_for_overwrite_are_held_so_that_two_at_once_cannot_both_write(tmp_path, capsys):
     """Two analyses, benchmarks, vocabularies, probing builds or GLUE zips given one output at once: each had checked that no
     earlier output was there, and the one to finish last replaced the other's without --overwrite. The output is
@@ -117,12 +133,7 @@ def test_outputs_checked_for_overwrite_are_held_so_that_two_at_once_cannot_both_
     from pipelines import probing, train_tokenizer
 
     targets = {name: str(tmp_path / name) for name in ("analysis", "vocab", "probing", "submission.zip")}
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from albert_act.base import outputs\n"
-                               f"for path in {list(targets.values())!r}: outputs.hold(path)\n"
-                               "print('held', flush=True); time.sleep(60)"],
-                              cwd=REPO, env=ENV, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline() == "held\n"
+    with _another_process(f"for path in {list(targets.values())!r}: outputs.hold(path)") as holder:
         busy = rf"is in use by another command \(pid {holder.pid} on .*, `-c`, started .*\); wait for it to end"
         with pytest.raises(ValueError, match=busy):
             outputs.check_output_dir(targets["analysis"], False, ("a.md",), "an analysis", "an earlier analysis")
@@ -134,9 +145,6 @@ def test_outputs_checked_for_overwrite_are_held_so_that_two_at_once_cannot_both_
         with pytest.raises(SystemExit, match=busy):
             glue_submission.main(["--models", str(tmp_path / "models"), "--data_dir", str(tmp_path / "models"),
                                   "--output", targets["submission.zip"]])
-    finally:
-        holder.kill()
-        holder.wait()
     assert sorted(os.listdir(tmp_path)) == [".analysis.lock", ".probing.lock", ".submission.zip.lock", ".vocab.lock",
                                             "models"]  # the killed holder's
     outputs.check_output_dir(targets["analysis"], False, ("a.md",), "an analysis", "an earlier analysis")  # taken over
@@ -145,42 +153,22 @@ def test_outputs_checked_for_overwrite_are_held_so_that_two_at_once_cannot_both_
     assert sorted(os.listdir(tmp_path)) == [".probing.lock", ".submission.zip.lock", ".vocab.lock", "models"]
 
 
-def _holding(code):  # a process that runs `code` and goes on running
-    return subprocess.Popen([sys.executable, "-c", code], cwd=REPO, env=ENV, stdout=subprocess.PIPE, text=True)
-
-
 def test_an_output_replaced_whole_is_not_nested_with_one_being_written(tmp_path):
     """analyze --output_dir nest/inner running, then analyze --output_dir nest: both ended 'written', and the
     outer one, moved over nest whole, had removed the inner analysis. Each way round, the second is refused."""
-    (tmp_path / "nest").mkdir()
-    inner = _holding(f"from albert_act.base import outputs; import time\n"
-                    f"outputs.check_output_dir({str(tmp_path / 'nest' / 'inner')!r}, False, [], 'x', 'y')\n"
-                    "print('held', flush=True); time.sleep(60)")
-    try:
-        assert inner.stdout.readline() == "held\n"
-        with pytest.raises(ValueError, match=rf"--output_dir {tmp_path / 'nest'} holds {tmp_path / 'nest' / 'inner'}, "
-                                             rf"which another command is writing now \(pid {inner.pid} on .*\); this "
-                                             r"command replaces \S*nest whole when it ends: wait for that one"):
-            outputs.check_output_dir(str(tmp_path / "nest"), False, [], "x", "y")
-    finally:
-        inner.kill()
-        inner.wait()
-    outputs.release_held()
-    outer = _holding(f"from albert_act.base import outputs; import time\n"
-                    f"outputs.check_output_dir({str(tmp_path / 'nest')!r}, False, [], 'x', 'y')\n"
-                    "print('held', flush=True); time.sleep(60)")
-    try:
-        assert outer.stdout.readline() == "held\n"
-        with pytest.raises(ValueError, match=rf"--output_dir \S*nest/inner is inside {tmp_path / 'nest'}, which another "
-                                             rf"command is writing now \(pid {outer.pid} on .*\): its end could "
-                                             r"replace or remove it"):
-            outputs.check_output_dir(str(tmp_path / "nest" / "inner"), False, [], "x", "y")
-    finally:
-        outer.kill()
-        outer.wait()
-    outputs.release_held()
-    outputs.check_output_dir(str(tmp_path / "nest" / "inner"), False, [], "x", "y")  # its own locks: not another's
-    outputs.check_output_dir(str(tmp_path / "nest"), False, [], "x", "y")
+    nest, inner = tmp_path / "nest", tmp_path / "nest" / "inner"
+    nest.mkdir()
+    for first, second, message in (
+            (inner, nest, rf"--output_dir {nest} holds {inner}, which another command is writing now \(pid {{pid}} on "
+                          rf".*\); this command replaces \S*nest whole when it ends: wait for that one"),
+            (nest, inner, rf"--output_dir \S*nest/inner is inside {nest}, which another command is writing now \(pid "
+                          r"{pid} on .*\): its end could replace or remove it")):
+        with _another_process(f"outputs.check_output_dir({str(first)!r}, False, [], 'x', 'y')") as holder:
+            with pytest.raises(ValueError, match=message.replace("{pid}", str(holder.pid))):
+                outputs.check_output_dir(str(second), False, [], "x", "y")
+        outputs.release_held()
+    outputs.check_output_dir(str(inner), False, [], "x", "y")  # its own locks: not another's
+    outputs.check_output_dir(str(nest), False, [], "x", "y")
     outputs.release_held()
 
 
