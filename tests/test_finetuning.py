@@ -361,6 +361,12 @@ def test_a_grid_stopped_part_way_goes_on_from_its_finished_points(tmp_path, monk
     finetuning_run.grid_search(dataclasses.replace(config, overwrite=True), grid)
     assert len(ran) == 4
     assert finetuning_run.finished_point(config.grid_points(grid)[0]) is not None
+    from albert_act.io.source import kind_of
+
+    with pytest.raises(ValueError, match=rf"{tmp_path} is a fine-tuning --grid dir: give its best point's export, "
+                                         rf"{tmp_path / 'export' / '1'} \(there once the grid has finished\), or one "
+                                         rf"point's dir under {tmp_path / 'grid'}/"):
+        kind_of(str(tmp_path))  # export --checkpoint, finetune --init, analyze --init the grid's own dir
     assert finetuning_run.finished_point(dataclasses.replace(config.grid_points(grid)[0], ponder_cost_weight=0.5)) is None
 
 

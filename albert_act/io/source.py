@@ -29,9 +29,9 @@ import os
 import tensorflow as tf
 
 from albert_act.base import artifacts
-from albert_act.base.artifacts import (ASSETS, CHECKPOINTS, CONFIG, EXPORT_INFO, FINETUNED_INFO, HF_CONFIG, HF_VOCAB,
-                                       HF_WEIGHTS, KERAS_HUB_CONFIG, KERAS_HUB_VOCAB, KERAS_HUB_WEIGHTS, TF1_CONFIG,
-                                       TF1_VOCAB, VOCAB, WEIGHTS)
+from albert_act.base.artifacts import (ASSETS, CHECKPOINTS, CONFIG, EXPORT, EXPORT_INFO, FINETUNED_INFO, GRID,
+                                       HF_CONFIG, HF_VOCAB, HF_WEIGHTS, KERAS_HUB_CONFIG, KERAS_HUB_VOCAB,
+                                       KERAS_HUB_WEIGHTS, TF1_CONFIG, TF1_VOCAB, VOCAB, WEIGHTS)
 from albert_act.io.exports import load_export
 from albert_act.io.public_checkpoints import read_albert_checkpoint, read_albert_config
 from albert_act.io.run_checkpoints import newest_weights, stored_tau
@@ -69,6 +69,10 @@ def kind_of(path):
         return "huggingface"
     if has(KERAS_HUB_CONFIG, KERAS_HUB_WEIGHTS):
         return "keras-hub-preset"
+    if has(GRID):  # a --grid dir: each point is a fine-tuning dir, and the best one's export is copied beside
+        raise ValueError(f"{path} is a fine-tuning --grid dir: give its best point's export, "
+                         f"{os.path.join(path, EXPORT, '1')} (there once the grid has finished), or one point's dir "
+                         f"under {os.path.join(path, GRID)}/")
     inside = _run_holding(path)
     if inside:
         raise ValueError(f"{path} is inside the pre-training run {inside}: give the run dir itself (its newest "
