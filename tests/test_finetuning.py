@@ -126,6 +126,12 @@ def test_bad_input(shared_data, tiny_run, tmp_path):
     cola = finetuning_data.load_task("cola", str(shared_data / "glue" / "CoLA"))  # short sentences, said twice
     assert (cola.dev_in_train(), len(cola.dev)) == (16, 1043)
     assert cola.dev_in_train(cola.train[:60]) == 0  # --max_train_examples 60 trains on none of them
+    import unicodedata  # a dev sentence saved in another Unicode form (NFD, as macOS writes) is the same sentence
+
+    accented = finetuning_data.TaskData("tense", ("PAST", "PRES"), [Example("0", "Le café était fermé .", None, "PAST")],
+                                        [Example("1", unicodedata.normalize("NFD", "Le café  était fermé ."), None,
+                                                 "PAST")], "tense")
+    assert accented.dev_in_train() == 1
     with pytest.raises(ValueError, match=r"not a pre-training run dir \(config.json \+ checkpoints/\), a fine-tuning dir"):
         Source.open(str(tmp_path))
     wiki_like = tmp_path / "other.model"

@@ -3,6 +3,7 @@ and the examples encoded as the exports encode them (`encode`, `EncodedTask`).""
 
 import dataclasses
 import os
+import unicodedata
 
 import numpy as np
 
@@ -23,9 +24,14 @@ class TaskData:
 
     def dev_in_train(self, train=None):
         """How many dev examples are also examples of `train` (the ones trained on: all training examples by
-        default), the same text or pair: their dev numbers measure memory, not generalisation."""
-        seen = {(e.text_a, e.text_b) for e in (self.train if train is None else train)}
-        return sum((e.text_a, e.text_b) in seen for e in self.dev)
+        default), the same text or pair as the tokenizer reads it (Unicode form NFKC, spaces aside): their dev
+        numbers measure memory, not generalisation."""
+        def key(example):
+            return tuple(" ".join(unicodedata.normalize("NFKC", text or "").split())
+                         for text in (example.text_a, example.text_b))
+
+        seen = {key(e) for e in (self.train if train is None else train)}
+        return sum(key(e) in seen for e in self.dev)
 
 
 def load_task(name, data_dir):
