@@ -172,6 +172,25 @@ def test_an_output_replaced_whole_is_not_nested_with_one_being_written(tmp_path)
     outputs.release_held()
 
 
+def test_an_output_replaced_whole_is_not_a_mount_point(tmp_path, monkeypatch):
+    """A mount point (a container's volume) cannot be renamed over: analyze and export failed with 'Device or
+    resource busy' after all their work. Refused before it, with the way forward."""
+    from albert_act.base import artifacts
+
+    mount = tmp_path / "volume"
+    mount.mkdir()
+    monkeypatch.setattr(os.path, "ismount", lambda path: str(path).rstrip("/") == str(mount))
+    with pytest.raises(ValueError, match=rf"^--output_dir {mount} is a mount point: the output is moved into place "
+                                         rf"whole by a rename, which a mount point refuses; write into a folder inside "
+                                         rf"it, e.g. {mount / 'results'}$"):
+        outputs.check_output_dir(str(mount), False, [], "x", "y")
+    outputs.release_held()
+    with pytest.raises(ValueError, match=rf"^--output {mount} is a mount point: .* e.g. {mount / '1'}$"):
+        artifacts.check_export_target(str(mount))
+    outputs.check_output_dir(str(mount), False, [], "x", "y", reused=True)  # its runs go inside: no rename of it
+    outputs.release_held()
+
+
 def test_remote_paths_are_not_locked_and_say_so():
     with outputs.DirectoryLock("gs://bucket/run", "pre-training run") as lock:
         assert not lock.active and "not locked (remote path)" in lock.note

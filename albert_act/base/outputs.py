@@ -1,8 +1,7 @@
 """How every command writes its output: one process per output dir, and outputs replaced whole.
 
-- `DirectoryLock(path, what)`: a second process on the same run or output dir is refused at
-  once, naming the holder; the lock goes with its process (exit, crash, kill), and a lock file
-  left by a dead process is taken over.
+- `DirectoryLock(path, what)`: a second process on the same run or output dir is refused at once, naming
+  the holder; the lock goes with its process (exit, crash, kill), and one a dead process left is taken over.
 - `staging_dir(parent)` + `replace_dir(staged, target, staging)`: an output is written beside
   its final place and moved in by renames, so a full disk, Ctrl-C or a kill leaves either the old
   version or the new one, whole; staging dirs of dead processes are removed by the next writer.
@@ -382,6 +381,13 @@ def replace_dir(staged, target, staging):
     os.replace(staged, target)
 
 
+def refuse_mount_point(path, flag, inside):
+    """ValueError for an output replaced whole (renamed into place) that is a mount point, which no rename replaces."""
+    if "://" not in str(path) and os.path.ismount(path):
+        raise ValueError(f"{flag} {path} is a mount point: the output is moved into place whole by a rename, which a "
+                         f"mount point refuses; write into a folder inside it, e.g. {os.path.join(path, inside)}")
+
+
 def _check_not_nested(output_dir, flag):
     """ValueError for an output dir (replaced whole at its end) that holds, or lies inside, one that another
     process writes now: the one to end last would replace or remove the other's result."""
@@ -429,6 +435,8 @@ def check_output_dir(output_dir, overwrite, own_files, what, earlier, flag="--ou
     check_dir_target(output_dir, flag)
     hold(output_dir, flag)  # then what is there: another process cannot write it while this one runs
     _check_not_nested(output_dir, flag)
+    if not reused:  # (a dir reused holds its runs, each moved in: the dir itself is not renamed)
+        refuse_mount_point(output_dir, flag, "results")
     if os.path.isdir(output_dir):
         entries = {name for name in os.listdir(output_dir) if not name.startswith(".")}  # not locks, staging dirs
         others = sorted(entries - set(own_files))
