@@ -45,9 +45,13 @@ def record_files(file_pattern, what="TFRecord"):
     saved input position names them: it resumes from any folder); ValueError when none does, or
     when one is a directory."""
     patterns = [file_pattern] if isinstance(file_pattern, str) else list(file_pattern)
-    files = sorted(f if text_files.is_remote(f) else os.path.abspath(f) for p in patterns for f in text_files.glob(p))
+    matched = {pattern: text_files.glob(pattern) for pattern in patterns}
+    files = sorted(f if text_files.is_remote(f) else os.path.abspath(f) for found in matched.values() for f in found)
     if not files:
         raise ValueError(f"no {what} file matches {file_pattern!r}")
+    unmatched = [pattern for pattern, found in matched.items() if not found]
+    if unmatched:  # the others' files alone would be read, without a word
+        raise ValueError(f"no {what} file matches {unmatched[0]!r}, one of {patterns}: fix it, or leave it out")
     real = [f if text_files.is_remote(f) else os.path.realpath(f) for f in files]
     twice = next((f for f, r in zip(files, real) if real.count(r) > 1), None)
     if twice:
