@@ -97,6 +97,8 @@ def test_set_reaches_any_setting_and_names_the_known_ones(capsys):
                 (["--set", 'steps="4"'], r'--set steps="4" is a JSON string, and steps takes an integer'),
                 (["--set", 'ponder_cost_weight="0.1"'], r'--set ponder_cost_weight="0.1" is a JSON string, and '
                                                         r"ponder_cost_weight takes a number"),
+                (["--override", "hidden_dim=64", "--override", "hidden_dim=32"],  # not the last one, silently
+                 r"--override hidden_dim is given twice \(hidden_dim=64, hidden_dim=32\): give it once"),
                 (["--set", 'backbone_overrides={"hidden_dim": 64, "hidden_dim": 32}'],  # as a --config file's
                  r"--set backbone_overrides: 'hidden_dim' is given twice in one object \(JSON keeps the last without a "
                  r"word\): give it once")]

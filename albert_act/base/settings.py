@@ -139,6 +139,13 @@ def parse_flags(parser, config_class, argv=None, required=(), paths=()):
     args.given = {name for name, value in vars(args).items() if value != parser.get_default(name)}
     args.typed = _typed(parser, argv)
     typed = {name: getattr(args, name) or [] for name in dicts}
+    for name, pairs in typed.items():  # --override hidden_dim=64 --override hidden_dim=32: not the last one, silently
+        keys = [key for key, _ in pairs]
+        twice = next((key for i, key in enumerate(keys) if key in keys[:i]), None)
+        if twice is not None:
+            flag = flag_name(next(f for f in dataclasses.fields(config_class) if f.name == name))
+            parser.error(f"{flag} {twice} is given twice ({', '.join(f'{k}={v}' for k, v in pairs if k == twice)}): "
+                         "give it once")
     for name in dicts:  # KEY=VALUE pairs given add to the saved ones
         setattr(args, name, [*saved.get(name, {}).items(), *typed[name]])
     _apply_set(parser, config_class, args, typed)
