@@ -45,7 +45,8 @@ def main(argv=None):
         filed = {name: getattr(args, name) for name in PAPER_GRID
                  if name not in args.typed and getattr(args, name) != default[name]}
         if typed or filed:
-            sys.exit(f"error: {grid_sets_aside(typed or filed, None if typed else args.config)}")
+            grid_from = None if "grid" in args.typed else args.config  # --grid typed, or in the --config file
+            sys.exit(f"error: {grid_sets_aside(typed or filed, None if typed else args.config, grid_from)}")
     config = settings.config_from(FinetuneConfig, args)
     output_dir = config.output_dir
     explain = settings.explained(args)  # a path of a --config file: where it came from

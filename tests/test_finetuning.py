@@ -411,6 +411,14 @@ def test_the_flags_are_the_config_fields_and_a_saved_config_repeats_the_run(tmp_
                                          r"finetune_config.json's epochs 5 would be set aside: drop --grid for that "
                                          r"file's one run, or leave them out of the file"):
         finetune.main(["--config", str(saved), "--grid"])
+    (tmp_path / "grid_config.json").write_text(json.dumps(dataclasses.asdict(dataclasses.replace(  # a grid run's
+        config, epochs=FinetuneConfig.__dataclass_fields__["epochs"].default, grid=True))))
+    with pytest.raises(SystemExit, match=r"^error: --config \S*grid_config.json sets grid: true, which runs every .* "
+                                         r"grid, so --epochs 1 would be set aside: drop it, or add --set grid=false"):
+        finetune.main(["--config", str(tmp_path / "grid_config.json"), "--epochs", "1"])
+    args = settings.parse_flags(cli.parser("finetune", ""), FinetuneConfig, ["--config", str(tmp_path / "grid_config.json"),
+                                                                              "--epochs", "1", "--set", "grid=false"])
+    assert settings.config_from(FinetuneConfig, args).grid is False  # the way forward it gives
     args = settings.parse_flags(cli.parser("finetune", ""), FinetuneConfig, ["--config", str(saved), "--grid",
                                                                               "--halting_bias", "-1e-3"])
     assert args.typed == {"config", "grid", "halting_bias_initializer"}  # a --config file's settings are not typed

@@ -94,10 +94,14 @@ class FinetuneConfig:
                 for lr, batch, epochs, seed in points]
 
 
-def grid_sets_aside(given, config_file=None):
+def grid_sets_aside(given, config_file=None, grid_from=None):
     """The refusal of the grid's settings {name: value} given beside --grid, which it would set aside
     (at their default's value too, when typed: finetune's main checks the flags typed); config_file:
-    the --config file that gave them."""
+    the --config file that gave them; grid_from: the --config file that set grid (not --grid typed)."""
+    if grid_from and not config_file:
+        return (f"--config {grid_from} sets grid: true, which runs every {' x '.join(PAPER_GRID)} of the paper's "
+                f"grid, so {', '.join(f'--{n} {v}' for n, v in given.items())} would be set aside: drop "
+                f"{'them' if len(given) > 1 else 'it'}, or add --set grid=false for one run")
     if config_file:
         return (f"--grid runs every {' x '.join(PAPER_GRID)} of the paper's grid, so --config {config_file}'s "
                 f"{', '.join(f'{n} {v}' for n, v in given.items())} would be set aside: drop --grid for that file's "
