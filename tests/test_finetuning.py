@@ -364,6 +364,13 @@ def test_a_grid_stopped_part_way_goes_on_from_its_finished_points(tmp_path, monk
     assert finetuning_run.finished_point(config.grid_points()[0], finetuning_run.data_key(task)) is None
     task.dev.pop()
     ran.clear()
+    (tmp_path / artifacts.RESULTS).write_text("{}")  # a grid that finished, run anew: stopped, it is no finished grid
+    stop = True
+    with pytest.raises(KeyboardInterrupt):
+        finetuning_run.grid_search(dataclasses.replace(config, overwrite=True), grid)
+    assert not (tmp_path / artifacts.RESULTS).exists()
+    stop = False
+    ran.clear()
     finetuning_run.grid_search(dataclasses.replace(config, overwrite=True), grid)
     assert len(ran) == 4
     assert finetuning_run.finished_point(config.grid_points(grid)[0]) is not None

@@ -215,6 +215,9 @@ def grid_search(config, grid=None, progress=True):
     stopped part way, run again) is kept, not run again, unless `config.overwrite`."""
     points = config.grid_points() if grid is None else config.grid_points(grid)
     runs, data = [], data_key(load_task(config.task, config.data_dir))
+    # Run anew, the dir no longer says a grid finished there: stopped, the command without --overwrite goes on
+    if config.overwrite and os.path.exists(os.path.join(config.output_dir, artifacts.RESULTS)):
+        os.remove(os.path.join(config.output_dir, artifacts.RESULTS))
     for number, point in enumerate(points, 1):
         earlier = None if config.overwrite else finished_point(point, data)
         damaged = earlier and damaged_file(point.output_dir, earlier)
