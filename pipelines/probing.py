@@ -218,7 +218,7 @@ def split_of(sentence):
 def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed=0):
     """Writes the four task files; returns {task: {split: count}}."""
     rows = collections.defaultdict(list)
-    text_files.check_each_file_once(conllu_paths, "its sentences would count twice", "--conllu")
+    text_files.check_each_file_once(conllu_paths, "its sentences would count twice", "--conllu", comments="#")
     for path in conllu_paths:
         sentences, tagged, related = 0, False, False
         for sentences, tokens in enumerate(read_conllu(path), start=1):

@@ -110,6 +110,22 @@ def test_copies_saved_otherwise_and_texts_that_share_their_start_are_refused(tmp
         text_files.check_each_file_once([path["short.txt"], path["short_nfd.txt"]], "twice")
     text_files.check_each_file_once([path["corpus.txt"], path["other.txt"], path["short.txt"]], "twice")
     assert text_files.text_key(path["corpus.txt"]) != text_files.text_key(path["grown.txt"])
+    # a short text (under SHARED_START characters) that another begins with: its documents are in both
+    (tmp_path / "grown_short.txt").write_text("\n".join(lines[:20]) + "\nAnd then a line of its own.\n")
+    path["first_20.txt"] = str(tmp_path / "first_20.txt")
+    (tmp_path / "first_20.txt").write_text("\n".join(lines[:20]) + "\n")
+    for files in ([path["first_20.txt"], str(tmp_path / "grown_short.txt")], [path["first_20.txt"], path["corpus.txt"]]):
+        with pytest.raises(ValueError, match=rf"--input {files[1]} begins with all the text of {files[0]}, then goes "
+                                             r"on: for that text, twice; give each text once \(cut it from one of them\)"):
+            text_files.check_each_file_once(files, "twice")
+    text_files.check_each_file_once([str(tmp_path / "grown_short.txt"), path["short.txt"], path["other.txt"]], "twice")
+    # CoNLL-U: a copy whose comment lines (sentence ids) differ holds the same sentences
+    sentence = "1\tWords\tword\tNOUN\tNNS\t_\t0\troot\t_\t_\n\n"
+    (tmp_path / "a.conllu").write_text("# sent_id = a-1\n" + sentence)
+    (tmp_path / "b.conllu").write_text("# sent_id = b-1\n# text = Words\n" + sentence)
+    with pytest.raises(ValueError, match=r"--conllu \S*b.conllu holds the same text as \S*a.conllu"):
+        text_files.check_each_file_once([str(tmp_path / "a.conllu"), str(tmp_path / "b.conllu")], "twice", "--conllu",
+                                        comments="#")
     (tmp_path / "blank_only.txt").write_text("\n \n\t\n")
     assert text_files.text_key(str(tmp_path / "blank_only.txt")) is None
 

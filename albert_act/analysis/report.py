@@ -359,7 +359,8 @@ def fixed_point_markdown(result):
 def _parsed_sentences(patterns, documents):
     if patterns:
         files = text_files.expand_patterns(patterns)
-        text_files.check_each_file_once(files, "its sentences would count twice, and the intervals narrow", "--parsed")
+        text_files.check_each_file_once(files, "its sentences would count twice, and the intervals narrow", "--parsed",
+                                        comments="#")  # a sentence's comment lines (its id) are not read
         sentences = []
         for path in files:
             parsed = list(probing.read_parsed(path))

@@ -110,11 +110,12 @@ def size(path):
 SHARED_START = 2**16  # characters: two texts that begin with as many of the same are one text, or one holds the other
 
 
-def check_each_file_once(files, why, flag="--input"):
+def check_each_file_once(files, why, flag="--input", comments=None):
     """ValueError for a file of --input given twice: the same path (or two globs that both match it), a copy
-    under another name (the same `text_key`: saved by another editor), or a text that begins as another one does
-    (the first `SHARED_START` characters); `why`: what twice would do, e.g. "its documents would be both trained
-    on and held out"."""
+    under another name (the same `text_key`: saved by another editor), a text that begins as another one does
+    (the first `SHARED_START` characters), or one that begins with all of a shorter one; `why`: what twice would
+    do, e.g. "its documents would be both trained on and held out"; comments: the start of the lines that no
+    reader counts ("#" in CoNLL-U), left out."""
     seen = {}
     for path in files:
         key = path if is_remote(path) else os.path.realpath(path)
@@ -122,23 +123,45 @@ def check_each_file_once(files, why, flag="--input"):
             also = "" if seen[key] == path else f" (also as {seen[key]})"
             raise ValueError(f"{flag} matches {path} twice{also}: {why}; give each file once")
         seen[key] = path
-    by_start = {}
+    starts, by_start = {}, {}
     for path in files:
         if not is_remote(path) and not os.path.isfile(path):
             continue  # a pipe (/dev/stdin, a FIFO) is read once, by the work: its start is not read here
         try:
-            key = text_key(path, SHARED_START)
+            starts[path] = kept, digests = _start_digests(path, comments)
         except OSError:
             continue  # reading it names the problem
-        first = by_start.setdefault(key, path) if key else path
+        first = by_start.setdefault(digests[-1], path) if digests else path
         if first == path:
             continue
-        if text_key(path) == text_key(first):
+        if kept < SHARED_START or text_key(path, comments=comments) == text_key(first, comments=comments):
             raise ValueError(f"{flag} {path} holds the same text as {first} (a copy: line ends, blank lines, "
                              f"a byte-order mark and the Unicode form aside): {why}; give each text once")
         raise ValueError(f"{flag} {path} and {first} begin with the same text (their first {SHARED_START:,} "
                          f"characters at least), then differ: one holds a part of the other. For the text they "
                          f"share, {why}; give each text once (cut the shared part from one of them)")
+    shorter = {digests[-1]: path for path, (kept, digests) in starts.items() if digests and kept < SHARED_START}
+    for path in starts if shorter else ():  # read again: the digest after each line is not kept for every file
+        part = next((shorter[d] for d in _start_digests(path, comments)[1][:-1] if d in shorter), None)
+        if part is not None:
+            raise ValueError(f"{flag} {path} begins with all the text of {part}, then goes on: for that text, {why}; "
+                             "give each text once (cut it from one of them)")
+
+
+def _start_digests(path, comments=None):
+    """(characters, digests): the SHA-256 of the text's start (`text_key`'s) after each of its lines, up to its
+    first `SHARED_START` characters (the last digest), and how many characters that is."""
+    import hashlib
+
+    digest, kept, digests = hashlib.sha256(), 0, []
+    for line in normalised_lines(path, comments):
+        line = (line + "\n")[: SHARED_START - kept]
+        digest.update(line.encode("utf-8"))
+        kept += len(line)
+        digests.append(digest.hexdigest())
+        if kept >= SHARED_START:
+            break
+    return kept, digests
 
 
 def check_inputs_are_not_outputs(inputs, written, flag):
@@ -152,14 +175,14 @@ def check_inputs_are_not_outputs(inputs, written, flag):
                                  "by the output (--overwrite is for an earlier output); give two different files")
 
 
-def text_key(path, characters=None):
+def text_key(path, characters=None, comments=None):
     """SHA-256 of the text as a reader of its words sees it (`normalised_lines`): equal for a text file and its
     copy saved by another editor; of its first `characters` only, or of all of it (None); None for a file of
     nothing but blank lines."""
     import hashlib
 
     digest, kept = hashlib.sha256(), 0
-    for line in normalised_lines(path):
+    for line in normalised_lines(path, comments):
         line = (line + "\n")[: None if characters is None else characters - kept]
         digest.update(line.encode("utf-8"))
         kept += len(line)
@@ -168,9 +191,10 @@ def text_key(path, characters=None):
     return digest.hexdigest() if kept else None
 
 
-def normalised_lines(path):
+def normalised_lines(path, comments=None):
     """The file's lines in Unicode form NFKC (as SentencePiece reads them), without a byte-order mark, line end
-    or trailing spaces; blank lines left out. Read a MiB at a time (a line longer than 16 MiB is cut there)."""
+    or trailing spaces; blank lines, and those that start with `comments`, left out. Read a MiB at a time (a
+    line longer than 16 MiB is cut there)."""
     import codecs
 
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -185,7 +209,7 @@ def normalised_lines(path):
             rest = lines.pop() if chunk and len(lines[-1]) < 2**24 else ""
             for line in lines:
                 line = unicodedata.normalize("NFKC", line).rstrip()
-                if line:
+                if line and not (comments and line.lstrip().startswith(comments)):
                     yield line
             if not chunk:
                 return
