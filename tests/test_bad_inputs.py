@@ -1249,6 +1249,14 @@ SLOW_CASES = {"export-output-without-version", "export-newest-checkpoint-damaged
               "bench-served-fill-mask-cut-index-export"}
 
 
+def _one_override_per_key(argv):
+    """`argv` without the base command's --override KEY=... of a KEY that the case overrides again (the command
+    line refuses a key given twice)."""
+    last = {argv[i + 1].partition("=")[0]: i for i, a in enumerate(argv[:-1]) if a == "--override"}
+    drop = {i for i, a in enumerate(argv[:-1]) if a == "--override" and last[argv[i + 1].partition("=")[0]] != i}
+    return [a for i, a in enumerate(argv) if i not in drop and i - 1 not in drop]
+
+
 @pytest.mark.parametrize("case", [pytest.param(case, id=case[0], marks=[pytest.mark.slow] if case[0] in SLOW_CASES else [])
                                   for case in CASES])
 def test_bad_input(case, places, capsys, monkeypatch):
@@ -1266,7 +1274,7 @@ def test_bad_input(case, places, capsys, monkeypatch):
         name, _, value = module.partition("=")
         monkeypatch.setenv(name, value)
         module, *argv = argv
-    argv = [a.strip("'") for a in argv]
+    argv = _one_override_per_key([a.strip("'") for a in argv])
     kept = [Path(path.format(**names)) for path in intact]
     before = [_snapshot(path) for path in kept]
     try:
