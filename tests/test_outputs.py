@@ -678,6 +678,8 @@ def test_a_stop_swallowed_where_python_ignores_exceptions_still_stops(capsys):
     assert not cli._in_ignored_context(frame_in(ops, os.path.join(python, "saved_model", "function_deserialization.py"),
                                                 "restored_function_body"))  # a loaded model answering
     assert not cli._in_ignored_context(frame_in("/home/me/tensorflow/albert-act/run.py"))  # a clone's own path
+    assert cli._in_ignored_context(frame_in("/home/me/albert-act/model.py", os.path.join(python, "framework",
+                                            "func_graph.py"), "func_graph_from_py_func"))  # our code being traced
     with pytest.raises(SystemExit) as stop:
         with cli.failures("OUT", "KEPT", "the newest checkpoint is ckpt-4"):
             cli._PENDING[0] = signal.SIGINT  # as the handler leaves it when its exception was dropped

@@ -251,21 +251,23 @@ def _start_watchdog():
 def _in_ignored_context(frame):
     """Whether `frame` runs a gc callback, a finalizer or a weak reference's callback (JAX's caches drop entries
     through them), where a raised exception is printed and dropped; or TensorFlow's own Python while it loads a
-    SavedModel (its C++ calls it there), where it becomes a RuntimeError's traceback, or a crash. Elsewhere in
-    TensorFlow (a model answering, training) the stop is raised: deferred there, it never landed outside."""
+    SavedModel, or any Python it traces into a graph (its C++ calls both), where it becomes a RuntimeError's
+    traceback, or a crash. Elsewhere (a model answering, training) the stop is raised: deferred, it never landed."""
     import gc
 
     code, tf = getattr(frame, "f_code", None), getattr(sys.modules.get("tensorflow"), "__file__", None)
     name = code.co_filename if code is not None else ""
     return code is not None and (code.co_name == "__del__" or name.endswith(("weakref.py", "_weakrefset.py")) or
-                                 (tf is not None and name.startswith(os.path.dirname(tf) + os.sep) and
-                                  _loading_savedmodel(frame, os.path.join(os.path.dirname(tf), "python", "saved_model"))) or
+                                 (tf is not None and _called_by_tensorflow(frame, os.path.dirname(tf), name)) or
                                  any(code is getattr(callback, "__code__", None) for callback in gc.callbacks))
 
 
-def _loading_savedmodel(frame, folder):  # tf.saved_model.load is below `frame` (not a restored function's call)
+def _called_by_tensorflow(frame, tf, name):  # tf.saved_model.load below a frame of TF's own, or a tracing below any
+    in_tf = name.startswith(tf + os.sep)
     while frame is not None:
-        if frame.f_code.co_name in ("load", "load_partial") and frame.f_code.co_filename.startswith(folder + os.sep):
+        code = frame.f_code
+        if (in_tf and code.co_name in ("load", "load_partial") and code.co_filename.startswith(
+                os.path.join(tf, "python", "saved_model") + os.sep)) or code.co_name == "func_graph_from_py_func":
             return True
         frame = frame.f_back
     return False
