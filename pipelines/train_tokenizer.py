@@ -69,7 +69,8 @@ def main(argv=None):
                              f"{os.path.join(args.output, 'vocab')} (writes vocab.model and vocab.vocab there)")
         if not text_files.is_remote(args.output):
             outputs.check_dir_target(os.path.dirname(os.path.abspath(args.output)), "--output", holds_a_file=True)
-            outputs.hold(args.output, "--output", a_file=True)  # then what is there: no second process writes it meanwhile
+            for path in (args.output, args.output + ".model", args.output + ".vocab"):  # the two files too: another
+                outputs.hold(path, "--output", a_file=True)  # command's output named so is refused while this runs
         existing = [p for p in (args.output + ".model", args.output + ".vocab") if text_files.exists(p)]
         folders = [p for p in existing if text_files.isdir(p)]
         if folders:

@@ -172,6 +172,20 @@ def test_an_output_replaced_whole_is_not_nested_with_one_being_written(tmp_path)
     outputs.release_held()
 
 
+def test_a_users_hidden_files_are_other_files_in_an_output_replaced_whole(tmp_path):
+    """analyze --output_dir a folder holding only .git/ and .notes.txt: accepted, and the folder replaced whole
+    deleted them. Hidden entries are the user's unless they are a writer's lock, staging dir or partial file."""
+    (tmp_path / "out" / ".git").mkdir(parents=True)
+    with pytest.raises(ValueError, match=r"--output_dir \S*out holds other files \(.git\); x replaces its dir whole"):
+        outputs.check_output_dir(str(tmp_path / "out"), True, ["a.md"], "x", "y")
+    outputs.release_held()
+    (tmp_path / "out" / ".git").rmdir()
+    for name in (".staging-1-x", ".partial-1-a.md", ".inner.lock"):
+        (tmp_path / "out" / name).write_text("")
+    outputs.check_output_dir(str(tmp_path / "out"), True, ["a.md"], "x", "y")
+    outputs.release_held()
+
+
 def test_an_output_replaced_whole_is_not_a_mount_point(tmp_path, monkeypatch):
     """A mount point (a container's volume) cannot be renamed over: analyze and export failed with 'Device or
     resource busy' after all their work. Refused before it, with the way forward."""

@@ -427,18 +427,18 @@ def _held_elsewhere(name):
 
 
 def check_output_dir(output_dir, overwrite, own_files, what, earlier, flag="--output_dir", reused=False):
-    """Before any model loads: an --output_dir (written file by file) that is new, empty or holds
-    only an earlier result of the same kind (`own_files`, `earlier`: an analysis, or a benchmark's),
-    which the command line replaces only with --overwrite; one with other files (a data folder,
-    someone's results) is refused, as is one that is a file. reused: the command goes on from what
-    it finds of its own there (its finished runs), so that needs no --overwrite."""
+    """Before any model loads: an --output_dir that is new, empty or holds only an earlier result of the same kind
+    (`own_files`, `earlier`: an analysis, or a benchmark's), which the command line replaces only with --overwrite;
+    one with other files (a data folder, someone's results, a .git) is refused, as is one that is a file. reused:
+    the command goes on from what it finds of its own there (its finished runs), so that needs no --overwrite."""
     check_dir_target(output_dir, flag)
     hold(output_dir, flag)  # then what is there: another process cannot write it while this one runs
     _check_not_nested(output_dir, flag)
     if not reused:  # (a dir reused holds its runs, each moved in: the dir itself is not renamed)
         refuse_mount_point(output_dir, flag, "results")
     if os.path.isdir(output_dir):
-        entries = {name for name in os.listdir(output_dir) if not name.startswith(".")}  # not locks, staging dirs
+        entries = {n for n in os.listdir(output_dir)  # not a writer's lock, staging dir or partial; a .git counts
+                   if not (n.startswith((STAGING_PREFIX, PARTIAL_PREFIX)) or n.startswith(".") and n.endswith(".lock"))}
         others = sorted(entries - set(own_files))
         if others:
             writes = "writes its runs and results there" if reused else "replaces its dir whole"
