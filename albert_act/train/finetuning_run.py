@@ -296,7 +296,10 @@ def settings_changed(point, data=None):
         return None
     now = json.loads(json.dumps(dataclasses.asdict(point)))
     changed = [f"{name} {saved.get(name)!r}, now {value!r}" for name, value in now.items() if saved.get(name) != value]
-    if data is not None and result.get("data") != data:
+    if data is not None and "data" not in result:  # finished by an earlier albert-act: what it trained on is unknown
+        changed.append(f"its results hold no fingerprint of the task's examples in {point.data_dir} (an earlier "
+                       "albert-act's), so they cannot be told the same")
+    elif data is not None and result["data"] != data:
         changed.append(f"the task's examples in {point.data_dir}, which changed since")
     return "; ".join(changed) or None
 
