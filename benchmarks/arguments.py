@@ -47,3 +47,34 @@ def fine_tunings(output_dir, work, *args):
     kept = ("its results.json was not written; the fine-tunings done so far are in --output_dir: re-run the same "
             "command with --overwrite")
     return run(work, *args, output=output_dir, kept=kept)
+
+
+def write_whole(output_dir, writers):
+    """Writes a benchmark's result files into `output_dir` in one step: `writers` {file name: write(path)} write
+    them into a staging dir beside it, which then replaces `output_dir` whole (`outputs.replace_dir`): a stop or
+    a full disk leaves the earlier result, never a mix of the two."""
+    import os
+
+    from albert_act.base import outputs
+
+    target = outputs.followed(output_dir)
+    with outputs.staging_dir(os.path.dirname(target)) as staging:
+        staged = os.path.join(staging, "result")
+        os.makedirs(staged)
+        for name, write in writers.items():
+            write(os.path.join(staged, name))
+        outputs.replace_dir(staged, target, staging)
+
+
+def written_since(path):
+    """A stop line's test: a function that says whether the file `path` was replaced since this call."""
+    import os
+
+    def stamp():
+        try:
+            return os.stat(path).st_ino, os.stat(path).st_mtime_ns
+        except OSError:
+            return None
+
+    before = stamp()
+    return lambda: stamp() not in (None, before)

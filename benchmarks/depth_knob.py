@@ -22,7 +22,7 @@ import json
 import os
 import time
 
-from albert_act.base import checks, cli, entry, text_files
+from albert_act.base import checks, cli, entry
 from benchmarks import arguments
 
 cli.quiet_start()
@@ -164,7 +164,10 @@ def main(argv=None):
         raise SystemExit(f"error: {error}") from None
     if args.caps is None:
         args.caps = list(range(1, n_max))
-    arguments.run(_measure_and_write, args, records, output=args.output_dir)
+    written = arguments.written_since(os.path.join(args.output_dir, "depth_knob.json"))  # a stop just after: said
+    arguments.run(_measure_and_write, args, records, output=args.output_dir, stopped=lambda: (
+        f"the new result is in {args.output_dir}, written whole just before the stop" if written() else
+        f"{arguments.NOTHING_WRITTEN} (an earlier result in {args.output_dir}, if any, is intact)"))
 
 
 def _measure_and_write(args, records):
@@ -181,10 +184,10 @@ def _measure_and_write(args, records):
         raise corrupt_record(corrupt_file(records), error) from None
     table = markdown(rows)
     print(table + f"\n\nMachine: {machine()}; {args.init} on {args.records}.")
-    text_files.makedirs(args.output_dir)
-    outputs.write_file(os.path.join(args.output_dir, "depth_knob.md"), (table + "\n").encode("utf-8"))
-    outputs.write_file(os.path.join(args.output_dir, "depth_knob.json"), json.dumps(rows, indent=2).encode("utf-8"))
-    plot(rows, os.path.join(args.output_dir, "depth_knob.png"))
+    arguments.write_whole(args.output_dir, {  # the three files, or the earlier result: never a mix
+        "depth_knob.md": lambda path: outputs.write_file(path, (table + "\n").encode("utf-8")),
+        "depth_knob.json": lambda path: outputs.write_file(path, json.dumps(rows, indent=2).encode("utf-8")),
+        "depth_knob.png": lambda path: plot(rows, path)})
 
 
 if __name__ == "__main__":
