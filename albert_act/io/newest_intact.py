@@ -49,7 +49,9 @@ def newest_intact(found, read, directory, errors, owner=None, say=print, read_as
             return update, path, value
         say(f"warning: {failures[-1]}; reading the checkpoint before it")
     if failures:
-        raise ValueError(f"{f'{owner}: ' if owner else ''}no intact checkpoint in {directory}: " + "; ".join(failures))
+        raise ValueError(f"{f'{owner}: ' if owner else ''}no intact checkpoint in {directory}: " + "; ".join(failures)
+                         + ". None reads whole: move them away (pre-training then starts the run anew), or use "
+                           "another run")
     return None
 
 
