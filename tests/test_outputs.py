@@ -186,6 +186,24 @@ def test_a_users_hidden_files_are_other_files_in_an_output_replaced_whole(tmp_pa
     outputs.release_held()
 
 
+def test_a_benchmarks_result_is_replaced_in_one_step(tmp_path):
+    """depth_knob wrote its .md, .json and .png one by one: a stop between them left a new table beside an old
+    plot. `arguments.write_whole` stages them and moves them in together; a failure leaves the earlier result."""
+    from benchmarks import arguments
+
+    (tmp_path / "knob").mkdir()
+    (tmp_path / "knob" / "r.md").write_text("earlier")
+    written = arguments.written_since(str(tmp_path / "knob" / "r.json"))
+    with pytest.raises(OSError):
+        arguments.write_whole(str(tmp_path / "knob"), {"r.md": lambda path: Path(path).write_text("new"),
+                                                       "r.json": lambda path: open(os.path.join(path, "x"), "w")})
+    assert [p.name for p in (tmp_path / "knob").iterdir()] == ["r.md"] and not written()
+    arguments.write_whole(str(tmp_path / "knob"), {"r.md": lambda path: Path(path).write_text("new"),
+                                                   "r.json": lambda path: Path(path).write_text("{}")})
+    assert sorted(p.name for p in (tmp_path / "knob").iterdir()) == ["r.json", "r.md"] and written()
+    assert (tmp_path / "knob" / "r.md").read_text() == "new" and sorted(os.listdir(tmp_path)) == ["knob"]
+
+
 def test_an_output_replaced_whole_is_not_a_mount_point(tmp_path, monkeypatch):
     """A mount point (a container's volume) cannot be renamed over: analyze and export failed with 'Device or
     resource busy' after all their work. Refused before it, with the way forward."""
