@@ -151,26 +151,17 @@ def check_each_file_once(files, why, flag="--input", comments=None):
 def _start_digests(path, comments=None):
     """(characters, digests): the SHA-256 of the text's start (`text_key`'s) after each of its lines, up to its
     first `SHARED_START` characters (the last digest), and how many characters that is."""
-    import hashlib
-
-    digest, kept, digests = hashlib.sha256(), 0, []
-    for line in normalised_lines(path, comments):
-        line = (line + "\n")[: SHARED_START - kept]
-        digest.update(line.encode("utf-8"))
-        kept += len(line)
-        digests.append(digest.hexdigest())
-        if kept >= SHARED_START:
-            break
-    return kept, digests
+    steps = [(kept, digest.hexdigest()) for kept, digest in _running_digests(path, SHARED_START, comments)]
+    return (steps[-1][0] if steps else 0), [digest for _, digest in steps]
 
 
 def check_inputs_are_not_outputs(inputs, written, flag):
     """ValueError for an input (of `flag`) that is one of the files `written` (by name, a link or a hard link):
     read, then replaced by the output, even with --overwrite, which is for an earlier output."""
-    there = [output for output in written if "://" not in str(output) and os.path.exists(output)]
+    there = [output for output in written if not is_remote(output) and os.path.exists(output)]
     for path in inputs:
         for output in there:
-            if "://" not in str(path) and os.path.exists(path) and os.path.samefile(path, output):
+            if not is_remote(path) and os.path.exists(path) and os.path.samefile(path, output):
                 raise ValueError(f"{flag} {path} is {output}, which this command writes: the input would be replaced "
                                  "by the output (--overwrite is for an earlier output); give two different files")
 
@@ -179,6 +170,15 @@ def text_key(path, characters=None, comments=None):
     """SHA-256 of the text as a reader of its words sees it (`normalised_lines`): equal for a text file and its
     copy saved by another editor; of its first `characters` only, or of all of it (None); None for a file of
     nothing but blank lines."""
+    digest = None
+    for _, digest in _running_digests(path, characters, comments):
+        pass
+    return digest.hexdigest() if digest else None
+
+
+def _running_digests(path, characters=None, comments=None):
+    """(characters so far, the running SHA-256, to read at once) after each of the text's `normalised_lines`, each
+    with its line end, up to its first `characters` (None: all of it)."""
     import hashlib
 
     digest, kept = hashlib.sha256(), 0
@@ -186,9 +186,9 @@ def text_key(path, characters=None, comments=None):
         line = (line + "\n")[: None if characters is None else characters - kept]
         digest.update(line.encode("utf-8"))
         kept += len(line)
+        yield kept, digest
         if characters is not None and kept >= characters:
-            break
-    return digest.hexdigest() if kept else None
+            return
 
 
 def normalised_lines(path, comments=None):
