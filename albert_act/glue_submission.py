@@ -20,7 +20,7 @@ if not __package__:  # run as a file, where its imports of the package fail
 
 import os
 
-from albert_act.base import cli, entry, outputs
+from albert_act.base import cli, entry, outputs, text_files
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -39,10 +39,10 @@ def main(argv=None):
 
     # A stop ends the process at once after its line, without the interpreter's teardown beside TensorFlow's
     # threads (a SavedModel loading or running), which can end in a segmentation fault.
-    before = _stamp(args.output)
+    written = text_files.replaced_since(args.output)
 
     def stopped():  # the zip is renamed into place whole, as the last step: a stop may come just after it
-        if _stamp(args.output) not in (None, before):
+        if written():
             return f"{args.output} was written whole, all its files validated, just before the stop"
         return f"no zip was written ({args.output}, if it exists, is the previous one); re-run the same command"
 
@@ -54,15 +54,6 @@ def main(argv=None):
         print("PARTIAL: the GLUE server will reject it until these are added:")
         for name, reason in result["missing"].items():
             print(f"  {name}: {reason}")
-
-
-def _stamp(path):
-    """What tells a file from the one written in its place: (device, inode, modification time), or None."""
-    try:
-        status = os.stat(path)
-    except OSError:
-        return None
-    return status.st_dev, status.st_ino, status.st_mtime_ns
 
 
 def check_paths(args):

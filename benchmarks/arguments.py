@@ -65,16 +65,3 @@ def write_whole(output_dir, writers):
             write(os.path.join(staged, name))
         outputs.replace_dir(staged, target, staging)
 
-
-def written_since(path):
-    """A stop line's test: a function that says whether the file `path` was replaced since this call."""
-    import os
-
-    def stamp():
-        try:
-            return os.stat(path).st_ino, os.stat(path).st_mtime_ns
-        except OSError:
-            return None
-
-    before = stamp()
-    return lambda: stamp() not in (None, before)

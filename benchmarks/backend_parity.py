@@ -22,7 +22,8 @@ import sys
 
 import numpy as np
 
-from albert_act.base import entry, outputs
+from albert_act.base import entry, text_files
+from benchmarks import arguments
 
 CONFIG = dict(vocabulary_size=400, num_heads=2, embedding_dim=16, hidden_dim=32, intermediate_dim=64,
               max_iterations=6, max_sequence_length=128)
@@ -71,16 +72,11 @@ def write(directory):
         sums = Objective().sums(answers, labels)
         loss = Objective().losses(sums, sums["mlm_weight"], sums["examples"], TAU)["loss"]
     gradients = tape.gradient(loss, model.trainable_variables)
-    directory = outputs.followed(directory)
-    with outputs.staging_dir(os.path.dirname(directory)) as staging:  # the reference in place whole, or the earlier
-        staged = os.path.join(staging, "reference")
-        os.makedirs(staged)
-        model.save_weights(os.path.join(staged, "model.weights.h5"))
-        np.savez(os.path.join(staged, "reference.npz"), loss=float(loss), **inputs, **labels,
-                 **{f"output/{k}": np.asarray(v) for k, v in answers.items()},
-                 **{f"gradient/{v.path}": tf.convert_to_tensor(g).numpy()
-                    for v, g in zip(model.trainable_variables, gradients)})
-        outputs.replace_dir(staged, directory, staging)
+    arrays = {"loss": float(loss), **inputs, **labels, **{f"output/{k}": np.asarray(v) for k, v in answers.items()},
+              **{f"gradient/{v.path}": tf.convert_to_tensor(g).numpy()
+                 for v, g in zip(model.trainable_variables, gradients)}}
+    arguments.write_whole(directory, {  # the reference in place whole, or the earlier one
+        "model.weights.h5": model.save_weights, "reference.npz": lambda path: np.savez(path, **arrays)})
     print(f"reference written to {directory} (mean N {float(np.asarray(answers['iterations'])[inputs['padding_mask'] == 1].mean()):.2f})")
 
 
@@ -125,7 +121,6 @@ def main(argv=None):
     group.add_argument("--check", metavar="DIR")
     parser.add_argument("--overwrite", action="store_true", help="replace an earlier reference in --write's DIR")
     from albert_act.base import cli
-    from benchmarks import arguments
 
     args = cli.parse_checked(parser, argv, {"write": "path", "check": "path"})
     cli.quiet_start(argv)
@@ -151,24 +146,16 @@ def main(argv=None):
     except ValueError as error:
         raise SystemExit(f"error: {error}") from None
     # a stop ends the process at once: on JAX, the interpreter's teardown beside XLA's threads crashed it
-    before = _stamp(args.write)
+    reference = os.path.join(args.write or "", "reference.npz")
+    earlier, written = os.path.exists(reference), text_files.replaced_since(reference)
 
     def stopped():  # the reference is moved into place whole, as write's last step: a stop may come just after it
-        if args.write and _stamp(args.write) not in (None, before):
+        if args.write and written():
             return f"the new reference is in {args.write}, written whole just before the stop"
-        return arguments.NOTHING_WRITTEN + (" (an earlier reference there is intact)" if before else "")
+        return arguments.NOTHING_WRITTEN + (" (an earlier reference there is intact)" if earlier else "")
 
     if not arguments.run(_write_or_check, args, output=args.write or args.check, stopped=stopped):
         sys.exit(1)
-
-
-def _stamp(directory):
-    """What tells the reference in `directory` from the one written in its place, or None (none there)."""
-    try:
-        status = os.stat(os.path.join(directory, "reference.npz")) if directory else None
-    except OSError:
-        return None
-    return status and (status.st_ino, status.st_mtime_ns)
 
 
 def _write_or_check(args):

@@ -193,7 +193,7 @@ def test_a_benchmarks_result_is_replaced_in_one_step(tmp_path):
 
     (tmp_path / "knob").mkdir()
     (tmp_path / "knob" / "r.md").write_text("earlier")
-    written = arguments.written_since(str(tmp_path / "knob" / "r.json"))
+    written = text_files.replaced_since(str(tmp_path / "knob" / "r.json"))
     with pytest.raises(OSError):
         arguments.write_whole(str(tmp_path / "knob"), {"r.md": lambda path: Path(path).write_text("new"),
                                                        "r.json": lambda path: open(os.path.join(path, "x"), "w")})

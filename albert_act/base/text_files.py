@@ -155,6 +155,20 @@ def _start_digests(path, comments=None):
     return (steps[-1][0] if steps else 0), [digest for _, digest in steps]
 
 
+def replaced_since(path):
+    """A function that says whether the local file `path` was written (replaced, or made) since this call: how a
+    stop line tells an output moved into place just before the stop from the one that was there."""
+    def stamp():
+        try:
+            status = os.stat(path)
+        except OSError:
+            return None
+        return status.st_dev, status.st_ino, status.st_mtime_ns
+
+    before = stamp()
+    return lambda: stamp() not in (None, before)
+
+
 def check_inputs_are_not_outputs(inputs, written, flag):
     """ValueError for an input (of `flag`) that is one of the files `written` (by name, a link or a hard link):
     read, then replaced by the output, even with --overwrite, which is for an earlier output."""
