@@ -241,14 +241,10 @@ def grid_search(config, grid=None, progress=True):
 def finished_point(point, data=None):
     """The results of a grid point that finished earlier with `point`'s settings (its results.json, beside a
     finetune_config.json equal to `point` and its export) and, given, on the data of `data_key` `data`; or None."""
-    try:
-        saved = artifacts.read_json(os.path.join(point.output_dir, artifacts.FINETUNE_CONFIG))
-        result = artifacts.read_json(os.path.join(point.output_dir, artifacts.RESULTS))
-    except (OSError, ValueError):  # not there, or cut by a stop: run it
+    earlier = _finished(point)
+    if earlier is None or _differences(point, *earlier, data):
         return None
-    same = saved == json.loads(json.dumps(dataclasses.asdict(point)))
-    same = same and isinstance(result, dict) and (data is None or result.get("data") == data)
-    return result if same and os.path.isdir(str(result.get("export"))) else None
+    return earlier[1] if os.path.isdir(str(earlier[1].get("export"))) else None
 
 
 def damaged_file(output_dir, result):
@@ -289,19 +285,32 @@ def settings_changed(point, data=None):
     """How the settings of a grid point that finished earlier in `point`'s folder differ from `point`'s
     ("max_train_examples 60, now 100"), or its data from `data` (`data_key`); None: none finished there, or with
     the same settings and data."""
+    earlier = _finished(point)
+    return ("; ".join(_differences(point, *earlier, data)) or None) if earlier else None
+
+
+def _finished(point):
+    """(its finetune_config.json, its results.json) of a grid point finished in `point`'s folder, or None: not
+    there, or cut by a stop."""
     try:
         saved = artifacts.read_json(os.path.join(point.output_dir, artifacts.FINETUNE_CONFIG))
         result = artifacts.read_json(os.path.join(point.output_dir, artifacts.RESULTS))
     except (OSError, ValueError):
         return None
+    return saved, result
+
+
+def _differences(point, saved, result, data=None):
+    """[what differs]: `point`'s settings from those `saved`, and (given) the task's `data` from the results'."""
     now = json.loads(json.dumps(dataclasses.asdict(point)))
     changed = [f"{name} {saved.get(name)!r}, now {value!r}" for name, value in now.items() if saved.get(name) != value]
+    changed += [f"{name} {saved[name]!r}, now no such setting" for name in saved if name not in now]
     if data is not None and "data" not in result:  # finished by an earlier albert-act: what it trained on is unknown
         changed.append(f"its results hold no fingerprint of the task's examples in {point.data_dir} (an earlier "
                        "albert-act's), so they cannot be told the same")
     elif data is not None and result["data"] != data:
         changed.append(f"the task's examples in {point.data_dir}, which changed since")
-    return "; ".join(changed) or None
+    return changed
 
 
 def data_key(task):
