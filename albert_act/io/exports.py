@@ -62,8 +62,6 @@ def _damaged_part(path):
     return os.path.join(path, SAVED_MODEL), "not readable"
 
 
-
-
 def damaged_file(path):
     """The file of the export at `path` that does not read whole, with its state ("... (the export's weight
     index) missing"), or None: every variable reads through and saved_model.pb parses. Without loading it."""
