@@ -2,9 +2,26 @@
 
 The model's classes are importable from here (`from albert_act import AlbertActBackbone`); they
 load on first use, so `import albert_act.base.cli` (which every CLI imports first) does not load Keras.
+Run as `python -m`, a stop before the command's own handler is in place is one line, not a traceback.
 """
 
 import importlib
+import os
+import signal
+import sys
+
+
+def _stopped_while_starting(number, frame):
+    """Ctrl-C or SIGTERM before the command's own handler (`albert_act.base.cli`) is in place: one line,
+    status 130, no traceback from whichever import it landed in. Nothing has been read or written yet."""
+    sys.stderr.write("stopped: before any work: nothing was written\n")
+    sys.stderr.flush()
+    os._exit(130)
+
+
+if sys.argv[:1] == ["-m"]:  # `python -m albert_act.<command>` (pipelines and benchmarks import this first):
+    for _number in (signal.SIGINT, signal.SIGTERM):  # runpy sets argv[0] to "-m" while it imports the packages
+        signal.signal(_number, _stopped_while_starting)
 
 _EXPORTS = {
     "AdaptiveDepthEncoder": "albert_act.model.adaptive_encoder",

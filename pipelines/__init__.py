@@ -2,7 +2,8 @@
 
 Data flows one way: text -> tokenizer -> instances (TFRecords) -> tf.data -> model.
 
-The lowest layer of the project: it imports nothing from albert_act/, which builds on it. It also
-holds what every command line shares (`cli`: the quiet start, --help; `checks`: flag values;
-`outputs`: run locks and whole-file or whole-dir writes), none of which loads TensorFlow.
+The model is built on these; they use only the ground floor of albert_act/ (`albert_act.base`: the command
+line, flag checks, output locks and whole-file writes), none of which loads TensorFlow.
 """
+
+import albert_act.base  # noqa: F401  (first: under `python -m pipelines.<command>`, a stop while starting is one line)
