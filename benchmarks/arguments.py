@@ -1,6 +1,7 @@
 """What the benchmarks' command lines share: NAME=VALUE arguments, each NAME a row of a table and a
 folder of --output_dir, and the one tail that runs a benchmark's work."""
 
+import contextlib
 import re
 import sys
 
@@ -51,8 +52,19 @@ def fine_tunings(output_dir, work, *args):
 
 def write_whole(output_dir, writers):
     """Writes a benchmark's result files into `output_dir` in one step: `writers` {file name: write(path)} write
-    them into a staging dir beside it, which then replaces `output_dir` whole (`outputs.replace_dir`): a stop or
-    a full disk leaves the earlier result, never a mix of the two."""
+    them into a staging dir beside it, which then replaces `output_dir` whole (`staged_result`)."""
+    import os
+
+    with staged_result(output_dir) as staged:
+        for name, write in writers.items():
+            write(os.path.join(staged, name))
+
+
+@contextlib.contextmanager
+def staged_result(output_dir):
+    """A new folder, beside `output_dir`, for a benchmark's results; when the block ends without an error, it
+    replaces `output_dir` whole (`outputs.replace_dir`): a stop or a full disk leaves the earlier result, never a
+    mix of the two."""
     import os
 
     from albert_act.base import outputs
@@ -61,7 +73,18 @@ def write_whole(output_dir, writers):
     with outputs.staging_dir(os.path.dirname(target)) as staging:
         staged = os.path.join(staging, "result")
         os.makedirs(staged)
-        for name, write in writers.items():
-            write(os.path.join(staged, name))
+        yield staged
+        outputs.release_held(inside=staged)  # an analysis written in it: its lock, beside it, is not moved too
         outputs.replace_dir(staged, target, staging)
 
+
+def said_when_stopped(output_dir, file_name):
+    """The stop line (`run`'s `stopped`) of a benchmark that writes `output_dir` whole (`staged_result`), one of
+    whose files is `file_name`: whether the new result was moved into place just before the stop, or not."""
+    import os
+
+    from albert_act.base import text_files
+
+    written = text_files.replaced_since(os.path.join(output_dir, file_name))
+    return lambda: (f"the new result is in {output_dir}, written whole just before the stop" if written() else
+                    f"{NOTHING_WRITTEN} (an earlier result in {output_dir}, if any, is intact)")

@@ -22,7 +22,7 @@ import json
 import os
 import time
 
-from albert_act.base import checks, cli, entry, text_files
+from albert_act.base import checks, cli, entry
 from benchmarks import arguments
 
 cli.quiet_start()
@@ -164,10 +164,8 @@ def main(argv=None):
         raise SystemExit(f"error: {error}") from None
     if args.caps is None:
         args.caps = list(range(1, n_max))
-    written = text_files.replaced_since(os.path.join(args.output_dir, "depth_knob.json"))  # a stop just after: said
-    arguments.run(_measure_and_write, args, records, output=args.output_dir, stopped=lambda: (
-        f"the new result is in {args.output_dir}, written whole just before the stop" if written() else
-        f"{arguments.NOTHING_WRITTEN} (an earlier result in {args.output_dir}, if any, is intact)"))
+    arguments.run(_measure_and_write, args, records, output=args.output_dir,
+                  stopped=arguments.said_when_stopped(args.output_dir, "depth_knob.json"))
 
 
 def _measure_and_write(args, records):

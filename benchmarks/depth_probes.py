@@ -14,7 +14,9 @@ For each run (its final held-out evaluation, `<run>/evaluation.json`, and its we
 - the cost of an update (seconds, the median over the run's TensorBoard points, and the machine).
 The sentences are --sentences FILE (one per line), or --count lines of --sentences_from (plain
 text, one sentence per line) of 6 to 40 words, each with its longest word (the content word)
-replaced by [MASK], as a user asks `fill_mask`. Writes probes.md and probes.json to --output_dir.
+replaced by [MASK], as a user asks `fill_mask`. Writes probes.md and probes.json to --output_dir,
+with (given --reference) each probe's difficulty analysis in a folder of its name: all of it in one step at
+the end, so that a stop or a failure leaves the earlier table whole.
 """
 
 if not __package__:  # run as a file, where its imports of the package fail
@@ -29,7 +31,7 @@ import re
 import subprocess
 import sys
 
-from albert_act.base import cli, entry, text_files
+from albert_act.base import cli, entry
 from benchmarks import arguments
 
 cli.quiet_start()
@@ -193,7 +195,7 @@ def main(argv=None):
     if bool(args.sentences) == bool(args.sentences_from):
         sys.exit("error: give --sentences or --sentences_from")
     arguments.run(_measure, args, output=args.output_dir, kept="the probes measured so far are printed above",
-                  stopped=arguments.NOTHING_WRITTEN)
+                  stopped=arguments.said_when_stopped(args.output_dir, "probes.json"))
 
 
 def _measure(args):
@@ -206,25 +208,28 @@ def _measure(args):
                      "an earlier depth_probes table")
     record_files(args.records, "held-out TFRecord")
     sentences = read_sentences(args.sentences) if args.sentences else served_sentences(args.sentences_from, args.count)
-    rows, n_max = {}, None
-    for name, run in probes.items():
-        print(f"{name}: {run}", flush=True)
-        row = {"run": run, "evaluation": evaluation_row(run), "served": served_row(run, sentences),
-               "seconds_per_update": seconds_per_update(run)}
-        if args.reference:
-            row["difficulty"] = difficulty_row(run, args.reference, args.records, os.path.join(args.output_dir, name))
-        rows[name] = row
-        n_max = len(row["evaluation"]["shares"])
-    table = markdown(rows, n_max)
-    cut = max(row["served"]["cut"] for row in rows.values())
-    note = (f"\nMachine: {machine()}. Served: {len(sentences)} lone sentences, one word masked each"
-            f"{f' ({cut} cut to the model length)' if cut else ''}. "
-            f"rho: surprisal under {args.reference or '(no reference)'}; records {args.records}.")
-    print(table + note)
-    text_files.makedirs(args.output_dir)
-    outputs.write_file(os.path.join(args.output_dir, "probes.md"), (table + note + "\n").encode("utf-8"))
-    outputs.write_file(os.path.join(args.output_dir, "probes.json"), json.dumps(rows, indent=2).encode("utf-8"))
+    with arguments.staged_result(args.output_dir) as staged:  # the table and each probe's analyses, or the
+        rows = {name: probe_row(name, run, sentences, args, staged) for name, run in probes.items()}  # earlier ones
+        n_max = len(next(iter(rows.values()))["evaluation"]["shares"])
+        table = markdown(rows, n_max)
+        cut = max(row["served"]["cut"] for row in rows.values())
+        note = (f"\nMachine: {machine()}. Served: {len(sentences)} lone sentences, one word masked each"
+                f"{f' ({cut} cut to the model length)' if cut else ''}. "
+                f"rho: surprisal under {args.reference or '(no reference)'}; records {args.records}.")
+        print(table + note)
+        outputs.write_file(os.path.join(staged, "probes.md"), (table + note + "\n").encode("utf-8"))
+        outputs.write_file(os.path.join(staged, "probes.json"), json.dumps(rows, indent=2).encode("utf-8"))
 
+
+def probe_row(name, run, sentences, args, staged):
+    """One probe's row: its held-out evaluation, served depth and speed, and (with --reference) its difficulty
+    analysis, written into `staged`/NAME."""
+    print(f"{name}: {run}", flush=True)
+    row = {"run": run, "evaluation": evaluation_row(run), "served": served_row(run, sentences),
+           "seconds_per_update": seconds_per_update(run)}
+    if args.reference:
+        row["difficulty"] = difficulty_row(run, args.reference, args.records, os.path.join(staged, name))
+    return row
 
 if __name__ == "__main__":
     entry.run(main)

@@ -27,7 +27,7 @@ import json
 import os
 import sys
 
-from albert_act.base import artifacts, cli, entry, text_files
+from albert_act.base import artifacts, cli, entry
 from albert_act.base.outputs import check_output_dir
 from benchmarks import arguments
 
@@ -141,7 +141,8 @@ def main(argv=None):
         check_same_records(curves)
     except ValueError as error:
         sys.exit(f"error: {error}")
-    arguments.run(_write, args.output_dir, curves, output=args.output_dir)
+    arguments.run(_write, args.output_dir, curves, output=args.output_dir,
+                  stopped=arguments.said_when_stopped(args.output_dir, "learning_curves.json"))
     return curves
 
 
@@ -154,10 +155,11 @@ def _write(output_dir, curves):
 
     table = markdown(curves)
     print(table)
-    text_files.makedirs(output_dir)
-    outputs.write_file(os.path.join(output_dir, "learning_curves.md"), (table + "\n").encode("utf-8"))
-    outputs.write_file(os.path.join(output_dir, "learning_curves.json"), json.dumps(curves, indent=1).encode("utf-8"))
-    print(f"\nplot: {plots.plot_learning_curve(curves, os.path.join(output_dir, 'learning_curves.png'))}")
+    arguments.write_whole(output_dir, {  # the three files, or the earlier result: never a mix
+        "learning_curves.md": lambda path: outputs.write_file(path, (table + "\n").encode("utf-8")),
+        "learning_curves.json": lambda path: outputs.write_file(path, json.dumps(curves, indent=1).encode("utf-8")),
+        "learning_curves.png": lambda path: plots.plot_learning_curve(curves, path)})
+    print(f"\nplot: {os.path.join(output_dir, 'learning_curves.png')}")
 
 
 if __name__ == "__main__":

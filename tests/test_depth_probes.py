@@ -79,3 +79,37 @@ def test_a_row_per_probe(tiny_run, records, tmp_path, capsys):
     assert "| tiny | " in out and (tmp_path / "table" / "probes.md").exists()
     assert "note: 1 of 3 served sentences are longer than the model's 64 positions and were cut; 1 of them lost " \
            "their [MASK]" in out and "Served: 3 lone sentences, one word masked each (1 cut to the model length)" in out
+
+
+def test_the_table_and_each_probes_analysis_replace_an_earlier_table_together(tiny_run, records, tmp_path,
+                                                                              monkeypatch, capsys):
+    """The table, its JSON and each probe's difficulty analysis are written into a folder beside --output_dir,
+    which replaces it whole at the end: a run that fails after a probe's analysis leaves the earlier table and
+    analyses as they were, and no lock or staging folder of its own."""
+    import errno
+    import os
+
+    sentences = tmp_path / "s.txt"
+    sentences.write_text("the [MASK] sat on the mat\n")
+    table = tmp_path / "table"
+    flags = [f"tiny={tiny_run[0]}", "--records", records[1], "--sentences", str(sentences), "--output_dir", str(table),
+             "--reference", tiny_run[0]]
+    depth_probes.main(flags)
+    rows = json.loads((table / "probes.json").read_text())
+    assert sorted(os.listdir(table)) == ["probes.json", "probes.md", "tiny"] and "rho" in rows["tiny"]["difficulty"]
+    assert not [n for n in os.listdir(table / "tiny") if n.endswith(".lock")]  # the analysis's lock went with it
+    earlier = {path: path.read_bytes() for path in table.rglob("*") if path.is_file()}
+    assert table / "tiny" / "difficulty.json" in earlier
+
+    def analysed_then_full(name, run, sentences, args, staged):
+        os.makedirs(os.path.join(staged, name))
+        open(os.path.join(staged, name, "difficulty.json"), "w").write("{}")
+        raise OSError(errno.ENOSPC, "No space left on device", os.path.join(staged, name))
+
+    monkeypatch.setattr(depth_probes, "probe_row", analysed_then_full)
+    with pytest.raises(SystemExit) as failed:
+        depth_probes.main([*flags, "--overwrite"])
+    assert str(failed.value.code).startswith(f"error: could not write {table}: No space left on device")
+    assert {path: path.read_bytes() for path in table.rglob("*") if path.is_file()} == earlier
+    assert not [n for n in os.listdir(tmp_path) if n.startswith(".")], os.listdir(tmp_path)  # no lock, no staging
+    capsys.readouterr()

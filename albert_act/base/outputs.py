@@ -147,10 +147,10 @@ def hold(path, flag="--output_dir", a_file=False):
     _HELD[key] = lock
 
 
-def release_held():
-    """Releases every lock `hold` took."""
-    while _HELD:
-        _HELD.popitem()[1].release()
+def release_held(inside=None):
+    """Releases every lock `hold` took (or those of the outputs in the folder `inside`: staged, to be moved)."""
+    for key in [key for key in reversed(_HELD) if inside is None or key.startswith(os.path.join(inside, ""))]:
+        _HELD.pop(key).release()
 
 
 class DirectoryLock:
