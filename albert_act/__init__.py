@@ -7,8 +7,9 @@ Run as `python -m`, a stop before the command's own handler is in place is one l
 
 import importlib
 import os
-import signal
 import sys
+
+import _signal  # the interpreter's own, loaded as it starts (`signal` takes milliseconds to import)
 
 
 def _stopped_while_starting(number, frame):
@@ -19,9 +20,9 @@ def _stopped_while_starting(number, frame):
     os._exit(130)
 
 
-if sys.argv[:1] == ["-m"]:  # `python -m albert_act.<command>` (pipelines and benchmarks import this first):
-    for _number in (signal.SIGINT, signal.SIGTERM):  # runpy sets argv[0] to "-m" while it imports the packages
-        signal.signal(_number, _stopped_while_starting)
+if sys.argv[:1] == ["-m"]:  # `python -m albert_act.<command>` (pipelines and benchmarks do the same first):
+    for _number in (_signal.SIGINT, _signal.SIGTERM):  # runpy sets argv[0] to "-m" while it imports the packages
+        _signal.signal(_number, _stopped_while_starting)
 
 _EXPORTS = {
     "AdaptiveDepthEncoder": "albert_act.model.adaptive_encoder",
