@@ -675,6 +675,36 @@ def test_ctrl_c_at_any_moment_of_a_run_gives_one_line(records, tmp_path):
     assert stopped >= 7, stopped
 
 
+def test_a_stop_put_off_longer_than_the_grace_ends_the_command_with_the_works_line(tmp_path):
+    """A stop that lands where it must be put off (TensorFlow tracing or loading, here a finalizer) waits for
+    that code to end; on a loaded machine a tracing took minutes. After `STOP_GRACE` seconds of waiting the
+    command ends all the same, with the line of the work it stopped (status 130), before the code ends."""
+    script = tmp_path / "slow_finalizer.py"
+    script.write_text("import time\n"
+                      "from albert_act.base import cli\n"
+                      "cli.stop_on_interrupt()\n"
+                      "class Slow:\n"
+                      "    def __del__(self):\n"
+                      "        end = time.monotonic() + 20 * cli.STOP_GRACE\n"
+                      "        while time.monotonic() < end:\n"
+                      "            pass\n"
+                      "        print('the finalizer ended', flush=True)\n"
+                      "with cli.failures('OUT', 'KEPT', 'the newest checkpoint is ckpt-4'):\n"
+                      "    print('ready', flush=True)\n"
+                      "    Slow()\n")
+    process = subprocess.Popen([sys.executable, str(script)], cwd=REPO, env=ENV, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline() == "ready\n"
+        time.sleep(0.5)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=240)
+    finally:
+        process.kill()
+    assert process.returncode == 130 and err == "stopped: the newest checkpoint is ckpt-4\n", (out, err)
+    assert "the finalizer ended" not in out
+
+
 def test_a_stop_swallowed_where_python_ignores_exceptions_still_stops(capsys):
     """SIGINT handled inside a gc callback (JAX registers one) raises where Python prints and drops
     exceptions, or inside TensorFlow's Python called from its C++: the handler sees that frame and sends the

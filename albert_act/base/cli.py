@@ -9,8 +9,6 @@ to errors for what comes later. Commands that need no TensorFlow pass `tensorflo
 one place they might load it (a gs:// path in `text_files`) goes through `load_tensorflow` too.
 ALBERT_ACT_QUIET=1 marks a quiet command and is inherited by worker processes. Real errors still
 reach the user: Python exceptions, and everything the command prints.
-
-This module and the rest of pipelines/ import nothing from albert_act/ (tests/test_layout.py).
 """
 
 import argparse
@@ -148,9 +146,10 @@ _WORK = [0, False, False]
 # Python, called from its C++), the signal is sent again from outside; a block that ends with one pending
 # says "stopped" all the same.
 _PENDING = [None]
-# What a stop says in each open `failures` block (innermost last), for `_watchdog`; when `_interrupt` last ran.
+# What a stop says in each open `failures` block (innermost last), for `_watchdog`; when `_interrupt` last ran,
+# and when it first put off a stop (in TensorFlow's tracing or loading: `_in_ignored_context`).
 _STOP_MESSAGES = []
-_HANDLED_AT = [None]
+_HANDLED_AT = [None, None]
 # How long a signal may wait for the interpreter before `_watchdog` ends the process itself (seconds).
 STOP_GRACE = 5.0
 
@@ -164,8 +163,12 @@ def _interrupt(signum, frame):
         if _in_ignored_context(frame):
             import threading
 
+            first = _HANDLED_AT[1] = _HANDLED_AT[1] or _HANDLED_AT[0]
+            if _WORK[2] and _HANDLED_AT[0] - first > STOP_GRACE:  # a slow tracing (a loaded machine) puts it off
+                _stop_now(_stop_line())  # that long: the command ends as `_watchdog` ends a long native call
             threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()  # lands in the next bytecode outside
             return
+        _HANDLED_AT[1] = None
         raise KeyboardInterrupt(f"signal {signum}")
     # Outside the work, an exception could land inside an import (TensorFlow's, half done: the interpreter's
     # exit may then crash) and print its traceback: the line goes to the user's stderr, and the process ends.
@@ -173,8 +176,7 @@ def _interrupt(signum, frame):
 
 
 def _stop_now(said=None):
-    """The "stopped" line on the user's stderr (by default what is true outside any work), and the
-    process's end (status 130) without teardown."""
+    """The "stopped" line (by default what is true outside any work) on the user's stderr; status 130, no teardown."""
     if said is None:
         said = ("what was written is whole (every output is replaced whole)" if _WORK[1] else
                 "before any work: nothing was written")
@@ -210,14 +212,22 @@ def _watchdog(descriptor):
         # this signal" when it ran at most a second before the read, or since
         if (_HANDLED_AT[0] is not None and _HANDLED_AT[0] >= read - 1.0) or not _WORK[2]:
             continue
-        said = None  # outside any work: `_stop_now`'s own line
-        if _STOP_MESSAGES:
-            message = _STOP_MESSAGES[-1]
-            try:
-                said = message() if callable(message) else message
-            except Exception:  # noqa: BLE001 (what is on disk cannot be read now)
-                said = "what was written before is on disk as it was"
-        _stop_now(said)
+        _stop_now(_stop_line())
+
+
+def _stop_line():
+    """What the innermost open work says when stopped, or None outside any (`_stop_now`'s own line then)."""
+    return _said(_STOP_MESSAGES[-1]) if _STOP_MESSAGES else None
+
+
+def _said(message):
+    """`message`, or what the function `message` returns (what a run has kept by then)."""
+    if not callable(message):
+        return message
+    try:
+        return message()
+    except Exception:  # noqa: BLE001 (what is on disk cannot be read now: a full disk, a lost bucket)
+        return "what was written before is on disk as it was"
 
 
 _WATCHING = [False]
@@ -293,10 +303,8 @@ def stop_on_sigterm():
     release the run's lock and remove staging dirs."""
     import signal
 
-    try:
+    with contextlib.suppress(ValueError):  # not the main thread (e.g. called from a notebook's worker): nothing to do
         signal.signal(signal.SIGTERM, _interrupt)
-    except ValueError:  # not the main thread (e.g. called from a notebook's worker): nothing to do
-        pass
 
 
 def parse_checked(parser, argv, rules):
@@ -370,14 +378,6 @@ def failures(output, kept, stopped_message, refusals=(ValueError,), explain=None
     has kept by then, e.g. its newest checkpoint). explain: message -> message, for a refusal (where
     a path of a --config file came from: `settings.explained`).
     """
-    def said(message):
-        if not callable(message):
-            return message
-        try:
-            return message()
-        except Exception:  # noqa: BLE001 (what is on disk cannot be read now: a full disk, a lost bucket)
-            return "what was written before is on disk as it was"
-
     if not _WORK[0]:
         _PENDING[0] = None  # one that a notebook's caller was given before this work
     _WORK[0] += 1
@@ -389,11 +389,11 @@ def failures(output, kept, stopped_message, refusals=(ValueError,), explain=None
     except refusals as error:
         sys.exit(f"error: {explain(str(error)) if explain else error}")
     except write_failures.write_errors() as error:
-        sys.exit(f"error: {write_failures.io_failure(error, output, said(kept))}")
+        sys.exit(f"error: {write_failures.io_failure(error, output, _said(kept))}")
     except KeyboardInterrupt:
         _ignore_interrupts()  # a second Ctrl-C while the line is composed: the same one line
         _PENDING[0] = None
-        stopped(said(stopped_message))
+        stopped(_said(stopped_message))
     finally:
         _STOP_MESSAGES.pop()
         _WORK[0] -= 1
