@@ -52,6 +52,16 @@ def read_documents(files, skip_invalid_utf8=False, invalid_lines=None):
             yield document
 
 
+def check_documents_once(files):
+    """ValueError for a file given twice, or for files that hold the same documents, as `read_documents` reads them
+    (`text_files.check_units_once`): a note for a few documents in two files. A pipe is read once, by the work."""
+    why = "its documents would be both trained on and held out"
+    text_files.check_each_file_once(files, why)
+    for note in text_files.check_units_once({path: [text_files.unit_key(d) for d in read_documents([path], True, [])]
+                                             for path in files if text_files.rereadable(path)}, "documents", why):
+        print(note)
+
+
 class _ShardWriter:
     """Seeded shuffle buffer, then round-robin over the shards: deterministic output order."""
 
@@ -113,7 +123,7 @@ def create_pretraining_data(
                         ("shuffle_buffer", shuffle_buffer)):
         checks.rule_check(name, value, RUN_RULES[name])
     files = text_files.expand_patterns(input_patterns)
-    text_files.check_each_file_once(files, "its documents would be both trained on and held out")
+    check_documents_once(files)
     tokenizer = Tokenizer.from_file(vocab)
     if config.vocabulary_size != tokenizer.vocabulary_size:
         raise ValueError(

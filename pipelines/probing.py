@@ -218,10 +218,15 @@ def split_of(sentence):
 def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed=0):
     """Writes the four task files; returns {task: {split: count}}."""
     rows = collections.defaultdict(list)
-    text_files.check_each_file_once(conllu_paths, "its sentences would count twice", "--conllu", comments="#")
-    for path in conllu_paths:
+    why = "its sentences would count twice"
+    text_files.check_each_file_once(conllu_paths, why, "--conllu", comments="#")
+    parsed = {path: list(read_conllu(path)) for path in conllu_paths}
+    for note in text_files.check_units_once({path: [text_files.unit_key(t[0] for t in tokens) for tokens in read]
+                                             for path, read in parsed.items()}, "sentences", why, "--conllu"):
+        print(note)
+    for path, read in parsed.items():
         sentences, tagged, related = 0, False, False
-        for sentences, tokens in enumerate(read_conllu(path), start=1):
+        for sentences, tokens in enumerate(read, start=1):
             text = " ".join(t[0] for t in tokens)
             tagged = tagged or any(t[1] not in ("_", "") for t in tokens)
             related = related or any(t[3] not in ("_", "") for t in tokens)

@@ -532,6 +532,16 @@ CASES += [
     ("data-input-a-copy", DATA + " --input {corpus} {corpus_copy}", 1,
      r"--input .*corpus_copy.txt holds the same text as .*corpus.txt \(a copy: line ends, blank lines, a "
      r"byte-order mark and the Unicode form aside\)", []),
+    ("data-input-an-indented-copy", DATA + " --input {corpus} {corpus_indented}", 1,
+     r"--input .*corpus_indented.txt: (\d+) of its \1 documents are in .*corpus.txt too \(the same words, as they are "
+     r"read\): a copy of it, or of a part of it; its documents would be both trained on and held out", []),
+    ("data-input-a-copy-after-new-text", DATA + " --input {corpus} {corpus_after_more}", 1,
+     r"--input .*corpus.txt: (\d+) of its \1 documents are in .*corpus_after_more.txt too", []),
+    ("probing-conllu-a-copy-with-misc-blanked", "pipelines.probing --conllu {ud40} {ud40_misc} --output_dir "
+     "{tmp}/probing_misc", 1, r"--conllu .*ud40_misc.conllu: 40 of its 40 sentences are in .*ud40.conllu too", []),
+    ("analyze-parsed-a-copy-without-its-first-sentence", ANALYZE.replace("token-types", "dependencies") +
+     " --parsed {ud40} {ud40_tail}", 1, r"--parsed .*ud40_tail.conllu: 39 of its 39 sentences are in .*ud40.conllu "
+     r"too .*its sentences would count twice, and the intervals narrow", []),
     ("finetune-train-is-dev", FINETUNE + " --task rte --data_dir {glue_train_is_dev}", 1,
      r"glue_train_is_dev/train.tsv is .*glue_train_is_dev/dev.tsv \(a link\): dev numbers would measure", []),
     ("analyze-held-out-on-training-records", "albert_act.analyze held-out --init {run} --records {train} "
@@ -1012,6 +1022,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                                               "stsb_constant")},
             "probing_future": root / "probing_future", "glue_spelled_models": root / "glue_spelled_models",
             "one_line": root / "one_line.txt", "corpus_copy": root / "corpus_copy.txt",
+            **{name: root / f"{name}.txt" for name in ("corpus_indented", "corpus_after_more")},
+            **{name: root / f"{name}.conllu" for name in ("ud40", "ud40_misc", "ud40_tail")},
             "latin1_txt": root / "latin1.txt", "glue_train_is_dev": root / "glue_train_is_dev", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
     for lock in locks:
         lock.release()
@@ -1090,6 +1102,14 @@ def _more_bad_files(root, rte):
     words = ("alpha", "beta", "gamma", "delta", "house", "river", "stone", "light")
     (root / "one_line.txt").write_text(" ".join(words[(i * 7 + i // 3) % 8] for i in range(400_000)) + ".\n")
     shutil.copy(root / "corpus.txt", root / "corpus_copy.txt")
+    corpus_lines = (root / "corpus.txt").read_text().splitlines()  # the same documents, read alike: indented,
+    (root / "corpus_indented.txt").write_text("".join(f"  {line}\n" for line in corpus_lines))  # or after new text
+    (root / "corpus_after_more.txt").write_text("A new first document.\n\n" + (root / "corpus.txt").read_text())
+    ud = (rte.parent.parent / "ud_english_ewt" / "en_ewt-ud-dev.conllu").read_text().split("\n\n")[:40]
+    (root / "ud40.conllu").write_text("\n\n".join(ud) + "\n\n")
+    (root / "ud40_misc.conllu").write_text("\n\n".join("\n".join(  # MISC (SpaceAfter=No) blanked: the words read alike
+        "\t".join(f.split("\t")[:9] + ["_"]) if f.count("\t") == 9 else f for f in s.split("\n")) for s in ud) + "\n\n")
+    (root / "ud40_tail.conllu").write_text("\n\n".join(ud[1:]) + "\n\n")  # all but its first sentence
     (root / "latin1.txt").write_bytes("Caf\u00e9 au lait.\n".encode("latin-1"))
     (root / "glue_train_is_dev").mkdir()
     shutil.copy(rte / "dev.tsv", root / "glue_train_is_dev" / "dev.tsv")

@@ -244,3 +244,24 @@ def test_too_many_shards_for_the_open_files_limit_and_a_text_too_short_say_what_
     with pytest.raises(ValueError, match=r"no training instance from 1 documents \(1 for training\): 1 chunk\(s\) of "
                                          r"one word each, .* were dropped \(a text of one word, or without spaces\?\)"):
         _run(wiki_vocab, [one_word], tmp_path / "out2")
+
+
+def test_files_that_hold_the_same_units_are_refused_and_a_few_shared_ones_noted():
+    """`check_units_once` on hand-made keys: a file more than half of whose distinct units another holds is refused
+    (the smaller one named, with its exact count); a smaller overlap gives one note with its count; the key is the
+    words as read (NFKC, spaces collapsed), so an indented or NFD line is the same unit, another word is not."""
+    from albert_act.base import text_files
+
+    key = text_files.unit_key
+    assert key(["Café  au lait."]) == key([" Cafe\u0301 au\tlait. "]) != key(["Café au lait!"])
+    assert key(["a b", "c"]) != key(["a", "b c"])  # a document's lines stay lines
+    units = {"a": [1, 2, 3, 4, 5, 6], "b": [6, 7, 8, 9], "c": [10, 11, 1, 2, 3, 3]}
+    with pytest.raises(ValueError, match=r"^--input c: 3 of its 5 documents are in a too \(the same words, as they are "
+                                         r"read\): a copy of it, or of a part of it; WHY; give each of the documents"):
+        text_files.check_units_once(units, "documents", "WHY")
+    del units["c"]
+    assert text_files.check_units_once(units, "documents", "WHY") == [
+        "note: 1 of the 4 documents of b are in a too: they count twice"]
+    units["c"] = [12, 13, 14, 15, 16, 7, 8, 9]  # 3 of b's 4 in c, 3 of c's 8: b is named, as a part of c
+    with pytest.raises(ValueError, match=r"^--input b: 3 of its 4 documents are in c too"):
+        text_files.check_units_once(units, "documents", "WHY")

@@ -359,15 +359,18 @@ def fixed_point_markdown(result):
 def _parsed_sentences(patterns, documents):
     if patterns:
         files = text_files.expand_patterns(patterns)
-        text_files.check_each_file_once(files, "its sentences would count twice, and the intervals narrow", "--parsed",
-                                        comments="#")  # a sentence's comment lines (its id) are not read
-        sentences = []
+        why = "its sentences would count twice, and the intervals narrow"
+        text_files.check_each_file_once(files, why, "--parsed", comments="#")  # (comment lines, its id, not read)
+        sentences, units = [], {}
         for path in files:
             parsed = list(probing.read_parsed(path))
             if parsed and not path.endswith(".dp") and all(token[3] == "_" for s in parsed for token in s):
                 raise ValueError(f"{path}: no dependency relation (column 8 is '_' in all {len(parsed)} sentences): "
                                  "the analysis groups words by their relation; give parsed files that have them")
             sentences += parsed
+            units[path] = [text_files.unit_key(token[0] for token in sentence) for sentence in parsed]
+        for note in text_files.check_units_once(units, "sentences", why, "--parsed"):
+            print(note)
         source = ", ".join(patterns)
     else:
         sentences = [list(zip(s.words, s.upos, s.heads, s.relations))

@@ -124,9 +124,7 @@ def check_each_file_once(files, why, flag="--input", comments=None):
             raise ValueError(f"{flag} matches {path} twice{also}: {why}; give each file once")
         seen[key] = path
     starts, by_start = {}, {}
-    for path in files:
-        if not is_remote(path) and not os.path.isfile(path):
-            continue  # a pipe (/dev/stdin, a FIFO) is read once, by the work: its start is not read here
+    for path in filter(rereadable, files):  # a pipe (/dev/stdin, a FIFO) is read once, by the work: not here
         try:
             starts[path] = kept, digests = _start_digests(path, comments)
         except OSError:
@@ -146,6 +144,48 @@ def check_each_file_once(files, why, flag="--input", comments=None):
         if part is not None:
             raise ValueError(f"{flag} {path} begins with all the text of {part}, then goes on: for that text, {why}; "
                              "give each text once (cut it from one of them)")
+
+
+def rereadable(path):
+    """Whether `path` can be read before the work reads it: a file, local or remote, not a pipe (/dev/stdin, a FIFO)."""
+    return is_remote(path) or os.path.isfile(path)
+
+
+def unit_key(words):
+    """A unit (a sentence, a document's lines) as a reader takes it, for `check_units_once`: its words (strings;
+    a document's lines), each in NFKC with its spaces collapsed, as a 64-bit digest."""
+    import hashlib
+
+    text = "\n".join(" ".join(unicodedata.normalize("NFKC", word).split()) for word in words)
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
+
+
+def check_units_once(units, what, why, flag="--input"):
+    """Files given together that hold the same units (`what`: "documents", "sentences") as the reader takes them
+    (`units` {path: [`unit_key`, ...]}, in the order given). A file more than half of whose distinct units are in
+    an earlier file given is a copy of it, or of a part of it, whatever else differs (another editor's line ends or
+    indentation, a column the reader does not read, a sentence cut), and so is an earlier file more than half of
+    whose units are in a later one: ValueError naming both, `why` saying what twice would do. Returns a note for
+    each smaller overlap (a short sentence in two treebanks): those units count twice."""
+    import collections
+
+    first, sizes, shared = {}, {}, collections.Counter()  # a unit's first file; each file's units; (earlier, later)
+    for path, keys in units.items():
+        distinct = set(keys)
+        sizes[path] = len(distinct)
+        for key in distinct:
+            holder = first.setdefault(key, path)
+            if holder != path:
+                shared[holder, path] += 1
+    notes = []
+    for (earlier, later), count in shared.items():
+        for path, other in sorted(((later, earlier), (earlier, later)), key=lambda pair: sizes[pair[0]]):
+            if 2 * count > sizes[path]:  # the one with fewer units first: the one held in the other
+                raise ValueError(f"{flag} {path}: {count:,} of its {sizes[path]:,} {what} are in {other} too (the "
+                                 f"same words, as they are read): a copy of it, or of a part of it; {why}; give each "
+                                 f"of the {what} once (cut them from one of the files)")
+        notes.append(f"note: {count:,} of the {sizes[later]:,} {what} of {later} are in {earlier} too: they count twice")
+    return notes
 
 
 def _start_digests(path, comments=None):
