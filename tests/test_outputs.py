@@ -39,6 +39,18 @@ def test_a_second_process_is_refused_at_once_naming_the_holder(tmp_path):
 def test_the_lock_lies_beside_the_dir_not_in_it(tmp_path):
     assert outputs.lock_path(tmp_path / "saved" / "1") == str(tmp_path / "saved" / ".1.lock")
     assert outputs.lock_path(str(tmp_path / "run") + "/") == str(tmp_path / ".run.lock")
+    # a link to an output is the output: two benchmarks, one given the folder and one a link to it, both ran and
+    # the last to end replaced the other's result; one lock now, beside the real folder, and a link still to be made
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    (tmp_path / "new_link").symlink_to(tmp_path / "later")
+    assert outputs.lock_path(tmp_path / "link") == outputs.lock_path(tmp_path / "real") == str(tmp_path / ".real.lock")
+    assert outputs.lock_path(tmp_path / "new_link") == str(tmp_path / ".later.lock")
+    with outputs.DirectoryLock(tmp_path / "real", "command", "--output_dir"):
+        with pytest.raises(ValueError, match=rf"--output_dir {tmp_path}/link is in use by another command .*its lock: "
+                                             rf"{tmp_path}/.real.lock"):
+            outputs.DirectoryLock(tmp_path / "link", "command", "--output_dir").acquire()
+    assert not os.path.lexists(tmp_path / ".real.lock")
     # an output named as another output's lock would replace the lock of the command writing there
     with outputs.DirectoryLock(tmp_path / "big.txt", "command", "--output", a_file=True):
         with pytest.raises(ValueError, match=r"--output \S*/.big.txt.lock is the name of the lock that guards "

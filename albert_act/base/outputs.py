@@ -121,9 +121,9 @@ def _check_not_current_folder(path, named):
 
 
 def lock_path(path):
-    """The lock file of a run or output dir: a hidden sibling, `<parent>/.<name>.lock`, so that it
-    exists before the dir does and never lies inside what it guards (a SavedModel, a run)."""
-    path = os.path.abspath(str(path).rstrip("/"))
+    """The lock file of a run or output dir: a hidden sibling, `<parent>/.<name>.lock`, of the real folder (a link to
+    it is one lock with it), there before the dir is and never inside what it guards (a SavedModel, a run)."""
+    path = os.path.realpath(str(path).rstrip("/"))
     return os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.lock")
 
 
@@ -138,7 +138,7 @@ def hold(path, flag="--output_dir", a_file=False):
     whose output is an analysis, a benchmark's results, a vocabulary or probing task files. Again in the
     same process (a notebook's second command): held already. Prints the lock's `notice`, if any. a_file: the
     output is a file (a zip), not a dir."""
-    key = os.path.abspath(str(path))
+    key = os.path.realpath(str(path))
     if key in _HELD or "://" in str(path):
         return
     lock = DirectoryLock(path, "command", flag, a_file, say=True).acquire()
@@ -168,7 +168,7 @@ class DirectoryLock:
         self.path, self.what, self.flag = str(path), what, flag  # flag: names the dir in a refusal
         self.a_file = a_file  # the output is a file (a zip, a vocabulary's prefix): no dir checks
         self.say = say  # print the `notice`, once the lock is held
-        self.file = None
+        self.file = self.lock_name = None  # lock_path's, once held
         self.created = None
         self.took_over = None
         self.active = False
@@ -200,7 +200,7 @@ class DirectoryLock:
             raise ValueError(f"{self.flag + ' ' if self.flag else ''}{self.path} is the name of the lock that guards "
                              f"{os.path.join(os.path.dirname(self.path), base[1:-5])} (a command writing there may "
                              "hold it): choose another name")
-        name = lock_path(self.path)
+        name = self.lock_name = lock_path(self.path)
         self.created = _first_missing(os.path.dirname(name))  # removed on release if still empty
         os.makedirs(os.path.realpath(os.path.dirname(name)), exist_ok=True)  # a link: where it points
         while True:
@@ -279,14 +279,14 @@ class DirectoryLock:
         if self.file is None:
             return
         try:
-            os.remove(lock_path(self.path))  # while still held: no one can lock the removed file
+            os.remove(self.lock_name)  # while still held: no one can lock the removed file
         except FileNotFoundError:
             pass
         with contextlib.suppress(OSError):
             self.file.close()
         self.file, self.active = None, False
-        _MINE.discard(lock_path(self.path))
-        folder = os.path.dirname(lock_path(self.path))
+        _MINE.discard(self.lock_name)
+        folder = os.path.dirname(self.lock_name)
         while self.created:  # the folders made for the lock, if the command left nothing in them
             try:
                 os.rmdir(folder)
