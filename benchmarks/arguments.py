@@ -29,6 +29,16 @@ def named(items, what, example):
 NOTHING_WRITTEN = "nothing was written"
 
 
+def refusal(error, output):
+    """The "error:" line of a check made before a benchmark's work: a refusal (ValueError) in its own words; a folder
+    the system will not write (read-only, no room for the lock: an OSError) named as `output` (`io_failure`)."""
+    from albert_act.base import write_failures
+
+    if isinstance(error, ValueError):
+        return f"error: {error}"
+    return f"error: {write_failures.io_failure(error, output, NOTHING_WRITTEN)}"
+
+
 def run(work, *args, output=None, kept=NOTHING_WRITTEN, stopped=None):
     """`work(*args)` as a benchmark's `main()` runs it, after its flags are checked: Ctrl-C or SIGTERM
     stops it with one line (`stopped`, default `kept`) and exits at once, without TensorFlow's or XLA's

@@ -143,8 +143,8 @@ def main(argv=None):
             if missing:
                 raise ValueError(f"--check {args.check} holds no {' or '.join(missing)}: give the DIR that --write "
                                  "wrote")
-    except ValueError as error:
-        raise SystemExit(f"error: {error}") from None
+    except (ValueError, OSError) as error:  # OSError: a read-only folder, where the lock goes
+        raise SystemExit(arguments.refusal(error, args.write)) from None
     # a stop ends the process at once: on JAX, the interpreter's teardown beside XLA's threads crashed it
     reference = os.path.join(args.write or "", "reference.npz")
     earlier, written = os.path.exists(reference), text_files.replaced_since(reference)

@@ -160,8 +160,8 @@ def main(argv=None):
         check_not_trained_on(source, records)
         for path in records:
             check_records_vocabulary(path, source.tokenizer().model_proto, f"{args.init}'s vocabulary")
-    except ValueError as error:
-        raise SystemExit(f"error: {error}") from None
+    except (ValueError, OSError) as error:  # OSError: a read-only folder, where the lock goes
+        raise SystemExit(arguments.refusal(error, args.output_dir)) from None
     if args.caps is None:
         args.caps = list(range(1, n_max))
     arguments.run(_measure_and_write, args, records, output=args.output_dir,

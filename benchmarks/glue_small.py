@@ -26,7 +26,6 @@ import argparse
 import collections
 import json
 import os
-import sys
 import time
 
 from albert_act.base import cli, entry, text_files  # noqa: E402
@@ -148,8 +147,8 @@ def main(argv=None):
                              "per task)")
         check_output_dir(args.output_dir, args.overwrite, {"results.json", *models}, "the benchmark",
                          "an earlier (or stopped) glue_small result")
-    except ValueError as error:
-        sys.exit(f"error: {error}")
+    except (ValueError, OSError) as error:  # OSError: a read-only folder, where the lock goes
+        raise SystemExit(arguments.refusal(error, args.output_dir)) from None
     return arguments.fine_tunings(args.output_dir, _run, args, models, longest)
 
 

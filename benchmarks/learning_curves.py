@@ -25,7 +25,6 @@ if not __package__:  # run as a file, where its imports of the package fail
 import argparse
 import json
 import os
-import sys
 
 from albert_act.base import artifacts, cli, entry
 from albert_act.base.outputs import check_output_dir
@@ -139,8 +138,8 @@ def main(argv=None):
                                 "ACT=runs/english")
         curves = {name: joined(f"{name}={parts}", parts.split("+")) for name, parts in named.items()}
         check_same_records(curves)
-    except ValueError as error:
-        sys.exit(f"error: {error}")
+    except (ValueError, OSError) as error:  # OSError: a read-only folder, where the lock goes
+        raise SystemExit(arguments.refusal(error, args.output_dir)) from None
     arguments.run(_write, args.output_dir, curves, output=args.output_dir,
                   stopped=arguments.said_when_stopped(args.output_dir, "learning_curves.json"))
     return curves

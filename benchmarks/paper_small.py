@@ -151,8 +151,8 @@ def main(argv=None):
 
     try:  # its own runs are reused (a finished one is not trained again); anything else there is refused
         check_output_dir(args.output_dir, False, OUTPUT_ENTRIES, "the benchmark", "", reused=True)
-    except ValueError as error:
-        sys.exit(f"error: {error}")
+    except (ValueError, OSError) as error:  # OSError: a read-only folder, where the lock goes
+        raise SystemExit(arguments.refusal(error, args.output_dir)) from None
     arguments.run(_run, args, output=args.output_dir,
                   kept="the runs finished in --output_dir are kept, and the same command goes on from them")
 

@@ -88,16 +88,15 @@ def main(argv=None):
             sys.exit(f"error: {path} not found")
     from albert_act.base.outputs import check_output_dir
     from albert_act.io.source import Source
+    from benchmarks import arguments
 
     try:  # before any fine-tuning
         if Source.open(args.init).info["kind"] != "pretraining":
             raise ValueError(f"--init {args.init} is a fine-tuned model: the probes fine-tune a pre-training model")
         check_output_dir(args.output_dir, args.overwrite, OUTPUT_ENTRIES, "the benchmark",
                          "an earlier (or stopped) probing_small result")
-    except ValueError as error:
-        sys.exit(f"error: {error}")
-    from benchmarks import arguments
-
+    except (ValueError, OSError) as error:  # OSError: a read-only folder, where the lock goes
+        raise SystemExit(arguments.refusal(error, args.output_dir)) from None
     return arguments.fine_tunings(args.output_dir, _run, args, files)
 
 

@@ -118,8 +118,8 @@ def main(argv=None):
         if not queries:
             raise ValueError(f"--conllu {args.conllu}: no sentence to ask: one of 4-60 words, with an alphabetic "
                              f"word of one piece to mask, that fits the model's {max_length} positions")
-    except ValueError as error:
-        sys.exit(f"error: {error}")
+    except (ValueError, OSError) as error:  # OSError: a read-only folder, where the lock goes
+        raise SystemExit(arguments.refusal(error, args.output_dir)) from None
     return arguments.run(_serve, args, export, tokenizer, queries, output=args.output_dir)
 
 

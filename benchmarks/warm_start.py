@@ -66,8 +66,8 @@ def main(argv=None):
     try:  # its own runs are reused (a finished one is not trained again); anything else there is refused
         check_output_dir(args.output_dir, True, {"fixed", "fixed_hf", "warm_start.json", *(
             _run_name(halting, bias) for _, halting, bias in variants)}, "the benchmark", "", reused=True)
-    except ValueError as error:
-        raise SystemExit(f"error: {error}") from None
+    except (ValueError, OSError) as error:  # OSError: a read-only folder, where the lock goes
+        raise SystemExit(arguments.refusal(error, args.output_dir)) from None
     arguments.run(_run, args, variants, output=args.output_dir,
                   kept="the runs finished in --output_dir are kept, and the same command goes on from them")
 

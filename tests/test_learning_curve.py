@@ -116,3 +116,24 @@ def test_the_english_pages_table_2_is_the_benchmarks_output_for_the_committed_cu
     table = (tmp_path / "learning_curves.md").read_text(encoding="utf-8").rstrip("\n")  # what the command wrote
     assert table in page, "docs/english-model.md's Table 2 is not what benchmarks.learning_curves gives"
     assert table.count("\n| ") == 24 and "\n| 12,000 | 0.261 [0.256, 0.265] |" in table  # 500 to 12,000, both runs whole
+
+
+def test_an_output_folder_the_system_will_not_write_is_one_line(tmp_path, monkeypatch):
+    """A benchmark's --output_dir on a read-only disk: the lock beside it cannot be made, before any work. The
+    checks before the work caught refusals (ValueError) only, and this OSError was a 27-line traceback; it is the
+    one line that names the output (the same `arguments.refusal` in each benchmark that checks its --output_dir)."""
+    import errno
+
+    from albert_act.base import outputs
+    from benchmarks import learning_curves
+
+    act = _write(tmp_path / "act" / "held_out.jsonl", [_point(500, 0.1)])
+
+    def read_only(self, name):
+        raise OSError(errno.EROFS, f"Read-only file system; {self._guarded()} cannot be written there", self.path)
+
+    monkeypatch.setattr(outputs.DirectoryLock, "_open_lock_file", read_only)
+    with pytest.raises(SystemExit) as refused:
+        learning_curves.main([f"ACT={act}", "--output_dir", str(tmp_path / "ro" / "out")])
+    assert refused.value.code == (f"error: could not write {tmp_path}/ro/out: Read-only file system; --output_dir "
+                                  f"{tmp_path}/ro/out cannot be written there ({tmp_path}/ro/out); nothing was written")
