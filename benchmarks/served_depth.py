@@ -139,7 +139,7 @@ def main(argv=None):
     parser.add_argument("--short", type=int, default=8, help="pieces kept per segment in shape 4 (twice that in 5)")
     parser.add_argument("--output_dir", default=None, help="where results.json goes (default: printed only)")
     parser.add_argument("--overwrite", action="store_true", help="replace an earlier result in --output_dir")
-    args = cli.parse_checked(parser, argv, {"max_sequences": "int>=1", "short": "int>=1",
+    args = cli.parse_checked(parser, argv, {"max_sequences": "int[2,100000000]", "short": "int>=1",
                                             **dict.fromkeys(("init", "records", "output_dir"), "path")})
     return arguments.run(_measure, args, output=args.output_dir or "the table")
 
@@ -185,6 +185,8 @@ def _measure(args):
         shaped = [shapes(*record, args.short) for record in records]
     except ValueError as error:  # records of another kind (e.g. single segments)
         raise ValueError(f"{args.records}: {error}") from None
+    if len(records) < 2:  # the intervals are over sequences: one alone gives an interval of no width
+        raise ValueError(f"{args.records} holds 1 record: the 95% intervals, over sequences, need 2 at least")
     encode_ids = load_export(export).signatures["encoder_ids"]  # a damaged one: its file named
 
     results = {name: summarize(depth_of(encode_ids, [row[name] for row in shaped])) for name in SHAPES}

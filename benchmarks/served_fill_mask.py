@@ -93,7 +93,7 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output_dir", default=None, help="where results.json goes (default: printed only)")
     parser.add_argument("--overwrite", action="store_true", help="replace an earlier result in --output_dir")
-    args = cli.parse_checked(parser, argv, {"seed": "int:seed", "sentences": "int[1,1000000]",
+    args = cli.parse_checked(parser, argv, {"seed": "int:seed", "sentences": "int[2,1000000]",
                                             **dict.fromkeys(("init", "conllu", "output_dir"), "path")})
     for path in (args.init, args.conllu):
         if not os.path.exists(path):
@@ -115,9 +115,10 @@ def main(argv=None):
         tokenizer, max_length = source.tokenizer(), source.info["max_seq_length"]
         queries = masked_queries(list(probing.read_parsed(args.conllu)), tokenizer, args.sentences, args.seed,
                                  max_length)
-        if not queries:
-            raise ValueError(f"--conllu {args.conllu}: no sentence to ask: one of 4-60 words, with an alphabetic "
-                             f"word of one piece to mask, that fits the model's {max_length} positions")
+        if len(queries) < 2:  # the intervals are over sentences: one alone gives an interval of no width
+            raise ValueError(f"--conllu {args.conllu}: {len(queries) or 'no'} sentence to ask (the 95% intervals, over "
+                             f"sentences, need 2 at least): one of 4-60 words, with an alphabetic word of one piece to "
+                             f"mask, that fits the model's {max_length} positions")
     except (ValueError, OSError) as error:  # OSError: a read-only folder, where the lock goes
         raise SystemExit(arguments.refusal(error, args.output_dir)) from None
     return arguments.run(_serve, args, export, tokenizer, queries, output=args.output_dir)

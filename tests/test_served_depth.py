@@ -138,3 +138,14 @@ def test_records_the_model_cannot_read_are_refused_naming_them(tiny_run, tmp_pat
     path = write_record(tmp_path / "one.tfrecord", ids, segments, length)
     with pytest.raises(SystemExit, match=message):
         served_depth.main(["--init", tiny_run[1], "--records", str(path)])
+
+
+def test_one_sequence_gives_no_interval_and_is_refused(tiny_run, tmp_path):
+    """A 95% bootstrap interval over one sequence has no width ("1.26 [1.26, 1.26]"), shown as if measured: the
+    benchmark asks for 2 sequences at least, by its flag and by what the records hold."""
+    with pytest.raises(SystemExit, match=r"--max_sequences must be an integer in \[2, 100000000\], got 1"):
+        served_depth.main(["--init", tiny_run[1], "--max_sequences", "1"])
+    path = write_record(tmp_path / "one.tfrecord", PAIR, [0] * 5 + [1] * 2, 64)
+    with pytest.raises(SystemExit, match=r"one\.tfrecord holds 1 record: the 95% intervals, over sequences, need 2 at "
+                                         r"least"):
+        served_depth.main(["--init", tiny_run[1], "--records", str(path)])
