@@ -440,3 +440,29 @@ def test_the_results_table_gives_the_interval_and_the_majority_class():
     assert "| 1 | 0.8000 [0.700, 0.900] | 2.00 / 3.00 |" in table
     assert table.endswith("best: epoch 1, accuracy 0.8000 [0.700, 0.900]\nmajority class (always 'not_entailment'): "
                           "accuracy 0.7500")
+
+
+def test_a_finished_fine_tuning_whose_export_is_gone_is_said_so(tmp_path, capsys):
+    """A finished fine-tuning (results.json) whose export was deleted was called "finished", and the one way offered,
+    --overwrite, trains a whole grid again. A grid now goes on: its points are kept and the best one exported again,
+    which a note says; a single fine-tuning is refused naming the missing export; with its export, as before."""
+    grid = tmp_path / "grid_run"
+    (grid / "grid").mkdir(parents=True)
+    (grid / "finetune_config.json").write_text("{}")
+    (grid / "results.json").write_text(json.dumps({"best": {"export": str(grid / "export" / "1")}, "runs": []}))
+    artifacts.check_finetuning_target(str(grid), overwrite=False)
+    assert capsys.readouterr().out == (f"note: {grid}/results.json names the grid's export {grid}/export/1, which is "
+                                       "missing: the finished points are kept, and the best one is exported again\n")
+    single = tmp_path / "single"
+    (single / "export" / "1").mkdir(parents=True)
+    (single / "finetune_config.json").write_text("{}")
+    (single / "results.json").write_text(json.dumps({"export": str(single / "export" / "1")}))
+    with pytest.raises(ValueError, match=rf"^--output_dir {single} holds a finished fine-tuning \(results.json\) whose "
+                                         rf"export {single}/export/1 is missing; pass --overwrite to replace it"):
+        artifacts.check_finetuning_target(str(single), overwrite=False)
+    (single / "export" / "1" / "saved_model.pb").write_bytes(b"")
+    (grid / "export" / "1").mkdir(parents=True)
+    (grid / "export" / "1" / "saved_model.pb").write_bytes(b"")
+    for done in (single, grid):
+        with pytest.raises(ValueError, match=r"holds a finished fine-tuning \(results.json\); pass --overwrite"):
+            artifacts.check_finetuning_target(str(done), overwrite=False)
