@@ -26,15 +26,19 @@ WORD_START = "\u2581"  # SentencePiece's "▁": the piece begins a new word
 _PUNCTUATION = frozenset(string.punctuation)
 
 
-def sample_sentences(files, max_sentences, seed, skip_invalid_utf8=False):
-    """A seeded reservoir sample of normalized, non-empty lines: memory bounded by `max_sentences`."""
+def sample_sentences(files, max_sentences, seed, skip_invalid_utf8=False, units=None):
+    """A seeded reservoir sample of normalized, non-empty lines: memory bounded by `max_sentences`. units: a dict,
+    given, of {path: the set of its lines' `text_files.unit_key`s} (`text_files.check_units_once`)."""
     rng = random.Random(f"{seed}/tokenizer-sample")
     sample, seen = [], 0
     for path in files:
+        keys = set() if units is None else units.setdefault(path, set())
         for _, line in text_files.read_lines(path, skip_invalid_utf8):
             line = normalization.normalize(line)
             if not line:
                 continue
+            if units is not None:
+                keys.add(text_files.unit_key([line]))
             seen += 1
             if len(sample) < max_sentences:
                 sample.append(line)
@@ -74,7 +78,11 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
     """
     if model_type not in MODEL_TYPES:
         raise ValueError(f"model_type must be one of {list(MODEL_TYPES)}, got {model_type!r}")
-    sentences = sample_sentences(files, max_sentences, seed, skip_invalid_utf8)
+    units = {}  # each file's lines, as the trainer takes them: a file more than half of whose lines another holds
+    sentences = sample_sentences(files, max_sentences, seed, skip_invalid_utf8, units)
+    for note in text_files.check_units_once(units, "lines", "its lines would count twice in the vocabulary's "
+                                            "statistics"):
+        print(note)
     if not sentences:
         raise ValueError(f"no text to train a vocabulary on in {files}")
     if all(len(line.encode()) > MAX_LINE_BYTES for line in sentences):

@@ -537,6 +537,9 @@ CASES += [
      r"read\): a copy of it, or of a part of it; its documents would be both trained on and held out", []),
     ("data-input-a-copy-after-new-text", DATA + " --input {corpus} {corpus_after_more}", 1,
      r"--input .*corpus.txt: (\d+) of its \1 documents are in .*corpus_after_more.txt too", []),
+    ("tokenizer-input-a-copy-after-new-text", TOKENIZER.replace("{corpus}", "{corpus} {corpus_after_more}"), 1,
+     r"--input .*corpus.txt: ([\d,]+) of its \1 lines are in .*corpus_after_more.txt too \(the same words, as they are "
+     r"read\): a copy of it, or of a part of it; its lines would count twice in the vocabulary's statistics", []),
     ("probing-conllu-a-copy-with-misc-blanked", "pipelines.probing --conllu {ud40} {ud40_misc} --output_dir "
      "{tmp}/probing_misc", 1, r"--conllu .*ud40_misc.conllu: 40 of its 40 sentences are in .*ud40.conllu too", []),
     ("analyze-parsed-a-copy-without-its-first-sentence", ANALYZE.replace("token-types", "dependencies") +
