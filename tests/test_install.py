@@ -14,8 +14,8 @@ REPO = Path(__file__).resolve().parents[1]
 def test_pyproject_installs_every_package_with_the_pinned_requirements():
     config = tomllib.loads((REPO / "pyproject.toml").read_text())
     include = config["tool"]["setuptools"]["packages"]["find"]["include"]
-    packages = sorted(p.name for p in REPO.iterdir() if (p / "__init__.py").is_file())
-    assert packages == ["albert_act", "pipelines"]
+    packages = sorted(p.name for p in REPO.iterdir() if (p / "__init__.py").is_file() and p.name != "benchmarks")
+    assert packages == ["albert_act", "pipelines"]  # benchmarks/ (a package for its start-up) runs from a clone
     assert sorted(name for name in include if "*" not in name) == packages
     assert all(f"{name}.*" in include for name in packages)  # and their subpackages
     assert config["project"]["dynamic"] == ["dependencies"]  # pinned in one place:
