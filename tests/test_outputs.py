@@ -198,6 +198,22 @@ def test_a_users_hidden_files_are_other_files_in_an_output_replaced_whole(tmp_pa
     outputs.release_held()
 
 
+def test_an_output_moved_aside_by_a_killed_writer_is_put_back(tmp_path):
+    """`replace_dir` moves the earlier output into its staging dir, then the new one into place: a writer killed
+    between the two moves left the earlier output in a dead staging dir, which the next writer removed. It is
+    put back now (where nothing has taken its place), and the dead staging dir removed as before."""
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    staging = tmp_path / f".staging-{dead.stdout.strip()}-x1"
+    (staging / "previous-table").mkdir(parents=True)
+    (staging / "previous-table" / "probes.md").write_text("earlier")
+    (staging / "result").mkdir()  # the new one, never moved in
+    (staging / "previous-kept").mkdir()  # an output of that name in place already: left as it is
+    (tmp_path / "kept").mkdir()
+    with outputs.staging_dir(str(tmp_path)):
+        assert (tmp_path / "table" / "probes.md").read_text() == "earlier" and not staging.exists()
+    assert sorted(os.listdir(tmp_path)) == ["kept", "table"] and os.listdir(tmp_path / "kept") == []
+
+
 def test_a_benchmarks_result_is_replaced_in_one_step(tmp_path):
     """depth_knob wrote its .md, .json and .png one by one: a stop between them left a new table beside an old
     plot. `arguments.write_whole` stages them and moves them in together; a failure leaves the earlier result."""

@@ -156,13 +156,10 @@ def release_held(inside=None):
 class DirectoryLock:
     """One process at a time on a dir: an exclusive `flock` on `lock_path(path)`.
 
-    The kernel releases it when the holder exits, crashes or is killed, so a lock is never
-    stale for long: a lock file left by a dead process (SIGKILL, power loss) is taken over,
-    and `took_over` names that process. A second process is refused at once with a ValueError
-    naming the holder (pid, host, command, start time). Paths on gs:// (or any remote
-    filesystem that tf.io.gfile reaches) and systems without `fcntl` are not locked:
-    `self.active` is then False and a one-line `note` says so.
-    """
+    The kernel releases it when the holder exits, crashes or is killed: a lock file left by a dead process
+    (SIGKILL, power loss) is taken over, and `took_over` names that process. A second process is refused at
+    once with a ValueError naming the holder (pid, host, command, start time). Paths on gs:// (any remote
+    filesystem) and systems without `fcntl` are not locked: `self.active` is False and a `note` says so."""
 
     def __init__(self, path, what, flag=None, a_file=False, say=False):
         self.path, self.what, self.flag = str(path), what, flag  # flag: names the dir in a refusal
@@ -340,17 +337,20 @@ def _alive(pid):
 
 def staging_dir(parent):
     """A TemporaryDirectory beside the output (same filesystem: the final move is a rename), named
-    `.staging-<pid>-*`. Staging dirs that a dead process left (killed, out of memory) are removed
-    first; those of running processes, which may be writing a sibling output, are left alone."""
+    `.staging-<pid>-*`. Staging dirs that a dead process left (killed, out of memory) are removed first, an
+    earlier output moved aside into one put back; those of running processes are left alone."""
     import shutil
     import tempfile
 
     os.makedirs(os.path.realpath(parent), exist_ok=True)  # a link to a folder still to be made: made there
     for name in os.listdir(parent):
         if name.startswith(STAGING_PREFIX):
-            pid = name[len(STAGING_PREFIX):].split("-", 1)[0]
+            pid, dead = name[len(STAGING_PREFIX):].split("-", 1)[0], os.path.join(parent, name)
             if not pid.isdigit() or not _alive(int(pid)):
-                shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+                for kept in os.listdir(dead) if os.path.isdir(dead) else ():  # killed between `replace_dir`'s moves:
+                    if kept.startswith("previous-") and not os.path.lexists(os.path.join(parent, kept[9:])):
+                        os.replace(os.path.join(dead, kept), os.path.join(parent, kept[9:]))  # the earlier output back
+                shutil.rmtree(dead, ignore_errors=True)
     return tempfile.TemporaryDirectory(dir=parent, prefix=f"{STAGING_PREFIX}{os.getpid()}-")
 
 
@@ -377,7 +377,7 @@ def replace_dir(staged, target, staging):
     `staging` (removed with it), so at every moment one whole version is in place: never a
     half-deleted old one or a half-written new one."""
     if os.path.lexists(target):
-        os.replace(target, os.path.join(staging, "previous"))
+        os.replace(target, os.path.join(staging, f"previous-{os.path.basename(target)}"))
     os.replace(staged, target)
 
 
