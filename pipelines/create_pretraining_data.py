@@ -37,29 +37,38 @@ from pipelines.tfrecord_writer import TFRecordWriter
 from pipelines.tokenizer import Tokenizer
 
 
-def read_documents(files, skip_invalid_utf8=False, invalid_lines=None):
-    """Yields lists of sentence strings; a blank line (or a file's end) ends a document."""
+def read_documents(files, skip_invalid_utf8=False, invalid_lines=None, units=None):
+    """Yields lists of sentence strings; a blank line (or a file's end) ends a document. units: a dict, given, of
+    {path: its documents' `text_files.unit_key`s}, filled as they are read."""
     for path in files:
-        document = []
+        document, keys = [], [] if units is None else units.setdefault(path, [])
         for _, line in text_files.read_lines(path, skip_invalid_utf8, invalid_lines):
             line = line.strip()
             if line:
                 document.append(line)
             elif document:
+                keys.append(text_files.unit_key(document))
                 yield document
                 document = []
         if document:
+            keys.append(text_files.unit_key(document))
             yield document
 
 
-def check_documents_once(files):
+def check_documents_once(files, read=None):
     """ValueError for a file given twice, or for files that hold the same documents, as `read_documents` reads them
-    (`text_files.check_units_once`): a note for a few documents in two files. A pipe is read once, by the work."""
+    (`text_files.check_units_once`): a note for a few documents in two files. A pipe is read once, by the work: with
+    one among the files, this returns a dict for the work to fill (`read_documents`' units), compared after it
+    (`read`), before any shard is in place; else None."""
     why = "its documents would be both trained on and held out"
-    text_files.check_each_file_once(files, why)
-    for note in text_files.check_units_once({path: [text_files.unit_key(d) for d in read_documents([path], True, [])]
-                                             for path in files if text_files.rereadable(path)}, "documents", why):
+    if read is None:
+        text_files.check_each_file_once(files, why)
+        if not all(map(text_files.rereadable, files)):
+            return {}
+        read = {path: [text_files.unit_key(d) for d in read_documents([path], True, [])] for path in files}
+    for note in text_files.check_units_once(read, "documents", why):
         print(note)
+    return None
 
 
 class _ShardWriter:
@@ -123,7 +132,7 @@ def create_pretraining_data(
                         ("shuffle_buffer", shuffle_buffer)):
         checks.rule_check(name, value, RUN_RULES[name])
     files = text_files.expand_patterns(input_patterns)
-    check_documents_once(files)
+    piped = check_documents_once(files)  # {} where a pipe is among them: filled by the work, compared after it
     tokenizer = Tokenizer.from_file(vocab)
     if config.vocabulary_size != tokenizer.vocabulary_size:
         raise ValueError(
@@ -139,7 +148,7 @@ def create_pretraining_data(
     invalid_lines = []
     try:
         stats = _write_shards(files, tokenizer, config, staging, num_shards, workers, eval_fraction,
-                              shuffle_buffer, docs_per_task, skip_invalid_utf8, invalid_lines, progress)
+                              shuffle_buffer, docs_per_task, skip_invalid_utf8, invalid_lines, progress, piped)
     except BaseException as error:
         text_files.rmtree(staging)  # a failed run leaves nothing that looks like output
         if created and not text_files.listdir(output_dir):
@@ -177,12 +186,13 @@ def _check_output_dir(output_dir):
 
 
 def _write_shards(files, tokenizer, config, staging, num_shards, workers, eval_fraction,
-                  shuffle_buffer, docs_per_task, skip_invalid_utf8, invalid_lines, progress):
-    """Documents -> workers -> shuffle buffers -> shards in `staging`; returns the summed stats."""
+                  shuffle_buffer, docs_per_task, skip_invalid_utf8, invalid_lines, progress, piped=None):
+    """Documents -> workers -> shuffle buffers -> shards in `staging`; returns the summed stats. piped: the dict of
+    `check_documents_once` (a pipe among the files), filled and checked here."""
     stats = collections.Counter()
     train = _ShardWriter(staging, "train", num_shards, shuffle_buffer, config.seed)
     evaluation = _ShardWriter(staging, "eval", 1, shuffle_buffer, config.seed)
-    documents = read_documents(files, skip_invalid_utf8, invalid_lines)
+    documents = read_documents(files, skip_invalid_utf8, invalid_lines, piped)
     results = worker_pool.ordered_map(
         instances.process_documents,
         worker_pool.batches(documents, docs_per_task),
@@ -207,6 +217,8 @@ def _write_shards(files, tokenizer, config, staging, num_shards, workers, eval_f
     evaluation.close()
     if stats["documents"] == 0:
         raise ValueError(f"empty corpus: no non-blank line in {files}")
+    if piped is not None:  # every document read now, a pipe's too: compared before any shard is in place
+        check_documents_once(files, piped)
     _check_filled(train.written, num_shards, eval_fraction, stats)
     word_start, bare_space = instances.word_start_table(tokenizer)
     for held_out, name in ((False, TOKENS_TRAIN), (True, TOKENS_EVAL)):

@@ -533,18 +533,18 @@ CASES += [
      r"--input .*corpus_copy.txt holds the same text as .*corpus.txt \(a copy: line ends, blank lines, a "
      r"byte-order mark and the Unicode form aside\)", []),
     ("data-input-an-indented-copy", DATA + " --input {corpus} {corpus_indented}", 1,
-     r"--input .*corpus_indented.txt: (\d+) of its \1 documents are in .*corpus.txt too \(the same words, as they are "
-     r"read\): a copy of it, or of a part of it; its documents would be both trained on and held out", []),
+     r"--input .*corpus_indented.txt: (\d+) of its \1 distinct documents are also in .*corpus.txt \(the same words, as "
+     r"they are read\): a copy, or a part of one; its documents would be both trained on and held out", []),
     ("data-input-a-copy-after-new-text", DATA + " --input {corpus} {corpus_after_more}", 1,
-     r"--input .*corpus.txt: (\d+) of its \1 documents are in .*corpus_after_more.txt too", []),
+     r"--input .*corpus.txt: (\d+) of its \1 distinct documents are also in .*corpus_after_more.txt", []),
     ("tokenizer-input-a-copy-after-new-text", TOKENIZER.replace("{corpus}", "{corpus} {corpus_after_more}"), 1,
-     r"--input .*corpus.txt: ([\d,]+) of its \1 lines are in .*corpus_after_more.txt too \(the same words, as they are "
-     r"read\): a copy of it, or of a part of it; its lines would count twice in the vocabulary's statistics", []),
+     r"--input .*corpus.txt: ([\d,]+) of its \1 distinct lines are also in .*corpus_after_more.txt \(the same words, as "
+     r"they are read\): a copy, or a part of one; its lines would count twice in the vocabulary's statistics", []),
     ("probing-conllu-a-copy-with-misc-blanked", "pipelines.probing --conllu {ud40} {ud40_misc} --output_dir "
-     "{tmp}/probing_misc", 1, r"--conllu .*ud40_misc.conllu: 40 of its 40 sentences are in .*ud40.conllu too", []),
+     "{tmp}/probing_misc", 1, r"--conllu .*ud40_misc.conllu: 40 of its 40 distinct sentences are also in .*ud40.conllu", []),
     ("analyze-parsed-a-copy-without-its-first-sentence", ANALYZE.replace("token-types", "dependencies") +
-     " --parsed {ud40} {ud40_tail}", 1, r"--parsed .*ud40_tail.conllu: 39 of its 39 sentences are in .*ud40.conllu "
-     r"too .*its sentences would count twice, and the intervals narrow", []),
+     " --parsed {ud40} {ud40_tail}", 1, r"--parsed .*ud40_tail.conllu: 39 of its 39 distinct sentences are also in "
+     r".*ud40.conllu .*its sentences would count twice, and the intervals narrow", []),
     ("finetune-train-is-dev", FINETUNE + " --task rte --data_dir {glue_train_is_dev}", 1,
      r"glue_train_is_dev/train.tsv is .*glue_train_is_dev/dev.tsv \(a link\): dev numbers would measure", []),
     ("analyze-held-out-on-training-records", "albert_act.analyze held-out --init {run} --records {train} "

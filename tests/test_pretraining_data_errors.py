@@ -247,21 +247,27 @@ def test_too_many_shards_for_the_open_files_limit_and_a_text_too_short_say_what_
 
 
 def test_files_that_hold_the_same_units_are_refused_and_a_few_shared_ones_noted():
-    """`check_units_once` on hand-made keys: a file more than half of whose distinct units another holds is refused
-    (the smaller one named, with its exact count); a smaller overlap gives one note with its count; the key is the
-    words as read (NFKC, spaces collapsed), so an indented or NFD line is the same unit, another word is not."""
+    """`check_units_once` on hand-made keys: a file more than half of whose distinct units other files hold (10 at
+    least) is refused, naming it (the smaller) and them, with its exact count, whichever earlier files hold them; a
+    smaller overlap, or a small file's, gives one note per later file; the key is the words as read (NFKC, case
+    folded, spaces collapsed), so an indented, NFD or upper-cased line is the same unit, another word is not."""
     from albert_act.base import text_files
 
     key = text_files.unit_key
-    assert key(["Café  au lait."]) == key([" Cafe\u0301 au\tlait. "]) != key(["Café au lait!"])
+    assert key(["Café  au lait."]) == key([" CAFE\u0301 au\tlait. "]) != key(["Café au lait!"])
     assert key(["a b", "c"]) != key(["a", "b c"])  # a document's lines stay lines
-    units = {"a": [1, 2, 3, 4, 5, 6], "b": [6, 7, 8, 9], "c": [10, 11, 1, 2, 3, 3]}
-    with pytest.raises(ValueError, match=r"^--input c: 3 of its 5 documents are in a too \(the same words, as they are "
-                                         r"read\): a copy of it, or of a part of it; WHY; give each of the documents"):
+    a, b = list(range(100, 130)), list(range(200, 230))
+    units = {"a": a, "b": b, "c": a[:15] + b[:15] + [1, 2, 3]}  # 30 of c's 33 in a and b, 15 in each
+    with pytest.raises(ValueError, match=r"^--input c: 30 of its 33 distinct documents are also in a, b \(the same "
+                                         r"words, as they are read\): a copy, or a part of one; WHY; give each of the "
+                                         r"documents once"):
         text_files.check_units_once(units, "documents", "WHY")
-    del units["c"]
+    units["c"] = a[:14] + list(range(300, 320))  # 14 of 34: a note for c only, not for a (the earlier)
     assert text_files.check_units_once(units, "documents", "WHY") == [
-        "note: 1 of the 4 documents of b are in a too: they count twice"]
-    units["c"] = [12, 13, 14, 15, 16, 7, 8, 9]  # 3 of b's 4 in c, 3 of c's 8: b is named, as a part of c
-    with pytest.raises(ValueError, match=r"^--input b: 3 of its 4 documents are in c too"):
-        text_files.check_units_once(units, "documents", "WHY")
+        "note: 14 of the 34 distinct documents of c are also in a: they count once for each file that holds them"]
+    units = {"small": [1, 2, 3, 3], "stub": [1, 2, 4]}  # 2 of 3: a small file's "References", noted, not refused
+    assert text_files.check_units_once(units, "lines", "WHY") == [
+        "note: 2 of the 3 distinct lines of stub are also in small: they count once for each file that holds them"]
+    units = {"big": list(range(40)), "part": list(range(10, 20))}  # all of part in big: part is named
+    with pytest.raises(ValueError, match=r"^--input part: 10 of its 10 distinct lines are also in big"):
+        text_files.check_units_once(units, "lines", "WHY")

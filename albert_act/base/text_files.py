@@ -9,6 +9,7 @@ import glob as _glob
 import os
 import shutil
 import stat
+import sys
 import unicodedata
 
 
@@ -23,7 +24,15 @@ def _gfile():
 
 
 def glob(pattern):
-    return sorted(_gfile().glob(pattern) if is_remote(pattern) else _glob.glob(pattern))
+    """The sorted paths `pattern` matches; a remote pattern that cannot be listed (no network, no such bucket, a
+    scheme TensorFlow lacks: hdfs://) is a ValueError naming it."""
+    if not is_remote(pattern):
+        return sorted(_glob.glob(pattern))
+    gfile = _gfile()
+    try:
+        return sorted(gfile.glob(pattern))
+    except sys.modules["tensorflow"].errors.OpError as error:
+        raise ValueError(f"{pattern} cannot be listed: {str(error.message).splitlines()[0]}") from None
 
 
 def exists(path):
@@ -153,39 +162,45 @@ def rereadable(path):
 
 def unit_key(words):
     """A unit (a sentence, a document's lines) as a reader takes it, for `check_units_once`: its words (strings;
-    a document's lines), each in NFKC with its spaces collapsed, as a 64-bit digest."""
+    a document's lines), each in NFKC and case-folded (ALBERT's vocabularies lowercase) with its spaces collapsed,
+    as a 64-bit digest."""
     import hashlib
 
-    text = "\n".join(" ".join(unicodedata.normalize("NFKC", word).split()) for word in words)
+    text = "\n".join(" ".join(unicodedata.normalize("NFKC", word).casefold().split()) for word in words)
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
+
+
+SHARED_FLOOR = 10  # units: fewer shared, however large a part of a small file (a stub's "References"), is no copy
 
 
 def check_units_once(units, what, why, flag="--input"):
     """Files given together that hold the same units (`what`: "documents", "sentences") as the reader takes them
-    (`units` {path: [`unit_key`, ...]}, in the order given). A file more than half of whose distinct units are in
-    an earlier file given is a copy of it, or of a part of it, whatever else differs (another editor's line ends or
-    indentation, a column the reader does not read, a sentence cut), and so is an earlier file more than half of
-    whose units are in a later one: ValueError naming both, `why` saying what twice would do. Returns a note for
-    each smaller overlap (a short sentence in two treebanks): those units count twice."""
+    (`units` {path: [`unit_key`, ...]}, in the order given). A file more than half of whose distinct units (and
+    `SHARED_FLOOR` at least) are in other files given is a copy of them, or of a part of them, whatever else differs
+    (another editor's line ends or indentation, a column the reader does not read, a sentence cut, the order):
+    ValueError naming it (the smallest such file) and those files, `why` saying what twice would do. Returns a note
+    for each later file that shares fewer: those units count once for each file that holds them."""
     import collections
 
-    first, sizes, shared = {}, {}, collections.Counter()  # a unit's first file; each file's units; (earlier, later)
+    first, twice, pairs = {}, set(), collections.Counter()  # a unit's first file; units in 2 files or more
     for path, keys in units.items():
-        distinct = set(keys)
-        sizes[path] = len(distinct)
-        for key in distinct:
+        for key in set(keys):
             holder = first.setdefault(key, path)
             if holder != path:
-                shared[holder, path] += 1
-    notes = []
-    for (earlier, later), count in shared.items():
-        for path, other in sorted(((later, earlier), (earlier, later)), key=lambda pair: sizes[pair[0]]):
-            if 2 * count > sizes[path]:  # the one with fewer units first: the one held in the other
-                raise ValueError(f"{flag} {path}: {count:,} of its {sizes[path]:,} {what} are in {other} too (the "
-                                 f"same words, as they are read): a copy of it, or of a part of it; {why}; give each "
-                                 f"of the {what} once (cut them from one of the files)")
-        notes.append(f"note: {count:,} of the {sizes[later]:,} {what} of {later} are in {earlier} too: they count twice")
-    return notes
+                twice.add(key)
+                pairs[holder, path] += 1
+    shared, order = {path: len(set(keys) & twice) for path, keys in units.items()}, list(units)
+    for path in sorted((p for p in units if shared[p]), key=lambda p: (len(set(units[p])), -order.index(p))):
+        others = sorted({b if a == path else a for a, b in pairs if path in (a, b)},  # most shared first
+                        key=lambda o: (-pairs[path, o] - pairs[o, path], order.index(o)))
+        size = len(set(units[path]))
+        if 2 * shared[path] > size and shared[path] >= SHARED_FLOOR:
+            raise ValueError(f"{flag} {path}: {shared[path]:,} of its {size:,} distinct {what} are also in "
+                             f"{', '.join(others)} (the same words, as they are read): a copy, or a part of one; "
+                             f"{why}; give each of the {what} once (cut them from one of the files)")
+    return [f"note: {shared[path]:,} of the {len(set(units[path])):,} distinct {what} of {path} are also in "
+            f"{', '.join(sorted({a for a, b in pairs if b == path}))}: they count once for each file that holds them"
+            for path in units if any(b == path for _, b in pairs)]
 
 
 def _start_digests(path, comments=None):
