@@ -749,6 +749,9 @@ def test_a_stop_swallowed_where_python_ignores_exceptions_still_stops(capsys):
     finally:
         gc.callbacks.remove(callback)
     assert seen and all(seen) and not cli._in_ignored_context(sys._getframe())
+    scope = {"sys": sys}  # the import system's weak-reference callback on a module lock ("Exception ignored in: cb")
+    exec(compile("def cb():\n    return sys._getframe()\n", "<frozen importlib._bootstrap>", "exec"), scope)
+    assert cli._in_ignored_context(scope["cb"]())
     # TensorFlow's own Python, which its C++ calls while loading a SavedModel: an exception raised there came out
     # as "RuntimeError: pybind11::error_already_set: MISMATCH ... REPLACED BY KeyboardInterrupt" (or a crash)
     import tensorflow as tf

@@ -170,8 +170,7 @@ def _interrupt(signum, frame):
             return
         _HANDLED_AT[1] = None
         raise KeyboardInterrupt(f"signal {signum}")
-    # Outside the work, an exception could land inside an import (TensorFlow's, half done: the interpreter's
-    # exit may then crash) and print its traceback: the line goes to the user's stderr, and the process ends.
+    # Outside the work, an exception could land in an import (TensorFlow's, half done: the exit may crash): the line
     _stop_now()
 
 
@@ -259,15 +258,16 @@ def _start_watchdog():
 
 
 def _in_ignored_context(frame):
-    """Whether `frame` runs a gc callback, a finalizer or a weak reference's callback (JAX's caches drop entries
-    through them), where a raised exception is printed and dropped; or TensorFlow's own Python while it loads a
-    SavedModel, or any Python it traces into a graph (its C++ calls both), where it becomes a RuntimeError's
-    traceback, or a crash. Elsewhere (a model answering, training) the stop is raised: deferred, it never landed."""
+    """Whether `frame` runs a gc callback, a finalizer or a weak reference's callback (JAX's caches, the import
+    system's module locks), where a raised exception is printed and dropped; or TensorFlow's own Python while it
+    loads a SavedModel, or any Python it traces into a graph (its C++ calls both), where it becomes a RuntimeError's
+    traceback, or a crash. Elsewhere the stop is raised: deferred, it never landed."""
     import gc
 
     code, tf = getattr(frame, "f_code", None), getattr(sys.modules.get("tensorflow"), "__file__", None)
     name = code.co_filename if code is not None else ""
     return code is not None and (code.co_name == "__del__" or name.endswith(("weakref.py", "_weakrefset.py")) or
+                                 (code.co_name, name) == ("cb", "<frozen importlib._bootstrap>") or
                                  (tf is not None and _called_by_tensorflow(frame, os.path.dirname(tf), name)) or
                                  any(code is getattr(callback, "__code__", None) for callback in gc.callbacks))
 
