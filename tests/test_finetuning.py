@@ -450,13 +450,12 @@ def test_a_finished_fine_tuning_whose_export_is_gone_is_said_so(tmp_path, capsys
     (grid / "grid").mkdir(parents=True)
     (grid / "finetune_config.json").write_text("{}")
     (grid / "results.json").write_text(json.dumps({"best": {"export": str(grid / "export" / "1")}, "runs": []}))
-    artifacts.check_finetuning_target(str(grid), overwrite=False)
-    assert capsys.readouterr().out == (f"note: {grid}/results.json names the grid's export {grid}/export/1, which is "
-                                       "missing: the finished points are kept, and the best one is exported again\n")
+    artifacts.check_finetuning_target(str(grid), overwrite=False)  # goes on (`grid_search` says why)
+    assert artifacts.missing_export(str(grid)) == f"{grid}/export/1" and capsys.readouterr().out == ""
     single = tmp_path / "single"
     (single / "export" / "1").mkdir(parents=True)
     (single / "finetune_config.json").write_text("{}")
-    (single / "results.json").write_text(json.dumps({"export": str(single / "export" / "1")}))
+    (single / "results.json").write_text(json.dumps({"export": str(single / "export" / "1"), "best": {"epoch": 2}}))
     with pytest.raises(ValueError, match=rf"^--output_dir {single} holds a finished fine-tuning \(results.json\) whose "
                                          rf"export {single}/export/1 is missing; pass --overwrite to replace it"):
         artifacts.check_finetuning_target(str(single), overwrite=False)
@@ -466,3 +465,9 @@ def test_a_finished_fine_tuning_whose_export_is_gone_is_said_so(tmp_path, capsys
     for done in (single, grid):
         with pytest.raises(ValueError, match=r"holds a finished fine-tuning \(results.json\); pass --overwrite"):
             artifacts.check_finetuning_target(str(done), overwrite=False)
+    shutil.rmtree(grid / "export")
+    (grid / "export").write_text("mine")  # a file where the export goes: refused, not removed
+    with pytest.raises(ValueError, match=rf"^--output_dir {grid} holds a file named export, where the fine-tuning's "
+                                         r"export goes: move it away"):
+        artifacts.check_finetuning_target(str(grid), overwrite=False)
+    assert (grid / "export").read_text() == "mine"

@@ -314,25 +314,27 @@ def check_finetuning_target(output_dir, overwrite=True):
         raise ValueError(f"--output_dir {output_dir} holds a {RESULTS} that is no fine-tuning's (none of its "
                          f"{FINETUNE_CONFIG}, {FINETUNED_INFO} beside it: a benchmark's, say); fine-tune into a new or "
                          "empty dir")
+    if EXPORT in entries and not _gfile().isdir(os.path.join(output_dir, EXPORT)):
+        raise ValueError(f"--output_dir {output_dir} holds a file named {EXPORT}, where the fine-tuning's export goes: "
+                         "move it away")
     if RESULTS in entries and not overwrite:
-        missing = _missing_export(output_dir)
+        missing = missing_export(output_dir)
         if missing and GRID in entries:  # its points are whole (each checked as the grid goes on): the best one again
-            print(f"note: {os.path.join(output_dir, RESULTS)} names the grid's export {missing}, which is missing: "
-                  "the finished points are kept, and the best one is exported again")
-            return
+            return  # (`grid_search` says so)
         raise ValueError(f"--output_dir {output_dir} holds a finished fine-tuning ({RESULTS})"
                          + (f" whose export {missing} is missing" if missing else "")
                          + "; pass --overwrite to replace it, or choose another --output_dir")
 
 
-def _missing_export(output_dir):
+def missing_export(output_dir):
     """The export that a finished fine-tuning's (or grid's: its best point's) results.json names, when it lacks its
-    saved_model.pb (deleted, moved, cut off); else None."""
+    saved_model.pb (deleted, moved, cut off); else (that, or no results.json) None."""
     try:
         results = read_json(os.path.join(output_dir, RESULTS))
-    except ValueError:
-        return None  # a damaged results.json: named where the results are read
-    export = (results.get("best") if isinstance(results.get("best"), dict) else results).get("export")
+    except (ValueError, OSError):
+        return None  # none, or a damaged one: named where the results are read
+    export = results.get("export", (results.get("best") or {}).get("export") if isinstance(results.get("best"), dict)
+                         else None)
     return export if isinstance(export, str) and not _gfile().exists(os.path.join(export, SAVED_MODEL)) else None
 
 

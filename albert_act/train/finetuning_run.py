@@ -218,6 +218,10 @@ def grid_search(config, grid=None, progress=True):
     # Run anew, the dir no longer says a grid finished there: stopped, the command without --overwrite goes on
     if config.overwrite and os.path.exists(os.path.join(config.output_dir, artifacts.RESULTS)):
         os.remove(os.path.join(config.output_dir, artifacts.RESULTS))
+    elif progress and artifacts.missing_export(config.output_dir):  # a finished grid whose export is gone
+        print(f"note: {os.path.join(config.output_dir, artifacts.RESULTS)} names the grid's export "
+              f"{artifacts.missing_export(config.output_dir)}, which is missing: the finished points are kept, and the "
+              "best one is exported again")
     for number, point in enumerate(points, 1):
         earlier = None if config.overwrite else finished_point(point, data)
         damaged = earlier and damaged_file(point.output_dir, earlier)
