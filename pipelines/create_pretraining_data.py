@@ -47,12 +47,18 @@ def read_documents(files, skip_invalid_utf8=False, invalid_lines=None, units=Non
             if line:
                 document.append(line)
             elif document:
-                keys.append(text_files.unit_key(document))
+                keys.append(document_key(document))
                 yield document
                 document = []
         if document:
-            keys.append(text_files.unit_key(document))
+            keys.append(document_key(document))
             yield document
+
+
+def document_key(document):
+    """A document as the overlap check takes it (`text_files.unit_key`): its sentences, in any order (the sentence
+    pairs are drawn from them; a document with its lines reordered holds the same ones)."""
+    return text_files.unit_key(sorted(" ".join(line.split()).casefold() for line in document))
 
 
 def check_documents_once(files, read=None):
@@ -65,7 +71,7 @@ def check_documents_once(files, read=None):
         text_files.check_each_file_once(files, why)
         if not all(map(text_files.rereadable, files)):
             return {}
-        read = {path: [text_files.unit_key(d) for d in read_documents([path], True, [])] for path in files}
+        read = {path: [document_key(d) for d in read_documents([path], True, [])] for path in files}
     for note in text_files.check_units_once(read, "documents", why):
         print(note)
     return None

@@ -258,6 +258,8 @@ def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed
 def check_output_dir(output_dir, overwrite):
     """ValueError for an --output_dir that is a file, or that holds a task file (a SentEval file of the user's, an
     earlier build) without `overwrite`; other files there stay. Holds its lock (`outputs.hold`) from then on."""
+    if text_files.is_remote(output_dir):  # the task files are written beside their place and renamed in
+        raise ValueError(f"--output_dir {output_dir} {outputs.REMOTE_REFUSED}")
     outputs.check_dir_target(output_dir, "--output_dir")
     outputs.hold(output_dir)
     there = [name for name in TASK_FILES.values() if os.path.lexists(os.path.join(output_dir, name))]

@@ -537,6 +537,8 @@ CASES += [
      r"they are read\): a copy, or a part of one; its documents would be both trained on and held out", []),
     ("data-input-a-copy-after-new-text", DATA + " --input {corpus} {corpus_after_more}", 1,
      r"--input .*corpus.txt: (\d+) of its \1 distinct documents are also in .*corpus_after_more.txt", []),
+    ("data-input-a-copy-with-each-documents-lines-reordered", DATA + " --input {corpus} {corpus_reordered}", 1,
+     r"--input .*corpus_reordered.txt: (\d+) of its \1 distinct documents are also in .*corpus.txt", []),
     ("tokenizer-input-a-copy-after-new-text", TOKENIZER.replace("{corpus}", "{corpus} {corpus_after_more}"), 1,
      r"--input .*corpus.txt: ([\d,]+) of its \1 distinct lines are also in .*corpus_after_more.txt \(the same words, as "
      r"they are read\): a copy, or a part of one; its lines would count twice in the vocabulary's statistics", []),
@@ -1025,7 +1027,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                                               "stsb_constant")},
             "probing_future": root / "probing_future", "glue_spelled_models": root / "glue_spelled_models",
             "one_line": root / "one_line.txt", "corpus_copy": root / "corpus_copy.txt",
-            **{name: root / f"{name}.txt" for name in ("corpus_indented", "corpus_after_more")},
+            **{name: root / f"{name}.txt" for name in ("corpus_indented", "corpus_after_more", "corpus_reordered")},
             **{name: root / f"{name}.conllu" for name in ("ud40", "ud40_misc", "ud40_tail")},
             "latin1_txt": root / "latin1.txt", "glue_train_is_dev": root / "glue_train_is_dev", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
     for lock in locks:
@@ -1108,6 +1110,8 @@ def _more_bad_files(root, rte):
     corpus_lines = (root / "corpus.txt").read_text().splitlines()  # the same documents, read alike: indented,
     (root / "corpus_indented.txt").write_text("".join(f"  {line}\n" for line in corpus_lines))  # or after new text
     (root / "corpus_after_more.txt").write_text("A new first document.\n\n" + (root / "corpus.txt").read_text())
+    (root / "corpus_reordered.txt").write_text("\n\n".join("\n".join(reversed(d.split("\n"))) for d in (  # each
+        root / "corpus.txt").read_text().strip().split("\n\n")) + "\n")  # document's sentences in reverse order
     ud = (rte.parent.parent / "ud_english_ewt" / "en_ewt-ud-dev.conllu").read_text().split("\n\n")[:40]
     (root / "ud40.conllu").write_text("\n\n".join(ud) + "\n\n")
     (root / "ud40_misc.conllu").write_text("\n\n".join("\n".join(  # MISC (SpaceAfter=No) blanked: the words read alike

@@ -2,10 +2,8 @@
 
 - `DirectoryLock(path, what)`: a second process on the same run or output dir is refused at once, naming
   the holder; the lock goes with its process (exit, crash, kill), and one a dead process left is taken over.
-- `staging_dir(parent)` + `replace_dir(staged, target, staging)`: an output is written beside
-  its final place and moved in by renames, so a full disk, Ctrl-C or a kill leaves either the old
-  version or the new one, whole; staging dirs of dead processes are removed by the next writer.
-
+- `staging_dir(parent)` + `replace_dir(staged, target, staging)`: an output is written beside its final place and
+  moved in by renames, so a full disk, Ctrl-C or a kill leaves the old version or the new one, whole.
 No TensorFlow here (the data tool uses these too). Remote paths (gs://) are not locked (`.note`).
 """
 
@@ -132,12 +130,11 @@ _HELD = {}  # path -> the DirectoryLock this process holds on it until its comma
 
 
 def hold(path, flag="--output_dir", a_file=False):
-    """Locks the output `path` (`DirectoryLock`) until the command ends (`cli.failures` calls `release_held`;
-    the process's exit, else), so that a second process writing there at the same time is refused at once
-    (its --overwrite check saw no output yet; the one to finish last would replace the other's): a command
-    whose output is an analysis, a benchmark's results, a vocabulary or probing task files. Again in the
-    same process (a notebook's second command): held already. Prints the lock's `notice`, if any. a_file: the
-    output is a file (a zip), not a dir."""
+    """Locks the output `path` (`DirectoryLock`) until the command ends (`cli.failures` calls `release_held`; the
+    process's exit, else), so that a second process writing there at the same time is refused at once (the one to
+    finish last would replace the other's): an analysis, a benchmark's results, a vocabulary or probing task files.
+    Again in the same process (a notebook's second command): held already. Prints the lock's `notice`, if any.
+    a_file: the output is a file (a zip), not a dir."""
     key = os.path.realpath(str(path))
     if key in _HELD or "://" in str(path):
         return
@@ -154,12 +151,10 @@ def release_held(inside=None):
 
 
 class DirectoryLock:
-    """One process at a time on a dir: an exclusive `flock` on `lock_path(path)`.
-
-    The kernel releases it when the holder exits, crashes or is killed: a lock file left by a dead process
-    (SIGKILL, power loss) is taken over, and `took_over` names that process. A second process is refused at
-    once with a ValueError naming the holder (pid, host, command, start time). Paths on gs:// (any remote
-    filesystem) and systems without `fcntl` are not locked: `self.active` is False and a `note` says so."""
+    """One process at a time on a dir: an exclusive `flock` on `lock_path(path)`, which the kernel releases when the
+    holder exits, crashes or is killed: a lock file left by a dead process is taken over (`took_over` names it). A
+    second process is refused at once with a ValueError naming the holder (pid, host, command, start time). Remote
+    paths (gs://) and systems without `fcntl` are not locked: `self.active` is False and a `note` says so."""
 
     def __init__(self, path, what, flag=None, a_file=False, say=False):
         self.path, self.what, self.flag = str(path), what, flag  # flag: names the dir in a refusal
@@ -426,11 +421,16 @@ def _held_elsewhere(name):
         os.close(descriptor)  # and a shared lock with it
 
 
+REMOTE_REFUSED = ("is remote: this command writes its output whole beside it and renames it into place, which needs "
+                  "a local folder; write it to a local folder, then copy it (gsutil cp -r)")
+
+
 def check_output_dir(output_dir, overwrite, own_files, what, earlier, flag="--output_dir", reused=False):
-    """Before any model loads: an --output_dir that is new, empty or holds only an earlier result of the same kind
-    (`own_files`, `earlier`: an analysis, or a benchmark's), which the command line replaces only with --overwrite;
-    one with other files (a data folder, someone's results, a .git) is refused, as is one that is a file. reused:
-    the command goes on from what it finds of its own there (its finished runs), so that needs no --overwrite."""
+    """Before any model loads: a local --output_dir that is new, empty or holds only an earlier result of the same kind
+    (`own_files`, `earlier`), replaced only with --overwrite; one with other files (a data folder, a .git) is refused,
+    as is one that is a file. reused: the command goes on from its finished runs there, which needs no --overwrite."""
+    if "://" in str(output_dir):  # written beside it and renamed in: the names would make a local folder "gs:"
+        raise ValueError(f"{flag} {output_dir} {REMOTE_REFUSED}")
     check_dir_target(output_dir, flag)
     hold(output_dir, flag)  # then what is there: another process cannot write it while this one runs
     _check_not_nested(output_dir, flag)

@@ -20,7 +20,27 @@ def is_remote(path):
 def _gfile():
     from albert_act.base import cli
 
-    return cli.load_tensorflow().io.gfile  # quietly, in a quiet command
+    return _Remote(cli.load_tensorflow().io.gfile)  # quietly, in a quiet command
+
+
+class _Remote:
+    """tf.io.gfile, whose functions raise an OSError naming the path where TensorFlow raises its own error (no
+    network, no such bucket, a scheme it lacks: hdfs://), which a command's error tail gives in one line."""
+
+    def __init__(self, gfile):
+        self.gfile = gfile
+
+    def __getattr__(self, name):
+        function = getattr(self.gfile, name)
+        if name == "GFile" or not callable(function):
+            return function
+
+        def called(path, *args, **kwargs):
+            try:
+                return function(path, *args, **kwargs)
+            except sys.modules["tensorflow"].errors.OpError as error:
+                raise OSError(errno.EIO, str(error.message).splitlines()[0], str(path)) from None
+        return called
 
 
 def glob(pattern):
@@ -28,11 +48,10 @@ def glob(pattern):
     scheme TensorFlow lacks: hdfs://) is a ValueError naming it."""
     if not is_remote(pattern):
         return sorted(_glob.glob(pattern))
-    gfile = _gfile()
     try:
-        return sorted(gfile.glob(pattern))
-    except sys.modules["tensorflow"].errors.OpError as error:
-        raise ValueError(f"{pattern} cannot be listed: {str(error.message).splitlines()[0]}") from None
+        return sorted(_gfile().glob(pattern))
+    except OSError as error:
+        raise ValueError(f"{pattern} cannot be listed: {error.strerror}") from None
 
 
 def exists(path):
