@@ -809,6 +809,13 @@ CASES += [
      r"--lengths must be an integer in \[2, 4096\], got 0", []),
     ("bench-update-profile-no-runs", "benchmarks.update_profile --runs 0", 1,
      r"--runs must be an integer in \[1, 1000\], got 0", []),
+    ("bench-learning-curves-remote-output", "benchmarks.learning_curves ACT={run} --output_dir gs://a-bucket/curves", 1,
+     r"--output_dir gs://a-bucket/curves is remote: this command writes its output whole beside it and renames it "
+     r"into place, which needs a local folder; write it to a local folder, then copy it \(gsutil cp -r\)", []),
+    ("probing-remote-output", "pipelines.probing --conllu {ud40} --output_dir gs://a-bucket/probing", 1,
+     r"--output_dir gs://a-bucket/probing is remote: .*needs a local folder", []),
+    ("data-input-a-scheme-tensorflow-lacks", DATA + " --input hdfs://namenode/corpus.txt", 1,
+     r"hdfs://namenode/corpus.txt cannot be listed: File system scheme 'hdfs' not implemented", []),
     ("bench-learning-curves-over-notes", "benchmarks.learning_curves ACT={run} --output_dir {notes_dir}", 1,
      r"notes_dir holds other files \(notes.txt\)", ["{notes_dir}/notes.txt"]),
     ("bench-glue-small-model-without-name", "benchmarks.glue_small --models {export} --tasks rte --glue {glue}", 1,
