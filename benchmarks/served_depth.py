@@ -185,8 +185,8 @@ def _measure(args):
         shaped = [shapes(*record, args.short) for record in records]
     except ValueError as error:  # records of another kind (e.g. single segments)
         raise ValueError(f"{args.records}: {error}") from None
-    if len(records) < 2:  # the intervals are over sequences: one alone gives an interval of no width
-        raise ValueError(f"{args.records} holds 1 record: the 95% intervals, over sequences, need 2 at least")
+    if len({tuple(ids) for ids, _, _ in records}) < 2:  # the intervals are over sequences: one (twice) gives no width
+        raise ValueError(f"{args.records} holds 1 distinct record: the 95% intervals, over sequences, need 2 at least")
     encode_ids = load_export(export).signatures["encoder_ids"]  # a damaged one: its file named
 
     results = {name: summarize(depth_of(encode_ids, [row[name] for row in shaped])) for name in SHAPES}

@@ -115,8 +115,9 @@ def main(argv=None):
         tokenizer, max_length = source.tokenizer(), source.info["max_seq_length"]
         queries = masked_queries(list(probing.read_parsed(args.conllu)), tokenizer, args.sentences, args.seed,
                                  max_length)
-        if len(queries) < 2:  # the intervals are over sentences: one alone gives an interval of no width
-            raise ValueError(f"--conllu {args.conllu}: {len(queries) or 'no'} sentence to ask (the 95% intervals, over "
+        distinct = len({text.casefold() for text, _, _ in queries})  # one sentence twice is one
+        if distinct < 2:  # the intervals are over sentences: one alone gives an interval of no width
+            raise ValueError(f"--conllu {args.conllu}: {distinct or 'no'} sentence to ask (the 95% intervals, over "
                              f"sentences, need 2 at least): one of 4-60 words, with an alphabetic word of one piece to "
                              f"mask, that fits the model's {max_length} positions")
     except (ValueError, OSError) as error:  # OSError: a read-only folder, where the lock goes

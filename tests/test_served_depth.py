@@ -2,6 +2,7 @@
 
 import json
 import re
+import shutil
 
 import numpy as np
 import pytest
@@ -146,6 +147,9 @@ def test_one_sequence_gives_no_interval_and_is_refused(tiny_run, tmp_path):
     with pytest.raises(SystemExit, match=r"--max_sequences must be an integer in \[2, 100000000\], got 1"):
         served_depth.main(["--init", tiny_run[1], "--max_sequences", "1"])
     path = write_record(tmp_path / "one.tfrecord", PAIR, [0] * 5 + [1] * 2, 64)
-    with pytest.raises(SystemExit, match=r"one\.tfrecord holds 1 record: the 95% intervals, over sequences, need 2 at "
-                                         r"least"):
+    with pytest.raises(SystemExit, match=r"one\.tfrecord holds 1 distinct record: the 95% intervals, over sequences, "
+                                         r"need 2 at least"):
         served_depth.main(["--init", tiny_run[1], "--records", str(path)])
+    shutil.copy(path, tmp_path / "two.tfrecord")  # the same record in two files: one sequence still
+    with pytest.raises(SystemExit, match=r"holds 1 distinct record"):
+        served_depth.main(["--init", tiny_run[1], "--records", str(tmp_path / "*.tfrecord")])

@@ -368,10 +368,10 @@ def followed(path):
 
 
 def replace_dir(staged, target, staging):
-    """Moves the finished dir `staged` to `target`. An existing `target` is first renamed into
-    `staging` (removed with it), so at every moment one whole version is in place: never a
-    half-deleted old one or a half-written new one."""
+    """Moves the finished dir `staged` to `target`, with its permissions. An existing `target` is first renamed into
+    `staging` (removed with it): at every moment one whole version is in place, never half of one."""
     if os.path.lexists(target):
+        os.chmod(staged, stat.S_IMODE(os.stat(target).st_mode))  # a folder its owner made private stays private
         os.replace(target, os.path.join(staging, f"previous-{os.path.basename(target)}"))
     os.replace(staged, target)
 
