@@ -348,6 +348,13 @@ def test_a_grid_stopped_part_way_goes_on_from_its_finished_points(tmp_path, monk
     finetuning_run.grid_search(config, grid)
     assert ran == [first[0]] and f"({first[0]}): finished earlier, but {first[0]}/x does not read whole: run again" in \
         capsys.readouterr().out
+    monkeypatch.setattr(finetuning_run, "damaged_file", lambda output_dir, result: None)
+    shutil.rmtree(tmp_path / "export")  # a finished grid whose export is gone: its points kept, the best one again
+    ran.clear()
+    finetuning_run.grid_search(config, grid)
+    assert ran == [] and (tmp_path / "export" / "1").is_dir() and f"note: {tmp_path}/results.json names the grid's " \
+        f"export {tmp_path}/export/1, which is missing: the finished points are kept, and the best one is exported " \
+        "again" in capsys.readouterr().out
     other = dataclasses.replace(config, max_train_examples=60)  # another experiment: refused, before any work
     with pytest.raises(ValueError, match=r"--output_dir \S* holds 18 grid point\(s\) finished with other settings "
                                          r"\(max_train_examples None, now 60, in \S*grid/lr5e-05_bs16_ep2_seed\d+\), which "

@@ -333,8 +333,8 @@ def missing_export(output_dir):
         results = read_json(os.path.join(output_dir, RESULTS))
     except (ValueError, OSError):
         return None  # none, or a damaged one: named where the results are read
-    export = results.get("export", (results.get("best") or {}).get("export") if isinstance(results.get("best"), dict)
-                         else None)
+    best = results.get("best")  # a grid's best point; a single fine-tuning's best epoch, without an export
+    export = results.get("export", best.get("export") if isinstance(best, dict) else None)
     return export if isinstance(export, str) and not _gfile().exists(os.path.join(export, SAVED_MODEL)) else None
 
 

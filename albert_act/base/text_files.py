@@ -179,13 +179,14 @@ def rereadable(path):
     return is_remote(path) or os.path.isfile(path)
 
 
-def unit_key(words):
+def unit_key(words, ordered=True):
     """A unit (a sentence, a document's lines) as a reader takes it, for `check_units_once`: its words (strings;
     a document's lines), each in NFKC and case-folded (ALBERT's vocabularies lowercase) with its spaces collapsed,
-    as a 64-bit digest."""
+    in their order (or, not `ordered`, in any), as a 64-bit digest."""
     import hashlib
 
-    text = "\n".join(" ".join(unicodedata.normalize("NFKC", word).casefold().split()) for word in words)
+    words = [" ".join(unicodedata.normalize("NFKC", word).casefold().split()) for word in words]
+    text = "\n".join(words if ordered else sorted(words))
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
 
 
@@ -201,23 +202,23 @@ def check_units_once(units, what, why, flag="--input"):
     for each later file that shares fewer: those units count once for each file that holds them."""
     import collections
 
+    distinct = {path: set(keys) for path, keys in units.items()}
     first, twice, pairs = {}, set(), collections.Counter()  # a unit's first file; units in 2 files or more
-    for path, keys in units.items():
-        for key in set(keys):
+    for path, keys in distinct.items():
+        for key in keys:
             holder = first.setdefault(key, path)
             if holder != path:
                 twice.add(key)
                 pairs[holder, path] += 1
-    shared, order = {path: len(set(keys) & twice) for path, keys in units.items()}, list(units)
-    for path in sorted((p for p in units if shared[p]), key=lambda p: (len(set(units[p])), -order.index(p))):
+    shared, order = {path: len(keys & twice) for path, keys in distinct.items()}, list(units)
+    for path in sorted((p for p in units if shared[p]), key=lambda p: (len(distinct[p]), -order.index(p))):
         others = sorted({b if a == path else a for a, b in pairs if path in (a, b)},  # most shared first
                         key=lambda o: (-pairs[path, o] - pairs[o, path], order.index(o)))
-        size = len(set(units[path]))
-        if 2 * shared[path] > size and shared[path] >= SHARED_FLOOR:
-            raise ValueError(f"{flag} {path}: {shared[path]:,} of its {size:,} distinct {what} are also in "
-                             f"{', '.join(others)} (the same words, as they are read): a copy, or a part of one; "
+        if 2 * shared[path] > len(distinct[path]) and shared[path] >= SHARED_FLOOR:
+            raise ValueError(f"{flag} {path}: {shared[path]:,} of its {len(distinct[path]):,} distinct {what} are also "
+                             f"in {', '.join(others)} (the same words, as they are read): a copy, or a part of one; "
                              f"{why}; give each of the {what} once (cut them from one of the files)")
-    return [f"note: {shared[path]:,} of the {len(set(units[path])):,} distinct {what} of {path} are also in "
+    return [f"note: {shared[path]:,} of the {len(distinct[path]):,} distinct {what} of {path} are also in "
             f"{', '.join(sorted({a for a, b in pairs if b == path}))}: they count once for each file that holds them"
             for path in units if any(b == path for _, b in pairs)]
 

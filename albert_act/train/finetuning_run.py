@@ -216,12 +216,13 @@ def grid_search(config, grid=None, progress=True):
     points = config.grid_points() if grid is None else config.grid_points(grid)
     runs, data = [], data_key(load_task(config.task, config.data_dir))
     # Run anew, the dir no longer says a grid finished there: stopped, the command without --overwrite goes on
-    if config.overwrite and os.path.exists(os.path.join(config.output_dir, artifacts.RESULTS)):
-        os.remove(os.path.join(config.output_dir, artifacts.RESULTS))
-    elif progress and artifacts.missing_export(config.output_dir):  # a finished grid whose export is gone
-        print(f"note: {os.path.join(config.output_dir, artifacts.RESULTS)} names the grid's export "
-              f"{artifacts.missing_export(config.output_dir)}, which is missing: the finished points are kept, and the "
-              "best one is exported again")
+    results = os.path.join(config.output_dir, artifacts.RESULTS)
+    missing = None if config.overwrite else artifacts.missing_export(config.output_dir)  # finished, its export gone
+    if config.overwrite and os.path.exists(results):
+        os.remove(results)
+    elif progress and missing:
+        print(f"note: {results} names the grid's export {missing}, which is missing: the finished points are kept, "
+              "and the best one is exported again")
     for number, point in enumerate(points, 1):
         earlier = None if config.overwrite else finished_point(point, data)
         damaged = earlier and damaged_file(point.output_dir, earlier)
