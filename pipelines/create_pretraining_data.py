@@ -34,7 +34,7 @@ from albert_act.base import checks, cli, entry, outputs, text_files
 from albert_act.base.artifacts import INCOMPLETE, STATS_JSON, STATS_MD, TOKENS_EVAL, TOKENS_TRAIN
 from pipelines import instances, token_corpus, worker_pool
 from pipelines.tfrecord_writer import TFRecordWriter
-from pipelines.tokenizer import Tokenizer
+from pipelines.tokenizer import Tokenizer, split_sentences
 
 
 def read_documents(files, skip_invalid_utf8=False, invalid_lines=None, units=None):
@@ -57,8 +57,8 @@ def read_documents(files, skip_invalid_utf8=False, invalid_lines=None, units=Non
 
 def document_key(document):
     """A document as the overlap check takes it (`text_files.unit_key`): its sentences, in any order (the sentence
-    pairs are drawn from them; a document with its lines reordered holds the same ones)."""
-    return text_files.unit_key(document, ordered=False)
+    pairs are drawn from them; a document with its lines reordered, joined or split holds the same ones)."""
+    return text_files.unit_key([part for line in document for part in split_sentences(line)], ordered=False)
 
 
 def check_documents_once(files, read=None):

@@ -26,9 +26,25 @@ WORD_START = "\u2581"  # SentencePiece's "▁": the piece begins a new word
 _PUNCTUATION = frozenset(string.punctuation)
 
 
+# Where a sentence ends inside a line: after . ! or ? (and a closing quote or bracket), before white space
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'\u2019\u201d)\]]))\s+")
+
+
+def split_sentences(line):
+    """A line's sentences, for the overlap check (`text_files.check_units_once`): a copy whose lines were joined
+    or split differently holds the same ones. A one-word part goes with the next."""
+    parts, held = [], ""
+    for part in _SENTENCE_END.split(line):
+        held = f"{held} {part}" if held else part
+        if " " in held:  # a one-word part ("Mr.", "e.g.") is an abbreviation's more often than a sentence
+            parts.append(held)
+            held = ""
+    return parts + [held] if held else parts
+
+
 def sample_sentences(files, max_sentences, seed, skip_invalid_utf8=False, units=None):
     """A seeded reservoir sample of normalized, non-empty lines: memory bounded by `max_sentences`. units: a dict,
-    given, of {path: the set of its lines' `text_files.unit_key`s} (`text_files.check_units_once`)."""
+    given, of {path: the set of its lines' `split_sentences`' `text_files.unit_key`s} (`text_files.check_units_once`)."""
     rng = random.Random(f"{seed}/tokenizer-sample")
     sample, seen = [], 0
     for path in files:
@@ -38,7 +54,7 @@ def sample_sentences(files, max_sentences, seed, skip_invalid_utf8=False, units=
             if not line:
                 continue
             if units is not None:
-                keys.add(text_files.unit_key([line]))
+                keys.update(text_files.unit_key([sentence]) for sentence in split_sentences(line))
             seen += 1
             if len(sample) < max_sentences:
                 sample.append(line)
@@ -78,10 +94,10 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
     """
     if model_type not in MODEL_TYPES:
         raise ValueError(f"model_type must be one of {list(MODEL_TYPES)}, got {model_type!r}")
-    units = {}  # each file's lines, as the trainer takes them: a file more than half of whose lines another holds
+    units = {}  # each file's sentences, as the trainer takes them: a file more than half of whose sentences another holds
     sentences = sample_sentences(files, max_sentences, seed, skip_invalid_utf8, units)
-    for note in text_files.check_units_once(units, "lines", "its lines would count twice in the vocabulary's "
-                                            "statistics"):
+    for note in text_files.check_units_once(units, "sentences", "its sentences would count twice in the "
+                                            "vocabulary's statistics"):
         print(note)
     if not sentences:
         raise ValueError(f"no text to train a vocabulary on in {files}")

@@ -540,8 +540,12 @@ CASES += [
     ("data-input-a-copy-with-each-documents-lines-reordered", DATA + " --input {corpus} {corpus_reordered}", 1,
      r"--input .*corpus_reordered.txt: (\d+) of its \1 distinct documents are also in .*corpus.txt", []),
     ("tokenizer-input-a-copy-after-new-text", TOKENIZER.replace("{corpus}", "{corpus} {corpus_after_more}"), 1,
-     r"--input .*corpus.txt: ([\d,]+) of its \1 distinct lines are also in .*corpus_after_more.txt \(the same words, as "
-     r"they are read\): a copy, or a part of one; its lines would count twice in the vocabulary's statistics", []),
+     r"--input .*corpus.txt: ([\d,]+) of its \1 distinct sentences are also in .*corpus_after_more.txt \(the same words, "
+     r"as they are read\): a copy, or a part of one; its sentences would count twice in the vocabulary's statistics", []),
+    ("tokenizer-input-a-copy-with-its-lines-joined-in-pairs", TOKENIZER.replace("{corpus}", "{corpus} {corpus_joined}"),
+     1, r"--input .*corpus_joined.txt: 21 of its 21 distinct sentences are also in .*corpus.txt", []),
+    ("data-input-a-copy-with-each-documents-lines-joined", DATA + " --input {corpus} {corpus_joined}", 1,
+     r"--input .*corpus_joined.txt: 20 of its 20 distinct documents are also in .*corpus.txt", []),
     ("probing-conllu-a-copy-with-misc-blanked", "pipelines.probing --conllu {ud40} {ud40_misc} --output_dir "
      "{tmp}/probing_misc", 1, r"--conllu .*ud40_misc.conllu: 40 of its 40 distinct sentences are also in .*ud40.conllu", []),
     ("analyze-parsed-a-copy-without-its-first-sentence", ANALYZE.replace("token-types", "dependencies") +
@@ -1034,7 +1038,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                                               "stsb_constant")},
             "probing_future": root / "probing_future", "glue_spelled_models": root / "glue_spelled_models",
             "one_line": root / "one_line.txt", "corpus_copy": root / "corpus_copy.txt",
-            **{name: root / f"{name}.txt" for name in ("corpus_indented", "corpus_after_more", "corpus_reordered")},
+            **{name: root / f"{name}.txt" for name in ("corpus_indented", "corpus_after_more", "corpus_reordered",
+                                                      "corpus_joined")},
             **{name: root / f"{name}.conllu" for name in ("ud40", "ud40_misc", "ud40_tail")},
             "latin1_txt": root / "latin1.txt", "glue_train_is_dev": root / "glue_train_is_dev", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
     for lock in locks:
@@ -1119,6 +1124,7 @@ def _more_bad_files(root, rte):
     (root / "corpus_after_more.txt").write_text("A new first document.\n\n" + (root / "corpus.txt").read_text())
     (root / "corpus_reordered.txt").write_text("\n\n".join("\n".join(reversed(d.split("\n"))) for d in (  # each
         root / "corpus.txt").read_text().strip().split("\n\n")) + "\n")  # document's sentences in reverse order
+    (root / "corpus_joined.txt").write_text((root / "corpus.txt").read_text().replace(".\nIt", ". It"))  # one line each
     ud = (rte.parent.parent / "ud_english_ewt" / "en_ewt-ud-dev.conllu").read_text().split("\n\n")[:40]
     (root / "ud40.conllu").write_text("\n\n".join(ud) + "\n\n")
     (root / "ud40_misc.conllu").write_text("\n\n".join("\n".join(  # MISC (SpaceAfter=No) blanked: the words read alike

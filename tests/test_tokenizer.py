@@ -8,7 +8,8 @@ import sentencepiece as spm
 import tensorflow as tf
 
 from pipelines import normalization, train_tokenizer
-from pipelines.tokenizer import MASK_ID, SPECIAL_TOKENS, UNK_ID, WORD_START, Tokenizer, train_sentencepiece
+from pipelines.tokenizer import (MASK_ID, SPECIAL_TOKENS, UNK_ID, WORD_START, Tokenizer, split_sentences,
+                                 train_sentencepiece)
 
 UNICODE_CASES = [
     "Crème Brûlée  Ⅻ ﬁ", "İstanbul ΟΔΟΣ", "a\u00a0b\u2003c\u3000d", "  x  ", "ß Æ ø Ł",
@@ -28,6 +29,15 @@ def test_normalization_examples():
     assert normalization.normalize("  Crème\u00a0BRÛLÉE\t\tÀ la  carte ") == "creme brulee a la carte"
     assert normalization.normalize("ﬁ Ⅻ Ａ") == "fi xii a"  # NFKD compatibility forms
     assert normalization.normalize("\u2003\u3000") == ""
+
+
+def test_the_overlap_checks_sentences_are_the_same_joined_or_split():
+    """The overlap check's units (`split_sentences`): a line ends a sentence after . ! ? (and a closing quote), so two
+    lines joined give the same two; a one-word part (an abbreviation) stays with the next."""
+    assert split_sentences('He said "no." Then he left.  Mr. Smith came! Yes? ok') == [
+        'He said "no."', "Then he left.", "Mr. Smith came!", "Yes? ok"]
+    assert split_sentences("3.5 is a number, e.g. this") == ["3.5 is a number, e.g. this"]
+    assert split_sentences("References") == ["References"] and split_sentences("") == []
 
 
 def test_whitespace_table_is_pythons_isspace():
