@@ -32,14 +32,18 @@ _SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'\u2019\u201d)\]]))\s+")
 
 def split_sentences(line):
     """A line's sentences, for the overlap check (`text_files.check_units_once`): a copy whose lines were joined
-    or split differently holds the same ones. A one-word part goes with the next."""
+    or split differently holds the same ones. A one-word part goes with the next (the last with the one before)."""
     parts, held = [], ""
     for part in _SENTENCE_END.split(line):
         held = f"{held} {part}" if held else part
         if " " in held:  # a one-word part ("Mr.", "e.g.") is an abbreviation's more often than a sentence
             parts.append(held)
             held = ""
-    return parts + [held] if held else parts
+    if held and parts:  # a last word after a sentence's end
+        parts[-1] = f"{parts[-1]} {held}"
+    elif held:
+        parts.append(held)
+    return parts
 
 
 def sample_sentences(files, max_sentences, seed, skip_invalid_utf8=False, units=None):
