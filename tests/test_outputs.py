@@ -253,6 +253,22 @@ def test_an_output_replaced_whole_is_not_a_mount_point(tmp_path, monkeypatch):
     outputs.release_held()
 
 
+def test_a_bind_mount_on_the_same_file_system_is_a_mount_point(tmp_path, monkeypatch):
+    """`os.path.ismount` compares devices, which a bind mount of a folder on the same file system shares with its
+    parent: such an output also failed after all its work. /proc/self/mountinfo names it (a space spelled \\040)."""
+    import io
+
+    mount = Path(os.path.realpath(tmp_path)) / "bound here"
+    mount.mkdir()
+    table = (f"42 27 254:0 /elsewhere {str(mount).replace(' ', chr(92) + '040')} rw,relatime - ext4 /dev/vda rw\n"
+             "27 1 254:0 / / rw - ext4 /dev/vda rw\n")
+    monkeypatch.setattr(outputs, "open", lambda path, **kw: io.StringIO(table), raising=False)
+    assert outputs._mount_points() == {str(mount), "/"}
+    with pytest.raises(ValueError, match=r"^--output_dir .*bound here is a mount point"):
+        outputs.refuse_mount_point(str(mount), "--output_dir", "results")
+    outputs.refuse_mount_point(str(tmp_path), "--output_dir", "results")
+
+
 def test_remote_paths_are_not_locked_and_say_so():
     with outputs.DirectoryLock("gs://bucket/run", "pre-training run") as lock:
         assert not lock.active and "not locked (remote path)" in lock.note

@@ -6,6 +6,7 @@ was expected, e.g. `ValueError("max_iterations must be an integer >= 1, got 0")`
 
 
 import argparse
+import os
 import re
 
 # The largest settings the model and the command lines accept: beyond them a run would not end in
@@ -153,3 +154,16 @@ def negative_numbers_are_values(parser):
         for sub in (getattr(action, "choices", None) or {}).values() if isinstance(action, argparse._SubParsersAction) else ():
             negative_numbers_are_values(sub)
     return parser
+
+
+def check_free_space(path, needed):
+    """OSError (ENOSPC, as the write would raise) when the local disk of `path` has less than
+    `needed` bytes free: for writers that fail badly on a full disk (HDF5)."""
+    import errno
+    import shutil
+
+    folder = os.path.dirname(os.path.abspath(path))
+    free = shutil.disk_usage(folder).free
+    if free < needed:
+        raise OSError(errno.ENOSPC, f"No space left on device (it needs about {needed / 2**20:.1f} MiB, "
+                                    f"{free / 2**20:.1f} MiB are free)", path)

@@ -205,7 +205,7 @@ def _save_weights(model, path):
     """model.save_weights, whole (`outputs.write_with`: the previous best stays if this fails), after
     checking the disk has room: HDF5 crashes the interpreter at exit when a write fills the disk."""
     needed = sum(int(np.prod(v.shape)) * np.dtype(v.dtype).itemsize for v in model.weights) + 2**20
-    outputs.check_free_space(path, needed)
+    checks.check_free_space(path, needed)
     outputs.write_with(path, model.save_weights)
 
 
