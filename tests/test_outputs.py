@@ -559,6 +559,13 @@ def test_write_errors_in_words():
         "could not write runs/x: Operation not permitted (/sys/x); files written whole before are intact: make the "
         "output's folder writable (or choose another) and re-run the same command")
     assert OSError in write_failures.write_errors() and tf.errors.ResourceExhaustedError in write_failures.write_errors()
+    offline = tf.errors.FailedPreconditionError(None, None, "Error executing an HTTP request: libcurl code 6\n\t when "
+                                                "reading metadata of gs://bucket/e/1")  # no network: one line
+    assert isinstance(offline, write_failures.write_errors()) and write_failures.io_failure(offline, "x", kept) == (
+        "Error executing an HTTP request: libcurl code 6 when reading metadata of gs://bucket/e/1")
+    fault = tf.errors.FailedPreconditionError(None, None, "Could not read uninitialized variable")
+    with pytest.raises(tf.errors.FailedPreconditionError):  # not a remote path's: the code's fault, as it is
+        write_failures.io_failure(fault, "x", kept)
 
 
 def test_a_savedmodel_export_on_a_full_disk_keeps_the_old_one(tiny_run, tmp_path, monkeypatch):

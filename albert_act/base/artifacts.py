@@ -25,7 +25,7 @@ other projects' and listed here beside ours. Which kind a dir is, `albert_act.io
 import json
 import os
 
-from albert_act.base import cli, outputs, text_files
+from albert_act.base import outputs, text_files
 
 CONFIG = "config.json"
 CHECKPOINTS = "checkpoints"
@@ -60,7 +60,7 @@ KERAS_HUB_VOCAB = "assets/tokenizer/vocabulary.spm"
 
 
 def _gfile():
-    return cli.load_tensorflow().io.gfile  # TensorFlow loads on first use: the data tool imports these names
+    return text_files.gfile()  # TensorFlow loads on first use: the data tool imports these names
 
 
 def checkpoints_on_disk(directory):

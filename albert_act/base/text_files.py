@@ -17,7 +17,8 @@ def is_remote(path):
     return "://" in str(path)
 
 
-def _gfile():
+def gfile():
+    """tf.io.gfile for remote paths, its errors OSErrors that name the path (`_Remote`)."""
     from albert_act.base import cli
 
     return _Remote(cli.load_tensorflow().io.gfile)  # quietly, in a quiet command
@@ -49,20 +50,20 @@ def glob(pattern):
     if not is_remote(pattern):
         return sorted(_glob.glob(pattern))
     try:
-        return sorted(_gfile().glob(pattern))
+        return sorted(gfile().glob(pattern))
     except OSError as error:
         raise ValueError(f"{pattern} cannot be listed: {error.strerror}") from None
 
 
 def exists(path):
-    return _gfile().exists(path) if is_remote(path) else os.path.exists(path)
+    return gfile().exists(path) if is_remote(path) else os.path.exists(path)
 
 
 def makedirs(path):
     """A folder and its parents, as os.makedirs(exist_ok=True); a symlink on the way to a folder still
     to be made is followed: the folder is made where it points (os.makedirs stopped at the link)."""
     if is_remote(path):
-        return _gfile().makedirs(path)
+        return gfile().makedirs(path)
     try:
         os.path.realpath(path, strict=True)
     except FileNotFoundError:  # a folder still to be made (through a link, perhaps)
@@ -75,19 +76,19 @@ def makedirs(path):
 
 
 def rmtree(path):
-    _gfile().rmtree(path) if is_remote(path) else shutil.rmtree(path)
+    gfile().rmtree(path) if is_remote(path) else shutil.rmtree(path)
 
 
 def remove(path):
-    _gfile().remove(path) if is_remote(path) else os.remove(path)
+    gfile().remove(path) if is_remote(path) else os.remove(path)
 
 
 def rename(source, destination):
-    _gfile().rename(source, destination) if is_remote(source) else os.replace(source, destination)
+    gfile().rename(source, destination) if is_remote(source) else os.replace(source, destination)
 
 
 def listdir(path):
-    return sorted(_gfile().listdir(path) if is_remote(path) else os.listdir(path))
+    return sorted(gfile().listdir(path) if is_remote(path) else os.listdir(path))
 
 
 def visible_entries(path):
@@ -99,7 +100,7 @@ def visible_entries(path):
 
 
 def isdir(path):
-    return _gfile().isdir(path) if is_remote(path) else os.path.isdir(path)
+    return gfile().isdir(path) if is_remote(path) else os.path.isdir(path)
 
 
 def expand_patterns(patterns):
@@ -132,7 +133,7 @@ def _is_device(path):
 
 def size(path):
     """The file's length in bytes (local or gs://)."""
-    return _gfile().stat(path).length if is_remote(path) else os.path.getsize(path)
+    return gfile().stat(path).length if is_remote(path) else os.path.getsize(path)
 
 
 SHARED_START = 2**16  # characters: two texts that begin with as many of the same are one text, or one holds the other
@@ -324,14 +325,14 @@ def is_blank(text):
 
 
 def open_binary(path, mode="rb"):
-    return _gfile().GFile(path, mode) if is_remote(path) else open(path, mode)
+    return gfile().GFile(path, mode) if is_remote(path) else open(path, mode)
 
 
 def write_bytes(path, data):
     """Writes `data` to `path` whole: a local file is written beside it and renamed over it, so a
     full disk or Ctrl-C leaves the old file; a gs:// object appears only once closed anyway."""
     if is_remote(path):
-        with _gfile().GFile(path, "wb") as f:
+        with gfile().GFile(path, "wb") as f:
             f.write(data)
     else:
         from albert_act.base import outputs

@@ -19,7 +19,11 @@ def write_errors():
     tf = sys.modules.get("tensorflow")
     if tf is None or not hasattr(tf, "errors"):
         return (OSError,)
-    return (OSError, tf.errors.ResourceExhaustedError, tf.errors.PermissionDeniedError)
+    return (OSError, tf.errors.ResourceExhaustedError, tf.errors.PermissionDeniedError,
+            *(getattr(tf.errors, name) for name in REMOTE_ERRORS))
+
+
+REMOTE_ERRORS = ("FailedPreconditionError", "UnavailableError", "UnimplementedError", "DeadlineExceededError")
 
 
 WRITE_ERRNOS = {"ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM", "EFBIG"}  # a write the system refused
@@ -28,9 +32,14 @@ WRITE_ERRNOS = {"ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM", "EFBIG"}  # a wr
 def io_failure(error, output, kept):
     """The line for an error of `write_errors()`: a refused write (a full disk, a read-only or
     foreign folder) says it could not write `output` and what is `kept`; any other (a file that
-    does not read whole) is given in its own words and file."""
+    does not read whole, a remote path that did not answer) is given in its own words and file."""
     import errno
 
+    if type(error).__name__ in REMOTE_ERRORS:  # tf.io.gfile on gs:// without network, hdfs:// without Hadoop
+        text = " ".join(str(getattr(error, "message", None) or error).split())
+        if "://" not in text:
+            raise error  # not a remote path's: a fault of the code, with its traceback
+        return text
     if isinstance(error, OSError) and errno.errorcode.get(error.errno) not in WRITE_ERRNOS:
         return write_error(error)
     if isinstance(error, OSError) and error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):  # not a full disk
