@@ -22,6 +22,7 @@ if not __package__:  # run as a file, where its imports of the package fail
     raise SystemExit("error: pipelines/create_pretraining_data.py is part of albert-act: run it from the repository root as "
                      "python -m pipelines.create_pretraining_data")
 
+import array
 import collections
 import errno
 import json
@@ -30,18 +31,18 @@ import random
 import sys
 import time
 
-from albert_act.base import checks, cli, entry, outputs, text_files
+from albert_act.base import checks, cli, entry, outputs, overlap, text_files
 from albert_act.base.artifacts import INCOMPLETE, STATS_JSON, STATS_MD, TOKENS_EVAL, TOKENS_TRAIN
 from pipelines import instances, token_corpus, worker_pool
 from pipelines.tfrecord_writer import TFRecordWriter
-from pipelines.tokenizer import Tokenizer, split_sentences
+from pipelines.tokenizer import Tokenizer
 
 
 def read_documents(files, skip_invalid_utf8=False, invalid_lines=None, units=None):
     """Yields lists of sentence strings; a blank line (or a file's end) ends a document. units: a dict, given, of
-    {path: its documents' `text_files.unit_key`s}, filled as they are read."""
+    {path: its documents' `overlap.unit_key`s}, filled as they are read."""
     for path in files:
-        document, keys = [], [] if units is None else units.setdefault(path, [])
+        document, keys = [], [] if units is None else units.setdefault(path, array.array("Q"))
         for _, line in text_files.read_lines(path, skip_invalid_utf8, invalid_lines):
             line = line.strip()
             if line:
@@ -56,14 +57,14 @@ def read_documents(files, skip_invalid_utf8=False, invalid_lines=None, units=Non
 
 
 def document_key(document):
-    """A document as the overlap check takes it (`text_files.unit_key`): its sentences, in any order (the sentence
+    """A document as the overlap check takes it (`overlap.unit_key`): its sentences, in any order (the sentence
     pairs are drawn from them; a document with its lines reordered, joined or split holds the same ones)."""
-    return text_files.unit_key([part for line in document for part in split_sentences(line)], ordered=False)
+    return overlap.unit_key([part for line in document for part in overlap.split_sentences(line)], ordered=False)
 
 
 def check_documents_once(files, read=None):
     """ValueError for a file given twice, or for files that hold the same documents, as `read_documents` reads them
-    (`text_files.check_units_once`): a note for a few documents in two files. A pipe is read once, by the work: with
+    (`overlap.check_units_once`): a note for a few documents in two files. A pipe is read once, by the work: with
     one among the files, this returns a dict for the work to fill (`read_documents`' units), compared after it
     (`read`), before any shard is in place; else None."""
     why = "its documents would be both trained on and held out"
@@ -71,8 +72,8 @@ def check_documents_once(files, read=None):
         text_files.check_each_file_once(files, why)
         if not all(map(text_files.rereadable, files)):
             return {}
-        read = {path: [document_key(d) for d in read_documents([path], True, [])] for path in files}
-    for note in text_files.check_units_once(read, "documents", why):
+        read = {path: array.array("Q", map(document_key, read_documents([path], True, []))) for path in files}
+    for note in overlap.check_units_once(read, "documents", why):
         print(note)
     return None
 

@@ -5,6 +5,7 @@ Ids: <pad>=0, <unk>=1, [CLS]=2, [SEP]=3, [MASK]=4. The model's own normalizer is
 the vocabulary is trained and when text is encoded.
 """
 
+import array
 import random
 import re
 import string
@@ -14,7 +15,7 @@ import numpy as np
 import sentencepiece as spm
 from sentencepiece import sentencepiece_model_pb2
 
-from albert_act.base import text_files
+from albert_act.base import overlap, text_files
 from pipelines import normalization
 
 SPECIAL_TOKENS = ("<pad>", "<unk>", "[CLS]", "[SEP]", "[MASK]")
@@ -26,39 +27,19 @@ WORD_START = "\u2581"  # SentencePiece's "▁": the piece begins a new word
 _PUNCTUATION = frozenset(string.punctuation)
 
 
-# Where a sentence ends inside a line: after . ! or ? (and a closing quote or bracket), before white space
-_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'\u2019\u201d)\]]))\s+")
-
-
-def split_sentences(line):
-    """A line's sentences, for the overlap check (`text_files.check_units_once`): a copy whose lines were joined
-    or split differently holds the same ones. A one-word part goes with the next (the last with the one before)."""
-    parts, held = [], ""
-    for part in _SENTENCE_END.split(line):
-        held = f"{held} {part}" if held else part
-        if " " in held:  # a one-word part ("Mr.", "e.g.") is an abbreviation's more often than a sentence
-            parts.append(held)
-            held = ""
-    if held and parts:  # a last word after a sentence's end
-        parts[-1] = f"{parts[-1]} {held}"
-    elif held:
-        parts.append(held)
-    return parts
-
-
 def sample_sentences(files, max_sentences, seed, skip_invalid_utf8=False, units=None):
     """A seeded reservoir sample of normalized, non-empty lines: memory bounded by `max_sentences`. units: a dict,
-    given, of {path: the set of its lines' `split_sentences`' `text_files.unit_key`s} (`text_files.check_units_once`)."""
+    given, of {path: its lines' `overlap.split_sentences`' `overlap.unit_key`s, an array} (`overlap.check_units_once`)."""
     rng = random.Random(f"{seed}/tokenizer-sample")
     sample, seen = [], 0
     for path in files:
-        keys = set() if units is None else units.setdefault(path, set())
+        keys = None if units is None else units.setdefault(path, array.array("Q"))
         for _, line in text_files.read_lines(path, skip_invalid_utf8):
             line = normalization.normalize(line)
             if not line:
                 continue
             if units is not None:
-                keys.update(text_files.unit_key([sentence]) for sentence in split_sentences(line))
+                keys.extend(overlap.unit_key([sentence]) for sentence in overlap.split_sentences(line))
             seen += 1
             if len(sample) < max_sentences:
                 sample.append(line)
@@ -100,7 +81,7 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
         raise ValueError(f"model_type must be one of {list(MODEL_TYPES)}, got {model_type!r}")
     units = {}  # each file's sentences, as the trainer takes them: a file more than half of whose sentences another holds
     sentences = sample_sentences(files, max_sentences, seed, skip_invalid_utf8, units)
-    for note in text_files.check_units_once(units, "sentences", "its sentences would count twice in the "
+    for note in overlap.check_units_once(units, "sentences", "its sentences would count twice in the "
                                             "vocabulary's statistics"):
         print(note)
     if not sentences:

@@ -251,9 +251,9 @@ def test_files_that_hold_the_same_units_are_refused_and_a_few_shared_ones_noted(
     least) is refused, naming it (the smaller) and them, with its exact count, whichever earlier files hold them; a
     smaller overlap, or a small file's, gives one note per later file; the key is the words as read (NFKC, case
     folded, spaces collapsed), so an indented, NFD or upper-cased line is the same unit, another word is not."""
-    from albert_act.base import text_files
+    from albert_act.base import overlap
 
-    key = text_files.unit_key
+    key = overlap.unit_key
     assert key(["Café  au lait."]) == key([" CAFE\u0301 au\tlait. "]) != key(["Café au lait!"])
     assert key(["a b", "c"]) != key(["a", "b c"])  # a document's lines stay lines
     a, b = list(range(100, 130)), list(range(200, 230))
@@ -261,13 +261,13 @@ def test_files_that_hold_the_same_units_are_refused_and_a_few_shared_ones_noted(
     with pytest.raises(ValueError, match=r"^--input c: 30 of its 33 distinct documents are also in a, b \(the same "
                                          r"words, as they are read\): a copy, or a part of one; WHY; give each of the "
                                          r"documents once"):
-        text_files.check_units_once(units, "documents", "WHY")
+        overlap.check_units_once(units, "documents", "WHY")
     units["c"] = a[:14] + list(range(300, 320))  # 14 of 34: a note for c only, not for a (the earlier)
-    assert text_files.check_units_once(units, "documents", "WHY") == [
+    assert overlap.check_units_once(units, "documents", "WHY") == [
         "note: 14 of the 34 distinct documents of c are also in a: they count once for each file that holds them"]
     units = {"small": [1, 2, 3, 3], "stub": [1, 2, 4]}  # 2 of 3: a small file's "References", noted, not refused
-    assert text_files.check_units_once(units, "lines", "WHY") == [
+    assert overlap.check_units_once(units, "lines", "WHY") == [
         "note: 2 of the 3 distinct lines of stub are also in small: they count once for each file that holds them"]
     units = {"big": list(range(40)), "part": list(range(10, 20))}  # all of part in big: part is named
     with pytest.raises(ValueError, match=r"^--input part: 10 of its 10 distinct lines are also in big"):
-        text_files.check_units_once(units, "lines", "WHY")
+        overlap.check_units_once(units, "lines", "WHY")

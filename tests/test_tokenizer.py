@@ -8,8 +8,8 @@ import sentencepiece as spm
 import tensorflow as tf
 
 from pipelines import normalization, train_tokenizer
-from pipelines.tokenizer import (MASK_ID, SPECIAL_TOKENS, UNK_ID, WORD_START, Tokenizer, split_sentences,
-                                 train_sentencepiece)
+from albert_act.base.overlap import split_sentences
+from pipelines.tokenizer import MASK_ID, SPECIAL_TOKENS, UNK_ID, WORD_START, Tokenizer, train_sentencepiece
 
 UNICODE_CASES = [
     "Crème Brûlée  Ⅻ ﬁ", "İstanbul ΟΔΟΣ", "a\u00a0b\u2003c\u3000d", "  x  ", "ß Æ ø Ł",

@@ -14,7 +14,7 @@ import re
 import numpy as np
 
 from albert_act import distribution
-from albert_act.base import artifacts, outputs, text_files
+from albert_act.base import artifacts, outputs, overlap, text_files
 from albert_act.analysis import depth, difficulty, plots
 from albert_act.analysis.token_types import markdown_table
 from albert_act.io.source import Source
@@ -368,8 +368,8 @@ def _parsed_sentences(patterns, documents):
                 raise ValueError(f"{path}: no dependency relation (column 8 is '_' in all {len(parsed)} sentences): "
                                  "the analysis groups words by their relation; give parsed files that have them")
             sentences += parsed
-            units[path] = [text_files.unit_key(token[0] for token in sentence) for sentence in parsed]
-        for note in text_files.check_units_once(units, "sentences", why, "--parsed"):
+            units[path] = [overlap.unit_key(token[0] for token in sentence) for sentence in parsed]
+        for note in overlap.check_units_once(units, "sentences", why, "--parsed"):
             print(note)
         source = ", ".join(patterns)
     else:

@@ -180,50 +180,6 @@ def rereadable(path):
     return is_remote(path) or os.path.isfile(path)
 
 
-def unit_key(words, ordered=True):
-    """A unit (a sentence, a document's lines) as a reader takes it, for `check_units_once`: its words (strings;
-    a document's lines), each in NFKC and case-folded (ALBERT's vocabularies lowercase) with its spaces collapsed,
-    in their order (or, not `ordered`, in any), as a 64-bit digest."""
-    import hashlib
-
-    words = [" ".join(unicodedata.normalize("NFKC", word).casefold().split()) for word in words]
-    text = "\n".join(words if ordered else sorted(words))
-    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
-
-
-SHARED_FLOOR = 10  # units: fewer shared, however large a part of a small file (a stub's "References"), is no copy
-
-
-def check_units_once(units, what, why, flag="--input"):
-    """Files given together that hold the same units (`what`: "documents", "sentences") as the reader takes them
-    (`units` {path: [`unit_key`, ...]}, in the order given). A file more than half of whose distinct units (and
-    `SHARED_FLOOR` at least) are in other files given is a copy of them, or of a part of them, whatever else differs
-    (another editor's line ends or indentation, a column the reader does not read, a sentence cut, the order):
-    ValueError naming it (the smallest such file) and those files, `why` saying what twice would do. Returns a note
-    for each later file that shares fewer: those units count once for each file that holds them."""
-    import collections
-
-    distinct = {path: set(keys) for path, keys in units.items()}
-    first, twice, pairs = {}, set(), collections.Counter()  # a unit's first file; units in 2 files or more
-    for path, keys in distinct.items():
-        for key in keys:
-            holder = first.setdefault(key, path)
-            if holder != path:
-                twice.add(key)
-                pairs[holder, path] += 1
-    shared, order = {path: len(keys & twice) for path, keys in distinct.items()}, list(units)
-    for path in sorted((p for p in units if shared[p]), key=lambda p: (len(distinct[p]), -order.index(p))):
-        others = sorted({b if a == path else a for a, b in pairs if path in (a, b)},  # most shared first
-                        key=lambda o: (-pairs[path, o] - pairs[o, path], order.index(o)))
-        if 2 * shared[path] > len(distinct[path]) and shared[path] >= SHARED_FLOOR:
-            raise ValueError(f"{flag} {path}: {shared[path]:,} of its {len(distinct[path]):,} distinct {what} are also "
-                             f"in {', '.join(others)} (the same words, as they are read): a copy, or a part of one; "
-                             f"{why}; give each of the {what} once (cut them from one of the files)")
-    return [f"note: {shared[path]:,} of the {len(distinct[path]):,} distinct {what} of {path} are also in "
-            f"{', '.join(sorted({a for a, b in pairs if b == path}))}: they count once for each file that holds them"
-            for path in units if any(b == path for _, b in pairs)]
-
-
 def _start_digests(path, comments=None):
     """(characters, digests): the SHA-256 of the text's start (`text_key`'s) after each of its lines, up to its
     first `SHARED_START` characters (the last digest), and how many characters that is."""
