@@ -271,3 +271,33 @@ def test_files_that_hold_the_same_units_are_refused_and_a_few_shared_ones_noted(
     units = {"big": list(range(40)), "part": list(range(10, 20))}  # all of part in big: part is named
     with pytest.raises(ValueError, match=r"^--input part: 10 of its 10 distinct lines are also in big"):
         overlap.check_units_once(units, "lines", "WHY")
+
+
+def test_the_overlap_checks_counts_match_a_plain_restatement():
+    """`check_units_once` counts with sorted uint64 arrays; restated here with Python sets on random files: each
+    file's shared units (in another file too), and for the notes which earlier file first held each one."""
+    import random
+
+    from albert_act.base import overlap
+
+    rng = random.Random(7)
+    for _ in range(300):
+        units = {f"f{i}": [rng.randrange(rng.choice((12, 40, 300))) for _ in range(rng.randrange(70))]
+                 for i in range(rng.randint(1, 4))}
+        distinct = {path: set(keys) for path, keys in units.items()}
+        first = {}
+        for path, keys in units.items():
+            for key in keys:
+                first.setdefault(key, path)
+        shared = {p: sum(any(k in distinct[o] for o in units if o != p) for k in distinct[p]) for p in units}
+        copies = [p for p in units if 2 * shared[p] > len(distinct[p]) and shared[p] >= overlap.SHARED_FLOOR]
+        noted = {p: sorted({first[k] for k in distinct[p]} - {p}) for p in units}
+        try:
+            notes = overlap.check_units_once(units, "units", "WHY")
+        except ValueError as error:
+            named = str(error).split(": ")[0].removeprefix("--input ")
+            assert named in copies and f"{shared[named]} of its {len(distinct[named])} " in str(error)
+            continue
+        assert not copies and notes == [f"note: {shared[p]} of the {len(distinct[p])} distinct units of {p} are also "
+                                        f"in {', '.join(noted[p])}: they count once for each file that holds them"
+                                        for p in units if noted[p]]
