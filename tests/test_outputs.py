@@ -2,6 +2,7 @@
 SIGTERM and SIGKILL on a real pre-training run (those last ones under `-m slow`)."""
 
 import contextlib
+import errno
 import os
 import re
 import shutil
@@ -534,6 +535,20 @@ def test_a_stopped_export_keeps_the_previous_version(tiny_run, tmp_path):
                                             "re-run the command")
     assert sorted((str(p.relative_to(target)), p.stat().st_size) for p in target.rglob("*") if p.is_file()) == before
     assert [p.name for p in target.parent.iterdir()] == ["1"]  # no staging dir, no lock left
+
+
+def test_a_files_error_before_the_commands_work_is_one_line():
+    """`entry.run`: a remote --init that does not answer raised outside `cli.failures` (the input's kind is read
+    first) and printed a traceback; now its line, exit status 1. Another exception goes on up as it is."""
+    from albert_act.base import entry
+
+    def offline():
+        raise OSError(errno.EIO, "Could not resolve host: www.googleapis.com", "gs://bucket/run")
+
+    with pytest.raises(SystemExit, match=r"^error: Could not resolve host: www.googleapis.com \(gs://bucket/run\)$"):
+        entry.run(offline)
+    with pytest.raises(KeyError):
+        entry.run(lambda: {}["a fault of the code"])
 
 
 def test_write_errors_in_words():

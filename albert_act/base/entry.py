@@ -77,11 +77,12 @@ def _ignore_stops_once_torn_down():
 
 def run(main):
     """`main()` with sys.stdout `Guarded` (unless it is closed, `>&-`: None); then, where a write to it
-    failed, `lost_line()` on stderr, and exit status 1 where `main` ended with 0 (an exception that
-    ends `main` is not replaced)."""
+    failed, `lost_line()` on stderr, and exit status 1 where `main` ended with 0. A file's or a remote
+    path's error (`write_failures.write_errors()`) raised before the command's `cli.failures` is its one
+    line; any other exception that ends `main` goes on up as it is."""
     import atexit
 
-    from albert_act.base import cli
+    from albert_act.base import cli, write_failures
 
     atexit.register(_ignore_stops_once_torn_down)  # registered first: run last, as the teardown starts
     cli.hold_closed_descriptors()
@@ -94,6 +95,9 @@ def run(main):
     except SystemExit as exit_:
         status = exit_.code
         raise
+    except write_failures.write_errors() as error:  # raised before the command's `cli.failures` (a remote --init)
+        status = 1
+        sys.exit(f"error: {write_failures.io_failure(error, 'its output', 'nothing was written')}")
     finally:
         if sys.stdout is not None:
             sys.stdout.flush()  # what is still buffered: a short output fails only here
