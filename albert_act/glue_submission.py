@@ -73,6 +73,8 @@ def check_paths(args):
         raise ValueError(f"--output {args.output} is a directory; give the zip file's path (e.g. {args.output}/submission.zip)")
     if not args.output.endswith(".zip"):
         raise ValueError(f"--output {args.output}: the GLUE server takes a .zip file; name it ....zip")
+    if "://" in args.output:  # written beside it and renamed in: the name would make a local folder "gs:"
+        raise ValueError(f"--output {args.output} {outputs.REMOTE_REFUSED}")
     outputs.check_dir_target(os.path.dirname(os.path.abspath(args.output)), "--output", holds_a_file=True)
     outputs.hold(args.output, "--output", a_file=True)  # then whether it exists: no second process writes it meanwhile
     if os.path.exists(args.output) and not args.overwrite:

@@ -343,6 +343,9 @@ def check_outputs(args):
     from albert_act.base import outputs
 
     given = [("--output", args.output)] + ([("--conllu", args.conllu)] if args.conllu else [])
+    for flag, path in given:
+        if "://" in path:  # written beside it and renamed in: the name would make a local folder "gs:"
+            raise ValueError(f"{flag} {path} {outputs.REMOTE_REFUSED}")
     if args.conllu and outputs.followed(args.conllu) == outputs.followed(args.output):
         raise ValueError(f"--conllu {args.conllu} is --output {args.output}: give two files")
     for (flag, path), (other, file) in itertools.permutations(given, 2):  # a file cannot also be a folder

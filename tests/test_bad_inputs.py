@@ -542,6 +542,15 @@ CASES += [
     ("tokenizer-input-a-copy-after-new-text", TOKENIZER.replace("{corpus}", "{corpus} {corpus_after_more}"), 1,
      r"--input .*corpus.txt: ([\d,]+) of its \1 distinct sentences are also in .*corpus_after_more.txt \(the same words, "
      r"as they are read\): a copy, or a part of one; its sentences would count twice in the vocabulary's statistics", []),
+    ("tokenizer-output-a-scheme-with-one-slash", TOKENIZER.replace("{tmp}/v", "gs:/bucket/v"), 1,
+     r"--output gs:/bucket/v begins with 'gs:', a scheme with one slash: a remote path begins gs://; for a local "
+     r"folder named 'gs:', write ./gs:/bucket/v", []),
+    ("probing-output-dir-a-scheme-with-one-slash", "pipelines.probing --conllu {ud40} --output_dir hdfs:/nn/p", 1,
+     r"--output_dir hdfs:/nn/p begins with 'hdfs:', a scheme with one slash", []),
+    ("synthetic-corpus-output-remote", "pipelines.synthetic_corpus --documents 5 --output gs://bucket/c.txt", 1,
+     r"--output gs://bucket/c.txt is remote: this command writes its output whole beside it and renames it", []),
+    ("submission-output-remote", SUBMIT.replace("{tmp}/s.zip", "gs://bucket/s.zip"), 1,
+     r"--output gs://bucket/s.zip is remote: .* write it to a local folder, then copy it", []),
     ("tokenizer-input-a-copy-with-its-lines-joined-in-pairs", TOKENIZER.replace("{corpus}", "{corpus} {corpus_joined}"),
      1, r"--input .*corpus_joined.txt: 21 of its 21 distinct sentences are also in .*corpus.txt", []),
     ("data-input-a-copy-with-each-documents-lines-joined", DATA + " --input {corpus} {corpus_joined}", 1,
@@ -935,7 +944,9 @@ CASES += [(f"analyze-{mode}-does-not-read-{flag}", f"albert_act.analyze {mode} -
 # Cases run from another folder than the repository's: {case id: folder}.
 FOLDER = {name: "{tmp}/here/inner" for name in (
     "export-output-the-current-folder", "export-output-holds-the-current-folder", "analyze-output-the-current-folder",
-    "pretrain-model-dir-holds-the-current-folder", "data-output-the-current-folder", "finetune-output-the-current-folder")}
+    "pretrain-model-dir-holds-the-current-folder", "data-output-the-current-folder", "finetune-output-the-current-folder",
+    "tokenizer-output-a-scheme-with-one-slash", "probing-output-dir-a-scheme-with-one-slash",
+    "synthetic-corpus-output-remote", "submission-output-remote")}
 HELD = ("held_run", "held_ft", "held_export/1", "held_records")  # locked by this process for the cases above
 
 

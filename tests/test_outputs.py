@@ -259,15 +259,17 @@ def test_a_bind_mount_on_the_same_file_system_is_a_mount_point(tmp_path, monkeyp
     parent: such an output also failed after all its work. /proc/self/mountinfo names it (a space spelled \\040)."""
     import io
 
+    from albert_act.base import checks
+
     mount = Path(os.path.realpath(tmp_path)) / "bound here"
     mount.mkdir()
     table = (f"42 27 254:0 /elsewhere {str(mount).replace(' ', chr(92) + '040')} rw,relatime - ext4 /dev/vda rw\n"
              "27 1 254:0 / / rw - ext4 /dev/vda rw\n")
-    monkeypatch.setattr(outputs, "open", lambda path, **kw: io.StringIO(table), raising=False)
-    assert outputs._mount_points() == {str(mount), "/"}
+    monkeypatch.setattr(checks, "open", lambda path, **kw: io.StringIO(table), raising=False)
+    assert checks._mount_points() == {str(mount), "/"}
     with pytest.raises(ValueError, match=r"^--output_dir .*bound here is a mount point"):
-        outputs.refuse_mount_point(str(mount), "--output_dir", "results")
-    outputs.refuse_mount_point(str(tmp_path), "--output_dir", "results")
+        checks.refuse_mount_point(str(mount), "--output_dir", "results")
+    checks.refuse_mount_point(str(tmp_path), "--output_dir", "results")
 
 
 def test_remote_paths_are_not_locked_and_say_so():

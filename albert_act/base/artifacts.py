@@ -25,7 +25,7 @@ other projects' and listed here beside ours. Which kind a dir is, `albert_act.io
 import json
 import os
 
-from albert_act.base import outputs, text_files
+from albert_act.base import checks, outputs, text_files
 
 CONFIG = "config.json"
 CHECKPOINTS = "checkpoints"
@@ -279,7 +279,7 @@ def check_export_target(export_dir, overwrite=False, source=None, flag="--output
     if source is not None and same_path(export_dir, source):
         raise ValueError(f"{flag} {export_dir} is the --checkpoint being exported; write the export to another dir")
     outputs.check_dir_target(export_dir, flag)
-    outputs.refuse_mount_point(export_dir, flag, "1")
+    checks.refuse_mount_point(export_dir, flag, "1")
     if not _gfile().exists(export_dir) or not _gfile().listdir(export_dir):
         return
     entries = sorted(e.rstrip("/") for e in _gfile().listdir(export_dir))

@@ -167,3 +167,23 @@ def check_free_space(path, needed):
     if free < needed:
         raise OSError(errno.ENOSPC, f"No space left on device (it needs about {needed / 2**20:.1f} MiB, "
                                     f"{free / 2**20:.1f} MiB are free)", path)
+
+
+def _mount_points():
+    """The mount points in /proc/self/mountinfo (Linux; else none): a bind mount of a folder on the same file system
+    is one, which `os.path.ismount` cannot tell (the same device on both sides)."""
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as table:
+            fields = [line.split(" ")[4] for line in table if line.count(" ") > 4]
+    except OSError:
+        return set()
+    import re  # the table spells a space, a tab, a newline and a backslash in octal: \040
+
+    return {re.sub(r"\\([0-7]{3})", lambda code: chr(int(code.group(1), 8)), field) for field in fields}
+
+
+def refuse_mount_point(path, flag, inside):
+    """ValueError for an output replaced whole (renamed into place) that is a mount point, which no rename replaces."""
+    if "://" not in str(path) and (os.path.ismount(path) or os.path.realpath(path) in _mount_points()):
+        raise ValueError(f"{flag} {path} is a mount point: the output is moved into place whole by a rename, which a "
+                         f"mount point refuses; write into a folder inside it, e.g. {os.path.join(path, inside)}")

@@ -14,6 +14,8 @@ import json
 import os
 import stat
 
+from albert_act.base import checks
+
 
 def write_file(path, data):
     """Writes the bytes `data` to the local file `path` whole (`write_with`)."""
@@ -65,13 +67,13 @@ def check_dir_target(path, flag=None, holds_a_file=False):
     under one: "--output_dir runs/x/notes.txt/y: runs/x/notes.txt is a file, not a directory";
     or when it is the current folder or holds it (`.`, `..`, the shell's folder by any name): an
     output replaced whole would move the folder one is in away, and one written into would mix
-    with what is there. holds_a_file: `path` is the folder of an output file (a zip, a
-    vocabulary), which may well be the current folder. A link loop on the way is named. Remote paths
-    pass (their filesystem says so when written)."""
-    path = str(path)
+    with what is there. holds_a_file: `path` is the folder of an output file (a zip, a vocabulary),
+    which may well be the current folder. A link loop on the way is named; a scheme typed with one
+    slash (`gs:/b/x`) too. Remote paths pass (their filesystem says so when written)."""
+    path, named = str(path), f"{flag + ' ' if flag else ''}{path}"
     if "://" in path:
         return
-    named = f"{flag + ' ' if flag else ''}{path}"
+    _check_scheme(path, named)
     if not holds_a_file:
         _check_not_current_folder(path, named)
     try:
@@ -89,6 +91,15 @@ def check_dir_target(path, flag=None, holds_a_file=False):
         if ancestor == os.path.abspath(path):
             raise ValueError(f"{named} is a file, not a directory")
         raise ValueError(f"{named}: {ancestor} is a file, not a directory")
+
+
+def _check_scheme(path, named):
+    """ValueError for a local path whose first part is a scheme (`gs:/b/x`, `s3:b`): a remote path typed with one
+    slash, which would be written into a local folder named `gs:`, with no word of it."""
+    first = path.split("/", 1)[0]
+    if first[:-1].isalnum() and first[:1].isalpha() and first.endswith(":"):
+        raise ValueError(f"{named} begins with {first!r}, a scheme with one slash: a remote path begins {first}//; "
+                         f"for a local folder named {first!r}, write ./{path}")
 
 
 def _check_not_current_folder(path, named):
@@ -125,6 +136,7 @@ def hold(path, flag="--output_dir", a_file=False):
     key = os.path.realpath(str(path))
     if key in _HELD or "://" in str(path):
         return
+    _check_scheme(str(path), f"{flag} {path}")
     lock = DirectoryLock(path, "command", flag, a_file, say=True).acquire()
     if not _HELD:
         atexit.register(release_held)
@@ -363,26 +375,6 @@ def replace_dir(staged, target, staging):
     os.replace(staged, target)
 
 
-def _mount_points():
-    """The mount points in /proc/self/mountinfo (Linux; else none): a bind mount of a folder on the same file system
-    is one, which `os.path.ismount` cannot tell (the same device on both sides)."""
-    try:
-        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as table:
-            fields = [line.split(" ")[4] for line in table if line.count(" ") > 4]
-    except OSError:
-        return set()
-    import re  # the table spells a space, a tab, a newline and a backslash in octal: \040
-
-    return {re.sub(r"\\([0-7]{3})", lambda code: chr(int(code.group(1), 8)), field) for field in fields}
-
-
-def refuse_mount_point(path, flag, inside):
-    """ValueError for an output replaced whole (renamed into place) that is a mount point, which no rename replaces."""
-    if "://" not in str(path) and (os.path.ismount(path) or os.path.realpath(path) in _mount_points()):
-        raise ValueError(f"{flag} {path} is a mount point: the output is moved into place whole by a rename, which a "
-                         f"mount point refuses; write into a folder inside it, e.g. {os.path.join(path, inside)}")
-
-
 def _check_not_nested(output_dir, flag):
     """ValueError for an output dir (replaced whole at its end) that holds, or lies inside, one that another
     process writes now: the one to end last would replace or remove the other's result."""
@@ -435,7 +427,7 @@ def check_output_dir(output_dir, overwrite, own_files, what, earlier, flag="--ou
     hold(output_dir, flag)  # then what is there: another process cannot write it while this one runs
     _check_not_nested(output_dir, flag)
     if not reused:  # (a dir reused holds its runs, each moved in: the dir itself is not renamed)
-        refuse_mount_point(output_dir, flag, "results")
+        checks.refuse_mount_point(output_dir, flag, "results")
     if os.path.isdir(output_dir):
         entries = {n for n in os.listdir(output_dir)  # not a writer's lock, staging dir or partial; a .git counts
                    if not (n.startswith((STAGING_PREFIX, PARTIAL_PREFIX)) or n.startswith(".") and n.endswith(".lock"))}
