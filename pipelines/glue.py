@@ -109,9 +109,9 @@ def task_file(task, data_dir, split):
     if os.path.isfile(data_dir):
         raise ValueError(f"--data_dir {data_dir} is a file, not a folder (the task's glue_data folder)")
     path = os.path.join(data_dir, task.splits[split])
-    if not os.path.exists(path):
+    if not text_files.exists(path):  # a remote one that cannot be reached: an OSError naming it
         inside = os.path.join(data_dir, task.directory, task.splits[split])
-        if os.path.exists(inside):  # the glue_data root given: the task's folder is one below
+        if text_files.exists(inside):  # the glue_data root given: the task's folder is one below
             raise ValueError(f"{path}: missing: --data_dir is the task's own folder, and {data_dir} holds it: give "
                              f"--data_dir {os.path.join(data_dir, task.directory)}")
         raise ValueError(f"{path}: missing ({task.name} {split} split; expected the standard glue_data layout)")

@@ -272,6 +272,25 @@ def test_a_bind_mount_on_the_same_file_system_is_a_mount_point(tmp_path, monkeyp
     checks.refuse_mount_point(str(tmp_path), "--output_dir", "results")
 
 
+def test_a_remote_text_that_cannot_be_reached_is_not_read_as_empty(monkeypatch):
+    """TensorFlow's reader yields no line for a gs:// file it cannot reach: analyze --text and finetune's SentEval
+    file called it empty. Its existence is asked first, through `text_files.gfile`, whose errors name the path."""
+    from albert_act.base import text_files
+
+    def offline(path):
+        raise OSError(errno.EIO, "Could not resolve host: www.googleapis.com", path)
+
+    class Missing:
+        exists = staticmethod(lambda path: False)
+
+    monkeypatch.setattr(text_files, "gfile", lambda: type("Offline", (), {"exists": staticmethod(offline)}))
+    with pytest.raises(ValueError, match=r"^gs://b/s.txt: cannot be read \(Could not resolve host: www.googleapis.com\)"):
+        list(text_files.read_lines("gs://b/s.txt"))
+    monkeypatch.setattr(text_files, "gfile", lambda: Missing)
+    with pytest.raises(ValueError, match=r"^gs://b/s.txt: no such file$"):
+        list(text_files.read_lines("gs://b/s.txt"))
+
+
 def test_remote_paths_are_not_locked_and_say_so():
     with outputs.DirectoryLock("gs://bucket/run", "pre-training run") as lock:
         assert not lock.active and "not locked (remote path)" in lock.note

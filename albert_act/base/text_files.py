@@ -281,7 +281,13 @@ def is_blank(text):
 
 
 def open_binary(path, mode="rb"):
-    return gfile().GFile(path, mode) if is_remote(path) else open(path, mode)
+    """A file object; for reading a remote one, first whether it is there: TensorFlow's reader yields no line where
+    the path cannot be reached (an OSError naming it, `_Remote`) or is missing (FileNotFoundError)."""
+    if not is_remote(path):
+        return open(path, mode)
+    if "r" in mode and not gfile().exists(path):
+        raise FileNotFoundError(errno.ENOENT, "No such file", path)
+    return gfile().GFile(path, mode)
 
 
 def write_bytes(path, data):
