@@ -270,6 +270,12 @@ def test_a_bind_mount_on_the_same_file_system_is_a_mount_point(tmp_path, monkeyp
     with pytest.raises(ValueError, match=r"^--output_dir .*bound here is a mount point"):
         checks.refuse_mount_point(str(mount), "--output_dir", "results")
     checks.refuse_mount_point(str(tmp_path), "--output_dir", "results")
+    with pytest.raises(ValueError, match=r"^--output_dir .*: .*bound here is a mount point \(a file or folder mounted "
+                                         r"there\), .* write the output elsewhere, then copy it there \(cp\)$"):
+        checks.refuse_mounts_within(str(mount.parent), "--output_dir")  # a file or folder mounted inside
+    with pytest.raises(ValueError, match=r"^--output .*bound here: .*bound here is a mount point"):
+        checks.refuse_mounts_within(str(mount), "--output", a_file=True)  # a file mounted where the output goes
+    checks.refuse_mounts_within(str(mount.parent / "bound"), "--output_dir")  # a sibling's name is no folder of it
 
 
 def test_a_remote_text_that_cannot_be_reached_is_not_read_as_empty(monkeypatch):

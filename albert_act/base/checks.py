@@ -187,3 +187,16 @@ def refuse_mount_point(path, flag, inside):
     if "://" not in str(path) and (os.path.ismount(path) or os.path.realpath(path) in _mount_points()):
         raise ValueError(f"{flag} {path} is a mount point: the output is moved into place whole by a rename, which a "
                          f"mount point refuses; write into a folder inside it, e.g. {os.path.join(path, inside)}")
+
+
+def refuse_mounts_within(path, flag, a_file=False):
+    """ValueError for an output whose files are renamed into place, where one of them, or a folder inside it, is a
+    mount point (a container's `-v notes.txt:/out/notes.txt`): the rename fails after the work ("Device or resource
+    busy"). a_file: `path` is a file, or the prefix of files (a vocabulary's .model and .vocab)."""
+    real = os.path.realpath(path)
+    mounted = sorted(point for point in _mount_points() if point.startswith(real + os.sep) or (
+        a_file and (point == real or point.startswith(real + "."))))
+    if mounted:
+        raise ValueError(f"{flag} {path}: {mounted[0]} is a mount point (a file or folder mounted there), and an "
+                         "output is written beside its place and renamed into it, which a mount point refuses; "
+                         "write the output elsewhere, then copy it there (cp)")

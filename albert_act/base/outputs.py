@@ -137,6 +137,7 @@ def hold(path, flag="--output_dir", a_file=False):
     if key in _HELD or "://" in str(path):
         return
     _check_scheme(str(path), f"{flag} {path}")
+    checks.refuse_mounts_within(path, flag, a_file)
     lock = DirectoryLock(path, "command", flag, a_file, say=True).acquire()
     if not _HELD:
         atexit.register(release_held)
