@@ -258,9 +258,9 @@ def test_files_that_hold_the_same_units_are_refused_and_a_few_shared_ones_noted(
     assert key(["a b", "c"]) != key(["a", "b c"])  # a document's lines stay lines
     a, b = list(range(100, 130)), list(range(200, 230))
     units = {"a": a, "b": b, "c": a[:15] + b[:15] + [1, 2, 3]}  # 30 of c's 33 in a and b, 15 in each
-    with pytest.raises(ValueError, match=r"^--input c: 30 of its 33 distinct documents are also in a, b \(the same "
-                                         r"words, as they are read\): a copy, or a part of one; WHY; give each of the "
-                                         r"documents once"):
+    with pytest.raises(ValueError, match=r"^--input c: 30 of its 33 distinct documents are also in a \(15\), b \(15\) "
+                                         r"\(the same words, as they are read\): a copy, or a part of one; WHY; give "
+                                         r"each of the documents once"):
         overlap.check_units_once(units, "documents", "WHY")
     units["c"] = a[:14] + list(range(300, 320))  # 14 of 34: a note for c only, not for a (the earlier)
     assert overlap.check_units_once(units, "documents", "WHY") == [
@@ -275,23 +275,26 @@ def test_files_that_hold_the_same_units_are_refused_and_a_few_shared_ones_noted(
 
 def test_the_overlap_checks_counts_match_a_plain_restatement():
     """`check_units_once` counts with sorted uint64 arrays; restated here with Python sets on random files: each
-    file's shared units (in another file too), and for the notes which earlier file first held each one."""
+    file's shared units (in another file too), and how many it shares with each other file, named in its note
+    (given once an earlier file shares some), most first."""
     import random
 
     from albert_act.base import overlap
 
+    assert overlap.check_units_once({"empty": []}, "units", "WHY") == []  # (a CoNLL-U file of comments only)
     rng = random.Random(7)
     for _ in range(300):
         units = {f"f{i}": [rng.randrange(rng.choice((12, 40, 300))) for _ in range(rng.randrange(70))]
                  for i in range(rng.randint(1, 4))}
         distinct = {path: set(keys) for path, keys in units.items()}
-        first = {}
-        for path, keys in units.items():
-            for key in keys:
-                first.setdefault(key, path)
+        both = {(p, o): len(distinct[p] & distinct[o]) for p in units for o in units if o != p}
         shared = {p: sum(any(k in distinct[o] for o in units if o != p) for k in distinct[p]) for p in units}
         copies = [p for p in units if 2 * shared[p] > len(distinct[p]) and shared[p] >= overlap.SHARED_FLOOR]
-        noted = {p: sorted({first[k] for k in distinct[p]} - {p}) for p in units}
+        order = list(units)
+        with_ = {p: sorted((o for o in units if o != p and both[p, o]), key=lambda o: (-both[p, o], order.index(o)))
+                 for p in units}
+        named = {p: with_[p][0] if len(with_[p]) == 1 else ", ".join(f"{o} ({both[p, o]})" for o in with_[p])
+                 for p in units}
         try:
             notes = overlap.check_units_once(units, "units", "WHY")
         except ValueError as error:
@@ -299,5 +302,5 @@ def test_the_overlap_checks_counts_match_a_plain_restatement():
             assert named in copies and f"{shared[named]} of its {len(distinct[named])} " in str(error)
             continue
         assert not copies and notes == [f"note: {shared[p]} of the {len(distinct[p])} distinct units of {p} are also "
-                                        f"in {', '.join(noted[p])}: they count once for each file that holds them"
-                                        for p in units if noted[p]]
+                                        f"in {named[p]}: they count once for each file that holds them" for p in units
+                                        if any(order.index(o) < order.index(p) for o in with_[p])]

@@ -45,32 +45,42 @@ def check_units_once(units, what, why, flag="--input"):
     (`units` {path: [`unit_key`, ...]}, in the order given). A file more than half of whose distinct units (and
     `SHARED_FLOOR` at least) are in other files is a copy, or a part of one, whatever else differs (line ends,
     indentation, a column not read, a sentence cut, the order): ValueError naming it (the smallest such file) and
-    those files, `why` saying what twice would do. Returns a note for each later file that shares fewer."""
+    those files, `why` saying what twice would do. Returns a note for each file that shares fewer with earlier ones,
+    naming every file it shares with."""
     import numpy as np  # 8 bytes a unit: a set of Python ints took ten times that, for a corpus of many millions
 
-    order, none = list(units), np.empty(0, np.uint64)
-    distinct = {path: _unique(np.asarray(units[path], dtype=np.uint64)) for path in order}
-    owned, owner, pairs = none, np.empty(0, np.int64), collections.Counter()  # a unit's first file (its index)
-    for index, path in enumerate(order):
-        held = np.isin(distinct[path], owned, assume_unique=True)
-        counts = np.bincount(owner[np.searchsorted(owned, distinct[path][held])], minlength=index)
-        pairs.update({(order[first], path): int(count) for first, count in enumerate(counts) if count})
-        merged = np.concatenate([owned, distinct[path][~held]])
-        sort = np.argsort(merged, kind="stable")
-        owned, owner = merged[sort], np.concatenate([owner, np.full(int((~held).sum()), index)])[sort]
-    every = np.sort(np.concatenate([none, *distinct.values()]))
-    twice = _unique(every[1:][every[1:] == every[:-1]])  # units in 2 files or more
-    shared = {path: int(np.isin(distinct[path], twice, assume_unique=True).sum()) for path in order}
-    for path in sorted((p for p in units if shared[p]), key=lambda p: (len(distinct[p]), -order.index(p))):
-        others = sorted({b if a == path else a for a, b in pairs if path in (a, b)},  # most shared first
-                        key=lambda o: (-pairs[path, o] - pairs[o, path], order.index(o)))
-        if 2 * shared[path] > len(distinct[path]) and shared[path] >= SHARED_FLOOR:
-            raise ValueError(f"{flag} {path}: {shared[path]:,} of its {len(distinct[path]):,} distinct {what} are also "
-                             f"in {', '.join(others)} (the same words, as they are read): a copy, or a part of one; "
-                             f"{why}; give each of the {what} once (cut them from one of the files)")
-    return [f"note: {shared[path]:,} of the {len(distinct[path]):,} distinct {what} of {path} are also in "
-            f"{', '.join(sorted({a for a, b in pairs if b == path}))}: they count once for each file that holds them"
-            for path in units if any(b == path for _, b in pairs)]
+    order = list(units)
+    distinct = [_unique(np.asarray(units[path], dtype=np.uint64)) for path in order]
+    keys = np.concatenate([np.empty(0, np.uint64), *distinct])
+    files = np.concatenate([np.empty(0, np.int64), *(np.full(len(d), i) for i, d in enumerate(distinct))])
+    sort = np.argsort(keys, kind="stable")  # a unit's files side by side, in the order given
+    keys, files = keys[sort], files[sort]
+    again = keys[1:] == keys[:-1]
+    held = np.zeros(len(keys), bool)  # a unit that another file holds too
+    held[1:] |= again
+    held[:-1] |= again
+    shared = np.bincount(files[held], minlength=len(order))
+    pairs, step = collections.Counter(), 1  # (file, file): the units both hold
+    while step < len(keys) and (same := keys[step:] == keys[:-step]).any():
+        pairs.update(zip(files[:-step][same].tolist(), files[step:][same].tolist()))
+        step += 1
+    with_ = {i: sorted({b if a == i else a for a, b in pairs if i in (a, b)},  # most shared first
+                       key=lambda o: (-pairs[min(i, o), max(i, o)], o)) for i in range(len(order))}
+    for i in sorted((i for i in range(len(order)) if shared[i]), key=lambda i: (len(distinct[i]), -i)):
+        if 2 * shared[i] > len(distinct[i]) and shared[i] >= SHARED_FLOOR:
+            raise ValueError(f"{flag} {order[i]}: {shared[i]:,} of its {len(distinct[i]):,} distinct {what} are also "
+                             f"in {_listed(order, with_[i], pairs, i)} (the same words, as they are read): a copy, or "
+                             f"a part of one; {why}; give each of the {what} once (cut them from one of the files)")
+    return [f"note: {shared[i]:,} of the {len(distinct[i]):,} distinct {what} of {order[i]} are also in "
+            f"{_listed(order, with_[i], pairs, i)}: they count once for each file that holds them"
+            for i in range(len(order)) if any(o < i for o in with_[i])]  # (once an earlier file shares them)
+
+
+def _listed(order, others, pairs, i):
+    """The files that share units with file `i`, with how many each where they are more than one."""
+    if len(others) == 1:
+        return order[others[0]]
+    return ", ".join(f"{order[o]} ({pairs[min(i, o), max(i, o)]:,})" for o in others)
 
 
 def _unique(keys):
