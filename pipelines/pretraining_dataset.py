@@ -42,8 +42,8 @@ def record_shapes(path):
 
 def record_files(file_pattern, what="TFRecord"):
     """The sorted files a pattern (or a list of them) matches, local ones as absolute paths (a run's
-    saved input position names them: it resumes from any folder); ValueError when none does, or
-    when one is a directory."""
+    saved input position names them: it resumes from any folder); ValueError when none does, when
+    one is a directory, or when two hold the same records (a copy, by `text_files.content_key`)."""
     patterns = [file_pattern] if isinstance(file_pattern, str) else list(file_pattern)
     matched = {pattern: text_files.glob(pattern) for pattern in patterns}
     files = sorted(f if text_files.is_remote(f) else os.path.abspath(f) for found in matched.values() for f in found)
@@ -61,6 +61,12 @@ def record_files(file_pattern, what="TFRecord"):
     if folders:
         raise ValueError(f"{folders[0]} is a directory, not a TFRecord file: give the files, or a glob such as "
                          f"{folders[0].rstrip('/')}/*.tfrecord")
+    first = {}  # a copy under another name: its records would count twice, and the intervals narrow
+    for path in files:
+        copy_of = first.setdefault(text_files.content_key(path), path)
+        if copy_of != path:
+            raise ValueError(f"{path} holds the same records as {copy_of} (a copy: the same length and first MiB): "
+                             f"give each {what} file once, or its records count twice")
     return files
 
 

@@ -527,6 +527,9 @@ CASES += [
      r"ponder_warmup_start 1000 is after steps=2: the ponder cost would never switch on", []),
     ("pretrain-a-shard-twice", PRETRAIN.replace("--train_files {train}", "--train_files {train} {linked_eval}"), 1,
      r"given twice in .*: each training file once, or its records count twice", []),
+    ("pretrain-a-shard-and-its-copy", PRETRAIN.replace("--train_files {train}", "--train_files {train} {copied_eval}"),
+     1, r"tfrecord holds the same records as .*tfrecord \(a copy: the same length and first MiB\): give each training "
+     r"file once, or its records count twice", []),
     ("pretrain-global-batch-huge", PRETRAIN.replace("--global_batch_size 8", "--global_batch_size 1048576"), 1,
      r"--global_batch_size must be an integer in \[1, 65536\], got 1048576", []),
     ("data-input-a-copy", DATA + " --input {corpus} {corpus_copy}", 1,
