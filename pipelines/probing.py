@@ -101,7 +101,8 @@ def read_conllu(path):
     (same columns for these fields); multiword-token ranges (1-2) and empty nodes (1.1) are skipped.
     Relations keep their subtypes (nmod:poss). space_after is False where MISC has SpaceAfter=No, and
     inside a multiword token ("don't" = do + n't: False after "do"; its last word takes the token's).
-    A HEAD outside 0..words of its sentence is refused, naming the line."""
+    Word IDs out of order (a blank line lost), a HEAD outside 0..words, no root or two, and a cycle are refused,
+    naming the line."""
     sentence, lines, token = [], [], None  # token: (first word id, last word id, SpaceAfter=No) of a range
     for number, line in text_files.read_lines(path, skip_flag=False):
         if not line:
@@ -127,7 +128,11 @@ def read_conllu(path):
             head = int(fields[6])
         except ValueError:
             raise ValueError(f"{path} line {number}: HEAD must be an integer, got {fields[6]!r}") from None
-        if token and fields[0].isdigit() and token[0] <= int(fields[0]) <= token[1]:
+        if fields[0] != str(len(sentence) + 1):  # words 1, 2, ... in order: "1" again is a sentence run on
+            raise ValueError(f"{path} line {number}: word ID {fields[0]!r} where {len(sentence) + 1} comes next"
+                             + (" (a new sentence without the blank line that ends each one)" if fields[0] == "1" else
+                                ""))
+        if token and token[0] <= int(fields[0]) <= token[1]:
             glued = glued or int(fields[0]) < token[1] or token[2]
         sentence.append((fields[1], fields[4], head, fields[7], not glued))
         lines.append(number)
@@ -146,9 +151,20 @@ def glued_words(words):
 
 
 def _check_heads(sentence, lines, path):
-    for (_, _, head, *_), number in zip(sentence, lines):
+    """The sentence, where its HEADs make one tree: each within the sentence, one root (HEAD 0), no cycle."""
+    heads = [head for _, _, head, *_ in sentence]
+    for head, number in zip(heads, lines):
         if not 0 <= head <= len(sentence):
             raise ValueError(f"{path} line {number}: HEAD {head} is outside its sentence of {len(sentence)} words")
+    roots = [number for head, number in zip(heads, lines) if head == 0]
+    if len(roots) != 1:
+        raise ValueError(f"{path} line {lines[0]}: the sentence has {len(roots)} roots (HEAD 0"
+                         + (f", lines {', '.join(map(str, roots))}" if roots else "") + "); a dependency tree has one")
+    for word, number in zip(range(1, len(heads) + 1), lines):
+        for _ in heads:  # up the tree: the root within as many steps as there are words
+            word = heads[word - 1] if word else 0
+        if word:
+            raise ValueError(f"{path} line {number}: the word's HEADs go round in a cycle and never reach the root")
     return sentence
 
 

@@ -560,6 +560,13 @@ CASES += [
      r"--input .*corpus_joined.txt: 20 of its 20 distinct documents are also in .*corpus.txt", []),
     ("probing-conllu-a-copy-with-misc-blanked", "pipelines.probing --conllu {ud40} {ud40_misc} --output_dir "
      "{tmp}/probing_misc", 1, r"--conllu .*ud40_misc.conllu: 40 of its 40 distinct sentences are also in .*ud40.conllu", []),
+    ("probing-conllu-a-blank-line-lost", "pipelines.probing --conllu {ud_run_on} --output_dir {tmp}/p_run_on", 1,
+     r"ud_run_on.conllu line \d+: word ID '1' where \d+ comes next \(a new sentence without the blank line that ends "
+     r"each one\)", []),
+    ("probing-conllu-two-roots", "pipelines.probing --conllu {ud_2roots} --output_dir {tmp}/p_2roots", 1,
+     r"ud_2roots.conllu line \d+: the sentence has 2 roots \(HEAD 0, lines \d+, \d+\); a dependency tree has one", []),
+    ("analyze-parsed-a-cycle-without-root", ANALYZE.replace("token-types", "dependencies") + " --parsed {ud_cycle}", 1,
+     r"ud_cycle.conllu line \d+: the sentence has 0 roots \(HEAD 0\); a dependency tree has one", []),
     ("analyze-parsed-a-copy-without-its-first-sentence", ANALYZE.replace("token-types", "dependencies") +
      " --parsed {ud40} {ud40_tail}", 1, r"--parsed .*ud40_tail.conllu: 39 of its 39 distinct sentences are also in "
      r".*ud40.conllu .*its sentences would count twice, and the intervals narrow", []),
@@ -1054,7 +1061,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "one_line": root / "one_line.txt", "corpus_copy": root / "corpus_copy.txt",
             **{name: root / f"{name}.txt" for name in ("corpus_indented", "corpus_after_more", "corpus_reordered",
                                                       "corpus_joined")},
-            **{name: root / f"{name}.conllu" for name in ("ud40", "ud40_misc", "ud40_tail")},
+            **{name: root / f"{name}.conllu" for name in ("ud40", "ud40_misc", "ud40_tail", "ud_run_on", "ud_2roots",
+                                                          "ud_cycle")},
             "latin1_txt": root / "latin1.txt", "glue_train_is_dev": root / "glue_train_is_dev", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
     for lock in locks:
         lock.release()
@@ -1144,6 +1152,20 @@ def _more_bad_files(root, rte):
     (root / "ud40_misc.conllu").write_text("\n\n".join("\n".join(  # MISC (SpaceAfter=No) blanked: the words read alike
         "\t".join(f.split("\t")[:9] + ["_"]) if f.count("\t") == 9 else f for f in s.split("\n")) for s in ud) + "\n\n")
     (root / "ud40_tail.conllu").write_text("\n\n".join(ud[1:]) + "\n\n")  # all but its first sentence
+    (root / "ud_run_on.conllu").write_text(ud[0] + "\n" + "\n\n".join(ud[1:]) + "\n\n")  # one blank line lost
+
+    def with_head(sentence, word, head):  # word's HEAD (column 7) set to head
+        rows = [r.split("\t") for r in sentence.split("\n")]
+        row = next(r for r in rows if r[0] == str(word))
+        row[6] = str(head)
+        return "\n".join("\t".join(r) for r in rows)
+
+    heads = {r.split("\t")[0]: r.split("\t")[6] for r in ud[0].split("\n") if not r.startswith("#")}
+    root_word = int(next(w for w, h in heads.items() if h == "0"))
+    child = int(next(w for w, h in heads.items() if h == str(root_word)))
+    non_root = next(int(w) for w, h in heads.items() if w.isdigit() and h != "0")
+    (root / "ud_2roots.conllu").write_text(with_head(ud[0], non_root, 0) + "\n\n")
+    (root / "ud_cycle.conllu").write_text(with_head(ud[0], root_word, child) + "\n\n")  # root under its child
     (root / "latin1.txt").write_bytes("Caf\u00e9 au lait.\n".encode("latin-1"))
     (root / "glue_train_is_dev").mkdir()
     shutil.copy(rte / "dev.tsv", root / "glue_train_is_dev" / "dev.tsv")

@@ -124,3 +124,18 @@ def test_the_builder_replaces_task_files_only_with_overwrite(shared_data, tmp_pa
     probing.main(["--synthetic_documents", "30", "--output_dir", str(tmp_path), "--overwrite"])
     assert (tmp_path / "past_present.txt").read_bytes() != sample.read_bytes()
     assert (tmp_path / "notes.txt").read_text() == "my notes" and "past_present.txt: {" in capsys.readouterr().out
+
+
+def test_a_sentence_whose_heads_make_no_tree_is_named(tmp_path):
+    """HEADs that make a cycle beside the root (words 2 and 3 each other's head) are refused with the first such word's line, as are
+    two roots and a word ID out of order; a tree reads."""
+    row = "{i}\tw{i}\tw\tX\tX\t_\t{h}\tdep\t_\t_"
+    path = tmp_path / "cycle.conllu"
+    path.write_text("\n".join(row.format(i=i, h=h) for i, h in ((1, 0), (2, 3), (3, 2))) + "\n\n")
+    with pytest.raises(ValueError, match=r"cycle.conllu line 2: the word's HEADs go round in a cycle"):
+        list(probing.read_conllu(str(path)))
+    path.write_text("\n".join(row.format(i=i, h=h) for i, h in ((1, 0), (3, 1))) + "\n\n")
+    with pytest.raises(ValueError, match=r"line 2: word ID '3' where 2 comes next$"):
+        list(probing.read_conllu(str(path)))
+    path.write_text("\n".join(row.format(i=i, h=h) for i, h in ((1, 0), (2, 3), (3, 1))) + "\n\n")
+    assert [head for _, _, head, *_ in next(probing.read_conllu(str(path)))] == [0, 3, 1]
