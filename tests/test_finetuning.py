@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import re
 import os
 import shutil
 from pathlib import Path
@@ -449,10 +450,15 @@ def test_the_results_table_gives_the_interval_and_the_majority_class():
                           "accuracy 0.7500")
 
 
-def test_a_finished_fine_tuning_whose_export_is_gone_is_said_so(tmp_path, capsys):
+def test_a_finished_fine_tuning_whose_export_is_gone_is_said_so(tmp_path, capsys, monkeypatch):
     """A finished fine-tuning (results.json) whose export was deleted was called "finished", and the one way offered,
     --overwrite, trains a whole grid again. A grid now goes on: its points are kept and the best one exported again,
-    which a note says; a single fine-tuning is refused naming the missing export; with its export, as before."""
+    which a note says (`grid_repair`: also for a damaged export or results.json); a single fine-tuning is refused
+    naming the missing export; a whole one, grid or not, as before."""
+    import types
+
+    from albert_act.io import exports
+
     grid = tmp_path / "grid_run"
     (grid / "grid").mkdir(parents=True)
     (grid / "finetune_config.json").write_text("{}")
@@ -467,11 +473,25 @@ def test_a_finished_fine_tuning_whose_export_is_gone_is_said_so(tmp_path, capsys
                                          rf"export {single}/export/1 is missing; pass --overwrite to replace it"):
         artifacts.check_finetuning_target(str(single), overwrite=False)
     (single / "export" / "1" / "saved_model.pb").write_bytes(b"")
+    with pytest.raises(ValueError, match=r"holds a finished fine-tuning \(results.json\); pass --overwrite"):
+        artifacts.check_finetuning_target(str(single), overwrite=False)
+    assert finetuning_run.grid_repair(str(grid)) == (
+        f"{grid}/results.json names the grid's export {grid}/export/1, which is missing")
     (grid / "export" / "1").mkdir(parents=True)
-    (grid / "export" / "1" / "saved_model.pb").write_bytes(b"")
-    for done in (single, grid):
-        with pytest.raises(ValueError, match=r"holds a finished fine-tuning \(results.json\); pass --overwrite"):
-            artifacts.check_finetuning_target(str(done), overwrite=False)
+    (grid / "export" / "1" / "saved_model.pb").write_bytes(b"")  # no weights: damaged, exported again
+    assert re.match(rf"^the grid's export {grid}/export/1: {grid}/export/1/\S+ .*missing", finetuning_run.grid_repair(
+        str(grid))), finetuning_run.grid_repair(str(grid))
+    monkeypatch.setattr(exports, "damaged_file", lambda path: None)  # a whole export: the grid is refused
+    with pytest.raises(ValueError, match=r"holds a finished fine-tuning \(results.json\); pass --overwrite"):
+        finetuning_run.check_grid_settings(types.SimpleNamespace(output_dir=str(grid)))
+    (grid / "results.json").write_text('{"best": ')  # cut short: rebuilt from the points
+    assert finetuning_run.grid_repair(str(grid)).startswith(f"{grid}/results.json does not read (")
+    (grid / "results.json").unlink()
+    (grid / "results.json").mkdir()
+    with pytest.raises(ValueError, match=rf"^--output_dir {grid} holds a folder named results.json, where the "
+                                         r"fine-tuning's results go: move it away"):
+        artifacts.check_finetuning_target(str(grid), overwrite=False)
+    (grid / "results.json").rmdir()
     shutil.rmtree(grid / "export")
     (grid / "export").write_text("mine")  # a file where the export goes: refused, not removed
     with pytest.raises(ValueError, match=rf"^--output_dir {grid} holds a file named export, where the fine-tuning's "

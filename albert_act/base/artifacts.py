@@ -317,10 +317,13 @@ def check_finetuning_target(output_dir, overwrite=True):
     if EXPORT in entries and not _gfile().isdir(os.path.join(output_dir, EXPORT)):
         raise ValueError(f"--output_dir {output_dir} holds a file named {EXPORT}, where the fine-tuning's export goes: "
                          "move it away")
+    if RESULTS in entries and _gfile().isdir(os.path.join(output_dir, RESULTS)):
+        raise ValueError(f"--output_dir {output_dir} holds a folder named {RESULTS}, where the fine-tuning's results "
+                         "go: move it away")
     if RESULTS in entries and not overwrite:
         missing = missing_export(output_dir)
-        if missing and GRID in entries:  # its points are whole (each checked as the grid goes on): the best one again
-            return  # (`grid_search` says so)
+        if GRID in entries:  # its points are whole (each checked as the grid goes on): a grid with a damaged
+            return  # results.json or export goes on (`finetuning_run.grid_repair`), a whole one is refused there
         raise ValueError(f"--output_dir {output_dir} holds a finished fine-tuning ({RESULTS})"
                          + (f" whose export {missing} is missing" if missing else "")
                          + "; pass --overwrite to replace it, or choose another --output_dir")

@@ -217,12 +217,11 @@ def grid_search(config, grid=None, progress=True):
     runs, data = [], data_key(load_task(config.task, config.data_dir))
     # Run anew, the dir no longer says a grid finished there: stopped, the command without --overwrite goes on
     results = os.path.join(config.output_dir, artifacts.RESULTS)
-    missing = None if config.overwrite else artifacts.missing_export(config.output_dir)  # finished, its export gone
+    repair = None if config.overwrite else grid_repair(config.output_dir)  # finished, its export or results damaged
     if config.overwrite and os.path.exists(results):
         os.remove(results)
-    elif progress and missing:
-        print(f"note: {results} names the grid's export {missing}, which is missing: the finished points are kept, "
-              "and the best one is exported again")
+    elif progress and repair:
+        print(f"note: {repair}: the finished points are kept, and the best one is exported again")
     for number, point in enumerate(points, 1):
         earlier = None if config.overwrite else finished_point(point, data)
         damaged = earlier and damaged_file(point.output_dir, earlier)
@@ -241,6 +240,25 @@ def grid_search(config, grid=None, progress=True):
     artifacts.write_json(os.path.join(config.output_dir, artifacts.RESULTS), summary)
     artifacts.write_json(os.path.join(config.output_dir, artifacts.FINETUNE_CONFIG), dataclasses.asdict(config))
     return summary
+
+
+def grid_repair(output_dir):
+    """Why the finished grid in `output_dir` is not whole, for `grid_search` to make it whole from its points: its
+    results.json does not read, or the export it names is missing or damaged; None where it is whole (or none)."""
+    results = os.path.join(output_dir, artifacts.RESULTS)
+    if not os.path.exists(results):
+        return None
+    try:
+        best = artifacts.read_json(results).get("best")
+    except (ValueError, OSError, AttributeError) as error:  # (AttributeError: JSON that is no object)
+        return f"{results} does not read ({error})"
+    missing = artifacts.missing_export(output_dir)
+    if missing:
+        return f"{results} names the grid's export {missing}, which is missing"
+    from albert_act.io import exports
+
+    damaged = isinstance(best, dict) and isinstance(best.get("export"), str) and exports.damaged_file(best["export"])
+    return f"the grid's export {best['export']}: {damaged}" if damaged else None
 
 
 def finished_point(point, data=None):
@@ -275,8 +293,12 @@ def damaged_file(output_dir, result):
 
 
 def check_grid_settings(config):
-    """ValueError for a grid (without `config.overwrite`) whose folder holds points finished with other settings
-    (another --max_seq_length, say): running it would replace them; the same settings go on from them."""
+    """ValueError for a grid (without `config.overwrite`) whose folder holds a whole finished grid, or points
+    finished with other settings (another --max_seq_length, say): running it would replace them; the same
+    settings go on from them."""
+    if os.path.exists(os.path.join(config.output_dir, artifacts.RESULTS)) and grid_repair(config.output_dir) is None:
+        raise ValueError(f"--output_dir {config.output_dir} holds a finished fine-tuning ({artifacts.RESULTS}); pass "
+                         "--overwrite to replace it, or choose another --output_dir")
     data = data_key(load_task(config.task, config.data_dir))
     changed = [(point, how) for point in config.grid_points() for how in [settings_changed(point, data)] if how]
     if changed:
