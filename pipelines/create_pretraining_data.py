@@ -45,7 +45,7 @@ def read_documents(files, skip_invalid_utf8=False, invalid_lines=None, units=Non
         document, keys = [], [] if units is None else units.setdefault(path, array.array("Q"))
         for _, line in text_files.read_lines(path, skip_invalid_utf8, invalid_lines):
             line = line.strip()
-            if line:
+            if line and (line.isascii() or not text_files.is_blank(line)):  # (a zero-width space alone is blank)
                 document.append(line)
             elif document:
                 keys.append(document_key(document))

@@ -304,3 +304,13 @@ def test_the_overlap_checks_counts_match_a_plain_restatement():
         assert not copies and notes == [f"note: {shared[p]} of the {len(distinct[p])} distinct units of {p} are also "
                                         f"in {named[p]}: they count once for each file that holds them" for p in units
                                         if any(order.index(o) < order.index(p) for o in with_[p])]
+
+
+def test_a_line_of_invisible_characters_ends_a_document(tmp_path):
+    """A blank line that holds a zero-width space (a web page's copy) ends its document like an empty one: 100
+    documents were read as one, and the data tool made no held-out instance."""
+    from pipelines.create_pretraining_data import read_documents
+
+    path = tmp_path / "zw.txt"
+    path.write_text("First line.\nSecond line.\n\u200b\nNext document.\n \ufeff \nLast one.\n", encoding="utf-8")
+    assert list(read_documents([str(path)])) == [["First line.", "Second line."], ["Next document."], ["Last one."]]
