@@ -28,13 +28,21 @@ def split_sentences(line):
 
 def unit_key(words, ordered=True):
     """A unit (a sentence, a document's lines) as a reader takes it, for `check_units_once`: its words (strings;
-    a document's lines), each in NFKC and case-folded (ALBERT's vocabularies lowercase) with its spaces collapsed,
-    in their order (or, not `ordered`, in any), as a 64-bit digest."""
+    a document's lines), each in NFKC without accents and case-folded (as ALBERT's vocabularies take them) with its
+    spaces collapsed, in their order (or, not `ordered`, in any), as a 64-bit digest."""
     import hashlib
 
-    words = [" ".join(unicodedata.normalize("NFKC", word).casefold().split()) for word in words]
+    words = [" ".join(_plain(word).casefold().split()) for word in words]
     text = "\n".join(words if ordered else sorted(words))
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
+
+
+def _plain(text):
+    """`text` in NFKC without its accents (combining marks), as the model's normalization reads it: café is cafe."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFKC", "".join(c for c in unicodedata.normalize("NFKD", text)
+                                                 if unicodedata.category(c) != "Mn"))
 
 
 SHARED_FLOOR = 10  # units: fewer shared, however large a part of a small file (a stub's "References"), is no copy
