@@ -40,7 +40,7 @@ from pipelines.tokenizer import Tokenizer
 
 def read_documents(files, skip_invalid_utf8=False, invalid_lines=None, units=None):
     """Yields lists of sentence strings; a blank line (or a file's end) ends a document. units: a dict, given, of
-    {path: its documents' `overlap.unit_key`s}, filled as they are read."""
+    {path: its documents' `document_keys`}, filled as they are read."""
     for path in files:
         document, keys = [], [] if units is None else units.setdefault(path, array.array("Q"))
         for _, line in text_files.read_lines(path, skip_invalid_utf8, invalid_lines):
@@ -48,32 +48,33 @@ def read_documents(files, skip_invalid_utf8=False, invalid_lines=None, units=Non
             if line and (line.isascii() or not text_files.is_blank(line)):  # (a zero-width space alone is blank)
                 document.append(line)
             elif document:
-                keys.append(document_key(document))
+                keys.extend(document_keys(document))
                 yield document
                 document = []
         if document:
-            keys.append(document_key(document))
+            keys.extend(document_keys(document))
             yield document
 
 
-def document_key(document):
-    """A document as the overlap check takes it (`overlap.unit_key`): its sentences, in any order (the sentence
-    pairs are drawn from them; a document with its lines reordered, joined or split holds the same ones)."""
-    return overlap.unit_key([part for line in document for part in overlap.split_sentences(line)], ordered=False)
+def document_keys(document):
+    """A document's units for the overlap check (`overlap.check_units_once`): its sentences, each a `unit_key`, so
+    that a copy whose documents were merged, split, cut or added to, or whose lines were joined, holds the same ones."""
+    return [overlap.unit_key([part]) for line in document for part in overlap.split_sentences(line)]
 
 
 def check_documents_once(files, read=None):
-    """ValueError for a file given twice, or for files that hold the same documents, as `read_documents` reads them
-    (`overlap.check_units_once`): a note for a few documents in two files. A pipe is read once, by the work: with
+    """ValueError for a file given twice, or for files that hold the same sentences, as `read_documents` reads them
+    (`overlap.check_units_once`): a note for a few sentences in two files. A pipe is read once, by the work: with
     one among the files, this returns a dict for the work to fill (`read_documents`' units), compared after it
     (`read`), before any shard is in place; else None."""
-    why = "its documents would be both trained on and held out"
+    why = "its sentences would be both trained on and held out"
     if read is None:
         text_files.check_each_file_once(files, why)
         if not all(map(text_files.rereadable, files)):
             return {}
-        read = {path: array.array("Q", map(document_key, read_documents([path], True, []))) for path in files}
-    for note in overlap.check_units_once(read, "documents", why):
+        read = {path: array.array("Q", (key for document in read_documents([path], True, [])
+                                        for key in document_keys(document))) for path in files}
+    for note in overlap.check_units_once(read, "sentences", why):
         print(note)
     return None
 

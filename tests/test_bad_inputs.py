@@ -358,7 +358,7 @@ CASES += [
     ("analyze-head-outside-sentence", "albert_act.analyze dependencies --init {run} --parsed {bad_head} "
      "--output_dir {tmp}/a_dep", 1, r"bad_head.conllu line 2: HEAD 7 is outside its sentence of 2 words", []),
     ("data-same-file-twice", DATA + " --input {corpus} {tmp}/../{tmp_name}/corpus.txt", 1,
-     r"--input matches .*corpus.txt twice \(also as .*corpus.txt\): its documents would be both trained on and held "
+     r"--input matches .*corpus.txt twice \(also as .*corpus.txt\): its sentences would be both trained on and held "
      r"out", []),
     ("tokenizer-over-a-vocabulary", TOKENIZER.replace("{tmp}/v", "{old_vocab}"), 1,
      r"old_vocab.model exists \(a vocabulary that records and models may have been made with\); .*--overwrite",
@@ -536,12 +536,12 @@ CASES += [
      r"--input .*corpus_copy.txt holds the same text as .*corpus.txt \(a copy: line ends, blank lines, a "
      r"byte-order mark and the Unicode form aside\)", []),
     ("data-input-an-indented-copy", DATA + " --input {corpus} {corpus_indented}", 1,
-     r"--input .*corpus_indented.txt: (\d+) of its \1 distinct documents are also in .*corpus.txt \(the same words, as "
-     r"they are read\): a copy, or a part of one; its documents would be both trained on and held out", []),
+     r"--input .*corpus_indented.txt: (\d+) of its \1 distinct sentences are also in .*corpus.txt \(the same words, as "
+     r"they are read\): a copy, or a part of one; its sentences would be both trained on and held out", []),
     ("data-input-a-copy-after-new-text", DATA + " --input {corpus} {corpus_after_more}", 1,
-     r"--input .*corpus.txt: (\d+) of its \1 distinct documents are also in .*corpus_after_more.txt", []),
+     r"--input .*corpus.txt: (\d+) of its \1 distinct sentences are also in .*corpus_after_more.txt", []),
     ("data-input-a-copy-with-each-documents-lines-reordered", DATA + " --input {corpus} {corpus_reordered}", 1,
-     r"--input .*corpus_reordered.txt: (\d+) of its \1 distinct documents are also in .*corpus.txt", []),
+     r"--input .*corpus_reordered.txt: (\d+) of its \1 distinct sentences are also in .*corpus.txt", []),
     ("tokenizer-input-a-copy-after-new-text", TOKENIZER.replace("{corpus}", "{corpus} {corpus_after_more}"), 1,
      r"--input .*corpus.txt: ([\d,]+) of its \1 distinct sentences are also in .*corpus_after_more.txt \(the same words, "
      r"as they are read\): a copy, or a part of one; its sentences would count twice in the vocabulary's statistics", []),
@@ -557,7 +557,7 @@ CASES += [
     ("tokenizer-input-a-copy-with-its-lines-joined-in-pairs", TOKENIZER.replace("{corpus}", "{corpus} {corpus_joined}"),
      1, r"--input .*corpus_joined.txt: 21 of its 21 distinct sentences are also in .*corpus.txt", []),
     ("data-input-a-copy-with-each-documents-lines-joined", DATA + " --input {corpus} {corpus_joined}", 1,
-     r"--input .*corpus_joined.txt: 20 of its 20 distinct documents are also in .*corpus.txt", []),
+     r"--input .*corpus_joined.txt: 21 of its 21 distinct sentences are also in .*corpus.txt", []),
     ("probing-conllu-a-copy-with-misc-blanked", "pipelines.probing --conllu {ud40} {ud40_misc} --output_dir "
      "{tmp}/probing_misc", 1, r"--conllu .*ud40_misc.conllu: 40 of its 40 distinct sentences are also in .*ud40.conllu", []),
     ("probing-conllu-a-blank-line-lost", "pipelines.probing --conllu {ud_run_on} --output_dir {tmp}/p_run_on", 1,

@@ -76,7 +76,7 @@ def test_a_copy_saved_with_other_line_ends_is_the_same_text(wiki_vocab, tmp_path
     corpus.write_text(_documents(5))
     copy.write_bytes(b"\xef\xbb\xbf" + _documents(5).replace("\n", "\r\n").encode())
     with pytest.raises(ValueError, match=r"windows.txt holds the same text as \S*corpus.txt \(a copy: line ends, blank "
-                                         r"lines, a byte-order mark and the Unicode form aside\): its documents would be "
+                                         r"lines, a byte-order mark and the Unicode form aside\): its sentences would be "
                                          r"both trained on and held out"):
         _run(wiki_vocab, [corpus, copy], tmp_path / "out")
     _assert_nothing_written(tmp_path / "out")

@@ -143,7 +143,7 @@ def check_each_file_once(files, why, flag="--input", comments=None):
     """ValueError for a file of --input given twice: the same path (or two globs that both match it), a copy
     under another name (the same `text_key`: saved by another editor), a text that begins as another one does
     (the first `SHARED_START` characters), or one that begins with all of a shorter one; `why`: what twice would
-    do, e.g. "its documents would be both trained on and held out"; comments: the start of the lines that no
+    do, e.g. "its sentences would be both trained on and held out"; comments: the start of the lines that no
     reader counts ("#" in CoNLL-U), left out."""
     seen = {}
     for path in files:
