@@ -57,9 +57,9 @@ def read_documents(files, skip_invalid_utf8=False, invalid_lines=None, units=Non
 
 
 def document_keys(document):
-    """A document's units for the overlap check (`overlap.check_units_once`): its sentences, each a `unit_key`, so
+    """A document's units for the overlap check (`overlap.check_units_once`): its `overlap.sentence_keys`, so
     that a copy whose documents were merged, split, cut or added to, or whose lines were joined, holds the same ones."""
-    return [overlap.unit_key([part]) for line in document for part in overlap.split_sentences(line)]
+    return [key for line in document for key in overlap.sentence_keys(line)]
 
 
 def check_documents_once(files, read=None):

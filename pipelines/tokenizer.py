@@ -29,7 +29,7 @@ _PUNCTUATION = frozenset(string.punctuation)
 
 def sample_sentences(files, max_sentences, seed, skip_invalid_utf8=False, units=None):
     """A seeded reservoir sample of normalized, non-empty lines: memory bounded by `max_sentences`. units: a dict,
-    given, of {path: its lines' `overlap.split_sentences`' `overlap.unit_key`s, an array} (`overlap.check_units_once`)."""
+    given, of {path: its lines' `overlap.sentence_keys`, an array} (`overlap.check_units_once`)."""
     rng = random.Random(f"{seed}/tokenizer-sample")
     sample, seen = [], 0
     for path in files:
@@ -39,7 +39,7 @@ def sample_sentences(files, max_sentences, seed, skip_invalid_utf8=False, units=
             if not line:
                 continue
             if units is not None:
-                keys.extend(overlap.unit_key([sentence]) for sentence in overlap.split_sentences(line))
+                keys.extend(overlap.sentence_keys(line))
             seen += 1
             if len(sample) < max_sentences:
                 sample.append(line)

@@ -38,6 +38,23 @@ def test_the_overlap_checks_sentences_are_the_same_joined_or_split():
         'He said "no."', "Then he left.", "Mr. Smith came!", "Yes? ok"]
     assert split_sentences("3.5 is a number, e.g. this") == ["3.5 is a number, e.g. this"]
     assert split_sentences("References") == ["References"] and split_sentences("") == []
+    from albert_act.base import overlap
+
+    assert overlap.sentence_keys("Thank you.") == overlap.sentence_keys("Yes? ok") == []  # (under MIN_WORDS)
+    assert overlap.sentence_keys("Thank you. See you at noon.") == [overlap.unit_key(["See you at noon."])]
+
+
+def test_two_dialogues_that_share_stock_replies_are_no_copy(tmp_path):
+    """Two different scenes of 20 and 30 lines sharing 11 replies ("Yes.", "Thank you.") were refused as copies:
+    sentences of fewer than `overlap.MIN_WORDS` words are any text's, and not compared."""
+    from albert_act.base import overlap
+
+    stock = ["Yes.", "No.", "Thank you.", "Okay.", "What?", "Sure.", "Really?", "Good night.", "Come in.", "Why?", "Hi."]
+    one = stock + [f"The first scene says line {i} of its own." for i in range(9)]
+    two = stock + [f"In the second scene someone says line {i}." for i in range(19)]
+    units = {name: [key for line in lines for key in overlap.sentence_keys(line)]
+             for name, lines in (("one", one), ("two", two))}
+    assert overlap.check_units_once(units, "sentences", "WHY") == []
 
 
 def test_whitespace_table_is_pythons_isspace():

@@ -26,6 +26,15 @@ def split_sentences(line):
     return parts
 
 
+MIN_WORDS = 3  # a shorter sentence ("Yes.", "Thank you.", "See also") is any text's: no sign of a copy
+
+
+def sentence_keys(line):
+    """The overlap check's units of a line of text: its sentences (`split_sentences`) of `MIN_WORDS` words or more,
+    each a `unit_key`."""
+    return [unit_key([part]) for part in split_sentences(line) if len(part.split()) >= MIN_WORDS]
+
+
 def unit_key(words, ordered=True):
     """A unit (a sentence, a document's lines) as a reader takes it, for `check_units_once`: its words (strings;
     a document's lines), each in NFKC without accents and case-folded (as ALBERT's vocabularies take them) with its
