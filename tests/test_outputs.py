@@ -228,10 +228,11 @@ def test_a_benchmarks_result_is_replaced_in_one_step(tmp_path):
                                                        "r.json": lambda path: open(os.path.join(path, "x"), "w")})
     assert [p.name for p in (tmp_path / "knob").iterdir()] == ["r.md"] and not written()
     (tmp_path / "knob").chmod(0o700)  # made private by its owner: the new result stays private
+    (tmp_path / "knob" / "r.md").chmod(0o600)  # and so does a file made private in it
     arguments.write_whole(str(tmp_path / "knob"), {"r.md": lambda path: Path(path).write_text("new"),
                                                    "r.json": lambda path: Path(path).write_text("{}")})
     assert sorted(p.name for p in (tmp_path / "knob").iterdir()) == ["r.json", "r.md"] and written()
-    assert (tmp_path / "knob").stat().st_mode & 0o777 == 0o700
+    assert (tmp_path / "knob").stat().st_mode & 0o777 == 0o700 and (tmp_path / "knob" / "r.md").stat().st_mode & 0o777 == 0o600
     assert (tmp_path / "knob" / "r.md").read_text() == "new" and sorted(os.listdir(tmp_path)) == ["knob"]
 
 

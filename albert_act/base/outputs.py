@@ -368,10 +368,13 @@ def followed(path):
 
 
 def replace_dir(staged, target, staging):
-    """Moves the finished dir `staged` to `target`, with its permissions. An existing `target` is first renamed into
-    `staging` (removed with it): at every moment one whole version is in place, never half of one."""
+    """Moves the finished dir `staged` to `target`, with its permissions (and its files'). An existing `target` is
+    first renamed into `staging` (removed with it): at every moment one whole version is in place, never half of one."""
     if os.path.lexists(target):
         os.chmod(staged, stat.S_IMODE(os.stat(target).st_mode))  # a folder its owner made private stays private
+        for name in os.listdir(staged):  # and so does a file in it
+            if os.path.isfile(earlier := os.path.join(target, name)) and not os.path.islink(earlier):
+                os.chmod(os.path.join(staged, name), stat.S_IMODE(os.stat(earlier).st_mode))
         os.replace(target, os.path.join(staging, f"previous-{os.path.basename(target)}"))
     os.replace(staged, target)
 
