@@ -498,3 +498,21 @@ def test_a_finished_fine_tuning_whose_export_is_gone_is_said_so(tmp_path, capsys
                                          r"export goes: move it away"):
         artifacts.check_finetuning_target(str(grid), overwrite=False)
     assert (grid / "export").read_text() == "mine"
+
+
+def test_a_grid_point_moved_with_its_grid_is_the_same_point(tmp_path):
+    """A grid folder moved (or renamed) with its points was 'finished with other settings (output_dir ...)', and the
+    one way offered retrained all of them: a point read in its new place is the point, its export there."""
+    import types
+
+    old, new = tmp_path / "before" / "lr1_bs1", tmp_path / "after" / "lr1_bs1"
+    new.mkdir(parents=True)
+    (new / "finetune_config.json").write_text(json.dumps({"output_dir": str(old), "learning_rate": 1.0}))
+    (new / "results.json").write_text(json.dumps({"export": str(old / "export" / "1"), "best": {"epoch": 1}}))
+    saved, result = finetuning_run._finished(types.SimpleNamespace(output_dir=str(new)))
+    assert saved == {"output_dir": str(new), "learning_rate": 1.0} and result["export"] == str(new / "export" / "1")
+    other = tmp_path / "after" / "lr2_bs1"  # another point's name: not this one moved
+    other.mkdir()
+    for name in ("finetune_config.json", "results.json"):
+        shutil.copy(new / name, other / name)
+    assert finetuning_run._finished(types.SimpleNamespace(output_dir=str(other)))[0]["output_dir"] == str(old)

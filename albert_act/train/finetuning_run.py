@@ -318,12 +318,18 @@ def settings_changed(point, data=None):
 
 def _finished(point):
     """(its finetune_config.json, its results.json) of a grid point finished in `point`'s folder, or None: not
-    there, or cut by a stop."""
+    there, or cut by a stop. A point whose grid folder was moved is read as if written there."""
     try:
         saved = artifacts.read_json(os.path.join(point.output_dir, artifacts.FINETUNE_CONFIG))
         result = artifacts.read_json(os.path.join(point.output_dir, artifacts.RESULTS))
     except (OSError, ValueError):
         return None
+    old = saved.get("output_dir")  # the grid's folder moved (or renamed) with its points: the same point
+    if isinstance(old, str) and old != point.output_dir and os.path.basename(old) == os.path.basename(point.output_dir):
+        export = result.get("export")
+        if isinstance(export, str) and export.startswith(os.path.join(old, "")):
+            result = {**result, "export": os.path.join(point.output_dir, export[len(os.path.join(old, "")):])}
+        saved = {**saved, "output_dir": point.output_dir}
     return saved, result
 
 
