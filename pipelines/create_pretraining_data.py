@@ -59,7 +59,7 @@ def read_documents(files, skip_invalid_utf8=False, invalid_lines=None, units=Non
 def document_keys(document):
     """A document's units for the overlap check (`overlap.check_units_once`): its `overlap.sentence_keys`, so
     that a copy whose documents were merged, split, cut or added to, or whose lines were joined, holds the same ones."""
-    return [key for line in document for key in overlap.sentence_keys(line)]
+    return overlap.sentence_keys(document)
 
 
 def check_documents_once(files, read=None):

@@ -29,17 +29,18 @@ _PUNCTUATION = frozenset(string.punctuation)
 
 def sample_sentences(files, max_sentences, seed, skip_invalid_utf8=False, units=None):
     """A seeded reservoir sample of normalized, non-empty lines: memory bounded by `max_sentences`. units: a dict,
-    given, of {path: its lines' `overlap.sentence_keys`, an array} (`overlap.check_units_once`)."""
+    given, of {path: its sentences' `overlap.keys_of`, an array} (`overlap.check_units_once`)."""
     rng = random.Random(f"{seed}/tokenizer-sample")
     sample, seen = [], 0
     for path in files:
         keys = None if units is None else units.setdefault(path, array.array("Q"))
+        stream = overlap.Sentences()  # the file's sentences, however its lines are cut
         for _, line in text_files.read_lines(path, skip_invalid_utf8):
             line = normalization.normalize(line)
+            if units is not None:
+                keys.extend(overlap.keys_of(stream.feed(line)))
             if not line:
                 continue
-            if units is not None:
-                keys.extend(overlap.sentence_keys(line))
             seen += 1
             if len(sample) < max_sentences:
                 sample.append(line)
@@ -47,6 +48,8 @@ def sample_sentences(files, max_sentences, seed, skip_invalid_utf8=False, units=
                 j = rng.randrange(seen)
                 if j < max_sentences:
                     sample[j] = line
+        if units is not None:
+            keys.extend(overlap.keys_of(stream.end()))
     return sample
 
 

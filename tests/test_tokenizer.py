@@ -8,7 +8,6 @@ import sentencepiece as spm
 import tensorflow as tf
 
 from pipelines import normalization, train_tokenizer
-from albert_act.base.overlap import split_sentences
 from pipelines.tokenizer import MASK_ID, SPECIAL_TOKENS, UNK_ID, WORD_START, Tokenizer, train_sentencepiece
 
 UNICODE_CASES = [
@@ -31,17 +30,23 @@ def test_normalization_examples():
     assert normalization.normalize("\u2003\u3000") == ""
 
 
-def test_the_overlap_checks_sentences_are_the_same_joined_or_split():
-    """The overlap check's units (`split_sentences`): a line ends a sentence after . ! ? (and a closing quote), so two
-    lines joined give the same two; a one-word part (an abbreviation) stays with the next."""
-    assert split_sentences('He said "no." Then he left.  Mr. Smith came! Yes? ok') == [
-        'He said "no."', "Then he left.", "Mr. Smith came!", "Yes? ok"]
-    assert split_sentences("3.5 is a number, e.g. this") == ["3.5 is a number, e.g. this"]
-    assert split_sentences("References") == ["References"] and split_sentences("") == []
+def test_the_overlap_checks_sentences_are_the_same_however_the_lines_are_cut():
+    """The overlap check's units (`overlap.Sentences`): the lines' words as one stream, a sentence ending after . ! ?
+    (and a closing quote), at a blank line, or every CHUNK words; a one-word sentence (an abbreviation) goes with
+    the next. Lines joined, split mid-sentence or hard-wrapped give the same sentences."""
     from albert_act.base import overlap
 
-    assert overlap.sentence_keys("Thank you.") == overlap.sentence_keys("Yes? ok") == []  # (under MIN_WORDS)
-    assert overlap.sentence_keys("Thank you. See you at noon.") == [overlap.unit_key(["See you at noon."])]
+    def sentences(lines):
+        stream = overlap.Sentences()
+        return [s for line in lines for s in stream.feed(line)] + stream.end()
+
+    text = 'He said "no." Then he left. Mr. Smith came! Yes? ok'
+    expected = ['He said "no."', "Then he left.", "Mr. Smith came!", "Yes? ok"]
+    assert sentences([text]) == expected == sentences(["He said", '"no." Then he left. Mr.', "Smith", "came! Yes? ok"])
+    assert sentences(["3.5 is a number, e.g. this", "", "References"]) == ["3.5 is a number, e.g.", "this", "References"]
+    assert sentences([" ".join(["word"] * 90)]) == [" ".join(["word"] * 40)] * 2 + [" ".join(["word"] * 10)]
+    assert overlap.sentence_keys(["Thank you."]) == overlap.sentence_keys(["Yes? ok"]) == []  # (under MIN_WORDS)
+    assert overlap.sentence_keys(["Thank you. See you at noon."]) == [overlap.unit_key(["See you at noon."])]
 
 
 def test_two_dialogues_that_share_stock_replies_are_no_copy(tmp_path):
@@ -52,8 +57,7 @@ def test_two_dialogues_that_share_stock_replies_are_no_copy(tmp_path):
     stock = ["Yes.", "No.", "Thank you.", "Okay.", "What?", "Sure.", "Really?", "Good night.", "Come in.", "Why?", "Hi."]
     one = stock + [f"The first scene says line {i} of its own." for i in range(9)]
     two = stock + [f"In the second scene someone says line {i}." for i in range(19)]
-    units = {name: [key for line in lines for key in overlap.sentence_keys(line)]
-             for name, lines in (("one", one), ("two", two))}
+    units = {name: overlap.sentence_keys(lines) for name, lines in (("one", one), ("two", two))}
     assert overlap.check_units_once(units, "sentences", "WHY") == []
 
 

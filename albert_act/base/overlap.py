@@ -6,33 +6,49 @@ import collections
 import re
 import unicodedata
 
-# Where a sentence ends inside a line: after . ! or ? (and a closing quote or bracket), before white space
-_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'\u2019\u201d)\]]))\s+")
-
-
-def split_sentences(line):
-    """A line's sentences, for the overlap check (`check_units_once`): a copy whose lines were joined
-    or split differently holds the same ones. A one-word part goes with the next (the last with the one before)."""
-    parts, held = [], ""
-    for part in _SENTENCE_END.split(line):
-        held = f"{held} {part}" if held else part
-        if " " in held:  # a one-word part ("Mr.", "e.g.") is an abbreviation's more often than a sentence
-            parts.append(held)
-            held = ""
-    if held and parts:  # a last word after a sentence's end
-        parts[-1] = f"{parts[-1]} {held}"
-    elif held:
-        parts.append(held)
-    return parts
-
-
+_SENTENCE_END = re.compile(r"[.!?][\"'\u2019\u201d)\]]?$")  # a word that ends a sentence: "it.", "it?\"", "(it.)"
+CHUNK = 40  # words: a longer run without a sentence's end (a list, a text without stops) is cut every 40 words
 MIN_WORDS = 3  # a shorter sentence ("Yes.", "Thank you.", "See also") is any text's: no sign of a copy
 
 
-def sentence_keys(line):
-    """The overlap check's units of a line of text: its sentences (`split_sentences`) of `MIN_WORDS` words or more,
-    each a `unit_key`."""
-    return [unit_key([part]) for part in split_sentences(line) if len(part.split()) >= MIN_WORDS]
+class Sentences:
+    """The sentences of lines of text read as one stream of words, for the overlap check: wherever the lines are
+    cut (joined, split, hard-wrapped, a sentence a line), the same words give the same sentences. A sentence ends
+    after a word that ends in . ! or ? (and a closing quote or bracket), at a blank line (a paragraph's, a
+    document's end), and every `CHUNK` words without one; a one-word sentence ("Mr.", "e.g.") goes with the next."""
+
+    def __init__(self):
+        self.held, self.words = [], []
+
+    def feed(self, line):
+        """The sentences that `line` (of the stream) ends."""
+        if not line.split():
+            return self.end()
+        ended = []
+        for word in line.split():
+            self.words.append(word)
+            if _SENTENCE_END.search(word) and len(self.words) == 1 and not self.held:
+                self.held, self.words = self.words, []
+            elif _SENTENCE_END.search(word) or len(self.words) == CHUNK:
+                ended.append(" ".join(self.held + self.words))
+                self.held, self.words = [], []
+        return ended
+
+    def end(self):
+        """The sentence that the stream's end (or a blank line) ends, if any."""
+        pending, self.held, self.words = self.held + self.words, [], []
+        return [" ".join(pending)] if pending else []
+
+
+def sentence_keys(lines):
+    """The overlap check's units of lines of text: their sentences (`Sentences`), as `keys_of` takes them."""
+    stream = Sentences()
+    return keys_of([sentence for line in lines for sentence in stream.feed(line)] + stream.end())
+
+
+def keys_of(sentences):
+    """The `unit_key`s of the sentences of `MIN_WORDS` words or more."""
+    return [unit_key([sentence]) for sentence in sentences if len(sentence.split()) >= MIN_WORDS]
 
 
 def unit_key(words, ordered=True):
