@@ -150,6 +150,10 @@ def test_one_sequence_gives_no_interval_and_is_refused(tiny_run, tmp_path):
     with pytest.raises(SystemExit, match=r"one\.tfrecord holds 1 distinct record: the 95% intervals, over sequences, "
                                          r"need 2 at least"):
         served_depth.main(["--init", tiny_run[1], "--records", str(path)])
-    shutil.copy(path, tmp_path / "two.tfrecord")  # the same record in two files: one sequence still
-    with pytest.raises(SystemExit, match=r"holds 1 distinct record"):
+    shutil.copy(path, tmp_path / "two.tfrecord")  # a copy of the file: refused as such, wherever records are read
+    with pytest.raises(SystemExit, match=r"two\.tfrecord holds the same records as .*one\.tfrecord \(a copy: the same "
+                                         r"length and first MiB\): give each held-out TFRecord file once"):
         served_depth.main(["--init", tiny_run[1], "--records", str(tmp_path / "*.tfrecord")])
+    (tmp_path / "two.tfrecord").write_bytes(path.read_bytes() * 2)  # the record twice in one file: one sequence
+    with pytest.raises(SystemExit, match=r"two\.tfrecord holds 1 distinct record"):
+        served_depth.main(["--init", tiny_run[1], "--records", str(tmp_path / "two.tfrecord")])
