@@ -40,26 +40,26 @@ from pipelines.tokenizer import Tokenizer
 
 def read_documents(files, skip_invalid_utf8=False, invalid_lines=None, units=None):
     """Yields lists of sentence strings; a blank line (or a file's end) ends a document. units: a dict, given, of
-    {path: its documents' `document_keys`}, filled as they are read."""
+    {path: its documents' `overlap.sentence_keys`}, filled as they are read (the overlap check's units: a copy
+    whose documents were merged, split, cut or added to, or whose lines were joined, holds the same ones)."""
     for path in files:
-        document, keys = [], [] if units is None else units.setdefault(path, array.array("Q"))
+        document, keys = [], None if units is None else units.setdefault(path, array.array("Q"))
         for _, line in text_files.read_lines(path, skip_invalid_utf8, invalid_lines):
             line = line.strip()
             if line and (line.isascii() or not text_files.is_blank(line)):  # (a zero-width space alone is blank)
                 document.append(line)
             elif document:
-                keys.extend(document_keys(document))
-                yield document
+                yield _keyed(document, keys)
                 document = []
         if document:
-            keys.extend(document_keys(document))
-            yield document
+            yield _keyed(document, keys)
 
 
-def document_keys(document):
-    """A document's units for the overlap check (`overlap.check_units_once`): its `overlap.sentence_keys`, so
-    that a copy whose documents were merged, split, cut or added to, or whose lines were joined, holds the same ones."""
-    return overlap.sentence_keys(document)
+def _keyed(document, keys):
+    """`document`, its `overlap.sentence_keys` added to `keys` (an array; None: not asked)."""
+    if keys is not None:
+        keys.extend(overlap.sentence_keys(document))
+    return document
 
 
 def check_documents_once(files, read=None):
@@ -72,8 +72,9 @@ def check_documents_once(files, read=None):
         text_files.check_each_file_once(files, why)
         if not all(map(text_files.rereadable, files)):
             return {}
-        read = {path: array.array("Q", (key for document in read_documents([path], True, [])
-                                        for key in document_keys(document))) for path in files}
+        read = {}
+        for _ in read_documents(files, True, [], read):
+            pass
     for note in overlap.check_units_once(read, "sentences", why):
         print(note)
     return None

@@ -176,9 +176,7 @@ def _mount_points():
         with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as table:
             fields = [line.split(" ")[4] for line in table if line.count(" ") > 4]
     except OSError:
-        return set()
-    import re  # the table spells a space, a tab, a newline and a backslash in octal: \040
-
+        return set()  # (the table spells a space, a tab, a newline and a backslash in octal: \040)
     return {re.sub(r"\\([0-7]{3})", lambda code: chr(int(code.group(1), 8)), field) for field in fields}
 
 

@@ -97,8 +97,12 @@ def check_units_once(units, what, why, flag="--input"):
     while step < len(keys) and (same := keys[step:] == keys[:-step]).any():
         pairs.update(zip(files[:-step][same].tolist(), files[step:][same].tolist()))
         step += 1
-    with_ = {i: sorted({b if a == i else a for a, b in pairs if i in (a, b)},  # most shared first
-                       key=lambda o: (-pairs[min(i, o), max(i, o)], o)) for i in range(len(order))}
+    neighbours = collections.defaultdict(set)
+    for a, b in pairs:
+        neighbours[a].add(b)
+        neighbours[b].add(a)
+    with_ = {i: sorted(neighbours[i], key=lambda o: (-pairs[min(i, o), max(i, o)], o))  # most shared first
+             for i in range(len(order))}
     for i in sorted((i for i in range(len(order)) if shared[i]), key=lambda i: (len(distinct[i]), -i)):
         if 2 * shared[i] > len(distinct[i]) and shared[i] >= SHARED_FLOOR:
             raise ValueError(f"{flag} {order[i]}: {shared[i]:,} of its {len(distinct[i]):,} distinct {what} are also "
