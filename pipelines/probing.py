@@ -237,7 +237,7 @@ def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed
     why = "its sentences would count twice"
     text_files.check_each_file_once(conllu_paths, why, "--conllu", comments="#")
     parsed = {path: list(read_conllu(path)) for path in conllu_paths}
-    for note in overlap.check_units_once({path: [overlap.unit_key(t[0] for t in tokens) for tokens in read]
+    for note in overlap.check_units_once({path: overlap.tree_keys([t[0] for t in tokens] for tokens in read)
                                              for path, read in parsed.items()}, "sentences", why, "--conllu"):
         print(note)
     for path, read in parsed.items():

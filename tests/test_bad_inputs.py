@@ -559,7 +559,10 @@ CASES += [
     ("data-input-a-copy-with-each-documents-lines-joined", DATA + " --input {corpus} {corpus_joined}", 1,
      r"--input .*corpus_joined.txt: 21 of its 21 distinct sentences are also in .*corpus.txt", []),
     ("probing-conllu-a-copy-with-misc-blanked", "pipelines.probing --conllu {ud40} {ud40_misc} --output_dir "
-     "{tmp}/probing_misc", 1, r"--conllu .*ud40_misc.conllu: 40 of its 40 distinct sentences are also in .*ud40.conllu", []),
+     "{tmp}/probing_misc", 1, r"--conllu .*ud40_misc.conllu: 41 of its 41 distinct sentences are also in .*ud40.conllu", []),
+    ("probing-conllu-a-copy-whose-trees-are-merged-in-pairs-and-reheaded", "pipelines.probing --conllu {ud40} "
+     "{ud40_merged} --output_dir {tmp}/probing_merged", 1,
+     r"--conllu .*ud40_merged.conllu: 35 of its 40 distinct sentences are also in .*ud40.conllu", []),
     ("probing-conllu-a-blank-line-lost", "pipelines.probing --conllu {ud_run_on} --output_dir {tmp}/p_run_on", 1,
      r"ud_run_on.conllu line \d+: word ID '1' where \d+ comes next \(a new sentence without the blank line that ends "
      r"each one\)", []),
@@ -568,7 +571,7 @@ CASES += [
     ("analyze-parsed-a-cycle-without-root", ANALYZE.replace("token-types", "dependencies") + " --parsed {ud_cycle}", 1,
      r"ud_cycle.conllu line \d+: the sentence has 0 roots \(HEAD 0\); a dependency tree has one", []),
     ("analyze-parsed-a-copy-without-its-first-sentence", ANALYZE.replace("token-types", "dependencies") +
-     " --parsed {ud40} {ud40_tail}", 1, r"--parsed .*ud40_tail.conllu: 39 of its 39 distinct sentences are also in "
+     " --parsed {ud40} {ud40_tail}", 1, r"--parsed .*ud40_tail.conllu: 40 of its 40 distinct sentences are also in "
      r".*ud40.conllu .*its sentences would count twice, and the intervals narrow", []),
     ("finetune-train-is-dev", FINETUNE + " --task rte --data_dir {glue_train_is_dev}", 1,
      r"glue_train_is_dev/train.tsv is .*glue_train_is_dev/dev.tsv \(a link\): dev numbers would measure", []),
@@ -1061,7 +1064,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "one_line": root / "one_line.txt", "corpus_copy": root / "corpus_copy.txt",
             **{name: root / f"{name}.txt" for name in ("corpus_indented", "corpus_after_more", "corpus_reordered",
                                                       "corpus_joined")},
-            **{name: root / f"{name}.conllu" for name in ("ud40", "ud40_misc", "ud40_tail", "ud_run_on", "ud_2roots",
+            **{name: root / f"{name}.conllu" for name in ("ud40", "ud40_misc", "ud40_merged", "ud40_tail", "ud_run_on", "ud_2roots",
                                                           "ud_cycle")},
             "latin1_txt": root / "latin1.txt", "glue_train_is_dev": root / "glue_train_is_dev", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
     for lock in locks:
@@ -1153,6 +1156,7 @@ def _more_bad_files(root, rte):
         "\t".join(f.split("\t")[:9] + ["_"]) if f.count("\t") == 9 else f for f in s.split("\n")) for s in ud) + "\n\n")
     (root / "ud40_tail.conllu").write_text("\n\n".join(ud[1:]) + "\n\n")  # all but its first sentence
     (root / "ud_run_on.conllu").write_text(ud[0] + "\n" + "\n\n".join(ud[1:]) + "\n\n")  # one blank line lost
+    (root / "ud40_merged.conllu").write_text("\n\n".join(_merged_tree(ud[i], ud[i + 1]) for i in range(0, 40, 2)) + "\n\n")
 
     def with_head(sentence, word, head):  # word's HEAD (column 7) set to head
         rows = [r.split("\t") for r in sentence.split("\n")]
@@ -1174,6 +1178,21 @@ def _more_bad_files(root, rte):
     (root / "corpus.txt.gz").write_bytes(gzip.compress("A first line.\nA second one.\n".encode()))
     (root / "text.tfrecord").write_text("not a TFRecord at all\n")
     (root / "bad_head.conllu").write_text("1\tA\ta\tDET\tDT\t_\t2\tdet\t_\t_\n2\tdog\tdog\tNOUN\tNN\t_\t7\troot\t_\t_\n\n")
+
+
+def _merged_tree(first, second):
+    """One valid CoNLL-U tree of two: `second`'s words numbered on after `first`'s, its root under `first`'s root."""
+    rows = [r.split("\t") for r in first.split("\n") if not r.startswith("#")]
+    words = max(int(r[0]) for r in rows if r[0].isdigit())
+    top = next(r[0] for r in rows if r[6] == "0")
+
+    def shifted(ident):  # 3, 3-4 (a multiword token), 3.1 (an empty node)
+        return re.sub(r"\d+", lambda m: str(int(m.group()) + words), ident, count=1 if "." in ident else 2)
+
+    for r in (r.split("\t") for r in second.split("\n") if not r.startswith("#")):
+        head = "_" if r[6] == "_" else top if r[6] == "0" else str(int(r[6]) + words)
+        rows.append([shifted(r[0])] + r[1:6] + [head, r[7], "_"] + r[9:])
+    return "\n".join(r for r in first.split("\n") if r.startswith("#")) + "\n" + "\n".join("\t".join(r) for r in rows)
 
 
 def _damaged_weights(root, run, export):

@@ -368,7 +368,7 @@ def _parsed_sentences(patterns, documents):
                 raise ValueError(f"{path}: no dependency relation (column 8 is '_' in all {len(parsed)} sentences): "
                                  "the analysis groups words by their relation; give parsed files that have them")
             sentences += parsed
-            units[path] = [overlap.unit_key(token[0] for token in sentence) for sentence in parsed]
+            units[path] = overlap.tree_keys([token[0] for token in sentence] for sentence in parsed)
         for note in overlap.check_units_once(units, "sentences", why, "--parsed"):
             print(note)
         source = ", ".join(patterns)

@@ -46,6 +46,16 @@ def sentence_keys(lines):
     return keys_of([sentence for line in lines for sentence in stream.feed(line)] + stream.end())
 
 
+def tree_keys(trees):
+    """The overlap check's units of parsed sentences (each its words, a treebank's trees): the sentences of their
+    words read as one stream, each tree ending one, so that two trees merged into one (or one cut in two) and
+    re-headed still give the sentences of the trees it was made from."""
+    stream, sentences = Sentences(), []
+    for words in trees:
+        sentences += stream.feed(" ".join(words)) + stream.end()
+    return keys_of(sentences)
+
+
 def keys_of(sentences):
     """The `unit_key`s of the sentences of `MIN_WORDS` words or more."""
     return [unit_key([sentence]) for sentence in sentences if len(sentence.split()) >= MIN_WORDS]
