@@ -20,7 +20,7 @@ def _stopped_while_starting(number, frame):
     os._exit(130)
 
 
-if sys.argv[:1] == ["-m"]:  # `python -m albert_act.<command>` (pipelines and benchmarks do the same first):
+if sys.argv[:1] == ["-m"]:  # `python -m albert_act.<command>` (pipelines and benchmarks import this first):
     for _number in (_signal.SIGINT, _signal.SIGTERM):  # runpy sets argv[0] to "-m" while it imports the packages
         _signal.signal(_number, _stopped_while_starting)
 
