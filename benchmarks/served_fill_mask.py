@@ -115,7 +115,7 @@ def main(argv=None):
         tokenizer, max_length = source.tokenizer(), source.info["max_seq_length"]
         queries = masked_queries(list(probing.read_parsed(args.conllu)), tokenizer, args.sentences, args.seed,
                                  max_length)
-        distinct = len({overlap.unit_key([text]) for text, _, _ in queries})  # twice (or café, cafe) is one
+        distinct = len({overlap.unit_key(text) for text, _, _ in queries})  # twice (or café, cafe) is one
         if distinct < 2:  # the intervals are over sentences: one alone gives an interval of no width
             raise ValueError(f"--conllu {args.conllu}: {distinct or 'no'} sentence to ask (the 95% intervals, over "
                              f"sentences, need 2 at least): one of 4-60 words, with an alphabetic word of one piece to "

@@ -250,12 +250,13 @@ def test_files_that_hold_the_same_units_are_refused_and_a_few_shared_ones_noted(
     """`check_units_once` on hand-made keys: a file more than half of whose distinct units other files hold (10 at
     least) is refused, naming it (the smaller) and them, with its exact count, whichever earlier files hold them; a
     smaller overlap, or a small file's, gives one note per later file; the key is the words as read (NFKC, no
-    accents, case folded, spaces collapsed), so an indented, NFD or upper-cased line is the same unit, another word is not."""
+    accents, case folded, without punctuation or spaces), so an indented, NFD, upper-cased or quoted line is the same
+    unit, another word is not."""
     from albert_act.base import overlap
 
     key = overlap.unit_key
-    assert key(["Café  au lait."]) == key([" CAFE\u0301 au\tlait. "]) == key(["cafe au lait."]) != key(["Café au lait!"])
-    assert key(["a b", "c"]) != key(["a", "b c"])  # a document's lines stay lines
+    assert key("Café  au lait.") == key(" CAFE\u0301 au\tlait. ") == key('"cafe au lait..."') == key("( Café ) au lait")
+    assert key("Café au lait.") != key("Café au thé.")  # another word is another unit
     a, b = list(range(100, 130)), list(range(200, 230))
     units = {"a": a, "b": b, "c": a[:15] + b[:15] + [1, 2, 3]}  # 30 of c's 33 in a and b, 15 in each
     with pytest.raises(ValueError, match=r"^--input c: 30 of its 33 distinct documents are also in a \(15\), b \(15\) "

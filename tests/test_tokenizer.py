@@ -46,7 +46,7 @@ def test_the_overlap_checks_sentences_are_the_same_however_the_lines_are_cut():
     assert sentences(["3.5 is a number, e.g. this", "", "References"]) == ["3.5 is a number, e.g.", "this", "References"]
     assert sentences([" ".join(["word"] * 90)]) == [" ".join(["word"] * 40)] * 2 + [" ".join(["word"] * 10)]
     assert overlap.sentence_keys(["Thank you."]) == overlap.sentence_keys(["Yes? ok"]) == []  # (under MIN_WORDS)
-    assert overlap.sentence_keys(["Thank you. See you at noon."]) == [overlap.unit_key(["See you at noon."])]
+    assert overlap.sentence_keys(["Thank you. See you at noon."]) == [overlap.unit_key("See you at noon.")]
 
 
 def test_two_dialogues_that_share_stock_replies_are_no_copy(tmp_path):

@@ -57,19 +57,30 @@ def tree_keys(trees):
 
 
 def keys_of(sentences):
-    """The `unit_key`s of the sentences of `MIN_WORDS` words or more."""
-    return [unit_key([sentence]) for sentence in sentences if len(sentence.split()) >= MIN_WORDS]
+    """The `unit_key`s of the sentences of `MIN_WORDS` words (runs of letters or digits) or more."""
+    return [_digest(words) for words in map(_words, sentences) if len(words) >= MIN_WORDS]
 
 
-def unit_key(words, ordered=True):
-    """A unit (a sentence, a document's lines) as a reader takes it, for `check_units_once`: its words (strings;
-    a document's lines), each in NFKC without accents and case-folded (as ALBERT's vocabularies take them) with its
-    spaces collapsed, in their order (or, not `ordered`, in any), as a 64-bit digest."""
+def unit_key(text):
+    """A unit (a sentence) as a reader takes it, for `check_units_once`: its runs of letters and digits, each in
+    NFKC without accents and case-folded (as ALBERT's vocabularies take them), in their order, as a 64-bit digest.
+    Its punctuation and spaces are no part of it: a copy with its sentences quoted, its "." made "...", or its words
+    tokenized ("( LUB ) .", "do n't") gives the same units."""
+    return _digest(_words(text))
+
+
+_WORD = re.compile(r"[^\W_]+")  # a run of letters or digits
+
+
+def _words(text):
+    return _WORD.findall(_plain(text).casefold())
+
+
+def _digest(words):
     import hashlib
 
-    words = [" ".join(_plain(word).casefold().split()) for word in words]
-    text = "\n".join(words if ordered else sorted(words))
-    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
+    return int.from_bytes(hashlib.blake2b("".join(words).encode("utf-8", "surrogatepass"), digest_size=8).digest(),
+                          "big")
 
 
 def _plain(text):
