@@ -82,7 +82,8 @@ def check_records(path, vocabulary, max_length, sample_records=2000):
     try:
         batches = list(tf.data.TFRecordDataset(path).take(sample_records).batch(sample_records))
     except tf.errors.DataLossError as error:
-        raise ValueError(f"{path}: corrupt within its first {sample_records} records ({write_failures.tf_message(error)})") from None
+        raise ValueError(f"{path}: corrupt within its first {sample_records} records ({write_failures.tf_message(error)}); "
+                         "make the shard again, or leave it out") from None
     for batch in batches:
         for key, values in tf.io.parse_example(batch, spec).items():
             top = int(tf.reduce_max(values))

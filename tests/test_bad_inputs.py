@@ -276,6 +276,8 @@ CASES += [
     ("analyze-output-holds-other-files", ANALYZE.replace("{tmp}/a", "{notes_dir}"), 1,
      r"--output_dir .*notes_dir holds other files \(notes.txt\); an analysis replaces its dir whole", ["{notes_dir}"]),
     ("analyze-not-a-vocab", ANALYZE + " --vocab {not_a_vocab}", 1, r"not_a_vocab.model: not a SentencePiece model", []),
+    ("analyze-records-cut-short", ANALYZE + " --records {truncated}", 1, r"truncated.tfrecord: corrupt within its first "
+     r"\d+ records \(truncated record at \d+: Read less bytes than requested\); make the shard again, or leave it out", []),
     ("analyze-ids-outside-vocab", ANALYZE + " --records {outside_ids}", 1,
      r"outside_ids.tfrecord: input_ids holds token id 999, outside the model's vocabulary of 400", []),
     # --- the submission -------------------------------------------------------------------------------

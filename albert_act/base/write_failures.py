@@ -7,9 +7,11 @@ import sys
 
 def tf_message(error):
     """The first line of an error's message without TensorFlow's function and op names around it:
-    "corrupted record at 0 (Is this even a TFRecord file?)"."""
+    "corrupted record at 0 (Is this even a TFRecord file?)", "truncated record at 99533: Read less bytes than
+    requested"."""
     text = str(getattr(error, "message", None) or error).splitlines()[0] if str(error) else repr(error)
     text = re.sub(r"\{\{function_node [^}]*\}\}\s*", "", text)
+    text = re.sub(r"(\d)' failed with ", r"\1: ", text)  # "truncated record at 99533' failed with Read less ..."
     return re.sub(r"\s*\[Op:[^\]]*\].*$", "", text).strip()
 
 
