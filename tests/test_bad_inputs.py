@@ -114,7 +114,9 @@ CASES = [
     ("pretrain-sparse", PRETRAIN + " --execution sparse", 2, r"invalid choice: 'sparse'", []),
     ("pretrain-long-records", PRETRAIN + " --override max_sequence_length=32", 1, r"sequences of 64 tokens, the model takes at most 32", []),
     ("pretrain-ids-outside-vocab", PRETRAIN + " --override vocabulary_size=100", 1, r"outside the model's vocabulary of 100", []),
-    ("pretrain-other-run", PRETRAIN.replace("{tmp}/new_run", "{run}"), 1, r"holds a run with another config", ["{run}/config.json"]),
+    ("pretrain-other-run", PRETRAIN.replace("{tmp}/new_run", "{run}"), 1, r"holds a run with another config \(.*steps: 3 "
+     r"there, 2 now.*\); use a new --model_dir, or the same settings to resume; to train it on for other --steps, start "
+     r"a new run from its weights: --init_from \S+ --model_dir <a new dir>", ["{run}/config.json"]),
     ("pretrain-records-lack-a-feature", PRETRAIN.replace("{train}", "{no_weights}"), 1,
      r"no_weights.tfrecord: records lack masked_lm_weights", []),
     ("pretrain-truncated-records", PRETRAIN.replace("{train}", "{truncated}"), 1,

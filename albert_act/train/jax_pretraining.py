@@ -34,7 +34,7 @@ from albert_act.base import artifacts, bars, outputs, text_files
 from albert_act.io.newest_intact import NPZ_READ_ERRORS, finite, newest_intact
 from albert_act.model.halting import ponder_weight_in_force
 from albert_act.train.ponder import AUTO_SHARE, held_depth, ponder_ramp, steered_tau
-from albert_act.train.pretraining_config import (ADDED_SETTINGS, AUTO, RESUMABLE_CHANGES, accumulation,
+from albert_act.train.pretraining_config import (ADDED_SETTINGS, AUTO, RESUMABLE_CHANGES, accumulation, another_run,
                                                  config_differences, config_record, run_parts)
 from albert_act.train.pretraining_summaries import (depth_line, depth_spread, depth_sums_of, evaluation_sums,
                                                     held_out_curve, one_depth_warning, summarize)
@@ -362,9 +362,7 @@ def _check_resumable(config):
     differing = config_differences({k: v for k, v in previous.items() if k not in RESUMABLE_CHANGES},
                                    {k: v for k, v in current.items() if k not in RESUMABLE_CHANGES})
     if differing:
-        details = ", ".join(f"{k}: {there!r} there, {now!r} now" for k, there, now in differing)
-        raise ValueError(f"{config.model_dir} holds a run with another config ({details}); use a new --model_dir, "
-                         "or the same settings to resume")
+        raise another_run(config.model_dir, differing)
 
 
 def _resume(trainer, config, progress):

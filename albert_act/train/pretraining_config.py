@@ -433,3 +433,15 @@ def config_differences(previous, current, prefix=""):
         elif there != now:
             found.append((prefix + key, there, now))
     return found
+
+
+def another_run(model_dir, differing):
+    """The refusal of a run dir whose run has other settings (`config_differences`: each with its value there and
+    now). Where --steps differs (a finished run given more), the way to train on from its weights is said, and that
+    the schedules that follow --steps (warm-ups, the ponder ramp) changed with it."""
+    details = ", ".join(f"{key}: {there!r} there, {now!r} now" for key, there, now in differing)
+    longer = "" if "steps" not in (key for key, _, _ in differing) else (
+        f"; to train it on for other --steps, start a new run from its weights: --init_from {model_dir} --model_dir "
+        "<a new dir> (the settings that follow --steps by default, its warm-ups and ponder ramp, change with it)")
+    return ValueError(f"{model_dir} holds a run with another config ({details}); use a new --model_dir, or the same "
+                      f"settings to resume{longer}")

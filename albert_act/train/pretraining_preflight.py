@@ -11,8 +11,8 @@ import tensorflow as tf
 
 from albert_act import distribution
 from albert_act.base import artifacts, text_files
-from albert_act.train.pretraining_config import (ADDED_SETTINGS, RESUMABLE_CHANGES, accumulation, check_batch_fits,
-                                                 config_differences, config_record)
+from albert_act.train.pretraining_config import (ADDED_SETTINGS, RESUMABLE_CHANGES, accumulation, another_run,
+                                                 check_batch_fits, config_differences, config_record)
 from pipelines.pretraining_dataset import (check_records, check_records_vocabulary, count_records, record_files,
                                           recorded_vocabulary)
 from pipelines.tokenizer import Tokenizer
@@ -125,11 +125,10 @@ def _check_model_dir(config, train_files=(), eval_files=()):
     differing = config_differences({k: v for k, v in previous.items() if k not in RESUMABLE_CHANGES},
                              {k: v for k, v in current.items() if k not in RESUMABLE_CHANGES})
     if differing:
-        details = ", ".join(f"{k}: {there!r} there, {now!r} now" for k, there, now in differing)
         if not checkpoints:
+            details = ", ".join(f"{k}: {there!r} there, {now!r} now" for k, there, now in differing)
             return _start_afresh(config.model_dir, f" with these settings ({details})")
-        raise ValueError(f"{config.model_dir} holds a run with another config ({details}); "
-                         "use a new --model_dir, or the same settings to resume")
+        raise another_run(config.model_dir, differing)
     if not checkpoints:
         _start_afresh(config.model_dir)
 
