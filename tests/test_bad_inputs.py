@@ -96,6 +96,9 @@ CASES = [
     ("pretrain-not-a-vocab", PRETRAIN + " --vocab {not_a_vocab}", 1, r"not_a_vocab.model: not a SentencePiece model", []),
     ("pretrain-vocab-size", PRETRAIN + " --vocab {vocab} --override vocabulary_size=500", 1,
      r"vocab.model has 400 pieces but the model's vocabulary_size is 500", []),
+    ("pretrain-resume-with-another-vocabulary-size", PRETRAIN.replace("{tmp}/new_run", "{run}") + " --steps 3 --vocab "
+     "{vocab} --override vocabulary_size=500", 1, r"holds a run with another config \(backbone.vocabulary_size: 400 there, "
+     r"500 now", ["{run}/config.json"]),
     ("pretrain-steps-0", PRETRAIN + " --steps 0", 1, r"steps must be an integer in \[1, 100000000\], got 0", []),
     ("pretrain-vocab-on-the-demo-data", "albert_act.pretrain --model_dir {tmp}/demo_vocab --vocab {vocab}", 1,
      r"--vocab .*vocab.model: the demo data \(no --train_files\) is made with its own vocabulary", []),

@@ -280,6 +280,7 @@ def run_jax_pretraining(config, progress=True):
     `python -m albert_act.export --checkpoint <model_dir>` on a machine with TensorFlow writes one)."""
     config = config.resolved()
     train_path, eval_path = token_files(config.train_files), token_files(config.eval_files)
+    _check_resumable(config)  # first (again under the lock): a run resumed with another --preset is told that
     corpus = _check_corpora(config, train_path, eval_path)
     with outputs.DirectoryLock(config.model_dir, "pre-training run", "--model_dir", say=progress):
         _check_resumable(config)
