@@ -72,11 +72,16 @@ def _well_formed(point):
 
 def joined(spec, parts):
     """One curve from a run and its continuations (their updates counted on from the last point)."""
-    curve = []
+    curve, read = [], {}
     for part in parts:
         if not part:
             raise ValueError(f"{spec!r}: an empty part; give NAME=PART[+PART...]")
         points = read_points(part)
+        same = next((earlier for earlier, seen in read.items() if seen == points), None)
+        if same is not None:  # the same dir twice, or a copy: its updates would be counted twice, as more
+            raise ValueError(f"{spec!r}: {part} holds the same evaluations as {same} (the same run, or a copy): a "
+                             "continuation is a run started from the first's weights (--init_from); give each once")
+        read[part] = points
         if curve:
             check_same_records({parts[0]: curve, part: points})
         offset = curve[-1]["step"] if curve else 0

@@ -147,7 +147,7 @@ def main(argv=None):
 def _measure(args):
     """The five shapes' depths, printed (and written to --output_dir); ValueError for a bad input."""
     from albert_act.analysis.report import check_not_trained_on, check_output_dir
-    from albert_act.io.exports import find_export, load_export
+    from albert_act.io.exports import find_export, load_export, not_a_pretraining_export
     from albert_act.io.source import Source
     from pipelines.pretraining_dataset import check_records_vocabulary, corrupt_record, record_files
 
@@ -161,7 +161,7 @@ def _measure(args):
     export = find_export(args.init)
     source = Source.open(export) if export else None
     if source is None or source.info["kind"] != "pretraining":
-        raise ValueError(f"{args.init} is not a pre-training SavedModel (one with an encoder_ids signature)")
+        raise not_a_pretraining_export(args.init, "encoder_ids")
     backbone = source.info["backbone"]
     # training records or another vocabulary (as analyze refuses them), too long, only empty shards: named
     check_not_trained_on(source, files)

@@ -100,7 +100,7 @@ def main(argv=None):
             sys.exit(f"error: {path} not found")
 
     from albert_act.base.outputs import check_output_dir
-    from albert_act.io.exports import find_export
+    from albert_act.io.exports import find_export, not_a_pretraining_export
     from albert_act.io.source import Source
     from pipelines import probing
 
@@ -111,7 +111,7 @@ def main(argv=None):
         export = find_export(args.init)
         source = Source.open(export) if export else None
         if source is None or source.info["kind"] != "pretraining":
-            raise ValueError(f"{args.init} is not a pre-training SavedModel (one with a fill_mask signature)")
+            raise not_a_pretraining_export(args.init, "fill_mask")
         tokenizer, max_length = source.tokenizer(), source.info["max_seq_length"]
         queries = masked_queries(list(probing.read_parsed(args.conllu)), tokenizer, args.sentences, args.seed,
                                  max_length)

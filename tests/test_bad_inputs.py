@@ -944,6 +944,12 @@ CASES += [
     ("pretrain-halting-rate-just-below-the-least", PRETRAIN + " --learning_rate 1e-8 --halting_learning_rate_scale "
      "0.9999999", 1, r"halting_learning_rate_scale 0.9999999 gives the halting unit a learning rate of 9.999999e-09 "
      r"\(x learning_rate 1e-08\)", []),
+    ("bench-served-fill-mask-a-run-dir", "benchmarks.served_fill_mask --init {run} --conllu {ud40} --output_dir "
+     "{tmp}/sfm_run", 1, r"is not a pre-training SavedModel \(one with a fill_mask signature\): \S+ is a pre-training "
+     r"run; export it first \(python -m albert_act.export --checkpoint \S+ --kind pretraining --output <dir>/1\)", []),
+    ("bench-learning-curves-a-run-joined-to-itself", "benchmarks.learning_curves ACT={run}+{run}/ --output_dir "
+     "{tmp}/lc_twice", 1, r"'ACT=.*': \S+/ holds the same evaluations as \S+ \(the same run, or a copy\): a continuation "
+     r"is a run started from the first's weights \(--init_from\); give each once", []),
     ("bench-learning-curves-a-folder-without-a-curve", "benchmarks.learning_curves A={notes_dir} --output_dir "
      "{tmp}/curves_none", 1, r"notes_dir holds no held_out.jsonl: give a pre-training run dir \(it holds one after its "
      r"first --eval_every evaluation\) or the file itself", []),

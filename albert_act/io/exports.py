@@ -7,7 +7,7 @@ import os
 import tensorflow as tf
 
 from albert_act.base import cli
-from albert_act.base.artifacts import ASSETS, EXPORT, EXPORT_INFO, SAVED_MODEL
+from albert_act.base.artifacts import ASSETS, CHECKPOINTS, CONFIG, EXPORT, EXPORT_INFO, SAVED_MODEL
 from albert_act.io.newest_intact import first_line
 from albert_act.io.run_checkpoints import READ_ERRORS
 
@@ -25,6 +25,17 @@ def find_export(path):
                 if tf.io.gfile.exists(os.path.join(candidate, ASSETS, EXPORT_INFO)):
                     return candidate
     return None
+
+
+def not_a_pretraining_export(path, signature):
+    """The refusal of `path` where a pre-training SavedModel (one with `signature`) is asked; a pre-training run
+    dir is told how to export it."""
+    how = ""
+    if tf.io.gfile.exists(os.path.join(path, CONFIG)) and tf.io.gfile.isdir(os.path.join(path, CHECKPOINTS)):
+        how = (f": {path} is a pre-training run; export it first (python -m albert_act.export --checkpoint {path} "
+               "--kind pretraining --output <dir>/1) and give that export")
+    return ValueError(f"{path} is not a pre-training SavedModel (one with a{'n' if signature[0] in 'aeiou' else ''} "
+                      f"{signature} signature){how}")
 
 
 def load_export(path):
