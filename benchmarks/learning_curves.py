@@ -145,6 +145,11 @@ def main(argv=None):
         check_same_records(curves)
     except (ValueError, OSError) as error:  # OSError: a read-only folder, where the lock goes
         raise SystemExit(arguments.refusal(error, args.output_dir)) from None
+    names = list(curves)
+    for i, name in enumerate(names):  # a run under two names (or its copy): two rows that are one
+        for other in names[i + 1:]:
+            if curves[name] == curves[other]:
+                print(f"note: {name} and {other} have the same evaluations (the same run, or a copy of it)")
     arguments.run(_write, args.output_dir, curves, output=args.output_dir,
                   stopped=arguments.said_when_stopped(args.output_dir, "learning_curves.json"))
     return curves

@@ -73,6 +73,10 @@ def test_learning_curves_join_a_run_and_its_continuation_and_compare_at_shared_u
     assert "MLM 0.045 (most frequent piece" in capsys.readouterr().out
     height, width, ink, colour = png_ink(tmp_path / "out" / "learning_curves.png")
     assert width > height and 0.01 < ink < 0.5 and colour > 0.001
+    (tmp_path / "copy").mkdir()  # the same run under a second name: a note, as its rows are one
+    (tmp_path / "copy" / "held_out.jsonl").write_bytes(albert.read_bytes())
+    learning_curves.main([f"ALBERT={albert}", f"AGAIN={tmp_path / 'copy'}", "--output_dir", str(tmp_path / "out2")])
+    assert "note: ALBERT and AGAIN have the same evaluations (the same run, or a copy of it)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("runs, message", [
