@@ -580,6 +580,13 @@ CASES += [
     ("analyze-parsed-a-copy-without-its-first-sentence", ANALYZE.replace("token-types", "dependencies") +
      " --parsed {ud40} {ud40_tail}", 1, r"--parsed .*ud40_tail.conllu: 40 of its 40 distinct sentences are also in "
      r".*ud40.conllu .*its sentences would count twice, and the intervals narrow", []),
+    ("finetune-train-file-given-twice", FINETUNE.replace("{tmp}/ft", "{tmp}/ft_doubled") + " --task rte --data_dir "
+     "{glue_doubled} --max_train_examples 16", 0,
+     r"note: .*glue_doubled/train.tsv: 2,492 of its 4,980 rows repeat an earlier row \(the first at line 528\): each "
+     r"counts once more in training", []),
+    ("finetune-dev-rows-inside-train", FINETUNE + " --task rte --data_dir {glue_dev_in_train}", 1,
+     r"glue_dev_in_train/dev.tsv: 277 of its 277 examples are also in .*glue_dev_in_train/train.tsv \(the same "
+     r"sentences\): dev numbers would measure the training data", []),
     ("finetune-train-is-dev", FINETUNE + " --task rte --data_dir {glue_train_is_dev}", 1,
      r"glue_train_is_dev/train.tsv is .*glue_train_is_dev/dev.tsv \(a link\): dev numbers would measure", []),
     ("analyze-held-out-on-training-records", "albert_act.analyze held-out --init {run} --records {train} "
@@ -1079,7 +1086,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                                                       "corpus_joined")},
             **{name: root / f"{name}.conllu" for name in ("ud40", "ud40_misc", "ud40_merged", "ud40_tail", "ud_run_on", "ud_2roots",
                                                           "ud_cycle")},
-            "latin1_txt": root / "latin1.txt", "glue_train_is_dev": root / "glue_train_is_dev", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
+            "latin1_txt": root / "latin1.txt", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
     for lock in locks:
         lock.release()
 
@@ -1184,6 +1191,12 @@ def _more_bad_files(root, rte):
     (root / "ud_2roots.conllu").write_text(with_head(ud[0], non_root, 0) + "\n\n")
     (root / "ud_cycle.conllu").write_text(with_head(ud[0], root_word, child) + "\n\n")  # root under its child
     (root / "latin1.txt").write_bytes("Caf\u00e9 au lait.\n".encode("latin-1"))
+    train_rows = (rte / "train.tsv").read_text().splitlines(keepends=True)
+    for name, more in (("glue_doubled", train_rows[1:]), ("glue_dev_in_train", (rte / "dev.tsv").read_text().splitlines(
+            keepends=True)[1:])):  # the training file given twice; the dev rows added to it
+        (root / name).mkdir()
+        shutil.copy(rte / "dev.tsv", root / name / "dev.tsv")
+        (root / name / "train.tsv").write_text("".join(train_rows + more))
     (root / "glue_train_is_dev").mkdir()
     shutil.copy(rte / "dev.tsv", root / "glue_train_is_dev" / "dev.tsv")
     (root / "glue_train_is_dev" / "train.tsv").symlink_to(root / "glue_train_is_dev" / "dev.tsv")

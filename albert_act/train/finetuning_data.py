@@ -72,9 +72,35 @@ def load_task(name, data_dir):
     if len({e.label for e in train}) == 1:
         raise ValueError(f"{train_report['file']}: every training label is {train[0].label!r}: the model would learn "
                          "that answer and nothing else (a task needs two labels or more)")
+    _check_repeats(train, dev, train_report["file"], dev_report["file"])
     skipped = tuple((r["file"], r["skipped_lines"], r["malformed_rows_skipped"]) for r in (train_report, dev_report)
                     if r["malformed_rows_skipped"])
     return TaskData(key, task.labels, train, dev, key, skipped)
+
+
+REPEATS_NOTED = 0.05  # of a split's rows: GLUE's own files repeat up to 0.5% (SST-2's phrases); a file given twice, 50%
+
+
+def _check_repeats(train, dev, train_file, dev_file):
+    """Training rows that repeat an earlier one (a file concatenated twice), noted past `REPEATS_NOTED`; dev
+    examples whose sentences are training ones: refused past half of them (dev numbers would measure the
+    training data), noted past `REPEATS_NOTED`."""
+    seen, repeats = set(), []
+    for example in train:
+        key = (example.text_a, example.text_b, example.label)
+        repeats += [example.guid] if key in seen else []
+        seen.add(key)
+    if len(repeats) > REPEATS_NOTED * len(train):
+        print(f"note: {train_file}: {len(repeats):,} of its {len(train):,} rows repeat an earlier row (the first at "
+              f"line {repeats[0].split('-')[-1]}): each counts once more in training")
+    texts = {(e.text_a, e.text_b) for e in train}
+    shared = sum((e.text_a, e.text_b) in texts for e in dev)
+    if 2 * shared > len(dev):
+        raise ValueError(f"{dev_file}: {shared:,} of its {len(dev):,} examples are also in {train_file} (the same "
+                         "sentences): dev numbers would measure the training data; give a dev split apart from it")
+    if shared > REPEATS_NOTED * len(dev):
+        print(f"note: {dev_file}: {shared:,} of its {len(dev):,} examples are also in {train_file}: dev numbers "
+              "are partly on training data")
 
 
 def encode(tokenizer, examples, max_seq_length):
