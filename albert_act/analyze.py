@@ -25,7 +25,7 @@ if not __package__:  # run as a file, where its imports of the package fail
 import os
 import sys
 
-from albert_act.base import cli, entry
+from albert_act.base import cli, entry, text_files
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The optional inputs each mode reads: a flag of `MODE_FLAGS` given to a mode that does not read it is
@@ -72,9 +72,11 @@ def main(argv=None):
         sys.exit(f"error: --documents {args.documents} sizes the embedded corpus, which --parsed replaces: give one")
     args.output_dir = args.output_dir or os.path.join(REPO, "runs", "analysis", args.mode)
     # A failed write: the staging dir goes; the previous analysis stays.
+    moved_in = text_files.replaced_since(args.output_dir)  # the analysis is moved into place whole, or not at all
     with cli.failures("the analysis", "the previous one (if any) is intact",
-                      f"the {args.mode} analysis did not finish; files in {args.output_dir} may be from an earlier "
-                      "run; re-run the same command"):
+                      lambda: f"the {args.mode} analysis is in {args.output_dir}, written whole just before the stop"
+                      if moved_in() else f"nothing was written: the {args.mode} analysis did not finish (an earlier "
+                      f"one in {args.output_dir}, if any, is intact); re-run the same command"):
         report.check_output_dir(args.output_dir, args.overwrite)
         sections = report.run_analyses(args.mode, args.init, args.output_dir, args.vocab, args.records, args.parsed,
                                        args.documents, args.keep_subtypes, args.max_batches, args.strategy,
