@@ -2,6 +2,7 @@
 
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -341,3 +342,27 @@ def test_the_sentences_table_escapes_pipes_and_says_what_its_picture_shows():
     assert "| `_a(1) \\|(3)` |" in table and table.count("\n| ") == 13  # 13 rows under the header
     assert "sentences.png shades the first 12 of these 13 sentences piece by piece" in table
     assert "sentences.png shades each piece by its iterations" in sentences_markdown([row], 6)
+
+
+def test_a_stopped_analysis_says_whether_it_was_moved_in(tmp_path):
+    """Ctrl-C during an analysis: its folder is moved into place whole or not at all, and the stop line says
+    which (it said "files may be from an earlier run" even where there was no folder)."""
+    import subprocess
+    import sys
+
+    for written in (True, False):
+        out = tmp_path / f"out_{written}"
+        script = ("import os\nfrom albert_act import analyze\nfrom albert_act.analysis import report\n"
+                  "def run(mode, init, output_dir, *rest):\n"
+                  f"    if {written}:\n        os.makedirs({str(tmp_path / 'staged')!r}, exist_ok=True)\n"
+                  f"        os.rename({str(tmp_path / 'staged')!r}, output_dir)\n"
+                  "    raise KeyboardInterrupt\n"
+                  "report.run_analyses = run\n"
+                  f"analyze.main(['token-types', '--init', {str(tmp_path)!r}, '--output_dir', {str(out)!r}])\n")
+        ended = subprocess.run([sys.executable, "-c", script], cwd=Path(__file__).resolve().parents[1],
+                               capture_output=True, text=True, timeout=120)
+        assert ended.returncode == 130 and "Traceback" not in ended.stderr, ended.stderr[-2000:]
+        assert ended.stderr.strip().splitlines()[-1] == (
+            f"stopped: the token-types analysis is in {out}, written whole just before the stop" if written else
+            f"stopped: nothing was written: the token-types analysis did not finish (an earlier one in {out}, if "
+            "any, is intact); re-run the same command")
