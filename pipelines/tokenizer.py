@@ -28,8 +28,9 @@ _PUNCTUATION = frozenset(string.punctuation)
 
 
 def sample_sentences(files, max_sentences, seed, skip_invalid_utf8=False, units=None):
-    """A seeded reservoir sample of normalized, non-empty lines: memory bounded by `max_sentences`. units: a dict,
-    given, of {path: its sentences' `overlap.keys_of`, an array} (`overlap.check_units_once`)."""
+    """A seeded reservoir sample of normalized, non-empty lines (memory bounded by `max_sentences`), and how many
+    lines it was drawn from. units: a dict, given, of {path: its sentences' `overlap.keys_of`, an array}
+    (`overlap.check_units_once`)."""
     rng = random.Random(f"{seed}/tokenizer-sample")
     sample, seen = [], 0
     for path in files:
@@ -50,7 +51,7 @@ def sample_sentences(files, max_sentences, seed, skip_invalid_utf8=False, units=
                     sample[j] = line
         if units is not None:
             keys.extend(overlap.keys_of(stream.end()))
-    return sample
+    return sample, seen
 
 
 MODEL_TYPES = ("unigram", "bpe")
@@ -83,10 +84,13 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
     if model_type not in MODEL_TYPES:
         raise ValueError(f"model_type must be one of {list(MODEL_TYPES)}, got {model_type!r}")
     units = {}  # each file's sentences, as the trainer takes them: a file more than half of whose sentences another holds
-    sentences = sample_sentences(files, max_sentences, seed, skip_invalid_utf8, units)
+    sentences, lines = sample_sentences(files, max_sentences, seed, skip_invalid_utf8, units)
     for note in overlap.check_units_once(units, "sentences", "its sentences would count twice in the "
                                             "vocabulary's statistics"):
         print(note)
+    if lines > len(sentences):
+        print(f"note: the vocabulary is trained on a seeded sample of {len(sentences):,} of the {lines:,} lines "
+              "(--max_sentences)")
     if not sentences:
         raise ValueError(f"no text to train a vocabulary on in {files}")
     if all(len(line.encode()) > MAX_LINE_BYTES for line in sentences):

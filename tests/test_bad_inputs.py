@@ -329,6 +329,8 @@ CASES += [
     # a refused resume names what differs, a nested setting by its key, not whole dicts before it
     ("pretrain-resume-with-init-from", PRETRAIN.replace("{tmp}/new_run", "{run}") + " --init_from {export}", 1,
      r"holds a run with another config \((?:(?!\{).)*init_from: None there, '.*export/1' now", ["{run}", "{export}"]),
+    ("tokenizer-a-sample-of-the-lines", TOKENIZER.replace("{tmp}/v", "{tmp}/v_sample") + " --max_sentences 20", 0,
+     r"note: the vocabulary is trained on a seeded sample of 20 of the \d[\d,]* lines \(--max_sentences\)", []),
     ("tokenizer-max-sentences-0", TOKENIZER + " --max_sentences 0", 1, r"--max_sentences must be an integer >= 1, got 0", []),
     ("tokenizer-threads-0", TOKENIZER + " --threads 0", 1, r"--threads must be an integer in \[1, 1024\], got 0", []),
     ("tokenizer-output-under-a-file", TOKENIZER.replace("{tmp}/v", "{notes_dir}/notes.txt/v"), 1, r"notes.txt is a file",
