@@ -81,7 +81,7 @@ def test_a_setting_that_needs_a_depth_target_takes_the_presets():
 
 
 def test_set_reaches_any_setting_and_names_the_known_ones(capsys):
-    args = parse([*_file_flags(), "--set", "weight_decay_rate=0", "--set", "clip_norm=5"])
+    args = parse([*_file_flags(), "--set", "weight_decay_rate=0", "--set", "clip_norm = 5"])  # (spaces: not the key's)
     config = settings.config_from(PretrainConfig, args)
     assert (config.weight_decay_rate, config.clip_norm) == (0, 5) and {"weight_decay_rate", "clip_norm"} <= args.given
     refusals = [(["--set", "depth=3"], r"--set depth: not a setting of PretrainConfig; known: train_files, eval_files, "

@@ -65,9 +65,11 @@ def flag_name(field):
 
 def key_value(flag):
     """The type of a KEY=VALUE flag: `key=value` -> (key, value), the value read as JSON (numbers,
-    true/false, lists), else as text; anything else is refused naming `flag`."""
+    true/false, lists), else as text; spaces around either are not theirs ('steps = 5'); anything else is
+    refused naming `flag`."""
     def parse(text):
         key, equals, value = text.partition("=")
+        key, value = key.strip(), value.strip()
         if not key or not equals:
             raise argparse.ArgumentTypeError(f"{flag} expects key=value, got {text!r}")
         from albert_act.base import artifacts
