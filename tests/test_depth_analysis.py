@@ -52,6 +52,8 @@ def test_relation_table_folds_subtypes_and_marks_outliers():
     assert not table["relations"]["nsubj"]["marked"] and list(table["relations"])[0] == "nmod"
     kept = depth_analysis.relation_table(records, fold_subtypes=False)
     assert kept["relations"]["nmod:poss"]["words"] == 1
+    ptb = depth_analysis.relation_table([(0, ":", [2.0]), (0, "NN", [1.0])])  # PTB's colon tag (.dp files): not ""
+    assert sorted(ptb["relations"]) == [":", "NN"]
 
 
 def test_relation_intervals_resample_sentences():

@@ -131,11 +131,14 @@ def relation_table(records, fold_subtypes=True, resamples=confidence.RESAMPLES, 
     in the paper's tables."""
     first, every = collections.defaultdict(list), collections.defaultdict(list)
     sentences = 1 + max((index for index, _, _ in records), default=-1)
-    names = sorted({r.split(":")[0] if fold_subtypes else r for _, r, _ in records})
+    def folded(relation):  # nsubj:pass -> nsubj; PTB's ":" tag (a .dp file's label) stays itself, not ""
+        return (relation.split(":")[0] or relation) if fold_subtypes else relation
+
+    names = sorted({folded(r) for _, r, _ in records})
     column = {name: k for k, name in enumerate(names)}
     sums, counts = np.zeros((sentences, len(names) + 1)), np.zeros((sentences, len(names) + 1))
     for index, relation, piece_iterations in records:
-        relation = relation.split(":")[0] if fold_subtypes else relation
+        relation = folded(relation)
         first[relation].append(piece_iterations[0])
         every[relation].extend(piece_iterations)
         for k in (column[relation], len(names)):  # the relation's column and every word's

@@ -327,8 +327,8 @@ def dependencies_markdown(result):
     for name, row in result["relations"].items():
         mark = " **\\***" if row["marked"] else ""
         (low, high), (dlow, dhigh) = row["first_piece_interval"], row["difference_interval"]
-        lines.append(f"| {name}{mark} | {row['words']} | {row['first_piece_mean']:.2f} [{low:.2f}, {high:.2f}] | "
-                     f"{row['difference_from_mean']:+.2f} [{dlow:+.2f}, {dhigh:+.2f}] | "
+        lines.append(f"| {code_cell(name)}{mark} | {row['words']} | {row['first_piece_mean']:.2f} [{low:.2f}, "
+                     f"{high:.2f}] | {row['difference_from_mean']:+.2f} [{dlow:+.2f}, {dhigh:+.2f}] | "
                      f"{row['all_piece_mean']:.2f} | {row['pieces']} |")
     low, high = result["mean_first_piece_interval"]
     deeper = [name for name, row in result["relations"].items() if row["deeper"]]
@@ -338,7 +338,8 @@ def dependencies_markdown(result):
                   f"{result['mean_all_pieces']:.2f} ± {result['std_all_pieces']:.2f}; "
                   f"{result['words_dropped_at_max_length']} words beyond the maximum length left out (whole words). "
                   "Intervals: bootstrap over sentences.",
-              f"Deeper than the average word (interval of the difference above 0): {', '.join(deeper) or 'none'}."]
+              "Deeper than the average word (interval of the difference above 0): "
+              f"{', '.join(map(code_cell, deeper)) or 'none'}."]  # (as code: PTB's tags are "," ":" "``")
     return "\n".join(lines)
 
 
