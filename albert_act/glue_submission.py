@@ -72,7 +72,8 @@ def check_paths(args):
     if os.path.isdir(args.output):
         raise ValueError(f"--output {args.output} is a directory; give the zip file's path (e.g. {args.output}/submission.zip)")
     if not args.output.endswith(".zip"):
-        raise ValueError(f"--output {args.output}: the GLUE server takes a .zip file; name it ....zip")
+        raise ValueError(f"--output {args.output}: the GLUE server takes a .zip file (its name ending in .zip, in "
+                         f"lower case); e.g. --output {os.path.splitext(args.output)[0]}.zip")
     if "://" in args.output:  # written beside it and renamed in: the name would make a local folder "gs:"
         raise ValueError(f"--output {args.output} {outputs.REMOTE_REFUSED}")
     outputs.check_dir_target(os.path.dirname(os.path.abspath(args.output)), "--output", holds_a_file=True)

@@ -292,7 +292,8 @@ CASES += [
     ("submission-output-a-dir", SUBMIT.replace("{tmp}/s.zip", "{notes_dir}"), 1, r"notes_dir is a directory", ["{notes_dir}"]),
     ("submission-output-under-a-file", SUBMIT.replace("{tmp}/s.zip", "{notes_dir}/notes.txt/s.zip"), 1, r"notes.txt is a file",
      ["{notes_dir}"]),
-    ("submission-output-not-zip", SUBMIT.replace("{tmp}/s.zip", "{tmp}/s.tar"), 1, r"--output .*s.tar: .*\.zip", []),
+    ("submission-output-not-zip", SUBMIT.replace("{tmp}/s.zip", "{tmp}/s.tar"), 1, r"--output (\S+)/s.tar: the GLUE server takes a .zip file \(its name ending in .zip, in lower case\); e.g. "
+     r"--output \1/s.zip", []),
     # --- the data tool ---------------------------------------------------------------------------------
     *[(f"data-{flag}-{value}", DATA + f" --input {{corpus}} --{flag} {value}", 1, rf"{flag} must be {rule}, got {value}", [])
       for flag, value, rule in (
