@@ -25,9 +25,8 @@ def hf(records, tmp_path_factory):
 @pytest.fixture(scope="module")
 def rte(tmp_path_factory):
     data = tmp_path_factory.mktemp("rte")
-    rows = "".join(f"{i}\tA man plays a guitar {i}.\tA man plays.\t{'entailment' if i % 2 else 'not_entailment'}\n"
-                   for i in range(8))
-    for split in ("train", "dev"):
+    for split, who in (("train", "A man plays a guitar"), ("dev", "A woman plays a drum")):  # (dev apart from train)
+        rows = "".join(f"{i}\t{who} {i}.\tA man plays.\t{'entailment' if i % 2 else 'not_entailment'}\n" for i in range(8))
         (data / f"{split}.tsv").write_text("index\tsentence1\tsentence2\tlabel\n" + rows)
     return str(data)
 
