@@ -275,12 +275,15 @@ class Tokenizer:
     def for_model(cls, path, rows):
         """The tokenizer of the file `path`, refused unless it has the model's `rows` pieces (the check both
         pre-training backends make before any compute)."""
-        tokenizer = cls.from_file(path)
-        if tokenizer.vocabulary_size != rows:
-            raise ValueError(f"{path} has {tokenizer.vocabulary_size} pieces but the model's vocabulary_size is {rows}; "
-                             f"make the data with a {rows}-piece vocabulary, or pass --override "
-                             f"vocabulary_size={tokenizer.vocabulary_size}")
-        return tokenizer
+        return cls.from_file(path).sized_for(rows)
+
+    def sized_for(self, rows):
+        """This tokenizer, refused unless it has the model's `rows` pieces."""
+        if self.vocabulary_size != rows:
+            raise ValueError(f"{self.source} has {self.vocabulary_size} pieces but the model's vocabulary_size is "
+                             f"{rows}; make the data with a {rows}-piece vocabulary, or pass --override "
+                             f"vocabulary_size={self.vocabulary_size}")
+        return self
 
     @property
     def vocabulary_size(self):

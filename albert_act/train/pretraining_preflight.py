@@ -22,8 +22,7 @@ def preflight(config, replicas, sample_records=2000):
     """Raises ValueError, before any compute, for the problems a user can fix; returns the
     (training, evaluation) record files. `config` is resolved. A run dir to resume is compared before the
     vocabulary's size: a run resumed with another --preset is told that, not to make other data."""
-    if config.vocab:
-        Tokenizer.from_file(config.vocab)  # a vocabulary at all; its size against the model's comes last
+    tokenizer = Tokenizer.from_file(config.vocab) if config.vocab else None  # its size against the model's: last
     if config.export_dir and not config.vocab:
         raise ValueError("export_dir needs vocab (the SentencePiece model of the data): the export tokenizes raw "
                          "text; pass --vocab, or --no_export")
@@ -33,8 +32,8 @@ def preflight(config, replicas, sample_records=2000):
     train_files, eval_files = _check_records(config, sample_records)
     check_batch_fits(config, train_files, count_records)
     _check_model_dir(config, train_files, eval_files)
-    if config.vocab:
-        Tokenizer.for_model(config.vocab, config.backbone_config()["vocabulary_size"])
+    if tokenizer is not None:
+        tokenizer.sized_for(config.backbone_config()["vocabulary_size"])
     return train_files, eval_files
 
 
