@@ -568,6 +568,8 @@ CASES += [
      1, r"--input .*corpus_joined.txt: 21 of its 21 distinct sentences are also in .*corpus.txt", []),
     ("data-input-a-copy-with-each-documents-lines-joined", DATA + " --input {corpus} {corpus_joined}", 1,
      r"--input .*corpus_joined.txt: 21 of its 21 distinct sentences are also in .*corpus.txt", []),
+    ("data-input-a-copy-with-speakers-labels", DATA + " --input {corpus_spoken} {corpus}", 1,
+     r"--input .*corpus.txt: 21 of its 21 distinct sentences are also in .*corpus_spoken.txt", []),
     ("probing-conllu-a-copy-with-misc-blanked", "pipelines.probing --conllu {ud40} {ud40_misc} --output_dir "
      "{tmp}/probing_misc", 1, r"--conllu .*ud40_misc.conllu: 41 of its 41 distinct sentences are also in .*ud40.conllu", []),
     ("probing-conllu-a-copy-whose-trees-are-merged-in-pairs-and-reheaded", "pipelines.probing --conllu {ud40} "
@@ -1086,7 +1088,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "probing_future": root / "probing_future", "glue_spelled_models": root / "glue_spelled_models",
             "one_line": root / "one_line.txt", "corpus_copy": root / "corpus_copy.txt",
             **{name: root / f"{name}.txt" for name in ("corpus_indented", "corpus_after_more", "corpus_reordered",
-                                                      "corpus_joined")},
+                                                      "corpus_joined", "corpus_spoken")},
             **{name: root / f"{name}.conllu" for name in ("ud40", "ud40_misc", "ud40_merged", "ud40_tail", "ud_run_on", "ud_2roots",
                                                           "ud_cycle")},
             "latin1_txt": root / "latin1.txt", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
@@ -1173,6 +1175,8 @@ def _more_bad_files(root, rte):
     (root / "corpus_reordered.txt").write_text("\n\n".join("\n".join(reversed(d.split("\n"))) for d in (  # each
         root / "corpus.txt").read_text().strip().split("\n\n")) + "\n")  # document's sentences in reverse order
     (root / "corpus_joined.txt").write_text((root / "corpus.txt").read_text().replace(".\nIt", ". It"))  # one line each
+    (root / "corpus_spoken.txt").write_text("".join(  # a dialogue: each line said by one of two speakers
+        f"{('Ann', 'Dr. Bo')[i % 2]}: {line}\n" if line.strip() else "\n" for i, line in enumerate(corpus_lines)))
     ud = (rte.parent.parent / "ud_english_ewt" / "en_ewt-ud-dev.conllu").read_text().split("\n\n")[:40]
     (root / "ud40.conllu").write_text("\n\n".join(ud) + "\n\n")
     (root / "ud40_misc.conllu").write_text("\n\n".join("\n".join(  # MISC (SpaceAfter=No) blanked: the words read alike

@@ -251,12 +251,18 @@ def test_files_that_hold_the_same_units_are_refused_and_a_few_shared_ones_noted(
     least) is refused, naming it (the smaller) and them, with its exact count, whichever earlier files hold them; a
     smaller overlap, or a small file's, gives one note per later file; the key is the words as read (NFKC, no
     accents, case folded, without punctuation or spaces), so an indented, NFD, upper-cased or quoted line is the same
-    unit, another word is not."""
+    unit, another word is not; a speaker's label ("Ann:") begins a sentence and is no part of it."""
     from albert_act.base import overlap
 
     key = overlap.unit_key
     assert key("Café  au lait.") == key(" CAFE\u0301 au\tlait. ") == key('"cafe au lait..."') == key("( Café ) au lait")
     assert key("Café au lait.") != key("Café au thé.")  # another word is another unit
+    spoken = ["ALICE: Where are you going", "today?", "Dr. Bo: To the market. Q: Why go there?"]  # a dialogue's
+    said = ["Where are you going today?", "To the market.", "Why go there?"]  # speakers' labels are no part of it
+    assert overlap.sentence_keys(spoken) == overlap.sentence_keys(said) == overlap.keys_of(said)
+    assert overlap.sentence_keys(["Ann: we came", "Bob: and we went"]) == overlap.keys_of(["we came", "and we went"])
+    assert overlap.keys_of(["Note that the following: it is so."]) != overlap.keys_of(["it is so."])  # 4 words: text
+    assert overlap.keys_of(["at 12:30 we left home."]) == [key("at 12 30 we left home")]
     a, b = list(range(100, 130)), list(range(200, 230))
     units = {"a": a, "b": b, "c": a[:15] + b[:15] + [1, 2, 3]}  # 30 of c's 33 in a and b, 15 in each
     with pytest.raises(ValueError, match=r"^--input c: 30 of its 33 distinct documents are also in a \(15\), b \(15\) "

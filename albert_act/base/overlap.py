@@ -9,13 +9,17 @@ import unicodedata
 _SENTENCE_END = re.compile(r"[.!?][\"'\u2019\u201d)\]]?$")  # a word that ends a sentence: "it.", "it?\"", "(it.)"
 CHUNK = 40  # words: a longer run without a sentence's end (a list, a text without stops) is cut every 40 words
 MIN_WORDS = 3  # a shorter sentence ("Yes.", "Thank you.", "See also") is any text's: no sign of a copy
+# a speaker's label ("ALICE:", "Q:", "Dr. Smith:"): up to 3 words, the first capitalised, the last ending in ":"
+_LABEL = re.compile(r"^[^\w\s]*[A-Z\u00c0-\u00de][^\s:]*(?:\s+[^\s:]+){0,2}?:\s+(?=\S)")
 
 
 class Sentences:
     """The sentences of lines of text read as one stream of words, for the overlap check: wherever the lines are
     cut (joined, split, hard-wrapped, a sentence a line), the same words give the same sentences. A sentence ends
     after a word that ends in . ! or ? (and a closing quote or bracket), at a blank line (a paragraph's, a
-    document's end), and every `CHUNK` words without one; a one-word sentence ("Mr.", "e.g.") goes with the next."""
+    document's end), and every `CHUNK` words without one; a one-word sentence ("Mr.", "e.g.") goes with the next. A
+    line that begins with a speaker's label (`_LABEL`: "ALICE:", "Dr. Smith:") begins a sentence, without the label:
+    a dialogue and its copy without the speakers' names give the same sentences."""
 
     def __init__(self):
         self.held, self.words = [], []
@@ -25,6 +29,8 @@ class Sentences:
         if not line.split():
             return self.end()
         ended = []
+        if ":" in line and (label := _LABEL.match(line.lstrip())) is not None:
+            ended, line = self.end(), line.lstrip()[label.end():]
         for word in line.split():
             self.words.append(word)
             if _SENTENCE_END.search(word) and len(self.words) == 1 and not self.held:
@@ -57,8 +63,10 @@ def tree_keys(trees):
 
 
 def keys_of(sentences):
-    """The `unit_key`s of the sentences of `MIN_WORDS` words (runs of letters or digits) or more."""
-    return [_digest(words) for words in map(_words, sentences) if len(words) >= MIN_WORDS]
+    """The `unit_key`s of the sentences of `MIN_WORDS` words (runs of letters or digits) or more, each without a
+    speaker's label at its start (`_LABEL`: a dialogue written on one line)."""
+    return [_digest(words) for words in (_words(_LABEL.sub("", s, count=1) if ":" in s else s) for s in sentences)
+            if len(words) >= MIN_WORDS]
 
 
 def unit_key(text):
