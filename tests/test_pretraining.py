@@ -217,7 +217,7 @@ def test_bad_input_fails_before_compute(records, tmp_path, overrides, message):
 
 
 def test_model_dir_with_an_incompatible_run_is_refused(records, tmp_path):
-    from albert_act.train.pretraining_config import config_record
+    from albert_act.train.pretraining_config import another_run, config_record
 
     # What a run leaves (its resolved config.json and a checkpoint), without training one.
     (tmp_path / "checkpoints").mkdir()
@@ -226,6 +226,16 @@ def test_model_dir_with_an_incompatible_run_is_refused(records, tmp_path):
                                                                    .resolved())))
     with pytest.raises(ValueError, match=r"holds a run with another config \(ponder_cost_weight: 'auto' there, 0.5 now\)"):
         run_pretraining(_config(records, tmp_path, steps=2, warmup_steps=0, ponder_cost_weight=0.5), progress=False)
+    differing = [("backbone.hidden_dim", 128, 768), ("backbone.num_heads", 4, 12), ("preset", "demo", "small"),
+                 ("steps", 1000, 112500), ("warmup_steps", 50, 3125)]  # another preset: said first, the rest cut
+    assert str(another_run("r", differing)) == (
+        "r holds a run with another config (preset: 'demo' there, 'small' now, backbone.hidden_dim: 128 there, 768 now, "
+        "backbone.num_heads: 4 there, 12 now, steps: 1000 there, 112500 now, and 1 more settings); use a new "
+        "--model_dir, or --preset demo (and the run's other settings) to resume")
+    assert str(another_run("r", [("steps", 1000, 2000)])).endswith(
+        "or the same settings to resume; to train it on for other --steps, start a new run from its weights: "
+        "--init_from r --model_dir <a new dir> (the settings that follow --steps by default, its warm-ups and ponder "
+        "ramp, change with it)")
 
 
 def test_a_model_dir_keeps_its_config_only_while_it_holds_checkpoints(records, tmp_path, capsys):

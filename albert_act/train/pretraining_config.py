@@ -47,13 +47,12 @@ DEPTH_RECIPE = ("target_iterations", "target_control", "target_pieces", "mlm_obj
                 "halting_trust_ratio", "halting_learning_rate_scale")
 # What a setting left at None takes when the preset does not set it either.
 TRAINING_DEFAULTS = {"deterministic": False, "target_control": "tau", "target_pieces": "all", "mlm_objective": "final",
-                     "halting_signal_weight": 1.0,
-                     "kl_weight": 0.0, "halting_trust_ratio": True, "halting_learning_rate_scale": 1.0}
+                     "halting_signal_weight": 1.0, "kl_weight": 0.0, "halting_trust_ratio": True,
+                     "halting_learning_rate_scale": 1.0}
 # Settings added after runs were saved without them, and what such a run used.
 ADDED_SETTINGS = {"input_streams": 1, "target_iterations": None, "eval_every": None, "target_control": "tau",
-                  "target_pieces": "all",
-                  "mlm_objective": "final", "halting_signal_weight": 1.0, "kl_weight": 0.0, "halting_trust_ratio": True,
-                  "halting_learning_rate_scale": 1.0}
+                  "target_pieces": "all", "mlm_objective": "final", "halting_signal_weight": 1.0, "kl_weight": 0.0,
+                  "halting_trust_ratio": True, "halting_learning_rate_scale": 1.0}
 
 
 def _tau(text):
@@ -437,11 +436,15 @@ def config_differences(previous, current, prefix=""):
 
 def another_run(model_dir, differing):
     """The refusal of a run dir whose run has other settings (`config_differences`: each with its value there and
-    now). Where --steps differs (a finished run given more), the way to train on from its weights is said, and that
-    the schedules that follow --steps (warm-ups, the ponder ramp) changed with it."""
-    details = ", ".join(f"{key}: {there!r} there, {now!r} now" for key, there, now in differing)
-    longer = "" if "steps" not in (key for key, _, _ in differing) else (
+    now). Another --preset is said first, with three of the settings that differ with it; other --steps (a finished
+    run given more) are told how to train on from its weights, and that the schedules following --steps change."""
+    preset = [(key, there, now) for key, there, now in differing if key == "preset"]
+    shown = (preset + [d for d in differing if d[0] != "preset"])[:4 if preset else None]
+    details = ", ".join(f"{key}: {there!r} there, {now!r} now" for key, there, now in shown) + (
+        f", and {len(differing) - len(shown)} more settings" if len(differing) > len(shown) else "")
+    resume = f"--preset {preset[0][1]} (and the run's other settings)" if preset else "the same settings"
+    longer = "" if preset or "steps" not in (key for key, _, _ in differing) else (
         f"; to train it on for other --steps, start a new run from its weights: --init_from {model_dir} --model_dir "
         "<a new dir> (the settings that follow --steps by default, its warm-ups and ponder ramp, change with it)")
-    return ValueError(f"{model_dir} holds a run with another config ({details}); use a new --model_dir, or the same "
-                      f"settings to resume{longer}")
+    return ValueError(f"{model_dir} holds a run with another config ({details}); use a new --model_dir, or "
+                      f"{resume} to resume{longer}")
