@@ -45,7 +45,7 @@ def served_sentences(path, count, min_words=6, max_words=40):
     from albert_act.base import text_files
 
     chosen = []
-    for _, line in text_files.read_lines(path, skip_flag=False):
+    for _, line in text_files.read_text_lines(path, skip_flag=False):
         words = line.split()
         if not min_words <= len(words) <= max_words:
             continue

@@ -44,7 +44,7 @@ def read_documents(files, skip_invalid_utf8=False, invalid_lines=None, units=Non
     whose documents were merged, split, cut or added to, or whose lines were joined, holds the same ones)."""
     for path in files:
         document, keys = [], None if units is None else units.setdefault(path, array.array("Q"))
-        for _, line in text_files.read_lines(path, skip_invalid_utf8, invalid_lines):
+        for _, line in text_files.read_text_lines(path, skip_invalid_utf8, invalid_lines):
             line = line.strip()
             if line and (line.isascii() or not text_files.is_blank(line)):  # (a zero-width space alone is blank)
                 document.append(line)

@@ -36,7 +36,7 @@ def sample_sentences(files, max_sentences, seed, skip_invalid_utf8=False, units=
     for path in files:
         keys = None if units is None else units.setdefault(path, array.array("Q"))
         stream = overlap.Sentences()  # the file's sentences, however its lines are cut
-        for _, line in text_files.read_lines(path, skip_invalid_utf8):
+        for _, line in text_files.read_text_lines(path, skip_invalid_utf8):
             line = normalization.normalize(line)
             if units is not None:
                 keys.extend(overlap.keys_of(stream.feed(line)))

@@ -570,6 +570,14 @@ CASES += [
      r"--input .*corpus_joined.txt: 21 of its 21 distinct sentences are also in .*corpus.txt", []),
     ("data-input-a-copy-with-speakers-labels", DATA + " --input {corpus_spoken} {corpus}", 1,
      r"--input .*corpus.txt: 21 of its 21 distinct sentences are also in .*corpus_spoken.txt", []),
+    ("tokenizer-input-a-conllu-file", TOKENIZER.replace("{corpus}", "{ud40}"), 1,
+     r"ud40.conllu line \d+: a parsed file's token line \('2\\t.*': tab-separated columns, as CoNLL-U or \.dp\), where "
+     r"plain text is read; give the text itself \(a CoNLL-U file's '# text = ' lines hold it: sed -n "
+     r"'s/\^# text = //p' .*ud40.conllu\)", []),
+    ("data-input-a-dp-file", DATA + " --input {ptb_dp}", 1, r"ptb.dp line 2: a parsed file's token line \('Vinken\\tNNP"
+     r"\\t8': .*give the text itself \(a .dp file's first column holds its words\)", []),
+    ("analyze-sentences-text-a-conllu-file", "albert_act.analyze sentences --init {run} --text {ud40} --output_dir "
+     "{tmp}/a_conllu", 1, r"ud40.conllu line \d+: a parsed file's token line", []),
     ("probing-conllu-a-copy-with-misc-blanked", "pipelines.probing --conllu {ud40} {ud40_misc} --output_dir "
      "{tmp}/probing_misc", 1, r"--conllu .*ud40_misc.conllu: 41 of its 41 distinct sentences are also in .*ud40.conllu", []),
     ("probing-conllu-a-copy-whose-trees-are-merged-in-pairs-and-reheaded", "pipelines.probing --conllu {ud40} "
@@ -1091,7 +1099,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                                                       "corpus_joined", "corpus_spoken")},
             **{name: root / f"{name}.conllu" for name in ("ud40", "ud40_misc", "ud40_merged", "ud40_tail", "ud_run_on", "ud_2roots",
                                                           "ud_cycle")},
-            "latin1_txt": root / "latin1.txt", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
+            "latin1_txt": root / "latin1.txt", "ptb_dp": root / "ptb.dp", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
     for lock in locks:
         lock.release()
 
@@ -1175,6 +1183,8 @@ def _more_bad_files(root, rte):
     (root / "corpus_reordered.txt").write_text("\n\n".join("\n".join(reversed(d.split("\n"))) for d in (  # each
         root / "corpus.txt").read_text().strip().split("\n\n")) + "\n")  # document's sentences in reverse order
     (root / "corpus_joined.txt").write_text((root / "corpus.txt").read_text().replace(".\nIt", ". It"))  # one line each
+    (root / "ptb.dp").write_text("".join((rte.parent.parent / "ptb_wsj_sample_nltk" / "wsj_sample_heads.dp")
+                                         .read_text().splitlines(keepends=True)[:60]))
     (root / "corpus_spoken.txt").write_text("".join(  # a dialogue: each line said by one of two speakers
         f"{('Ann', 'Dr. Bo')[i % 2]}: {line}\n" if line.strip() else "\n" for i, line in enumerate(corpus_lines)))
     ud = (rte.parent.parent / "ud_english_ewt" / "en_ewt-ud-dev.conllu").read_text().split("\n\n")[:40]

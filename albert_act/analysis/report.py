@@ -250,7 +250,7 @@ def difficulty_markdown(result):
 def read_sentences(path):
     """The non-blank lines of a UTF-8 text file (a line that is not UTF-8 is named; one of invisible
     characters only is blank: `text_files.is_blank`); ValueError when none."""
-    sentences = [line.strip() for _, line in text_files.read_lines(path, skip_flag=False)
+    sentences = [line.strip() for _, line in text_files.read_text_lines(path, skip_flag=False)
                  if not text_files.is_blank(line)]
     if not sentences:
         raise ValueError(f"{path}: no sentences (one per line; the file is empty or blank)")
