@@ -599,7 +599,7 @@ CASES += [
      r"counts once more in training", []),
     ("finetune-dev-rows-inside-train", FINETUNE + " --task rte --data_dir {glue_dev_in_train}", 1,
      r"glue_dev_in_train/dev.tsv: 277 of its 277 examples are also in .*glue_dev_in_train/train.tsv \(the same "
-     r"sentences\): dev numbers would measure the training data", []),
+     r"sentences, as the model reads them\): dev numbers would measure the training data", []),
     ("finetune-train-is-dev", FINETUNE + " --task rte --data_dir {glue_train_is_dev}", 1,
      r"glue_train_is_dev/train.tsv is .*glue_train_is_dev/dev.tsv \(a link\): dev numbers would measure", []),
     ("analyze-held-out-on-training-records", "albert_act.analyze held-out --init {run} --records {train} "
@@ -1209,8 +1209,10 @@ def _more_bad_files(root, rte):
     (root / "ud_cycle.conllu").write_text(with_head(ud[0], root_word, child) + "\n\n")  # root under its child
     (root / "latin1.txt").write_bytes("Caf\u00e9 au lait.\n".encode("latin-1"))
     train_rows = (rte / "train.tsv").read_text().splitlines(keepends=True)
-    for name, more in (("glue_doubled", train_rows[1:]), ("glue_dev_in_train", (rte / "dev.tsv").read_text().splitlines(
-            keepends=True)[1:])):  # the training file given twice; the dev rows added to it
+    dev_rows = [row.rstrip("\n").split("\t") for row in (rte / "dev.tsv").read_text().splitlines(keepends=True)[1:]]
+    for name, more in (("glue_doubled", train_rows[1:]), ("glue_dev_in_train", [  # the training file given twice;
+            "\t".join([i, b.upper(), a.upper(), label] if int(i) % 2 else [i, "  " + a.replace(" ", "  "), b, label])
+            + "\n" for i, a, b, label in dev_rows])):  # the dev rows added to it, swapped and upper-cased or re-spaced
         (root / name).mkdir()
         shutil.copy(rte / "dev.tsv", root / name / "dev.tsv")
         (root / name / "train.tsv").write_text("".join(train_rows + more))

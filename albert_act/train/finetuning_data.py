@@ -7,6 +7,7 @@ import unicodedata
 
 import numpy as np
 
+from albert_act.base import overlap
 from pipelines import glue, probing
 from pipelines.packing import TextEncoder, pack_texts
 
@@ -84,23 +85,30 @@ REPEATS_NOTED = 0.05  # of a split's rows: GLUE's own files repeat up to 0.5% (S
 def _check_repeats(train, dev, train_file, dev_file):
     """Training rows that repeat an earlier one (a file concatenated twice), noted past `REPEATS_NOTED`; dev
     examples whose sentences are training ones: refused past half of them (dev numbers would measure the
-    training data), noted past `REPEATS_NOTED`."""
+    training data), noted past `REPEATS_NOTED`: their sentences compare as the model reads them (`_sentences`)."""
     seen, repeats = set(), []
     for example in train:
-        key = (example.text_a, example.text_b, example.label)
+        key = (example.text_a, example.text_b, example.label)  # (SST-2's phrases "good" and "good ," are two)
         repeats += [example.guid] if key in seen else []
         seen.add(key)
     if len(repeats) > REPEATS_NOTED * len(train):
         print(f"note: {train_file}: {len(repeats):,} of its {len(train):,} rows repeat an earlier row (the first at "
               f"line {repeats[0].split('-')[-1]}): each counts once more in training")
-    texts = {(e.text_a, e.text_b) for e in train}
-    shared = sum((e.text_a, e.text_b) in texts for e in dev)
+    texts = {_sentences(e) for e in train}
+    shared = sum(_sentences(e) in texts for e in dev)
     if 2 * shared > len(dev):
         raise ValueError(f"{dev_file}: {shared:,} of its {len(dev):,} examples are also in {train_file} (the same "
-                         "sentences): dev numbers would measure the training data; give a dev split apart from it")
+                         "sentences, as the model reads them): dev numbers would measure the training data; give a "
+                         "dev split apart from it")
     if shared > REPEATS_NOTED * len(dev):
         print(f"note: {dev_file}: {shared:,} of its {len(dev):,} examples are also in {train_file}: dev numbers "
               "are partly on training data")
+
+
+def _sentences(example):
+    """An example's sentences as the model reads them (`overlap.unit_key`: case, accents, spaces and punctuation
+    aside), in either order: a pair given the other way round holds the same sentences."""
+    return tuple(sorted(overlap.unit_key(text) for text in (example.text_a, example.text_b) if text is not None))
 
 
 def encode(tokenizer, examples, max_seq_length):
