@@ -37,9 +37,9 @@ def sample_sentences(files, max_sentences, seed, skip_invalid_utf8=False, units=
         keys = None if units is None else units.setdefault(path, array.array("Q"))
         stream = overlap.Sentences()  # the file's sentences, however its lines are cut
         for _, line in text_files.read_text_lines(path, skip_invalid_utf8):
-            line = normalization.normalize(line)
-            if units is not None:
+            if units is not None:  # (the line as written: its tabs and line numbers as they are)
                 keys.extend(overlap.keys_of(stream.feed(line)))
+            line = normalization.normalize(line)
             if not line:
                 continue
             seen += 1

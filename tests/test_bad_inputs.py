@@ -568,6 +568,8 @@ CASES += [
      1, r"--input .*corpus_joined.txt: 21 of its 21 distinct sentences are also in .*corpus.txt", []),
     ("data-input-a-copy-with-each-documents-lines-joined", DATA + " --input {corpus} {corpus_joined}", 1,
      r"--input .*corpus_joined.txt: 21 of its 21 distinct sentences are also in .*corpus.txt", []),
+    ("tokenizer-input-a-copy-with-numbered-lines", TOKENIZER.replace("{corpus}", "{corpus} {corpus_numbered}"), 1,
+     r"--input .*corpus_numbered.txt: 21 of its 21 distinct sentences are also in .*corpus.txt", []),
     ("data-input-a-copy-with-speakers-labels", DATA + " --input {corpus_spoken} {corpus}", 1,
      r"--input .*corpus.txt: 21 of its 21 distinct sentences are also in .*corpus_spoken.txt", []),
     ("tokenizer-input-a-conllu-file", TOKENIZER.replace("{corpus}", "{ud40}"), 1,
@@ -1096,7 +1098,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "probing_future": root / "probing_future", "glue_spelled_models": root / "glue_spelled_models",
             "one_line": root / "one_line.txt", "corpus_copy": root / "corpus_copy.txt",
             **{name: root / f"{name}.txt" for name in ("corpus_indented", "corpus_after_more", "corpus_reordered",
-                                                      "corpus_joined", "corpus_spoken")},
+                                                      "corpus_joined", "corpus_spoken", "corpus_numbered")},
             **{name: root / f"{name}.conllu" for name in ("ud40", "ud40_misc", "ud40_merged", "ud40_tail", "ud_run_on", "ud_2roots",
                                                           "ud_cycle")},
             "latin1_txt": root / "latin1.txt", "ptb_dp": root / "ptb.dp", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
@@ -1185,6 +1187,7 @@ def _more_bad_files(root, rte):
     (root / "corpus_joined.txt").write_text((root / "corpus.txt").read_text().replace(".\nIt", ". It"))  # one line each
     (root / "ptb.dp").write_text("".join((rte.parent.parent / "ptb_wsj_sample_nltk" / "wsj_sample_heads.dp")
                                          .read_text().splitlines(keepends=True)[:60]))
+    (root / "corpus_numbered.txt").write_text("".join(f"{i + 1:6}\t{line}\n" for i, line in enumerate(corpus_lines)))
     (root / "corpus_spoken.txt").write_text("".join(  # a dialogue: each line said by one of two speakers
         f"{('Ann', 'Dr. Bo')[i % 2]}: {line}\n" if line.strip() else "\n" for i, line in enumerate(corpus_lines)))
     ud = (rte.parent.parent / "ud_english_ewt" / "en_ewt-ud-dev.conllu").read_text().split("\n\n")[:40]

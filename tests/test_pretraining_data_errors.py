@@ -251,7 +251,8 @@ def test_files_that_hold_the_same_units_are_refused_and_a_few_shared_ones_noted(
     least) is refused, naming it (the smaller) and them, with its exact count, whichever earlier files hold them; a
     smaller overlap, or a small file's, gives one note per later file; the key is the words as read (NFKC, no
     accents, case folded, without punctuation or spaces), so an indented, NFD, upper-cased or quoted line is the same
-    unit, another word is not; a speaker's label ("Ann:") begins a sentence and is no part of it."""
+    unit, another word is not; a speaker's label ("Ann:") begins a sentence and is no part of it, nor is a line's
+    number."""
     from albert_act.base import overlap
 
     key = overlap.unit_key
@@ -263,6 +264,11 @@ def test_files_that_hold_the_same_units_are_refused_and_a_few_shared_ones_noted(
     assert overlap.sentence_keys(["Ann: we came", "Bob: and we went"]) == overlap.keys_of(["we came", "and we went"])
     assert overlap.keys_of(["Note that the following: it is so."]) != overlap.keys_of(["it is so."])  # 4 words: text
     assert overlap.keys_of(["at 12:30 we left home."]) == [key("at 12 30 we left home")]
+    numbered = ["     1\tWhere are you going", "     2\t", "     3\ttoday, my friend?", "1. Go to the shop now.",
+                "2) And buy bread."]  # a copy numbered by cat -n (blank lines too), or as a list: the same sentences
+    assert overlap.sentence_keys(numbered) == overlap.keys_of(["Where are you going", "today, my friend?",
+                                                               "Go to the shop now.", "And buy bread."])
+    assert overlap.sentence_keys(["1990 was a good year."]) == [key("1990 was a good year")]  # a number that is text
     a, b = list(range(100, 130)), list(range(200, 230))
     units = {"a": a, "b": b, "c": a[:15] + b[:15] + [1, 2, 3]}  # 30 of c's 33 in a and b, 15 in each
     with pytest.raises(ValueError, match=r"^--input c: 30 of its 33 distinct documents are also in a \(15\), b \(15\) "

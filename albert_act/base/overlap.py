@@ -9,6 +9,7 @@ import unicodedata
 _SENTENCE_END = re.compile(r"[.!?][\"'\u2019\u201d)\]]?$")  # a word that ends a sentence: "it.", "it?\"", "(it.)"
 CHUNK = 40  # words: a longer run without a sentence's end (a list, a text without stops) is cut every 40 words
 MIN_WORDS = 3  # a shorter sentence ("Yes.", "Thank you.", "See also") is any text's: no sign of a copy
+_LINE_NUMBER = re.compile(r"\s*\d{1,7}(?:\t|[.)]\s)")  # "     1<TAB>" (cat -n, nl), "1. ", "12) ": a line's number
 # a speaker's label ("ALICE:", "Q:", "Dr. Smith:"): up to 3 words, the first capitalised, the last ending in ":"
 _LABEL = re.compile(r"^[^\w\s]*[A-Z\u00c0-\u00de][^\s:]*(?:\s+[^\s:]+){0,2}?:\s+(?=\S)")
 
@@ -19,13 +20,16 @@ class Sentences:
     after a word that ends in . ! or ? (and a closing quote or bracket), at a blank line (a paragraph's, a
     document's end), and every `CHUNK` words without one; a one-word sentence ("Mr.", "e.g.") goes with the next. A
     line that begins with a speaker's label (`_LABEL`: "ALICE:", "Dr. Smith:") begins a sentence, without the label:
-    a dialogue and its copy without the speakers' names give the same sentences."""
+    a dialogue and its copy without the speakers' names give the same sentences; a line's number (`_LINE_NUMBER`)
+    is no part of its words."""
 
     def __init__(self):
         self.held, self.words = [], []
 
     def feed(self, line):
         """The sentences that `line` (of the stream) ends."""
+        if line[:1].isdigit() or line[:1].isspace():
+            line = _LINE_NUMBER.sub("", line, count=1)
         if not line.split():
             return self.end()
         ended = []
