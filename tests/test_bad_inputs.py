@@ -568,6 +568,11 @@ CASES += [
      1, r"--input .*corpus_joined.txt: 21 of its 21 distinct sentences are also in .*corpus.txt", []),
     ("data-input-a-copy-with-each-documents-lines-joined", DATA + " --input {corpus} {corpus_joined}", 1,
      r"--input .*corpus_joined.txt: 21 of its 21 distinct sentences are also in .*corpus.txt", []),
+    ("analyze-init-an-exports-base-path", "albert_act.analyze token-types --init {tmp}/export --output_dir {tmp}/a_base",
+     1, r"export holds albert-act SavedModel versions \(a TensorFlow Serving base path\): give one, e.g. the newest, "
+     r".*export/1$", ["{export}/saved_model.pb"]),
+    ("finetune-init-an-exports-base-path", FINETUNE.replace("{run}", "{tmp}/export") + " --task rte --data_dir {rte}", 1,
+     r"export holds albert-act SavedModel versions .*give one, e.g. the newest, .*export/1$", []),
     ("tokenizer-input-a-copy-with-numbered-lines", TOKENIZER.replace("{corpus}", "{corpus} {corpus_numbered}"), 1,
      r"--input .*corpus_numbered.txt: 21 of its 21 distinct sentences are also in .*corpus.txt", []),
     ("data-input-a-copy-with-speakers-labels", DATA + " --input {corpus_spoken} {corpus}", 1,

@@ -32,7 +32,7 @@ from albert_act.base import artifacts
 from albert_act.base.artifacts import (ASSETS, CHECKPOINTS, CONFIG, EXPORT, EXPORT_INFO, FINETUNED_INFO, GRID,
                                        HF_CONFIG, HF_VOCAB, HF_WEIGHTS, KERAS_HUB_CONFIG, KERAS_HUB_VOCAB,
                                        KERAS_HUB_WEIGHTS, TF1_CONFIG, TF1_VOCAB, VOCAB, WEIGHTS)
-from albert_act.io.exports import load_export
+from albert_act.io.exports import find_export, load_export
 from albert_act.io.public_checkpoints import read_albert_checkpoint, read_albert_config
 from albert_act.io.run_checkpoints import newest_weights, stored_tau
 from albert_act.model.backbone import SETTINGS as BACKBONE_SETTINGS, AlbertActBackbone
@@ -73,6 +73,10 @@ def kind_of(path):
         raise ValueError(f"{path} is a fine-tuning --grid dir: give its best point's export, "
                          f"{os.path.join(path, EXPORT, '1')} (there once the grid has finished), or one point's dir "
                          f"under {os.path.join(path, GRID)}/")
+    version = find_export(path)  # a TensorFlow Serving base path: its numbered versions
+    if version:
+        raise ValueError(f"{path} holds albert-act SavedModel versions (a TensorFlow Serving base path): give one, "
+                         f"e.g. the newest, {version}")
     inside = _run_holding(path)
     if inside:
         raise ValueError(f"{path} is inside the pre-training run {inside}: give the run dir itself (its newest "
