@@ -50,7 +50,10 @@ def read_points(path):
             try:
                 point = json.loads(line)
             except json.JSONDecodeError as error:
-                raise ValueError(f"{file} line {number}: not JSON ({error.msg})") from None
+                raise ValueError(f"{file}: one JSON document over several lines (a run's {artifacts.EVALUATION}?), "
+                                 f"not a held-out curve of one evaluation a line; give the run dir, or its "
+                                 f"{artifacts.HELD_OUT_CURVE}" if _whole_json(file) else
+                                 f"{file} line {number}: not JSON ({error.msg})") from None
             missing = [k for k in KEPT if not isinstance(point, dict) or k not in point]
             if missing:
                 raise ValueError(f"{file} line {number}: no {', '.join(missing)} (not a held-out evaluation of "
@@ -62,6 +65,16 @@ def read_points(path):
     if not points:
         raise ValueError(f"{file}: no evaluation yet")
     return sorted(points, key=lambda p: p["step"])
+
+
+def _whole_json(file):
+    """Whether the file is one JSON document (a run's evaluation.json, say)."""
+    try:
+        with open(file, encoding="utf-8") as f:
+            json.load(f)
+    except (ValueError, OSError):
+        return False
+    return True
 
 
 def _well_formed(point):

@@ -977,6 +977,9 @@ CASES += [
     ("bench-learning-curves-a-run-joined-to-itself", "benchmarks.learning_curves ACT={run}+{run}/ --output_dir "
      "{tmp}/lc_twice", 1, r"'ACT=.*': \S+/ holds the same evaluations as \S+ \(the same run, or a copy\): a continuation "
      r"is a run started from the first's weights \(--init_from\); give each once", []),
+    ("bench-learning-curves-an-evaluation-json", "benchmarks.learning_curves A={run}/evaluation.json --output_dir "
+     "{tmp}/lc_ej", 1, r"evaluation.json: one JSON document over several lines \(a run's evaluation.json\?\), not a "
+     r"held-out curve of one evaluation a line; give the run dir, or its held_out.jsonl", []),
     ("bench-learning-curves-a-folder-without-a-curve", "benchmarks.learning_curves A={notes_dir} --output_dir "
      "{tmp}/curves_none", 1, r"notes_dir holds no held_out.jsonl: give a pre-training run dir \(it holds one after its "
      r"first --eval_every evaluation\) or the file itself", []),
