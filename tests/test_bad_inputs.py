@@ -977,6 +977,8 @@ CASES += [
     ("bench-learning-curves-a-run-joined-to-itself", "benchmarks.learning_curves ACT={run}+{run}/ --output_dir "
      "{tmp}/lc_twice", 1, r"'ACT=.*': \S+/ holds the same evaluations as \S+ \(the same run, or a copy\): a continuation "
      r"is a run started from the first's weights \(--init_from\); give each once", []),
+    ("pretrain-set-a-flags-name", PRETRAIN + " --set tau=0.1", 2, r"--set tau: not a setting of PretrainConfig; --tau "
+     r"is the flag of the setting ponder_cost_weight: --set ponder_cost_weight=0.1", []),
     ("bench-learning-curves-an-evaluation-json", "benchmarks.learning_curves A={run}/evaluation.json --output_dir "
      "{tmp}/lc_ej", 1, r"evaluation.json: one JSON document over several lines \(a run's evaluation.json\?\), not a "
      r"held-out curve of one evaluation a line; give the run dir, or its held_out.jsonl", []),

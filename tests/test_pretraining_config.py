@@ -86,6 +86,10 @@ def test_set_reaches_any_setting_and_names_the_known_ones(capsys):
     assert (config.weight_decay_rate, config.clip_norm) == (0, 5) and {"weight_decay_rate", "clip_norm"} <= args.given
     refusals = [(["--set", "depth=3"], r"--set depth: not a setting of PretrainConfig; known: train_files, eval_files, "
                                        r"model_dir, preset"),
+                (["--set", "tau=0.1"], r"--set tau: not a setting of PretrainConfig; --tau is the flag of the setting "
+                                       r"ponder_cost_weight: --set ponder_cost_weight=0.1$"),
+                (["--set", "unshared=true"], r"--unshared is the flag of the setting share_weights: --set "
+                                             r"share_weights=false$"),
                 (["--steps", "3", "--set", "steps=2"], r"steps is given twice, as --steps 3 and as --set steps=2: give one"),
                 (["--set", "seed=1", "--set", "seed=2"], r"--set seed is given twice: give it once"),
                 (["--override", "hidden_dim=48", "--set", 'backbone_overrides={"dropout": 0.1}'],

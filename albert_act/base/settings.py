@@ -178,7 +178,11 @@ def _apply_set(parser, config_class, args, typed):
     seen = set()
     for key, value in args.set:
         if key not in fields:
-            parser.error(f"--set {key}: not a setting of {config_class.__name__}; known: {', '.join(fields)}")
+            named = [f for f in fields.values() if flag_name(f) == f"--{key}"]  # a flag's name (--tau): its setting
+            negated = bool(named) and named[0].metadata.get("kind") == NEGATED  # (--unshared: share_weights=false)
+            parser.error(f"--set {key}: not a setting of {config_class.__name__}" + (
+                f"; --{key} is the flag of the setting {named[0].name}: --set {named[0].name}="
+                f"{'false' if negated else json.dumps(value)}" if named else f"; known: {', '.join(fields)}"))
         if key in seen:
             parser.error(f"--set {key} is given twice: give it once")
         if key in args.given:
