@@ -31,7 +31,8 @@ def record_shapes(path):
         raws = [raw.numpy() for raw in tf.data.TFRecordDataset(path).take(1)]
         feature = tf.train.Example.FromString(raws[0]).features.feature if raws else None
     except (tf.errors.OpError, DecodeError) as error:  # truncated/flipped bytes, or not an Example
-        raise ValueError(f"{path}: not a readable TFRecord of tf.train.Examples ({write_failures.tf_message(error)})") from None
+        raise ValueError(f"{path}: not a readable TFRecord of tf.train.Examples ({write_failures.tf_message(error)})"
+                         f"{text_files.compression_hint(path)}") from None
     for raw in raws:
         missing = sorted(set(REQUIRED_FEATURES) - set(feature))
         if missing:

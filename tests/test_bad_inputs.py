@@ -977,6 +977,9 @@ CASES += [
     ("bench-learning-curves-a-run-joined-to-itself", "benchmarks.learning_curves ACT={run}+{run}/ --output_dir "
      "{tmp}/lc_twice", 1, r"'ACT=.*': \S+/ holds the same evaluations as \S+ \(the same run, or a copy\): a continuation "
      r"is a run started from the first's weights \(--init_from\); give each once", []),
+    ("pretrain-a-gzip-compressed-shard", PRETRAIN.replace("--train_files {train}", "--train_files {gzip_shard}"), 1,
+     r"train.tfrecord.gz: not a readable TFRecord of tf.train.Examples \(.*\); a gzip-compressed file: decompress it "
+     r"first \(gunzip .*train.tfrecord.gz\)", []),
     ("pretrain-set-a-flags-name", PRETRAIN + " --set tau=0.1", 2, r"--set tau: not a setting of PretrainConfig; --tau "
      r"is the flag of the setting ponder_cost_weight: --set ponder_cost_weight=0.1", []),
     ("bench-learning-curves-an-evaluation-json", "benchmarks.learning_curves A={run}/evaluation.json --output_dir "
@@ -1094,7 +1097,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
             "utf16_txt": root / "utf16.txt", "utf16le_txt": root / "utf16le.txt",
-            "linked_eval": root / "linked_eval.tfrecord", "copied_eval": root / "copied_eval.tfrecord", "gzip_txt": root / "corpus.txt.gz", "no_config_run": root / "no_config_run", "old_vocab": root / "old_vocab",
+            "linked_eval": root / "linked_eval.tfrecord", "copied_eval": root / "copied_eval.tfrecord", "gzip_txt": root / "corpus.txt.gz", "gzip_shard": root / "train.tfrecord.gz", "no_config_run": root / "no_config_run", "old_vocab": root / "old_vocab",
             "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name,
             **{name: root / name for name in ("damaged_index_run", "truncated_run")},
             "damaged_export": root / "damaged_export" / "1", "moved_export": root / "moved" / "a" / "b" / "1",
@@ -1310,6 +1313,7 @@ def _bad_records(root, records):
     shutil.copy(first_train, root / "copied_eval.tfrecord")
     shard = first_train.read_bytes()
     (root / "truncated.tfrecord").write_bytes(shard[: len(shard) // 3 + 7])
+    (root / "train.tfrecord.gz").write_bytes(gzip.compress(shard))  # compressed, as a bucket might hold it
 
 
 def run_main(module, argv, capsys):
