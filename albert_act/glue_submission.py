@@ -69,8 +69,9 @@ def check_paths(args):
         raise ValueError(f"--models {args.models} is itself a model (an export or a fine-tuning dir); give the "
                          "folder that holds one per task, each named by its task (e.g. runs/finetune, holding rte/, "
                          "sst-2/, ...)")
-    if os.path.isdir(args.output):
-        raise ValueError(f"--output {args.output} is a directory; give the zip file's path (e.g. {args.output}/submission.zip)")
+    if os.path.isdir(args.output) or args.output.endswith(("/", os.sep)):  # (a folder, or one yet to be made)
+        raise ValueError(f"--output {args.output} is a folder; give the zip file's path (e.g. "
+                         f"{os.path.join(args.output, 'submission.zip')})")
     if not args.output.endswith(".zip"):
         raise ValueError(f"--output {args.output}: the GLUE server takes a .zip file (its name ending in .zip, in "
                          f"lower case); e.g. --output {os.path.splitext(args.output)[0]}.zip")

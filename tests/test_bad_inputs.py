@@ -289,7 +289,10 @@ CASES += [
     ("submission-no-data-dir", SUBMIT.replace("{glue}", "{tmp}/nowhere"), 1, r"--data_dir .*nowhere: no such folder", []),
     ("submission-models-a-file", SUBMIT.replace("{tmp}/empty_models", "{notes_dir}/notes.txt"), 1, r"notes.txt is a file",
      ["{notes_dir}"]),
-    ("submission-output-a-dir", SUBMIT.replace("{tmp}/s.zip", "{notes_dir}"), 1, r"notes_dir is a directory", ["{notes_dir}"]),
+    ("submission-output-a-dir", SUBMIT.replace("{tmp}/s.zip", "{notes_dir}"), 1, r"notes_dir is a folder; give the zip "
+     r"file's path \(e.g. .*notes_dir/submission.zip\)", ["{notes_dir}"]),
+    ("submission-output-a-new-folder", SUBMIT.replace("{tmp}/s.zip", "{tmp}/new_folder/"), 1, r"new_folder/ is a folder; "
+     r"give the zip file's path \(e.g. .*new_folder/submission.zip\)", []),
     ("submission-output-under-a-file", SUBMIT.replace("{tmp}/s.zip", "{notes_dir}/notes.txt/s.zip"), 1, r"notes.txt is a file",
      ["{notes_dir}"]),
     ("submission-output-not-zip", SUBMIT.replace("{tmp}/s.zip", "{tmp}/s.tar"), 1, r"--output (\S+)/s.tar: the GLUE server takes a .zip file \(its name ending in .zip, in lower case\); e.g. "
