@@ -983,6 +983,8 @@ CASES += [
     ("pretrain-a-gzip-compressed-shard", PRETRAIN.replace("--train_files {train}", "--train_files {gzip_shard}"), 1,
      r"train.tfrecord.gz: not a readable TFRecord of tf.train.Examples \(.*\); a gzip-compressed file: decompress it "
      r"first \(gunzip .*train.tfrecord.gz\)", []),
+    ("analyze-jit-compile-a-gather-run", "albert_act.analyze token-types --init {gather_run} --jit_compile "
+     "--output_dir {tmp}/a_jit_gather", 0, r"written to .*a_jit_gather", []),
     ("pretrain-set-a-flags-name", PRETRAIN + " --set tau=0.1", 2, r"--set tau: not a setting of PretrainConfig; --tau "
      r"is the flag of the setting ponder_cost_weight: --set ponder_cost_weight=0.1", []),
     ("bench-learning-curves-an-evaluation-json", "benchmarks.learning_curves A={run}/evaluation.json --output_dir "
@@ -1107,7 +1109,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             **{name: root / name / "1" for name in ("no_index_export", "cut_index_export")},
             "truncated_export": root / "truncated_export" / "1", "other_vocab": root / "other_vocab", "other_vocab_eval": root / "other_vocab_eval", "truncated_vocab": root / "truncated_vocab.model",
             "swapped_vocab_run": root / "swapped_vocab_run",
-            **{name: root / name for name in ("configs", "copied_run", "nostats", "damaged_stats", "damaged_stats2", "edited_labels",
+            **{name: root / name for name in ("configs", "copied_run", "gather_run", "nostats", "damaged_stats", "damaged_stats2", "edited_labels",
                                                      "edited_length")}, "wiki400": root / "wiki400.model",
             **{name: root / name for name in ("probing_tab", "probing_empty", "probing_no_va", "probing_one_label",
                                               "stsb_constant")},
@@ -1145,6 +1147,10 @@ def _config_files(root, tiny_run, records, shared_data):
     config["backbone"]["hidden_dim"] = 48
     (root / "configs" / "backbone_edited.json").write_text(json.dumps(config))
     shutil.copytree(tiny_run[0], root / "copied_run")
+    shutil.copytree(tiny_run[0], root / "gather_run")  # the same weights, as trained with execution gather
+    config = json.loads((root / "gather_run" / "config.json").read_text())
+    config["execution"] = config["backbone"]["execution"] = "gather"
+    (root / "gather_run" / "config.json").write_text(json.dumps(config))
     (root / "nostats").mkdir()
     for name, pattern in (("train", records[0]), ("eval", records[1])):
         shutil.copy(sorted(Path(pattern).parent.glob(Path(pattern).name))[0], root / "nostats" / f"{name}.tfrecord")

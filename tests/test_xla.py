@@ -144,3 +144,28 @@ def test_row_runner_splits_rows_among_replicas_and_pads():
     result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=300)
     rows = [line for line in result.stdout.splitlines() if line.startswith("ROWS")]
     assert rows == ["ROWS [0.0, 10.0, 20.0, 31.0, 41.0]"], result.stderr[-2000:]
+
+
+def test_a_gather_model_is_analysed_under_xla_by_the_static_loop(tiny_run, tmp_path):
+    """XLA aborts the process compiling gather's dynamic widths for a batch of 16,384 pieces (its constant
+    inference sets a dynamic size past the shape). Under --jit_compile the analyses and fine-tuning load a model
+    trained with gather in the static loop (`Source.xla_settings`), which gives the same iterations."""
+    import json
+    import shutil
+
+    from albert_act.analysis.depth import inference
+    from albert_act.io.source import Source
+
+    shutil.copytree(tiny_run[0], tmp_path / "run")
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    config["execution"] = config["backbone"]["execution"] = "gather"
+    (tmp_path / "run" / "config.json").write_text(json.dumps(config))
+    source = Source.open(str(tmp_path / "run"))
+    assert source.xla_settings(True) == {"execution": "static"} and source.xla_settings(False) == {}
+    rng = np.random.default_rng(0)
+    inputs = {"token_ids": rng.integers(5, 400, (256, 64)).astype("int32"),
+              "segment_ids": np.zeros((256, 64), "int32"), "padding_mask": np.ones((256, 64), "int32")}
+    gathered = source.backbone(dropout=0.0)[0]
+    assert gathered.get_config()["execution"] == "gather"
+    compiled = inference(source.backbone(dropout=0.0, **source.xla_settings(True))[0], jit_compile=True)(inputs)
+    np.testing.assert_array_equal(compiled["iterations"], gathered(inputs, training=False)["iterations"].numpy())

@@ -54,9 +54,10 @@ def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, 
     # held-out needs the MLM and SOP heads: a pre-training model (in the report, where there is one)
     heads = mode == "held-out" or (mode == "report" and source.info["kind"] == "pretraining" and evaluate_model)
     with strategy.scope():
-        backbone, _ = source.backbone(dropout=0.0, return_details=mode in ("fixed-point", "report"))
-        model = source.pretraining_model()[0] if heads else None
-        compared = _reference(reference, tokenizer, backbone) if reference is not None else None
+        backbone, _ = source.backbone(dropout=0.0, return_details=mode in ("fixed-point", "report"),
+                                      **source.xla_settings(jit_compile))
+        model = source.pretraining_model(**source.xla_settings(jit_compile))[0] if heads else None
+        compared = _reference(reference, tokenizer, backbone, jit_compile) if reference is not None else None
     if mode in ("held-out", "token-types", "fixed-point", "difficulty", "report"):  # records of this model's vocabulary, length
         files = record_files(held_out_records(source, records))
         check_not_trained_on(source, files)
@@ -175,12 +176,12 @@ def _fixed_point(backbone, records, max_batches, infer, out):
     return "Fixed point: cosine of consecutive states", markdown, ["fixed_point.png"]
 
 
-def _reference(path, tokenizer, backbone):
+def _reference(path, tokenizer, backbone, jit_compile=False):
     """(the reference's pre-training model, its Source): it must read the ACT model's pieces (the same
     SentencePiece model) at its length."""
     try:
         source = Source.open(path)
-        model, proto = source.pretraining_model()[0], source.tokenizer().model_proto
+        model, proto = source.pretraining_model(**source.xla_settings(jit_compile))[0], source.tokenizer().model_proto
     except ValueError as error:
         raise ValueError(f"--reference {error}") from None
     if proto != tokenizer.model_proto:

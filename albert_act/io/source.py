@@ -273,6 +273,12 @@ class Source:
         missing = tuple(self.checkpoint.new) if self.checkpoint is not None else ()  # e.g. no pooler
         return config, values, fresh + missing
 
+    def xla_settings(self, jit_compile):
+        """The `backbone`/`pretraining_model` overrides under which the model compiles under XLA (--jit_compile,
+        a TPU): gather's widths change with the running tokens, which XLA does not compile (it aborts the process),
+        so a model trained with gather runs the static loop, which gives the same numbers; none otherwise."""
+        return {"execution": "static"} if jit_compile and self.info["backbone"].get("execution") == "gather" else {}
+
     def backbone(self, dropout=0.1, halting=None, max_iterations=None, **overrides):
         """(backbone, paths left at their initializer). Every backbone weight must be found, with its
         shape (see `backbone_values` for the halting unit; the pooler when the source has none, e.g.

@@ -46,9 +46,7 @@ def finetune(config, progress=True):
     checks.divisible("batch_size", config.batch_size, "replicas", strategy.num_replicas_in_sync)
     bias = {} if config.halting_bias_initializer is None else {"halting_bias_initializer": config.halting_bias_initializer}
     tokenizer = source.tokenizer(config.vocab)
-    # gather's shapes change with the running tokens, which XLA does not compile (it aborts the process): under
-    # XLA (--jit_compile, a TPU) a model pre-trained with it runs the static loop, which gives the same numbers
-    static = {"execution": "static"} if jit_compile and source.info["backbone"].get("execution") == "gather" else {}
+    static = source.xla_settings(jit_compile)
     with strategy.scope():  # new_weights: a new halting unit; the pooler of a checkpoint without one
         backbone, new_weights = source.backbone(halting=config.halting, max_iterations=config.max_iterations,
                                                 **bias, **static)
