@@ -296,6 +296,7 @@ def _report(stats, invalid_lines, config, files, vocab, num_shards, eval_fractio
                       "eval": stats["eval_instances"]},
         "tokens": stats["tokens"],
         "mean_tokens_per_instance": stats["tokens"] / max(1, stats["instances"]),
+        "unknown_fraction": stats["unknown_tokens"] / max(1, stats["tokens"]),  # <unk>: text --vocab cannot read
         "masked_fraction": masked / max(1, stats["maskable_tokens"]),
         "replacement_mix": {k: stats[f"replaced_{k}"] / max(1, masked) for k in ("mask", "keep", "random")},
         "ngram_spans": {
@@ -321,6 +322,7 @@ def _write_report(report, output_dir):
         f"{report['documents']['eval']} eval), sentences: {report['sentences']}",
         f"- instances: {report['instances']['train']} train, {report['instances']['eval']} eval; "
         f"tokens: {report['tokens']} ({report['mean_tokens_per_instance']:.1f} per instance)",
+        f"- unknown pieces (<unk>): {report['unknown_fraction']:.4f} of the tokens",
         f"- masked fraction: {report['masked_fraction']:.4f} (target {report['config']['masked_lm_prob']})",
         "- replacement mix: " + ", ".join(f"{k} {v:.4f}" for k, v in report["replacement_mix"].items()),
         f"- SOP swapped: {report['sop_swapped_fraction']:.4f}",
@@ -400,9 +402,22 @@ def main(argv=None):
     if args.eval_fraction > 0 and not report["instances"]["eval"]:
         print(f"note: the eval shard is empty (--eval_fraction {args.eval_fraction} of too few documents); "
               "pre-training needs held-out records: raise --eval_fraction or give more documents")
-    warning = masking_warning(report)
-    if warning:
-        print(f"warning: {warning}")
+    for warning in (masking_warning(report), unknown_warning(report)):
+        if warning:
+            print(f"warning: {warning}")
+
+
+UNKNOWN_WARNED = 0.1  # of the tokens <unk>; English Wikipedia under the demo's 2,000-piece vocabulary: 0.02
+
+
+def unknown_warning(report):
+    """A line when more than `UNKNOWN_WARNED` of the tokens are <unk>: the text holds what the vocabulary
+    cannot read (another script, symbols it never saw), which the model then learns as one piece."""
+    if report["unknown_fraction"] <= UNKNOWN_WARNED:
+        return None
+    return (f"{report['unknown_fraction']:.0%} of the pieces are <unk>: --vocab {report['vocab']} cannot read much of "
+            "this text (another script or language?); train a vocabulary on it (python -m pipelines.train_tokenizer "
+            "--input ...) and make the records with that")
 
 
 def masking_warning(report):

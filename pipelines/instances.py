@@ -282,6 +282,7 @@ def document_features(sentences, doc_index, duplicate, config, word_start, stats
         })
         stats["instances"] += 1
         stats["tokens"] += len(tokens)
+        stats["unknown_tokens"] += tokens.count(UNK_ID)
         stats["sop_swapped"] += label
     return made
 

@@ -985,6 +985,9 @@ CASES += [
      r"first \(gunzip .*train.tfrecord.gz\)", []),
     ("analyze-jit-compile-a-gather-run", "albert_act.analyze token-types --init {gather_run} --jit_compile "
      "--output_dir {tmp}/a_jit_gather", 0, r"written to .*a_jit_gather", []),
+    ("data-input-in-a-script-the-vocabulary-cannot-read", DATA.replace("{tmp}/records", "{tmp}/records_cjk") +
+     " --input {cjk_txt}", 0, r"warning: \d+% of the pieces are <unk>: --vocab .* cannot read much of this text \(another "
+     r"script or language\?\); train a vocabulary on it", []),
     ("pretrain-set-a-flags-name", PRETRAIN + " --set tau=0.1", 2, r"--set tau: not a setting of PretrainConfig; --tau "
      r"is the flag of the setting ponder_cost_weight: --set ponder_cost_weight=0.1", []),
     ("bench-learning-curves-an-evaluation-json", "benchmarks.learning_curves A={run}/evaluation.json --output_dir "
@@ -1102,7 +1105,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
             "utf16_txt": root / "utf16.txt", "utf16le_txt": root / "utf16le.txt",
-            "linked_eval": root / "linked_eval.tfrecord", "copied_eval": root / "copied_eval.tfrecord", "gzip_txt": root / "corpus.txt.gz", "gzip_shard": root / "train.tfrecord.gz", "no_config_run": root / "no_config_run", "old_vocab": root / "old_vocab",
+            "linked_eval": root / "linked_eval.tfrecord", "copied_eval": root / "copied_eval.tfrecord", "gzip_txt": root / "corpus.txt.gz", "cjk_txt": root / "cjk.txt", "gzip_shard": root / "train.tfrecord.gz", "no_config_run": root / "no_config_run", "old_vocab": root / "old_vocab",
             "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name,
             **{name: root / name for name in ("damaged_index_run", "truncated_run")},
             "damaged_export": root / "damaged_export" / "1", "moved_export": root / "moved" / "a" / "b" / "1",
@@ -1245,6 +1248,8 @@ def _more_bad_files(root, rte):
     shutil.copy(rte / "dev.tsv", root / "glue_train_is_dev" / "dev.tsv")
     (root / "glue_train_is_dev" / "train.tsv").symlink_to(root / "glue_train_is_dev" / "dev.tsv")
     (root / "utf16le.txt").write_bytes("A first line.\nA second one.\n".encode("utf-16-le"))
+    (root / "cjk.txt").write_text("".join(f"这是第{i}个句子，我们在测试。\n" + ("\n" if i % 10 == 9 else "")
+                                          for i in range(200)), encoding="utf-8")  # a script no vocabulary here reads
     (root / "corpus.txt.gz").write_bytes(gzip.compress("A first line.\nA second one.\n".encode()))
     (root / "text.tfrecord").write_text("not a TFRecord at all\n")
     (root / "bad_head.conllu").write_text("1\tA\ta\tDET\tDT\t_\t2\tdet\t_\t_\n2\tdog\tdog\tNOUN\tNN\t_\t7\troot\t_\t_\n\n")
