@@ -988,6 +988,10 @@ CASES += [
     ("data-input-in-a-script-the-vocabulary-cannot-read", DATA.replace("{tmp}/records", "{tmp}/records_cjk") +
      " --input {cjk_txt}", 0, r"warning: \d+% of the pieces are <unk>: --vocab .* cannot read much of this text \(another "
      r"script or language\?\); train a vocabulary on it", []),
+    ("submission-a-fine-tuning-that-finished-no-epoch", SUBMIT.replace("{tmp}/empty_models", "{unfinished_models}") +
+     " --allow_partial", 1, r"sts-b is a fine-tuning dir that finished no epoch \(no classifier.weights.h5\): run its "
+     r"fine-tuning again \(python -m albert_act.finetune --config .*sts-b/finetune_config.json --output_dir .*sts-b\)",
+     []),
     ("pretrain-set-a-flags-name", PRETRAIN + " --set tau=0.1", 2, r"--set tau: not a setting of PretrainConfig; --tau "
      r"is the flag of the setting ponder_cost_weight: --set ponder_cost_weight=0.1", []),
     ("bench-learning-curves-an-evaluation-json", "benchmarks.learning_curves A={run}/evaluation.json --output_dir "
@@ -1105,7 +1109,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
             "utf16_txt": root / "utf16.txt", "utf16le_txt": root / "utf16le.txt",
-            "linked_eval": root / "linked_eval.tfrecord", "copied_eval": root / "copied_eval.tfrecord", "gzip_txt": root / "corpus.txt.gz", "cjk_txt": root / "cjk.txt", "gzip_shard": root / "train.tfrecord.gz", "no_config_run": root / "no_config_run", "old_vocab": root / "old_vocab",
+            "linked_eval": root / "linked_eval.tfrecord", "copied_eval": root / "copied_eval.tfrecord", "gzip_txt": root / "corpus.txt.gz", "cjk_txt": root / "cjk.txt", "unfinished_models": root / "unfinished_models", "gzip_shard": root / "train.tfrecord.gz", "no_config_run": root / "no_config_run", "old_vocab": root / "old_vocab",
             "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name,
             **{name: root / name for name in ("damaged_index_run", "truncated_run")},
             "damaged_export": root / "damaged_export" / "1", "moved_export": root / "moved" / "a" / "b" / "1",
@@ -1248,6 +1252,8 @@ def _more_bad_files(root, rte):
     shutil.copy(rte / "dev.tsv", root / "glue_train_is_dev" / "dev.tsv")
     (root / "glue_train_is_dev" / "train.tsv").symlink_to(root / "glue_train_is_dev" / "dev.tsv")
     (root / "utf16le.txt").write_bytes("A first line.\nA second one.\n".encode("utf-16-le"))
+    (root / "unfinished_models" / "sts-b").mkdir(parents=True)  # a fine-tuning stopped in its first epoch
+    (root / "unfinished_models" / "sts-b" / "classifier.json").write_text("{}")
     (root / "cjk.txt").write_text("".join(f"这是第{i}个句子，我们在测试。\n" + ("\n" if i % 10 == 9 else "")
                                           for i in range(200)), encoding="utf-8")  # a script no vocabulary here reads
     (root / "corpus.txt.gz").write_bytes(gzip.compress("A first line.\nA second one.\n".encode()))

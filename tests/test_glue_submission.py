@@ -56,6 +56,9 @@ def test_a_task_folder_without_a_model_says_what_it_lacks(shared_data, tmp_path)
     (tmp_path / "sst-2").mkdir()
     (tmp_path / "mrpc").mkdir()
     (tmp_path / "mrpc" / "classifier.json").write_text("{}")
+    (tmp_path / "mrpc" / "classifier.weights.h5").write_bytes(b"")  # a finished epoch's weights
+    (tmp_path / "sts-b").mkdir()
+    (tmp_path / "sts-b" / "classifier.json").write_text("{}")  # stopped before its first epoch ended
     (tmp_path / "rte").write_text("not a folder")
     (tmp_path / "cola").symlink_to("cola")  # a loop
     found, missing = submission._inputs(str(tmp_path), str(shared_data / "glue"))
@@ -68,6 +71,10 @@ def test_a_task_folder_without_a_model_says_what_it_lacks(shared_data, tmp_path)
     assert missing["MRPC.tsv"] == (f"{tmp_path}/mrpc is a fine-tuning dir without its export/: make it with python -m "
                                    f"albert_act.export --checkpoint {tmp_path}/mrpc --kind classifier --output "
                                    f"{tmp_path}/mrpc/export/1")
+    assert missing["STS-B.tsv"] == (f"{tmp_path}/sts-b is a fine-tuning dir that finished no epoch (no "
+                                    f"classifier.weights.h5): run its fine-tuning again (python -m albert_act.finetune "
+                                    f"--config {tmp_path}/sts-b/finetune_config.json --output_dir {tmp_path}/sts-b), "
+                                    "which exports it")
 
 
 def test_validation_catches_bad_files(shared_data, tmp_path):

@@ -212,6 +212,11 @@ def _lacks(folder):
         return "is a symbolic link that names no place (a loop, or a missing target)"
     if not tf.io.gfile.isdir(folder):
         return "is a file, not a folder: a task's entry is a folder holding a fine-tuning dir or an export"
+    if tf.io.gfile.exists(os.path.join(folder, artifacts.FINETUNED_INFO)) and not tf.io.gfile.exists(
+            os.path.join(folder, artifacts.WEIGHTS)):  # stopped before its first epoch ended: nothing to export
+        return (f"is a fine-tuning dir that finished no epoch (no {artifacts.WEIGHTS}): run its fine-tuning again "
+                f"(python -m albert_act.finetune --config {folder}/{artifacts.FINETUNE_CONFIG} --output_dir {folder}), "
+                "which exports it")
     if tf.io.gfile.exists(os.path.join(folder, artifacts.FINETUNED_INFO)):
         return (f"is a fine-tuning dir without its export/: make it with python -m albert_act.export --checkpoint "
                 f"{folder} --kind classifier --output {folder}/export/1")
