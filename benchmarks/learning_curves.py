@@ -95,15 +95,33 @@ def joined(spec, parts):
             raise ValueError(f"{spec!r}: {part} holds the same evaluations as {same} (the same run, or a copy): a "
                              "continuation is a run started from the first's weights (--init_from); give each once")
         read[part] = points
-        if curve:
-            check_same_records({parts[0]: curve, part: points})
+        if curve:  # (a continuation's updates count from 0: they are offset, not matched with the first's)
+            check_same_records({parts[0]: curve, part: points}, same_updates=False)
+            _note_started_from(part, parts[parts.index(part) - 1])
         offset = curve[-1]["step"] if curve else 0
         curve += [{**p, "step": p["step"] + offset} for p in points]
     return curve
 
 
-def check_same_records(curves):
-    """Refuses runs evaluated on different held-out records: their baselines differ."""
+def _note_started_from(part, previous):
+    """A note where `part`, a run dir, records that it was started from another run than `previous` (or from
+    none): then it is no continuation of it, whatever its curve."""
+    config = os.path.join(part, artifacts.CONFIG)
+    if not os.path.isdir(part) or not os.path.isfile(config):
+        return
+    try:
+        with open(config, encoding="utf-8") as f:
+            started = json.load(f).get("init_from")
+    except (ValueError, OSError):
+        return
+    if started is None or not os.path.exists(started) or not os.path.samefile(started, previous):
+        print(f"note: {part} was started from {started or 'no run (no --init_from)'}, not from {previous}: joined "
+              "as its continuation all the same")
+
+
+def check_same_records(curves, same_updates=True):
+    """Refuses runs evaluated on different held-out records: their baselines differ; and, side by side
+    (`same_updates`), runs with no update evaluated in all of them."""
     (first, points), *others = curves.items()
     for name, other in others:
         for key in ("mlm_unigram_baseline", "sop_majority_baseline"):
@@ -111,7 +129,7 @@ def check_same_records(curves):
                 raise ValueError(f"{first} and {name} were evaluated on different held-out records ({key} "
                                  f"{points[0][key]:.4f} against {other[0][key]:.4f}): their accuracies do not compare")
     shared = set.intersection(*({p["step"] for p in c} for c in curves.values()))
-    if len(curves) > 1 and not shared:
+    if same_updates and len(curves) > 1 and not shared:
         steps = "; ".join(f"{n}: {', '.join(str(p['step']) for p in c[:6])}{' ...' if len(c) > 6 else ''}"
                           for n, c in curves.items())
         raise ValueError(f"no update that every run has been evaluated at ({steps}): use the same --eval_every")

@@ -77,6 +77,17 @@ def test_learning_curves_join_a_run_and_its_continuation_and_compare_at_shared_u
     (tmp_path / "copy" / "held_out.jsonl").write_bytes(albert.read_bytes())
     learning_curves.main([f"ALBERT={albert}", f"AGAIN={tmp_path / 'copy'}", "--output_dir", str(tmp_path / "out2")])
     assert "note: ALBERT and AGAIN have the same evaluations (the same run, or a copy of it)" in capsys.readouterr().out
+    # a continuation evaluated at none of the first's updates (2 updates, from act's 1,000) joins all the same; a
+    # run dir that records another --init_from is said to be no continuation of the part before it
+    short = _write(tmp_path / "short" / "held_out.jsonl", [_point(2, 0.15, depth=2.8)])
+    (tmp_path / "short" / "config.json").write_text(json.dumps({"init_from": str(tmp_path / "copy")}))
+    curves = learning_curves.main([f"ACT={act.parent}+{short.parent}", "--output_dir", str(tmp_path / "out3")])
+    assert [p["step"] for p in curves["ACT"]] == [500, 1000, 1002]
+    assert (f"note: {short.parent} was started from {tmp_path / 'copy'}, not from {act.parent}: joined as its "
+            "continuation all the same") in capsys.readouterr().out
+    (tmp_path / "short" / "config.json").write_text(json.dumps({"init_from": str(act.parent)}))
+    learning_curves.main([f"ACT={act.parent}+{short.parent}", "--output_dir", str(tmp_path / "out4")])
+    assert "note:" not in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("runs, message", [
