@@ -56,6 +56,8 @@ def main(argv=None):
             finetuning_run.check_grid_settings(config)
     cli.stop_on_sigterm()
 
+    earlier = finetuning_run.EarlierRun(output_dir)
+
     def stopped():  # asked when the stop comes: an epoch may not have finished yet
         if config.grid:  # the finished points are kept, and the same command goes on from them
             data = finetuning_run.data_key(finetuning_run.load_task(config.task, config.data_dir))
@@ -63,6 +65,9 @@ def main(argv=None):
             return (f"{len(done)} of {len(config.grid_points())} grid points finished (in "
                     f"{os.path.join(output_dir, artifacts.GRID)}); re-run the same command"
                     f"{' without --overwrite' if config.overwrite else ''} to go on from them")
+        if earlier.restored:
+            return (f"the earlier fine-tuning in {output_dir} is back in place, whole (this run's part is dropped); "
+                    "re-run the same command to replace it")
         saved = glob.glob(os.path.join(glob.escape(output_dir), "**", artifacts.WEIGHTS), recursive=True)
         kept = f"{output_dir} keeps the best epoch saved so far" if saved else "no epoch had finished: no weights were saved"
         return f"{kept}; a fine-tuning run restarts from its --init: re-run the same command"
@@ -75,7 +80,8 @@ def main(argv=None):
                 result = summary["best"]
                 print(f"grid: {len(summary['runs'])} runs; best below")
             else:
-                result = finetuning_run.finetune(config)
+                with earlier:  # a finished one that --overwrite replaces: set aside until this one finishes
+                    result = finetuning_run.finetune(config)
     print(f"\n{result['task']} dev, {result['train_examples']} training examples:\n")
     print(finetuning_run.format_results(result))
     print(f"\nresults: {os.path.join(output_dir, artifacts.RESULTS)}\nSavedModel: {result['export']}")

@@ -516,3 +516,41 @@ def test_a_grid_point_moved_with_its_grid_is_the_same_point(tmp_path):
     for name in ("finetune_config.json", "results.json"):
         shutil.copy(new / name, other / name)
     assert finetuning_run._finished(types.SimpleNamespace(output_dir=str(other)))[0]["output_dir"] == str(old)
+
+
+def test_overwrite_sets_the_earlier_fine_tuning_aside_until_the_new_one_finishes(tmp_path):
+    """--overwrite onto a finished fine-tuning: a stop (or failure) before the new one has finished puts the
+    earlier one back, whole; a finished one drops it; one left aside by a killed process is put back first."""
+    from albert_act.base import artifacts
+    from albert_act.train.finetuning_run import EARLIER, EarlierRun
+
+    def finished(tag):
+        for name in (artifacts.RESULTS, artifacts.WEIGHTS, artifacts.FINETUNE_CONFIG, artifacts.FINETUNED_INFO,
+                     artifacts.VOCAB):
+            (tmp_path / name).write_text(f"{tag} {name}")
+        (tmp_path / artifacts.EXPORT / "1").mkdir(parents=True, exist_ok=True)
+        (tmp_path / artifacts.EXPORT / "1" / "saved_model.pb").write_text(f"{tag} export")
+
+    def contents():
+        return {str(p.relative_to(tmp_path)): p.read_text() for p in sorted(tmp_path.rglob("*")) if p.is_file()}
+
+    finished("old")
+    before = contents()
+    with pytest.raises(KeyboardInterrupt):
+        with EarlierRun(str(tmp_path)) as earlier:
+            assert not (tmp_path / artifacts.RESULTS).exists() and (tmp_path / EARLIER / artifacts.RESULTS).exists()
+            (tmp_path / artifacts.FINETUNE_CONFIG).write_text("new config")  # this run's setup, then a weight
+            (tmp_path / artifacts.WEIGHTS).write_text("new epoch 1")
+            raise KeyboardInterrupt
+    assert earlier.restored and contents() == before and not (tmp_path / EARLIER).exists()
+    with EarlierRun(str(tmp_path)) as earlier:
+        finished("new")
+    assert not earlier.restored and contents()[artifacts.RESULTS] == f"new {artifacts.RESULTS}"
+    assert not (tmp_path / EARLIER).exists()
+    (tmp_path / EARLIER).mkdir()  # a process killed outright after setting "new" aside, before its results
+    for name in (artifacts.RESULTS, artifacts.WEIGHTS):
+        (tmp_path / name).rename(tmp_path / EARLIER / name)
+    with EarlierRun(str(tmp_path)):  # put back first, then set aside again for this run
+        assert (tmp_path / EARLIER / artifacts.WEIGHTS).read_text() == f"new {artifacts.WEIGHTS}"
+        finished("newer")
+    assert contents()[artifacts.WEIGHTS] == f"newer {artifacts.WEIGHTS}" and not (tmp_path / EARLIER).exists()

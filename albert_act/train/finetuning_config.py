@@ -41,7 +41,8 @@ class FinetuneConfig:
     halting_bias_initializer: float | None = setting(
         None, "initial bias of a new halting unit (default 0, the authors')", flag="halting_bias", rule="finite")
     vocab: str | None = setting(None, "the SentencePiece model (default: vocab.model inside --init)", kind=PATH)
-    overwrite: bool = setting(False, "replace a finished fine-tuning in --output_dir")
+    overwrite: bool = setting(False, "replace a finished fine-tuning in --output_dir (kept aside until "
+                                       "the new one finishes: a stop before puts it back)")
     learning_rate: float = setting(3e-5, "peak AdamW learning rate (warm-up over the first 10%, then linear decay)",
                                    rule="learning_rate")
     batch_size: int = setting(32, "sequences per update (all replicas together)", rule="int[1,65536]")

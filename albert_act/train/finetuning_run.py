@@ -113,6 +113,48 @@ def clear_earlier_run(output_dir):
             text_files.remove(earlier)
 
 
+EARLIER = ".earlier_run"  # a finished fine-tuning that --overwrite replaces, set aside until the new one finishes
+EARLIER_FILES = (artifacts.RESULTS, artifacts.WEIGHTS, artifacts.EXPORT, artifacts.FINETUNE_CONFIG,
+                 artifacts.FINETUNED_INFO, artifacts.VOCAB)
+
+
+class EarlierRun:
+    """`with EarlierRun(output_dir):` around a fine-tuning that replaces a finished one (--overwrite): the
+    earlier one's files are set aside in `EARLIER` and dropped when the new one has finished, or put back
+    when it stops or fails first (`restored`), so that a stop leaves the earlier result, not half of the new one.
+    One left aside by a process killed outright is put back (or dropped, where a newer one finished) first."""
+
+    def __init__(self, output_dir):
+        self.output_dir, self.aside, self.restored = output_dir, os.path.join(output_dir, EARLIER), False
+
+    def __enter__(self):
+        if text_files.isdir(self.aside):  # left by a killed run: the newest finished result wins
+            self._put_back() if not text_files.exists(os.path.join(self.output_dir, artifacts.RESULTS)) \
+                else text_files.rmtree(self.aside)
+            self.restored = False
+        if text_files.exists(os.path.join(self.output_dir, artifacts.RESULTS)):
+            text_files.makedirs(self.aside)
+            for name in (*EARLIER_FILES[1:], artifacts.RESULTS):  # results last: the folder stops saying it finished
+                if text_files.exists(os.path.join(self.output_dir, name)):
+                    text_files.rename(os.path.join(self.output_dir, name), os.path.join(self.aside, name))
+        return self
+
+    def __exit__(self, kind, error, trace):
+        if text_files.isdir(self.aside):
+            self._put_back() if kind is not None else text_files.rmtree(self.aside)
+        return False
+
+    def _put_back(self):
+        clear_earlier_run(self.output_dir)  # this run's part: its weights and export, if any
+        for name in EARLIER_FILES:
+            if text_files.exists(os.path.join(self.aside, name)):
+                if text_files.exists(os.path.join(self.output_dir, name)):
+                    text_files.remove(os.path.join(self.output_dir, name))
+                text_files.rename(os.path.join(self.aside, name), os.path.join(self.output_dir, name))
+        text_files.rmtree(self.aside)
+        self.restored = True
+
+
 def _print_start(config, backbone, new_weights, task, data, where, initial):
     init, batch_size = config.init, config.batch_size
     print(f"{init}: {backbone.halting}, {'at most ' if backbone.halting == 'act' else ''}{backbone.max_iterations} "
