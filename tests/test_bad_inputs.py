@@ -578,6 +578,11 @@ CASES += [
      r"export holds albert-act SavedModel versions .*give one, e.g. the newest, .*export/1$", []),
     ("tokenizer-input-a-copy-with-numbered-lines", TOKENIZER.replace("{corpus}", "{corpus} {corpus_numbered}"), 1,
      r"--input .*corpus_numbered.txt: 21 of its 21 distinct sentences are also in .*corpus.txt", []),
+    ("tokenizer-input-a-copy-as-html", TOKENIZER.replace("{corpus}", "{corpus} {corpus_html}"), 1,
+     r"--input .*corpus_html.txt: 21 of its 21 distinct sentences are also in .*corpus.txt", []),
+    ("data-input-its-own-text-twice", DATA.replace("{tmp}/records", "{tmp}/records_twice") + " --input "
+     "{corpus_twice}", 0, r"note: \d+ of the \d+ sentences of .*corpus_twice.txt repeat earlier ones in it \(its text "
+     r"twice, or more\?\): they count once for each time", []),
     ("data-input-a-copy-with-speakers-labels", DATA + " --input {corpus_spoken} {corpus}", 1,
      r"--input .*corpus.txt: 21 of its 21 distinct sentences are also in .*corpus_spoken.txt", []),
     ("tokenizer-input-a-conllu-file", TOKENIZER.replace("{corpus}", "{ud40}"), 1,
@@ -992,6 +997,8 @@ CASES += [
      " --allow_partial", 1, r"sts-b is a fine-tuning dir that finished no epoch \(no classifier.weights.h5\): run its "
      r"fine-tuning again \(python -m albert_act.finetune --config .*sts-b/finetune_config.json --output_dir .*sts-b\)",
      []),
+    ("finetune-set-learning-rate-inf", FINETUNE + " --task rte --data_dir {rte} --set learning_rate=inf", 1,
+     r"learning_rate must be a learning rate in \[1e-08, .*, got 'inf'", []),
     ("pretrain-set-a-flags-name", PRETRAIN + " --set tau=0.1", 2, r"--set tau: not a setting of PretrainConfig; --tau "
      r"is the flag of the setting ponder_cost_weight: --set ponder_cost_weight=0.1", []),
     ("bench-learning-curves-an-evaluation-json", "benchmarks.learning_curves A={run}/evaluation.json --output_dir "
@@ -1123,7 +1130,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "probing_future": root / "probing_future", "glue_spelled_models": root / "glue_spelled_models",
             "one_line": root / "one_line.txt", "corpus_copy": root / "corpus_copy.txt",
             **{name: root / f"{name}.txt" for name in ("corpus_indented", "corpus_after_more", "corpus_reordered",
-                                                      "corpus_joined", "corpus_spoken", "corpus_numbered")},
+                                                      "corpus_joined", "corpus_spoken", "corpus_numbered", "corpus_html",
+                                                      "corpus_twice")},
             **{name: root / f"{name}.conllu" for name in ("ud40", "ud40_misc", "ud40_merged", "ud40_tail", "ud_run_on", "ud_2roots",
                                                           "ud_cycle")},
             "latin1_txt": root / "latin1.txt", "ptb_dp": root / "ptb.dp", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
@@ -1216,6 +1224,9 @@ def _more_bad_files(root, rte):
     (root / "corpus_joined.txt").write_text((root / "corpus.txt").read_text().replace(".\nIt", ". It"))  # one line each
     (root / "ptb.dp").write_text("".join((rte.parent.parent / "ptb_wsj_sample_nltk" / "wsj_sample_heads.dp")
                                          .read_text().splitlines(keepends=True)[:60]))
+    (root / "corpus_html.txt").write_text("".join(  # as a web page holds it
+        f"<p>{line.replace(' ', '&nbsp;')}</p>\n" if line.strip() else "\n" for line in corpus_lines))
+    (root / "corpus_twice.txt").write_text((root / "corpus.txt").read_text() * 2)
     (root / "corpus_numbered.txt").write_text("".join(f"{i + 1:6}\t{line}\n" for i, line in enumerate(corpus_lines)))
     (root / "corpus_spoken.txt").write_text("".join(  # a dialogue: each line said by one of two speakers
         f"{('Ann', 'Dr. Bo')[i % 2]}: {line}\n" if line.strip() else "\n" for i, line in enumerate(corpus_lines)))

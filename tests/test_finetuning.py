@@ -554,3 +554,20 @@ def test_overwrite_sets_the_earlier_fine_tuning_aside_until_the_new_one_finishes
         assert (tmp_path / EARLIER / artifacts.WEIGHTS).read_text() == f"new {artifacts.WEIGHTS}"
         finished("newer")
     assert contents()[artifacts.WEIGHTS] == f"newer {artifacts.WEIGHTS}" and not (tmp_path / EARLIER).exists()
+
+
+def test_repeated_rows_and_dev_rows_in_train_are_told_as_the_model_reads_them(capsys):
+    """Training rows that repeat earlier ones with other spacing are repeats; dev examples are training ones
+    whatever their case, spacing or punctuation, and a pair given the other way round (MRPC's) too."""
+    from albert_act.train.finetuning_data import _check_repeats
+    from pipelines.glue import Example
+
+    train = [Example(f"train-{i}", f"Sentence number {i} is here.", f"And its pair {i}.", "1") for i in range(40)]
+    train += [Example(f"train-{40 + i}", f"Sentence  number {i} is here. ", f"And its pair {i}.", "1") for i in range(3)]
+    dev = [Example(f"dev-{i}", f"AND ITS PAIR {i}", f"sentence number {i} is here", "0") for i in range(21)]
+    dev += [Example(f"dev-{21 + i}", f"Another sentence {i}.", f"Its pair {i}.", "0") for i in range(19)]
+    with pytest.raises(ValueError, match=r"^dev.tsv: 21 of its 40 examples are also in train.tsv \(the same sentences, "
+                                         r"as the model reads them\)"):
+        _check_repeats(train, dev, "train.tsv", "dev.tsv")
+    assert capsys.readouterr().out == ("note: train.tsv: 3 of its 43 rows repeat an earlier row (the first at line 40): "
+                                       "each counts once more in training\n")

@@ -269,6 +269,16 @@ def test_files_that_hold_the_same_units_are_refused_and_a_few_shared_ones_noted(
     assert overlap.sentence_keys(numbered) == overlap.keys_of(["Where are you going", "today, my friend?",
                                                                "Go to the shop now.", "And buy bread."])
     assert overlap.sentence_keys(["1990 was a good year."]) == [key("1990 was a good year")]  # a number that is text
+    assert overlap.sentence_keys(["  born in 1990) it was so."]) == [key("born in 1990 it was so")]  # mid-line: text
+    marked = ["<p>The&nbsp;cat sat&nbsp;down.[1]</p>", "[00:01:02] **It was&amp;is late.**", "00:01,250 And so on here."]
+    assert overlap.sentence_keys(marked) == overlap.keys_of(["The cat sat down.", "It was & is late.", "And so on here."])
+    a = list(range(100, 130))
+    assert overlap.check_units_once({"twice": a + a}, "sentences", "WHY") == [  # its text twice: half repeats
+        "note: 30 of the 60 sentences of twice repeat earlier ones in it (its text twice, or more?): they count once "
+        "for each time"]
+    assert overlap.check_units_once({"some": a + a[:12]}, "sentences", "WHY") == [
+        "note: 12 of the 42 sentences of some repeat earlier ones in it: they count once for each time"]
+    assert overlap.check_units_once({"few": a + a[:3]}, "sentences", "WHY") == []  # (under SHARED_FLOOR)
     a, b = list(range(100, 130)), list(range(200, 230))
     units = {"a": a, "b": b, "c": a[:15] + b[:15] + [1, 2, 3]}  # 30 of c's 33 in a and b, 15 in each
     with pytest.raises(ValueError, match=r"^--input c: 30 of its 33 distinct documents are also in a \(15\), b \(15\) "
@@ -289,7 +299,7 @@ def test_files_that_hold_the_same_units_are_refused_and_a_few_shared_ones_noted(
 def test_the_overlap_checks_counts_match_a_plain_restatement():
     """`check_units_once` counts with sorted uint64 arrays; restated here with Python sets on random files: each
     file's shared units (in another file too), and how many it shares with each other file, named in its note
-    (given once an earlier file shares some), most first."""
+    (given once an earlier file shares some), most first; before them, each file's repeats of its own units."""
     import random
 
     from albert_act.base import overlap
@@ -314,9 +324,14 @@ def test_the_overlap_checks_counts_match_a_plain_restatement():
             named = str(error).split(": ")[0].removeprefix("--input ")
             assert named in copies and f"{shared[named]} of its {len(distinct[named])} " in str(error)
             continue
-        assert not copies and notes == [f"note: {shared[p]} of the {len(distinct[p])} distinct units of {p} are also "
-                                        f"in {named[p]}: they count once for each file that holds them" for p in units
-                                        if any(order.index(o) < order.index(p) for o in with_[p])]
+        repeats = {p: len(units[p]) - len(distinct[p]) for p in units}  # within a file: noted past a tenth
+        assert not copies and notes == [
+            f"note: {repeats[p]} of the {len(units[p])} units of {p} repeat earlier ones in it"
+            f"{' (its text twice, or more?)' if 2 * repeats[p] >= len(units[p]) else ''}: they count once for each "
+            "time" for p in units if repeats[p] >= overlap.SHARED_FLOOR and repeats[p] > overlap.REPEATS_NOTED *
+            len(units[p])] + [f"note: {shared[p]} of the {len(distinct[p])} distinct units of {p} are also "
+                              f"in {named[p]}: they count once for each file that holds them" for p in units
+                              if any(order.index(o) < order.index(p) for o in with_[p])]
 
 
 def test_a_line_of_invisible_characters_ends_a_document(tmp_path):

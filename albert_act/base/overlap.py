@@ -6,10 +6,13 @@ import collections
 import re
 import unicodedata
 
-_SENTENCE_END = re.compile(r"[.!?][\"'\u2019\u201d)\]]?$")  # a word that ends a sentence: "it.", "it?\"", "(it.)"
+_SENTENCE_END = re.compile(r"[.!?][^\w\s,;:]*$")  # a word that ends a sentence: "it.", "it?\"", "(it.)", "**it.**"
 CHUNK = 40  # words: a longer run without a sentence's end (a list, a text without stops) is cut every 40 words
 MIN_WORDS = 3  # a shorter sentence ("Yes.", "Thank you.", "See also") is any text's: no sign of a copy
-_LINE_NUMBER = re.compile(r"\s*\d{1,7}(?:\t|[.)]\s)")  # "     1<TAB>" (cat -n, nl), "1. ", "12) ": a line's number
+# a line's number or time: "     1<TAB>" (cat -n, nl), "1. ", "12) ", "[00:01:02] ", "00:01,250 "
+_LINE_NUMBER = re.compile(r"^\s*(?:\d{1,7}(?:\t|[.)]\s)|\[?\d{1,2}(?::\d{2}){1,2}(?:[.,]\d{1,3})?\]?\s)")
+_TAG = re.compile(r"</?[A-Za-z][^<>]{0,80}>")  # HTML or XML markup: <p>, </b>, <span class="x">
+_CITATION = re.compile(r"\[\d{1,3}\]")  # a footnote's mark: "[1]"
 # a speaker's label ("ALICE:", "Q:", "Dr. Smith:"): up to 3 words, the first capitalised, the last ending in ":"
 _LABEL = re.compile(r"^[^\w\s]*[A-Z\u00c0-\u00de][^\s:]*(?:\s+[^\s:]+){0,2}?:\s+(?=\S)")
 
@@ -20,15 +23,16 @@ class Sentences:
     after a word that ends in . ! or ? (and a closing quote or bracket), at a blank line (a paragraph's, a
     document's end), and every `CHUNK` words without one; a one-word sentence ("Mr.", "e.g.") goes with the next. A
     line that begins with a speaker's label (`_LABEL`: "ALICE:", "Dr. Smith:") begins a sentence, without the label:
-    a dialogue and its copy without the speakers' names give the same sentences; a line's number (`_LINE_NUMBER`)
-    is no part of its words."""
+    a dialogue and its copy without the speakers' names give the same sentences; a line's number or time
+    (`_LINE_NUMBER`), HTML markup and footnote marks (`_markup_free`) are no part of its words."""
 
     def __init__(self):
         self.held, self.words = [], []
 
     def feed(self, line):
         """The sentences that `line` (of the stream) ends."""
-        if line[:1].isdigit() or line[:1].isspace():
+        line = _markup_free(line)
+        if line[:1].isdigit() or line[:1].isspace() or line[:1] == "[":
             line = _LINE_NUMBER.sub("", line, count=1)
         if not line.split():
             return self.end()
@@ -85,7 +89,19 @@ _WORD = re.compile(r"[^\W_]+")  # a run of letters or digits
 
 
 def _words(text):
-    return _WORD.findall(_plain(text).casefold())
+    return _WORD.findall(_plain(_markup_free(text)).casefold())
+
+
+def _markup_free(text):
+    """`text` without what marks it up and is no word of it: HTML entities read (&amp; is &, &nbsp; a space),
+    tags and footnote marks ("[1]") dropped."""
+    if "&" in text:
+        import html
+
+        text = html.unescape(text)
+    if "<" in text:
+        text = _TAG.sub(" ", text)
+    return _CITATION.sub("", text) if "[" in text else text
 
 
 def _digest(words):
@@ -103,6 +119,7 @@ def _plain(text):
                                                  if unicodedata.category(c) != "Mn"))
 
 
+REPEATS_NOTED = 0.1  # of a file's units repeating earlier ones in it: noted (Wikipedia's and EWT's: 3% at most)
 SHARED_FLOOR = 10  # units: fewer shared, however large a part of a small file (a stub's "References"), is no copy
 
 
@@ -136,12 +153,20 @@ def check_units_once(units, what, why, flag="--input"):
         neighbours[b].add(a)
     with_ = {i: sorted(neighbours[i], key=lambda o: (-pairs[min(i, o), max(i, o)], o))  # most shared first
              for i in range(len(order))}
+    notes = []
+    for i, path in enumerate(order):  # a file that holds its own units more than once (its text twice)
+        total = len(units[path])
+        repeats = total - len(distinct[i])
+        if repeats >= SHARED_FLOOR and repeats > REPEATS_NOTED * total:  # (a made-up corpus may repeat: a note)
+            twice = " (its text twice, or more?)" if 2 * repeats >= total else ""
+            notes.append(f"note: {repeats:,} of the {total:,} {what} of {path} repeat earlier ones in it{twice}: they "
+                         "count once for each time")
     for i in sorted((i for i in range(len(order)) if shared[i]), key=lambda i: (len(distinct[i]), -i)):
         if 2 * shared[i] > len(distinct[i]) and shared[i] >= SHARED_FLOOR:
             raise ValueError(f"{flag} {order[i]}: {shared[i]:,} of its {len(distinct[i]):,} distinct {what} are also "
                              f"in {_listed(order, with_[i], pairs, i)} (the same words, as they are read): a copy, or "
                              f"a part of one; {why}; give each of the {what} once (cut them from one of the files)")
-    return [f"note: {shared[i]:,} of the {len(distinct[i]):,} distinct {what} of {order[i]} are also in "
+    return notes + [f"note: {shared[i]:,} of the {len(distinct[i]):,} distinct {what} of {order[i]} are also in "
             f"{_listed(order, with_[i], pairs, i)}: they count once for each file that holds them"
             for i in range(len(order)) if any(o < i for o in with_[i])]  # (once an earlier file shares them)
 

@@ -44,9 +44,9 @@ def types_of(field):
 
 
 def _number(text):
+    """Whether `text` reads as a JSON number ("1e-3", not "inf"): a quoted one was typed as a JSON string."""
     try:
-        float(text)
-        return True
+        return isinstance(json.loads(text), (int, float))
     except ValueError:
         return False
 

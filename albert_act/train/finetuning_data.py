@@ -88,7 +88,7 @@ def _check_repeats(train, dev, train_file, dev_file):
     training data), noted past `REPEATS_NOTED`: their sentences compare as the model reads them (`_sentences`)."""
     seen, repeats = set(), []
     for example in train:
-        key = (example.text_a, example.text_b, example.label)  # (SST-2's phrases "good" and "good ," are two)
+        key = (_spaced(example.text_a), _spaced(example.text_b), example.label)  # ("good", "good ,": two of SST-2's)
         repeats += [example.guid] if key in seen else []
         seen.add(key)
     if len(repeats) > REPEATS_NOTED * len(train):
@@ -103,6 +103,10 @@ def _check_repeats(train, dev, train_file, dev_file):
     if shared > REPEATS_NOTED * len(dev):
         print(f"note: {dev_file}: {shared:,} of its {len(dev):,} examples are also in {train_file}: dev numbers "
               "are partly on training data")
+
+
+def _spaced(text):
+    return None if text is None else " ".join(text.split())
 
 
 def _sentences(example):
