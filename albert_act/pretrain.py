@@ -166,6 +166,10 @@ def main(argv=None):
         print(f"\nSavedModel (raw text in; fill_mask, encoder): {result['export']['dir']}")
         print(f"  fill_mask({answer['tokens'][1:-1]}) -> {answer['top_k_tokens'][0][:3]}, "
               f"iterations {answer['iterations'][:sum(answer['padding_mask'])]}")
+        if not os.path.basename(os.path.normpath(result["export"]["dir"])).isdigit():  # TF Serving needs a version
+            from albert_act.export import serve_command
+
+            print(f"  {serve_command(os.path.normpath(result['export']['dir'])).replace('--output', '--export_dir')}")
     elif jax:
         print(f"\nweights: {os.path.join(config.model_dir, artifacts.JAX_FINAL_WEIGHTS)} (a SavedModel needs TensorFlow: "
               f"python -m albert_act.export --checkpoint {shlex.quote(config.model_dir)} --output DIR)")

@@ -999,6 +999,10 @@ CASES += [
      []),
     ("finetune-set-learning-rate-inf", FINETUNE + " --task rte --data_dir {rte} --set learning_rate=inf", 1,
      r"learning_rate must be a learning rate in \[1e-08, .*, got 'inf'", []),
+    ("pretrain-export-dir-without-version", PRETRAIN.replace("--no_export", "--export_dir {tmp}/pre_unversioned "
+                                                            "--vocab {vocab}").replace("{tmp}/new_run", "{tmp}/run_unv"),
+     0, r"serve: TensorFlow Serving loads <base>/<version number>/, and .*pre_unversioned is not named by a number: "
+     r"export with --export_dir .*pre_unversioned/1 to serve it", []),
     ("pretrain-set-a-flags-name", PRETRAIN + " --set tau=0.1", 2, r"--set tau: not a setting of PretrainConfig; --tau "
      r"is the flag of the setting ponder_cost_weight: --set ponder_cost_weight=0.1", []),
     ("bench-learning-curves-an-evaluation-json", "benchmarks.learning_curves A={run}/evaluation.json --output_dir "
@@ -1424,7 +1428,7 @@ def test_bad_served_input(case, places):
 
 # Cases that run real work (an export, an analysis, a 2 MB corpus) or build a model before their refusal:
 # `pytest -m slow` (the default run stays within its budget).
-SLOW_CASES = {"export-output-without-version", "export-newest-checkpoint-damaged", "analyze-newest-checkpoint-damaged",
+SLOW_CASES = {"export-output-without-version", "pretrain-export-dir-without-version", "export-newest-checkpoint-damaged", "analyze-newest-checkpoint-damaged",
               "data-a-2mb-line", "tokenizer-a-2mb-line", "tokenizer-output-named-model", "tokenizer-output-named-vocab",
               "pretrain-resume-every-checkpoint-truncated", "pretrain-init-from-damaged-export",
               "pretrain-init-from-every-checkpoint-truncated", "finetune-every-checkpoint-truncated",
