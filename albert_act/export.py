@@ -31,7 +31,6 @@ if not __package__:  # run as a file, where its imports of the package fail
                      "python -m albert_act.export")
 
 import json
-import os
 import shlex
 
 from albert_act.base import cli, entry, outputs
@@ -85,19 +84,10 @@ def _export(config, written):
     print(f"SavedModel: {export_dir}")
     for name, answer in example_query(export_dir).items():
         print(f"\n{name}: {json.dumps(answer, ensure_ascii=False)}")
+    from albert_act.io.exports import serve_command
+
     print("\n" + serve_command(export_dir))
 
-
-def serve_command(export_dir):
-    """How to serve the export with TensorFlow Serving, which loads <base>/<version>/: the command,
-    paths quoted for the shell, or, for an --output not named by a version number, how to get one."""
-    version, base = os.path.basename(export_dir), os.path.dirname(export_dir)
-    if not version.isdigit():
-        return (f"serve: TensorFlow Serving loads <base>/<version number>/, and {export_dir} is not named by a "
-                f"number: export with --output {shlex.quote(os.path.join(export_dir, '1'))} to serve it")
-    name = os.path.basename(base)
-    return (f"serve: docker run -p 8501:8501 -v {shlex.quote(f'{base}:/models/{name}')} "
-            f"-e {shlex.quote(f'MODEL_NAME={name}')} tensorflow/serving")
 
 
 if __name__ == "__main__":

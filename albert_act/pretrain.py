@@ -167,7 +167,7 @@ def main(argv=None):
         print(f"  fill_mask({answer['tokens'][1:-1]}) -> {answer['top_k_tokens'][0][:3]}, "
               f"iterations {answer['iterations'][:sum(answer['padding_mask'])]}")
         if not os.path.basename(os.path.normpath(result["export"]["dir"])).isdigit():  # TF Serving needs a version
-            from albert_act.export import serve_command
+            from albert_act.io.exports import serve_command
 
             print(f"  {serve_command(os.path.normpath(result['export']['dir'])).replace('--output', '--export_dir')}")
     elif jax:

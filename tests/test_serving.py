@@ -367,7 +367,7 @@ def test_shapes_a_client_can_send_are_answered_or_refused_by_name(exports):
 
 
 def test_the_printed_serve_command_is_quoted_and_needs_a_version_folder():
-    from albert_act.export import serve_command
+    from albert_act.io.exports import serve_command
 
     assert serve_command("/tmp/my models/demo/1") == (
         "serve: docker run -p 8501:8501 -v '/tmp/my models/demo:/models/demo' -e MODEL_NAME=demo tensorflow/serving")
