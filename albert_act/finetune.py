@@ -23,7 +23,7 @@ import json
 import os
 import sys
 
-from albert_act.base import cli, entry, outputs
+from albert_act.base import cli, entry, outputs, text_files
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -55,10 +55,10 @@ def main(argv=None):
         if config.grid and not config.overwrite:
             finetuning_run.check_grid_settings(config)
     cli.stop_on_sigterm()
-
-    earlier = finetuning_run.EarlierRun(output_dir)
+    earlier = finetuning_run.EarlierRun(output_dir)  # a finished one --overwrite sets aside until it is replaced
 
     def stopped():  # asked when the stop comes: an epoch may not have finished yet
+        earlier.put_back()  # (here too: a stop inside a long native call ends the process at once after this)
         if config.grid:  # the finished points are kept, and the same command goes on from them
             data = finetuning_run.data_key(finetuning_run.load_task(config.task, config.data_dir))
             done = [point for point in config.grid_points() if finetuning_run.finished_point(point, data)]
@@ -75,6 +75,9 @@ def main(argv=None):
     with cli.failures(output_dir, "files written whole before are intact: free space and re-run the same command",
                       stopped, refusals=(ValueError, FloatingPointError), explain=explain):
         with outputs.DirectoryLock(output_dir, "fine-tuning", "--output_dir", say=True):
+            if not config.grid and text_files.isdir(earlier.aside):  # left by a process that ended at once: back
+                earlier.recover()
+                artifacts.check_finetuning_target(output_dir, config.overwrite)  # (without --overwrite: refused)
             if config.grid:
                 summary = finetuning_run.grid_search(config)
                 result = summary["best"]

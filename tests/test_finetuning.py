@@ -550,10 +550,13 @@ def test_overwrite_sets_the_earlier_fine_tuning_aside_until_the_new_one_finishes
     (tmp_path / EARLIER).mkdir()  # a process killed outright after setting "new" aside, before its results
     for name in (artifacts.RESULTS, artifacts.WEIGHTS):
         (tmp_path / name).rename(tmp_path / EARLIER / name)
-    with EarlierRun(str(tmp_path)):  # put back first, then set aside again for this run
-        assert (tmp_path / EARLIER / artifacts.WEIGHTS).read_text() == f"new {artifacts.WEIGHTS}"
-        finished("newer")
-    assert contents()[artifacts.WEIGHTS] == f"newer {artifacts.WEIGHTS}" and not (tmp_path / EARLIER).exists()
+    earlier = EarlierRun(str(tmp_path))
+    earlier.recover()  # (finetune does this under its lock, then judges the dir: without --overwrite, refused)
+    assert contents()[artifacts.WEIGHTS] == f"new {artifacts.WEIGHTS}" and not (tmp_path / EARLIER).exists()
+    with EarlierRun(str(tmp_path)) as earlier:
+        earlier.put_back()  # a stop inside a long native call: put back by the stop line, before the process ends
+        assert earlier.restored and contents()[artifacts.RESULTS] == f"new {artifacts.RESULTS}"
+    assert not (tmp_path / EARLIER).exists()
 
 
 def test_repeated_rows_and_dev_rows_in_train_are_told_as_the_model_reads_them(capsys):

@@ -127,11 +127,21 @@ class EarlierRun:
     def __init__(self, output_dir):
         self.output_dir, self.aside, self.restored = output_dir, os.path.join(output_dir, EARLIER), False
 
-    def __enter__(self):
-        if text_files.isdir(self.aside):  # left by a killed run: the newest finished result wins
+    def recover(self):
+        """One left aside by a process that ended at once (SIGKILL, a stop inside a long native call): put
+        back, before the dir is judged (so that without --overwrite it is refused), unless a newer one finished."""
+        if text_files.isdir(self.aside):
             self._put_back() if not text_files.exists(os.path.join(self.output_dir, artifacts.RESULTS)) \
                 else text_files.rmtree(self.aside)
             self.restored = False
+
+    def put_back(self):
+        """At a stop: the earlier one back in place, if it is aside (also where the process then ends at once)."""
+        if text_files.isdir(self.aside):
+            self._put_back()
+
+    def __enter__(self):
+        self.recover()
         if text_files.exists(os.path.join(self.output_dir, artifacts.RESULTS)):
             text_files.makedirs(self.aside)
             for name in (*EARLIER_FILES[1:], artifacts.RESULTS):  # results last: the folder stops saying it finished
@@ -140,8 +150,10 @@ class EarlierRun:
         return self
 
     def __exit__(self, kind, error, trace):
-        if text_files.isdir(self.aside):
-            self._put_back() if kind is not None else text_files.rmtree(self.aside)
+        if kind is not None:
+            self.put_back()
+        elif text_files.isdir(self.aside):
+            text_files.rmtree(self.aside)
         return False
 
     def _put_back(self):
