@@ -23,7 +23,7 @@ import json
 import os
 import sys
 
-from albert_act.base import cli, entry, outputs, text_files
+from albert_act.base import cli, entry, outputs
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -75,8 +75,7 @@ def main(argv=None):
     with cli.failures(output_dir, "files written whole before are intact: free space and re-run the same command",
                       stopped, refusals=(ValueError, FloatingPointError), explain=explain):
         with outputs.DirectoryLock(output_dir, "fine-tuning", "--output_dir", say=True):
-            if not config.grid and text_files.isdir(earlier.aside):  # left by a process that ended at once: back
-                earlier.recover()
+            if not config.grid and earlier.recover():  # left by a process that ended at once: back, then judged
                 artifacts.check_finetuning_target(output_dir, config.overwrite)  # (without --overwrite: refused)
             if config.grid:
                 summary = finetuning_run.grid_search(config)

@@ -129,11 +129,14 @@ class EarlierRun:
 
     def recover(self):
         """One left aside by a process that ended at once (SIGKILL, a stop inside a long native call): put
-        back, before the dir is judged (so that without --overwrite it is refused), unless a newer one finished."""
-        if text_files.isdir(self.aside):
+        back, before the dir is judged (so that without --overwrite it is refused), unless a newer one finished.
+        Returns whether one was left."""
+        left = text_files.isdir(self.aside)
+        if left:
             self._put_back() if not text_files.exists(os.path.join(self.output_dir, artifacts.RESULTS)) \
                 else text_files.rmtree(self.aside)
             self.restored = False
+        return left
 
     def put_back(self):
         """At a stop: the earlier one back in place, if it is aside (also where the process then ends at once)."""
