@@ -169,7 +169,7 @@ def main(argv=None):
         if not os.path.basename(os.path.normpath(result["export"]["dir"])).isdigit():  # TF Serving needs a version
             from albert_act.io.exports import serve_command
 
-            print(f"  {serve_command(os.path.normpath(result['export']['dir'])).replace('--output', '--export_dir')}")
+            print(f"  {serve_command(os.path.normpath(result['export']['dir']), '--export_dir')}")
     elif jax:
         print(f"\nweights: {os.path.join(config.model_dir, artifacts.JAX_FINAL_WEIGHTS)} (a SavedModel needs TensorFlow: "
               f"python -m albert_act.export --checkpoint {shlex.quote(config.model_dir)} --output DIR)")

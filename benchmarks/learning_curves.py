@@ -86,7 +86,7 @@ def _well_formed(point):
 def joined(spec, parts):
     """One curve from a run and its continuations (their updates counted on from the last point)."""
     curve, read = [], {}
-    for part in parts:
+    for index, part in enumerate(parts):
         if not part:
             raise ValueError(f"{spec!r}: an empty part; give NAME=PART[+PART...]")
         points = read_points(part)
@@ -97,7 +97,7 @@ def joined(spec, parts):
         read[part] = points
         if curve:  # (a continuation's updates count from 0: they are offset, not matched with the first's)
             check_same_records({parts[0]: curve, part: points}, same_updates=False)
-            _note_started_from(part, parts[parts.index(part) - 1])
+            _note_started_from(part, parts[index - 1])
         offset = curve[-1]["step"] if curve else 0
         curve += [{**p, "step": p["step"] + offset} for p in points]
     return curve

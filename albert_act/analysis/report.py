@@ -53,10 +53,10 @@ def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, 
     tokenizer = source.tokenizer(vocab)
     # held-out needs the MLM and SOP heads: a pre-training model (in the report, where there is one)
     heads = mode == "held-out" or (mode == "report" and source.info["kind"] == "pretraining" and evaluate_model)
+    compiled = source.xla_settings(jit_compile)
     with strategy.scope():
-        backbone, _ = source.backbone(dropout=0.0, return_details=mode in ("fixed-point", "report"),
-                                      **source.xla_settings(jit_compile))
-        model = source.pretraining_model(**source.xla_settings(jit_compile))[0] if heads else None
+        backbone, _ = source.backbone(dropout=0.0, return_details=mode in ("fixed-point", "report"), **compiled)
+        model = source.pretraining_model(**compiled)[0] if heads else None
         compared = _reference(reference, tokenizer, backbone, jit_compile) if reference is not None else None
     if mode in ("held-out", "token-types", "fixed-point", "difficulty", "report"):  # records of this model's vocabulary, length
         files = record_files(held_out_records(source, records))

@@ -82,14 +82,14 @@ def unit_key(text):
     NFKC without accents and case-folded (as ALBERT's vocabularies take them), in their order, as a 64-bit digest.
     Its punctuation and spaces are no part of it: a copy with its sentences quoted, its "." made "...", or its words
     tokenized ("( LUB ) .", "do n't") gives the same units."""
-    return _digest(_words(text))
+    return _digest(_words(_markup_free(text)))
 
 
 _WORD = re.compile(r"[^\W_]+")  # a run of letters or digits
 
 
 def _words(text):
-    return _WORD.findall(_plain(_markup_free(text)).casefold())
+    return _WORD.findall(_plain(text).casefold())
 
 
 def _markup_free(text):

@@ -90,13 +90,13 @@ def damaged_file(path):
     return f"{part} {state}"
 
 
-def serve_command(export_dir):
+def serve_command(export_dir, flag="--output"):
     """How to serve the export with TensorFlow Serving, which loads <base>/<version>/: the command,
-    paths quoted for the shell, or, for an --output not named by a version number, how to get one."""
+    paths quoted for the shell, or, for an export dir not named by a version number, the `flag` that gets one."""
     version, base = os.path.basename(export_dir), os.path.dirname(export_dir)
     if not version.isdigit():
         return (f"serve: TensorFlow Serving loads <base>/<version number>/, and {export_dir} is not named by a "
-                f"number: export with --output {shlex.quote(os.path.join(export_dir, '1'))} to serve it")
+                f"number: export with {flag} {shlex.quote(os.path.join(export_dir, '1'))} to serve it")
     name = os.path.basename(base)
     return (f"serve: docker run -p 8501:8501 -v {shlex.quote(f'{base}:/models/{name}')} "
             f"-e {shlex.quote(f'MODEL_NAME={name}')} tensorflow/serving")

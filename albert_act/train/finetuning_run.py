@@ -114,8 +114,8 @@ def clear_earlier_run(output_dir):
 
 
 EARLIER = ".earlier_run"  # a finished fine-tuning that --overwrite replaces, set aside until the new one finishes
-EARLIER_FILES = (artifacts.RESULTS, artifacts.WEIGHTS, artifacts.EXPORT, artifacts.FINETUNE_CONFIG,
-                 artifacts.FINETUNED_INFO, artifacts.VOCAB)
+EARLIER_FILES = (artifacts.WEIGHTS, artifacts.EXPORT, artifacts.FINETUNE_CONFIG, artifacts.FINETUNED_INFO,
+                 artifacts.VOCAB, artifacts.RESULTS)  # results last, either way: the folder says finished only whole
 
 
 class EarlierRun:
@@ -147,7 +147,7 @@ class EarlierRun:
         self.recover()
         if text_files.exists(os.path.join(self.output_dir, artifacts.RESULTS)):
             text_files.makedirs(self.aside)
-            for name in (*EARLIER_FILES[1:], artifacts.RESULTS):  # results last: the folder stops saying it finished
+            for name in EARLIER_FILES:
                 if text_files.exists(os.path.join(self.output_dir, name)):
                     text_files.rename(os.path.join(self.output_dir, name), os.path.join(self.aside, name))
         return self
