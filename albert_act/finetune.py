@@ -18,6 +18,7 @@ if not __package__:  # run as a file, where its imports of the package fail
     raise SystemExit("error: albert_act/finetune.py is part of albert-act: run it from the repository root as "
                      "python -m albert_act.finetune")
 
+import contextlib
 import glob
 import json
 import os
@@ -51,23 +52,22 @@ def main(argv=None):
     output_dir = config.output_dir
     explain = settings.explained(args)  # a path of a --config file: where it came from
     with cli.failures(output_dir, "nothing was written", "nothing was written; re-run the same command", explain=explain):
-        artifacts.check_finetuning_target(output_dir, config.overwrite)
-        if config.grid and not config.overwrite:
-            finetuning_run.check_grid_settings(config)
+        _check_target(config)
     cli.stop_on_sigterm()
     earlier = finetuning_run.EarlierRun(output_dir)  # a finished one --overwrite sets aside until it is replaced
 
     def stopped():  # asked when the stop comes: an epoch may not have finished yet
         earlier.put_back()  # (here too: a stop inside a long native call ends the process at once after this)
+        if earlier.restored:
+            return (f"the earlier fine-tuning in {output_dir} is back in place, whole (this run's part"
+                    f"{', its finished grid points too,' if config.grid else ''} is dropped); re-run the same command "
+                    "to replace it")
         if config.grid:  # the finished points are kept, and the same command goes on from them
             data = finetuning_run.data_key(finetuning_run.load_task(config.task, config.data_dir))
             done = [point for point in config.grid_points() if finetuning_run.finished_point(point, data)]
             return (f"{len(done)} of {len(config.grid_points())} grid points finished (in "
                     f"{os.path.join(output_dir, artifacts.GRID)}); re-run the same command"
                     f"{' without --overwrite' if config.overwrite else ''} to go on from them")
-        if earlier.restored:
-            return (f"the earlier fine-tuning in {output_dir} is back in place, whole (this run's part is dropped); "
-                    "re-run the same command to replace it")
         saved = glob.glob(os.path.join(glob.escape(output_dir), "**", artifacts.WEIGHTS), recursive=True)
         kept = f"{output_dir} keeps the best epoch saved so far" if saved else "no epoch had finished: no weights were saved"
         return f"{kept}; a fine-tuning run restarts from its --init: re-run the same command"
@@ -75,19 +75,29 @@ def main(argv=None):
     with cli.failures(output_dir, "files written whole before are intact: free space and re-run the same command",
                       stopped, refusals=(ValueError, FloatingPointError), explain=explain):
         with outputs.DirectoryLock(output_dir, "fine-tuning", "--output_dir", say=True):
-            if not config.grid and earlier.recover():  # left by a process that ended at once: back, then judged
-                artifacts.check_finetuning_target(output_dir, config.overwrite)  # (without --overwrite: refused)
-            if config.grid:
-                summary = finetuning_run.grid_search(config)
-                result = summary["best"]
-                print(f"grid: {len(summary['runs'])} runs; best below")
-            else:
-                with earlier:  # a finished one that --overwrite replaces: set aside until this one finishes
+            if earlier.recover():  # left by a process that ended at once: back, then judged
+                _check_target(config)  # (without --overwrite: refused)
+            with earlier if config.overwrite else contextlib.nullcontext():  # a finished one that --overwrite
+                if config.grid:  # replaces: set aside until this one (a grid: all its points) has finished
+                    summary = finetuning_run.grid_search(config)
+                    result = summary["best"]
+                    print(f"grid: {len(summary['runs'])} runs; best below")
+                else:
                     result = finetuning_run.finetune(config)
     print(f"\n{result['task']} dev, {result['train_examples']} training examples:\n")
     print(finetuning_run.format_results(result))
     print(f"\nresults: {os.path.join(output_dir, artifacts.RESULTS)}\nSavedModel: {result['export']}")
     print(json.dumps({"best": result["best"]}))
+
+
+def _check_target(config):
+    """Refuses an --output_dir that this fine-tuning or grid would wrongly replace (ValueError)."""
+    from albert_act.base import artifacts
+    from albert_act.train import finetuning_run
+
+    artifacts.check_finetuning_target(config.output_dir, config.overwrite, config.grid)
+    if config.grid and not config.overwrite:
+        finetuning_run.check_grid_settings(config)
 
 
 if __name__ == "__main__":

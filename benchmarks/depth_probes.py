@@ -42,10 +42,10 @@ import numpy as np  # noqa: E402
 def served_sentences(path, count, min_words=6, max_words=40):
     """The first `count` lines of `path` with min..max words, each with its longest word masked
     (a file that is not UTF-8 text is named, with its line)."""
-    from albert_act.base import text_files
+    from albert_act.base import plain_text
 
     chosen = []
-    for _, line in text_files.read_text_lines(path, skip_flag=False):
+    for _, line in plain_text.read_text_lines(path, skip_flag=False):
         words = line.split()
         if not min_words <= len(words) <= max_words:
             continue

@@ -90,17 +90,41 @@ def joined(spec, parts):
         if not part:
             raise ValueError(f"{spec!r}: an empty part; give NAME=PART[+PART...]")
         points = read_points(part)
-        same = next((earlier for earlier, seen in read.items() if seen == points), None)
-        if same is not None:  # the same dir twice, or a copy: its updates would be counted twice, as more
-            raise ValueError(f"{spec!r}: {part} holds the same evaluations as {same} (the same run, or a copy): a "
+        same = next((earlier for earlier, seen in read.items() if all(p in seen for p in points)), None)
+        if same is not None:  # the same dir twice, a copy or a part of one: its updates would be counted twice
+            how = ("the same evaluations as {} (the same run, or a copy)" if read[same] == points else
+                   "only evaluations also in {} (the same run, or a copy of its start)").format(same)
+            raise ValueError(f"{spec!r}: {part} holds {how}: a "
                              "continuation is a run started from the first's weights (--init_from); give each once")
         read[part] = points
         if curve:  # (a continuation's updates count from 0: they are offset, not matched with the first's)
             check_same_records({parts[0]: curve, part: points}, same_updates=False)
             _note_started_from(part, parts[index - 1])
+            _note_starts_back(part, points, parts[index - 1], read[parts[index - 1]])
         offset = curve[-1]["step"] if curve else 0
         curve += [{**p, "step": p["step"] + offset} for p in points]
     return curve
+
+
+def _note_starts_back(part, points, previous, before):
+    """A note where continuation `part` starts with a held-out MLM accuracy nearer where `previous` started than
+    where it ended: it does not go on from its weights (parts in the wrong order, say)."""
+    start, first, last = points[0]["mlm_accuracy"], before[0]["mlm_accuracy"], before[-1]["mlm_accuracy"]
+    if last > first and start < (first + last) / 2:
+        print(f"note: {part} starts at held-out MLM accuracy {start:.3f}, nearer where {previous} started ({first:.3f}) "
+              f"than where it ended ({last:.3f}): no continuation of it (the parts in the wrong order?); joined "
+              "as one all the same")
+
+
+def split_parts(parts):
+    """The parts of PART[+PART...]: split at each '+', except where the text around it names a file or dir that
+    exists ("anneal+v2.jsonl"), the longest first."""
+    pieces, found = parts.split("+"), []
+    while pieces:
+        take = next((n for n in range(len(pieces), 1, -1) if os.path.exists("+".join(pieces[:n]))), 1)
+        found.append("+".join(pieces[:take]))
+        pieces = pieces[take:]
+    return found
 
 
 def _note_started_from(part, previous):
@@ -172,7 +196,7 @@ def main(argv=None):
                          "an earlier learning_curves result")
         named = arguments.named(args.runs, "a run dir or held_out.jsonl ('+' between a run and its continuation)",
                                 "ACT=runs/english")
-        curves = {name: joined(f"{name}={parts}", parts.split("+")) for name, parts in named.items()}
+        curves = {name: joined(f"{name}={parts}", split_parts(parts)) for name, parts in named.items()}
         check_same_records(curves)
     except (ValueError, OSError) as error:  # OSError: a read-only folder, where the lock goes
         raise SystemExit(arguments.refusal(error, args.output_dir)) from None

@@ -31,9 +31,9 @@ import random
 import sys
 import time
 
-from albert_act.base import checks, cli, entry, outputs, overlap, text_files
+from albert_act.base import checks, cli, entry, outputs, overlap, plain_text, text_files
 from albert_act.base.artifacts import INCOMPLETE, STATS_JSON, STATS_MD, TOKENS_EVAL, TOKENS_TRAIN
-from pipelines import instances, token_corpus, worker_pool
+from pipelines import instances, record_warnings, token_corpus, worker_pool
 from pipelines.tfrecord_writer import TFRecordWriter
 from pipelines.tokenizer import Tokenizer
 
@@ -44,7 +44,7 @@ def read_documents(files, skip_invalid_utf8=False, invalid_lines=None, units=Non
     whose documents were merged, split, cut or added to, or whose lines were joined, holds the same ones)."""
     for path in files:
         document, keys = [], None if units is None else units.setdefault(path, array.array("Q"))
-        for _, line in text_files.read_text_lines(path, skip_invalid_utf8, invalid_lines):
+        for _, line in plain_text.read_text_lines(path, skip_invalid_utf8, invalid_lines):
             line = line.strip()
             if line and (line.isascii() or not text_files.is_blank(line)):  # (a zero-width space alone is blank)
                 document.append(line)
@@ -259,8 +259,12 @@ def _check_filled(written, num_shards, eval_fraction, stats):
         raise ValueError(f"no training instance from {documents}: the text is too short to make one (an instance "
                          "needs at least a sentence of pieces); give more text")
     if written < num_shards:
+        long = stats["truncated_tokens"] > stats["tokens"]  # most of the text cut off: lines far longer than a sequence
         raise ValueError(f"--num_shards {num_shards} but {documents} gave {written} training instances: "
-                         f"{num_shards - written} shards would be empty; use --num_shards {written} or fewer")
+                         f"{num_shards - written} shards would be empty; " + (
+                             f"{stats['truncated_tokens']:,} of the text's pieces were cut off to fit sequences, "
+                             "as each line is read as a sentence (a document on one line?): give a sentence a line "
+                             "(a blank line between documents)" if long else f"use --num_shards {written} or fewer"))
 
 
 def _progress_bar(enabled):
@@ -297,6 +301,7 @@ def _report(stats, invalid_lines, config, files, vocab, num_shards, eval_fractio
         "tokens": stats["tokens"],
         "mean_tokens_per_instance": stats["tokens"] / max(1, stats["instances"]),
         "unknown_fraction": stats["unknown_tokens"] / max(1, stats["tokens"]),  # <unk>: text --vocab cannot read
+        "unreadable_sentences": stats["unreadable_sentences"],  # most of their characters in no piece of --vocab
         "masked_fraction": masked / max(1, stats["maskable_tokens"]),
         "replacement_mix": {k: stats[f"replaced_{k}"] / max(1, masked) for k in ("mask", "keep", "random")},
         "ngram_spans": {
@@ -322,7 +327,8 @@ def _write_report(report, output_dir):
         f"{report['documents']['eval']} eval), sentences: {report['sentences']}",
         f"- instances: {report['instances']['train']} train, {report['instances']['eval']} eval; "
         f"tokens: {report['tokens']} ({report['mean_tokens_per_instance']:.1f} per instance)",
-        f"- unknown pieces (<unk>): {report['unknown_fraction']:.4f} of the tokens",
+        f"- unknown pieces (<unk>): {report['unknown_fraction']:.4f} of the tokens; sentences mostly of characters in "
+        f"no piece: {report['unreadable_sentences']}",
         f"- masked fraction: {report['masked_fraction']:.4f} (target {report['config']['masked_lm_prob']})",
         "- replacement mix: " + ", ".join(f"{k} {v:.4f}" for k, v in report["replacement_mix"].items()),
         f"- SOP swapped: {report['sop_swapped_fraction']:.4f}",
@@ -402,46 +408,8 @@ def main(argv=None):
     if args.eval_fraction > 0 and not report["instances"]["eval"]:
         print(f"note: the eval shard is empty (--eval_fraction {args.eval_fraction} of too few documents); "
               "pre-training needs held-out records: raise --eval_fraction or give more documents")
-    for warning in (masking_warning(report), unknown_warning(report)):
-        if warning:
-            print(f"warning: {warning}")
-
-
-UNKNOWN_WARNED = 0.1  # of the tokens <unk>; English Wikipedia under the demo's 2,000-piece vocabulary: 0.02
-
-
-def unknown_warning(report):
-    """A line when more than `UNKNOWN_WARNED` of the tokens are <unk>: the text holds what the vocabulary
-    cannot read (another script, symbols it never saw), which the model then learns as one piece."""
-    if report["unknown_fraction"] <= UNKNOWN_WARNED:
-        return None
-    return (f"{report['unknown_fraction']:.0%} of the pieces are <unk>: --vocab {report['vocab']} cannot read much of "
-            "this text (another script or language?); train a vocabulary on it (python -m pipelines.train_tokenizer "
-            "--input ...) and make the records with that")
-
-
-def masking_warning(report):
-    """A line when the masking missed its target by far: above it (sequences too short for whole-word
-    spans, so that at least one piece of each is masked) or below it, by a quarter of the target or by
-    10 points (spans that do not fit a sequence's budget are skipped): the share masked, the target,
-    and the length."""
-    target, share = report["config"]["masked_lm_prob"], report["masked_fraction"]
-    maskable = report["config"]["max_seq_length"] - 3
-    if not report["instances"]["total"] or max(0.75 * target, target - 0.1) <= share <= 1.5 * target:
-        return None
-    said = f"{share * 100:.3g}% of the maskable pieces are masked against --masked_lm_prob {target}"
-    if share < target:
-        return (f"{said}: spans of up to --max_ngram {report['config']['max_ngram']} whole words that would pass a "
-                f"sequence's budget are skipped, and sequences of {report['config']['max_seq_length']} pieces "
-                f"({report['mean_tokens_per_instance']:.1f} on average) leave little room; use a smaller --max_ngram or "
-                "a longer --max_seq_length")
-    if target * maskable < 0.5:  # the budget rounds to 0, and each sequence masks one piece all the same
-        return (f"{said}: that share of a sequence's {maskable} maskable pieces is less than one piece, and each "
-                "sequence masks at least one; give a larger --masked_lm_prob or a longer --max_seq_length (ALBERT: "
-                "0.20 of 512)")
-    return (f"{said}: sequences of {report['config']['max_seq_length']} pieces "
-            f"({report['mean_tokens_per_instance']:.1f} on average) are too short for it; use a longer "
-            "--max_seq_length (ALBERT: 512, the demo 64)")
+    for warning in record_warnings.warnings(report):
+        print(f"warning: {warning}")
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ import collections
 import dataclasses
 import math
 import random
+import unicodedata
 
 from pipelines import tf_example
 from pipelines.tokenizer import CLS_ID, MASK_ID, SEP_ID, SPECIAL_TOKENS, UNK_ID, WORD_START
@@ -304,8 +305,16 @@ def init_worker(tokenizer_proto, config, eval_fraction):
 
     tokenizer = Tokenizer(tokenizer_proto)
     word_start, bare_space = word_start_table(tokenizer)
+    known = {c for i in range(tokenizer.vocabulary_size) for c in tokenizer.processor.id_to_piece(i)}  # (for `unreadable`)
     _WORKER.update(tokenizer=tokenizer, word_start=word_start, bare_space=bare_space, config=config,
-                   eval_fraction=eval_fraction)
+                   eval_fraction=eval_fraction, known=known)
+
+
+def unreadable(sentence, known):
+    """Whether most of a sentence's characters (NFKC, spaces aside) are in no piece of the vocabulary (its
+    characters `known`): another script, which SentencePiece reads as one <unk> for each run of such characters."""
+    characters = [c for c in unicodedata.normalize("NFKC", sentence) if not c.isspace()]
+    return sum(c not in known for c in characters) * 2 > len(characters)
 
 
 def is_eval_document(doc_index, seed, eval_fraction):
@@ -318,7 +327,10 @@ def process_documents(batch):
     documents [(doc_index, held out, [sentence ids])], for `pipelines.token_corpus`)."""
     tokenizer, word_start, config = _WORKER["tokenizer"], _WORKER["word_start"], _WORKER["config"]
     stats = collections.Counter()
-    encoded = tokenizer.encode([s for _, sentences in batch for s in sentences])
+    texts = [s for _, sentences in batch for s in sentences]
+    encoded = tokenizer.encode(texts)
+    stats["unreadable_sentences"] += sum(UNK_ID in ids and unreadable(text, _WORKER["known"])
+                                         for text, ids in zip(texts, encoded))
     train, evaluation, tokenized = [], [], []
     offset = 0
     for doc_index, sentences in batch:

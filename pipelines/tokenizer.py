@@ -15,7 +15,7 @@ import numpy as np
 import sentencepiece as spm
 from sentencepiece import sentencepiece_model_pb2
 
-from albert_act.base import overlap, text_files
+from albert_act.base import overlap, plain_text, text_files
 from pipelines import normalization
 
 SPECIAL_TOKENS = ("<pad>", "<unk>", "[CLS]", "[SEP]", "[MASK]")
@@ -36,7 +36,7 @@ def sample_sentences(files, max_sentences, seed, skip_invalid_utf8=False, units=
     for path in files:
         keys = None if units is None else units.setdefault(path, array.array("Q"))
         stream = overlap.Sentences()  # the file's sentences, however its lines are cut
-        for _, line in text_files.read_text_lines(path, skip_invalid_utf8):
+        for _, line in plain_text.read_text_lines(path, skip_invalid_utf8):
             if units is not None:  # (the line as written: its tabs and line numbers as they are)
                 keys.extend(overlap.keys_of(stream.feed(line)))
             line = normalization.normalize(line)

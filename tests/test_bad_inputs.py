@@ -401,6 +401,9 @@ CASES += [
      r"--output_dir .*analysis holds an earlier analysis \(report.md\); pass --overwrite", ["{earlier}/analysis"]),
     ("finetune-over-a-finished-one", FINETUNE.replace("{tmp}/ft", "{earlier}/ft") + " --task rte --data_dir {rte}", 1,
      r"--output_dir .*ft holds a finished fine-tuning \(results.json\); pass --overwrite", ["{earlier}/ft"]),
+    ("finetune-one-run-over-a-finished-grid", FINETUNE.replace("{tmp}/ft", "{earlier}/grid") + " --task rte --data_dir "
+     "{rte}", 1, r"--output_dir .*grid holds a finished fine-tuning \(results.json\); pass --overwrite",
+     ["{earlier}/grid/results.json", "{earlier}/grid/grid/p/results.json"]),
     ("finetune-over-a-benchmarks-results", FINETUNE.replace("{tmp}/ft", "{earlier}/bench") + " --task rte --data_dir "
      "{rte}", 1, r"--output_dir .*bench holds a results.json that is no fine-tuning's .*fine-tune into a new or empty dir",
      ["{earlier}/bench"]),
@@ -482,7 +485,14 @@ CASES += [
      r"--num_shards 1000 but 20 documents \(\d+ for training\) gave \d+ training instances: \d+ shards would be "
      r"empty; use --num_shards \d+ or fewer", ["{tmp}/many_shards"]),
     ("data-a-2mb-line", DATA.replace("{tmp}/records", "{tmp}/one_line_records") + " --input {one_line}", 0,
-     r"wrote \d+ train and 0 eval instances", []),
+     r"wrote \d+ train and 0 eval instances.*warning: 100% of the text's pieces \([\d,]+\) were cut off to fit "
+     r"sequences of 128: each line is read as a sentence, and one far longer than a sequence \(a document on one "
+     r"line\?\) loses all but its start; give a sentence a line", []),
+    ("data-a-2mb-line-in-16-shards", DATA.replace("{tmp}/records", "{tmp}/one_line_16").replace(
+        "--num_shards 1", "--num_shards 16") + " --input {one_line}", 1, r"--num_shards 16 but 1 documents \(1 for "
+     r"training\) gave 10 training instances: 6 shards "
+     r"would be empty; [\d,]+ of the text's pieces were cut off to fit sequences, as each line is read as a sentence "
+     r"\(a document on one line\?\): give a sentence a line", ["{tmp}/one_line_16"]),
     ("tokenizer-a-2mb-line", TOKENIZER.replace("{corpus}", "{one_line}"), 1,
      r"every line of .*one_line.txt.* is longer than 4192 bytes, and SentencePiece trains only on shorter ones", []),
     ("tokenizer-vocab-size-huge", TOKENIZER.replace("--vocab_size 30", "--vocab_size 99999999999999"), 1,
@@ -591,6 +601,19 @@ CASES += [
      r"'s/\^# text = //p' .*ud40.conllu\)", []),
     ("data-input-a-dp-file", DATA + " --input {ptb_dp}", 1, r"ptb.dp line 2: a parsed file's token line \('Vinken\\tNNP"
      r"\\t8': .*give the text itself \(a .dp file's first column holds its words\)", []),
+    ("data-input-bracketed-trees", DATA + " --input {ptb_mrg}", 1, r"ptb.mrg line 3: a bracketed tree \('    \(NP-SBJ ', "
+     r"as Penn Treebank's .mrg\), where plain text is read; give the text itself", []),
+    ("tokenizer-input-a-glue-table", TOKENIZER.replace("{corpus}", "{rte}/train.tsv"), 1, r"train.tsv line 2: a table's "
+     r"row \(4 tab-separated columns, as from line 1: 'index', 'sentence1', 'sentence2', 'label'\), where plain text is "
+     r"read; give its text column alone \(e.g. cut -f\d .*train.tsv, without line 1 if it names the columns\)", []),
+    ("analyze-sentences-text-subtitles", "albert_act.analyze sentences --init {run} --text {subtitles} --output_dir "
+     "{tmp}/a_srt", 1, r"subtitles.srt line 2: a subtitle file's line \('00:00:00,000 --> 00:00:01,000': SRT or "
+     r"WebVTT\), where plain text is read; give its text lines alone", []),
+    ("analyze-parsed-bracketed-trees", "albert_act.analyze dependencies --init {run} --parsed {ptb_mrg} --output_dir "
+     "{tmp}/a_mrg", 1, r"ptb.mrg line 2: a bracketed tree \('\( \(S', as Penn Treebank's .mrg\), which is not read: "
+     r"give dependency trees, as CoNLL-U or .dp", []),
+    ("data-input-a-copy-with-piped-line-numbers", DATA + " --input {corpus_piped} {corpus}", 1,
+     r"--input .*corpus.txt: 21 of its 21 distinct sentences are also in .*corpus_piped.txt", []),
     ("analyze-sentences-text-a-conllu-file", "albert_act.analyze sentences --init {run} --text {ud40} --output_dir "
      "{tmp}/a_conllu", 1, r"ud40.conllu line \d+: a parsed file's token line", []),
     ("probing-conllu-a-copy-with-misc-blanked", "pipelines.probing --conllu {ud40} {ud40_misc} --output_dir "
@@ -985,14 +1008,24 @@ CASES += [
     ("bench-learning-curves-a-run-joined-to-itself", "benchmarks.learning_curves ACT={run}+{run}/ --output_dir "
      "{tmp}/lc_twice", 1, r"'ACT=.*': \S+/ holds the same evaluations as \S+ \(the same run, or a copy\): a continuation "
      r"is a run started from the first's weights \(--init_from\); give each once", []),
+    ("bench-learning-curves-a-part-the-start-of-the-first", "benchmarks.learning_curves A={curve_long}+{curve_start} "
+     "--output_dir {tmp}/lc_start", 1, r"'A=.*': \S+curve_start.jsonl holds only evaluations also in \S+long.jsonl \(the "
+     r"same run, or a copy of its start\)", []),
+    ("bench-learning-curves-parts-in-the-wrong-order", "benchmarks.learning_curves A={curve_anneal}+{curve_long} "
+     "--output_dir {tmp}/lc_order", 0, r"note: \S+long.jsonl starts at held-out MLM accuracy 0.129, nearer where "
+     r"\S+anneal.jsonl started \(0.250\) than where it ended \(0.261\): no continuation of it \(the parts in the wrong "
+     r"order\?\)", []),
+    ("bench-learning-curves-a-plus-in-a-parts-name", "benchmarks.learning_curves A={curve_long}+{curve_plus} "
+     "--output_dir {tmp}/lc_plus", 0, r"plot: \S+lc_plus/learning_curves.png", []),
     ("pretrain-a-gzip-compressed-shard", PRETRAIN.replace("--train_files {train}", "--train_files {gzip_shard}"), 1,
      r"train.tfrecord.gz: not a readable TFRecord of tf.train.Examples \(.*\); a gzip-compressed file: decompress it "
      r"first \(gunzip .*train.tfrecord.gz\)", []),
     ("analyze-jit-compile-a-gather-run", "albert_act.analyze token-types --init {gather_run} --jit_compile "
      "--output_dir {tmp}/a_jit_gather", 0, r"written to .*a_jit_gather", []),
     ("data-input-in-a-script-the-vocabulary-cannot-read", DATA.replace("{tmp}/records", "{tmp}/records_cjk") +
-     " --input {cjk_txt}", 0, r"warning: \d+% of the pieces are <unk>: --vocab .* cannot read much of this text \(another "
-     r"script or language\?\); train a vocabulary on it", []),
+     " --input {cjk_txt}", 0, r"warning: \d+% of the pieces are <unk>, and \d+% of the sentences are mostly characters "
+     r"that are in no piece: --vocab .* cannot read much of this text \(another script or language\?\); train a "
+     r"vocabulary on it", []),
     ("submission-a-fine-tuning-that-finished-no-epoch", SUBMIT.replace("{tmp}/empty_models", "{unfinished_models}") +
      " --allow_partial", 1, r"sts-b is a fine-tuning dir that finished no epoch \(no classifier.weights.h5\): run its "
      r"fine-tuning again \(python -m albert_act.finetune --config .*sts-b/finetune_config.json --output_dir .*sts-b\)",
@@ -1084,7 +1117,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     shutil.copytree(Path(tiny_run[0]) / "checkpoints", root / "no_config_run" / "checkpoints")
     shutil.copy(vocab, root / "old_vocab.model")
     for name, text in (("analysis/report.md", "# an earlier report\n"), ("ft/results.json", "{}"),
-                       ("ft/classifier.json", "{}"), ("s.zip", "an earlier zip"), ("bench/results.json", "{}")):
+                       ("ft/classifier.json", "{}"), ("s.zip", "an earlier zip"), ("bench/results.json", "{}"),
+                       ("grid/results.json", "{}"), ("grid/finetune_config.json", "{}"), ("grid/grid/p/results.json", "{}")):
         (root / "earlier" / name).parent.mkdir(parents=True, exist_ok=True)
         (root / "earlier" / name).write_text(text)
     from sentencepiece import sentencepiece_model_pb2
@@ -1138,7 +1172,9 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                                                       "corpus_twice")},
             **{name: root / f"{name}.conllu" for name in ("ud40", "ud40_misc", "ud40_merged", "ud40_tail", "ud_run_on", "ud_2roots",
                                                           "ud_cycle")},
-            "latin1_txt": root / "latin1.txt", "ptb_dp": root / "ptb.dp", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
+            "latin1_txt": root / "latin1.txt", "ptb_dp": root / "ptb.dp", "ptb_mrg": root / "ptb.mrg",
+            "subtitles": root / "subtitles.srt", "curve_long": root / "long.jsonl", "curve_anneal": root / "anneal.jsonl",
+            "curve_start": root / "curve_start.jsonl", "curve_plus": root / "anneal+v2.jsonl", "corpus_piped": root / "corpus_piped.txt", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
     for lock in locks:
         lock.release()
 
@@ -1228,6 +1264,16 @@ def _more_bad_files(root, rte):
     (root / "corpus_joined.txt").write_text((root / "corpus.txt").read_text().replace(".\nIt", ". It"))  # one line each
     (root / "ptb.dp").write_text("".join((rte.parent.parent / "ptb_wsj_sample_nltk" / "wsj_sample_heads.dp")
                                          .read_text().splitlines(keepends=True)[:60]))
+    (root / "ptb.mrg").write_text("".join((rte.parent.parent / "ptb_wsj_sample_nltk" / "wsj_sample_combined.mrg")
+                                          .read_text().splitlines(keepends=True)[:40]))
+    curves = Path(__file__).resolve().parents[1] / "docs" / "curves"  # a run, its continuation, its first lines
+    shutil.copy(curves / "english_long.jsonl", root / "long.jsonl")
+    for name in ("anneal.jsonl", "anneal+v2.jsonl"):
+        shutil.copy(curves / "english_anneal.jsonl", root / name)
+    (root / "curve_start.jsonl").write_text("".join((curves / "english_long.jsonl").read_text().splitlines(True)[:3]))
+    (root / "subtitles.srt").write_text("".join(  # each line a cue: its number, its times, its text
+        f"{i + 1}\n00:00:{i:02},000 --> 00:00:{i + 1:02},000\n{line}\n\n" for i, line in enumerate(corpus_lines[:20])))
+    (root / "corpus_piped.txt").write_text("".join(f"{i}| {line}\n" for i, line in enumerate(corpus_lines)))
     (root / "corpus_html.txt").write_text("".join(  # as a web page holds it
         f"<p>{line.replace(' ', '&nbsp;')}</p>\n" if line.strip() else "\n" for line in corpus_lines))
     (root / "corpus_twice.txt").write_text((root / "corpus.txt").read_text() * 2)

@@ -463,7 +463,10 @@ def test_a_finished_fine_tuning_whose_export_is_gone_is_said_so(tmp_path, capsys
     (grid / "grid").mkdir(parents=True)
     (grid / "finetune_config.json").write_text("{}")
     (grid / "results.json").write_text(json.dumps({"best": {"export": str(grid / "export" / "1")}, "runs": []}))
-    artifacts.check_finetuning_target(str(grid), overwrite=False)  # goes on (`grid_search` says why)
+    artifacts.check_finetuning_target(str(grid), overwrite=False, grid=True)  # goes on (`grid_search` says why)
+    with pytest.raises(ValueError, match=r"holds a finished fine-tuning \(results.json\) whose export .* missing; pass "
+                                         r"--overwrite"):  # one fine-tuning onto it replaces it: only with --overwrite
+        artifacts.check_finetuning_target(str(grid), overwrite=False)
     assert artifacts.missing_export(str(grid)) == f"{grid}/export/1" and capsys.readouterr().out == ""
     single = tmp_path / "single"
     (single / "export" / "1").mkdir(parents=True)
@@ -490,13 +493,13 @@ def test_a_finished_fine_tuning_whose_export_is_gone_is_said_so(tmp_path, capsys
     (grid / "results.json").mkdir()
     with pytest.raises(ValueError, match=rf"^--output_dir {grid} holds a folder named results.json, where the "
                                          r"fine-tuning's results go: move it away"):
-        artifacts.check_finetuning_target(str(grid), overwrite=False)
+        artifacts.check_finetuning_target(str(grid), overwrite=False, grid=True)
     (grid / "results.json").rmdir()
     shutil.rmtree(grid / "export")
     (grid / "export").write_text("mine")  # a file where the export goes: refused, not removed
     with pytest.raises(ValueError, match=rf"^--output_dir {grid} holds a file named export, where the fine-tuning's "
                                          r"export goes: move it away"):
-        artifacts.check_finetuning_target(str(grid), overwrite=False)
+        artifacts.check_finetuning_target(str(grid), overwrite=False, grid=True)
     assert (grid / "export").read_text() == "mine"
 
 
@@ -559,6 +562,32 @@ def test_overwrite_sets_the_earlier_fine_tuning_aside_until_the_new_one_finishes
     assert not (tmp_path / EARLIER).exists()
 
 
+def test_overwrite_sets_an_earlier_grid_aside_and_a_new_grid_is_this_runs_part(tmp_path):
+    """--overwrite --grid onto a finished one-run fine-tuning, stopped after a point: the new grid's points are this
+    run's part, dropped, and the earlier run is back whole; an earlier grid's points go aside with its results."""
+    from albert_act.base import artifacts
+    from albert_act.train.finetuning_run import EARLIER, EarlierRun
+
+    for name in (artifacts.RESULTS, artifacts.WEIGHTS, artifacts.FINETUNE_CONFIG, artifacts.VOCAB):
+        (tmp_path / name).write_text(f"one run's {name}")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(KeyboardInterrupt):
+        with EarlierRun(str(tmp_path)):
+            (tmp_path / artifacts.GRID / "point-1").mkdir(parents=True)
+            (tmp_path / artifacts.GRID / "point-1" / artifacts.RESULTS).write_text("new point 1")
+            raise KeyboardInterrupt
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert (tmp_path / artifacts.RESULTS).read_text() == f"one run's {artifacts.RESULTS}"
+    (tmp_path / artifacts.GRID / "point-1").mkdir(parents=True)  # now a finished grid, replaced by one run
+    (tmp_path / artifacts.GRID / "point-1" / artifacts.RESULTS).write_text("earlier point 1")
+    with EarlierRun(str(tmp_path)):
+        assert not (tmp_path / artifacts.GRID).exists() and (tmp_path / EARLIER / artifacts.GRID / "point-1").is_dir()
+        earlier = EarlierRun(str(tmp_path))
+        earlier.put_back()
+    assert (tmp_path / artifacts.GRID / "point-1" / artifacts.RESULTS).read_text() == "earlier point 1"
+    assert earlier.restored and not (tmp_path / EARLIER).exists()
+
+
 def test_repeated_rows_and_dev_rows_in_train_are_told_as_the_model_reads_them(capsys):
     """Training rows that repeat earlier ones with other spacing are repeats; dev examples are training ones
     whatever their case, spacing or punctuation, and a pair given the other way round (MRPC's) too."""
@@ -574,3 +603,7 @@ def test_repeated_rows_and_dev_rows_in_train_are_told_as_the_model_reads_them(ca
         _check_repeats(train, dev, "train.tsv", "dev.tsv")
     assert capsys.readouterr().out == ("note: train.tsv: 3 of its 43 rows repeat an earlier row (the first at line 40): "
                                        "each counts once more in training\n")
+    dev = dev[21:] + dev[21:24]  # dev rows repeated: each counts twice in its numbers
+    _check_repeats(train[:40], dev, "train.tsv", "dev.tsv")
+    assert capsys.readouterr().out == ("note: dev.tsv: 3 of its 22 rows repeat an earlier row (the first at line 21): "
+                                       "each counts once more in the dev numbers\n")

@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -353,11 +354,33 @@ def test_a_bare_word_start_piece_is_masked_with_the_word_it_begins():
     assert instances.word_starts([2, 7, 9, 11], word_start) == [1, 1, 1, 1]
 
 
+def test_text_the_vocabulary_cannot_read_and_text_cut_off_are_warned():
+    """A sentence of another script is one <unk> piece, so its share of sentences is told beside the pieces'; a
+    text most of whose pieces were cut off (a document on one line) is told, the English text's share is not."""
+    from pipelines import instances
+    from pipelines.record_warnings import truncation_warning, unknown_warning
+    from pipelines.tokenizer import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(Path(__file__).resolve().parents[1] / "saved_models" / "albert_act_english" / "1"
+                                        / "assets" / "vocab.model"))  # the shipped English model's
+    known = {c for i in range(tokenizer.vocabulary_size) for c in tokenizer.processor.id_to_piece(i)}
+    assert instances.unreadable("数据库是一个按照数据结构来组织的仓库。", known)
+    assert not instances.unreadable("The café (数据) was open.", known)
+    report = {"unknown_fraction": 0.02, "sentences": 100, "unreadable_sentences": 18, "vocab": "v.model"}
+    assert unknown_warning(report).startswith("2% of the pieces are <unk>, and 18% of the sentences are mostly "
+                                              "characters that are in no piece: --vocab v.model cannot read")
+    assert unknown_warning({**report, "unreadable_sentences": 10}) is None
+    cut = {"truncation": {"tokens_removed": 21}, "tokens": 79, "config": {"max_seq_length": 128}}
+    assert truncation_warning(cut) is None  # English Wikipedia at 128 pieces
+    assert truncation_warning({**cut, "truncation": {"tokens_removed": 444_082}, "tokens": 128}).startswith(
+        "100% of the text's pieces (444,082) were cut off to fit sequences of 128: each line is read as a sentence")
+
+
 def test_the_masking_warning_names_the_setting_that_missed():
     """Whole-word spans overshoot the target in short sequences (use longer ones); a rate below one piece
     per sequence is raised to one (use a larger rate, or longer sequences); long spans in short sequences
     fall short of it (use shorter spans or longer sequences); on target, nothing."""
-    from pipelines.create_pretraining_data import masking_warning
+    from pipelines.record_warnings import masking_warning
 
     def report(rate, length, share):
         return {"config": {"masked_lm_prob": rate, "max_seq_length": length, "max_ngram": 10}, "masked_fraction": share,

@@ -14,7 +14,7 @@ import re
 import numpy as np
 
 from albert_act import distribution
-from albert_act.base import artifacts, outputs, overlap, text_files
+from albert_act.base import artifacts, outputs, overlap, plain_text, text_files
 from albert_act.analysis import depth, difficulty, plots
 from albert_act.analysis.token_types import markdown_table
 from albert_act.io.source import Source
@@ -251,7 +251,7 @@ def difficulty_markdown(result):
 def read_sentences(path):
     """The non-blank lines of a UTF-8 text file (a line that is not UTF-8 is named; one of invisible
     characters only is blank: `text_files.is_blank`); ValueError when none."""
-    sentences = [line.strip() for _, line in text_files.read_text_lines(path, skip_flag=False)
+    sentences = [line.strip() for _, line in plain_text.read_text_lines(path, skip_flag=False)
                  if not text_files.is_blank(line)]
     if not sentences:
         raise ValueError(f"{path}: no sentences (one per line; the file is empty or blank)")

@@ -295,11 +295,12 @@ def check_export_target(export_dir, overwrite=False, source=None, flag="--output
         raise ValueError(f"{flag} {export_dir} exists; choose a new version number (e.g. .../2) or pass --overwrite")
 
 
-def check_finetuning_target(output_dir, overwrite=True):
+def check_finetuning_target(output_dir, overwrite=True, grid=False):
     """Refuses, before any model is loaded, to fine-tune into a dir that holds something else: a
     missing or empty dir is fine, and so is an earlier fine-tuning or grid dir (only what
     fine-tuning writes) that did not finish; one that did (results.json) is replaced only with
-    `overwrite`; a pre-training run or a dir of other files (the GLUE data, say) never is."""
+    `overwrite` (a `grid` into a finished grid's dir is judged by `finetuning_run.check_grid_settings`);
+    a pre-training run or a dir of other files (the GLUE data, say) never is."""
     outputs.check_dir_target(output_dir, "--output_dir")
     if not _gfile().exists(output_dir):
         return
@@ -322,7 +323,7 @@ def check_finetuning_target(output_dir, overwrite=True):
                          "go: move it away")
     if RESULTS in entries and not overwrite:
         missing = missing_export(output_dir)
-        if GRID in entries:  # its points are whole (each checked as the grid goes on): a grid with a damaged
+        if GRID in entries and grid:  # its points are whole (each checked as the grid goes on): a grid with a damaged
             return  # results.json or export goes on (`finetuning_run.grid_repair`), a whole one is refused there
         raise ValueError(f"--output_dir {output_dir} holds a finished fine-tuning ({RESULTS})"
                          + (f" whose export {missing} is missing" if missing else "")

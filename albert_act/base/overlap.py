@@ -9,8 +9,8 @@ import unicodedata
 _SENTENCE_END = re.compile(r"[.!?][^\w\s,;:]*$")  # a word that ends a sentence: "it.", "it?\"", "(it.)", "**it.**"
 CHUNK = 40  # words: a longer run without a sentence's end (a list, a text without stops) is cut every 40 words
 MIN_WORDS = 3  # a shorter sentence ("Yes.", "Thank you.", "See also") is any text's: no sign of a copy
-# a line's number or time: "     1<TAB>" (cat -n, nl), "1. ", "12) ", "[00:01:02] ", "00:01,250 "
-_LINE_NUMBER = re.compile(r"^\s*(?:\d{1,7}(?:\t|[.)]\s)|\[?\d{1,2}(?::\d{2}){1,2}(?:[.,]\d{1,3})?\]?\s)")
+# a line's number or time: "     1<TAB>" (cat -n, nl), "1. ", "12) ", "7| ", "7: ", "L7 ", "[00:01:02] ", "00:01,250 "
+_LINE_NUMBER = re.compile(r"^\s*(?:\d{1,7}(?:\t|[.)|:](?:\s|$))|L\d{1,7}[|:]?(?:\s|$)|\[?\d{1,2}(?::\d{2}){1,2}(?:[.,]\d{1,3})?\]?\s)")
 _TAG = re.compile(r"</?[A-Za-z][^<>]{0,80}>")  # HTML or XML markup: <p>, </b>, <span class="x">
 _CITATION = re.compile(r"\[\d{1,3}\]")  # a footnote's mark: "[1]"
 # a speaker's label ("ALICE:", "Q:", "Dr. Smith:"): up to 3 words, the first capitalised, the last ending in ":"
@@ -32,7 +32,7 @@ class Sentences:
     def feed(self, line):
         """The sentences that `line` (of the stream) ends."""
         line = _markup_free(line)
-        if line[:1].isdigit() or line[:1].isspace() or line[:1] == "[":
+        if line[:1].isdigit() or line[:1].isspace() or line[:1] in "[L":
             line = _LINE_NUMBER.sub("", line, count=1)
         if not line.split():
             return self.end()

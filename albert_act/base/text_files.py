@@ -7,7 +7,6 @@ of a second on local files (importing TensorFlow takes ~4 s on a 2-core CPU).
 import errno
 import glob as _glob
 import os
-import re
 import shutil
 import stat
 import sys
@@ -406,23 +405,3 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
                 yield from ((number, piece) for piece in line.split("\r"))  # files and editors take it
             else:
                 yield number, line
-
-
-# A parsed file's token line: CoNLL-U/CoNLL-X ("1<TAB>Words<TAB>..."; "1-2", "1.1") or a .dp one ("Words<TAB>NNS<TAB>2")
-_TOKEN_LINE = re.compile(r"\d+(?:[-.]\d+)?\t[^\t]*\t[^\t]*\t|[^\t ]+\t[^\t ]+\t\d+\r?$")
-
-
-def read_text_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True):
-    """`read_lines` of a file read as plain text (sentences, documents): a parsed file (CoNLL-U, CoNLL-X, .dp)
-    given where text is read is refused at its second token line (its first two lines that are not blank or a
-    comment are token lines), rather than read as text made of its columns."""
-    tokens = 0  # token lines so far; None once a line of text is read
-    for number, line in read_lines(path, skip_invalid_utf8, invalid_lines, skip_flag):
-        if tokens is not None and line.strip() and not line.startswith("#"):
-            tokens = tokens + 1 if _TOKEN_LINE.match(line) else None
-            if tokens == 2:
-                where = (f"a CoNLL-U file's '# text = ' lines hold it: sed -n 's/^# text = //p' {path}"
-                         if line[0].isdigit() else "a .dp file's first column holds its words")
-                raise ValueError(f"{path} line {number}: a parsed file's token line ({line[:40]!r}: tab-separated "
-                                 f"columns, as CoNLL-U or .dp), where plain text is read; give the text itself ({where})")
-        yield number, line

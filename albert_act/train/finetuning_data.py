@@ -83,17 +83,18 @@ REPEATS_NOTED = 0.05  # of a split's rows: GLUE's own files repeat up to 0.5% (S
 
 
 def _check_repeats(train, dev, train_file, dev_file):
-    """Training rows that repeat an earlier one (a file concatenated twice), noted past `REPEATS_NOTED`; dev
+    """Training (or dev) rows that repeat an earlier one (a file concatenated twice), noted past `REPEATS_NOTED`; dev
     examples whose sentences are training ones: refused past half of them (dev numbers would measure the
     training data), noted past `REPEATS_NOTED`: their sentences compare as the model reads them (`_sentences`)."""
-    seen, repeats = set(), []
-    for example in train:
-        key = (_spaced(example.text_a), _spaced(example.text_b), example.label)  # ("good", "good ,": two of SST-2's)
-        repeats += [example.guid] if key in seen else []
-        seen.add(key)
-    if len(repeats) > REPEATS_NOTED * len(train):
-        print(f"note: {train_file}: {len(repeats):,} of its {len(train):,} rows repeat an earlier row (the first at "
-              f"line {repeats[0].split('-')[-1]}): each counts once more in training")
+    for rows, file, counted in ((train, train_file, "in training"), (dev, dev_file, "in the dev numbers")):
+        seen, repeats = set(), []
+        for example in rows:
+            key = (_spaced(example.text_a), _spaced(example.text_b), example.label)  # ("good", "good ,": SST-2's two)
+            repeats += [example.guid] if key in seen else []
+            seen.add(key)
+        if len(repeats) > REPEATS_NOTED * len(rows):
+            print(f"note: {file}: {len(repeats):,} of its {len(rows):,} rows repeat an earlier row (the first at "
+                  f"line {repeats[0].split('-')[-1]}): each counts once more {counted}")
     texts = {_sentences(e) for e in train}
     shared = sum(_sentences(e) in texts for e in dev)
     if 2 * shared > len(dev):

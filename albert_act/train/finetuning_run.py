@@ -26,7 +26,7 @@ from albert_act.train.finetuning_steps import build_classifier, evaluate, majori
 def preflight(config):
     """The checks that read files, before any compute: the output dir may be written, the task's
     files read, and --init holds a model. Returns (task, source)."""
-    artifacts.check_finetuning_target(config.output_dir, config.overwrite)
+    artifacts.check_finetuning_target(config.output_dir, config.overwrite, config.grid)
     task = load_task(config.task, config.data_dir)
     return task, Source.open(config.init)
 
@@ -114,12 +114,13 @@ def clear_earlier_run(output_dir):
 
 
 EARLIER = ".earlier_run"  # a finished fine-tuning that --overwrite replaces, set aside until the new one finishes
-EARLIER_FILES = (artifacts.WEIGHTS, artifacts.EXPORT, artifacts.FINETUNE_CONFIG, artifacts.FINETUNED_INFO,
-                 artifacts.VOCAB, artifacts.RESULTS)  # results last, either way: the folder says finished only whole
+EARLIER_FILES = (artifacts.WEIGHTS, artifacts.EXPORT, artifacts.GRID, artifacts.FINETUNE_CONFIG,
+                 artifacts.FINETUNED_INFO, artifacts.VOCAB, artifacts.RESULTS)  # results last, either way: the folder
+# says finished only whole; a grid's points (grid/) go with it, and a new grid's points are this run's part
 
 
 class EarlierRun:
-    """`with EarlierRun(output_dir):` around a fine-tuning that replaces a finished one (--overwrite): the
+    """`with EarlierRun(output_dir):` around a fine-tuning or grid that replaces a finished one (--overwrite): the
     earlier one's files are set aside in `EARLIER` and dropped when the new one has finished, or put back
     when it stops or fails first (`restored`), so that a stop leaves the earlier result, not half of the new one.
     One left aside by a process killed outright is put back (or dropped, where a newer one finished) first."""
@@ -160,11 +161,14 @@ class EarlierRun:
         return False
 
     def _put_back(self):
-        clear_earlier_run(self.output_dir)  # this run's part: its weights and export, if any
+        for name in reversed(EARLIER_FILES):  # this run's part (settings, weights, export, grid points), results first
+            part = os.path.join(self.output_dir, name)
+            if text_files.isdir(part):
+                text_files.rmtree(part)
+            elif text_files.exists(part):
+                text_files.remove(part)
         for name in EARLIER_FILES:
             if text_files.exists(os.path.join(self.aside, name)):
-                if text_files.exists(os.path.join(self.output_dir, name)):
-                    text_files.remove(os.path.join(self.output_dir, name))
                 text_files.rename(os.path.join(self.aside, name), os.path.join(self.output_dir, name))
         text_files.rmtree(self.aside)
         self.restored = True

@@ -1,0 +1,62 @@
+"""The data tool's warnings on records it wrote (`pipelines.create_pretraining_data`), each a line or None,
+from its report (stats.json): text the vocabulary cannot read, text cut off, masking far from its target."""
+
+UNKNOWN_WARNED = 0.1  # of the tokens <unk>; English Wikipedia under the demo's 2,000-piece vocabulary: 0.02
+
+
+def unknown_warning(report):
+    """A line when more than `UNKNOWN_WARNED` of the tokens are <unk>, or of the sentences are mostly characters
+    in no piece (each run of them is one <unk>: a sentence of another script may be one piece): the text holds
+    what the vocabulary cannot read, which the model then learns as one piece."""
+    sentences = report.get("unreadable_sentences", 0) / max(1, report["sentences"])
+    if report["unknown_fraction"] <= UNKNOWN_WARNED and sentences <= UNKNOWN_WARNED:
+        return None
+    return (f"{report['unknown_fraction']:.0%} of the pieces are <unk>, and {sentences:.0%} of the sentences are "
+            f"mostly characters that are in no piece: --vocab {report['vocab']} cannot read much of this text "
+            "(another script or language?); train a vocabulary on it (python -m pipelines.train_tokenizer --input ...) "
+            "and make the records with that")
+
+
+TRUNCATION_WARNED = 0.5  # of the pieces cut off to fit sequences (English Wikipedia at 128 pieces: 0.21)
+
+
+def truncation_warning(report):
+    """A line when more than `TRUNCATION_WARNED` of the text's pieces were cut off to fit --max_seq_length: lines
+    far longer than a sequence (a document on one line, a text without line ends), each taken as one sentence."""
+    removed = report["truncation"]["tokens_removed"]
+    share = removed / max(1, removed + report["tokens"])
+    if share <= TRUNCATION_WARNED:
+        return None
+    return (f"{share:.0%} of the text's pieces ({removed:,}) were cut off to fit sequences of "
+            f"{report['config']['max_seq_length']}: each line is read as a sentence, and one far longer than a "
+            "sequence (a document on one line?) loses all but its start; give a sentence a line (a blank line "
+            "between documents), or a longer --max_seq_length")
+
+
+def warnings(report):
+    """The report's warnings, each a line."""
+    return [w for w in (masking_warning(report), unknown_warning(report), truncation_warning(report)) if w]
+
+
+def masking_warning(report):
+    """A line when the masking missed its target by far: above it (sequences too short for whole-word
+    spans, so that at least one piece of each is masked) or below it, by a quarter of the target or by
+    10 points (spans that do not fit a sequence's budget are skipped): the share masked, the target,
+    and the length."""
+    target, share = report["config"]["masked_lm_prob"], report["masked_fraction"]
+    maskable = report["config"]["max_seq_length"] - 3
+    if not report["instances"]["total"] or max(0.75 * target, target - 0.1) <= share <= 1.5 * target:
+        return None
+    said = f"{share * 100:.3g}% of the maskable pieces are masked against --masked_lm_prob {target}"
+    if share < target:
+        return (f"{said}: spans of up to --max_ngram {report['config']['max_ngram']} whole words that would pass a "
+                f"sequence's budget are skipped, and sequences of {report['config']['max_seq_length']} pieces "
+                f"({report['mean_tokens_per_instance']:.1f} on average) leave little room; use a smaller --max_ngram or "
+                "a longer --max_seq_length")
+    if target * maskable < 0.5:  # the budget rounds to 0, and each sequence masks one piece all the same
+        return (f"{said}: that share of a sequence's {maskable} maskable pieces is less than one piece, and each "
+                "sequence masks at least one; give a larger --masked_lm_prob or a longer --max_seq_length (ALBERT: "
+                "0.20 of 512)")
+    return (f"{said}: sequences of {report['config']['max_seq_length']} pieces "
+            f"({report['mean_tokens_per_instance']:.1f} on average) are too short for it; use a longer "
+            "--max_seq_length (ALBERT: 512, the demo 64)")
