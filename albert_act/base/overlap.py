@@ -163,9 +163,12 @@ def check_units_once(units, what, why, flag="--input"):
                          "count once for each time")
     for i in sorted((i for i in range(len(order)) if shared[i]), key=lambda i: (len(distinct[i]), -i)):
         if 2 * shared[i] > len(distinct[i]) and shared[i] >= SHARED_FLOOR:
+            total = len(units[order[i]])
+            few = (f" (or both made of the same few {what}: {total - len(distinct[i]):,} of its {total:,} repeat "
+                   "earlier ones in it, as a template's would)" if 2 * len(distinct[i]) < total else "")
             raise ValueError(f"{flag} {order[i]}: {shared[i]:,} of its {len(distinct[i]):,} distinct {what} are also "
                              f"in {_listed(order, with_[i], pairs, i)} (the same words, as they are read): a copy, or "
-                             f"a part of one; {why}; give each of the {what} once (cut them from one of the files)")
+                             f"a part of one{few}; {why}; give each of the {what} once (cut them from one of the files)")
     return notes + [f"note: {shared[i]:,} of the {len(distinct[i]):,} distinct {what} of {order[i]} are also in "
             f"{_listed(order, with_[i], pairs, i)}: they count once for each file that holds them"
             for i in range(len(order)) if any(o < i for o in with_[i])]  # (once an earlier file shares them)
