@@ -606,6 +606,8 @@ CASES += [
     ("tokenizer-input-a-glue-table", TOKENIZER.replace("{corpus}", "{rte}/train.tsv"), 1, r"train.tsv line 2: a table's "
      r"row \(4 tab-separated columns, as from line 1: 'index', 'sentence1', 'sentence2', 'label'\), where plain text is "
      r"read; give its text column alone \(e.g. cut -f\d .*train.tsv, without line 1 if it names the columns\)", []),
+    ("data-input-a-csv-copy", DATA + " --input {corpus} {corpus_csv}", 1, r"corpus_csv.txt line 2: a CSV row \('1,\"It "
+     r"has a second sentence.\",0': its text a quoted field\), where plain text is read; give the text itself", []),
     ("analyze-sentences-text-subtitles", "albert_act.analyze sentences --init {run} --text {subtitles} --output_dir "
      "{tmp}/a_srt", 1, r"subtitles.srt line 2: a subtitle file's line \('00:00:00,000 --> 00:00:01,000': SRT or "
      r"WebVTT\), where plain text is read; give its text lines alone", []),
@@ -1173,7 +1175,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             **{name: root / f"{name}.conllu" for name in ("ud40", "ud40_misc", "ud40_merged", "ud40_tail", "ud_run_on", "ud_2roots",
                                                           "ud_cycle")},
             "latin1_txt": root / "latin1.txt", "ptb_dp": root / "ptb.dp", "ptb_mrg": root / "ptb.mrg",
-            "subtitles": root / "subtitles.srt", "curve_long": root / "long.jsonl", "curve_anneal": root / "anneal.jsonl",
+            "subtitles": root / "subtitles.srt", "corpus_csv": root / "corpus_csv.txt", "curve_long": root / "long.jsonl", "curve_anneal": root / "anneal.jsonl",
             "curve_start": root / "curve_start.jsonl", "curve_plus": root / "anneal+v2.jsonl", "corpus_piped": root / "corpus_piped.txt", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
     for lock in locks:
         lock.release()
@@ -1273,6 +1275,7 @@ def _more_bad_files(root, rte):
     (root / "curve_start.jsonl").write_text("".join((curves / "english_long.jsonl").read_text().splitlines(True)[:3]))
     (root / "subtitles.srt").write_text("".join(  # each line a cue: its number, its times, its text
         f"{i + 1}\n00:00:{i:02},000 --> 00:00:{i + 1:02},000\n{line}\n\n" for i, line in enumerate(corpus_lines[:20])))
+    (root / "corpus_csv.txt").write_text("".join(f'{i},"{line}",0\n' for i, line in enumerate(corpus_lines) if line))
     (root / "corpus_piped.txt").write_text("".join(f"{i}| {line}\n" for i, line in enumerate(corpus_lines)))
     (root / "corpus_html.txt").write_text("".join(  # as a web page holds it
         f"<p>{line.replace(' ', '&nbsp;')}</p>\n" if line.strip() else "\n" for line in corpus_lines))

@@ -1,6 +1,7 @@
 """Files read as plain text (sentences, documents): `read_text_lines` refuses, at their first lines, the
 files that only look like text to a line reader — parsed trees (CoNLL-U, CoNLL-X, .dp, Penn Treebank's
-bracketed .mrg), tables (tab-separated rows: a GLUE .tsv), JSON lines and subtitles (SRT, WebVTT) —
+bracketed .mrg), tables (tab-separated rows: a GLUE .tsv; CSV rows whose text is a quoted field), JSON lines
+and subtitles (SRT, WebVTT) —
 rather than read their columns, brackets, fields or timings as text.
 """
 
@@ -14,6 +15,9 @@ _TOKEN_LINE = re.compile(r"\d+(?:[-.]\d+)?\t[^\t]*\t[^\t]*\t|[^\t ]+\t[^\t ]+\t\
 # "(, ,)"; not "(see above) and so on."
 _TREE_LINE = re.compile(r"(?:\([^\s()]+ [^\s()]+\)|\([^\s()]*|\)|\s)+$")
 _NUMBERED = re.compile(r"\s*\d+\t[^\t]*$")  # "     1<TAB>text", as cat -n numbers lines
+# A CSV row whose text is its one quoted field, the others bare (ids, labels): '7,"The text, as it is.",1'; or a header
+_CSV_LINE = re.compile(r'\s*(?:(?:[^\s,"]*,)+"(?:[^"]|"")*"(?:,[^\s,"]*)*|"(?:[^"]|"")*"(?:,[^\s,"]*)+)\s*$')
+_CSV_HEADER = re.compile(r"\s*\w+(?:,\w+)+\s*$")  # "id,sentence,label"
 _JSON_LINE = re.compile(r"\s*\{\s*\".*\}\s*$")  # {"text": "..."}
 _TIMING = re.compile(r"\s*(?:\d+:)?\d\d:\d\d[,.]\d{3}\s+-->\s")  # "00:00:03,000 --> 00:00:06,000" (SRT, WebVTT)
 
@@ -23,6 +27,8 @@ def _kind(line, first):
     for kind, pattern in (("token", _TOKEN_LINE), ("tree", _TREE_LINE), ("json", _JSON_LINE)):
         if pattern.match(line) and pattern.match(first):
             return kind
+    if _CSV_LINE.match(line) and (_CSV_LINE.match(first) or _CSV_HEADER.match(first)):
+        return "csv"
     numbered = _NUMBERED.match(line) and _NUMBERED.match(first)  # cat -n's lines: text (`overlap` drops the numbers)
     tabs = line.strip().count("\t")  # (tabs that indent a line, or end it, make no column)
     return "table" if tabs == first.strip().count("\t") > 0 and not numbered else None
@@ -41,6 +47,9 @@ def _refusal(path, kind, number, line, first):
     if kind == "json":
         return (f"{path} line {number}: a JSON line ({shown!r}), where plain text is read; give the text itself "
                 f"(its text field, a line each: e.g. jq -r .text {path})")
+    if kind == "csv":
+        return (f"{path} line {number}: a CSV row ({shown!r}: its text a quoted field), where plain text is read; give "
+                "the text itself (that field alone, a line each)")
     columns = first.split("\t")
     return (f"{path} line {number}: a table's row ({len(columns)} tab-separated columns, as from line "
             f"{number - 1}: {', '.join(repr(c[:20]) for c in columns[:4])}{', ...' if len(columns) > 4 else ''}), "
@@ -56,8 +65,8 @@ def _longest(row):
 
 def read_text_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True):
     """`text_files.read_lines` of a file read as plain text: a file whose first two lines that are not blank (or
-    a "#" comment) are of one other kind (parsed token lines, bracketed trees, JSON lines, or table rows of as
-    many tabs) is refused at the second, and one with a subtitle timing line among its first three; ValueError
+    a "#" comment) are of one other kind (parsed token lines, bracketed trees, JSON lines, table rows of as
+    many tabs, or CSV rows) is refused at the second, and one with a subtitle timing line among its first three; ValueError
     naming the line and where its text is."""
     first, seen = None, 0  # the first line that is not blank (or a comment); seen: so many such lines so far
     for number, line in text_files.read_lines(path, skip_invalid_utf8, invalid_lines, skip_flag):
