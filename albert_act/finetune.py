@@ -55,25 +55,11 @@ def main(argv=None):
         _check_target(config)
     cli.stop_on_sigterm()
     earlier = finetuning_run.EarlierRun(output_dir)  # a finished one --overwrite sets aside until it is replaced
-
-    def stopped():  # asked when the stop comes: an epoch may not have finished yet
-        earlier.put_back()  # (here too: a stop inside a long native call ends the process at once after this)
-        if earlier.restored:
-            return (f"the earlier fine-tuning in {output_dir} is back in place, whole (this run's part"
-                    f"{', its finished grid points too,' if config.grid else ''} is dropped); re-run the same command "
-                    "to replace it")
-        if config.grid:  # the finished points are kept, and the same command goes on from them
-            data = finetuning_run.data_key(finetuning_run.load_task(config.task, config.data_dir))
-            done = [point for point in config.grid_points() if finetuning_run.finished_point(point, data)]
-            return (f"{len(done)} of {len(config.grid_points())} grid points finished (in "
-                    f"{os.path.join(output_dir, artifacts.GRID)}); re-run the same command"
-                    f"{' without --overwrite' if config.overwrite else ''} to go on from them")
-        saved = glob.glob(os.path.join(glob.escape(output_dir), "**", artifacts.WEIGHTS), recursive=True)
-        kept = f"{output_dir} keeps the best epoch saved so far" if saved else "no epoch had finished: no weights were saved"
-        return f"{kept}; a fine-tuning run restarts from its --init: re-run the same command"
-
-    with cli.failures(output_dir, "files written whole before are intact: free space and re-run the same command",
-                      stopped, refusals=(ValueError, FloatingPointError), explain=explain):
+    back = lambda message: message + (  # noqa: E731 (a failure's line, once a failure has put the earlier one back)
+        f"; the earlier fine-tuning in {output_dir} is back in place, whole" if earlier.restored else "")
+    with cli.failures(output_dir, lambda: back("files written whole before are intact: free space and re-run the same "
+                                               "command"), _stopped(config, earlier),
+                      refusals=(ValueError, FloatingPointError), explain=lambda message: back(explain(message))):
         with outputs.DirectoryLock(output_dir, "fine-tuning", "--output_dir", say=True):
             if earlier.recover():  # left by a process that ended at once: back, then judged
                 _check_target(config)  # (without --overwrite: refused)
@@ -88,6 +74,33 @@ def main(argv=None):
     print(finetuning_run.format_results(result))
     print(f"\nresults: {os.path.join(output_dir, artifacts.RESULTS)}\nSavedModel: {result['export']}")
     print(json.dumps({"best": result["best"]}))
+
+
+def _stopped(config, earlier):
+    """The stop line of a fine-tuning or grid, asked when the stop comes (an epoch may not have finished yet)."""
+    from albert_act.base import artifacts
+    from albert_act.train import finetuning_run
+
+    def stopped():
+        earlier.put_back()  # (here too: a stop inside a long native call ends the process at once after this)
+        output_dir = config.output_dir
+        if earlier.restored:
+            return (f"the earlier fine-tuning in {output_dir} is back in place, whole (this run's part"
+                    f"{', its finished grid points too,' if config.grid else ''} is dropped); re-run the same command "
+                    "to replace it")
+        if config.grid and os.path.exists(os.path.join(output_dir, artifacts.RESULTS)):
+            return f"the grid had finished: its results are in {os.path.join(output_dir, artifacts.RESULTS)}"
+        if config.grid:  # the finished points are kept, and the same command goes on from them
+            data = finetuning_run.data_key(finetuning_run.load_task(config.task, config.data_dir))
+            done = [point for point in config.grid_points() if finetuning_run.finished_point(point, data)]
+            return (f"{len(done)} of {len(config.grid_points())} grid points finished (in "
+                    f"{os.path.join(output_dir, artifacts.GRID)}); re-run the same command"
+                    f"{' without --overwrite' if config.overwrite else ''} to go on from them")
+        saved = glob.glob(os.path.join(glob.escape(output_dir), "**", artifacts.WEIGHTS), recursive=True)
+        kept = f"{output_dir} keeps the best epoch saved so far" if saved else "no epoch had finished: no weights were saved"
+        return f"{kept}; a fine-tuning run restarts from its --init: re-run the same command"
+
+    return stopped
 
 
 def _check_target(config):

@@ -90,10 +90,13 @@ def joined(spec, parts):
         if not part:
             raise ValueError(f"{spec!r}: an empty part; give NAME=PART[+PART...]")
         points = read_points(part)
-        same = next((earlier for earlier, seen in read.items() if all(p in seen for p in points)), None)
+        same = next((earlier for earlier, seen in read.items()
+                     if all(p in seen for p in points) or all(p in points for p in seen)), None)
         if same is not None:  # the same dir twice, a copy or a part of one: its updates would be counted twice
             how = ("the same evaluations as {} (the same run, or a copy)" if read[same] == points else
-                   "only evaluations also in {} (the same run, or a copy of its start)").format(same)
+                   "only evaluations also in {} (the same run, or a copy of its start)" if all(
+                       p in read[same] for p in points) else
+                   "every evaluation of {} (a copy of its start)").format(same)
             raise ValueError(f"{spec!r}: {part} holds {how}: a "
                              "continuation is a run started from the first's weights (--init_from); give each once")
         read[part] = points

@@ -261,10 +261,10 @@ def _check_filled(written, num_shards, eval_fraction, stats):
     if written < num_shards:
         long = stats["truncated_tokens"] > stats["tokens"]  # most of the text cut off: lines far longer than a sequence
         raise ValueError(f"--num_shards {num_shards} but {documents} gave {written} training instances: "
-                         f"{num_shards - written} shards would be empty; " + (
-                             f"{stats['truncated_tokens']:,} of the text's pieces were cut off to fit sequences, "
-                             "as each line is read as a sentence (a document on one line?): give a sentence a line "
-                             "(a blank line between documents)" if long else f"use --num_shards {written} or fewer"))
+                         f"{num_shards - written} shards would be empty; use --num_shards {written} or fewer" + (
+                             ", but most of the text's pieces were cut off to fit sequences, as each line is read as a "
+                             "sentence (a document on one line?): give a sentence a line (a blank line between "
+                             "documents)" if long else ""))
 
 
 def _progress_bar(enabled):

@@ -41,9 +41,8 @@ import collections
 import dataclasses
 import math
 import random
-import unicodedata
 
-from pipelines import tf_example
+from pipelines import normalization, tf_example
 from pipelines.tokenizer import CLS_ID, MASK_ID, SEP_ID, SPECIAL_TOKENS, UNK_ID, WORD_START
 
 
@@ -127,8 +126,12 @@ def _make_segments(sentences, rng, config, word_start, stats, bare_space=-1):
         if i < len(sentences) - 1 and length < target:
             continue
         if single:
-            tokens_a = [t for s in chunk for t in s][: max_tokens + 1]  # [CLS] A [SEP]: one more fits
+            tokens = [t for s in chunk for t in s]
+            tokens_a = tokens[: max_tokens + 1]  # [CLS] A [SEP]: one more fits
             stats["single_segments"] += 1
+            if len(tokens) > len(tokens_a):
+                stats["truncated_instances"] += 1
+                stats["truncated_tokens"] += len(tokens) - len(tokens_a)
             yield tokens_a, [], 0
             chunk, length = [], 0
             single = next_single()
@@ -305,15 +308,24 @@ def init_worker(tokenizer_proto, config, eval_fraction):
 
     tokenizer = Tokenizer(tokenizer_proto)
     word_start, bare_space = word_start_table(tokenizer)
-    known = {c for i in range(tokenizer.vocabulary_size) for c in tokenizer.processor.id_to_piece(i)}  # (for `unreadable`)
     _WORKER.update(tokenizer=tokenizer, word_start=word_start, bare_space=bare_space, config=config,
-                   eval_fraction=eval_fraction, known=known)
+                   eval_fraction=eval_fraction, known=known_characters(tokenizer))
+
+
+def known_characters(tokenizer):
+    """The characters of the vocabulary's pieces (its normal and user-defined pieces: not <unk>, the specials or
+    byte pieces), for `unreadable`."""
+    processor = tokenizer.processor
+    return {c for i in range(tokenizer.vocabulary_size)
+            if not (processor.is_unknown(i) or processor.is_control(i) or processor.is_byte(i))
+            for c in processor.id_to_piece(i)}
 
 
 def unreadable(sentence, known):
-    """Whether most of a sentence's characters (NFKC, spaces aside) are in no piece of the vocabulary (its
-    characters `known`): another script, which SentencePiece reads as one <unk> for each run of such characters."""
-    characters = [c for c in unicodedata.normalize("NFKC", sentence) if not c.isspace()]
+    """Whether most of a sentence's characters (normalized as the tokenizer reads them, spaces aside) are in no
+    piece of the vocabulary (the characters `known` of its pieces): another script, which SentencePiece reads as
+    one <unk> for each run of such characters."""
+    characters = [c for c in normalization.normalize(sentence) if not c.isspace()]
     return sum(c not in known for c in characters) * 2 > len(characters)
 
 

@@ -11,8 +11,9 @@ def unknown_warning(report):
     sentences = report.get("unreadable_sentences", 0) / max(1, report["sentences"])
     if report["unknown_fraction"] <= UNKNOWN_WARNED and sentences <= UNKNOWN_WARNED:
         return None
-    return (f"{report['unknown_fraction']:.0%} of the pieces are <unk>, and {sentences:.0%} of the sentences are "
-            f"mostly characters that are in no piece: --vocab {report['vocab']} cannot read much of this text "
+    told = f"{report['unknown_fraction']:.0%} of the pieces are <unk>" + (
+        f", and {sentences:.0%} of the sentences are mostly characters that are in no piece" if sentences else "")
+    return (f"{told}: --vocab {report['vocab']} cannot read much of this text "
             "(another script or language?); train a vocabulary on it (python -m pipelines.train_tokenizer --input ...) "
             "and make the records with that")
 
@@ -27,7 +28,7 @@ def truncation_warning(report):
     share = removed / max(1, removed + report["tokens"])
     if share <= TRUNCATION_WARNED:
         return None
-    return (f"{share:.0%} of the text's pieces ({removed:,}) were cut off to fit sequences of "
+    return (f"{share:.0%} of the text's pieces were cut off to fit sequences of "
             f"{report['config']['max_seq_length']}: each line is read as a sentence, and one far longer than a "
             "sequence (a document on one line?) loses all but its start; give a sentence a line (a blank line "
             "between documents), or a longer --max_seq_length")

@@ -588,6 +588,50 @@ def test_overwrite_sets_an_earlier_grid_aside_and_a_new_grid_is_this_runs_part(t
     assert earlier.restored and not (tmp_path / EARLIER).exists()
 
 
+@pytest.mark.parametrize("cut_at", [1, 2, 3, 5])
+def test_setting_aside_and_putting_back_may_be_cut_off_and_done_again(tmp_path, monkeypatch, cut_at):
+    """A stop or kill in the middle of setting the earlier fine-tuning aside, or of putting it back (a second Ctrl-C,
+    SIGTERM then SIGKILL), loses nothing: the next put-back (or start) leaves the earlier one whole."""
+    from albert_act.base import artifacts, text_files
+    from albert_act.train import finetuning_run
+    from albert_act.train.finetuning_run import EARLIER, EarlierRun
+
+    for name in (artifacts.RESULTS, artifacts.WEIGHTS, artifacts.FINETUNE_CONFIG, artifacts.FINETUNED_INFO,
+                 artifacts.VOCAB):
+        (tmp_path / name).write_text(f"old {name}")
+    (tmp_path / artifacts.EXPORT / "1").mkdir(parents=True)
+    (tmp_path / artifacts.EXPORT / "1" / "saved_model.pb").write_text("old export")
+
+    def contents():
+        return {str(p.relative_to(tmp_path)): p.read_text() for p in sorted(tmp_path.rglob("*")) if p.is_file()}
+
+    before, rename, moves = contents(), text_files.rename, [0]
+
+    def cut(source, destination):  # the stop lands before the `cut_at`-th move
+        moves[0] += 1
+        if moves[0] == cut_at:
+            raise KeyboardInterrupt
+        rename(source, destination)
+
+    monkeypatch.setattr(text_files, "rename", cut)
+    with pytest.raises(KeyboardInterrupt):  # setting aside, cut off: a kill there leaves it for the next start
+        EarlierRun(str(tmp_path)).__enter__()
+    monkeypatch.setattr(text_files, "rename", rename)
+    EarlierRun(str(tmp_path)).recover()
+    assert contents() == before and not (tmp_path / EARLIER).exists()
+    earlier = EarlierRun(str(tmp_path)).__enter__()
+    (tmp_path / artifacts.WEIGHTS).write_text("new epoch 1")  # the new run's part
+    (tmp_path / artifacts.GRID / "point").mkdir(parents=True)
+    moves[0] = 0
+    monkeypatch.setattr(text_files, "rename", cut)
+    with pytest.raises(KeyboardInterrupt):  # putting back, cut off: then done again (the stop line, the next start)
+        earlier.put_back()
+    monkeypatch.setattr(text_files, "rename", rename)
+    earlier.put_back()
+    assert contents() == before and not (tmp_path / EARLIER).exists() and earlier.restored
+    assert finetuning_run.MANIFEST not in contents()
+
+
 def test_repeated_rows_and_dev_rows_in_train_are_told_as_the_model_reads_them(capsys):
     """Training rows that repeat earlier ones with other spacing are repeats; dev examples are training ones
     whatever their case, spacing or punctuation, and a pair given the other way round (MRPC's) too."""

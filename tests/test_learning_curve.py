@@ -103,6 +103,7 @@ def test_learning_curves_join_a_run_and_its_continuation_and_compare_at_shared_u
     (["ACT={act}", "ALBERT={later}"], r"no update that every run has been evaluated at \(ACT: 500; ALBERT: 1000\)"),
     (["ACT={text}"], r"text.jsonl line 1: step, accuracies, baselines and loss must be numbers"),
     (["ACT={act}", "ACT={act}"], r"the name 'ACT' is given twice"),
+    (["ACT={act}+{longer}"], r"longer.jsonl holds every evaluation of .*act.jsonl \(a copy of its start\)"),
 ])
 def test_learning_curves_refuse_what_does_not_compare(tmp_path, runs, message):
     from benchmarks import learning_curves
@@ -111,7 +112,8 @@ def test_learning_curves_refuse_what_does_not_compare(tmp_path, runs, message):
               "other": _write(tmp_path / "other.jsonl", [_point(500, 0.1, baseline=0.048)]),
               "bad": tmp_path / "bad.jsonl", "foreign": _write(tmp_path / "foreign.jsonl", [{"step": 1, "mlm_accuracy": 0.1}]),
               "tmp": tmp_path, "later": _write(tmp_path / "later.jsonl", [_point(1000, 0.1)]),
-              "text": _write(tmp_path / "text.jsonl", [{**_point(500, 0.1), "mlm_accuracy": "0.1"}])}
+              "text": _write(tmp_path / "text.jsonl", [{**_point(500, 0.1), "mlm_accuracy": "0.1"}]),
+              "longer": _write(tmp_path / "longer.jsonl", [_point(500, 0.1), _point(1000, 0.2)])}
     places["bad"].write_text(json.dumps(_point(500, 0.1)) + "\n{not json\n")
     with pytest.raises(SystemExit, match=message) as stopped:
         learning_curves.main([r.format(**places) for r in runs] + ["--output_dir", str(tmp_path / "out")])

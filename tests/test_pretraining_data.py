@@ -363,9 +363,10 @@ def test_text_the_vocabulary_cannot_read_and_text_cut_off_are_warned():
 
     tokenizer = Tokenizer.from_file(str(Path(__file__).resolve().parents[1] / "saved_models" / "albert_act_english" / "1"
                                         / "assets" / "vocab.model"))  # the shipped English model's
-    known = {c for i in range(tokenizer.vocabulary_size) for c in tokenizer.processor.id_to_piece(i)}
+    known = instances.known_characters(tokenizer)
     assert instances.unreadable("数据库是一个按照数据结构来组织的仓库。", known)
     assert not instances.unreadable("The café (数据) was open.", known)
+    assert not instances.unreadable("THE CASTLE OF ÉLAN, BUILT IN 1602 ★", known)  # read lower-cased, accents off
     report = {"unknown_fraction": 0.02, "sentences": 100, "unreadable_sentences": 18, "vocab": "v.model"}
     assert unknown_warning(report).startswith("2% of the pieces are <unk>, and 18% of the sentences are mostly "
                                               "characters that are in no piece: --vocab v.model cannot read")
@@ -373,7 +374,9 @@ def test_text_the_vocabulary_cannot_read_and_text_cut_off_are_warned():
     cut = {"truncation": {"tokens_removed": 21}, "tokens": 79, "config": {"max_seq_length": 128}}
     assert truncation_warning(cut) is None  # English Wikipedia at 128 pieces
     assert truncation_warning({**cut, "truncation": {"tokens_removed": 444_082}, "tokens": 128}).startswith(
-        "100% of the text's pieces (444,082) were cut off to fit sequences of 128: each line is read as a sentence")
+        "100% of the text's pieces were cut off to fit sequences of 128: each line is read as a sentence")
+    assert unknown_warning({**report, "unknown_fraction": 0.3, "unreadable_sentences": 0}).startswith(
+        "30% of the pieces are <unk>: --vocab v.model cannot read")
 
 
 def test_the_masking_warning_names_the_setting_that_missed():

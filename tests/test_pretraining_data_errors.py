@@ -286,9 +286,12 @@ def test_files_that_hold_the_same_units_are_refused_and_a_few_shared_ones_noted(
                                          r"each of the documents once"):
         overlap.check_units_once(units, "documents", "WHY")
     with pytest.raises(ValueError, match=r"^--input b: 30 of its 30 distinct sentences are also in a .*: a copy, or a "
-                                         r"part of one \(or both made of the same few sentences: 60 of its 90 repeat "
-                                         r"earlier ones in it, as a template's would\); WHY"):  # two draws from 30 forms
-        overlap.check_units_once({"a": a * 4, "b": a[::-1] * 3}, "sentences", "WHY")
+                                         r"part of one \(or each made of the same sentences again and again: 60 of its 90 "
+                                         r"repeat earlier ones in it, as a template's would\); WHY"):  # two draws
+        overlap.check_units_once({"a": a * 4, "b": a[::-1] * 3}, "sentences", "WHY")  # from the same 30 forms
+    with pytest.raises(ValueError, match=r"^--input b: 30 of its 30 distinct sentences are also in a .*: a copy, or a "
+                                         r"part of one; WHY"):  # (b repeats its own, a does not: no template)
+        overlap.check_units_once({"a": a, "b": a * 3}, "sentences", "WHY")
     units["c"] = a[:14] + list(range(300, 320))  # 14 of 34: a note for c only, not for a (the earlier)
     assert overlap.check_units_once(units, "documents", "WHY") == [
         "note: 14 of the 34 distinct documents of c are also in a: they count once for each file that holds them"]

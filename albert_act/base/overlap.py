@@ -164,8 +164,9 @@ def check_units_once(units, what, why, flag="--input"):
     for i in sorted((i for i in range(len(order)) if shared[i]), key=lambda i: (len(distinct[i]), -i)):
         if 2 * shared[i] > len(distinct[i]) and shared[i] >= SHARED_FLOOR:
             total = len(units[order[i]])
-            few = (f" (or both made of the same few {what}: {total - len(distinct[i]):,} of its {total:,} repeat "
-                   "earlier ones in it, as a template's would)" if 2 * len(distinct[i]) < total else "")
+            templated = all(2 * len(distinct[f]) < len(units[order[f]]) for f in [i, *with_[i]])  # each repeats itself
+            few = (f" (or each made of the same {what} again and again: {total - len(distinct[i]):,} of its {total:,} "
+                   "repeat earlier ones in it, as a template's would)" if templated else "")
             raise ValueError(f"{flag} {order[i]}: {shared[i]:,} of its {len(distinct[i]):,} distinct {what} are also "
                              f"in {_listed(order, with_[i], pairs, i)} (the same words, as they are read): a copy, or "
                              f"a part of one{few}; {why}; give each of the {what} once (cut them from one of the files)")

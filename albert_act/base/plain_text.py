@@ -1,8 +1,7 @@
 """Files read as plain text (sentences, documents): `read_text_lines` refuses, at their first lines, the
 files that only look like text to a line reader — parsed trees (CoNLL-U, CoNLL-X, .dp, Penn Treebank's
-bracketed .mrg), tables (tab-separated rows: a GLUE .tsv; CSV rows whose text is a quoted field), JSON lines
-and subtitles (SRT, WebVTT) —
-rather than read their columns, brackets, fields or timings as text.
+bracketed .mrg), tables (tab-separated rows with a label or id: a GLUE .tsv; CSV rows whose text is a quoted
+field), JSON lines and subtitles (SRT, WebVTT) — rather than read their columns, brackets, fields or timings as text.
 """
 
 import re
@@ -12,14 +11,16 @@ from albert_act.base import text_files
 # A parsed file's token line: CoNLL-U/CoNLL-X ("1<TAB>Words<TAB>..."; "1-2", "1.1") or a .dp one ("Words<TAB>NNS<TAB>2")
 _TOKEN_LINE = re.compile(r"\d+(?:[-.]\d+)?\t[^\t]*\t[^\t]*\t|[^\t ]+\t[^\t ]+\t\d+\r?$")
 # A bracketed tree's line, made of brackets, labels and leaves only: "( (S", "    (NP-SBJ", "(NP (NNP Pierre) )",
-# "(, ,)"; not "(see above) and so on."
-_TREE_LINE = re.compile(r"(?:\([^\s()]+ [^\s()]+\)|\([^\s()]*|\)|\s)+$")
+# "(, ,)"; not "(see above) and so on.", "(Applause)"
+_TREE_LINE = re.compile(r"(?:\([^\s()]+ [^\s()]+\)|\([^\s()]*(?=[\s(]|$)|\)|\s)+$")
 _NUMBERED = re.compile(r"\s*\d+\t[^\t]*$")  # "     1<TAB>text", as cat -n numbers lines
 # A CSV row whose text is its one quoted field, the others bare (ids, labels): '7,"The text, as it is.",1'; or a header
-_CSV_LINE = re.compile(r'\s*(?:(?:[^\s,"]*,)+"(?:[^"]|"")*"(?:,[^\s,"]*)*|"(?:[^"]|"")*"(?:,[^\s,"]*)+)\s*$')
+_CSV_LINE = re.compile(r'\s*(?:(?:[^\s,"]+,)+"(?:[^"]|"")*"(?:,[^\s,"]+)*|"(?:[^"]|"")*"(?:,[^\s,"]+)+)\s*$')
 _CSV_HEADER = re.compile(r"\s*\w+(?:,\w+)+\s*$")  # "id,sentence,label"
 _JSON_LINE = re.compile(r"\s*\{\s*\".*\}\s*$")  # {"text": "..."}
-_TIMING = re.compile(r"\s*(?:\d+:)?\d\d:\d\d[,.]\d{3}\s+-->\s")  # "00:00:03,000 --> 00:00:06,000" (SRT, WebVTT)
+_TIMING = re.compile(r"\s*(?:\d+:)?\d\d:\d\d[,.]\d{3}\s+-->\s+(?:\d+:)?\d\d:\d\d[,.]\d{3}")  # SRT, WebVTT:
+# "00:00:03,000 --> 00:00:06,000"
+_NUMBER = re.compile(r"\s*[-+]?\d+(?:\.\d+)?\s*$")  # a label or an id, as a two-column table has one
 
 
 def _kind(line, first):
@@ -31,10 +32,11 @@ def _kind(line, first):
         return "csv"
     numbered = _NUMBERED.match(line) and _NUMBERED.match(first)  # cat -n's lines: text (`overlap` drops the numbers)
     tabs = line.strip().count("\t")  # (tabs that indent a line, or end it, make no column)
-    return "table" if tabs == first.strip().count("\t") > 0 and not numbered else None
+    labelled = tabs > 1 or any(_NUMBER.match(column) for column in line.strip().split("\t"))  # not "HAMLET<TAB>To be"
+    return "table" if tabs == first.strip().count("\t") > 0 and labelled and not numbered else None
 
 
-def _refusal(path, kind, number, line, first):
+def _refusal(path, kind, number, line, first, first_number):
     shown = line[:40]
     if kind == "token":
         where = (f"a CoNLL-U file's '# text = ' lines hold it: sed -n 's/^# text = //p' {path}"
@@ -52,9 +54,9 @@ def _refusal(path, kind, number, line, first):
                 "the text itself (that field alone, a line each)")
     columns = first.split("\t")
     return (f"{path} line {number}: a table's row ({len(columns)} tab-separated columns, as from line "
-            f"{number - 1}: {', '.join(repr(c[:20]) for c in columns[:4])}{', ...' if len(columns) > 4 else ''}), "
+            f"{first_number}: {', '.join(repr(c[:20]) for c in columns[:4])}{', ...' if len(columns) > 4 else ''}), "
             f"where plain text is read; give its text column alone (e.g. cut -f{_longest(line)} {path}, without "
-            "line 1 if it names the columns)")
+            f"line {first_number} if it names the columns)")
 
 
 def _longest(row):
@@ -65,10 +67,10 @@ def _longest(row):
 
 def read_text_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True):
     """`text_files.read_lines` of a file read as plain text: a file whose first two lines that are not blank (or
-    a "#" comment) are of one other kind (parsed token lines, bracketed trees, JSON lines, table rows of as
-    many tabs, or CSV rows) is refused at the second, and one with a subtitle timing line among its first three; ValueError
-    naming the line and where its text is."""
-    first, seen = None, 0  # the first line that is not blank (or a comment); seen: so many such lines so far
+    a "#" comment) are of one other kind (parsed token lines, bracketed trees, JSON lines, table rows of as many
+    tabs, CSV rows) is refused at the second, and one with a subtitle timing line among its first three (or a
+    WEBVTT header); ValueError naming the line and where its text is."""
+    first, first_number, seen = None, None, 0  # the first line not blank (or a comment), its number; seen: how many
     for number, line in text_files.read_lines(path, skip_invalid_utf8, invalid_lines, skip_flag):
         if seen < 3 and line.strip() and not line.startswith("#"):
             seen += 1
@@ -76,8 +78,8 @@ def read_text_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag
                 raise ValueError(f"{path} line {number}: a subtitle file's line ({line.strip()[:40]!r}: SRT or "
                                  "WebVTT), where plain text is read; give its text lines alone (without the cue "
                                  "numbers and timings)")
-            first = line if seen == 1 else first
+            first, first_number = (line, number) if seen == 1 else (first, first_number)
             kind = _kind(line, first) if seen == 2 else None
             if kind:
-                raise ValueError(_refusal(path, kind, number, line, first))
+                raise ValueError(_refusal(path, kind, number, line, first, first_number))
         yield number, line

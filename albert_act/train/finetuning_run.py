@@ -115,27 +115,29 @@ def clear_earlier_run(output_dir):
 
 EARLIER = ".earlier_run"  # a finished fine-tuning that --overwrite replaces, set aside until the new one finishes
 EARLIER_FILES = (artifacts.WEIGHTS, artifacts.EXPORT, artifacts.GRID, artifacts.FINETUNE_CONFIG,
-                 artifacts.FINETUNED_INFO, artifacts.VOCAB, artifacts.RESULTS)  # results last, either way: the folder
+                 artifacts.FINETUNED_INFO, artifacts.VOCAB, artifacts.RESULTS)  # put back results last: the folder
 # says finished only whole; a grid's points (grid/) go with it, and a new grid's points are this run's part
+MANIFEST = "earlier.json"  # in EARLIER: the names the earlier one held, written before any is moved
 
 
 class EarlierRun:
     """`with EarlierRun(output_dir):` around a fine-tuning or grid that replaces a finished one (--overwrite): the
-    earlier one's files are set aside in `EARLIER` and dropped when the new one has finished, or put back
-    when it stops or fails first (`restored`), so that a stop leaves the earlier result, not half of the new one.
-    One left aside by a process killed outright is put back (or dropped, where a newer one finished) first."""
+    earlier one's files are set aside in `EARLIER` (results first: the folder stops saying finished), dropped when
+    the new one has finished, or put back when it stops or fails first (`restored`). Each step may be cut off and
+    done again (a second Ctrl-C, SIGKILL): `MANIFEST` names the earlier one's files, and one left aside is put back
+    (or dropped, where a newer one finished or none was moved yet) at the next start."""
 
     def __init__(self, output_dir):
         self.output_dir, self.aside, self.restored = output_dir, os.path.join(output_dir, EARLIER), False
 
     def recover(self):
-        """One left aside by a process that ended at once (SIGKILL, a stop inside a long native call): put
-        back, before the dir is judged (so that without --overwrite it is refused), unless a newer one finished.
-        Returns whether one was left."""
+        """One left aside by a process that ended at once (SIGKILL, a stop inside a long native call): put back,
+        before the dir is judged (without --overwrite: refused), unless results are in place. Returns whether one was."""
+        if text_files.isdir(self.aside + ".drop"):  # one dropped part way
+            text_files.rmtree(self.aside + ".drop")
         left = text_files.isdir(self.aside)
         if left:
-            self._put_back() if not text_files.exists(os.path.join(self.output_dir, artifacts.RESULTS)) \
-                else text_files.rmtree(self.aside)
+            self._drop() if text_files.exists(os.path.join(self.output_dir, artifacts.RESULTS)) else self._put_back()
             self.restored = False
         return left
 
@@ -147,30 +149,42 @@ class EarlierRun:
     def __enter__(self):
         self.recover()
         if text_files.exists(os.path.join(self.output_dir, artifacts.RESULTS)):
+            names = [name for name in EARLIER_FILES if text_files.exists(os.path.join(self.output_dir, name))]
             text_files.makedirs(self.aside)
-            for name in EARLIER_FILES:
-                if text_files.exists(os.path.join(self.output_dir, name)):
-                    text_files.rename(os.path.join(self.output_dir, name), os.path.join(self.aside, name))
+            artifacts.write_json(os.path.join(self.aside, MANIFEST), {"names": names})
+            for name in reversed(names):  # results first
+                text_files.rename(os.path.join(self.output_dir, name), os.path.join(self.aside, name))
         return self
 
     def __exit__(self, kind, error, trace):
         if kind is not None:
             self.put_back()
         elif text_files.isdir(self.aside):
-            text_files.rmtree(self.aside)
+            self._drop()
         return False
 
+    def _drop(self):
+        text_files.rename(self.aside, self.aside + ".drop")  # at once: a stop during the removal leaves no half
+        text_files.rmtree(self.aside + ".drop")
+
     def _put_back(self):
-        for name in reversed(EARLIER_FILES):  # this run's part (settings, weights, export, grid points), results first
-            part = os.path.join(self.output_dir, name)
-            if text_files.isdir(part):
+        try:
+            names = artifacts.read_json(os.path.join(self.aside, MANIFEST))["names"]
+        except (ValueError, OSError, KeyError):  # none (yet): what was moved, if anything
+            names = [name for name in EARLIER_FILES if text_files.exists(os.path.join(self.aside, name))]
+        if not names:
+            return self._drop()
+        for name in EARLIER_FILES:  # results last; a name no longer aside is back already (a put-back cut off)
+            part, earlier = os.path.join(self.output_dir, name), os.path.join(self.aside, name)
+            if name in names and not text_files.exists(earlier):
+                continue
+            if text_files.isdir(part):  # this run's part: its settings, weights, export, grid points
                 text_files.rmtree(part)
             elif text_files.exists(part):
                 text_files.remove(part)
-        for name in EARLIER_FILES:
-            if text_files.exists(os.path.join(self.aside, name)):
-                text_files.rename(os.path.join(self.aside, name), os.path.join(self.output_dir, name))
-        text_files.rmtree(self.aside)
+            if name in names:
+                text_files.rename(earlier, part)
+        self._drop()
         self.restored = True
 
 
@@ -296,8 +310,8 @@ def grid_search(config, grid=None, progress=True):
         shutil.rmtree(export_root)
     shutil.copytree(os.path.dirname(best["export"]), export_root)
     summary = {"best": {**best, "export": os.path.join(export_root, os.path.basename(best["export"]))}, "runs": runs}
-    artifacts.write_json(os.path.join(config.output_dir, artifacts.RESULTS), summary)
     artifacts.write_json(os.path.join(config.output_dir, artifacts.FINETUNE_CONFIG), dataclasses.asdict(config))
+    artifacts.write_json(os.path.join(config.output_dir, artifacts.RESULTS), summary)  # last: the grid has finished
     return summary
 
 
