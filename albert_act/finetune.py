@@ -34,6 +34,7 @@ def main(argv=None):
     cli.tensorflow_only("python -m albert_act.finetune")
     from albert_act.base import artifacts, settings
     from albert_act.train import finetuning_run
+    from albert_act.train.earlier_run import EarlierRun
     from albert_act.train.finetuning_config import PAPER_GRID, FinetuneConfig, grid_sets_aside
 
     parser = cli.parser("finetune", __doc__)
@@ -54,7 +55,7 @@ def main(argv=None):
     with cli.failures(output_dir, "nothing was written", "nothing was written; re-run the same command", explain=explain):
         _check_target(config)
     cli.stop_on_sigterm()
-    earlier = finetuning_run.EarlierRun(output_dir)  # a finished one --overwrite sets aside until it is replaced
+    earlier = EarlierRun(output_dir)  # a finished one --overwrite sets aside until it is replaced
     back = lambda message: message + (  # noqa: E731 (a failure's line, once a failure has put the earlier one back)
         f"; the earlier fine-tuning in {output_dir} is back in place, whole" if earlier.restored else "")
     with cli.failures(output_dir, lambda: back("files written whole before are intact: free space and re-run the same "

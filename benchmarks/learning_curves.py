@@ -26,7 +26,7 @@ import argparse
 import json
 import os
 
-from albert_act.base import artifacts, cli, entry
+from albert_act.base import artifacts, cli, entry, text_files
 from albert_act.base.outputs import check_output_dir
 from benchmarks import arguments
 
@@ -43,7 +43,7 @@ def read_points(path):
     if not os.path.isfile(file):
         raise ValueError(f"{path}: no such file")
     points = []
-    with open(file, encoding="utf-8", errors="replace") as f:
+    with open(file, encoding="utf-8-sig", errors="replace") as f:  # (a byte-order mark, as Notepad saves, is none)
         for number, line in enumerate(f, start=1):
             if not line.strip():
                 continue
@@ -53,7 +53,8 @@ def read_points(path):
                 raise ValueError(f"{file}: one JSON document over several lines (a run's {artifacts.EVALUATION}?), "
                                  f"not a held-out curve of one evaluation a line; give the run dir, or its "
                                  f"{artifacts.HELD_OUT_CURVE}" if _whole_json(file) else
-                                 f"{file} line {number}: not JSON ({error.msg})") from None
+                                 f"{file} line {number}: not JSON ({error.msg}){text_files.compression_hint(file)}"
+                                 ) from None
             missing = [k for k in KEPT if not isinstance(point, dict) or k not in point]
             if missing:
                 raise ValueError(f"{file} line {number}: no {', '.join(missing)} (not a held-out evaluation of "
@@ -101,22 +102,31 @@ def joined(spec, parts):
                              "continuation is a run started from the first's weights (--init_from); give each once")
         read[part] = points
         if curve:  # (a continuation's updates count from 0: they are offset, not matched with the first's)
-            check_same_records({parts[0]: curve, part: points}, same_updates=False)
+            check_same_records({parts[0]: curve, part: points}, same_updates=False)  # (named by their paths)
             _note_started_from(part, parts[index - 1])
             _note_starts_back(part, points, parts[index - 1], read[parts[index - 1]])
         offset = curve[-1]["step"] if curve else 0
+        if curve and points[0]["step"] > offset:  # counted on already (a hand-joined file, a run that resumed)
+            print(f"note: {part} starts at update {points[0]['step']:,}, past the last of {parts[index - 1]} "
+                  f"({offset:,}): its updates are taken as counted on from it already, not offset again")
+            offset = 0
         curve += [{**p, "step": p["step"] + offset} for p in points]
     return curve
 
 
 def _note_starts_back(part, points, previous, before):
     """A note where continuation `part` starts with a held-out MLM accuracy nearer where `previous` started than
-    where it ended: it does not go on from its weights (parts in the wrong order, say)."""
+    where it ended (it does not go on from its weights: parts in the wrong order, say), or with a mean depth an
+    iteration or more away from where it ended (another model: a fixed-depth one after an adaptive one, say)."""
     start, first, last = points[0]["mlm_accuracy"], before[0]["mlm_accuracy"], before[-1]["mlm_accuracy"]
     if last > first and start < (first + last) / 2:
         print(f"note: {part} starts at held-out MLM accuracy {start:.3f}, nearer where {previous} started ({first:.3f}) "
               f"than where it ended ({last:.3f}): no continuation of it (the parts in the wrong order?); joined "
               "as one all the same")
+    depth, ended = points[0].get("mean_iterations"), before[-1].get("mean_iterations")
+    if depth is not None and ended is not None and abs(depth - ended) >= 1:
+        print(f"note: {part} starts at a mean of {depth:.2f} iterations, where {previous} ended at {ended:.2f}: "
+              "another model's run (another --halting or --max_iterations?); joined as one all the same")
 
 
 def split_parts(parts):
@@ -146,20 +156,42 @@ def _note_started_from(part, previous):
               "as its continuation all the same")
 
 
-def check_same_records(curves, same_updates=True):
-    """Refuses runs evaluated on different held-out records: their baselines differ; and, side by side
+def check_same_records(curves, same_updates=True, places=None):
+    """Refuses runs evaluated on different held-out records: their baselines differ (with the held-out settings
+    that differ in their run dirs' config.json, `places` {name: run dir or file}); and, side by side
     (`same_updates`), runs with no update evaluated in all of them."""
     (first, points), *others = curves.items()
+    places = places or {}
     for name, other in others:
         for key in ("mlm_unigram_baseline", "sop_majority_baseline"):
             if abs(other[0][key] - points[0][key]) > 1e-6:
+                why = _held_out_settings(places.get(first, first), places.get(name, name))
                 raise ValueError(f"{first} and {name} were evaluated on different held-out records ({key} "
-                                 f"{points[0][key]:.4f} against {other[0][key]:.4f}): their accuracies do not compare")
+                                 f"{points[0][key]:.4f} against {other[0][key]:.4f}){why}: their accuracies do not "
+                                 "compare")
     shared = set.intersection(*({p["step"] for p in c} for c in curves.values()))
     if same_updates and len(curves) > 1 and not shared:
         steps = "; ".join(f"{n}: {', '.join(str(p['step']) for p in c[:6])}{' ...' if len(c) > 6 else ''}"
                           for n, c in curves.items())
         raise ValueError(f"no update that every run has been evaluated at ({steps}): use the same --eval_every")
+
+
+HELD_OUT_SETTINGS = ("eval_files", "eval_batches", "global_batch_size", "backend")  # what picks a run's held-out batches
+
+
+def _held_out_settings(one, other):
+    """'; their config.json differ in ...' where both are run dirs whose held-out settings differ; else ''."""
+    configs = []
+    for part in (one, other):
+        try:
+            with open(os.path.join(part, artifacts.CONFIG), encoding="utf-8") as f:
+                configs.append(json.load(f))
+        except (OSError, ValueError):
+            return ""
+    values = [[config.get(key, "tensorflow" if key == "backend" else None) for key in HELD_OUT_SETTINGS]
+              for config in configs]  # (a run of the TensorFlow backend records none)
+    differ = [f"{key} {a!r} against {b!r}" for key, a, b in zip(HELD_OUT_SETTINGS, *values) if a != b]
+    return f"; their runs' config.json differ in {', '.join(differ)}" if differ else ""
 
 
 def markdown(curves):
@@ -200,7 +232,7 @@ def main(argv=None):
         named = arguments.named(args.runs, "a run dir or held_out.jsonl ('+' between a run and its continuation)",
                                 "ACT=runs/english")
         curves = {name: joined(f"{name}={parts}", split_parts(parts)) for name, parts in named.items()}
-        check_same_records(curves)
+        check_same_records(curves, places={name: split_parts(parts)[0] for name, parts in named.items()})
     except (ValueError, OSError) as error:  # OSError: a read-only folder, where the lock goes
         raise SystemExit(arguments.refusal(error, args.output_dir)) from None
     names = list(curves)

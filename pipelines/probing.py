@@ -115,7 +115,8 @@ def read_conllu(path):
         fields = line.split("\t")
         if len(fields) != 10 and line.lstrip().startswith("("):  # Penn Treebank's .mrg: constituents, no heads
             raise ValueError(f"{path} line {number}: a bracketed tree ({line.strip()[:30]!r}, as Penn Treebank's "
-                             ".mrg), which is not read: give dependency trees, as CoNLL-U or .dp (converted from them)")
+                             ".mrg), which is not read: give dependency trees, in CoNLL-U (converted from them; "
+                             "`analyze --parsed` also reads .dp files)")
         if len(fields) != 10:
             raise ValueError(f"{path} line {number}: CoNLL-U needs 10 TAB-separated fields, got {len(fields)}")
         glued = "SpaceAfter=No" in fields[9].split("|")

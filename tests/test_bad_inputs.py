@@ -610,11 +610,11 @@ CASES += [
     ("data-input-a-csv-copy", DATA + " --input {corpus} {corpus_csv}", 1, r"corpus_csv.txt line 2: a CSV row \('1,\"It "
      r"has a second sentence.\",0': its text a quoted field\), where plain text is read; give the text itself", []),
     ("analyze-sentences-text-subtitles", "albert_act.analyze sentences --init {run} --text {subtitles} --output_dir "
-     "{tmp}/a_srt", 1, r"subtitles.srt line 2: a subtitle file's line \('00:00:00,000 --> 00:00:01,000': SRT or "
-     r"WebVTT\), where plain text is read; give its text lines alone", []),
+     "{tmp}/a_srt", 1, r"subtitles.srt line 2: a subtitle file \(a timing line\) \('00:00:00,000 --> 00:00:01,000'\), "
+     r"where plain text is read; give the text itself \(its sentences alone, a line each\)", []),
     ("analyze-parsed-bracketed-trees", "albert_act.analyze dependencies --init {run} --parsed {ptb_mrg} --output_dir "
      "{tmp}/a_mrg", 1, r"ptb.mrg line 2: a bracketed tree \('\( \(S', as Penn Treebank's .mrg\), which is not read: "
-     r"give dependency trees, as CoNLL-U or .dp", []),
+     r"give dependency trees, in CoNLL-U \(converted from them; `analyze --parsed` also reads .dp files\)", []),
     ("data-input-a-copy-with-piped-line-numbers", DATA + " --input {corpus_piped} {corpus}", 1,
      r"--input .*corpus.txt: 21 of its 21 distinct sentences are also in .*corpus_piped.txt", []),
     ("analyze-sentences-text-a-conllu-file", "albert_act.analyze sentences --init {run} --text {ud40} --output_dir "
@@ -703,6 +703,8 @@ CASES += [
      r"--set backbone_overrides must be a JSON object of key: value pairs \(e.g. --override KEY=VALUE\), got 5", []),
     ("pretrain-set-and-its-flag", PRETRAIN + " --set steps=3", 2,
      r"steps is given twice, as --steps 2 and as --set steps=3: give one", []),
+    ("pretrain-set-and-its-flag-at-its-default", "albert_act.pretrain --model_dir {tmp}/c4 --preset demo --set "
+     "preset=tiny", 2, r"preset is given twice, as --preset demo and as --set preset=\"tiny\": give one", []),
     ("pretrain-override-and-set-overrides", PRETRAIN + ' --set backbone_overrides={{"dropout":0.1}}', 2,
      r'backbone_overrides is given twice, as --override .* and as --set backbone_overrides=\{"dropout": 0.1\}: give one',
      []),
@@ -1008,6 +1010,9 @@ CASES += [
     ("bench-served-fill-mask-a-run-dir", "benchmarks.served_fill_mask --init {run} --conllu {ud40} --output_dir "
      "{tmp}/sfm_run", 1, r"is not a pre-training SavedModel \(one with a fill_mask signature\): \S+ is a pre-training "
      r"run; export it first \(python -m albert_act.export --checkpoint \S+ --kind pretraining --output <dir>/1\)", []),
+    ("bench-served-fill-mask-a-folder-inside-the-export", "benchmarks.served_fill_mask --init {export}/variables "
+     "--conllu {ud40} --output_dir {tmp}/sfm_inside", 1, r"variables is not a pre-training SavedModel \(one with a "
+     r"fill_mask signature\): it is a folder inside the SavedModel \S+export/1: give that", []),
     ("bench-learning-curves-a-run-joined-to-itself", "benchmarks.learning_curves ACT={run}+{run}/ --output_dir "
      "{tmp}/lc_twice", 1, r"'ACT=.*': \S+/ holds the same evaluations as \S+ \(the same run, or a copy\): a continuation "
      r"is a run started from the first's weights \(--init_from\); give each once", []),

@@ -525,7 +525,7 @@ def test_overwrite_sets_the_earlier_fine_tuning_aside_until_the_new_one_finishes
     """--overwrite onto a finished fine-tuning: a stop (or failure) before the new one has finished puts the
     earlier one back, whole; a finished one drops it; one left aside by a killed process is put back first."""
     from albert_act.base import artifacts
-    from albert_act.train.finetuning_run import EARLIER, EarlierRun
+    from albert_act.train.earlier_run import EARLIER, EarlierRun
 
     def finished(tag):
         for name in (artifacts.RESULTS, artifacts.WEIGHTS, artifacts.FINETUNE_CONFIG, artifacts.FINETUNED_INFO,
@@ -566,7 +566,7 @@ def test_overwrite_sets_an_earlier_grid_aside_and_a_new_grid_is_this_runs_part(t
     """--overwrite --grid onto a finished one-run fine-tuning, stopped after a point: the new grid's points are this
     run's part, dropped, and the earlier run is back whole; an earlier grid's points go aside with its results."""
     from albert_act.base import artifacts
-    from albert_act.train.finetuning_run import EARLIER, EarlierRun
+    from albert_act.train.earlier_run import EARLIER, EarlierRun
 
     for name in (artifacts.RESULTS, artifacts.WEIGHTS, artifacts.FINETUNE_CONFIG, artifacts.VOCAB):
         (tmp_path / name).write_text(f"one run's {name}")
@@ -593,8 +593,8 @@ def test_setting_aside_and_putting_back_may_be_cut_off_and_done_again(tmp_path, 
     """A stop or kill in the middle of setting the earlier fine-tuning aside, or of putting it back (a second Ctrl-C,
     SIGTERM then SIGKILL), loses nothing: the next put-back (or start) leaves the earlier one whole."""
     from albert_act.base import artifacts, text_files
-    from albert_act.train import finetuning_run
-    from albert_act.train.finetuning_run import EARLIER, EarlierRun
+    from albert_act.train import earlier_run
+    from albert_act.train.earlier_run import EARLIER, EarlierRun
 
     for name in (artifacts.RESULTS, artifacts.WEIGHTS, artifacts.FINETUNE_CONFIG, artifacts.FINETUNED_INFO,
                  artifacts.VOCAB):
@@ -629,7 +629,27 @@ def test_setting_aside_and_putting_back_may_be_cut_off_and_done_again(tmp_path, 
     monkeypatch.setattr(text_files, "rename", rename)
     earlier.put_back()
     assert contents() == before and not (tmp_path / EARLIER).exists() and earlier.restored
-    assert finetuning_run.MANIFEST not in contents()
+    assert earlier_run.MANIFEST not in contents()
+
+
+def test_a_set_aside_whose_results_never_left_goes_back_and_readers_name_it(tmp_path):
+    """Files set aside while the earlier results stayed on top (a kill before they moved): no run began, so they
+    go back beside them, nothing removed; until then a reader of the dir says where they are and what to do."""
+    from albert_act.base import artifacts
+    from albert_act.io.source import kind_of
+    from albert_act.train.earlier_run import EARLIER, EarlierRun
+
+    for name in (artifacts.RESULTS, artifacts.WEIGHTS, artifacts.FINETUNED_INFO):
+        (tmp_path / name).write_text(f"old {name}")
+    (tmp_path / EARLIER).mkdir()
+    (tmp_path / artifacts.WEIGHTS).rename(tmp_path / EARLIER / artifacts.WEIGHTS)
+    with pytest.raises(ValueError, match=rf"^{tmp_path}: its finished fine-tuning is set aside in {tmp_path}/"
+                                         r"\.earlier_run by a `finetune --overwrite` that is running or was killed"):
+        kind_of(str(tmp_path))
+    assert EarlierRun(str(tmp_path)).recover()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([artifacts.RESULTS, artifacts.WEIGHTS,
+                                                                artifacts.FINETUNED_INFO])
+    assert (tmp_path / artifacts.WEIGHTS).read_text() == f"old {artifacts.WEIGHTS}" and kind_of(str(tmp_path))
 
 
 def test_repeated_rows_and_dev_rows_in_train_are_told_as_the_model_reads_them(capsys):
@@ -651,3 +671,8 @@ def test_repeated_rows_and_dev_rows_in_train_are_told_as_the_model_reads_them(ca
     _check_repeats(train[:40], dev, "train.tsv", "dev.tsv")
     assert capsys.readouterr().out == ("note: dev.tsv: 3 of its 22 rows repeat an earlier row (the first at line 21): "
                                        "each counts once more in the dev numbers\n")
+    flipped = [Example(f"dev-{40 + i}", e.text_a, e.text_b, "1") for i, e in enumerate(dev[:3])]  # another label
+    _check_repeats(train[:40], dev[:19] + flipped, "train.tsv", "dev.tsv")
+    assert capsys.readouterr().out == ("note: dev.tsv: 3 of its 22 rows repeat an earlier row's sentences with another "
+                                       "label (the first at line 40): the same text has two answers in the dev "
+                                       "numbers\n")

@@ -56,6 +56,20 @@ def _write(path, points):
     return path
 
 
+def test_a_continuation_counted_on_already_is_not_offset_again_and_one_started_back_is_noted(tmp_path, capsys):
+    """A part whose updates start past the last of the part before is taken as counted on (no invented gap); a part
+    that starts nearer where the one before started than where it ended is noted (the wrong order?)."""
+    from benchmarks.learning_curves import joined
+
+    first = _write(tmp_path / "first.jsonl", [_point(500, 0.1), _point(1000, 0.3)])
+    counted = _write(tmp_path / "counted.jsonl", [_point(1500, 0.32), _point(2000, 0.34)])
+    assert [p["step"] for p in joined("A", [str(first), str(counted)])] == [500, 1000, 1500, 2000]
+    assert "counted.jsonl starts at update 1,500, past the last of" in capsys.readouterr().out
+    back = _write(tmp_path / "back.jsonl", [_point(500, 0.12), _point(1000, 0.31)])
+    assert [p["step"] for p in joined("A", [str(first), str(back)])] == [500, 1000, 1500, 2000]
+    assert "back.jsonl starts at held-out MLM accuracy 0.120, nearer where" in capsys.readouterr().out
+
+
 def test_learning_curves_join_a_run_and_its_continuation_and_compare_at_shared_updates(tmp_path, capsys):
     from benchmarks import learning_curves
 

@@ -272,6 +272,15 @@ def test_files_that_hold_the_same_units_are_refused_and_a_few_shared_ones_noted(
     assert overlap.sentence_keys(["  born in 1990) it was so."]) == [key("born in 1990 it was so")]  # mid-line: text
     marked = ["<p>The&nbsp;cat sat&nbsp;down.[1]</p>", "[00:01:02] **It was&amp;is late.**", "00:01,250 And so on here."]
     assert overlap.sentence_keys(marked) == overlap.keys_of(["The cat sat down.", "It was & is late.", "And so on here."])
+    labelled = ["#7 The cat sat down.", "(8) It was late.", "b) And so on here.", "xii. They went home.",
+                "2023-01-05 12:07:07 <alice> We met there."]
+    assert overlap.sentence_keys(labelled) == overlap.keys_of(["The cat sat down.", "It was late.", "And so on here.",
+                                                               "They went home.", "We met there."])
+    referenced = ["The cat (p. 12) sat down.", "It was \\textbf{late} (Smith, 2001).",
+                  "See [the page](https://example.org/page) now.", "We saw [[Paris (city)|Paris]] again."]
+    assert overlap.sentence_keys(referenced) == overlap.keys_of(["The cat sat down.", "It was late.",
+                                                                 "See the page now.", "We saw Paris again."])
+    assert overlap.unit_key("It was in (LUB) then.") != overlap.unit_key("It was in then.")  # words in parentheses
     a = list(range(100, 130))
     assert overlap.check_units_once({"twice": a + a}, "sentences", "WHY") == [  # its text twice: half repeats
         "note: 30 of the 60 sentences of twice repeat earlier ones in it (its text twice, or more?): they count once "

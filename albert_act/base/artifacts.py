@@ -42,6 +42,7 @@ WEIGHTS = "classifier.weights.h5"
 RESULTS = "results.json"
 EXPORT = "export"  # inside a fine-tuning dir: export/<version>
 GRID = "grid"  # inside a fine-tuning dir: grid/<one run per grid point>
+EARLIER_RUN = ".earlier_run"  # inside a fine-tuning dir: a finished one that `finetune --overwrite` sets aside
 EXPORT_INFO = "albert_act_export.json"  # an asset of every SavedModel
 ASSETS = "assets"
 SAVED_MODEL = "saved_model.pb"
@@ -328,6 +329,16 @@ def check_finetuning_target(output_dir, overwrite=True, grid=False):
         raise ValueError(f"--output_dir {output_dir} holds a finished fine-tuning ({RESULTS})"
                          + (f" whose export {missing} is missing" if missing else "")
                          + "; pass --overwrite to replace it, or choose another --output_dir")
+
+
+def set_aside(folder):
+    """Where a fine-tuning dir's finished run is set aside by `finetune --overwrite` (one running, or stopped outright
+    by SIGKILL before it could put it back): what to do, for a reader that finds the dir without its files; or None."""
+    if not _gfile().isdir(os.path.join(folder, EARLIER_RUN)):
+        return None
+    return (f"its finished fine-tuning is set aside in {os.path.join(folder, EARLIER_RUN)} by a `finetune --overwrite` "
+            "that is running or was killed: let it finish, or run that command again (it puts the earlier one back "
+            "first, and replaces it only once it has finished)")
 
 
 def missing_export(output_dir):

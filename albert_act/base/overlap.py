@@ -9,10 +9,18 @@ import unicodedata
 _SENTENCE_END = re.compile(r"[.!?][^\w\s,;:]*$")  # a word that ends a sentence: "it.", "it?\"", "(it.)", "**it.**"
 CHUNK = 40  # words: a longer run without a sentence's end (a list, a text without stops) is cut every 40 words
 MIN_WORDS = 3  # a shorter sentence ("Yes.", "Thank you.", "See also") is any text's: no sign of a copy
-# a line's number or time: "     1<TAB>" (cat -n, nl), "1. ", "12) ", "7| ", "7: ", "L7 ", "[00:01:02] ", "00:01,250 "
-_LINE_NUMBER = re.compile(r"^\s*(?:\d{1,7}(?:\t|[.)|:](?:\s|$))|L\d{1,7}[|:]?(?:\s|$)|\[?\d{1,2}(?::\d{2}){1,2}(?:[.,]\d{1,3})?\]?\s)")
+# a line's number, label or time: "     1<TAB>" (cat -n, nl), "1. ", "12) ", "7| ", "7: ", "L7 ", "#7 ", "(7) ", "a) ",
+# "(b) ", "xii. ", "[00:01:02] ", "00:01,250 ", "2023-01-05 12:07:07 " (a log's)
+_LINE_NUMBER = re.compile(r"^\s*(?:\d{1,7}(?:\t|[.)|:](?:\s|$))|[L#]\d{1,7}[.)|:]?(?:\s|$)|\(\d{1,7}\)\s|\(?[A-Za-z]\)\s|"
+                          r"(?:[ivxlc]{1,7}|[IVXLC]{1,7})[.)]\s|\[?\d{1,2}(?::\d{2}){1,2}(?:[.,]\d{1,3})?\]?\s|"
+                          r"\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d)?\]?\s)")
 _TAG = re.compile(r"</?[A-Za-z][^<>]{0,80}>")  # HTML or XML markup: <p>, </b>, <span class="x">
 _CITATION = re.compile(r"\[\d{1,3}\]")  # a footnote's mark: "[1]"
+# what parentheses hold, with a number or an address: "(p. 12)", "(Smith, 2001)", a link's "(https://...)"; not "(LUB)"
+_ASIDE = re.compile(r"\([^()]{0,200}\)")
+_NUMBER_OR_ADDRESS = re.compile(r"\d|://")
+_LATEX = re.compile(r"\\[A-Za-z]+\*?")  # a LaTeX command: \textbf{...}, \emph{...}
+_WIKI_LINK = re.compile(r"\[\[(?:[^\]|]{0,200}\|)?([^\]|]{0,200})\]\]")  # [[page (film)|shown]]: what it shows
 # a speaker's label ("ALICE:", "Q:", "Dr. Smith:"): up to 3 words, the first capitalised, the last ending in ":"
 _LABEL = re.compile(r"^[^\w\s]*[A-Z\u00c0-\u00de][^\s:]*(?:\s+[^\s:]+){0,2}?:\s+(?=\S)")
 
@@ -31,9 +39,7 @@ class Sentences:
 
     def feed(self, line):
         """The sentences that `line` (of the stream) ends."""
-        line = _markup_free(line)
-        if line[:1].isdigit() or line[:1].isspace() or line[:1] in "[L":
-            line = _LINE_NUMBER.sub("", line, count=1)
+        line = _LINE_NUMBER.sub("", _markup_free(line), count=1)
         if not line.split():
             return self.end()
         ended = []
@@ -94,14 +100,23 @@ def _words(text):
 
 def _markup_free(text):
     """`text` without what marks it up and is no word of it: HTML entities read (&amp; is &, &nbsp; a space),
-    tags and footnote marks ("[1]") dropped."""
+    tags, LaTeX commands and footnote marks ("[1]") dropped, a wiki link's shown text kept; and without what
+    parentheses hold where it has a number or an address (a page, a citation, a link's: added to a copy or not)."""
     if "&" in text:
         import html
 
         text = html.unescape(text)
     if "<" in text:
         text = _TAG.sub(" ", text)
-    return _CITATION.sub("", text) if "[" in text else text
+    if "\\" in text:
+        text = _LATEX.sub(" ", text)
+    if "[" in text:
+        text = _CITATION.sub("", _WIKI_LINK.sub(r"\1", text) if "[[" in text else text)
+    return _ASIDE.sub(_aside, text) if "(" in text else text
+
+
+def _aside(match):
+    return " " if _NUMBER_OR_ADDRESS.search(match.group()) else match.group()
 
 
 def _digest(words):

@@ -185,7 +185,7 @@ def _apply_set(parser, config_class, args, typed):
                 f"{'false' if negated else json.dumps(value)}" if named else f"; known: {', '.join(fields)}"))
         if key in seen:
             parser.error(f"--set {key} is given twice: give it once")
-        if key in args.given:
+        if key in args.given or key in args.typed:  # (typed at its default's value too: --preset demo)
             flag = flag_name(fields[key])
             shown = " ".join(f"{k}={v}" for k, v in typed[key]) if key in typed else getattr(args, key)
             parser.error(f"{key} is given twice, as {flag} {shown} and as --set {key}={json.dumps(value)}: give one")

@@ -104,11 +104,11 @@ def isdir(path):
 
 
 def expand_patterns(patterns):
-    """Sorted files matching each pattern; ValueError naming a pattern that matches nothing, or a
-    directory where files are expected."""
+    """Sorted files matching each pattern (a pattern that names an existing file: that file); ValueError naming a
+    pattern that matches nothing, or a directory where files are expected."""
     files = []
-    for pattern in patterns:
-        matches = glob(pattern)
+    for pattern in patterns:  # a file whose name holds * ? or [ ] ("notes[1].txt") is that file, where it exists
+        matches = [pattern] if not is_remote(pattern) and os.path.isfile(pattern) else glob(pattern)
         if not matches:
             raise ValueError(f"no file matches {pattern!r}")
         devices = [path for path in matches if _is_device(path)]

@@ -31,10 +31,12 @@ def find_export(path):
 def not_a_pretraining_export(path, signature):
     """The refusal of `path` where a pre-training SavedModel (one with `signature`) is asked; a pre-training run
     dir is told how to export it."""
-    how = ""
+    how, parent = "", os.path.dirname(str(path).rstrip("/"))
     if tf.io.gfile.exists(os.path.join(path, CONFIG)) and tf.io.gfile.isdir(os.path.join(path, CHECKPOINTS)):
         how = (f": {path} is a pre-training run; export it first (python -m albert_act.export --checkpoint {path} "
                "--kind pretraining --output <dir>/1) and give that export")
+    elif parent and tf.io.gfile.exists(os.path.join(parent, SAVED_MODEL)):  # its variables/ or assets/ folder
+        how = f": it is a folder inside the SavedModel {parent}: give that"
     return ValueError(f"{path} is not a pre-training SavedModel (one with a{'n' if signature[0] in 'aeiou' else ''} "
                       f"{signature} signature){how}")
 

@@ -87,14 +87,19 @@ def _check_repeats(train, dev, train_file, dev_file):
     examples whose sentences are training ones: refused past half of them (dev numbers would measure the
     training data), noted past `REPEATS_NOTED`: their sentences compare as the model reads them (`_sentences`)."""
     for rows, file, counted in ((train, train_file, "in training"), (dev, dev_file, "in the dev numbers")):
-        seen, repeats = set(), []
+        labels, repeats, other = {}, [], []  # sentences: their first label; rows that repeat one; with another label
         for example in rows:
-            key = (_spaced(example.text_a), _spaced(example.text_b), example.label)  # ("good", "good ,": SST-2's two)
-            repeats += [example.guid] if key in seen else []
-            seen.add(key)
+            key = (_spaced(example.text_a), _spaced(example.text_b))  # ("good", "good ,": SST-2's two)
+            repeats += [example.guid] if labels.get(key) == example.label else []
+            other += [example.guid] if labels.get(key, example.label) != example.label else []
+            labels.setdefault(key, example.label)
         if len(repeats) > REPEATS_NOTED * len(rows):
             print(f"note: {file}: {len(repeats):,} of its {len(rows):,} rows repeat an earlier row (the first at "
                   f"line {repeats[0].split('-')[-1]}): each counts once more {counted}")
+        if len(other) > REPEATS_NOTED * len(rows):
+            print(f"note: {file}: {len(other):,} of its {len(rows):,} rows repeat an earlier row's sentences with "
+                  f"another label (the first at line {other[0].split('-')[-1]}): the same text has two answers "
+                  f"{counted}")
     texts = {_sentences(e) for e in train}
     shared = sum(_sentences(e) in texts for e in dev)
     if 2 * shared > len(dev):

@@ -1,0 +1,52 @@
+"""Files read as plain text: what only looks like text to a line reader is refused at its first lines, naming the
+line and what it is; prose that shares a trait with one of them (a tab, brackets, quotes, a time) is read."""
+
+import pytest
+
+from albert_act.base import plain_text
+
+PROSE = "Jarred Shaw is an American basketball player.\nHe signed for Dorados in August 2019.\n"
+
+
+@pytest.mark.parametrize("text, line, said", [
+    ("# sent_id = 1\n1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_\n2\tdog\tdog\tNOUN\tNN\t_\t0\troot\t_\t_\n", 3,
+     "a parsed file's token line"),
+    ("Vinken\tNNP\t8\n,\t,\t2\n", 2, "a parsed file's token line"),
+    ("\n( (S \n    (NP-SBJ \n      (NP (NNP Pierre) (NNP Vinken) )\n", 3, "a bracketed tree"),
+    ("index\tsentence1\tsentence2\tlabel\n0\tA man.\tA person.\tentailment\n", 2,
+     "a table's row (4 tab-separated columns, as from line 1: 'index', 'sentence1', 'sentence2', 'label')"),
+    ("sentence\tlabel\n\n\nit is good .\t1\n", 4, "a table's row (2 tab-separated columns, as from line 1"),
+    ('id,sentence,label\n1,"A text, with a comma.",0\n', 2, "a CSV row"),
+    ('"id","text","label"\n"0","A text.","1"\n', 2, "a CSV row"),
+    ('{"text": "A first line."}\n{"text": "A second one."}\n', 2, "a JSON line"),
+    ('[\n  {\n    "text": "A first line."\n', 1, "a JSON document"),
+    ("1\n00:00:00,000 --> 00:00:03,000\nA first line.\n", 2, "a subtitle file (a timing line)"),
+    ("WEBVTT\n\n00:00.000 --> 00:03.000\nA first line.\n", 1, "a subtitle file (WebVTT)"),
+    ("0:00:00.000,0:00:03.000\nA first line.\n", 1, "a subtitle file (a timing line)"),
+    ("[Script Info]\nTitle: x\n", 1, "a subtitle file (ASS/SSA)"),
+    ("-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\n", 1, "CoNLL-2003 columns"),
+    ("EU NNP B-NP B-ORG\nrejects VBZ B-VP O\n", 2, "a token a line with its tags"),
+    ("Pierre/NNP Vinken/NNP ,/, 61/CD\nMr./NNP Vinken/NNP is/VBZ chairman/NN\n", 2, "words with their tags"),
+    ("| sentence | n |\n|---|---|\n| A first line. | 1 |\n", 2, "a Markdown table's row"),
+])
+def test_what_only_looks_like_text_is_refused_at_its_first_lines(tmp_path, text, line, said):
+    path = tmp_path / "input.txt"
+    path.write_text(text)
+    with pytest.raises(ValueError) as refused:
+        list(plain_text.read_text_lines(str(path)))
+    assert str(refused.value).startswith(f"{path} line {line}: {said}"), str(refused.value)
+    assert "where plain text is read; give" in str(refused.value)
+
+
+@pytest.mark.parametrize("text", [
+    PROSE, "\t" + PROSE.replace("\n", "\n\t", 1),  # indented by tabs
+    "(Music)\n(Applause)\n", "(a) first item here\n(b) second item\n", "(see below) a line.\n(see above) another.\n",
+    "HAMLET\tTo be or not to be.\nOPHELIA\tMy lord.\n", "Roses are red,\tviolets are blue,\nSugar is sweet,\tand so.\n",
+    '"Hi there",\n"Bye now",\n', '"Yes," she said.\n"No," he said, "never."\n',
+    "Meeting notes\n10:00:00.000 --> start of call\n", "     1\tThe first line.\n     2\tThe second line.\n",
+    "He said and/or she said.\nIt was A/B tested.\n", "| a pipe at the start only.\nAnother line.\n",
+])
+def test_prose_is_read(tmp_path, text):
+    path = tmp_path / "input.txt"
+    path.write_text(text)
+    assert [line for _, line in plain_text.read_text_lines(str(path))] == text.splitlines()
