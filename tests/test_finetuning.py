@@ -650,6 +650,12 @@ def test_a_set_aside_whose_results_never_left_goes_back_and_readers_name_it(tmp_
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([artifacts.RESULTS, artifacts.WEIGHTS,
                                                                 artifacts.FINETUNED_INFO])
     assert (tmp_path / artifacts.WEIGHTS).read_text() == f"old {artifacts.WEIGHTS}" and kind_of(str(tmp_path))
+    (tmp_path / EARLIER).mkdir()  # an older version's put-back cut off: the weights back, the rest aside, no manifest
+    for name in (artifacts.RESULTS, artifacts.FINETUNED_INFO):
+        (tmp_path / name).rename(tmp_path / EARLIER / name)
+    EarlierRun(str(tmp_path)).recover()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([artifacts.RESULTS, artifacts.WEIGHTS,
+                                                                artifacts.FINETUNED_INFO])
 
 
 def test_repeated_rows_and_dev_rows_in_train_are_told_as_the_model_reads_them(capsys):

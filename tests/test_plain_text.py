@@ -22,6 +22,7 @@ PROSE = "Jarred Shaw is an American basketball player.\nHe signed for Dorados in
     ('[\n  {\n    "text": "A first line."\n', 1, "a JSON document"),
     ("1\n00:00:00,000 --> 00:00:03,000\nA first line.\n", 2, "a subtitle file (a timing line)"),
     ("WEBVTT\n\n00:00.000 --> 00:03.000\nA first line.\n", 1, "a subtitle file (WebVTT)"),
+    ("WEBVTT - Some title\n\n00:00.000 --> 00:03.000\nA first line.\n", 1, "a subtitle file (WebVTT)"),
     ("0:00:00.000,0:00:03.000\nA first line.\n", 1, "a subtitle file (a timing line)"),
     ("[Script Info]\nTitle: x\n", 1, "a subtitle file (ASS/SSA)"),
     ("-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\n", 1, "CoNLL-2003 columns"),
@@ -45,6 +46,7 @@ def test_what_only_looks_like_text_is_refused_at_its_first_lines(tmp_path, text,
     '"Hi there",\n"Bye now",\n', '"Yes," she said.\n"No," he said, "never."\n',
     "Meeting notes\n10:00:00.000 --> start of call\n", "     1\tThe first line.\n     2\tThe second line.\n",
     "He said and/or she said.\nIt was A/B tested.\n", "| a pipe at the start only.\nAnother line.\n",
+    "WEBVTT is the format that browsers read for captions.\nIt has cues.\n",
 ])
 def test_prose_is_read(tmp_path, text):
     path = tmp_path / "input.txt"

@@ -169,3 +169,21 @@ def test_a_gather_model_is_analysed_under_xla_by_the_static_loop(tiny_run, tmp_p
     assert gathered.get_config()["execution"] == "gather"
     compiled = inference(source.backbone(dropout=0.0, **source.xla_settings(True))[0], jit_compile=True)(inputs)
     np.testing.assert_array_equal(compiled["iterations"], gathered(inputs, training=False)["iterations"].numpy())
+
+
+def test_an_exports_sparse_model_runs_under_xla_by_the_static_loop():
+    """An export's backbone runs the sparse loop (ragged ops, no XLA kernels: fine-tuning from it with --jit_compile
+    failed after its first epoch); under XLA it is loaded in the static loop, which gives the same iterations."""
+    from pathlib import Path
+
+    from albert_act.analysis.depth import inference
+    from albert_act.io.source import Source
+
+    source = Source.open(str(Path(__file__).resolve().parents[1] / "saved_models" / "albert_act_english" / "1"))
+    assert source.info["backbone"]["execution"] == "sparse" and source.xla_settings(True) == {"execution": "static"}
+    rng = np.random.default_rng(0)
+    inputs = {"token_ids": rng.integers(5, 400, (4, 16)).astype("int32"),
+              "segment_ids": np.zeros((4, 16), "int32"), "padding_mask": np.ones((4, 16), "int32")}
+    sparse = source.backbone(dropout=0.0)[0]
+    compiled = inference(source.backbone(dropout=0.0, **source.xla_settings(True))[0], jit_compile=True)(inputs)
+    np.testing.assert_array_equal(compiled["iterations"], sparse(inputs, training=False)["iterations"].numpy())

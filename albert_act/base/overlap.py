@@ -9,9 +9,9 @@ import unicodedata
 _SENTENCE_END = re.compile(r"[.!?][^\w\s,;:]*$")  # a word that ends a sentence: "it.", "it?\"", "(it.)", "**it.**"
 CHUNK = 40  # words: a longer run without a sentence's end (a list, a text without stops) is cut every 40 words
 MIN_WORDS = 3  # a shorter sentence ("Yes.", "Thank you.", "See also") is any text's: no sign of a copy
-# a line's number, label or time: "     1<TAB>" (cat -n, nl), "1. ", "12) ", "7| ", "7: ", "L7 ", "#7 ", "(7) ", "a) ",
-# "(b) ", "xii. ", "[00:01:02] ", "00:01,250 ", "2023-01-05 12:07:07 " (a log's)
-_LINE_NUMBER = re.compile(r"^\s*(?:\d{1,7}(?:\t|[.)|:](?:\s|$))|[L#]\d{1,7}[.)|:]?(?:\s|$)|\(\d{1,7}\)\s|\(?[A-Za-z]\)\s|"
+# a line's number, label or time: "     1<TAB>" (cat -n, nl), "1. ", "12) ", "7| ", "7 | ", "7|", "00012 ", "7: ", "L7 ",
+# "#7 ", "(7) ", "a) ", "(b) ", "xii. ", "[00:01:02] ", "00:01,250 ", "2023-01-05 12:07:07 " (a log's)
+_LINE_NUMBER = re.compile(r"^\s*(?:\d{1,7}(?:\t|\s?[.)|:](?:\s|$)|\|)|0\d{1,6}\s|[L#]\d{1,7}[.)|:]?(?:\s|$)|\(\d{1,7}\)\s|\(?[A-Za-z]\)\s|"
                           r"(?:[ivxlc]{1,7}|[IVXLC]{1,7})[.)]\s|\[?\d{1,2}(?::\d{2}){1,2}(?:[.,]\d{1,3})?\]?\s|"
                           r"\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d)?\]?\s)")
 _TAG = re.compile(r"</?[A-Za-z][^<>]{0,80}>")  # HTML or XML markup: <p>, </b>, <span class="x">

@@ -26,6 +26,7 @@ _TOKEN_TAGS = re.compile(r"\s*\S+(?: \S+){1,4} (?:O|[BIES]-[\w-]+)\s*$")  # "EU 
 # What a first line says a file is ("[": a JSON document; "[Script Info]": ASS/SSA subtitles; CoNLL-2003's header)
 _OPENINGS = (("[", "a JSON document"), ("{", "a JSON document"), ("[{", "a JSON document"),
              ("[Script Info]", "a subtitle file (ASS/SSA)"), ("WEBVTT", "a subtitle file (WebVTT)"),
+             ("WEBVTT -", "a subtitle file (WebVTT)"), ("WEBVTT\t", "a subtitle file (WebVTT)"),
              ("-DOCSTART-", "CoNLL-2003 columns (a token a line)"))
 # A subtitle's timing: "00:00:03,000 --> 00:00:06,000" (SRT, WebVTT), "0:00:03.000,0:00:06.000" (YouTube's .sbv)
 _TIMING = re.compile(r"\s*(?:(?:\d+:)?\d\d:\d\d[,.]\d{3}\s+-->\s+(?:\d+:)?\d\d:\d\d[,.]\d{3}|"
@@ -98,8 +99,8 @@ def read_text_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag
     for number, line in text_files.read_lines(path, skip_invalid_utf8, invalid_lines, skip_flag):
         if seen < 3 and line.strip() and not line.startswith("#"):
             seen += 1
-            opening = next((said for start, said in _OPENINGS if line.strip() == start or start[1:] and
-                            line.startswith(start)), None) if seen == 1 else None
+            opening = next((said for start, said in _OPENINGS if line.strip() == start or start[1:] and start !=
+                            "WEBVTT" and line.startswith(start)), None) if seen == 1 else None  # ("WEBVTT is ...": prose)
             if opening or _TIMING.match(line):
                 raise ValueError(f"{path} line {number}: {opening or 'a subtitle file (a timing line)'} "
                                  f"({line.strip()[:40]!r}), where plain text is read; give the text itself (its "

@@ -278,8 +278,10 @@ class Source:
     def xla_settings(self, jit_compile):
         """The `backbone`/`pretraining_model` overrides under which the model compiles under XLA (--jit_compile,
         a TPU): gather's widths change with the running tokens, which XLA does not compile (it aborts the process),
-        so a model trained with gather runs the static loop, which gives the same numbers; none otherwise."""
-        return {"execution": "static"} if jit_compile and self.info["backbone"].get("execution") == "gather" else {}
+        and an export's sparse loop (TensorFlow's ragged ops) has no XLA kernels, so such a model runs the static
+        loop, which gives the same numbers; none otherwise."""
+        running_only = self.info["backbone"].get("execution") in ("gather", "sparse")
+        return {"execution": "static"} if jit_compile and running_only else {}
 
     def backbone(self, dropout=0.1, halting=None, max_iterations=None, **overrides):
         """(backbone, paths left at their initializer). Every backbone weight must be found, with its

@@ -70,14 +70,14 @@ class EarlierRun:
             self.restored = True
             return self._drop()
         try:
-            names = artifacts.read_json(os.path.join(self.aside, MANIFEST))["names"]
-        except (ValueError, OSError, KeyError):  # none (yet): what was moved, if anything
-            names = [name for name in EARLIER_FILES if text_files.exists(os.path.join(self.aside, name))]
+            names, listed = artifacts.read_json(os.path.join(self.aside, MANIFEST))["names"], True
+        except (ValueError, OSError, KeyError):  # none (an older version's): what is aside, and nothing else removed
+            names, listed = [name for name in EARLIER_FILES if text_files.exists(os.path.join(self.aside, name))], False
         if not names:
             return self._drop()
         for name in EARLIER_FILES:  # results last; a name no longer aside is back already (a put-back cut off)
             part, earlier = os.path.join(self.output_dir, name), os.path.join(self.aside, name)
-            if name in names and not text_files.exists(earlier):
+            if (name in names or not listed) and not text_files.exists(earlier):
                 continue
             if text_files.isdir(part):  # this run's part: its settings, weights, export, grid points
                 text_files.rmtree(part)
