@@ -67,9 +67,14 @@ def run(inputs, vocab, workers, output_dir):
         process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=errors,
                                    env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
         peak = 0.0
-        while process.poll() is None:
-            peak = max(peak, _tree_rss_mb(process.pid))
-            time.sleep(0.02)
+        try:
+            while process.poll() is None:
+                peak = max(peak, _tree_rss_mb(process.pid))
+                time.sleep(0.02)
+        except BaseException:  # a stop (Ctrl-C, SIGTERM): the data tool stops too, before the stop line is said
+            process.terminate()
+            process.wait()
+            raise
         wall = time.perf_counter() - start
         if process.returncode:
             failure = _failure(command, process.returncode, errors)

@@ -131,10 +131,13 @@ def _note_starts_back(part, points, previous, before):
 
 def split_parts(parts):
     """The parts of PART[+PART...]: split at each '+', except where the text around it names a file or dir that
-    exists ("anneal+v2.jsonl"), the longest first."""
+    exists ("anneal+v2.jsonl"), the longest first; ValueError where both readings name files."""
     pieces, found = parts.split("+"), []
     while pieces:
         take = next((n for n in range(len(pieces), 1, -1) if os.path.exists("+".join(pieces[:n]))), 1)
+        if take > 1 and all(piece and os.path.exists(piece) for piece in pieces[:take]):
+            raise ValueError(f"{'+'.join(pieces[:take])} names a file, and so does each of {', '.join(pieces[:take])} "
+                             "that '+' would join: rename the file whose name holds '+', or give the parts apart")
         found.append("+".join(pieces[:take]))
         pieces = pieces[take:]
     return found

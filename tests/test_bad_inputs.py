@@ -561,14 +561,16 @@ CASES += [
      r"byte-order mark and the Unicode form aside\)", []),
     ("data-input-an-indented-copy", DATA + " --input {corpus} {corpus_indented}", 1,
      r"--input .*corpus_indented.txt: (\d+) of its \1 distinct sentences are also in .*corpus.txt \(the same words, as "
-     r"they are read\): a copy, or a part of one; its sentences would be both trained on and held out", []),
+     r"they are read\): a copy, or a part of one \(or each made of the same sentences again and again: 19 of its 40 "
+     r"repeat earlier ones in it, as a template's would\); its sentences would be both trained on and held out", []),
     ("data-input-a-copy-after-new-text", DATA + " --input {corpus} {corpus_after_more}", 1,
      r"--input .*corpus.txt: (\d+) of its \1 distinct sentences are also in .*corpus_after_more.txt", []),
     ("data-input-a-copy-with-each-documents-lines-reordered", DATA + " --input {corpus} {corpus_reordered}", 1,
      r"--input .*corpus_reordered.txt: (\d+) of its \1 distinct sentences are also in .*corpus.txt", []),
     ("tokenizer-input-a-copy-after-new-text", TOKENIZER.replace("{corpus}", "{corpus} {corpus_after_more}"), 1,
      r"--input .*corpus.txt: ([\d,]+) of its \1 distinct sentences are also in .*corpus_after_more.txt \(the same words, "
-     r"as they are read\): a copy, or a part of one; its sentences would count twice in the vocabulary's statistics", []),
+     r"as they are read\): a copy, or a part of one \(or each made of the same sentences again and again: .*\); its "
+     r"sentences would count twice in the vocabulary's statistics", []),
     ("tokenizer-output-a-scheme-with-one-slash", TOKENIZER.replace("{tmp}/v", "gs:/bucket/v"), 1,
      r"--output gs:/bucket/v begins with 'gs:', a scheme with one slash: a remote path begins gs://; for a local "
      r"folder named 'gs:', write ./gs:/bucket/v", []),

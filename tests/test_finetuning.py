@@ -658,6 +658,19 @@ def test_a_set_aside_whose_results_never_left_goes_back_and_readers_name_it(tmp_
                                                                 artifacts.FINETUNED_INFO])
 
 
+def test_a_probing_files_repeated_va_lines_are_noted(tmp_path, capsys):
+    """A SentEval file's va lines that repeat earlier ones count twice in its dev numbers: noted, as GLUE's are."""
+    from albert_act.train.finetuning_data import load_task
+
+    rows = [f"tr\t{('PAST', 'PRES')[i % 2]}\tTraining sentence number {i} ." for i in range(20)]
+    rows += [f"va\t{('PAST', 'PRES')[i % 2]}\tHeld-out sentence number {i} ." for i in range(10)]
+    (tmp_path / "past_present.txt").write_text("\n".join(rows + rows[-2:]) + "\n")
+    task = load_task("tense", str(tmp_path))
+    assert len(task.dev) == 12 and capsys.readouterr().out == (
+        f"note: {tmp_path}/past_present.txt's va lines: 2 of its 12 rows repeat an earlier row (the first at va line "
+        "11): each counts once more in the dev numbers\n")
+
+
 def test_repeated_rows_and_dev_rows_in_train_are_told_as_the_model_reads_them(capsys):
     """Training rows that repeat earlier ones with other spacing are repeats; dev examples are training ones
     whatever their case, spacing or punctuation, and a pair given the other way round (MRPC's) too."""

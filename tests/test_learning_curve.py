@@ -168,3 +168,16 @@ def test_an_output_folder_the_system_will_not_write_is_one_line(tmp_path, monkey
         learning_curves.main([f"ACT={act}", "--output_dir", str(tmp_path / "ro" / "out")])
     assert refused.value.code == (f"error: could not write {tmp_path}/ro/out: Read-only file system; --output_dir "
                                   f"{tmp_path}/ro/out cannot be written there ({tmp_path}/ro/out); nothing was written")
+
+
+def test_a_plus_that_joins_files_and_names_one_too_is_refused(tmp_path, monkeypatch):
+    """'x+y' where x, y and a file named 'x+y' all exist: two readings, neither taken without a word."""
+    from benchmarks.learning_curves import split_parts
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("x.jsonl", "y.jsonl", "anneal+v2.jsonl"):
+        _write(tmp_path / name, [_point(500, 0.1)])
+    assert split_parts("x.jsonl+anneal+v2.jsonl") == ["x.jsonl", "anneal+v2.jsonl"]
+    _write(tmp_path / "x.jsonl+y.jsonl", [_point(500, 0.1)])
+    with pytest.raises(ValueError, match=r"^x.jsonl\+y.jsonl names a file, and so does each of x.jsonl, y.jsonl"):
+        split_parts("x.jsonl+y.jsonl")

@@ -29,6 +29,9 @@ PROSE = "Jarred Shaw is an American basketball player.\nHe signed for Dorados in
     ("EU NNP B-NP B-ORG\nrejects VBZ B-VP O\n", 2, "a token a line with its tags"),
     ("Pierre/NNP Vinken/NNP ,/, 61/CD\nMr./NNP Vinken/NNP is/VBZ chairman/NN\n", 2, "words with their tags"),
     ("| sentence | n |\n|---|---|\n| A first line. | 1 |\n", 2, "a Markdown table's row"),
+    ("Pierre NNP 2\nVinken NNP 8\n", 2, "a parsed file's token line with spaces between its columns"),
+    ("# text = From the AP\n1 From from ADP IN _ 3 case 3:case _\n2 the the DET DT _ 3 det 3:det _\n", 3,
+     "a parsed file's token line with spaces between its columns"),
 ])
 def test_what_only_looks_like_text_is_refused_at_its_first_lines(tmp_path, text, line, said):
     path = tmp_path / "input.txt"
@@ -47,6 +50,9 @@ def test_what_only_looks_like_text_is_refused_at_its_first_lines(tmp_path, text,
     "Meeting notes\n10:00:00.000 --> start of call\n", "     1\tThe first line.\n     2\tThe second line.\n",
     "He said and/or she said.\nIt was A/B tested.\n", "| a pipe at the start only.\nAnother line.\n",
     "WEBVTT is the format that browsers read for captions.\nIt has cues.\n",
+    "Chapter one was long 2\nChapter two was short 3\n", "1 Three men went to the market to buy bread.\n"
+    "2 Two women went to the fair to sell cheese.\n", "It rose in 1990 and fell in 1991 , then rose once more .\n"
+    "It fell in 1992 and rose in 1993 , then fell once more .\n",
 ])
 def test_prose_is_read(tmp_path, text):
     path = tmp_path / "input.txt"

@@ -179,7 +179,8 @@ def check_units_once(units, what, why, flag="--input"):
     for i in sorted((i for i in range(len(order)) if shared[i]), key=lambda i: (len(distinct[i]), -i)):
         if 2 * shared[i] > len(distinct[i]) and shared[i] >= SHARED_FLOOR:
             total = len(units[order[i]])
-            templated = all(2 * len(distinct[f]) < len(units[order[f]]) for f in [i, *with_[i]])  # each repeats itself
+            templated = all(len(units[order[f]]) - len(distinct[f]) > REPEATS_NOTED * len(units[order[f]])
+                            for f in [i, *with_[i]])  # each repeats itself, as no copy of a natural text does
             few = (f" (or each made of the same {what} again and again: {total - len(distinct[i]):,} of its {total:,} "
                    "repeat earlier ones in it, as a template's would)" if templated else "")
             raise ValueError(f"{flag} {order[i]}: {shared[i]:,} of its {len(distinct[i]):,} distinct {what} are also "

@@ -13,6 +13,8 @@ from albert_act.base import text_files
 _TOKEN_LINE = re.compile(r"\d+(?:[-.]\d+)?\t[^\t]*\t[^\t]*\t|[^\t ]+\t[^\t ]+\t\d+\r?$")
 # A bracketed tree's line, made of brackets, labels and leaves only: "( (S", "    (NP-SBJ", "(NP (NNP Pierre) )",
 # "(, ,)"; not "(see above) and so on.", "(Applause)"
+# A parsed file's token line with spaces for its tabs: "Pierre NNP 2" (.dp), "1 From from ADP IN _ 3 case 3:case _"
+_SPACED_TOKEN_LINE = re.compile(r"\s*(?:\S+ [A-Z$.,:`'()#-]+ \d+|\d+(?: \S+){5} \d+ [a-z:]+(?: \S+){2})\s*$")
 _TREE_LINE = re.compile(r"(?:\([^\s()]+ [^\s()]+\)|\([^\s()]*(?=[\s(]|$)|\)|\s)+$")
 _NUMBERED = re.compile(r"\s*\d+\t[^\t]*$")  # "     1<TAB>text", as cat -n numbers lines
 # A CSV row whose text is its one quoted field, the others bare (ids, labels): '7,"The text, as it is.",1'; or a header
@@ -40,7 +42,7 @@ def _kind(line, first):
     for kind, pattern in (("token", _TOKEN_LINE), ("tree", _TREE_LINE), ("json", _JSON_LINE)):
         if pattern.match(line) and pattern.match(first):
             return kind
-    for kind, pattern in (("tagged", _TAGGED), ("columns", _TOKEN_TAGS)):
+    for kind, pattern in (("tagged", _TAGGED), ("columns", _TOKEN_TAGS), ("spaced", _SPACED_TOKEN_LINE)):
         if pattern.match(line) and pattern.match(first):
             return kind
     if all(row.strip()[:1] == row.strip()[-1:] == "|" and row.count("|") > 2 for row in (line, first)):
@@ -55,6 +57,7 @@ def _kind(line, first):
 
 
 _SAID = {"tagged": "words with their tags (word/TAG, a tagger's output)",
+         "spaced": "a parsed file's token line with spaces between its columns (CoNLL-U or .dp)",
          "columns": "a token a line with its tags (CoNLL-2003 columns)", "markdown": "a Markdown table's row"}
 
 

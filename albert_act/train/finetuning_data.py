@@ -51,7 +51,11 @@ def load_task(name, data_dir):
                              "trains on the tr lines and keeps the epoch that does best on the va lines")
         if len(labels) < 2:
             raise ValueError(f"{path}: every tr line has the label {labels[0]!r}: a classifier needs two labels or more")
-        return TaskData(key, labels, as_examples(data["tr"], "tr"), as_examples(data["va"], "va"), key)
+        train, dev = as_examples(data["tr"], "tr"), as_examples(data["va"], "va")
+        for rows, split, counted in ((train, "tr", "in training"), (dev, "va", "in the dev numbers")):
+            _note_repeats(rows, f"{path}'s {split} lines", counted,
+                          lambda guid, split=split: f"{split} line {int(guid.split('-')[1]) + 1}")  # (the n-th of them)
+        return TaskData(key, labels, train, dev, key)
     if key not in glue.TASKS:
         raise ValueError(f"unknown task {name!r}; expected a GLUE task {sorted(glue.TASKS)} "
                          f"or a probing task {sorted(PROBING_TASKS)}")
@@ -73,7 +77,7 @@ def load_task(name, data_dir):
     if len({e.label for e in train}) == 1:
         raise ValueError(f"{train_report['file']}: every training label is {train[0].label!r}: the model would learn "
                          "that answer and nothing else (a task needs two labels or more)")
-    _check_repeats(train, dev, train_report["file"], dev_report["file"])
+    _check_repeats(train, dev, train_report["file"], dev_report["file"], key in SYMMETRIC)
     skipped = tuple((r["file"], r["skipped_lines"], r["malformed_rows_skipped"]) for r in (train_report, dev_report)
                     if r["malformed_rows_skipped"])
     return TaskData(key, task.labels, train, dev, key, skipped)
@@ -82,24 +86,15 @@ def load_task(name, data_dir):
 REPEATS_NOTED = 0.05  # of a split's rows: GLUE's own files repeat up to 0.5% (SST-2's phrases); a file given twice, 50%
 
 
-def _check_repeats(train, dev, train_file, dev_file):
+SYMMETRIC = ("mrpc", "qqp", "sts-b")  # pair tasks whose answer is the same with the two sentences swapped
+
+
+def _check_repeats(train, dev, train_file, dev_file, symmetric=False):
     """Training (or dev) rows that repeat an earlier one (a file concatenated twice), noted past `REPEATS_NOTED`; dev
     examples whose sentences are training ones: refused past half of them (dev numbers would measure the
     training data), noted past `REPEATS_NOTED`: their sentences compare as the model reads them (`_sentences`)."""
     for rows, file, counted in ((train, train_file, "in training"), (dev, dev_file, "in the dev numbers")):
-        labels, repeats, other = {}, [], []  # sentences: their first label; rows that repeat one; with another label
-        for example in rows:
-            key = (_spaced(example.text_a), _spaced(example.text_b))  # ("good", "good ,": SST-2's two)
-            repeats += [example.guid] if labels.get(key) == example.label else []
-            other += [example.guid] if labels.get(key, example.label) != example.label else []
-            labels.setdefault(key, example.label)
-        if len(repeats) > REPEATS_NOTED * len(rows):
-            print(f"note: {file}: {len(repeats):,} of its {len(rows):,} rows repeat an earlier row (the first at "
-                  f"line {repeats[0].split('-')[-1]}): each counts once more {counted}")
-        if len(other) > REPEATS_NOTED * len(rows):
-            print(f"note: {file}: {len(other):,} of its {len(rows):,} rows repeat an earlier row's sentences with "
-                  f"another label (the first at line {other[0].split('-')[-1]}): the same text has two answers "
-                  f"{counted}")
+        _note_repeats(rows, file, counted, symmetric=symmetric)
     texts = {_sentences(e) for e in train}
     shared = sum(_sentences(e) in texts for e in dev)
     if 2 * shared > len(dev):
@@ -109,6 +104,24 @@ def _check_repeats(train, dev, train_file, dev_file):
     if shared > REPEATS_NOTED * len(dev):
         print(f"note: {dev_file}: {shared:,} of its {len(dev):,} examples are also in {train_file}: dev numbers "
               "are partly on training data")
+
+
+def _note_repeats(rows, file, counted, line=lambda guid: f"line {guid.split('-')[-1]}", symmetric=False):
+    """Notes rows that repeat an earlier row (past `REPEATS_NOTED`), and those that repeat its sentences with
+    another label; `line`: where a row is, from its guid; `symmetric`: a pair swapped is the same row."""
+    labels, repeats, other = {}, [], []  # sentences: their first label; rows that repeat one; with another label
+    for example in rows:
+        key = (_spaced(example.text_a), _spaced(example.text_b))  # ("good", "good ,": SST-2's two)
+        key = tuple(sorted(key, key=str)) if symmetric else key
+        repeats += [example.guid] if labels.get(key) == example.label else []
+        other += [example.guid] if labels.get(key, example.label) != example.label else []
+        labels.setdefault(key, example.label)
+    if len(repeats) > REPEATS_NOTED * len(rows):
+        print(f"note: {file}: {len(repeats):,} of its {len(rows):,} rows repeat an earlier row (the first at "
+              f"{line(repeats[0])}): each counts once more {counted}")
+    if len(other) > REPEATS_NOTED * len(rows):
+        print(f"note: {file}: {len(other):,} of its {len(rows):,} rows repeat an earlier row's sentences with another "
+              f"label (the first at {line(other[0])}): the same text has two answers {counted}")
 
 
 def _spaced(text):
