@@ -25,10 +25,20 @@ def write_vocabulary(model_proto, output_prefix):
     tokenizer = Tokenizer(model_proto, source=output_prefix + ".model")
     if os.path.dirname(output_prefix):
         text_files.makedirs(os.path.dirname(output_prefix))
-    text_files.write_bytes(output_prefix + ".model", model_proto)  # each file whole, renamed into place
     processor = tokenizer.processor
     lines = (f"{processor.id_to_piece(i)}\t{processor.get_score(i)}\n" for i in range(tokenizer.vocabulary_size))
-    text_files.write_bytes(output_prefix + ".vocab", "".join(lines).encode("utf-8"))
+    vocab = "".join(lines).encode("utf-8")
+    if text_files.is_remote(output_prefix):  # (an object appears only once closed)
+        text_files.write_bytes(output_prefix + ".model", model_proto)
+        text_files.write_bytes(output_prefix + ".vocab", vocab)
+        return tokenizer
+
+    def write_model(partial):  # the pair whole: both written beside their places before either is renamed in (a
+        with open(partial, "wb") as f:  # full disk while writing either leaves the earlier pair as it was)
+            f.write(model_proto)
+        outputs.write_file(output_prefix + ".vocab", vocab)
+
+    outputs.write_with(output_prefix + ".model", write_model)
     return tokenizer
 
 

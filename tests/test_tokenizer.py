@@ -375,3 +375,34 @@ def test_a_stop_while_sentencepiece_trains_is_at_once(stop, shared_data, tmp_pat
     else:
         raise AssertionError(f"the trainer {trainers} outlived the command")
     assert not list(tmp_path.glob("vocab*"))
+
+
+def test_a_full_disk_while_writing_the_pair_leaves_the_earlier_pair_whole(tmp_path, monkeypatch):
+    """The .model and .vocab are both written beside their places before either is renamed in: a full disk while
+    writing the .vocab left a new .model beside the old .vocab (and, in a new folder, a .model without its .vocab)."""
+    import errno
+    from pathlib import Path
+
+    from albert_act.base import outputs
+    from pipelines.tokenizer import Tokenizer
+
+    shipped = (Path(__file__).resolve().parents[1] / "saved_models" / "albert_act_english" / "1" / "assets" /
+               "vocab.model").read_bytes()
+    (tmp_path / "sp.model").write_bytes(b"old model")
+    (tmp_path / "sp.vocab").write_bytes(b"old vocab")
+    write_file = outputs.write_file
+
+    def full(path, data):
+        if path.endswith(".vocab"):
+            raise OSError(errno.ENOSPC, "No space left on device", path)
+        write_file(path, data)
+
+    monkeypatch.setattr(outputs, "write_file", full)
+    with pytest.raises(OSError):
+        train_tokenizer.write_vocabulary(shipped, str(tmp_path / "sp"))
+    assert (tmp_path / "sp.model").read_bytes() == b"old model" and (tmp_path / "sp.vocab").read_bytes() == b"old vocab"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sp.model", "sp.vocab"]
+    monkeypatch.setattr(outputs, "write_file", write_file)
+    assert train_tokenizer.write_vocabulary(shipped, str(tmp_path / "sp")).vocabulary_size == 8000
+    assert Tokenizer.from_file(str(tmp_path / "sp.model")).vocabulary_size == 8000
+    assert len((tmp_path / "sp.vocab").read_text().splitlines()) == 8000
