@@ -667,12 +667,11 @@ def test_commands_end_a_full_disk_with_one_line(command, tiny_run, records, tmp_
         raise OSError(28, "No space left on device", str(path))
 
     if command == "tokenizer":
-        from albert_act.base import text_files
         from pipelines import train_tokenizer as module
 
         corpus = tmp_path / "corpus.txt"
         corpus.write_text("".join(f"line {i} of a small corpus\n" for i in range(50)))
-        monkeypatch.setattr(text_files, "write_bytes", full_disk)
+        monkeypatch.setattr(outputs, "write_with", full_disk)  # (the pair: the .model's write holds the .vocab's)
         argv = ["--input", str(corpus), "--output", str(tmp_path / "out" / "v"), "--vocab_size", "30",
                 "--no-byte_fallback", "--required_chars=", "--model_type", "bpe"]
         expected = r"error: could not write .*out/v.model and .vocab: No space left on device \(.*v.model\); a vocabulary there before is intact"
