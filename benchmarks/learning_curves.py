@@ -234,8 +234,9 @@ def main(argv=None):
                          "an earlier learning_curves result")
         named = arguments.named(args.runs, "a run dir or held_out.jsonl ('+' between a run and its continuation)",
                                 "ACT=runs/english")
-        curves = {name: joined(f"{name}={parts}", split_parts(parts)) for name, parts in named.items()}
-        check_same_records(curves, places={name: split_parts(parts)[0] for name, parts in named.items()})
+        split = {name: split_parts(parts) for name, parts in named.items()}
+        curves = {name: joined(f"{name}={named[name]}", parts) for name, parts in split.items()}
+        check_same_records(curves, places={name: parts[0] for name, parts in split.items()})
     except (ValueError, OSError) as error:  # OSError: a read-only folder, where the lock goes
         raise SystemExit(arguments.refusal(error, args.output_dir)) from None
     names = list(curves)

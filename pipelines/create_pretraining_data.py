@@ -259,7 +259,7 @@ def _check_filled(written, num_shards, eval_fraction, stats):
         raise ValueError(f"no training instance from {documents}: the text is too short to make one (an instance "
                          "needs at least a sentence of pieces); give more text")
     if written < num_shards:
-        long = stats["truncated_tokens"] > stats["tokens"]  # most of the text cut off: lines far longer than a sequence
+        long = record_warnings.cut_off(stats["truncated_tokens"], stats["tokens"]) > record_warnings.TRUNCATION_WARNED
         raise ValueError(f"--num_shards {num_shards} but {documents} gave {written} training instances: "
                          f"{num_shards - written} shards would be empty; use --num_shards {written} or fewer" + (
                              ", but most of the text's pieces were cut off to fit sequences, as each line is read as a "

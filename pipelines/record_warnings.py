@@ -21,11 +21,15 @@ def unknown_warning(report):
 TRUNCATION_WARNED = 0.5  # of the pieces cut off to fit sequences (English Wikipedia at 128 pieces: 0.21)
 
 
+def cut_off(removed, kept):
+    """The share of the text's pieces cut off to fit sequences, of `removed` cut and `kept` in the instances."""
+    return removed / max(1, removed + kept)
+
+
 def truncation_warning(report):
     """A line when more than `TRUNCATION_WARNED` of the text's pieces were cut off to fit --max_seq_length: lines
     far longer than a sequence (a document on one line, a text without line ends), each taken as one sentence."""
-    removed = report["truncation"]["tokens_removed"]
-    share = removed / max(1, removed + report["tokens"])
+    share = cut_off(report["truncation"]["tokens_removed"], report["tokens"])
     if share <= TRUNCATION_WARNED:
         return None
     return (f"{share:.0%} of the text's pieces were cut off to fit sequences of "

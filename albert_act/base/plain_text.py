@@ -11,10 +11,10 @@ from albert_act.base import text_files
 
 # A parsed file's token line: CoNLL-U/CoNLL-X ("1<TAB>Words<TAB>..."; "1-2", "1.1") or a .dp one ("Words<TAB>NNS<TAB>2")
 _TOKEN_LINE = re.compile(r"\d+(?:[-.]\d+)?\t[^\t]*\t[^\t]*\t|[^\t ]+\t[^\t ]+\t\d+\r?$")
-# A bracketed tree's line, made of brackets, labels and leaves only: "( (S", "    (NP-SBJ", "(NP (NNP Pierre) )",
-# "(, ,)"; not "(see above) and so on.", "(Applause)"
 # A parsed file's token line with spaces for its tabs: "Pierre NNP 2" (.dp), "1 From from ADP IN _ 3 case 3:case _"
 _SPACED_TOKEN_LINE = re.compile(r"\s*(?:\S+ [A-Z$.,:`'()#-]+ \d+|\d+(?: \S+){5} \d+ [a-z:]+(?: \S+){2})\s*$")
+# A bracketed tree's line, made of brackets, labels and leaves only: "( (S", "    (NP-SBJ", "(NP (NNP Pierre) )",
+# "(, ,)"; not "(see above) and so on.", "(Applause)"
 _TREE_LINE = re.compile(r"(?:\([^\s()]+ [^\s()]+\)|\([^\s()]*(?=[\s(]|$)|\)|\s)+$")
 _NUMBERED = re.compile(r"\s*\d+\t[^\t]*$")  # "     1<TAB>text", as cat -n numbers lines
 # A CSV row whose text is its one quoted field, the others bare (ids, labels): '7,"The text, as it is.",1'; or a header
@@ -22,14 +22,15 @@ _CSV_LINE = re.compile(r'\s*(?:(?:[^\s,"]+,)+"(?:[^"]|"")*"(?:,[^\s,"]+)*|"(?:[^
 _CSV_HEADER = re.compile(r"\s*\w+(?:,\w+)+\s*$")  # "id,sentence,label"
 _QUOTED_CSV = re.compile(r'\s*"(?:[^"]|"")*"(?:,"(?:[^"]|"")*")+\s*$')  # '"7","The text.","1"'
 _JSON_LINE = re.compile(r"\s*\{\s*\".*\}\s*$")  # {"text": "..."}
-_TAGGED = re.compile(r"\s*[^\s/]+/[A-Z$.,:`'()#-]+(?:\s+[^\s/]+/[A-Z$.,:`'()#-]+){2,}\s*$")  # "Pierre/NNP Vinken/NNP
-# ,/,": a tagger's output
+# A tagger's output, words with their tags: "Pierre/NNP Vinken/NNP ,/,"
+_TAGGED = re.compile(r"\s*[^\s/]+/[A-Z$.,:`'()#-]+(?:\s+[^\s/]+/[A-Z$.,:`'()#-]+){2,}\s*$")
 _TOKEN_TAGS = re.compile(r"\s*\S+(?: \S+){1,4} (?:O|[BIES]-[\w-]+)\s*$")  # "EU NNP I-NP B-ORG": a token a line, tags
-# What a first line says a file is ("[": a JSON document; "[Script Info]": ASS/SSA subtitles; CoNLL-2003's header)
-_OPENINGS = (("[", "a JSON document"), ("{", "a JSON document"), ("[{", "a JSON document"),
-             ("[Script Info]", "a subtitle file (ASS/SSA)"), ("WEBVTT", "a subtitle file (WebVTT)"),
-             ("WEBVTT -", "a subtitle file (WebVTT)"), ("WEBVTT\t", "a subtitle file (WebVTT)"),
-             ("-DOCSTART-", "CoNLL-2003 columns (a token a line)"))
+# What a first line says a file is, the whole line ("[": a JSON document; "WEBVTT", not "WEBVTT is ...": prose) or
+# its start ("[Script Info]": ASS/SSA subtitles; CoNLL-2003's header)
+_OPENING_LINES = {"[": "a JSON document", "{": "a JSON document", "WEBVTT": "a subtitle file (WebVTT)"}
+_OPENING_STARTS = (("[{", "a JSON document"), ("[Script Info]", "a subtitle file (ASS/SSA)"),
+                   ("WEBVTT -", "a subtitle file (WebVTT)"), ("WEBVTT\t", "a subtitle file (WebVTT)"),
+                   ("-DOCSTART-", "CoNLL-2003 columns (a token a line)"))
 # A subtitle's timing: "00:00:03,000 --> 00:00:06,000" (SRT, WebVTT), "0:00:03.000,0:00:06.000" (YouTube's .sbv)
 _TIMING = re.compile(r"\s*(?:(?:\d+:)?\d\d:\d\d[,.]\d{3}\s+-->\s+(?:\d+:)?\d\d:\d\d[,.]\d{3}|"
                      r"\d+:\d\d:\d\d\.\d{3},\d+:\d\d:\d\d\.\d{3}\s*$)")
@@ -38,11 +39,9 @@ _NUMBER = re.compile(r"\s*[-+]?\d+(?:\.\d+)?\s*$")  # a label or an id, as a two
 
 def _kind(line, first):
     """The kind two lines, `first` and `line`, share, if any: "token", "tree", "json", "tagged", "columns",
-    "markdown", "csv", or "table" (as many tabs, with a label or id)."""
-    for kind, pattern in (("token", _TOKEN_LINE), ("tree", _TREE_LINE), ("json", _JSON_LINE)):
-        if pattern.match(line) and pattern.match(first):
-            return kind
-    for kind, pattern in (("tagged", _TAGGED), ("columns", _TOKEN_TAGS), ("spaced", _SPACED_TOKEN_LINE)):
+    "spaced", "markdown", "csv", or "table" (as many tabs, with a label or id)."""
+    for kind, pattern in (("token", _TOKEN_LINE), ("tree", _TREE_LINE), ("json", _JSON_LINE), ("tagged", _TAGGED),
+                          ("columns", _TOKEN_TAGS), ("spaced", _SPACED_TOKEN_LINE)):
         if pattern.match(line) and pattern.match(first):
             return kind
     if all(row.strip()[:1] == row.strip()[-1:] == "|" and row.count("|") > 2 for row in (line, first)):
@@ -96,19 +95,20 @@ def _longest(row):
 def read_text_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True):
     """`text_files.read_lines` of a file read as plain text: a file whose first two lines that are not blank (or
     a "#" comment) are of one other kind (`_kind`) is refused at the second, one whose first such line opens
-    another format (`_OPENINGS`) at it, and one with a subtitle timing line among its first three; ValueError
-    naming the line and what it is."""
+    another format (`_OPENING_LINES`, `_OPENING_STARTS`) at it, and one with a subtitle timing line among its
+    first three; ValueError naming the line and what it is."""
     first, first_number, seen = None, None, 0  # the first line not blank (or a comment), its number; seen: how many
     for number, line in text_files.read_lines(path, skip_invalid_utf8, invalid_lines, skip_flag):
         if seen < 3 and line.strip() and not line.startswith("#"):
             seen += 1
-            opening = next((said for start, said in _OPENINGS if line.strip() == start or start[1:] and start !=
-                            "WEBVTT" and line.startswith(start)), None) if seen == 1 else None  # ("WEBVTT is ...": prose)
+            opening = None if seen > 1 else _OPENING_LINES.get(line.strip()) or next(
+                (said for start, said in _OPENING_STARTS if line.startswith(start) or line.strip() == start), None)
             if opening or _TIMING.match(line):
                 raise ValueError(f"{path} line {number}: {opening or 'a subtitle file (a timing line)'} "
                                  f"({line.strip()[:40]!r}), where plain text is read; give the text itself (its "
                                  "sentences alone, a line each)")
-            first, first_number = (line, number) if seen == 1 else (first, first_number)
+            if seen == 1:
+                first, first_number = line, number
             kind = _kind(line, first) if seen == 2 else None
             if kind:
                 raise ValueError(_refusal(path, kind, number, line, first, first_number))

@@ -83,6 +83,14 @@ def remove(path):
     gfile().remove(path) if is_remote(path) else os.remove(path)
 
 
+def remove_any(path):
+    """Removes the file or folder `path`, if there is one."""
+    if isdir(path):
+        rmtree(path)
+    elif exists(path):
+        remove(path)
+
+
 def rename(source, destination):
     gfile().rename(source, destination) if is_remote(source) else os.replace(source, destination)
 

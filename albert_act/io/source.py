@@ -58,8 +58,8 @@ def kind_of(path):
                          "export or a public ALBERT checkpoint)")
     if has(CONFIG, CHECKPOINTS):
         return "pretraining-run"
-    if artifacts.set_aside(path) and not has(artifacts.WEIGHTS):
-        raise ValueError(f"{path}: {artifacts.set_aside(path)}")
+    if (aside := artifacts.set_aside(path)) and not has(artifacts.WEIGHTS):
+        raise ValueError(f"{path}: {aside}")
     if has(FINETUNED_INFO):
         return "finetuned"
     if has(os.path.join(ASSETS, EXPORT_INFO)):

@@ -212,8 +212,8 @@ def _lacks(folder):
         return "is a symbolic link that names no place (a loop, or a missing target)"
     if not tf.io.gfile.isdir(folder):
         return "is a file, not a folder: a task's entry is a folder holding a fine-tuning dir or an export"
-    if artifacts.set_aside(folder) and not tf.io.gfile.exists(os.path.join(folder, artifacts.WEIGHTS)):
-        return f"is a fine-tuning dir whose weights are not in place: {artifacts.set_aside(folder)}"
+    if (aside := artifacts.set_aside(folder)) and not tf.io.gfile.exists(os.path.join(folder, artifacts.WEIGHTS)):
+        return f"is a fine-tuning dir whose weights are not in place: {aside}"
     if tf.io.gfile.exists(os.path.join(folder, artifacts.FINETUNED_INFO)) and not tf.io.gfile.exists(
             os.path.join(folder, artifacts.WEIGHTS)):  # stopped before its first epoch ended: nothing to export
         return (f"is a fine-tuning dir that finished no epoch (no {artifacts.WEIGHTS}): run its fine-tuning again "

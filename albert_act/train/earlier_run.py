@@ -79,10 +79,7 @@ class EarlierRun:
             part, earlier = os.path.join(self.output_dir, name), os.path.join(self.aside, name)
             if (name in names or not listed) and not text_files.exists(earlier):
                 continue
-            if text_files.isdir(part):  # this run's part: its settings, weights, export, grid points
-                text_files.rmtree(part)
-            elif text_files.exists(part):
-                text_files.remove(part)
+            text_files.remove_any(part)  # this run's part: its settings, weights, export, grid points
             if name in names:
                 text_files.rename(earlier, part)
         self._drop()

@@ -106,11 +106,7 @@ def clear_earlier_run(output_dir):
     results first (the folder stops saying it finished): a stop before this run's first epoch would
     pair them with this run's settings, and its stop line call them this run's."""
     for name in (artifacts.RESULTS, artifacts.WEIGHTS, artifacts.EXPORT):
-        earlier = os.path.join(output_dir, name)
-        if text_files.isdir(earlier):
-            text_files.rmtree(earlier)
-        elif text_files.exists(earlier):
-            text_files.remove(earlier)
+        text_files.remove_any(os.path.join(output_dir, name))
 
 
 def _print_start(config, backbone, new_weights, task, data, where, initial):
