@@ -2,6 +2,7 @@
 folder of --output_dir, and the one tail that runs a benchmark's work."""
 
 import contextlib
+import os
 import re
 import sys
 
@@ -15,8 +16,10 @@ def named(items, what, example):
     values = {}
     for item in items:
         name, equals, value = item.partition("=")
-        if not equals or not name or not value:
-            raise ValueError(f"{item!r}: give NAME=VALUE, a name and {what} (e.g. {example})")
+        if not equals or not name or not value or os.path.exists(item) and (
+                "/" in name or not os.path.exists(value)):  # ("runs/lr=3e-4": a path with an '=', no name)
+            path = " (a path, whose '=' ends no name)" if os.path.exists(item) else ""
+            raise ValueError(f"{item!r}{path}: give NAME=VALUE, a name and {what} (e.g. {example})")
         if not re.fullmatch(r"[\w.+-]+", name) or name in (".", ".."):
             raise ValueError(f"{item!r}: the name {name!r} must be letters, digits, '_', '-', '+' or '.' (it names "
                              "a row of the table and a folder in --output_dir)")

@@ -62,6 +62,8 @@ def read_points(path):
             if not _well_formed(point):
                 raise ValueError(f"{file} line {number}: step, accuracies, baselines and loss must be numbers and "
                                  "the intervals [low, high] pairs of numbers")
+            if (wrong := _out_of_range(point)) is not None:
+                raise ValueError(f"{file} line {number}: {wrong} (not a held-out evaluation of albert_act.pretrain)")
             points.append(point)
     if not points:
         raise ValueError(f"{file}: no evaluation yet")
@@ -82,6 +84,22 @@ def _well_formed(point):
     number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa: E731
     pair = lambda v: isinstance(v, list) and len(v) == 2 and all(number(x) for x in v)  # noqa: E731
     return all(pair(point[k]) if k.endswith("_interval") else number(point[k]) for k in KEPT)
+
+
+def _out_of_range(point):
+    """What in a well-formed point no evaluation of albert_act.pretrain holds, if anything: an update that is not a
+    whole number from 1, a share (accuracy, baseline, interval) outside [0, 1], a loss that is negative or not
+    finite."""
+    if point["step"] != int(point["step"]) or point["step"] < 1:
+        return f"step {point['step']} is no update (a whole number from 1)"
+    for key in KEPT[1:]:
+        values = point[key] if key.endswith("_interval") else [point[key]]
+        if key.endswith("_loss"):
+            if not all(0 <= v < float("inf") for v in values):
+                return f"{key} {point[key]} is no loss (a number from 0)"
+        elif not all(0 <= v <= 1 for v in values):
+            return f"{key} {point[key]} is no share in [0, 1]{' (a percentage?)' if max(values) <= 100 else ''}"
+    return None
 
 
 def joined(spec, parts):

@@ -72,8 +72,10 @@ def main(argv=None):
                                             "output": "path"})
     if args.output.endswith((".model", ".vocab")):  # a file name given for the prefix: vocab.model, not vocab.model.model
         args.output = args.output[: -len(".model")]
-    with cli.failures(f"{args.output}.model and .vocab", "a vocabulary there before is intact",
-                      "the vocabulary was not trained; re-run the same command"):
+    existing = []  # (filled below: what a failed write leaves as it was)
+    kept = lambda: ("the vocabulary there before is intact" if existing else "neither was written") + (  # noqa: E731
+        ": free space and re-run the same command")
+    with cli.failures(f"{args.output}.model and .vocab", kept, "the vocabulary was not trained; re-run the same command"):
         if args.output.endswith(("/", os.sep)) or text_files.isdir(args.output):
             raise ValueError(f"--output {args.output} is a directory; --output is a file prefix, e.g. "
                              f"{os.path.join(args.output, 'vocab')} (writes vocab.model and vocab.vocab there)")
@@ -81,7 +83,7 @@ def main(argv=None):
             outputs.check_dir_target(os.path.dirname(os.path.abspath(args.output)), "--output", holds_a_file=True)
             for path in (args.output, args.output + ".model", args.output + ".vocab"):  # the two files too: another
                 outputs.hold(path, "--output", a_file=True)  # command's output named so is refused while this runs
-        existing = [p for p in (args.output + ".model", args.output + ".vocab") if text_files.exists(p)]
+        existing += [p for p in (args.output + ".model", args.output + ".vocab") if text_files.exists(p)]
         folders = [p for p in existing if text_files.isdir(p)]
         if folders:
             raise ValueError(f"--output {args.output}: {folders[0]} is a folder, where the vocabulary's file would be "

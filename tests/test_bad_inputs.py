@@ -92,6 +92,8 @@ CASES = [
     ("pretrain-override-type", PRETRAIN + " --override vocabulary_size=abc", 1,
      r'--override vocabulary_size="abc" \(or backbone_overrides in a --config file\): expected an integer, got a string '
      r"\(the preset has \d+\)", []),
+    ("pretrain-override-a-run-setting", PRETRAIN + " --override tau=0.1", 1,
+     r"--override tau=0.1: a setting of the run, not of the backbone: use --tau 0.1", []),
     ("pretrain-override-form", PRETRAIN + " --override novalue", 2, r"--override expects key=value, got 'novalue'", []),
     ("pretrain-not-a-vocab", PRETRAIN + " --vocab {not_a_vocab}", 1, r"not_a_vocab.model: not a SentencePiece model", []),
     ("pretrain-vocab-size", PRETRAIN + " --vocab {vocab} --override vocabulary_size=500", 1,
@@ -610,7 +612,22 @@ CASES += [
      r"row \(4 tab-separated columns, as from line 1: 'index', 'sentence1', 'sentence2', 'label'\), where plain text is "
      r"read; give its text column alone \(e.g. cut -f\d .*train.tsv, without line 1 if it names the columns\)", []),
     ("data-input-a-csv-copy", DATA + " --input {corpus} {corpus_csv}", 1, r"corpus_csv.txt line 2: a CSV row \('1,\"It "
-     r"has a second sentence.\",0': its text a quoted field\), where plain text is read; give the text itself", []),
+     r"has a second sentence.\",0': its text a quoted field, or a label after it\), where plain text is read; give the text itself", []),
+    ("data-input-subtitles-joined-after-the-text", DATA.replace("{tmp}/records", "{tmp}/records_joined") +
+     " --input {corpus_then_subtitles}", 0, r"warning: .*corpus_then_subtitles.txt: 20 lines from line \d+ on "
+     r"\('00:00:00,000 --> 00:00:01,000'\) are subtitle timings, read as text \(a file of another kind joined to this "
+     r"one\?\); give the text alone", []),
+    ("data-input-a-yaml-list", DATA + " --input {corpus_yaml}", 1, r"corpus_yaml.txt line 2: a YAML item \(a key and its "
+     r"quoted value\) \('- text: .*'\), where plain text is read; give the text itself", []),
+    ("analyze-sentences-text-fasttext-lines", "albert_act.analyze sentences --init {run} --text {corpus_fasttext} "
+     "--output_dir {tmp}/a_fasttext", 1, r"corpus_fasttext.txt line 2: a fastText line \(its label, then its text\) "
+     r"\('__label__1 .*'\), where plain text is read; give the text itself \(e.g. sed 's/\^__label__\[\^ \]\* //' "
+     r".*corpus_fasttext.txt\)", []),
+    ("tokenizer-input-a-csv-with-labels-after-the-text", TOKENIZER.replace("{corpus}", "{corpus_labelled_csv}"), 1,
+     r"corpus_labelled.csv line 2: a CSV row \('.*,0': its text a quoted field, or a label after it\)", []),
+    ("data-input-a-copy-labelled-and-paged", DATA + " --input {corpus} {corpus_relabelled}", 1,
+     r"--input .*corpus_relabelled.txt: \d+ of its \d+ distinct sentences are also in .*corpus.txt \(the same words, "
+     r"as they are read\): a copy, or a part of one", []),
     ("analyze-sentences-text-subtitles", "albert_act.analyze sentences --init {run} --text {subtitles} --output_dir "
      "{tmp}/a_srt", 1, r"subtitles.srt line 2: a subtitle file \(a timing line\) \('00:00:00,000 --> 00:00:01,000'\), "
      r"where plain text is read; give the text itself \(its sentences alone, a line each\)", []),
@@ -1025,6 +1042,9 @@ CASES += [
      "--output_dir {tmp}/lc_order", 0, r"note: \S+long.jsonl starts at held-out MLM accuracy 0.129, nearer where "
      r"\S+anneal.jsonl started \(0.250\) than where it ended \(0.261\): no continuation of it \(the parts in the wrong "
      r"order\?\)", []),
+    ("bench-learning-curves-accuracies-in-percent", "benchmarks.learning_curves A={curve_long}+{curve_percent} "
+     "--output_dir {tmp}/lc_percent", 1, r"curve_percent.jsonl line 1: mlm_accuracy \d+\.\d+ is no share in \[0, 1\] "
+     r"\(a percentage\?\) \(not a held-out evaluation of albert_act.pretrain\)", []),
     ("bench-learning-curves-a-plus-in-a-parts-name", "benchmarks.learning_curves A={curve_long}+{curve_plus} "
      "--output_dir {tmp}/lc_plus", 0, r"plot: \S+lc_plus/learning_curves.png", []),
     ("pretrain-a-gzip-compressed-shard", PRETRAIN.replace("--train_files {train}", "--train_files {gzip_shard}"), 1,
@@ -1096,7 +1116,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                                                               "target_pieces": "unmasked"}))
     (root / "empty_models").mkdir()
     corpus = root / "corpus.txt"
-    corpus.write_text("".join(f"Document {d} starts here.\nIt has a second sentence.\n\n" for d in range(20)))
+    corpus.write_text("".join(f"Document {chr(65 + d) * 2} starts here.\nIt has a second sentence.\n\n" for d in range(20)))
     rte = shared_data / "glue" / "RTE"
     variants = {"glue_empty": "", "glue_header": RTE_HEADER,
                 "glue_label": RTE_HEADER + RTE_ROW.format(i=0) + RTE_ROW.format(i=1).replace("entailment", "maybe"),
@@ -1184,7 +1204,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                                                           "ud_cycle")},
             "latin1_txt": root / "latin1.txt", "ptb_dp": root / "ptb.dp", "ptb_mrg": root / "ptb.mrg",
             "subtitles": root / "subtitles.srt", "corpus_csv": root / "corpus_csv.txt", "curve_long": root / "long.jsonl", "curve_anneal": root / "anneal.jsonl",
-            "curve_start": root / "curve_start.jsonl", "curve_plus": root / "anneal+v2.jsonl", "corpus_piped": root / "corpus_piped.txt", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
+            "curve_start": root / "curve_start.jsonl", "curve_plus": root / "anneal+v2.jsonl", "corpus_piped": root / "corpus_piped.txt", "corpus_yaml": root / "corpus_yaml.txt", "corpus_then_subtitles": root / "corpus_then_subtitles.txt", "corpus_fasttext": root / "corpus_fasttext.txt", "corpus_labelled_csv": root / "corpus_labelled.csv", "corpus_relabelled": root / "corpus_relabelled.txt", "curve_percent": root / "curve_percent.jsonl", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
     for lock in locks:
         lock.release()
 
@@ -1283,7 +1303,19 @@ def _more_bad_files(root, rte):
     (root / "curve_start.jsonl").write_text("".join((curves / "english_long.jsonl").read_text().splitlines(True)[:3]))
     (root / "subtitles.srt").write_text("".join(  # each line a cue: its number, its times, its text
         f"{i + 1}\n00:00:{i:02},000 --> 00:00:{i + 1:02},000\n{line}\n\n" for i, line in enumerate(corpus_lines[:20])))
+    (root / "corpus_then_subtitles.txt").write_text((root / "corpus.txt").read_text() + "\n" + (
+        root / "subtitles.srt").read_text())  # (cat corpus.txt film.srt)
     (root / "corpus_csv.txt").write_text("".join(f'{i},"{line}",0\n' for i, line in enumerate(corpus_lines) if line))
+    (root / "corpus_yaml.txt").write_text("".join(f'- text: "{line}"\n' for line in corpus_lines if line))
+    (root / "corpus_fasttext.txt").write_text("".join(f"__label__{i % 2} {line}\n" for i, line in enumerate(corpus_lines)
+                                                      if line))
+    (root / "corpus_labelled.csv").write_text("sentence,label\n" + "".join(f"{line},{i % 2}\n" for i, line in
+                                                                           enumerate(corpus_lines) if line))
+    (root / "corpus_relabelled.txt").write_text("".join(  # another line label, and a page's number at each end
+        f"<{i + 1}> {line}  {i + 1}\n" if line.strip() else "\n" for i, line in enumerate(corpus_lines)))
+    (root / "curve_percent.jsonl").write_text("".join(  # accuracies in percent
+        json.dumps({**p, "mlm_accuracy": 100 * p["mlm_accuracy"]}) + "\n" for p in map(json.loads, (
+            curves / "english_anneal.jsonl").read_text().splitlines())))
     (root / "corpus_piped.txt").write_text("".join(f"{i}| {line}\n" for i, line in enumerate(corpus_lines)))
     (root / "corpus_html.txt").write_text("".join(  # as a web page holds it
         f"<p>{line.replace(' ', '&nbsp;')}</p>\n" if line.strip() else "\n" for line in corpus_lines))

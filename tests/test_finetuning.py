@@ -646,6 +646,9 @@ def test_a_set_aside_whose_results_never_left_goes_back_and_readers_name_it(tmp_
     with pytest.raises(ValueError, match=rf"^{tmp_path}: its finished fine-tuning is set aside in {tmp_path}/"
                                          r"\.earlier_run by a `finetune --overwrite` that is running or was killed"):
         kind_of(str(tmp_path))
+    with pytest.raises(ValueError, match=rf"^{tmp_path}/export/1: not there now, as {tmp_path}'s finished fine-tuning "
+                                         rf"is set aside in {tmp_path}/\.earlier_run"):  # (its export, given)
+        kind_of(str(tmp_path / "export" / "1"))
     assert EarlierRun(str(tmp_path)).recover()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([artifacts.RESULTS, artifacts.WEIGHTS,
                                                                 artifacts.FINETUNED_INFO])

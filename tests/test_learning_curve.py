@@ -112,11 +112,14 @@ def test_learning_curves_join_a_run_and_its_continuation_and_compare_at_shared_u
     (["ACT={tmp}"], r"holds no held_out.jsonl: give a pre-training run dir \(it holds one after its first "
                     r"--eval_every evaluation\)"),
     (["{act}"], r"give NAME=VALUE, a name and a run dir or held_out.jsonl"),
+    (["{sweep}"], r"lr=3e-4' \(a path, whose '=' ends no name\): give NAME=VALUE"),
     (["ACT={act}+"], r"an empty part"),
     (["ACT={act}+{other}"], r"act.jsonl and .*other.jsonl were evaluated on different held-out records"),
     (["ACT={act}", "ALBERT={later}"], r"no update that every run has been evaluated at \(ACT: 500; ALBERT: 1000\)"),
     (["ACT={text}"], r"text.jsonl line 1: step, accuracies, baselines and loss must be numbers"),
     (["ACT={act}", "ACT={act}"], r"the name 'ACT' is given twice"),
+    (["ACT={act}+{back}"], r"back.jsonl line 1: step -500 is no update \(a whole number from 1\)"),
+    (["ACT={act}+{percent}"], r"percent.jsonl line 1: mlm_accuracy 25.0 is no share in \[0, 1\] \(a percentage\?\)"),
     (["ACT={act}+{longer}"], r"longer.jsonl holds every evaluation of .*act.jsonl \(a copy of its start\)"),
 ])
 def test_learning_curves_refuse_what_does_not_compare(tmp_path, runs, message):
@@ -127,6 +130,9 @@ def test_learning_curves_refuse_what_does_not_compare(tmp_path, runs, message):
               "bad": tmp_path / "bad.jsonl", "foreign": _write(tmp_path / "foreign.jsonl", [{"step": 1, "mlm_accuracy": 0.1}]),
               "tmp": tmp_path, "later": _write(tmp_path / "later.jsonl", [_point(1000, 0.1)]),
               "text": _write(tmp_path / "text.jsonl", [{**_point(500, 0.1), "mlm_accuracy": "0.1"}]),
+              "sweep": _write(tmp_path / "lr=3e-4" / "held_out.jsonl", [_point(500, 0.1)]).parent,
+              "back": _write(tmp_path / "back.jsonl", [_point(-500, 0.1)]),
+              "percent": _write(tmp_path / "percent.jsonl", [{**_point(500, 0.1), "mlm_accuracy": 25.0}]),
               "longer": _write(tmp_path / "longer.jsonl", [_point(500, 0.1), _point(1000, 0.2)])}
     places["bad"].write_text(json.dumps(_point(500, 0.1)) + "\n{not json\n")
     with pytest.raises(SystemExit, match=message) as stopped:

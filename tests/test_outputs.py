@@ -601,6 +601,9 @@ def test_write_errors_in_words():
     assert write_failures.io_failure(OSError(1, "Operation not permitted", "/sys/x"), "runs/x", kept) == (  # not a full disk
         "could not write runs/x: Operation not permitted (/sys/x); files written whole before are intact: make the "
         "output's folder writable (or choose another) and re-run the same command")
+    assert write_failures.io_failure(OSError(30, "Read-only file system", "/ro/x"), "ro/x", "shards are written "
+                                     "whole; re-run the same command") == ("could not write ro/x: Read-only file system "
+        "(/ro/x); shards are written whole; make the output's folder writable (or choose another), then re-run")
     assert OSError in write_failures.write_errors() and tf.errors.ResourceExhaustedError in write_failures.write_errors()
     offline = tf.errors.FailedPreconditionError(None, None, "Error executing an HTTP request: libcurl code 6\n\t when "
                                                 "reading metadata of gs://bucket/e/1")  # no network: one line
@@ -674,7 +677,7 @@ def test_commands_end_a_full_disk_with_one_line(command, tiny_run, records, tmp_
         monkeypatch.setattr(outputs, "write_with", full_disk)  # (the pair: the .model's write holds the .vocab's)
         argv = ["--input", str(corpus), "--output", str(tmp_path / "out" / "v"), "--vocab_size", "30",
                 "--no-byte_fallback", "--required_chars=", "--model_type", "bpe"]
-        expected = r"error: could not write .*out/v.model and .vocab: No space left on device \(.*v.model\); a vocabulary there before is intact"
+        expected = r"error: could not write .*out/v.model and .vocab: No space left on device \(.*v.model\); neither was written: free space and re-run the same command"
     else:
         from albert_act import analyze as module
         from albert_act.analysis import report

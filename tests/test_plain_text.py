@@ -29,6 +29,23 @@ PROSE = "Jarred Shaw is an American basketball player.\nHe signed for Dorados in
     ("EU NNP B-NP B-ORG\nrejects VBZ B-VP O\n", 2, "a token a line with its tags"),
     ("Pierre/NNP Vinken/NNP ,/, 61/CD\nMr./NNP Vinken/NNP is/VBZ chairman/NN\n", 2, "words with their tags"),
     ("| sentence | n |\n|---|---|\n| A first line. | 1 |\n", 2, "a Markdown table's row"),
+    ('- text: "A first line."\n- text: "A second one."\n', 2, "a YAML item"),
+    ("__label__1 a first line\n__label__0 a second one\n", 2, "a fastText line"),
+    ('<doc id="1">\n<s>\nA\tDT\ta\n', 2, "a line that is one tag"),
+    ("{\\rtf1\\ansi\n\\f0 A first line.\\par\n", 1, "an RTF document"),
+    ('<?xml version="1.0"?>\n<corpus>\n', 1, "an XML document"),
+    ("sentence,label\nit is a good film,1\n", 2, "a CSV row"),
+    ("it is a good film,1\nit is a bad film,0\n", 2, "a CSV row"),
+    ("doc001\tA first line.\ndoc002\tA second one.\n", 2, "a table's row (2 tab-separated columns"),
+    ("<!DOCTYPE html>\n<html>\n", 1, "an HTML or XML document"),
+    ("\\documentclass{article}\n\\begin{document}\n", 1, "a LaTeX document"),
+    ('msgid ""\nmsgstr ""\n', 1, "a gettext catalogue (.po)"),
+    ("-- MySQL dump\nCREATE TABLE s (id INT, text TEXT);\n", 2, "a SQL dump's statement"),
+    ("[ti:Notes]\n[00:12.00]A first line.\n", 2, "an LRC lyrics line"),
+    ("1963 1 13 1967 15\n1963 1 1968 1969 1982\n", 2, "a line of numbers"),
+    ("\u2581 J ar r ed \u2581 S h a w \u2581is\n\u2581 O n \u2581 O ct o b er \u2581the\n", 2, "a line of SentencePiece"),
+    ("Jar@@ red Sha@@ w is tall@@ er\nOn Oct@@ ober 31 , Sha@@ w\n", 2, "a line of BPE subwords"),
+    ("sentence;label\nit is a good film;1\n", 2, "a CSV row"),
     ("Pierre NNP 2\nVinken NNP 8\n", 2, "a parsed file's token line with spaces between its columns"),
     ("# text = From the AP\n1 From from ADP IN _ 3 case 3:case _\n2 the the DET DT _ 3 det 3:det _\n", 3,
      "a parsed file's token line with spaces between its columns"),
@@ -53,8 +70,28 @@ def test_what_only_looks_like_text_is_refused_at_its_first_lines(tmp_path, text,
     "Chapter one was long 2\nChapter two was short 3\n", "1 Three men went to the market to buy bread.\n"
     "2 Two women went to the fair to sell cheese.\n", "It rose in 1990 and fell in 1991 , then rose once more .\n"
     "It fell in 1992 and rose in 1993 , then fell once more .\n",
+    'ALICE: "Hello there."\nBOB: "Hi, Alice."\n', "Note: 'this' is quoted.\n",
+    "<b>Bold</b> words lead this line.\n<i>Italic</i> ones this.\n", "It cost 3,50\nor so, he said, 4,00.\n",
+    "Act I\tThe castle.\nAct II\tThe heath.\n", "__init__ is a method.\n__main__ is a module.\n",
+    "[12:30:45] alice: hello there\n[12:31:02] bob: hi, alice\n", "-- a dash leads this line.\nAnd this one.\n",
+    "Mail me at a@@b.org today.\nOr call me.\n", "Set in 1990 and 1991.\nIt ran 3 4 5 6 times.\n",
 ])
 def test_prose_is_read(tmp_path, text):
     path = tmp_path / "input.txt"
     path.write_text(text)
     assert [line for _, line in plain_text.read_text_lines(str(path))] == text.splitlines()
+
+
+def test_another_kind_joined_after_the_text_is_warned_of(tmp_path, capsys):
+    """A file of another kind joined after prose (`cat notes.txt film.srt`) is read, and its lines past
+    `LATER_LINES` are warned of, naming the first; prose with a few such lines (a table's two rows) is not."""
+    prose = "".join(f"Sentence {i} of the prose is here.\n" for i in range(30))
+    srt = "".join(f"{i + 1}\n00:00:{i:02},000 --> 00:00:{i + 1:02},000\nA cue of the film.\n\n" for i in range(12))
+    path = tmp_path / "joined.txt"
+    path.write_text(prose + "\n" + srt)
+    assert len(list(plain_text.read_text_lines(str(path)))) == (prose + "\n" + srt).count("\n")
+    assert capsys.readouterr().err == (f"warning: {path}: 12 lines from line 33 on ('00:00:00,000 --> 00:00:01,000') "
+                                       "are subtitle timings, read as text (a file of another kind joined to this "
+                                       "one?); give the text alone\n")
+    path.write_text(prose + "Year\tWins\n1990\t12\n1991\t14\n" + prose)
+    assert len(list(plain_text.read_text_lines(str(path)))) == 63 and capsys.readouterr().err == ""

@@ -341,6 +341,17 @@ def set_aside(folder):
             "first, and replaces it only once it has finished)")
 
 
+def set_aside_above(path, levels=3):
+    """For a `path` that is not there: the nearest folder above it (`levels` at most: a fine-tuning dir's export/1)
+    whose finished run is set aside (`set_aside`), in words; or None."""
+    folder = os.path.normpath(path)
+    for _ in range(levels):
+        folder = os.path.dirname(folder)
+        if folder and (aside := set_aside(folder)):
+            return f"{folder}'s {aside.removeprefix('its ')}"
+    return None
+
+
 def missing_export(output_dir):
     """The export that a finished fine-tuning's (or grid's: its best point's) results.json names, when it lacks its
     saved_model.pb (deleted, moved, cut off); else (that, or no results.json) None."""

@@ -6,30 +6,41 @@ import collections
 import re
 import unicodedata
 
-_SENTENCE_END = re.compile(r"[.!?][^\w\s,;:]*$")  # a word that ends a sentence: "it.", "it?\"", "(it.)", "**it.**"
+# a word that ends a sentence: "it.", "it?\"", "(it.)", "**it.**", 'it.",' (a list of quoted sentences)
+_SENTENCE_END = re.compile(r"[.!?](?:[^\w\s,;:]*|[^\w\s,;:]+[,;])$")
+ABBREVIATION = 8  # characters: a one-word sentence as long or shorter ("Mr.", "e.g.", "No.") goes with the next
 CHUNK = 40  # words: a longer run without a sentence's end (a list, a text without stops) is cut every 40 words
 MIN_WORDS = 3  # a shorter sentence ("Yes.", "Thank you.", "See also") is any text's: no sign of a copy
 # a line's number, label or time: "     1<TAB>" (cat -n, nl), "1. ", "12) ", "7| ", "7 | ", "7|", "00012 ", "7: ", "L7 ",
-# "#7 ", "(7) ", "a) ", "(b) ", "xii. ", "[00:01:02] ", "00:01,250 ", "2023-01-05 12:07:07 " (a log's)
+# "#7 ", "(7) ", "a) ", "(b) ", "xii. ", "No. 7 ", "Art. 7 ", "notes.txt:7:" (grep -n's), "[00:01:02] ", "00:01,250 ",
+# "2023-01-05 12:07:07 " (a log's); a number alone (a label of another form: "7 - ", "<7> ", "[^7]: ", "②", a page's)
+# is no word of a key (`_key`)
 _LINE_NUMBER = re.compile(r"^\s*(?:\d{1,7}(?:\t|\s?[.)|:](?:\s|$)|\|)|0\d{1,6}\s|[L#]\d{1,7}[.)|:]?(?:\s|$)|\(\d{1,7}\)\s|\(?[A-Za-z]\)\s|"
+                          r"(?:No|Nr|Art|Sec|Para|Item)\.?\s?\d{1,7}[.):]?\s|[^\s:]{1,200}:\d{1,7}[:-]|"
                           r"(?:[ivxlc]{1,7}|[IVXLC]{1,7})[.)]\s|\[?\d{1,2}(?::\d{2}){1,2}(?:[.,]\d{1,3})?\]?\s|"
                           r"\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d)?\]?\s)")
 _TAG = re.compile(r"</?[A-Za-z][^<>]{0,80}>")  # HTML or XML markup: <p>, </b>, <span class="x">
 _CITATION = re.compile(r"\[\d{1,3}\]")  # a footnote's mark: "[1]"
 # what parentheses hold, with a number or an address: "(p. 12)", "(Smith, 2001)", a link's "(https://...)"; not "(LUB)"
 _ASIDE = re.compile(r"\([^()]{0,200}\)")
-_NUMBER_OR_ADDRESS = re.compile(r"\d|://")
+_NUMBER_OR_ADDRESS = re.compile(r"\d|://")  # (or a number in words: `NUMBER_WORDS`)
 _LATEX = re.compile(r"\\[A-Za-z]+\*?")  # a LaTeX command: \textbf{...}, \emph{...}
 _WIKI_LINK = re.compile(r"\[\[(?:[^\]|]{0,200}\|)?([^\]|]{0,200})\]\]")  # [[page (film)|shown]]: what it shows
 # a speaker's label ("ALICE:", "Q:", "Dr. Smith:"): up to 3 words, the first capitalised, the last ending in ":"
 _LABEL = re.compile(r"^[^\w\s]*[A-Z\u00c0-\u00de][^\s:]*(?:\s+[^\s:]+){0,2}?:\s+(?=\S)")
+# a word letter-spaced, as a PDF's small capitals: "S e p t e m b e r" (3 letters or more, each alone)
+_SPACED = re.compile(r"(?<!\S)(?:[^\W\d_] ){2,}[^\W\d_](?!\S)")
+_SPACED_HINT = re.compile(r" [^\W\d_] [^\W\d_] ")  # (a quicker search first: on every line of a corpus)
+# letters that look like Latin ones (Cyrillic, Greek): a copy typed with them reads the same
+_LOOKALIKES = str.maketrans("аеорсхуіјѕАВЕКМНОРСТХУІЈЅοαΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "aeopcxyijsABEKMHOPCTXYIJSoaABEZHIKMNOPTYX")
 
 
 class Sentences:
     """The sentences of lines of text read as one stream of words, for the overlap check: wherever the lines are
     cut (joined, split, hard-wrapped, a sentence a line), the same words give the same sentences. A sentence ends
     after a word that ends in . ! or ? (and a closing quote or bracket), at a blank line (a paragraph's, a
-    document's end), and every `CHUNK` words without one; a one-word sentence ("Mr.", "e.g.") goes with the next. A
+    document's end), and every `CHUNK` words without one; a one-word sentence of `ABBREVIATION` characters or fewer
+    ("Mr.", "e.g.") goes with the next. A
     line that begins with a speaker's label (`_LABEL`: "ALICE:", "Dr. Smith:") begins a sentence, without the label:
     a dialogue and its copy without the speakers' names give the same sentences; a line's number or time
     (`_LINE_NUMBER`), HTML markup and footnote marks (`_markup_free`) are no part of its words."""
@@ -40,6 +51,8 @@ class Sentences:
     def feed(self, line):
         """The sentences that `line` (of the stream) ends."""
         line = _LINE_NUMBER.sub("", _markup_free(line), count=1)
+        if (_SPACED_HINT.search(line) or line[1:2] == " ") and _SPACED.search(line):
+            line = _SPACED.sub(lambda spaced: spaced.group().replace(" ", ""), line)
         if not line.split():
             return self.end()
         ended = []
@@ -47,7 +60,7 @@ class Sentences:
             ended, line = self.end(), line.lstrip()[label.end():]
         for word in line.split():
             self.words.append(word)
-            if _SENTENCE_END.search(word) and len(self.words) == 1 and not self.held:
+            if _SENTENCE_END.search(word) and len(self.words) == 1 and not self.held and len(word) <= ABBREVIATION:
                 self.held, self.words = self.words, []
             elif _SENTENCE_END.search(word) or len(self.words) == CHUNK:
                 ended.append(" ".join(self.held + self.words))
@@ -77,10 +90,42 @@ def tree_keys(trees):
 
 
 def keys_of(sentences):
-    """The `unit_key`s of the sentences of `MIN_WORDS` words (runs of letters or digits) or more, each without a
-    speaker's label at its start (`_LABEL`: a dialogue written on one line)."""
-    return [_digest(words) for words in (_words(_LABEL.sub("", s, count=1) if ":" in s else s) for s in sentences)
-            if len(words) >= MIN_WORDS]
+    """The keys (64-bit digests, as `unit_key`'s) of the sentences of `MIN_WORDS` words (runs of letters, numbers
+    aside) or more, as `_key` reads them, each without a speaker's label at its start (`_LABEL`: a dialogue written
+    on one line)."""
+    keys = []
+    for sentence in sentences:
+        letters, words = _key(_LABEL.sub("", sentence, count=1) if ":" in sentence else sentence)
+        if words >= MIN_WORDS:
+            keys.append(_digest([letters]))
+    return keys
+
+
+def _key(sentence):
+    """A sentence's words for the overlap check, joined, and how many: its `_words`, with letters that look like
+    Latin ones read as those, but its numbers, in digits ("7", "18th": a line's label or page number of whatever
+    form, or not) or in words ("eighteenth", "one hundred and ninety": a copy read aloud), and with the digits inside
+    a word dropped ("2015nba": a copy without its spaces)."""
+    words = _WORD.findall(_plain(sentence if sentence.isascii() else sentence.translate(_LOOKALIKES)).casefold())
+    if not NUMBER_WORDS.isdisjoint(words):
+        number = [word in NUMBER_WORDS for word in words]
+        words = [word for i, word in enumerate(words) if not number[i] and not (
+            word == "and" and 0 < i < len(words) - 1 and number[i - 1] and number[i + 1])]
+    letters = "".join(words)
+    if letters.isalpha():
+        return letters, len(words)
+    words = [word for word in words if not _NUMBER.match(word)]
+    return _DIGITS.sub("", "".join(words)), len(words)
+
+
+NUMBER_WORDS = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion first "
+    "second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth "
+    "sixteenth seventeenth eighteenth nineteenth twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth "
+    "ninetieth hundredth thousandth millionth".split())
+_NUMBER = re.compile(r"\d+(?:st|nd|rd|th|s)?$")  # "7", "18th", "1990s"
+_DIGITS = re.compile(r"\d+")
 
 
 def unit_key(text):
@@ -116,7 +161,9 @@ def _markup_free(text):
 
 
 def _aside(match):
-    return " " if _NUMBER_OR_ADDRESS.search(match.group()) else match.group()
+    aside = match.group()
+    number = _NUMBER_OR_ADDRESS.search(aside) or not NUMBER_WORDS.isdisjoint(_WORD.findall(aside.casefold()))
+    return " " if number else aside
 
 
 def _digest(words):

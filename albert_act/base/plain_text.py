@@ -1,8 +1,11 @@
 """Files read as plain text (sentences, documents): `read_text_lines` refuses, at their first lines, the
 files that only look like text to a line reader — parsed trees (CoNLL-U, CoNLL-X, .dp, Penn Treebank's
 bracketed .mrg), tables (tab-separated rows with a label or id: a GLUE .tsv; CSV rows whose text is a quoted
-field; Markdown), JSON (lines, or a document), subtitles (SRT, WebVTT, .sbv, ASS/SSA), a tagger's output (word/TAG)
-and CoNLL-2003 columns — rather than read their columns, brackets, fields, tags or timings as text.
+field or ends with a label; Markdown), JSON (lines, or a document), YAML lists, fastText's labelled lines, subtitles
+(SRT, WebVTT, .sbv, ASS/SSA, LRC), a tagger's output (word/TAG), CoNLL-2003 columns, markup a tag a line (a corpus's
+vertical .vrt, XML), HTML, LaTeX and RTF documents, SQL dumps, gettext catalogues and text already cut into ids,
+SentencePiece pieces or BPE subwords — rather than read their columns, brackets, fields, tags, keys or timings as
+text.
 """
 
 import re
@@ -19,9 +22,24 @@ _TREE_LINE = re.compile(r"(?:\([^\s()]+ [^\s()]+\)|\([^\s()]*(?=[\s(]|$)|\)|\s)+
 _NUMBERED = re.compile(r"\s*\d+\t[^\t]*$")  # "     1<TAB>text", as cat -n numbers lines
 # A CSV row whose text is its one quoted field, the others bare (ids, labels): '7,"The text, as it is.",1'; or a header
 _CSV_LINE = re.compile(r'\s*(?:(?:[^\s,"]+,)+"(?:[^"]|"")*"(?:,[^\s,"]+)*|"(?:[^"]|"")*"(?:,[^\s,"]+)+)\s*$')
-_CSV_HEADER = re.compile(r"\s*\w+(?:,\w+)+\s*$")  # "id,sentence,label"
+_CSV_HEADER = re.compile(r"\s*\w+(?:([,;])\w+)(?:\1\w+)*\s*$")  # "id,sentence,label", "sentence;label"
+_LABELLED_CSV = re.compile(r".*[,;]\s*[-+]?\d+(?:\.\d+)?\s*$")  # "it is a good film,1": a row ending with its label
 _QUOTED_CSV = re.compile(r'\s*"(?:[^"]|"")*"(?:,"(?:[^"]|"")*")+\s*$')  # '"7","The text.","1"'
 _JSON_LINE = re.compile(r"\s*\{\s*\".*\}\s*$")  # {"text": "..."}
+# A YAML item: '- text: "The text."', "sentence: 'The text.'"; not a script's 'ALICE: "Hello."'
+_YAML_ITEM = re.compile(r"""\s*(?:-\s+[A-Za-z_]|[a-z_])[\w-]*:\s+(?:"[^"]*"|'[^']*')\s*$""")
+_FASTTEXT = re.compile(r"\s*__label__\S+\s")  # "__label__1 The text."
+_TAG_LINE = re.compile(r"\s*</?[A-Za-z][^<>]*>\s*$")  # a line that is one tag: "<doc id=\"1\">", "<s>", "</p>"
+# Lines that are some tool's output, not text: a SQL dump's statements, LRC lyrics' tags and times, SentencePiece's
+# ids or pieces (spm_encode), subword-nmt's BPE ("Jar@@ red"), a gettext catalogue's entries
+_SQL = re.compile(r"\s*(?:--|/\*|(?:CREATE|DROP|ALTER|LOCK|UNLOCK)\s+TABLES?\b|INSERT\s+INTO\b|SET\s+[@A-Z_]|"
+                  r"BEGIN\s+TRANSACTION|COMMIT;|PRAGMA\s)")
+_LRC = re.compile(r"\s*\[(?:\d+:\d\d\.\d+|[a-z]{2,6}:[^\]]*)\]")  # "[00:12.00]", "[ti:Title]"; not a log's "[12:30:45]"
+_IDS = re.compile(r"\s*\d+(?:\s+\d+){3,}\s*$")  # "1963 1 13 1967"
+_PIECES = re.compile(r"(?:.*(?:^|\s)\u2581){3}")  # "▁ J ar r ed ▁ S h a w ▁is"
+_BPE = re.compile(r"(?:.*\S@@ ){2}")  # "Jar@@ red Sha@@ w"
+_GETTEXT = re.compile(r'\s*(?:msgid|msgstr|msgctxt|msgid_plural)\s+"|\s*"[^"]*\\n"\s*$')
+_ID = re.compile(r"[\w.:-]*\d[\w.:-]*$")  # a row's id: "doc00001", "s7", "en-12"
 # A tagger's output, words with their tags: "Pierre/NNP Vinken/NNP ,/,"
 _TAGGED = re.compile(r"\s*[^\s/]+/[A-Z$.,:`'()#-]+(?:\s+[^\s/]+/[A-Z$.,:`'()#-]+){2,}\s*$")
 _TOKEN_TAGS = re.compile(r"\s*\S+(?: \S+){1,4} (?:O|[BIES]-[\w-]+)\s*$")  # "EU NNP I-NP B-ORG": a token a line, tags
@@ -30,7 +48,10 @@ _TOKEN_TAGS = re.compile(r"\s*\S+(?: \S+){1,4} (?:O|[BIES]-[\w-]+)\s*$")  # "EU 
 _OPENING_LINES = {"[": "a JSON document", "{": "a JSON document", "WEBVTT": "a subtitle file (WebVTT)"}
 _OPENING_STARTS = (("[{", "a JSON document"), ("[Script Info]", "a subtitle file (ASS/SSA)"),
                    ("WEBVTT -", "a subtitle file (WebVTT)"), ("WEBVTT\t", "a subtitle file (WebVTT)"),
-                   ("-DOCSTART-", "CoNLL-2003 columns (a token a line)"))
+                   ("-DOCSTART-", "CoNLL-2003 columns (a token a line)"), ("{\\rtf", "an RTF document"),
+                   ("<?xml", "an XML document"), ("<!DOCTYPE", "an HTML or XML document"),
+                   ("<html", "an HTML document"), ("\\documentclass", "a LaTeX document"),
+                   ("msgid ", "a gettext catalogue (.po)"))
 # A subtitle's timing: "00:00:03,000 --> 00:00:06,000" (SRT, WebVTT), "0:00:03.000,0:00:06.000" (YouTube's .sbv)
 _TIMING = re.compile(r"\s*(?:(?:\d+:)?\d\d:\d\d[,.]\d{3}\s+-->\s+(?:\d+:)?\d\d:\d\d[,.]\d{3}|"
                      r"\d+:\d\d:\d\d\.\d{3},\d+:\d\d:\d\d\.\d{3}\s*$)")
@@ -39,25 +60,36 @@ _NUMBER = re.compile(r"\s*[-+]?\d+(?:\.\d+)?\s*$")  # a label or an id, as a two
 
 def _kind(line, first):
     """The kind two lines, `first` and `line`, share, if any: "token", "tree", "json", "tagged", "columns",
-    "spaced", "markdown", "csv", or "table" (as many tabs, with a label or id)."""
+    "spaced", "yaml", "fasttext", "markup", "sql", "lrc", "ids", "pieces", "bpe", "gettext", "markdown", "csv", or
+    "table" (as many tabs, with a label or id)."""
     for kind, pattern in (("token", _TOKEN_LINE), ("tree", _TREE_LINE), ("json", _JSON_LINE), ("tagged", _TAGGED),
-                          ("columns", _TOKEN_TAGS), ("spaced", _SPACED_TOKEN_LINE)):
+                          ("columns", _TOKEN_TAGS), ("spaced", _SPACED_TOKEN_LINE), ("yaml", _YAML_ITEM),
+                          ("fasttext", _FASTTEXT), ("markup", _TAG_LINE), ("sql", _SQL), ("lrc", _LRC),
+                          ("ids", _IDS), ("pieces", _PIECES), ("bpe", _BPE), ("gettext", _GETTEXT)):
         if pattern.match(line) and pattern.match(first):
             return kind
     if all(row.strip()[:1] == row.strip()[-1:] == "|" and row.count("|") > 2 for row in (line, first)):
         return "markdown"  # "| The text. | 1 |", "|---|---|"
-    if (_CSV_LINE.match(line) and (_CSV_LINE.match(first) or _CSV_HEADER.match(first))
-            or _QUOTED_CSV.match(line) and _QUOTED_CSV.match(first)):
+    if ((_CSV_LINE.match(line) or _LABELLED_CSV.match(line)) and (_CSV_LINE.match(first) or _CSV_HEADER.match(first))
+            or _QUOTED_CSV.match(line) and _QUOTED_CSV.match(first)
+            or _LABELLED_CSV.match(line) and _LABELLED_CSV.match(first)):
         return "csv"
     numbered = _NUMBERED.match(line) and _NUMBERED.match(first)  # cat -n's lines: text (`overlap` drops the numbers)
     tabs = line.strip().count("\t")  # (tabs that indent a line, or end it, make no column)
-    labelled = tabs > 1 or any(_NUMBER.match(column) for column in line.strip().split("\t"))  # not "HAMLET<TAB>To be"
+    labelled = tabs > 1 or any(_NUMBER.match(column) for column in line.strip().split("\t")) or all(
+        _ID.match(row.strip().split("\t")[0]) for row in (line, first))  # not "HAMLET<TAB>To be"
     return "table" if tabs == first.strip().count("\t") > 0 and labelled and not numbered else None
 
 
 _SAID = {"tagged": "words with their tags (word/TAG, a tagger's output)",
          "spaced": "a parsed file's token line with spaces between its columns (CoNLL-U or .dp)",
-         "columns": "a token a line with its tags (CoNLL-2003 columns)", "markdown": "a Markdown table's row"}
+         "columns": "a token a line with its tags (CoNLL-2003 columns)", "markdown": "a Markdown table's row",
+         "yaml": "a YAML item (a key and its quoted value)", "fasttext": "a fastText line (its label, then its text)",
+         "markup": "a line that is one tag (XML, or a corpus's vertical .vrt: a tag or a token a line)",
+         "sql": "a SQL dump's statement", "lrc": "an LRC lyrics line (its time or tag in brackets)",
+         "ids": "a line of numbers (ids, as spm_encode --output_format=id writes)",
+         "pieces": "a line of SentencePiece pieces (as spm_encode writes: '\u2581' before each word)",
+         "bpe": "a line of BPE subwords (subword-nmt's 'Jar@@ red')", "gettext": "a gettext catalogue's entry (.po)"}
 
 
 def _refusal(path, kind, number, line, first, first_number):
@@ -73,11 +105,15 @@ def _refusal(path, kind, number, line, first, first_number):
     if kind == "json":
         return (f"{path} line {number}: a JSON line ({shown!r}), where plain text is read; give the text itself "
                 f"(its text field, a line each: e.g. jq -r .text {path})")
+    if kind == "fasttext":
+        return (f"{path} line {number}: {_SAID[kind]} ({shown!r}), where plain text is read; give the text itself "
+                f"(e.g. sed 's/^__label__[^ ]* //' {path})")
     if kind in _SAID:
         return (f"{path} line {number}: {_SAID[kind]} ({shown!r}), where plain text is read; give the text itself "
                 "(its words alone, a sentence a line)")
     if kind == "csv":
-        return (f"{path} line {number}: a CSV row ({shown!r}: its text a quoted field), where plain text is read; give "
+        return (f"{path} line {number}: a CSV row ({shown!r}: its text a quoted field, or a label after it), where plain "
+                "text is read; give "
                 "the text itself (that field alone, a line each)")
     columns = first.split("\t")
     return (f"{path} line {number}: a table's row ({len(columns)} tab-separated columns, as from line "
@@ -96,8 +132,10 @@ def read_text_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag
     """`text_files.read_lines` of a file read as plain text: a file whose first two lines that are not blank (or
     a "#" comment) are of one other kind (`_kind`) is refused at the second, one whose first such line opens
     another format (`_OPENING_LINES`, `_OPENING_STARTS`) at it, and one with a subtitle timing line among its
-    first three; ValueError naming the line and what it is."""
+    first three; ValueError naming the line and what it is. Past them, where `LATER_LINES` lines or more are of
+    another kind (a file joined after the text: `cat *.txt`), a warning names the first and how many."""
     first, first_number, seen = None, None, 0  # the first line not blank (or a comment), its number; seen: how many
+    later = _Later(path)
     for number, line in text_files.read_lines(path, skip_invalid_utf8, invalid_lines, skip_flag):
         if seen < 3 and line.strip() and not line.startswith("#"):
             seen += 1
@@ -112,4 +150,40 @@ def read_text_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag
             kind = _kind(line, first) if seen == 2 else None
             if kind:
                 raise ValueError(_refusal(path, kind, number, line, first, first_number))
+        elif seen >= 3:
+            later.feed(number, line)
         yield number, line
+    later.warn()
+
+
+LATER_LINES = 10  # lines of another kind past a file's first lines: warned of (prose may hold a few)
+_LATER_HINT = re.compile(r"[({<|]|__label__")  # how the later lines of another kind begin (or they hold a tab, -->)
+
+
+class _Later:
+    """The lines of another kind past a file's first lines: each line that begins as one may (`_LATER_HINT`, a tab,
+    a timing's -->) and is of one kind with the line before it (`_kind`), or is a subtitle's timing."""
+
+    def __init__(self, path):
+        self.path, self.previous, self.count, self.first = path, None, 0, None
+
+    def feed(self, number, line):
+        if not line.strip():
+            return
+        if "\t" in line or "-->" in line or _LATER_HINT.match(line):
+            kind = "timing" if _TIMING.match(line) else self.previous is not None and _kind(line, self.previous)
+            if kind:
+                self.count += 1
+                self.first = self.first or (number, line, kind)
+        self.previous = line
+
+    def warn(self):
+        if self.count >= LATER_LINES:
+            import sys
+
+            number, line, kind = self.first
+            said = {"timing": "subtitle timings", "table": "a table's rows", "token": "a parsed file's token lines",
+                    "tree": "bracketed trees", "json": "JSON lines", "csv": "CSV rows"}.get(kind, _SAID.get(kind, kind))
+            print(f"warning: {self.path}: {self.count:,} lines from line {number} on ({line.strip()[:40]!r}) are "
+                  f"{said}, read as text (a file of another kind joined to this one?); give the text alone",
+                  file=sys.stderr, flush=True)

@@ -45,7 +45,9 @@ def io_failure(error, output, kept):
     if isinstance(error, OSError) and errno.errorcode.get(error.errno) not in WRITE_ERRNOS:
         return write_error(error)
     if isinstance(error, OSError) and error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):  # not a full disk
-        kept = kept.replace("free space", "make the output's folder writable (or choose another)")
+        writable = "make the output's folder writable (or choose another)"
+        kept = (kept.replace("free space", writable) if "free space" in kept
+                else kept.replace("re-run the same command", f"{writable}, then re-run"))
     return f"could not write {output}: {write_error(error)}; {kept}"
 
 

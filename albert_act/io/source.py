@@ -54,6 +54,8 @@ def kind_of(path):
         return all(tf.io.gfile.exists(os.path.join(path, name)) for name in names)
 
     if not tf.io.gfile.exists(path) and not tf.io.gfile.exists(path + ".index"):  # (a TF1 prefix is no file)
+        if aside := artifacts.set_aside_above(path):  # (the export of a fine-tuning dir set aside)
+            raise ValueError(f"{path}: not there now, as {aside}")
         raise ValueError(f"{path}: no such file or folder (a model: a pre-training run dir, a fine-tuning dir, an "
                          "export or a public ALBERT checkpoint)")
     if has(CONFIG, CHECKPOINTS):

@@ -23,9 +23,7 @@ from albert_act.model.halting import TRAINING_EXECUTIONS
 from albert_act.model.presets import PRESETS, get_preset
 from albert_act.train.losses import MLM_OBJECTIVES
 
-# Preset update counts that scale with --steps when only --steps is given.
-SCALED_WITH_STEPS = ("warmup_steps", "ponder_warmup_start", "ponder_warmup_steps")
-
+SCALED_WITH_STEPS = ("warmup_steps", "ponder_warmup_start", "ponder_warmup_steps")  # scaled with --steps alone
 AUTO = "auto"  # --tau auto: tau x ponder cost = AUTO_SHARE x (MLM + SOP) when the ponder cost switches on
 
 # What --init_from takes from its checkpoint: the sizes (the weights' shapes) and the layers' constants.
@@ -185,26 +183,24 @@ class PretrainConfig:
 
     @classmethod
     def from_record(cls, record, partial=False, path=None):  # noqa: ARG003 (path: an export's, not a run's)
-        """The config a run saved (config.json, `config_record`): repeats or resumes that run; its paths
-        are as they were given (path: unused). A run saved
-        before a setting existed gets the value it ran with (`ADDED_SETTINGS`). partial: a --config file,
-        which may leave settings to the flags, and whose "backbone" (derived from the preset and
-        backbone_overrides) must be as derived: an edit there is refused, not ignored; its
-        overwrite_export is off (a replay names --overwrite if it must)."""
+        """The config a run saved (config.json, `config_record`): repeats or resumes that run; its paths are as
+        they were given (path: unused). A run saved before a setting existed gets the value it ran with
+        (`ADDED_SETTINGS`). partial: a --config file, which may leave settings to the flags, and whose "backbone"
+        (derived from the preset and backbone_overrides) must be as derived: an edit there is refused, not
+        ignored; its overwrite_export is off (a replay names --overwrite if it must)."""
         if partial and isinstance(record, dict) and "overwrite_export" in record:  # a replay names --overwrite
             record = {**record, "overwrite_export": False}  # if it must: the file's would replace an export unasked
         saved = record.get("backbone") if isinstance(record, dict) else None
         added = ADDED_SETTINGS if saved is not None or not partial else None  # a run's record, not a hand-written file
         # "backbone", "backend" (which backend wrote a run: a JAX run's record says "jax"), "train_shards" and
         # "eval_shards" (what its records hold) are derived, not settings
-        config = settings.from_record(cls, record, "a pre-training run", added, extra=("backbone", "backend", TRAIN_SHARDS, EVAL_SHARDS),
-                                      partial=partial)
+        config = settings.from_record(cls, record, "a pre-training run", added, partial=partial,
+                                      extra=("backbone", "backend", TRAIN_SHARDS, EVAL_SHARDS))
         if partial and isinstance(saved, dict):
             derived = config.backbone_config()
             differ = sorted(k for k in saved if k not in derived or saved[k] != derived[k])
             if differ:
-                key = differ[0]
-                flag = OWN_FLAGS.get(key, f"--override {key}={json.dumps(saved[key])}")
+                key, flag = differ[0], OWN_FLAGS.get(differ[0], f"--override {differ[0]}={json.dumps(saved[differ[0]])}")
                 raise ValueError(f"backbone.{key} is {saved[key]!r} there, but the preset {config.preset!r} with its "
                                  f"backbone_overrides gives {derived.get(key)!r} now (the file was edited, or the "
                                  f"preset changed since): \"backbone\" is derived, not read; to have that value, "
@@ -287,8 +283,10 @@ def _init_changes(config, source):
     return {"backbone_overrides": {**sizes, **config.backbone_overrides}, "vocab": config.vocab or source.vocab}
 
 
-# Backbone settings that are the run's own settings (flags), not --override's.
+# Backbone settings that are the run's own settings (flags), not --override's, and how to set them.
 OWN_FLAGS = {"halting": "--halting", "share_weights": "--unshared", "execution": "--execution"}
+_OWN_USE = {"halting": "--halting act or --halting none", "execution": "--execution NAME",
+            "share_weights": "--unshared for distinct layers, nothing for shared ones (the default)"}
 
 
 def _check_overrides(overrides, preset_backbone):
@@ -296,13 +294,14 @@ def _check_overrides(overrides, preset_backbone):
     known = sorted(BACKBONE_SETTINGS)
     for key, value in overrides.items():
         if key in OWN_FLAGS:  # backbone_config() sets them from their flags: an override would be dropped
-            use = {"halting": "--halting act or --halting none", "share_weights": "--unshared for distinct layers, "
-                   "nothing for shared ones (the default)", "execution": "--execution NAME"}[key]
             raise ValueError(f"--override {key}={value}: {key} is set by its own flag, not by --override: drop the "
-                             f"override and use {use}")
+                             f"override and use {_OWN_USE[key]}")
+        run = [settings.flag_name(f) for f in dataclasses.fields(PretrainConfig)
+               if key in (f.name, f.metadata.get("flag"))]  # (--override tau=0.1: the run's own setting)
         if key not in known:
-            raise ValueError(f"--override {key}: not a backbone setting; known: "
-                             f"{', '.join(k for k in known if k not in OWN_FLAGS)}")
+            raise ValueError(f"--override {key}={json.dumps(value)}: a setting of the run, not of the backbone: use "
+                             f"{run[0]} {json.dumps(value)}" if run else f"--override {key}: not a backbone setting; "
+                             f"known: {', '.join(k for k in known if k not in OWN_FLAGS)}")
         like = preset_backbone.get(key)
         if like is None:
             continue
