@@ -53,7 +53,7 @@ def main(argv=None):
     output_dir = config.output_dir
     explain = settings.explained(args)  # a path of a --config file: where it came from
     with cli.failures(output_dir, "nothing was written", "nothing was written; re-run the same command", explain=explain):
-        _check_target(config)
+        _check_target(config, args)
     cli.stop_on_sigterm()
     earlier = EarlierRun(output_dir)  # a finished one --overwrite sets aside until it is replaced
     back = lambda message: message + (  # noqa: E731 (a failure's line, once a failure has put the earlier one back)
@@ -104,11 +104,26 @@ def _stopped(config, earlier):
     return stopped
 
 
-def _check_target(config):
-    """Refuses an --output_dir that this fine-tuning or grid would wrongly replace (ValueError)."""
+def _check_target(config, args):
+    """Refuses an --output_dir that this fine-tuning or grid would wrongly replace (ValueError): one of a run's own
+    finetune_config.json, given as --config from another folder (the run copied or moved: which is meant?), or a
+    point of a grid (the grid's results would no longer describe it)."""
     from albert_act.base import artifacts
     from albert_act.train import finetuning_run
 
+    if ("output_dir" in getattr(args, "from_file", {}) and "output_dir" not in args.typed
+            and os.path.basename(args.config) == artifacts.FINETUNE_CONFIG
+            and os.path.realpath(os.path.dirname(os.path.abspath(args.config))) != os.path.realpath(config.output_dir)):
+        raise ValueError(f"--config {args.config} is the record of a fine-tuning in {config.output_dir} (its "
+                         f"output_dir), not of the folder it lies in (a copy, or a move?): give --output_dir, the "
+                         "folder to write")
+
+    grid_dir = os.path.dirname(os.path.dirname(os.path.normpath(config.output_dir)))  # (a grid's point's)
+    if (os.path.basename(os.path.dirname(os.path.normpath(config.output_dir))) == artifacts.GRID and grid_dir
+            and os.path.exists(os.path.join(grid_dir, artifacts.FINETUNE_CONFIG))):
+        raise ValueError(f"--output_dir {config.output_dir} is a point of the grid in {grid_dir}, whose "
+                         f"{artifacts.RESULTS} and best export describe it: run the grid again (finetune --grid ... "
+                         "--overwrite), or fine-tune into another --output_dir")
     artifacts.check_finetuning_target(config.output_dir, config.overwrite, config.grid)
     if config.grid and not config.overwrite:
         finetuning_run.check_grid_settings(config)

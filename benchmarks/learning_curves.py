@@ -40,7 +40,7 @@ def read_points(path):
     if os.path.isdir(path) and not os.path.isfile(file):
         raise ValueError(f"{path} holds no {artifacts.HELD_OUT_CURVE}: give a pre-training run dir (it holds one "
                          "after its first --eval_every evaluation) or the file itself")
-    if not os.path.isfile(file):
+    if not os.path.exists(file):  # (a pipe, <(...), is read as a file)
         raise ValueError(f"{path}: no such file")
     points = []
     with open(file, encoding="utf-8-sig", errors="replace") as f:  # (a byte-order mark, as Notepad saves, is none)

@@ -311,7 +311,8 @@ def main(argv=None):
                 "is written whole or not at all); re-run the same command with --overwrite" if there else
                 f"no task file was written to {args.output_dir}; re-run the same command")
 
-    with cli.failures(args.output_dir, "each task file is written whole; re-run the same command", kept):
+    with cli.failures(args.output_dir, "each task file is written whole (one there before, whole or replaced whole): "
+                      "free space and re-run the same command", kept):
         check_output_dir(args.output_dir, args.overwrite)
         files = text_files.expand_patterns(args.conllu) if args.conllu else []
         text_files.check_inputs_are_not_outputs(files, [os.path.join(args.output_dir, n) for n in TASK_FILES.values()],

@@ -403,6 +403,16 @@ CASES += [
      r"--output_dir .*analysis holds an earlier analysis \(report.md\); pass --overwrite", ["{earlier}/analysis"]),
     ("finetune-over-a-finished-one", FINETUNE.replace("{tmp}/ft", "{earlier}/ft") + " --task rte --data_dir {rte}", 1,
      r"--output_dir .*ft holds a finished fine-tuning \(results.json\); pass --overwrite", ["{earlier}/ft"]),
+    ("finetune-into-a-point-of-a-grid", FINETUNE.replace("{tmp}/ft", "{earlier}/grid/grid/p") + " --task rte "
+     "--data_dir {rte} --overwrite", 1, r"--output_dir .*earlier/grid/grid/p is a point of the grid in .*earlier/grid, "
+     r"whose results.json and best export describe it: run the grid again", ["{earlier}/grid"]),
+    ("finetune-config-of-a-copied-run", "albert_act.finetune --config {ft_copy}/finetune_config.json --init {run} "
+     "--task rte --data_dir {rte} --epochs 1 --batch_size 8 --strategy cpu --overwrite", 1,
+     r"--config .*ft_copy/finetune_config.json is the record of a fine-tuning in .*earlier/ft \(its output_dir\), not "
+     r"of the folder it lies in \(a copy, or a move\?\): give --output_dir", ["{earlier}/ft"]),
+    ("export-into-a-fine-tunings-export", EXPORT.replace("{tmp}/e/1", "{earlier}/ft/export/1") + " --overwrite", 1,
+     r"--output .*earlier/ft/export/1 is the export of the fine-tuning in .*earlier/ft \(its results.json names it\): "
+     r"write this one to another --output", ["{earlier}/ft"]),
     ("finetune-one-run-over-a-finished-grid", FINETUNE.replace("{tmp}/ft", "{earlier}/grid") + " --task rte --data_dir "
      "{rte}", 1, r"--output_dir .*grid holds a finished fine-tuning \(results.json\); pass --overwrite",
      ["{earlier}/grid/results.json", "{earlier}/grid/grid/p/results.json"]),
@@ -1151,6 +1161,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                        ("grid/results.json", "{}"), ("grid/finetune_config.json", "{}"), ("grid/grid/p/results.json", "{}")):
         (root / "earlier" / name).parent.mkdir(parents=True, exist_ok=True)
         (root / "earlier" / name).write_text(text)
+    (root / "ft_copy").mkdir()  # a fine-tuning's record copied into another folder: it names the first
+    (root / "ft_copy" / "finetune_config.json").write_text(json.dumps({"output_dir": str(root / "earlier" / "ft")}))
     from sentencepiece import sentencepiece_model_pb2
 
     proto = sentencepiece_model_pb2.ModelProto.FromString(vocab.read_bytes())
@@ -1204,7 +1216,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                                                           "ud_cycle")},
             "latin1_txt": root / "latin1.txt", "ptb_dp": root / "ptb.dp", "ptb_mrg": root / "ptb.mrg",
             "subtitles": root / "subtitles.srt", "corpus_csv": root / "corpus_csv.txt", "curve_long": root / "long.jsonl", "curve_anneal": root / "anneal.jsonl",
-            "curve_start": root / "curve_start.jsonl", "curve_plus": root / "anneal+v2.jsonl", "corpus_piped": root / "corpus_piped.txt", "corpus_yaml": root / "corpus_yaml.txt", "corpus_then_subtitles": root / "corpus_then_subtitles.txt", "corpus_fasttext": root / "corpus_fasttext.txt", "corpus_labelled_csv": root / "corpus_labelled.csv", "corpus_relabelled": root / "corpus_relabelled.txt", "curve_percent": root / "curve_percent.jsonl", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "swapped": root / "swapped.model"}
+            "curve_start": root / "curve_start.jsonl", "curve_plus": root / "anneal+v2.jsonl", "corpus_piped": root / "corpus_piped.txt", "corpus_yaml": root / "corpus_yaml.txt", "corpus_then_subtitles": root / "corpus_then_subtitles.txt", "corpus_fasttext": root / "corpus_fasttext.txt", "corpus_labelled_csv": root / "corpus_labelled.csv", "corpus_relabelled": root / "corpus_relabelled.txt", "curve_percent": root / "curve_percent.jsonl", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "ft_copy": root / "ft_copy", "swapped": root / "swapped.model"}
     for lock in locks:
         lock.release()
 

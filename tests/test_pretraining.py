@@ -408,6 +408,7 @@ def test_a_run_started_with_relative_paths_resumes_from_another_folder(records, 
     out = capsys.readouterr().out
     assert "resumed from" in out and "ckpt-2" in out and "unreadable" not in out, out[-2000:]
     assert result["step"] == 2
+    assert "is the run's last update (2): nothing is left to train, so the updates' settings (--eval_every, " in out
 
 
 def test_a_damaged_held_out_curve_line_is_named_and_overrides_of_flags_refused():

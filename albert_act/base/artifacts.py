@@ -274,12 +274,17 @@ def check_export_target(export_dir, overwrite=False, source=None, flag="--output
 
     An empty or missing dir is fine. An existing SavedModel is replaced only with `overwrite`.
     Never replaced: `source` itself (the checkpoint being exported), a pre-training run, a
-    fine-tuning dir, or a dir holding anything a SavedModel does not. `flag` names the export dir
+    fine-tuning dir or its own export (but by itself), or a dir holding anything a SavedModel does not. `flag` names the export dir
     in the messages (pre-training's is --export_dir).
     """
     if source is not None and same_path(export_dir, source):
         raise ValueError(f"{flag} {export_dir} is the --checkpoint being exported; write the export to another dir")
     outputs.check_dir_target(export_dir, flag)
+    owner = os.path.dirname(os.path.dirname(os.path.normpath(export_dir)))  # <fine-tuning dir>/export/1's
+    if source is not None and owner and not same_path(owner, source) and any(  # (the fine-tuning's own: no source)
+            _gfile().exists(os.path.join(owner, f)) for f in (FINETUNED_INFO, FINETUNE_CONFIG)):
+        raise ValueError(f"{flag} {export_dir} is the export of the fine-tuning in {owner} (its {RESULTS} names it): "
+                         f"write this one to another {flag}")
     checks.refuse_mount_point(export_dir, flag, "1")
     if not _gfile().exists(export_dir) or not _gfile().listdir(export_dir):
         return

@@ -76,6 +76,10 @@ def _run(config, progress, write_dir):
         print(f"pre-training {config.preset} ({config.halting}, {'shared' if config.share_weights else 'unshared'}) "
               f"on {kind} x{strategy.num_replicas_in_sync}, {trainer.precision}, {trainer.batch_line()}"
               f"{_streams_note(streams)}{resumed}")
+        if restored and checkpoint_update(restored) >= config.steps:  # (a finished run, given again)
+            print(f"note: {restored} is the run's last update ({config.steps:,}): nothing is left to train, so the "
+                  "updates' settings (--eval_every, --checkpoint_every, --log_every) change nothing; it is evaluated "
+                  "(and exported) again; to train on, raise --steps")
     _train(config, trainer, streams, manager, (train_files, eval_files), write_dir, progress)
     return _finish(config, trainer, eval_files, write_dir, chief=write_dir == config.model_dir)
 
