@@ -42,7 +42,7 @@ def read_points(path):
                          "after its first --eval_every evaluation) or the file itself")
     if not os.path.exists(file):  # (a pipe, <(...), is read as a file)
         raise ValueError(f"{path}: no such file")
-    points = []
+    points, seen = [], {}  # seen: {step: (line number, point)}
     with open(file, encoding="utf-8-sig", errors="replace") as f:  # (a byte-order mark, as Notepad saves, is none)
         for number, line in enumerate(f, start=1):
             if not line.strip():
@@ -64,6 +64,10 @@ def read_points(path):
                                  "the intervals [low, high] pairs of numbers")
             if (wrong := _out_of_range(point)) is not None:
                 raise ValueError(f"{file} line {number}: {wrong} (not a held-out evaluation of albert_act.pretrain)")
+            if point["step"] in seen and seen[point["step"]][1] != point:  # (pretrain writes one line an update)
+                raise ValueError(f"{file} line {number}: a second evaluation of update {point['step']:,}, other than "
+                                 f"line {seen[point['step']][0]}'s (two runs' curves in one file?): keep one")
+            seen.setdefault(point["step"], (number, point))
             points.append(point)
     if not points:
         raise ValueError(f"{file}: no evaluation yet")

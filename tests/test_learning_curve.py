@@ -119,6 +119,8 @@ def test_learning_curves_join_a_run_and_its_continuation_and_compare_at_shared_u
     (["ACT={text}"], r"text.jsonl line 1: step, accuracies, baselines and loss must be numbers"),
     (["ACT={act}", "ACT={act}"], r"the name 'ACT' is given twice"),
     (["ACT={act}+{back}"], r"back.jsonl line 1: step -500 is no update \(a whole number from 1\)"),
+    (["ACT={twice}"], r"twice.jsonl line 2: a second evaluation of update 500, other than line 1's \(two runs' curves "
+                      r"in one file\?\): keep one"),
     (["ACT={act}+{percent}"], r"percent.jsonl line 1: mlm_accuracy 25.0 is no share in \[0, 1\] \(a percentage\?\)"),
     (["ACT={act}+{longer}"], r"longer.jsonl holds every evaluation of .*act.jsonl \(a copy of its start\)"),
 ])
@@ -131,6 +133,7 @@ def test_learning_curves_refuse_what_does_not_compare(tmp_path, runs, message):
               "tmp": tmp_path, "later": _write(tmp_path / "later.jsonl", [_point(1000, 0.1)]),
               "text": _write(tmp_path / "text.jsonl", [{**_point(500, 0.1), "mlm_accuracy": "0.1"}]),
               "sweep": _write(tmp_path / "lr=3e-4" / "held_out.jsonl", [_point(500, 0.1)]).parent,
+              "twice": _write(tmp_path / "twice.jsonl", [_point(500, 0.1), _point(500, 0.3)]),
               "back": _write(tmp_path / "back.jsonl", [_point(-500, 0.1)]),
               "percent": _write(tmp_path / "percent.jsonl", [{**_point(500, 0.1), "mlm_accuracy": 25.0}]),
               "longer": _write(tmp_path / "longer.jsonl", [_point(500, 0.1), _point(1000, 0.2)])}
