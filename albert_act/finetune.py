@@ -97,7 +97,8 @@ def _stopped(config, earlier):
             return (f"{len(done)} of {len(config.grid_points())} grid points finished (in "
                     f"{os.path.join(output_dir, artifacts.GRID)}); re-run the same command"
                     f"{' without --overwrite' if config.overwrite else ''} to go on from them")
-        saved = glob.glob(os.path.join(glob.escape(output_dir), "**", artifacts.WEIGHTS), recursive=True)
+        saved = glob.glob(os.path.join(glob.escape(output_dir), "**" if config.grid else "", artifacts.WEIGHTS),
+                          recursive=True)  # (one run's own weights: not those of a grid's points there before)
         kept = f"{output_dir} keeps the best epoch saved so far" if saved else "no epoch had finished: no weights were saved"
         return f"{kept}; a fine-tuning run restarts from its --init: re-run the same command"
 

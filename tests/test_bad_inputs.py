@@ -399,10 +399,17 @@ CASES += [
      " --vocab {vocab}", 1, r"other_vocab/eval.tfrecord: made with another vocabulary \(wiki.model, .*\) than the "
      r"model's \(.*vocab.model\)", []),
     # --- an existing output is replaced only with --overwrite ------------------------------------------
+    ("analyze-a-run-before-its-first-checkpoint", ANALYZE.replace("{run}", "{run_starting}"), 1,
+     r"run_starting is a pre-training run with no checkpoint yet \(config.json, no checkpoints/: still starting, or "
+     r"stopped before its first\): give it the time to write one, or another model", []),
     ("analyze-over-an-earlier-analysis", ANALYZE.replace("{tmp}/a", "{earlier}/analysis"), 1,
      r"--output_dir .*analysis holds an earlier analysis \(report.md\); pass --overwrite", ["{earlier}/analysis"]),
     ("finetune-over-a-finished-one", FINETUNE.replace("{tmp}/ft", "{earlier}/ft") + " --task rte --data_dir {rte}", 1,
      r"--output_dir .*ft holds a finished fine-tuning \(results.json\); pass --overwrite", ["{earlier}/ft"]),
+    ("finetune-one-run-into-a-stopped-grid", FINETUNE.replace("{tmp}/ft", "{earlier}/stopped_grid") + " --task rte "
+     "--data_dir {rte}", 1, r"--output_dir .*stopped_grid holds a grid that stopped before its end \(grid/: its finished "
+     r"points, which the grid goes on from\); re-run the grid \(finetune --grid\) to finish it, pass --overwrite",
+     ["{earlier}/stopped_grid"]),
     ("finetune-into-a-point-of-a-grid", FINETUNE.replace("{tmp}/ft", "{earlier}/grid/grid/p") + " --task rte "
      "--data_dir {rte} --overwrite", 1, r"--output_dir .*earlier/grid/grid/p is a point of the grid in .*earlier/grid, "
      r"whose results.json and best export describe it: run the grid again", ["{earlier}/grid"]),
@@ -1153,12 +1160,15 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     _more_bad_files(root, rte)
     _damaged_weights(root, run, export)
     shutil.copytree(export, root / "glue_spelled_models" / "RTE" / "1")  # a folder named as glue_data names RTE
+    (root / "run_starting").mkdir()  # a run before its first checkpoint
+    shutil.copy(Path(tiny_run[0]) / "config.json", root / "run_starting" / "config.json")
     (root / "no_config_run").mkdir()  # a run whose config.json was lost
     shutil.copytree(Path(tiny_run[0]) / "checkpoints", root / "no_config_run" / "checkpoints")
     shutil.copy(vocab, root / "old_vocab.model")
     for name, text in (("analysis/report.md", "# an earlier report\n"), ("ft/results.json", "{}"),
                        ("ft/classifier.json", "{}"), ("s.zip", "an earlier zip"), ("bench/results.json", "{}"),
-                       ("grid/results.json", "{}"), ("grid/finetune_config.json", "{}"), ("grid/grid/p/results.json", "{}")):
+                       ("grid/results.json", "{}"), ("grid/finetune_config.json", "{}"), ("grid/grid/p/results.json", "{}"),
+                       ("stopped_grid/finetune_config.json", "{}"), ("stopped_grid/grid/p/results.json", "{}")):
         (root / "earlier" / name).parent.mkdir(parents=True, exist_ok=True)
         (root / "earlier" / name).write_text(text)
     (root / "ft_copy").mkdir()  # a fine-tuning's record copied into another folder: it names the first
@@ -1196,7 +1206,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
             "utf16_txt": root / "utf16.txt", "utf16le_txt": root / "utf16le.txt",
-            "linked_eval": root / "linked_eval.tfrecord", "copied_eval": root / "copied_eval.tfrecord", "gzip_txt": root / "corpus.txt.gz", "cjk_txt": root / "cjk.txt", "unfinished_models": root / "unfinished_models", "gzip_shard": root / "train.tfrecord.gz", "no_config_run": root / "no_config_run", "old_vocab": root / "old_vocab",
+            "linked_eval": root / "linked_eval.tfrecord", "copied_eval": root / "copied_eval.tfrecord", "gzip_txt": root / "corpus.txt.gz", "cjk_txt": root / "cjk.txt", "unfinished_models": root / "unfinished_models", "gzip_shard": root / "train.tfrecord.gz", "no_config_run": root / "no_config_run", "run_starting": root / "run_starting", "old_vocab": root / "old_vocab",
             "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name,
             **{name: root / name for name in ("damaged_index_run", "truncated_run")},
             "damaged_export": root / "damaged_export" / "1", "moved_export": root / "moved" / "a" / "b" / "1",

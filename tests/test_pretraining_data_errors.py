@@ -280,6 +280,8 @@ def test_files_that_hold_the_same_units_are_refused_and_a_few_shared_ones_noted(
                                   "We met there two times, in all."]) == overlap.keys_of(told)
     assert overlap.sentence_keys(["It was l\u0430te in 1990.", "They went h o m e on the 18th day.",
                                   "Wemetthere,2times,inall."]) == overlap.keys_of(told)
+    assert overlap.sentence_keys(["It was late in 1990. #news #old", "They went home on the 18th day. \u2014 Wikipedia",
+                                  "We met there 2 times, in all."]) == overlap.keys_of(told)  # hashtags, a source
     assert overlap.sentence_keys(['    "It was late in 1990.",', '    "They went home on the 18th day.",']) == (
         overlap.keys_of(told[:2]))
     assert overlap.keys_of(["one hundred and ninety men"]) == overlap.keys_of(["all men"]) != overlap.keys_of(

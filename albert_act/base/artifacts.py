@@ -327,6 +327,10 @@ def check_finetuning_target(output_dir, overwrite=True, grid=False):
     if RESULTS in entries and _gfile().isdir(os.path.join(output_dir, RESULTS)):
         raise ValueError(f"--output_dir {output_dir} holds a folder named {RESULTS}, where the fine-tuning's results "
                          "go: move it away")
+    if GRID in entries and RESULTS not in entries and not grid and not overwrite:  # a grid stopped: its points
+        raise ValueError(f"--output_dir {output_dir} holds a grid that stopped before its end ({GRID}/: its finished "
+                         "points, which the grid goes on from); re-run the grid (finetune --grid) to finish it, pass "
+                         "--overwrite to replace it by this one run, or choose another --output_dir")
     if RESULTS in entries and not overwrite:
         missing = missing_export(output_dir)
         if GRID in entries and grid:  # its points are whole (each checked as the grid goes on): a grid with a damaged

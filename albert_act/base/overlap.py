@@ -28,6 +28,9 @@ _LATEX = re.compile(r"\\[A-Za-z]+\*?")  # a LaTeX command: \textbf{...}, \emph{.
 _WIKI_LINK = re.compile(r"\[\[(?:[^\]|]{0,200}\|)?([^\]|]{0,200})\]\]")  # [[page (film)|shown]]: what it shows
 # a speaker's label ("ALICE:", "Q:", "Dr. Smith:"): up to 3 words, the first capitalised, the last ending in ":"
 _LABEL = re.compile(r"^[^\w\s]*[A-Z\u00c0-\u00de][^\s:]*(?:\s+[^\s:]+){0,2}?:\s+(?=\S)")
+# what a copy may add at each line's end: hashtags ("... Draft. #NBA #history"), an attribution after a sentence's end
+# ("... Draft. — Wikipedia")
+_TRAILER = re.compile(r"(?:\s+#[^\W\d_][\w-]*)+\s*$|(?<=[.!?\"')\]])\s+(?:\u2014|\u2013|--)\s*[^.!?]{1,60}$")
 # a word letter-spaced, as a PDF's small capitals: "S e p t e m b e r" (3 letters or more, each alone)
 _SPACED = re.compile(r"(?<!\S)(?:[^\W\d_] ){2,}[^\W\d_](?!\S)")
 _SPACED_HINT = re.compile(r" [^\W\d_] [^\W\d_] ")  # (a quicker search first: on every line of a corpus)
@@ -51,6 +54,8 @@ class Sentences:
     def feed(self, line):
         """The sentences that `line` (of the stream) ends."""
         line = _LINE_NUMBER.sub("", _markup_free(line), count=1)
+        if ("#" in line or "\u2014" in line or "\u2013" in line or "--" in line) and _TRAILER.search(line):
+            line = _TRAILER.sub("", line)
         if (_SPACED_HINT.search(line) or line[1:2] == " ") and _SPACED.search(line):
             line = _SPACED.sub(lambda spaced: spaced.group().replace(" ", ""), line)
         if not line.split():

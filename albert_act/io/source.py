@@ -81,6 +81,9 @@ def kind_of(path):
     if version:
         raise ValueError(f"{path} holds albert-act SavedModel versions (a TensorFlow Serving base path): give one, "
                          f"e.g. the newest, {version}")
+    if has(CONFIG) and _run_config(os.path.join(path, CONFIG)):  # a pre-training run before its first checkpoint
+        raise ValueError(f"{path} is a pre-training run with no checkpoint yet ({CONFIG}, no {CHECKPOINTS}/: still "
+                         "starting, or stopped before its first): give it the time to write one, or another model")
     inside = _run_holding(path)
     if inside:
         raise ValueError(f"{path} is inside the pre-training run {inside}: give the run dir itself (its newest "
@@ -89,6 +92,14 @@ def kind_of(path):
                      f"({FINETUNED_INFO}), an albert-act SavedModel ({ASSETS}/{EXPORT_INFO}), or a public ALBERT "
                      f"checkpoint: Hugging Face ({HF_CONFIG} + {HF_WEIGHTS}), TF1 ({TF1_CONFIG} + model.ckpt*.index) "
                      f"or keras-hub ({KERAS_HUB_CONFIG} + {KERAS_HUB_WEIGHTS})")
+
+
+def _run_config(path):
+    """Whether the config.json at `path` is a pre-training run's (not a Hugging Face or keras-hub model's)."""
+    try:
+        return "preset" in artifacts.read_json(path)
+    except (ValueError, OSError):
+        return False
 
 
 def _read(path):

@@ -102,10 +102,10 @@ def _write_setup(config, task, data, model, tokenizer):
 
 
 def clear_earlier_run(output_dir):
-    """An earlier run's results, weights and export in `output_dir` (checked replaceable) are removed,
-    results first (the folder stops saying it finished): a stop before this run's first epoch would
+    """An earlier run's results, weights, export and a stopped grid's points in `output_dir` (checked replaceable)
+    are removed, results first (the folder stops saying it finished): a stop before this run's first epoch would
     pair them with this run's settings, and its stop line call them this run's."""
-    for name in (artifacts.RESULTS, artifacts.WEIGHTS, artifacts.EXPORT):
+    for name in (artifacts.RESULTS, artifacts.WEIGHTS, artifacts.EXPORT, artifacts.GRID):
         text_files.remove_any(os.path.join(output_dir, name))
 
 

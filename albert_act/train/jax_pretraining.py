@@ -242,9 +242,13 @@ class JaxPretrainer:
                       train_corpus=np.str_(self.train_corpus or ""))
         path = os.path.join(folder, f"{artifacts.JAX_CHECKPOINT_PREFIX}{update}.npz")
         partial = path + ".partial"
-        with open(partial, "wb") as f:
-            np.savez(f, **arrays)
-        os.replace(partial, path)
+        try:
+            with open(partial, "wb") as f:
+                np.savez(f, **arrays)
+            os.replace(partial, path)
+        finally:  # (a full disk, a stop: no leftover that fills the disk again on the re-run)
+            if os.path.exists(partial):
+                os.remove(partial)
         for old in sorted(checkpoints(directory))[:-keep]:
             os.remove(checkpoints(directory)[old])
 
@@ -375,7 +379,7 @@ def _resume(trainer, config, progress):
     if restored:
         return restored[2]
     if config.init_from:
-        raise ValueError("--init_from on the JAX backend: not yet; start from a run's own checkpoints")
+        raise ValueError("--init_from: not on the JAX backend yet; warm-start on TensorFlow (KERAS_BACKEND unset)")
     return 0, (0, 0, 0)
 
 
