@@ -601,6 +601,9 @@ def test_write_errors_in_words():
     assert write_failures.io_failure(OSError(1, "Operation not permitted", "/sys/x"), "runs/x", kept) == (  # not a full disk
         "could not write runs/x: Operation not permitted (/sys/x); files written whole before are intact: make the "
         "output's folder writable (or choose another) and re-run the same command")
+    assert write_failures.io_failure(OSError(28, "No space left on device", "/r/x"), "runs/x", "no checkpoint was "
+                                     "saved; re-run the same command to start again") == ("could not write runs/x: No "
+        "space left on device (/r/x); no checkpoint was saved; free space and re-run the same command to start again")
     assert write_failures.io_failure(OSError(30, "Read-only file system", "/ro/x"), "ro/x", "shards are written "
                                      "whole; re-run the same command") == ("could not write ro/x: Read-only file system "
         "(/ro/x); shards are written whole; make the output's folder writable (or choose another), then re-run")

@@ -48,7 +48,10 @@ def io_failure(error, output, kept):
         writable = "make the output's folder writable (or choose another)"
         kept = (kept.replace("free space", writable) if "free space" in kept
                 else kept.replace("re-run the same command", f"{writable}, then re-run"))
-    return f"could not write {output}: {write_error(error)}; {kept}"
+    reason = write_error(error)
+    if "No space left" in reason and "free space" not in kept:  # (a re-run as it is would fail the same)
+        kept = kept.replace("re-run the same command", "free space and re-run the same command")
+    return f"could not write {output}: {reason}; {kept}"
 
 
 def write_error(error):
