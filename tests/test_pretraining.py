@@ -216,7 +216,9 @@ def test_bad_input_fails_before_compute(records, tmp_path, overrides, message):
     assert not (tmp_path / "checkpoints").exists()
 
 
-def test_model_dir_with_an_incompatible_run_is_refused(records, tmp_path):
+def test_model_dir_with_an_incompatible_run_is_refused(records, tmp_path, monkeypatch):
+    import keras
+
     from albert_act.train.pretraining_config import another_run, config_record
 
     # What a run leaves (its resolved config.json and a checkpoint), without training one.
@@ -236,6 +238,9 @@ def test_model_dir_with_an_incompatible_run_is_refused(records, tmp_path):
         "or the same settings to resume; to train it on for other --steps, start a new run from its weights: "
         "--init_from r --model_dir <a new dir> (the settings that follow --steps by default, its warm-ups and ponder "
         "ramp, change with it)")
+    monkeypatch.setattr(keras.backend, "backend", lambda: "jax")  # (where --init_from is not yet: said so)
+    assert str(another_run("r", [("steps", 1000, 2000)])).endswith("change with it; on the TensorFlow backend: "
+                                                                    "KERAS_BACKEND unset)")
 
 
 def test_a_model_dir_keeps_its_config_only_while_it_holds_checkpoints(records, tmp_path, capsys):

@@ -444,6 +444,7 @@ def another_run(model_dir, differing):
     resume = f"--preset {preset[0][1]} (and the run's other settings)" if preset else "the same settings"
     longer = "" if preset or "steps" not in (key for key, _, _ in differing) else (
         f"; to train it on for other --steps, start a new run from its weights: --init_from {model_dir} --model_dir "
-        "<a new dir> (the settings that follow --steps by default, its warm-ups and ponder ramp, change with it)")
+        "<a new dir> (the settings that follow --steps by default, its warm-ups and ponder ramp, change with it"
+        + ("; on the TensorFlow backend: KERAS_BACKEND unset" if keras.backend.backend() == "jax" else "") + ")")
     return ValueError(f"{model_dir} holds a run with another config ({details}); use a new --model_dir, or "
                       f"{resume} to resume{longer}")
