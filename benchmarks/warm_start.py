@@ -19,6 +19,7 @@ if not __package__:  # run as a file, where its imports of the package fail
 import argparse
 import json
 import os
+import re
 
 from albert_act.base import cli, entry
 from benchmarks import arguments
@@ -77,6 +78,18 @@ def _run_name(halting, bias):
     return f"{halting}{'' if bias is None else bias:}"
 
 
+def _pretrain(config):
+    """run_pretraining, a refusal of a run of other settings said in this benchmark's flags (not pretrain's)."""
+    try:
+        return run_pretraining(config, progress=False)
+    except ValueError as error:
+        found = re.search(r"holds a run with another config \((.*?)\); use a new --model_dir", str(error))
+        if found is None:
+            raise
+        raise ValueError(f"{config.model_dir} holds a run of this benchmark made with other settings ({found.group(1)}"
+                         "): give another --output_dir, or the --fixed_steps and --steps it was made with") from None
+
+
 def _run(args, variants):
     from albert_act.base import outputs
 
@@ -84,8 +97,7 @@ def _run(args, variants):
     common = dict(train_files=[train], eval_files=[evaluation], vocab=vocab, preset="demo")
     fixed_run = os.path.join(args.output_dir, "fixed")
     print(f"fixed-depth ALBERT: {args.fixed_steps} updates -> {fixed_run}")
-    fixed = run_pretraining(PretrainConfig(model_dir=fixed_run, halting="none", steps=args.fixed_steps, **common),
-                            progress=False)
+    fixed = _pretrain(PretrainConfig(model_dir=fixed_run, halting="none", steps=args.fixed_steps, **common))
     print(f"  held-out MLM {fixed['mlm_accuracy']:.3f}, SOP {fixed['sop_accuracy']:.3f}")
     hf_dir = os.path.join(args.output_dir, "fixed_hf")
     source = Source.open(fixed_run)
@@ -98,7 +110,7 @@ def _run(args, variants):
                                 halting=halting, steps=args.steps, init_from=hf_dir,
                                 backbone_overrides={} if bias is None else {"halting_bias_initializer": bias}, **common)
         before = before_training(config, hf_dir, [evaluation])
-        after = _numbers(run_pretraining(config, progress=False))
+        after = _numbers(_pretrain(config))
         rows.append({"variant": name, "before": before, "after": after})
         print(f"  {name}: before MLM {before['mlm_accuracy']:.3f} it {before['iterations']:.2f}; after "
               f"{args.steps}: MLM {after['mlm_accuracy']:.3f} it {after['iterations']:.2f}")

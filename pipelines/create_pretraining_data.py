@@ -158,6 +158,11 @@ def create_pretraining_data(
     try:
         stats = _write_shards(files, tokenizer, config, staging, num_shards, workers, eval_fraction,
                               shuffle_buffer, docs_per_task, skip_invalid_utf8, invalid_lines, progress, piped)
+        report = _report(stats, invalid_lines, config, files, vocab, num_shards, eval_fraction,
+                         workers, time.perf_counter() - start)
+        _write_report(report, staging)  # (with the shards: an earlier report is replaced by the same move)
+        text_files.move_in_together([(os.path.join(staging, name), os.path.join(output_dir, name))  # all or none,
+                                     for name in text_files.listdir(staging)], staging)  # whatever stops it
     except BaseException as error:
         text_files.rmtree(staging)  # a failed run leaves nothing that looks like output
         if created and not text_files.listdir(output_dir):
@@ -165,13 +170,7 @@ def create_pretraining_data(
         if isinstance(error, OSError):  # a full disk (ENOSPC), a lost mount: a message, not a traceback
             raise _write_failure(error, output_dir, num_shards) from None
         raise
-
-    for name in text_files.listdir(staging):
-        text_files.rename(os.path.join(staging, name), os.path.join(output_dir, name))
-    text_files.rmtree(staging)
-    report = _report(stats, invalid_lines, config, files, vocab, num_shards, eval_fraction,
-                     workers, time.perf_counter() - start)
-    _write_report(report, output_dir)
+    text_files.rmtree(staging)  # (with an earlier report, replaced)
     return report
 
 
@@ -183,6 +182,9 @@ def _check_output_dir(output_dir):
     if not text_files.exists(output_dir):
         return
     existing = text_files.glob(os.path.join(output_dir, "*.tfrecord"))
+    if existing and text_files.exists(os.path.join(output_dir, INCOMPLETE)):  # (a kill while they were moved in)
+        raise ValueError(f"{output_dir} holds {len(existing)} shard(s) and {INCOMPLETE}/: a run killed while it moved "
+                         f"its shards into place, a part of its output; delete them and {INCOMPLETE}/, and re-run")
     if existing:
         raise ValueError(
             f"{output_dir} already holds {len(existing)} shard(s) (e.g. {os.path.basename(existing[0])}); "

@@ -265,13 +265,15 @@ def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed
             text = " ".join(sentence.words)
             for task, label in labels_from_synthetic(sentence).items():
                 rows[task].append((split_of(text), label, text))
-    text_files.makedirs(output_dir)
     counts = {}
-    for task, file_name in TASK_FILES.items():
-        ordered = sorted(rows[task], key=lambda r: SPLITS.index(r[0]))  # SentEval: tr, then va, then te
-        outputs.write_file(os.path.join(output_dir, file_name),  # whole, or the earlier file as it was
-                           "".join(f"{split}\t{label}\t{text}\n" for split, label, text in ordered).encode("utf-8"))
-        counts[task] = dict(collections.Counter(r[0] for r in ordered))
+    with outputs.staging_dir(output_dir) as staging:  # the four files moved in together: all or none
+        for task, file_name in TASK_FILES.items():
+            ordered = sorted(rows[task], key=lambda r: SPLITS.index(r[0]))  # SentEval: tr, then va, then te
+            outputs.write_file(os.path.join(staging, file_name),
+                               "".join(f"{split}\t{label}\t{text}\n" for split, label, text in ordered).encode("utf-8"))
+            counts[task] = dict(collections.Counter(r[0] for r in ordered))
+        text_files.move_in_together([(os.path.join(staging, name), os.path.join(output_dir, name))
+                                     for name in TASK_FILES.values()], staging)
     return counts
 
 
@@ -307,12 +309,12 @@ def main(argv=None):
                  "the CoNLL-U files are read as they are; drop --seed")
     def kept():  # asked when the stop comes: the task files written by then
         there = [name for name in TASK_FILES.values() if os.path.exists(os.path.join(args.output_dir, name))]
-        return (f"{', '.join(there)} in {args.output_dir} {'is' if len(there) == 1 else 'are'} whole (each task file "
-                "is written whole or not at all); re-run the same command with --overwrite" if there else
-                f"no task file was written to {args.output_dir}; re-run the same command")
+        return (f"{', '.join(there)} in {args.output_dir} {'is' if len(there) == 1 else 'are'} one whole set (the "
+                "task files are moved in together, all or none); re-run the same command with --overwrite" if there
+                else f"no task file was written to {args.output_dir}; re-run the same command")
 
-    with cli.failures(args.output_dir, "each task file is written whole (one there before, whole or replaced whole): "
-                      "free space and re-run the same command", kept):
+    with cli.failures(args.output_dir, "the task files are moved in together, all or none (those there before are "
+                      "intact): free space and re-run the same command", kept):
         check_output_dir(args.output_dir, args.overwrite)
         files = text_files.expand_patterns(args.conllu) if args.conllu else []
         text_files.check_inputs_are_not_outputs(files, [os.path.join(args.output_dir, n) for n in TASK_FILES.values()],

@@ -399,6 +399,12 @@ CASES += [
      " --vocab {vocab}", 1, r"other_vocab/eval.tfrecord: made with another vocabulary \(wiki.model, .*\) than the "
      r"model's \(.*vocab.model\)", []),
     # --- an existing output is replaced only with --overwrite ------------------------------------------
+    ("pretrain-records-of-a-killed-data-tool", PRETRAIN.replace("--train_files {train}", "--train_files "
+     "{killed_records}/train-00000-of-00004.tfrecord"), 1, r"killed_records holds _incomplete/ beside its shards: a "
+     r"data tool killed while it moved its shards into place, a part of its output; make the records again", []),
+    ("data-into-the-output-of-a-killed-run", DATA.replace("{tmp}/records", "{killed_records}") + " --input {corpus}", 1,
+     r"killed_records holds 1 shard\(s\) and _incomplete/: a run killed while it moved its shards into place, a part "
+     r"of its output; delete them and _incomplete/, and re-run", ["{killed_records}"]),
     ("analyze-a-run-before-its-first-checkpoint", ANALYZE.replace("{run}", "{run_starting}"), 1,
      r"run_starting is a pre-training run with no checkpoint yet \(config.json, no checkpoints/: still starting, or "
      r"stopped before its first\): give it the time to write one, or another model", []),
@@ -1160,6 +1166,9 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     _more_bad_files(root, rte)
     _damaged_weights(root, run, export)
     shutil.copytree(export, root / "glue_spelled_models" / "RTE" / "1")  # a folder named as glue_data names RTE
+    (root / "killed_records" / "_incomplete").mkdir(parents=True)  # a data tool killed while it moved its shards in
+    shutil.copy(next(Path(records[0]).parent.glob(Path(records[0]).name)), root / "killed_records" /
+                "train-00000-of-00004.tfrecord")
     (root / "run_starting").mkdir()  # a run before its first checkpoint
     shutil.copy(Path(tiny_run[0]) / "config.json", root / "run_starting" / "config.json")
     (root / "no_config_run").mkdir()  # a run whose config.json was lost
@@ -1206,7 +1215,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
             "utf16_txt": root / "utf16.txt", "utf16le_txt": root / "utf16le.txt",
-            "linked_eval": root / "linked_eval.tfrecord", "copied_eval": root / "copied_eval.tfrecord", "gzip_txt": root / "corpus.txt.gz", "cjk_txt": root / "cjk.txt", "unfinished_models": root / "unfinished_models", "gzip_shard": root / "train.tfrecord.gz", "no_config_run": root / "no_config_run", "run_starting": root / "run_starting", "old_vocab": root / "old_vocab",
+            "linked_eval": root / "linked_eval.tfrecord", "copied_eval": root / "copied_eval.tfrecord", "gzip_txt": root / "corpus.txt.gz", "cjk_txt": root / "cjk.txt", "unfinished_models": root / "unfinished_models", "gzip_shard": root / "train.tfrecord.gz", "no_config_run": root / "no_config_run", "run_starting": root / "run_starting", "killed_records": root / "killed_records", "old_vocab": root / "old_vocab",
             "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name,
             **{name: root / name for name in ("damaged_index_run", "truncated_run")},
             "damaged_export": root / "damaged_export" / "1", "moved_export": root / "moved" / "a" / "b" / "1",

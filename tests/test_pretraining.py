@@ -238,6 +238,13 @@ def test_model_dir_with_an_incompatible_run_is_refused(records, tmp_path, monkey
         "or the same settings to resume; to train it on for other --steps, start a new run from its weights: "
         "--init_from r --model_dir <a new dir> (the settings that follow --steps by default, its warm-ups and ponder "
         "ramp, change with it)")
+    from benchmarks import warm_start  # its runs' refusal in its own flags (round 30 E228)
+
+    monkeypatch.setattr(warm_start, "run_pretraining", lambda config, progress: (_ for _ in ()).throw(
+        another_run(config.model_dir, [("steps", 5, 8)])))
+    with pytest.raises(ValueError, match=r"^o/fixed holds a run of this benchmark made with other settings \(steps: 5 "
+                                         r"there, 8 now\): give another --output_dir, or the --fixed_steps and --steps"):
+        warm_start._pretrain(dataclasses.replace(_config(records, "o/fixed", steps=8)))
     monkeypatch.setattr(keras.backend, "backend", lambda: "jax")  # (where --init_from is not yet: said so)
     assert str(another_run("r", [("steps", 1000, 2000)])).endswith("change with it; on the TensorFlow backend: "
                                                                     "KERAS_BACKEND unset)")

@@ -213,6 +213,36 @@ def test_a_full_disk_is_a_message_and_leaves_nothing(wiki_vocab, tmp_path, monke
     _assert_nothing_written(tmp_path / "out")
 
 
+def test_a_stop_while_the_shards_move_in_leaves_the_folder_as_it_was(wiki_vocab, tmp_path, monkeypatch):
+    """Ctrl-C while the shards moved out of _incomplete/ one by one left a part of them (round 30 E214: 16 of
+    1,000, 'nothing was written'): now they move in together, all or none, with the report; an earlier report stays."""
+    from albert_act.base import text_files
+
+    corpus, out = tmp_path / "corpus.txt", tmp_path / "out"
+    corpus.write_text(_documents(3))
+    out.mkdir()
+    (out / "stats.json").write_text("an earlier report")
+    renames, rename = [], text_files.rename
+
+    def stopped_at_the_third(source, destination):
+        renames.append(destination)
+        if len(renames) == 3:
+            raise KeyboardInterrupt("signal 2")
+        rename(source, destination)
+
+    monkeypatch.setattr(text_files, "rename", stopped_at_the_third)
+    with pytest.raises(KeyboardInterrupt):
+        _run(wiki_vocab, [corpus], out)
+    assert sorted(p.name for p in out.iterdir()) == ["stats.json"] and (out / "stats.json").read_text() == (
+        "an earlier report") and len(renames) > 3  # (and the renames made were undone)
+    monkeypatch.setattr(text_files, "rename", rename)
+    _run(wiki_vocab, [corpus], out)
+    assert sorted(p.name for p in out.glob("*.tfrecord")) == ["eval-00000-of-00001.tfrecord",
+                                                               "train-00000-of-00002.tfrecord",
+                                                               "train-00001-of-00002.tfrecord"]
+    assert (out / "stats.json").read_text().startswith("{")
+
+
 @pytest.mark.parametrize("name, value, words", [("eval_fraction", 0.6, r"a number in \[0, 0.5\]"),
                                                 ("num_shards", 0, r"an integer in \[1, 100000\]")])
 def test_the_function_and_its_flags_hold_one_rule(tmp_path, name, value, words):

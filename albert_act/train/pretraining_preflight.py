@@ -40,6 +40,10 @@ def preflight(config, replicas, sample_records=2000):
 def _check_records(config, sample_records):
     """Training and held-out records that exist, are not each other, fit the model and share one shape."""
     train_files, eval_files = record_files(config.train_files, "training"), record_files(config.eval_files, "evaluation")
+    for folder in sorted({os.path.dirname(path) for path in train_files + eval_files}):  # (SIGKILL on the data tool)
+        if tf.io.gfile.exists(os.path.join(folder, artifacts.INCOMPLETE)):
+            raise ValueError(f"{folder} holds {artifacts.INCOMPLETE}/ beside its shards: a data tool killed while it "
+                             "moved its shards into place, a part of its output; make the records again")
     shared = artifacts.same_files(eval_files, train_files)
     if shared:
         named = "; ".join(f"{e} is {t}" if e == t else f"{e} is the training file {t}" for e, t in shared[:3])
