@@ -115,9 +115,10 @@ def _check_target(config, args):
     if ("output_dir" in getattr(args, "from_file", {}) and "output_dir" not in args.typed
             and os.path.basename(args.config) == artifacts.FINETUNE_CONFIG
             and os.path.realpath(os.path.dirname(os.path.abspath(args.config))) != os.path.realpath(config.output_dir)):
+        relative = "" if os.path.isabs(args.from_file["output_dir"]) else ", relative to the current folder"
         raise ValueError(f"--config {args.config} is the record of a fine-tuning in {config.output_dir} (its "
-                         f"output_dir), not of the folder it lies in (a copy, or a move?): give --output_dir, the "
-                         "folder to write")
+                         f"output_dir{relative}), not of the folder it lies in (a copy, or a move?): give --output_dir, "
+                         "the folder to write")
 
     grid_dir = os.path.dirname(os.path.dirname(os.path.normpath(config.output_dir)))  # (a grid's point's)
     if (os.path.basename(os.path.dirname(os.path.normpath(config.output_dir))) == artifacts.GRID and grid_dir

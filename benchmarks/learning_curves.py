@@ -102,7 +102,7 @@ def _out_of_range(point):
             if not all(0 <= v < float("inf") for v in values):
                 return f"{key} {point[key]} is no loss (a number from 0)"
         elif not all(0 <= v <= 1 for v in values):
-            return f"{key} {point[key]} is no share in [0, 1]{' (a percentage?)' if max(values) <= 100 else ''}"
+            return f"{key} {point[key]} is no share in [0, 1]{' (a percentage?)' if 1 < max(values) <= 100 and min(values) >= 0 else ''}"
     return None
 
 

@@ -280,8 +280,9 @@ def check_export_target(export_dir, overwrite=False, source=None, flag="--output
     if source is not None and same_path(export_dir, source):
         raise ValueError(f"{flag} {export_dir} is the --checkpoint being exported; write the export to another dir")
     outputs.check_dir_target(export_dir, flag)
-    owner = os.path.dirname(os.path.dirname(os.path.normpath(export_dir)))  # <fine-tuning dir>/export/1's
-    if source is not None and owner and not same_path(owner, source) and any(  # (the fine-tuning's own: no source)
+    parent = os.path.dirname(os.path.normpath(export_dir))  # <fine-tuning dir>/export/1: the dir's own export
+    owner = os.path.dirname(parent)  # (its own, or a point of its grid's, is written again; a fine-tuning: no source)
+    if source is not None and os.path.basename(parent) == EXPORT and owner and not _within(source, owner) and any(
             _gfile().exists(os.path.join(owner, f)) for f in (FINETUNED_INFO, FINETUNE_CONFIG)):
         raise ValueError(f"{flag} {export_dir} is the export of the fine-tuning in {owner} (its {RESULTS} names it): "
                          f"write this one to another {flag}")
@@ -299,6 +300,12 @@ def check_export_target(export_dir, overwrite=False, source=None, flag="--output
                          f"a SavedModel, so choose another {flag}")
     if not overwrite:
         raise ValueError(f"{flag} {export_dir} exists; choose a new version number (e.g. .../2) or pass --overwrite")
+
+
+def _within(path, folder):
+    """Whether `path` is `folder` or inside it (links followed)."""
+    path, folder = os.path.realpath(path), os.path.realpath(folder)
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def check_finetuning_target(output_dir, overwrite=True, grid=False):

@@ -12,18 +12,24 @@ ABBREVIATION = 8  # characters: a one-word sentence as long or shorter ("Mr.", "
 CHUNK = 40  # words: a longer run without a sentence's end (a list, a text without stops) is cut every 40 words
 MIN_WORDS = 3  # a shorter sentence ("Yes.", "Thank you.", "See also") is any text's: no sign of a copy
 # a line's number, label or time: "     1<TAB>" (cat -n, nl), "1. ", "12) ", "7| ", "7 | ", "7|", "00012 ", "7: ", "L7 ",
-# "#7 ", "(7) ", "a) ", "(b) ", "xii. ", "No. 7 ", "Art. 7 ", "notes.txt:7:" (grep -n's), "[00:01:02] ", "00:01,250 ",
-# "2023-01-05 12:07:07 " (a log's); a number alone (a label of another form: "7 - ", "<7> ", "[^7]: ", "②", a page's)
-# is no word of a key (`_key`)
+# "#7 ", "(7) ", "a) ", "(b) ", "xii. ", "No. 7 ", "Art. 7 ", "notes.txt:7:" (grep -n's), a number with marks around it
+# ("7 - ", "7 :: ", "<7> ", "[^7]: ", "\u00b67 ", "7:The"), "1.0.1 ", "\u2461 ", "[00:01:02] ", "00:01,250 ",
+# "2023-01-05 12:07:07 " (a log's); not a number that begins a sentence ("1990 was ...")
 _LINE_NUMBER = re.compile(r"^\s*(?:\d{1,7}(?:\t|\s?[.)|:](?:\s|$)|\|)|0\d{1,6}\s|[L#]\d{1,7}[.)|:]?(?:\s|$)|\(\d{1,7}\)\s|\(?[A-Za-z]\)\s|"
-                          r"(?:No|Nr|Art|Sec|Para|Item)\.?\s?\d{1,7}[.):]?\s|[^\s:]{1,200}:\d{1,7}[:-]|"
+                          r"(?:No|Nr|Art|Sec|Para|Item)\.?\s?\d{1,7}[.):]?\s|(?=[^\s:]{0,200}[A-Za-z])[^\s:]{1,200}:\d{1,7}[:-]|"
+                          r"(?:[^\w\s]{1,3}\d{1,7}[^\w\s]{0,3}|\d{1,7}\s?[^\w\s]{1,3}|\d{1,3}(?:\.\d{1,3}){2,3}|[\u2460-\u24ff\u2776-\u2793])"
+                          r"(?:\s|(?=[^\W\d_]))|"
                           r"(?:[ivxlc]{1,7}|[IVXLC]{1,7})[.)]\s|\[?\d{1,2}(?::\d{2}){1,2}(?:[.,]\d{1,3})?\]?\s|"
                           r"\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d)?\]?\s)")
+# a page's number at a line's end, after a sentence's end or two spaces ("... Draft.  12"); footnotes' superscript
+# digits ("player\u00b3")
+_PAGE_NUMBER = re.compile(r"(?:(?<=[.!?\"')\]])\s+|\s{2,})\d{1,4}\s*$")
+_SUPERSCRIPTS = str.maketrans("", "", "\u00b9\u00b2\u00b3\u2070\u2074\u2075\u2076\u2077\u2078\u2079")
 _TAG = re.compile(r"</?[A-Za-z][^<>]{0,80}>")  # HTML or XML markup: <p>, </b>, <span class="x">
 _CITATION = re.compile(r"\[\d{1,3}\]")  # a footnote's mark: "[1]"
 # what parentheses hold, with a number or an address: "(p. 12)", "(Smith, 2001)", a link's "(https://...)"; not "(LUB)"
 _ASIDE = re.compile(r"\([^()]{0,200}\)")
-_NUMBER_OR_ADDRESS = re.compile(r"\d|://")  # (or a number in words: `NUMBER_WORDS`)
+_NUMBER_OR_ADDRESS = re.compile(r"\d|://")
 _LATEX = re.compile(r"\\[A-Za-z]+\*?")  # a LaTeX command: \textbf{...}, \emph{...}
 _WIKI_LINK = re.compile(r"\[\[(?:[^\]|]{0,200}\|)?([^\]|]{0,200})\]\]")  # [[page (film)|shown]]: what it shows
 # a speaker's label ("ALICE:", "Q:", "Dr. Smith:"): up to 3 words, the first capitalised, the last ending in ":"
@@ -53,7 +59,11 @@ class Sentences:
 
     def feed(self, line):
         """The sentences that `line` (of the stream) ends."""
-        line = _LINE_NUMBER.sub("", _markup_free(line), count=1)
+        line = _LINE_NUMBER.sub("", _markup_free(line if line.isascii() else line.translate(_SUPERSCRIPTS)), count=1)
+        if line.strip().isdigit():  # a line that is a number alone: a page's, or a label put above its line
+            return []
+        if line[-1:].isdigit() and _PAGE_NUMBER.search(line):
+            line = _PAGE_NUMBER.sub("", line)
         if ("#" in line or "\u2014" in line or "\u2013" in line or "--" in line) and _TRAILER.search(line):
             line = _TRAILER.sub("", line)
         if (_SPACED_HINT.search(line) or line[1:2] == " ") and _SPACED.search(line):
@@ -95,8 +105,8 @@ def tree_keys(trees):
 
 
 def keys_of(sentences):
-    """The keys (64-bit digests, as `unit_key`'s) of the sentences of `MIN_WORDS` words (runs of letters, numbers
-    aside) or more, as `_key` reads them, each without a speaker's label at its start (`_LABEL`: a dialogue written
+    """The keys (64-bit digests, as `unit_key`'s) of the sentences of `MIN_WORDS` words (runs of letters or digits)
+    or more, as `_key` reads them, each without a speaker's label at its start (`_LABEL`: a dialogue written
     on one line)."""
     keys = []
     for sentence in sentences:
@@ -108,29 +118,11 @@ def keys_of(sentences):
 
 def _key(sentence):
     """A sentence's words for the overlap check, joined, and how many: its `_words`, with letters that look like
-    Latin ones read as those, but its numbers, in digits ("7", "18th": a line's label or page number of whatever
-    form, or not) or in words ("eighteenth", "one hundred and ninety": a copy read aloud), and with the digits inside
-    a word dropped ("2015nba": a copy without its spaces)."""
-    words = _WORD.findall(_plain(sentence if sentence.isascii() else sentence.translate(_LOOKALIKES)).casefold())
-    if not NUMBER_WORDS.isdisjoint(words):
-        number = [word in NUMBER_WORDS for word in words]
-        words = [word for i, word in enumerate(words) if not number[i] and not (
-            word == "and" and 0 < i < len(words) - 1 and number[i - 1] and number[i + 1])]
-    letters = "".join(words)
-    if letters.isalpha():
-        return letters, len(words)
-    words = [word for word in words if not _NUMBER.match(word)]
-    return _DIGITS.sub("", "".join(words)), len(words)
-
-
-NUMBER_WORDS = frozenset(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
-    "eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion first "
-    "second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth "
-    "sixteenth seventeenth eighteenth nineteenth twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth "
-    "ninetieth hundredth thousandth millionth".split())
-_NUMBER = re.compile(r"\d+(?:st|nd|rd|th|s)?$")  # "7", "18th", "1990s"
-_DIGITS = re.compile(r"\d+")
+    Latin ones read as those."""
+    if not sentence.isascii():
+        sentence = sentence.translate(_LOOKALIKES)
+    words = _words(sentence)
+    return "".join(words), len(words)
 
 
 def unit_key(text):
@@ -152,6 +144,10 @@ def _markup_free(text):
     """`text` without what marks it up and is no word of it: HTML entities read (&amp; is &, &nbsp; a space),
     tags, LaTeX commands and footnote marks ("[1]") dropped, a wiki link's shown text kept; and without what
     parentheses hold where it has a number or an address (a page, a citation, a link's: added to a copy or not)."""
+    if "%20" in text:  # a URL-encoded copy
+        import urllib.parse
+
+        text = urllib.parse.unquote(text)
     if "&" in text:
         import html
 
@@ -166,9 +162,7 @@ def _markup_free(text):
 
 
 def _aside(match):
-    aside = match.group()
-    number = _NUMBER_OR_ADDRESS.search(aside) or not NUMBER_WORDS.isdisjoint(_WORD.findall(aside.casefold()))
-    return " " if number else aside
+    return " " if _NUMBER_OR_ADDRESS.search(match.group()) else match.group()
 
 
 def _digest(words):

@@ -23,23 +23,25 @@ _NUMBERED = re.compile(r"\s*\d+\t[^\t]*$")  # "     1<TAB>text", as cat -n numbe
 # A CSV row whose text is its one quoted field, the others bare (ids, labels): '7,"The text, as it is.",1'; or a header
 _CSV_LINE = re.compile(r'\s*(?:(?:[^\s,"]+,)+"(?:[^"]|"")*"(?:,[^\s,"]+)*|"(?:[^"]|"")*"(?:,[^\s,"]+)+)\s*$')
 _CSV_HEADER = re.compile(r"\s*\w+(?:([,;])\w+)(?:\1\w+)*\s*$")  # "id,sentence,label", "sentence;label"
-_LABELLED_CSV = re.compile(r".*[,;]\s*[-+]?\d+(?:\.\d+)?\s*$")  # "it is a good film,1": a row ending with its label
+# a row ending with its label, no space after its separator: "it is a good film,1"; not "Roses are red, 1"
+_LABELLED_CSV = re.compile(r".*\S[,;][-+]?\d{1,3}(?:\.\d+)?\s*$")
 _QUOTED_CSV = re.compile(r'\s*"(?:[^"]|"")*"(?:,"(?:[^"]|"")*")+\s*$')  # '"7","The text.","1"'
 _JSON_LINE = re.compile(r"\s*\{\s*\".*\}\s*$")  # {"text": "..."}
-# A YAML item: '- text: "The text."', "sentence: 'The text.'"; not a script's 'ALICE: "Hello."'
-_YAML_ITEM = re.compile(r"""\s*(?:-\s+[A-Za-z_]|[a-z_])[\w-]*:\s+(?:"[^"]*"|'[^']*')\s*$""")
+# A YAML list's item: '- text: "The text."'; not a script's 'alice: "Hello."'
+_YAML_ITEM = re.compile(r"""\s*-\s+[A-Za-z_][\w-]*:\s+(?:"[^"]*"|'[^']*')\s*$""")
 _FASTTEXT = re.compile(r"\s*__label__\S+\s")  # "__label__1 The text."
 _TAG_LINE = re.compile(r"\s*</?[A-Za-z][^<>]*>\s*$")  # a line that is one tag: "<doc id=\"1\">", "<s>", "</p>"
 # Lines that are some tool's output, not text: a SQL dump's statements, LRC lyrics' tags and times, SentencePiece's
 # ids or pieces (spm_encode), subword-nmt's BPE ("Jar@@ red"), a gettext catalogue's entries
-_SQL = re.compile(r"\s*(?:--|/\*|(?:CREATE|DROP|ALTER|LOCK|UNLOCK)\s+TABLES?\b|INSERT\s+INTO\b|SET\s+[@A-Z_]|"
-                  r"BEGIN\s+TRANSACTION|COMMIT;|PRAGMA\s)")
-_LRC = re.compile(r"\s*\[(?:\d+:\d\d\.\d+|[a-z]{2,6}:[^\]]*)\]")  # "[00:12.00]", "[ti:Title]"; not a log's "[12:30:45]"
-_IDS = re.compile(r"\s*\d+(?:\s+\d+){3,}\s*$")  # "1963 1 13 1967"
+_SQL = re.compile(r"\s*(?:(?:CREATE|DROP|ALTER)\s+TABLE\s.*[(;]|INSERT\s+INTO\s+\S+.*\bVALUES\b|LOCK\s+TABLES\s+\S+\s+WRITE;|"
+                  r"SET\s+(?:NAMES\s|@|SQL_|FOREIGN_KEY_CHECKS|character_set|time_zone)|BEGIN\s+TRANSACTION;|PRAGMA\s+\w+)")
+# LRC's "[00:12.00]" and its tags ("[ti:Title]", "[ar:...]"); not a log's "[12:30:45]", nor "[edit: a typo]"
+_LRC = re.compile(r"\s*\[(?:\d+:\d\d\.\d+|(?:ti|ar|al|au|by|offset|re|ve|length|la|id):[^\]]*)\]")
+_IDS = re.compile(r"\s*\d+(?:\s+\d+){7,}\s*$")  # "1963 1 13 1967 15 1963 1 1968 ...": 8 numbers or more
 _PIECES = re.compile(r"(?:.*(?:^|\s)\u2581){3}")  # "▁ J ar r ed ▁ S h a w ▁is"
 _BPE = re.compile(r"(?:.*\S@@ ){2}")  # "Jar@@ red Sha@@ w"
 _GETTEXT = re.compile(r'\s*(?:msgid|msgstr|msgctxt|msgid_plural)\s+"|\s*"[^"]*\\n"\s*$')
-_ID = re.compile(r"[\w.:-]*\d[\w.:-]*$")  # a row's id: "doc00001", "s7", "en-12"
+_ID = re.compile(r"(?=[\w.:-]*[A-Za-z])[\w.:-]*\d[\w.:-]*$")  # a row's id: "doc00001", "s7", "en-12"; not "1.", "08:00"
 # A tagger's output, words with their tags: "Pierre/NNP Vinken/NNP ,/,"
 _TAGGED = re.compile(r"\s*[^\s/]+/[A-Z$.,:`'()#-]+(?:\s+[^\s/]+/[A-Z$.,:`'()#-]+){2,}\s*$")
 _TOKEN_TAGS = re.compile(r"\s*\S+(?: \S+){1,4} (?:O|[BIES]-[\w-]+)\s*$")  # "EU NNP I-NP B-ORG": a token a line, tags
@@ -51,7 +53,9 @@ _OPENING_STARTS = (("[{", "a JSON document"), ("[Script Info]", "a subtitle file
                    ("-DOCSTART-", "CoNLL-2003 columns (a token a line)"), ("{\\rtf", "an RTF document"),
                    ("<?xml", "an XML document"), ("<!DOCTYPE", "an HTML or XML document"),
                    ("<html", "an HTML document"), ("\\documentclass", "a LaTeX document"),
-                   ("msgid ", "a gettext catalogue (.po)"))
+                   ("msgid ", "a gettext catalogue (.po)"), ("-- MySQL dump", "a SQL dump"),
+                   ("-- PostgreSQL database dump", "a SQL dump"), ("PRAGMA foreign_keys", "a SQL dump"),
+                   ("BEGIN TRANSACTION;", "a SQL dump"))
 # A subtitle's timing: "00:00:03,000 --> 00:00:06,000" (SRT, WebVTT), "0:00:03.000,0:00:06.000" (YouTube's .sbv)
 _TIMING = re.compile(r"\s*(?:(?:\d+:)?\d\d:\d\d[,.]\d{3}\s+-->\s+(?:\d+:)?\d\d:\d\d[,.]\d{3}|"
                      r"\d+:\d\d:\d\d\.\d{3},\d+:\d\d:\d\d\.\d{3}\s*$)")
@@ -114,7 +118,7 @@ def _refusal(path, kind, number, line, first, first_number):
     if kind == "csv":
         return (f"{path} line {number}: a CSV row ({shown!r}: its text a quoted field, or a label after it), where plain "
                 "text is read; give "
-                "the text itself (that field alone, a line each)")
+                "the text itself (its text column alone, a line each)")
     columns = first.split("\t")
     return (f"{path} line {number}: a table's row ({len(columns)} tab-separated columns, as from line "
             f"{first_number}: {', '.join(repr(c[:20]) for c in columns[:4])}{', ...' if len(columns) > 4 else ''}), "
