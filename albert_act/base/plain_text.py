@@ -19,6 +19,7 @@ _SPACED_TOKEN_LINE = re.compile(r"\s*(?:\S+ [A-Z$.,:`'()#-]+ \d+|\d+(?: \S+){5} 
 # A bracketed tree's line, made of brackets, labels and leaves only: "( (S", "    (NP-SBJ", "(NP (NNP Pierre) )",
 # "(, ,)"; not "(see above) and so on.", "(Applause)"
 _TREE_LINE = re.compile(r"(?:\([^\s()]+ [^\s()]+\)|\([^\s()]*(?=[\s(]|$)|\)|\s)+$")
+_TABLE_RULE = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")  # a Markdown table's "--- | ---"
 _NUMBERED = re.compile(r"\s*\d+\t[^\t]*$")  # "     1<TAB>text", as cat -n numbers lines
 # A CSV row whose text is its one quoted field, the others bare (ids, labels): '7,"The text, as it is.",1'; or a header
 _CSV_LINE = re.compile(r'\s*(?:(?:[^\s,"]+,)+"(?:[^"]|"")*"(?:,[^\s,"]+)*|"(?:[^"]|"")*"(?:,[^\s,"]+)+)\s*$')
@@ -27,8 +28,9 @@ _CSV_HEADER = re.compile(r"\s*\w+(?:([,;])\w+)(?:\1\w+)*\s*$")  # "id,sentence,l
 _LABELLED_CSV = re.compile(r".*\S[,;][-+]?\d{1,3}(?:\.\d+)?\s*$")
 _QUOTED_CSV = re.compile(r'\s*"(?:[^"]|"")*"(?:,"(?:[^"]|"")*")+\s*$')  # '"7","The text.","1"'
 _JSON_LINE = re.compile(r"\s*\{\s*\".*\}\s*$")  # {"text": "..."}
-# A YAML list's item: '- text: "The text."'; not a script's 'alice: "Hello."'
-_YAML_ITEM = re.compile(r"""\s*-\s+[A-Za-z_][\w-]*:\s+(?:"[^"]*"|'[^']*')\s*$""")
+# A YAML list's item or a mapping's key (a key with '_' or a digit): '- text: "The text."', 'key_0: "The text."'; not
+# a script's 'alice: "Hello."'
+_YAML_ITEM = re.compile(r"""\s*(?:-\s+[A-Za-z_][\w-]*|[A-Za-z][\w-]*[_\d][\w-]*):\s+(?:"[^"]*"|'[^']*')\s*$""")
 _FASTTEXT = re.compile(r"\s*__label__\S+\s")  # "__label__1 The text."
 _TAG_LINE = re.compile(r"\s*</?[A-Za-z][^<>]*>\s*$")  # a line that is one tag: "<doc id=\"1\">", "<s>", "</p>"
 # Lines that are some tool's output, not text: a SQL dump's statements, LRC lyrics' tags and times, SentencePiece's
@@ -37,14 +39,27 @@ _SQL = re.compile(r"\s*(?:(?:CREATE|DROP|ALTER)\s+TABLE\s.*[(;]|INSERT\s+INTO\s+
                   r"SET\s+(?:NAMES\s|@|SQL_|FOREIGN_KEY_CHECKS|character_set|time_zone)|BEGIN\s+TRANSACTION;|PRAGMA\s+\w+)")
 # LRC's "[00:12.00]" and its tags ("[ti:Title]", "[ar:...]"); not a log's "[12:30:45]", nor "[edit: a typo]"
 _LRC = re.compile(r"\s*\[(?:\d+:\d\d\.\d+|(?:ti|ar|al|au|by|offset|re|ve|length|la|id):[^\]]*)\]")
-_IDS = re.compile(r"\s*\d+(?:\s+\d+){7,}\s*$")  # "1963 1 13 1967 15 1963 1 1968 ...": 8 numbers or more
+_IDS = re.compile(r"\s*\d+(?:(?:\s+|\s*,\s*)\d+){7,}\s*,?\s*$")  # "1963 1 13 1967 15 1963 1 1968 ...": 8 or more
 _PIECES = re.compile(r"(?:.*(?:^|\s)\u2581){3}")  # "▁ J ar r ed ▁ S h a w ▁is"
 _BPE = re.compile(r"(?:.*\S@@ ){2}")  # "Jar@@ red Sha@@ w"
 _GETTEXT = re.compile(r'\s*(?:msgid|msgstr|msgctxt|msgid_plural)\s+"|\s*"[^"]*\\n"\s*$')
+# More tools' output: WordPiece ("Vic ##tor"), GPT-2's byte-level BPE ("Chaim \u0120Lavy"), word-factors
+# ("Victor|NN|victor"), enhanced LRC's word times ("<00:01.00> word"), lists of ids or words ("[3008, 2888, ...]",
+# "['Victor', 'Chaim', ...]"), an INI/TOML file's sections and keys, a fastText label at the line's end
+_WORDPIECE = re.compile(r"(?:.*\s##\w){2}")
+_GPT2 = re.compile(r"(?:.*\u0120\w){2}")
+_FACTORED = re.compile(r"(?:\S+\|\S+\|\S+(?:\s+|$)){3}")
+_WORD_TIMES = re.compile(r"(?:.*<\d+:\d\d\.\d+>){2}")
+_LIST = re.compile(r"""\s*\[(?:\d+|'[^']*'|"[^"]*")(?:,\s*(?:\d+|'[^']*'|"[^"]*")){3,}""")
+_INI = re.compile(r"""\s*(?:\[[\w .-]+\]|[\w.-]+\s*=\s*(?:"[^"]*"|'[^']*'|[-+]?\d+(?:\.\d+)?|true|false))\s*$""")
+_SQL_COPY = re.compile(r"\s*COPY\s+\S+.*\bFROM\s+stdin;")  # PostgreSQL's dump of a table's rows
+_FASTTEXT_END = re.compile(r".*\s__label__\S+\s*$")
+# A line of HTML that opens and closes with tags: '<div class="c"><span>The text.</span><br/></div>'
+_HTML_LINE = re.compile(r"\s*<[A-Za-z][^<>]*>.*<[^<>]+>\s*$")
 _ID = re.compile(r"(?=[\w.:-]*[A-Za-z])[\w.:-]*\d[\w.:-]*$")  # a row's id: "doc00001", "s7", "en-12"; not "1.", "08:00"
 # A tagger's output, words with their tags: "Pierre/NNP Vinken/NNP ,/,"
 _TAGGED = re.compile(r"\s*[^\s/]+/[A-Z$.,:`'()#-]+(?:\s+[^\s/]+/[A-Z$.,:`'()#-]+){2,}\s*$")
-_TOKEN_TAGS = re.compile(r"\s*\S+(?: \S+){1,4} (?:O|[BIES]-[\w-]+)\s*$")  # "EU NNP I-NP B-ORG": a token a line, tags
+_TOKEN_TAGS = re.compile(r"\s*\S+(?: \S+){0,4} (?:O|[BIES]-[\w-]+)\s*$")  # "EU NNP I-NP B-ORG": a token a line, tags
 # What a first line says a file is, the whole line ("[": a JSON document; "WEBVTT", not "WEBVTT is ...": prose) or
 # its start ("[Script Info]": ASS/SSA subtitles; CoNLL-2003's header)
 _OPENING_LINES = {"[": "a JSON document", "{": "a JSON document", "WEBVTT": "a subtitle file (WebVTT)"}
@@ -69,11 +84,14 @@ def _kind(line, first):
     for kind, pattern in (("token", _TOKEN_LINE), ("tree", _TREE_LINE), ("json", _JSON_LINE), ("tagged", _TAGGED),
                           ("columns", _TOKEN_TAGS), ("spaced", _SPACED_TOKEN_LINE), ("yaml", _YAML_ITEM),
                           ("fasttext", _FASTTEXT), ("markup", _TAG_LINE), ("sql", _SQL), ("lrc", _LRC),
-                          ("ids", _IDS), ("pieces", _PIECES), ("bpe", _BPE), ("gettext", _GETTEXT)):
+                          ("ids", _IDS), ("pieces", _PIECES), ("bpe", _BPE), ("gettext", _GETTEXT),
+                          ("pieces", _WORDPIECE), ("bpe", _GPT2), ("factored", _FACTORED), ("lrc", _WORD_TIMES),
+                          ("list", _LIST), ("ini", _INI), ("fasttext", _FASTTEXT_END), ("markup", _HTML_LINE)):
         if pattern.match(line) and pattern.match(first):
             return kind
-    if all(row.strip()[:1] == row.strip()[-1:] == "|" and row.count("|") > 2 for row in (line, first)):
-        return "markdown"  # "| The text. | 1 |", "|---|---|"
+    if all(row.strip()[:1] == row.strip()[-1:] == "|" and row.count("|") > 2 for row in (line, first)) or (
+            "|" in first and _TABLE_RULE.match(line)):
+        return "markdown"  # "| The text. | 1 |", "|---|---|"; "Name | Text" then "--- | ---"
     if ((_CSV_LINE.match(line) or _LABELLED_CSV.match(line)) and (_CSV_LINE.match(first) or _CSV_HEADER.match(first))
             or _QUOTED_CSV.match(line) and _QUOTED_CSV.match(first)
             or _LABELLED_CSV.match(line) and _LABELLED_CSV.match(first)):
@@ -88,12 +106,14 @@ def _kind(line, first):
 _SAID = {"tagged": "words with their tags (word/TAG, a tagger's output)",
          "spaced": "a parsed file's token line with spaces between its columns (CoNLL-U or .dp)",
          "columns": "a token a line with its tags (CoNLL-2003 columns)", "markdown": "a Markdown table's row",
-         "yaml": "a YAML item (a key and its quoted value)", "fasttext": "a fastText line (its label, then its text)",
-         "markup": "a line that is one tag (XML, or a corpus's vertical .vrt: a tag or a token a line)",
+         "yaml": "a YAML item (a key and its quoted value)", "fasttext": "a fastText line (its text with its label)",
+         "markup": "markup (a line that is one tag, or opens and closes with tags: XML, HTML, a corpus's .vrt)",
          "sql": "a SQL dump's statement", "lrc": "an LRC lyrics line (its time or tag in brackets)",
          "ids": "a line of numbers (ids, as spm_encode --output_format=id writes)",
-         "pieces": "a line of SentencePiece pieces (as spm_encode writes: '\u2581' before each word)",
-         "bpe": "a line of BPE subwords (subword-nmt's 'Jar@@ red')", "gettext": "a gettext catalogue's entry (.po)"}
+         "pieces": "a line of pieces (SentencePiece's '\u2581word', WordPiece's '##piece')",
+         "bpe": "a line of BPE subwords (subword-nmt's 'Jar@@ red', GPT-2's '\u0120word')",
+         "gettext": "a gettext catalogue's entry (.po)", "factored": "a line of factored words ('word|TAG|lemma')",
+         "list": "a list of ids or words (a program's output)", "ini": "a configuration file's section or key (INI, TOML)"}
 
 
 def _refusal(path, kind, number, line, first, first_number):
@@ -111,7 +131,7 @@ def _refusal(path, kind, number, line, first, first_number):
                 f"(its text field, a line each: e.g. jq -r .text {path})")
     if kind == "fasttext":
         return (f"{path} line {number}: {_SAID[kind]} ({shown!r}), where plain text is read; give the text itself "
-                f"(e.g. sed 's/^__label__[^ ]* //' {path})")
+                f"(e.g. sed 's/ *__label__[^ ]* *//g' {path})")
     if kind in _SAID:
         return (f"{path} line {number}: {_SAID[kind]} ({shown!r}), where plain text is read; give the text itself "
                 "(its words alone, a sentence a line)")
@@ -141,10 +161,11 @@ def read_text_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag
     first, first_number, seen = None, None, 0  # the first line not blank (or a comment), its number; seen: how many
     later = _Later(path)
     for number, line in text_files.read_lines(path, skip_invalid_utf8, invalid_lines, skip_flag):
-        if seen < 3 and line.strip() and not line.startswith("#"):
+        if seen < 3 and line.strip() and not line.startswith("#") and line.strip() != "---":  # (YAML's start)
             seen += 1
             opening = None if seen > 1 else _OPENING_LINES.get(line.strip()) or next(
-                (said for start, said in _OPENING_STARTS if line.startswith(start) or line.strip() == start), None)
+                (said for start, said in _OPENING_STARTS if line.startswith(start) or line.strip() == start), None) or (
+                "a SQL dump (PostgreSQL's COPY)" if _SQL_COPY.match(line) else None)
             if opening or _TIMING.match(line):
                 raise ValueError(f"{path} line {number}: {opening or 'a subtitle file (a timing line)'} "
                                  f"({line.strip()[:40]!r}), where plain text is read; give the text itself (its "
