@@ -92,8 +92,8 @@ def _well_formed(point):
 
 def _out_of_range(point):
     """What in a well-formed point no evaluation of albert_act.pretrain holds, if anything: an update that is not a
-    whole number from 1, a share (accuracy, baseline, interval) outside [0, 1], a loss that is negative or not
-    finite."""
+    whole number from 1, a share (accuracy, baseline, interval) outside [0, 1], an interval whose low is above its
+    high, a loss that is negative or not finite, a mean depth below 1."""
     if point["step"] != int(point["step"]) or point["step"] < 1:
         return f"step {point['step']} is no update (a whole number from 1)"
     for key in KEPT[1:]:
@@ -102,7 +102,13 @@ def _out_of_range(point):
             if not all(0 <= v < float("inf") for v in values):
                 return f"{key} {point[key]} is no loss (a number from 0)"
         elif not all(0 <= v <= 1 for v in values):
-            return f"{key} {point[key]} is no share in [0, 1]{' (a percentage?)' if 1 < max(values) <= 100 and min(values) >= 0 else ''}"
+            percent = " (a percentage?)" if 1 < max(values) <= 100 and min(values) >= 0 else ""
+            return f"{key} {point[key]} is no share in [0, 1]{percent}"
+        elif key.endswith("_interval") and values[0] > values[1]:
+            return f"{key} {point[key]} is no interval [low, high]"
+    depth = point.get("mean_iterations")
+    if isinstance(depth, (int, float)) and not isinstance(depth, bool) and not depth >= 1:
+        return f"mean_iterations {depth} is no mean depth (1 iteration at least)"
     return None
 
 

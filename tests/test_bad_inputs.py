@@ -640,7 +640,7 @@ CASES += [
     ("data-input-subtitles-joined-after-the-text", DATA.replace("{tmp}/records", "{tmp}/records_joined") +
      " --input {corpus_then_subtitles}", 0, r"warning: .*corpus_then_subtitles.txt: 20 lines from line \d+ on "
      r"\('00:00:00,000 --> 00:00:01,000'\) are subtitle timings, read as text \(a file of another kind joined to this "
-     r"one\?\); give the text alone", []),
+     r"one, or tables kept in the text\?\); give the text alone", []),
     ("data-input-a-yaml-list", DATA + " --input {corpus_yaml}", 1, r"corpus_yaml.txt line 2: a YAML item \(a key and its "
      r"quoted value\) \('- text: .*'\), where plain text is read; give the text itself", []),
     ("analyze-sentences-text-fasttext-lines", "albert_act.analyze sentences --init {run} --text {corpus_fasttext} "
@@ -1853,23 +1853,31 @@ def test_commands_refuse_a_keras_backend_they_do_not_run_on(module, backend, mon
     traceback from its import; torch is not even installed here)."""
     monkeypatch.setenv("KERAS_BACKEND", backend)
     status, output = run_main(module, [], capsys)
-    assert (status, output.strip()) == (1, f"error: KERAS_BACKEND is {backend!r} here: albert-act runs on Keras's "
-                                           "tensorflow backend, and pre-training also on jax (KERAS_BACKEND=jax); "
-                                           "unset it or set it to one of those")
+    assert (status, output.strip()) == (1, f"error: KERAS_BACKEND says the backend is {backend!r} here: albert-act "
+                                           "runs on Keras's tensorflow backend, and pre-training also on jax "
+                                           "(KERAS_BACKEND=jax); set KERAS_BACKEND to one of those")
 
 
 @pytest.mark.parametrize("module", ["albert_act.finetune", "albert_act.analyze", "albert_act.export",
                                     "albert_act.glue_submission", "benchmarks.glue_small", "benchmarks.served_depth",
                                     "benchmarks.probing_small", "benchmarks.depth_probes"])
-def test_tensorflow_commands_refuse_the_jax_backend_up_front(module, monkeypatch, capsys):
-    """A shell that still exports KERAS_BACKEND=jax after a JAX pre-training: the commands that build
-    TensorFlow graphs say so in one line, before any work (they ended in a traceback deep in Keras)."""
-    monkeypatch.setenv("KERAS_BACKEND", "jax")
+@pytest.mark.parametrize("said", ["KERAS_BACKEND", "keras.json"])
+def test_tensorflow_commands_refuse_the_jax_backend_up_front(module, said, monkeypatch, capsys, tmp_path):
+    """A shell that still exports KERAS_BACKEND=jax after a JAX pre-training, or a keras.json (KERAS_HOME, ~/.keras)
+    that says jax (round 31 F086, F087: a traceback): the commands that build TensorFlow graphs say so in one line,
+    before any work (they ended in a traceback deep in Keras)."""
+    if said == "KERAS_BACKEND":
+        monkeypatch.setenv("KERAS_BACKEND", "jax")
+    else:
+        monkeypatch.delenv("KERAS_BACKEND", raising=False)
+        monkeypatch.setenv("KERAS_HOME", str(tmp_path))
+        (tmp_path / "keras.json").write_text('{"backend": "jax"}')
+        said = str(tmp_path / "keras.json")
     status, output = run_main(module, ["--help-is-not-reached"], capsys)
     assert status == 1
-    assert output.strip().endswith("runs on Keras's TensorFlow backend, and KERAS_BACKEND is jax here: run it without "
-                                   "KERAS_BACKEND=jax (pre-training, python -m albert_act.pretrain, runs on both; its "
-                                   "checkpoints are read here alike)"), output
+    assert output.strip().endswith(f"runs on Keras's TensorFlow backend, and {said} says jax here: run it with "
+                                   "KERAS_BACKEND=tensorflow (pre-training, python -m albert_act.pretrain, runs on "
+                                   "both; its checkpoints are read here alike)"), output
 
 
 def test_a_hidden_flag_stays_hidden_in_help():

@@ -121,6 +121,8 @@ def test_learning_curves_join_a_run_and_its_continuation_and_compare_at_shared_u
     (["ACT={act}+{back}"], r"back.jsonl line 1: step -500 is no update \(a whole number from 1\)"),
     (["ACT={twice}"], r"twice.jsonl line 2: a second evaluation of update 500, other than line 1's \(two runs' curves "
                       r"in one file\?\): keep one"),
+    (["ACT={reversed}"], r"reversed.jsonl line 1: mlm_accuracy_interval \[0.9, 0.1\] is no interval \[low, high\]"),
+    (["ACT={shallow}"], r"shallow.jsonl line 1: mean_iterations -2.0 is no mean depth \(1 iteration at least\)"),
     (["ACT={act}+{percent}"], r"percent.jsonl line 1: mlm_accuracy 25.0 is no share in \[0, 1\] \(a percentage\?\)"),
     (["ACT={act}+{longer}"], r"longer.jsonl holds every evaluation of .*act.jsonl \(a copy of its start\)"),
 ])
@@ -134,6 +136,8 @@ def test_learning_curves_refuse_what_does_not_compare(tmp_path, runs, message):
               "text": _write(tmp_path / "text.jsonl", [{**_point(500, 0.1), "mlm_accuracy": "0.1"}]),
               "sweep": _write(tmp_path / "lr=3e-4" / "held_out.jsonl", [_point(500, 0.1)]).parent,
               "twice": _write(tmp_path / "twice.jsonl", [_point(500, 0.1), _point(500, 0.3)]),
+              "reversed": _write(tmp_path / "reversed.jsonl", [{**_point(500, 0.1), "mlm_accuracy_interval": [0.9, 0.1]}]),
+              "shallow": _write(tmp_path / "shallow.jsonl", [_point(500, 0.1, depth=-2.0)]),
               "back": _write(tmp_path / "back.jsonl", [_point(-500, 0.1)]),
               "percent": _write(tmp_path / "percent.jsonl", [{**_point(500, 0.1), "mlm_accuracy": 25.0}]),
               "longer": _write(tmp_path / "longer.jsonl", [_point(500, 0.1), _point(1000, 0.2)])}

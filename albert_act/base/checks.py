@@ -198,3 +198,19 @@ def refuse_mounts_within(path, flag, a_file=False):
         raise ValueError(f"{flag} {path}: {mounted[0]} is a mount point (a file or folder mounted there), and an "
                          "output is written beside its place and renamed into it, which a mount point refuses; "
                          "write the output elsewhere, then copy it there (cp)")
+
+
+def keras_backend():
+    """(the backend Keras runs on here, where that is said): KERAS_BACKEND, or else the "backend" of keras.json in
+    KERAS_HOME (default ~/.keras), as Keras reads them; ("", "") where neither says (Keras's TensorFlow)."""
+    import json
+
+    if os.environ.get("KERAS_BACKEND"):
+        return os.environ["KERAS_BACKEND"], "KERAS_BACKEND"
+    path = os.path.join(os.environ.get("KERAS_HOME") or os.path.join(os.path.expanduser("~"), ".keras"), "keras.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            backend = json.load(f).get("backend")
+    except (OSError, ValueError, AttributeError):
+        return "", ""
+    return (backend, path) if isinstance(backend, str) and backend else ("", "")

@@ -17,7 +17,7 @@ import importlib.util
 import os
 import sys
 
-from albert_act.base import write_failures
+from albert_act.base import checks, write_failures
 
 VERBOSE_FLAG = "--verbose"
 
@@ -61,17 +61,17 @@ def quiet_stderr():
 
 
 def jax_backend():
-    """Whether Keras runs on JAX here (KERAS_BACKEND=jax): pre-training then needs no TensorFlow."""
-    return os.environ.get("KERAS_BACKEND") == "jax"
+    """Whether Keras runs on JAX here (KERAS_BACKEND=jax, or keras.json's): pre-training then needs no TensorFlow."""
+    return checks.keras_backend()[0] == "jax"
 
 
 def tensorflow_only(command):
     """Ends `command` with one line when Keras runs on JAX here: it builds TensorFlow graphs (fine-tuning,
     the analyses, SavedModels), which a JAX backend's tensors cannot enter (a traceback deep in Keras)."""
     if jax_backend():
-        sys.exit(f"error: {command} runs on Keras's TensorFlow backend, and KERAS_BACKEND is jax here: run it without "
-                 "KERAS_BACKEND=jax (pre-training, python -m albert_act.pretrain, runs on both; its checkpoints are "
-                 "read here alike)")
+        sys.exit(f"error: {command} runs on Keras's TensorFlow backend, and {checks.keras_backend()[1]} says jax here: "
+                 "run it with KERAS_BACKEND=tensorflow (pre-training, python -m albert_act.pretrain, runs on both; its "
+                 "checkpoints are read here alike)")
 
 
 def quiet_start(argv=None, tensorflow=True):
@@ -84,10 +84,10 @@ def quiet_start(argv=None, tensorflow=True):
         hold_closed_descriptors()
         stop_on_interrupt()
         stop_on_sigterm()
-    backend = os.environ.get("KERAS_BACKEND")
-    if tensorflow and backend not in (None, "", "tensorflow", "jax"):  # Keras takes an empty one as unset
-        sys.exit(f"error: KERAS_BACKEND is {backend!r} here: albert-act runs on Keras's tensorflow backend, and "
-                 "pre-training also on jax (KERAS_BACKEND=jax); unset it or set it to one of those")
+    backend, said = checks.keras_backend()
+    if tensorflow and backend not in ("", "tensorflow", "jax"):  # Keras takes an empty one as unset
+        sys.exit(f"error: {said} says the backend is {backend!r} here: albert-act runs on Keras's tensorflow backend, "
+                 "and pre-training also on jax (KERAS_BACKEND=jax); set KERAS_BACKEND to one of those")
     if VERBOSE_FLAG in (sys.argv[1:] if argv is None else argv):
         os.environ.pop("ALBERT_ACT_QUIET", None)
     else:

@@ -54,6 +54,8 @@ _LIST = re.compile(r"""\s*\[(?:\d+|'[^']*'|"[^"]*")(?:,\s*(?:\d+|'[^']*'|"[^"]*"
 _INI = re.compile(r"""\s*(?:\[[\w .-]+\]|[\w.-]+\s*=\s*(?:"[^"]*"|'[^']*'|[-+]?\d+(?:\.\d+)?|true|false))\s*$""")
 _SQL_COPY = re.compile(r"\s*COPY\s+\S+.*\bFROM\s+stdin;")  # PostgreSQL's dump of a table's rows
 _FASTTEXT_END = re.compile(r".*\s__label__\S+\s*$")
+_PATH = re.compile(r"\s*(?:[a-z][a-z0-9+.-]*://\S+|~?/?(?:[\w.~-]+/)+[\w.-]+)\s*$")  # "/data/wiki.txt", "https://..."
+_HEX_DUMP = re.compile(r"\s*[0-9a-f]{6,8}:?(?:\s+[0-9a-f]{2,4}){4}")  # xxd's "00000000: 5669 6374 ...", od -x's
 # A line of HTML that opens and closes with tags: '<div class="c"><span>The text.</span><br/></div>'
 _HTML_LINE = re.compile(r"\s*<[A-Za-z][^<>]*>.*<[^<>]+>\s*$")
 _ID = re.compile(r"(?=[\w.:-]*[A-Za-z])[\w.:-]*\d[\w.:-]*$")  # a row's id: "doc00001", "s7", "en-12"; not "1.", "08:00"
@@ -86,7 +88,8 @@ def _kind(line, first):
                           ("fasttext", _FASTTEXT), ("markup", _TAG_LINE), ("sql", _SQL), ("lrc", _LRC),
                           ("ids", _IDS), ("pieces", _PIECES), ("bpe", _BPE), ("gettext", _GETTEXT),
                           ("pieces", _WORDPIECE), ("bpe", _GPT2), ("factored", _FACTORED), ("lrc", _WORD_TIMES),
-                          ("list", _LIST), ("ini", _INI), ("fasttext", _FASTTEXT_END), ("markup", _HTML_LINE)):
+                          ("list", _LIST), ("ini", _INI), ("fasttext", _FASTTEXT_END), ("markup", _HTML_LINE),
+                          ("paths", _PATH), ("hex", _HEX_DUMP)):
         if pattern.match(line) and pattern.match(first):
             return kind
     if all(row.strip()[:1] == row.strip()[-1:] == "|" and row.count("|") > 2 for row in (line, first)) or (
@@ -113,7 +116,7 @@ _SAID = {"tagged": "words with their tags (word/TAG, a tagger's output)",
          "pieces": "a line of pieces (SentencePiece's '\u2581word', WordPiece's '##piece')",
          "bpe": "a line of BPE subwords (subword-nmt's 'Jar@@ red', GPT-2's '\u0120word')",
          "gettext": "a gettext catalogue's entry (.po)", "factored": "a line of factored words ('word|TAG|lemma')",
-         "list": "a list of ids or words (a program's output)", "ini": "a configuration file's section or key (INI, TOML)"}
+         "hex": "a hex dump's line", "list": "a list of ids or words (a program's output)", "ini": "a configuration file's section or key (INI, TOML)"}
 
 
 def _refusal(path, kind, number, line, first, first_number):
@@ -129,6 +132,9 @@ def _refusal(path, kind, number, line, first, first_number):
     if kind == "json":
         return (f"{path} line {number}: a JSON line ({shown!r}), where plain text is read; give the text itself "
                 f"(its text field, a line each: e.g. jq -r .text {path})")
+    if kind == "paths":
+        return (f"{path} line {number}: a list of files or addresses ({shown!r}), where plain text is read; give the "
+                f"files themselves (e.g. --input $(cat {path})), local copies of what the addresses hold")
     if kind == "fasttext":
         return (f"{path} line {number}: {_SAID[kind]} ({shown!r}), where plain text is read; give the text itself "
                 f"(e.g. sed 's/ *__label__[^ ]* *//g' {path})")
@@ -210,5 +216,5 @@ class _Later:
             said = {"timing": "subtitle timings", "table": "a table's rows", "token": "a parsed file's token lines",
                     "tree": "bracketed trees", "json": "JSON lines", "csv": "CSV rows"}.get(kind, _SAID.get(kind, kind))
             print(f"warning: {self.path}: {self.count:,} lines from line {number} on ({line.strip()[:40]!r}) are "
-                  f"{said}, read as text (a file of another kind joined to this one?); give the text alone",
-                  file=sys.stderr, flush=True)
+                  f"{said}, read as text (a file of another kind joined to this one, or tables kept in the text?); "
+                  "give the text alone", file=sys.stderr, flush=True)
