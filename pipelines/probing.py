@@ -30,6 +30,7 @@ import collections
 import hashlib
 import os
 import sys
+import time
 
 from albert_act.base import cli, entry, outputs, overlap, text_files
 from pipelines import synthetic_corpus
@@ -307,8 +308,13 @@ def main(argv=None):
     if args.seed != parser.get_default("seed") and args.synthetic_documents < 1:
         sys.exit(f"error: --seed {args.seed} draws the embedded corpus's documents, and --synthetic_documents is 0: "
                  "the CoNLL-U files are read as they are; drop --seed")
+    started = time.time()
+
     def kept():  # asked when the stop comes: the task files written by then
         there = [name for name in TASK_FILES.values() if os.path.exists(os.path.join(args.output_dir, name))]
+        if len(there) == len(TASK_FILES) and all(os.path.getmtime(os.path.join(args.output_dir, name)) >= started
+                                                 for name in there):  # (the stop came once they were moved in)
+            return f"this run's task files are in {args.output_dir}, whole: nothing to re-run"
         return (f"{', '.join(there)} in {args.output_dir} {'is' if len(there) == 1 else 'are'} one whole set (the "
                 "task files are moved in together, all or none); re-run the same command with --overwrite" if there
                 else f"no task file was written to {args.output_dir}; re-run the same command")

@@ -162,3 +162,20 @@ def test_a_stop_while_the_task_files_move_in_keeps_the_earlier_set(shared_data, 
         probing.build_probing_tasks(str(tmp_path), [dev])
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(probing.TASK_FILES.values())
     assert all((tmp_path / n).read_text() == f"tr\tX\tan earlier {n}\n" for n in probing.TASK_FILES.values())
+
+
+def test_a_stop_once_the_task_files_moved_in_says_they_are_there(shared_data, tmp_path, monkeypatch, capsys):
+    """A stop that lands after the four files moved in asked for a re-run (round 31 F098): it says they are there."""
+    dev = str(shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu")
+    built = probing.build_probing_tasks
+
+    def then_stopped(*args, **kwargs):
+        built(*args, **kwargs)
+        raise KeyboardInterrupt("signal 15")
+
+    monkeypatch.setattr(probing, "build_probing_tasks", then_stopped)
+    with pytest.raises(SystemExit) as stopped:
+        probing.main(["--conllu", dev, "--output_dir", str(tmp_path / "o")])
+    assert stopped.value.code == 130
+    assert capsys.readouterr().err.strip().endswith(f"stopped: this run's task files are in {tmp_path / 'o'}, whole: "
+                                                    "nothing to re-run")

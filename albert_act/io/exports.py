@@ -8,7 +8,7 @@ import shlex
 import tensorflow as tf
 
 from albert_act.base import cli
-from albert_act.base.artifacts import ASSETS, CHECKPOINTS, CONFIG, EXPORT, EXPORT_INFO, SAVED_MODEL
+from albert_act.base.artifacts import ASSETS, CHECKPOINTS, CONFIG, EXPORT, EXPORT_INFO, FINETUNED_INFO, SAVED_MODEL
 from albert_act.io.newest_intact import first_line
 from albert_act.io.run_checkpoints import READ_ERRORS
 
@@ -37,8 +37,23 @@ def not_a_pretraining_export(path, signature):
                "--kind pretraining --output <dir>/1) and give that export")
     elif parent and tf.io.gfile.exists(os.path.join(parent, SAVED_MODEL)):  # its variables/ or assets/ folder
         how = f": it is a folder inside the SavedModel {parent}: give that"
+    elif tf.io.gfile.exists(os.path.join(path, FINETUNED_INFO)) or _export_kind(path) == "classifier":
+        what = "a fine-tuning dir" if tf.io.gfile.exists(os.path.join(path, FINETUNED_INFO)) else "a classifier's export"
+        how = (f": it is {what} (a fine-tuned classifier); give the export of a pre-training run (python -m "
+               "albert_act.export --checkpoint <run dir> --kind pretraining --output <dir>/1)")
     return ValueError(f"{path} is not a pre-training SavedModel (one with a{'n' if signature[0] in 'aeiou' else ''} "
                       f"{signature} signature){how}")
+
+
+def _export_kind(path):
+    """The kind ("pretraining", "classifier") an albert-act export's assets record, or None."""
+    import json
+
+    try:
+        with tf.io.gfile.GFile(os.path.join(path, ASSETS, EXPORT_INFO)) as f:
+            return json.load(f).get("kind")
+    except (OSError, ValueError, AttributeError, tf.errors.OpError):
+        return None
 
 
 def load_export(path):
