@@ -60,6 +60,11 @@ PROSE = "Jarred Shaw is an American basketball player.\nHe signed for Dorados in
     ("A first line. __label__pos\nA second one. __label__neg\n", 2, "a fastText line"),
     ('<div class="c"><span>A first line.</span><br/></div>\n<div><span>A second one.</span></div>\n', 2, "markup"),
     ("Victor O\nChaim O\n", 2, "a token a line with its tags"),
+    ("{0}{40}A first line.\n{41}{80}A second one.\n", 2, "a subtitle file (MicroDVD)"),
+    ("-1 |text a first line\n1 |text a second one\n", 2, "a Vowpal Wabbit line"),
+    ("1 17:0.532 204:0.118 305:1\n0 3:0.2 99:0.7\n", 2, "a LIBSVM line"),
+    ("@Begin\n@Languages:\teng\n*CHI:\ta first line .\n", 1, "a CHILDES CHAT transcript"),
+    ("<|im_start|>user\nA first line.\n<|im_end|>\n", 1, "a chat template's turns"),
     ("/data/wiki/part1.txt\n/data/wiki/part2.txt\n", 2, "a list of files or addresses"),
     ("https://en.wikipedia.org/wiki/A\nhttps://en.wikipedia.org/wiki/B\n", 2, "a list of files or addresses"),
     ("00000000: 5669 6374 6f72 2043 6861  Victor Cha\n00000010: 7920 6973 2061 6e20 4973  y is an Is\n", 2,
@@ -101,7 +106,7 @@ def test_what_only_looks_like_text_is_refused_at_its_first_lines(tmp_path, text,
     "1.\tBuy bread on the way home.\n2.\tCall the doctor.\n", "08:00\tWoke up late.\n09:30\tMissed the bus.\n",
     "1 1 2 3 5 8 13 21\n34 55 89 144 233\n", 'alice: "are you there?"\nbob: "yes, just got in"\n',
     "[edit: fixed a typo] I went there.\n[update: it was closed] So I went home.\n",
-    "E = mc2 is famous.\nF = ma is older.\n", "See and/or read.\nUse km/h here.\n", "Visit example.org today.\nOr mail a/b.\n", "<b>Note</b> the first line.\n<i>And</i> the second.\n",
+    "E = mc2 is famous.\nF = ma is older.\n", "1 | 2 is a fraction bar.\nIt is not a table.\n", "0| A first line.\n1| A second one.\n", "7 | A first line.\n8 | A second one.\n", "{Note} the braces here.\n{And} here.\n", "See and/or read.\nUse km/h here.\n", "Visit example.org today.\nOr mail a/b.\n", "<b>Note</b> the first line.\n<i>And</i> the second.\n",
     "He is A|B|C tested twice.\nIt is not.\n", "I O U a letter.\nYou owe me.\n",
 ])
 def test_prose_is_read(tmp_path, text):
@@ -121,5 +126,9 @@ def test_another_kind_joined_after_the_text_is_warned_of(tmp_path, capsys):
     assert capsys.readouterr().err == (f"warning: {path}: 12 lines from line 33 on ('00:00:00,000 --> 00:00:01,000') "
                                        "are subtitle timings, read as text (a file of another kind joined to this "
                                        "one, or tables kept in the text?); give the text alone\n")
+    path.write_text(prose + "".join(f"Line {i} of prose.\nMore prose.\n{{\"text\": \"a record {i}\"}}\n" for i in range(10)))
+    assert len(list(plain_text.read_text_lines(str(path)))) == 60  # JSON lines among the text: each counts alone
+    assert capsys.readouterr().err.startswith(f"warning: {path}: 10 lines from line 33 on ('{{\"text\": \"a record 0\"}}') "
+                                              "are JSON lines, read as text")
     path.write_text(prose + "Year\tWins\n1990\t12\n1991\t14\n" + prose)
     assert len(list(plain_text.read_text_lines(str(path)))) == 63 and capsys.readouterr().err == ""

@@ -319,7 +319,7 @@ def test_files_that_hold_the_same_units_are_refused_and_a_few_shared_ones_noted(
                                   "We met there 2 times, in all."]) == overlap.keys_of(told)  # hashtags, a source
     assert overlap.sentence_keys(['    "It was late in 1990.",', '    "They went home on the 18th day.",']) == (
         overlap.keys_of(told[:2]))
-    marked = ["<p>The&nbsp;cat sat&nbsp;down.[1]</p>", "[00:01:02] **It was&amp;is late.**", "00:01,250 And so on here."]
+    marked = ["<p>The&nbsp;cat sat&nbsp;down.[1][citation needed]</p>", "[00:01:02] **It was&amp;is late.**", "00:01,250 And so on here."]
     assert overlap.sentence_keys(marked) == overlap.keys_of(["The cat sat down.", "It was & is late.", "And so on here."])
     labelled = ["#7 The cat sat down.", "(8) It was late.", "b) And so on here.", "xii. They went home.",
                 "2023-01-05 12:07:07 <alice> We met there."]
@@ -407,3 +407,28 @@ def test_a_line_of_invisible_characters_ends_a_document(tmp_path):
     path = tmp_path / "zw.txt"
     path.write_text("First line.\nSecond line.\n\u200b\nNext document.\n \ufeff \nLast one.\n", encoding="utf-8")
     assert list(read_documents([str(path)])) == [["First line.", "Second line."], ["Next document."], ["Last one."]]
+
+
+def test_moving_in_together_undoes_a_rename_stopped_right_after_it(tmp_path, monkeypatch):
+    """A stop that landed between a rename and its note left that file in place (round 31 F141, F146: one shard of
+    1,000 under "nothing was written"): each rename is noted before it is made, and undone where it was made."""
+    from albert_act.base import text_files
+
+    staged, out = tmp_path / "staged", tmp_path / "out"
+    staged.mkdir(), out.mkdir()
+    for name in "abc":
+        (staged / name).write_text(name)
+    (out / "b").write_text("an earlier b")
+    renames, rename = [], text_files.rename
+
+    def stopped_right_after_the_second(source, destination):
+        rename(source, destination)
+        renames.append(destination)
+        if len(renames) == 2:
+            raise KeyboardInterrupt("signal 2")
+
+    monkeypatch.setattr(text_files, "rename", stopped_right_after_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        text_files.move_in_together([(str(staged / n), str(out / n)) for n in "abc"], str(staged))
+    assert [p.name for p in out.iterdir()] == ["b"] and (out / "b").read_text() == "an earlier b"
+    assert sorted(p.name for p in staged.iterdir()) == ["a", "b", "c"]

@@ -26,7 +26,7 @@ _LINE_NUMBER = re.compile(r"^\s*(?:\d{1,7}(?:\t|\s?[.)|:](?:\s|$)|\|)|0\d{1,6}\s
 _PAGE_NUMBER = re.compile(r"(?:(?<=[.!?\"')\]])\s+|\s{2,})\d{1,4}\s*$")
 _SUPERSCRIPTS = str.maketrans("", "", "\u00b9\u00b2\u00b3\u2070\u2074\u2075\u2076\u2077\u2078\u2079")
 _TAG = re.compile(r"</?[A-Za-z][^<>]{0,80}>")  # HTML or XML markup: <p>, </b>, <span class="x">
-_CITATION = re.compile(r"\[\d{1,3}\]")  # a footnote's mark: "[1]"
+_CITATION = re.compile(r"\[(?:\d{1,3}|[a-z][a-z ?'-]{1,30})\](?!\()")  # a footnote's mark: "[1]", "[citation needed]"; not a link
 # what parentheses hold, with a number or an address: "(p. 12)", "(Smith, 2001)", a link's "(https://...)"; not "(LUB)"
 _ASIDE = re.compile(r"\([^()]{0,200}\)")
 _NUMBER_OR_ADDRESS = re.compile(r"\d|://")

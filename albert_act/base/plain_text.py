@@ -54,6 +54,10 @@ _LIST = re.compile(r"""\s*\[(?:\d+|'[^']*'|"[^"]*")(?:,\s*(?:\d+|'[^']*'|"[^"]*"
 _INI = re.compile(r"""\s*(?:\[[\w .-]+\]|[\w.-]+\s*=\s*(?:"[^"]*"|'[^']*'|[-+]?\d+(?:\.\d+)?|true|false))\s*$""")
 _SQL_COPY = re.compile(r"\s*COPY\s+\S+.*\bFROM\s+stdin;")  # PostgreSQL's dump of a table's rows
 _FASTTEXT_END = re.compile(r".*\s__label__\S+\s*$")
+_MICRODVD = re.compile(r"\s*\{\d+\}\{\d+\}")  # MicroDVD subtitles: "{0}{40}The text."
+# Vowpal Wabbit: "-1 |text a b" (a namespace right after the bar); not a numbered line's "7| ", "7 | "
+_VOWPAL = re.compile(r"\s*[-+]?\d+(?:\.\d+)?(?:\s+[-+]?\d+(?:\.\d+)?)?(?:\s+'\S+)?\s+\|\S")
+_LIBSVM = re.compile(r"\s*[-+]?\d+(?:\.\d+)?(?:\s+\d+:[-+.\deE]+){2,}\s*$")  # LIBSVM: "1 17:0.532 204:0.118"
 _PATH = re.compile(r"\s*(?:[a-z][a-z0-9+.-]*://\S+|~?/?(?:[\w.~-]+/)+[\w.-]+)\s*$")  # "/data/wiki.txt", "https://..."
 _HEX_DUMP = re.compile(r"\s*[0-9a-f]{6,8}:?(?:\s+[0-9a-f]{2,4}){4}")  # xxd's "00000000: 5669 6374 ...", od -x's
 # A line of HTML that opens and closes with tags: '<div class="c"><span>The text.</span><br/></div>'
@@ -72,7 +76,9 @@ _OPENING_STARTS = (("[{", "a JSON document"), ("[Script Info]", "a subtitle file
                    ("<html", "an HTML document"), ("\\documentclass", "a LaTeX document"),
                    ("msgid ", "a gettext catalogue (.po)"), ("-- MySQL dump", "a SQL dump"),
                    ("-- PostgreSQL database dump", "a SQL dump"), ("PRAGMA foreign_keys", "a SQL dump"),
-                   ("BEGIN TRANSACTION;", "a SQL dump"))
+                   ("BEGIN TRANSACTION;", "a SQL dump"), ("@Begin", "a CHILDES CHAT transcript"),
+                   ("<|im_start|>", "a chat template's turns (ChatML)"), ("<|system|>", "a chat template's turns"),
+                   ("<|user|>", "a chat template's turns"))
 # A subtitle's timing: "00:00:03,000 --> 00:00:06,000" (SRT, WebVTT), "0:00:03.000,0:00:06.000" (YouTube's .sbv)
 _TIMING = re.compile(r"\s*(?:(?:\d+:)?\d\d:\d\d[,.]\d{3}\s+-->\s+(?:\d+:)?\d\d:\d\d[,.]\d{3}|"
                      r"\d+:\d\d:\d\d\.\d{3},\d+:\d\d:\d\d\.\d{3}\s*$)")
@@ -89,7 +95,8 @@ def _kind(line, first):
                           ("ids", _IDS), ("pieces", _PIECES), ("bpe", _BPE), ("gettext", _GETTEXT),
                           ("pieces", _WORDPIECE), ("bpe", _GPT2), ("factored", _FACTORED), ("lrc", _WORD_TIMES),
                           ("list", _LIST), ("ini", _INI), ("fasttext", _FASTTEXT_END), ("markup", _HTML_LINE),
-                          ("paths", _PATH), ("hex", _HEX_DUMP)):
+                          ("paths", _PATH), ("hex", _HEX_DUMP), ("microdvd", _MICRODVD), ("vw", _VOWPAL),
+                          ("libsvm", _LIBSVM)):
         if pattern.match(line) and pattern.match(first):
             return kind
     if all(row.strip()[:1] == row.strip()[-1:] == "|" and row.count("|") > 2 for row in (line, first)) or (
@@ -116,7 +123,8 @@ _SAID = {"tagged": "words with their tags (word/TAG, a tagger's output)",
          "pieces": "a line of pieces (SentencePiece's '\u2581word', WordPiece's '##piece')",
          "bpe": "a line of BPE subwords (subword-nmt's 'Jar@@ red', GPT-2's '\u0120word')",
          "gettext": "a gettext catalogue's entry (.po)", "factored": "a line of factored words ('word|TAG|lemma')",
-         "hex": "a hex dump's line", "list": "a list of ids or words (a program's output)", "ini": "a configuration file's section or key (INI, TOML)"}
+         "hex": "a hex dump's line", "microdvd": "a subtitle file (MicroDVD)", "vw": "a Vowpal Wabbit line",
+         "libsvm": "a LIBSVM line (a label and features)", "list": "a list of ids or words (a program's output)", "ini": "a configuration file's section or key (INI, TOML)"}
 
 
 def _refusal(path, kind, number, line, first, first_number):
@@ -202,7 +210,8 @@ class _Later:
         if not line.strip():
             return
         if "\t" in line or "-->" in line or _LATER_HINT.match(line):
-            kind = "timing" if _TIMING.match(line) else self.previous is not None and _kind(line, self.previous)
+            kind = "timing" if _TIMING.match(line) else "json" if _JSON_LINE.match(line) else (
+                self.previous is not None and _kind(line, self.previous))  # (a timing or a JSON line: alone)
             if kind:
                 self.count += 1
                 self.first = self.first or (number, line, kind)

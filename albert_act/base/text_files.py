@@ -99,17 +99,18 @@ def move_in_together(pairs, aside):
     """Renames each (staged, place) of `pairs` into place as one output: a place's earlier file first goes into the
     folder `aside` (as previous-<name>, where `outputs.staging_dir` puts it back after a kill); a failure or a stop
     (any exception) on the way undoes every rename made, the earlier files back, and is raised again."""
-    done = []  # the renames made, (from, to)
+    done = []  # the renames begun, (from, to): noted first, so that a stop between a rename and its note loses none
     try:
         for staged, place in pairs:
             if exists(place):
                 done.append((place, aside.rstrip("/") + "/previous-" + os.path.basename(place)))
                 rename(*done[-1])
-            rename(staged, place)
             done.append((staged, place))
+            rename(staged, place)
     except BaseException:
         for source, destination in reversed(done):
-            rename(destination, source)
+            if exists(destination) and not exists(source):  # (made: undone)
+                rename(destination, source)
         raise
 
 

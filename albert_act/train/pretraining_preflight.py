@@ -105,7 +105,8 @@ def _check_model_dir(config, train_files=(), eval_files=()):
     if "://" not in config.model_dir and artifacts.jax_checkpoints_on_disk(
             os.path.join(config.model_dir, artifacts.CHECKPOINTS)):
         raise ValueError(f"{config.model_dir} holds a JAX run's checkpoints; resume it with KERAS_BACKEND=jax, "
-                         "or use a new --model_dir")
+                         f"or start a new run from its weights here: --init_from {config.model_dir} --model_dir <a new "
+                         "dir>")
     if not tf.io.gfile.exists(path):
         if checkpoints:
             raise artifacts.settings_lost(config.model_dir)
