@@ -240,3 +240,22 @@ def compile_per_replica(replica_fn, *args, strategy=None):
 
     outputs = step(*args)
     return to_numpy(outputs) if isinstance(outputs, dict) else keras.ops.convert_to_numpy(outputs)
+
+
+def stop_at_rename(monkeypatch, call, after=False):
+    """text_files.rename stopped (KeyboardInterrupt, as Ctrl-C) at its `call`-th call: before it renames, or `after`
+    it; returns the list of the destinations it was called with (the undoing renames too)."""
+    from albert_act.base import text_files
+
+    destinations, rename = [], text_files.rename
+
+    def stopped(source, destination):
+        destinations.append(destination)
+        if len(destinations) == call and not after:
+            raise KeyboardInterrupt("signal 2")
+        rename(source, destination)
+        if len(destinations) == call:
+            raise KeyboardInterrupt("signal 2")
+
+    monkeypatch.setattr(text_files, "rename", stopped)
+    return destinations

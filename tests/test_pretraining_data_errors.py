@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import create_shards
+from conftest import create_shards, stop_at_rename
 from pipelines import create_pretraining_data as cpd
 from pipelines.instances import InstanceConfig
 
@@ -216,26 +216,16 @@ def test_a_full_disk_is_a_message_and_leaves_nothing(wiki_vocab, tmp_path, monke
 def test_a_stop_while_the_shards_move_in_leaves_the_folder_as_it_was(wiki_vocab, tmp_path, monkeypatch):
     """Ctrl-C while the shards moved out of _incomplete/ one by one left a part of them (round 30 E214: 16 of
     1,000, 'nothing was written'): now they move in together, all or none, with the report; an earlier report stays."""
-    from albert_act.base import text_files
-
     corpus, out = tmp_path / "corpus.txt", tmp_path / "out"
     corpus.write_text(_documents(3))
     out.mkdir()
     (out / "stats.json").write_text("an earlier report")
-    renames, rename = [], text_files.rename
-
-    def stopped_at_the_third(source, destination):
-        renames.append(destination)
-        if len(renames) == 3:
-            raise KeyboardInterrupt("signal 2")
-        rename(source, destination)
-
-    monkeypatch.setattr(text_files, "rename", stopped_at_the_third)
-    with pytest.raises(KeyboardInterrupt):
-        _run(wiki_vocab, [corpus], out)
+    with monkeypatch.context() as patched:
+        renames = stop_at_rename(patched, 3)
+        with pytest.raises(KeyboardInterrupt):
+            _run(wiki_vocab, [corpus], out)
     assert sorted(p.name for p in out.iterdir()) == ["stats.json"] and (out / "stats.json").read_text() == (
         "an earlier report") and len(renames) > 3  # (and the renames made were undone)
-    monkeypatch.setattr(text_files, "rename", rename)
     _run(wiki_vocab, [corpus], out)
     assert sorted(p.name for p in out.glob("*.tfrecord")) == ["eval-00000-of-00001.tfrecord",
                                                                "train-00000-of-00002.tfrecord",
@@ -419,15 +409,7 @@ def test_moving_in_together_undoes_a_rename_stopped_right_after_it(tmp_path, mon
     for name in "abc":
         (staged / name).write_text(name)
     (out / "b").write_text("an earlier b")
-    renames, rename = [], text_files.rename
-
-    def stopped_right_after_the_second(source, destination):
-        rename(source, destination)
-        renames.append(destination)
-        if len(renames) == 2:
-            raise KeyboardInterrupt("signal 2")
-
-    monkeypatch.setattr(text_files, "rename", stopped_right_after_the_second)
+    stop_at_rename(monkeypatch, 2, after=True)
     with pytest.raises(KeyboardInterrupt):
         text_files.move_in_together([(str(staged / n), str(out / n)) for n in "abc"], str(staged))
     assert [p.name for p in out.iterdir()] == ["b"] and (out / "b").read_text() == "an earlier b"

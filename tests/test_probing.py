@@ -4,6 +4,7 @@ import collections
 
 import pytest
 
+from conftest import stop_at_rename
 from pipelines import probing, synthetic_corpus
 
 
@@ -144,20 +145,10 @@ def test_a_sentence_whose_heads_make_no_tree_is_named(tmp_path):
 def test_a_stop_while_the_task_files_move_in_keeps_the_earlier_set(shared_data, tmp_path, monkeypatch):
     """--overwrite stopped while the four files were renamed in left a mix of new and earlier ones (round 30
     E211, E212): now they move in together, all or none."""
-    from albert_act.base import text_files
-
     dev = str(shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu")
     for name in probing.TASK_FILES.values():
         (tmp_path / name).write_text(f"tr\tX\tan earlier {name}\n")
-    renames, rename = [], text_files.rename
-
-    def stopped_at_the_fourth(source, destination):
-        renames.append(destination)
-        if len(renames) == 4:
-            raise KeyboardInterrupt("signal 2")
-        rename(source, destination)
-
-    monkeypatch.setattr(text_files, "rename", stopped_at_the_fourth)
+    stop_at_rename(monkeypatch, 4)
     with pytest.raises(KeyboardInterrupt):
         probing.build_probing_tasks(str(tmp_path), [dev])
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(probing.TASK_FILES.values())
