@@ -114,15 +114,13 @@ def _check_target(config, args):
 
     if ("output_dir" in getattr(args, "from_file", {}) and "output_dir" not in args.typed
             and os.path.basename(args.config) == artifacts.FINETUNE_CONFIG
-            and os.path.realpath(os.path.dirname(os.path.abspath(args.config))) != os.path.realpath(config.output_dir)):
+            and not artifacts.same_path(os.path.dirname(os.path.abspath(args.config)), config.output_dir)):
         relative = "" if os.path.isabs(args.from_file["output_dir"]) else ", relative to the current folder"
         raise ValueError(f"--config {args.config} is the record of a fine-tuning in {config.output_dir} (its "
                          f"output_dir{relative}), not of the folder it lies in (a copy, or a move?): give --output_dir, "
                          "the folder to write")
-
-    grid_dir = os.path.dirname(os.path.dirname(os.path.normpath(config.output_dir)))  # (a grid's point's)
-    if (os.path.basename(os.path.dirname(os.path.normpath(config.output_dir))) == artifacts.GRID and grid_dir
-            and os.path.exists(os.path.join(grid_dir, artifacts.FINETUNE_CONFIG))):
+    grid_dir = artifacts.folder_holding(config.output_dir, artifacts.GRID)  # (a grid's point's)
+    if grid_dir and os.path.exists(os.path.join(grid_dir, artifacts.FINETUNE_CONFIG)):
         raise ValueError(f"--output_dir {config.output_dir} is a point of the grid in {grid_dir}, whose "
                          f"{artifacts.RESULTS} and best export describe it: run the grid again (finetune --grid ... "
                          "--overwrite), or fine-tune into another --output_dir")

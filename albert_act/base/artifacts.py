@@ -280,9 +280,8 @@ def check_export_target(export_dir, overwrite=False, source=None, flag="--output
     if source is not None and same_path(export_dir, source):
         raise ValueError(f"{flag} {export_dir} is the --checkpoint being exported; write the export to another dir")
     outputs.check_dir_target(export_dir, flag)
-    parent = os.path.dirname(os.path.normpath(export_dir))  # <fine-tuning dir>/export/1: the dir's own export
-    owner = os.path.dirname(parent)  # (its own, or a point of its grid's, is written again; a fine-tuning: no source)
-    if source is not None and os.path.basename(parent) == EXPORT and owner and not _within(source, owner) and any(
+    owner = folder_holding(export_dir, EXPORT)  # <fine-tuning dir>/export/1: written again by that dir (or a point of
+    if source is not None and owner and not _within(source, owner) and any(  # its grid); a fine-tuning's: no source
             _gfile().exists(os.path.join(owner, f)) for f in (FINETUNED_INFO, FINETUNE_CONFIG)):
         raise ValueError(f"{flag} {export_dir} is the export of the fine-tuning in {owner} (its {RESULTS} names it): "
                          f"write this one to another {flag}")
@@ -300,6 +299,13 @@ def check_export_target(export_dir, overwrite=False, source=None, flag="--output
                          f"a SavedModel, so choose another {flag}")
     if not overwrite:
         raise ValueError(f"{flag} {export_dir} exists; choose a new version number (e.g. .../2) or pass --overwrite")
+
+
+def folder_holding(path, named):
+    """The folder that holds `path` as <folder>/`named`/<path's name> (a fine-tuning dir's export/1, a grid's
+    grid/<point>), or None."""
+    parent = os.path.dirname(os.path.normpath(path))
+    return (os.path.dirname(parent) or None) if os.path.basename(parent) == named else None
 
 
 def _within(path, folder):

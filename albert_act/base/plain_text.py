@@ -86,8 +86,7 @@ _NUMBER = re.compile(r"\s*[-+]?\d+(?:\.\d+)?\s*$")  # a label or an id, as a two
 
 
 def _kind(line, first):
-    """The kind two lines, `first` and `line`, share, if any: "token", "tree", "json", "tagged", "columns",
-    "spaced", "yaml", "fasttext", "markup", "sql", "lrc", "ids", "pieces", "bpe", "gettext", "markdown", "csv", or
+    """The kind two lines, `first` and `line`, share, if any: one of the patterns' below, "markdown", "csv", or
     "table" (as many tabs, with a label or id)."""
     for kind, pattern in (("token", _TOKEN_LINE), ("tree", _TREE_LINE), ("json", _JSON_LINE), ("tagged", _TAGGED),
                           ("columns", _TOKEN_TAGS), ("spaced", _SPACED_TOKEN_LINE), ("yaml", _YAML_ITEM),
