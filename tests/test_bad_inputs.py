@@ -1105,6 +1105,32 @@ CASES += [
      r"--write computes the reference on Keras's TensorFlow backend, and KERAS_BACKEND is jax here", []),
     ("bench-data-throughput-vocab-and-its-default-size", "benchmarks.data_throughput --input {corpus} --vocab {vocab} "
      "--vocab_size 30000", 1, r"--vocab_size 30000 sizes the vocabulary trained without --vocab", []),
+    ("tokenizer-input-a-psql-table", TOKENIZER.replace("{corpus}", "{psql_table}"), 1, r"psql_table.txt line 2: a text "
+     r"table's row \(Markdown, psql, a \+---\+ box\) \('----\+------'\), where plain text is read", []),
+    ("tokenizer-input-a-merges-file", TOKENIZER.replace("{corpus}", "{merges}"), 1, r"merges.txt line 1: a BPE merges "
+     r"file \(merges.txt\) \('#version: 0.2'\), where plain text is read", []),
+    ("data-input-a-bert-vocab", DATA + " --input {bert_vocab}", 1, r"bert_vocab.txt line 1: a vocabulary \(BERT's "
+     r"vocab.txt, SentencePiece's .vocab: a piece a line\) \('\[PAD\]'\)", []),
+    ("data-input-a-sentencepiece-vocab", DATA + " --input {spm_vocab}", 1, r"spm_vocab.txt line 1: a vocabulary "
+     r"\(BERT's vocab.txt, SentencePiece's .vocab: a piece a line\) \('<unk>\\t0'\)", []),
+    ("tokenizer-input-quoted-printable", TOKENIZER.replace("{corpus}", "{quoted_printable}"), 1,
+     r"quoted_printable.txt line 2: quoted-printable text \(an e-mail's 'caf=C3=A9'\)", []),
+    ("tokenizer-input-base64", TOKENIZER.replace("{corpus}", "{base64}"), 1, r"base64.txt line 2: base64 \(encoded "
+     r"bytes, not text\)", []),
+    ("data-input-a-parallel-corpus", DATA + " --input {parallel}", 1, r"parallel.txt line 2: a parallel corpus's line "
+     r"\('source \|\|\| target'\) .*give one side alone \(e.g. sed 's/ \*\|\|\|\.\*//' .*parallel.txt, the source "
+     r"side\)", []),
+    ("analyze-sentences-text-raw-wikitext", "albert_act.analyze sentences --init {run} --text {wikitext} --output_dir "
+     "{tmp}/a_wikitext", 1, r"wikitext.txt line 2: MediaWiki markup \(raw wikitext: .*\), where plain text is read", []),
+    ("data-input-two-json-examples-before-the-text", DATA.replace("{tmp}/records", "{tmp}/records_json_head") +
+     " --input {corpus_json_head}", 0, r"wrote \d+ train and \d+ eval instances", []),
+    ("data-input-yaml-mapping-joined-after-the-text", DATA.replace("{tmp}/records", "{tmp}/records_then_yaml") +
+     " --input {corpus_then_yaml}", 0, r"warning: .*corpus_then_yaml.txt: 12 lines from line \d+ on \('key_0: .*'\) "
+     r"are a YAML item \(a key and its quoted value\), read as text", []),
+    ("finetune-config-of-a-run-from-another-folder", "albert_act.finetune --config {started}/ft/finetune_config.json "
+     "--output_dir {tmp}/ft_elsewhere", 1, r"--config .*started/ft/finetune_config.json: its run started in .*started "
+     r"\(its output_dir 'ft' is the folder the file lies in\), and its relative paths name files from there; from "
+     r".*, init 'run' would be .*/run, not .*started/run: run the command from .*started, or give --init", []),
 ]
 MEANWHILE = {"pretrain-export-written-by-another-run-meanwhile": _export_meanwhile,
              "pretrain-export-being-written-by-another-run": _export_being_written}
@@ -1168,6 +1194,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
         config = (root / name / "config.json").read_bytes()
         (root / name / "config.json").write_bytes(text if text is not None else config[: len(config) // 2])
     _more_bad_files(root, rte)
+    _look_alike_files(root, rte)
     _damaged_weights(root, run, export)
     shutil.copytree(export, root / "glue_spelled_models" / "RTE" / "1")  # a folder named as glue_data names RTE
     (root / "killed_records" / "_incomplete").mkdir(parents=True)  # a data tool killed while it moved its shards in
@@ -1239,7 +1266,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                                                           "ud_cycle")},
             "latin1_txt": root / "latin1.txt", "ptb_dp": root / "ptb.dp", "ptb_mrg": root / "ptb.mrg",
             "subtitles": root / "subtitles.srt", "corpus_csv": root / "corpus_csv.txt", "curve_long": root / "long.jsonl", "curve_anneal": root / "anneal.jsonl",
-            "curve_start": root / "curve_start.jsonl", "curve_plus": root / "anneal+v2.jsonl", "corpus_piped": root / "corpus_piped.txt", "corpus_yaml": root / "corpus_yaml.txt", "corpus_then_subtitles": root / "corpus_then_subtitles.txt", "corpus_fasttext": root / "corpus_fasttext.txt", "corpus_labelled_csv": root / "corpus_labelled.csv", "corpus_relabelled": root / "corpus_relabelled.txt", "curve_percent": root / "curve_percent.jsonl", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "ft_copy": root / "ft_copy", "swapped": root / "swapped.model"}
+            "curve_start": root / "curve_start.jsonl", "curve_plus": root / "anneal+v2.jsonl", "corpus_piped": root / "corpus_piped.txt", "corpus_yaml": root / "corpus_yaml.txt", "corpus_then_subtitles": root / "corpus_then_subtitles.txt", "corpus_fasttext": root / "corpus_fasttext.txt", "corpus_labelled_csv": root / "corpus_labelled.csv", "corpus_relabelled": root / "corpus_relabelled.txt", "curve_percent": root / "curve_percent.jsonl", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "ft_copy": root / "ft_copy", "swapped": root / "swapped.model",
+            **{name: root / f"{name}.txt" for name in LOOK_ALIKES}, "started": root / "started"}
     for lock in locks:
         lock.release()
 
@@ -1398,6 +1426,36 @@ def _more_bad_files(root, rte):
     (root / "corpus.txt.gz").write_bytes(gzip.compress("A first line.\nA second one.\n".encode()))
     (root / "text.tfrecord").write_text("not a TFRecord at all\n")
     (root / "bad_head.conllu").write_text("1\tA\ta\tDET\tDT\t_\t2\tdet\t_\t_\n2\tdog\tdog\tNOUN\tNN\t_\t7\troot\t_\t_\n\n")
+
+
+LOOK_ALIKES = ("psql_table", "merges", "bert_vocab", "spm_vocab", "quoted_printable", "base64", "parallel",
+               "wikitext", "corpus_json_head", "corpus_then_yaml")
+
+
+def _look_alike_files(root, rte):
+    """Files that only look like text (a psql table, a merges.txt, two vocabularies, quoted-printable and base64 text,
+    a parallel corpus, raw wikitext), the corpus after two JSON examples and before YAML mapping lines; a run's own
+    finetune_config.json in the folder it wrote, its paths relative to where it started ({tmp}/started)."""
+    import base64
+
+    corpus = (root / "corpus.txt").read_text()
+    lines = [line for line in corpus.splitlines() if line.strip()]
+    texts = {"psql_table": " id | text\n----+------\n" + "".join(f"  {i} | {line}\n" for i, line in enumerate(lines)),
+             "merges": "#version: 0.2\n\u0120 t\n\u0120 a\nh e\ni n\n",
+             "bert_vocab": "[PAD]\n[unused0]\n[unused1]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\n",
+             "spm_vocab": "<unk>\t0\n<s>\t0\n</s>\t0\n\u2581the\t-3.2\n\u2581of\t-3.9\n",
+             "quoted_printable": "".join(  # a paragraph cut at 75 characters, soft breaks, a space before one =20
+                 re.sub(" $", "=20", text[i:i + 75]) + "=\n" for text in [" ".join(lines)] for i in range(0, len(text), 75)),
+             "base64": base64.encodebytes(corpus.encode()).decode(),
+             "parallel": "".join(f"{line} ||| {line.upper()}\n" for line in lines),
+             "wikitext": "{{Short description|A place}}\n'''Stone''' is a [[village]] in [[Kent]].\n\n== History ==\n",
+             "corpus_json_head": '{"text": "An example record."}\n{"text": "Another record."}\n\n' + corpus,
+             "corpus_then_yaml": corpus + "\n" + "".join(f'key_{i}: "{line}"\n' for i, line in enumerate(lines[:12]))}
+    for name in LOOK_ALIKES:
+        (root / f"{name}.txt").write_text(texts[name])
+    (root / "started" / "ft").mkdir(parents=True)
+    (root / "started" / "ft" / "finetune_config.json").write_text(json.dumps(
+        {"task": "rte", "data_dir": str(rte), "init": "run", "output_dir": "ft", "epochs": 1}))
 
 
 def _merged_tree(first, second):

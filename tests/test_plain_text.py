@@ -28,7 +28,7 @@ PROSE = "Jarred Shaw is an American basketball player.\nHe signed for Dorados in
     ("-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\n", 1, "CoNLL-2003 columns"),
     ("EU NNP B-NP B-ORG\nrejects VBZ B-VP O\n", 2, "a token a line with its tags"),
     ("Pierre/NNP Vinken/NNP ,/, 61/CD\nMr./NNP Vinken/NNP is/VBZ chairman/NN\n", 2, "words with their tags"),
-    ("| sentence | n |\n|---|---|\n| A first line. | 1 |\n", 2, "a Markdown table's row"),
+    ("| sentence | n |\n|---|---|\n| A first line. | 1 |\n", 2, "a text table's row"),
     ('- text: "A first line."\n- text: "A second one."\n', 2, "a YAML item"),
     ("__label__1 a first line\n__label__0 a second one\n", 2, "a fastText line"),
     ('<doc id="1">\n<s>\nA\tDT\ta\n', 2, "markup (a line that is one tag"),
@@ -69,11 +69,25 @@ PROSE = "Jarred Shaw is an American basketball player.\nHe signed for Dorados in
     ("https://en.wikipedia.org/wiki/A\nhttps://en.wikipedia.org/wiki/B\n", 2, "a list of files or addresses"),
     ("00000000: 5669 6374 6f72 2043 6861  Victor Cha\n00000010: 7920 6973 2061 6e20 4973  y is an Is\n", 2,
      "a hex dump's line"),
-    ("Name | Text\n--- | ---\n0 | A first line.\n", 2, "a Markdown table's row"),
+    ("Name | Text\n--- | ---\n0 | A first line.\n", 2, "a text table's row"),
     ("COPY public.articles (id, title, body) FROM stdin;\n0\tTitle\tA first line.\n", 1, "a SQL dump (PostgreSQL's COPY)"),
     ("Pierre NNP 2\nVinken NNP 8\n", 2, "a parsed file's token line with spaces between its columns"),
     ("# text = From the AP\n1 From from ADP IN _ 3 case 3:case _\n2 the the DET DT _ 3 det 3:det _\n", 3,
      "a parsed file's token line with spaces between its columns"),
+    ("+----+---------------+\n| id | text          |\n+----+---------------+\n", 2, "a text table's row"),
+    (" id |     text\n----+---------------\n  0 | A first line.\n", 2, "a text table's row"),
+    ("#version: 0.2\n\u0120 t\n\u0120 a\nh e\n", 1, "a BPE merges file"),
+    ("\u0120 t\n\u0120 a\nh e\ni n\n", 2, "a BPE merges file's pair"),
+    ("[PAD]\n[unused0]\n[unused1]\n", 1, "a vocabulary"),
+    ("<unk>\t0\n<s>\t0\n</s>\t0\n\u2581the\t-3.2\n", 1, "a vocabulary"),
+    ("Victor Chaim Lavy is an Isra=\neli economist. He was born in 19=\n", 2, "quoted-printable text"),
+    ("The caf=C3=A9 was open. It was caf=C3=A9 au lait.\nIt was n=E2=80=99t open.\n", 2, "quoted-printable text"),
+    ("VmljdG9yIENoYWltIExhdnkgaXMgYW4gSXNyYWVsaSBlY29ub21pc3Qu\nSGlzIHJlc2VhcmNoIGludGVyZXN0cyBpbmNsdWRlIGVjb25vbWV0cmljcy4=\n",
+     2, "base64"),
+    ("Das ist gut . ||| This is good .\nEr ist da . ||| He is here .\n", 2, "a parallel corpus's line"),
+    ("{{Short description|Israeli economist}}\n'''Victor Chaim Lavy''' is an [[Israel]]i [[economist]].\n", 2,
+     "MediaWiki markup"),
+    ('{"text": "an example"}\n{"text": "another"}\n{"text": "a third"}\nProse.\nMore prose here.\n', 2, "a JSON line"),
 ])
 def test_what_only_looks_like_text_is_refused_at_its_first_lines(tmp_path, text, line, said):
     path = tmp_path / "input.txt"
@@ -108,6 +122,11 @@ def test_what_only_looks_like_text_is_refused_at_its_first_lines(tmp_path, text,
     "[edit: fixed a typo] I went there.\n[update: it was closed] So I went home.\n",
     "E = mc2 is famous.\nF = ma is older.\n", "1 | 2 is a fraction bar.\nIt is not a table.\n", "0| A first line.\n1| A second one.\n", "7 | A first line.\n8 | A second one.\n", "{Note} the braces here.\n{And} here.\n", "See and/or read.\nUse km/h here.\n", "Visit example.org today.\nOr mail a/b.\n", "<b>Note</b> the first line.\n<i>And</i> the second.\n",
     "He is A|B|C tested twice.\nIt is not.\n", "I O U a letter.\nYou owe me.\n",
+    '{"text": "an example line"}\n{"text": "another one"}\nEach line of the file is one such record.\n'
+    "The reader takes its text field.\nNothing else is read from it.\n",
+    "= Valkyria Chronicles III =\n\nSenj\u014d no Valkyria 3 is a game .\n\n= = Gameplay = =\n\nIt is a tactical game .\n",
+    "I am here.\nA cat sat.\n", "The score was 3=2 after extra time.\nThen 4=2.\n", "E=mc2 and F=ma.\nBoth are famous.\n",
+    "She said: this ||| is odd.\nIt is.\n", "The dashes ---+ here.\nAnd there.\n",
 ])
 def test_prose_is_read(tmp_path, text):
     path = tmp_path / "input.txt"

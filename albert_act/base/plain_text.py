@@ -83,24 +83,40 @@ _OPENING_STARTS = (("[{", "a JSON document"), ("[Script Info]", "a subtitle file
 _TIMING = re.compile(r"\s*(?:(?:\d+:)?\d\d:\d\d[,.]\d{3}\s+-->\s+(?:\d+:)?\d\d:\d\d[,.]\d{3}|"
                      r"\d+:\d\d:\d\d\.\d{3},\d+:\d\d:\d\d\.\d{3}\s*$)")
 _NUMBER = re.compile(r"\s*[-+]?\d+(?:\.\d+)?\s*$")  # a label or an id, as a two-column table has one
+# More formats: a text table's rule ("+----+------+" a box's, "----+-----" psql's), a BPE merges file's pair
+# ("\u0120 t", "h e"), quoted-printable ("caf=C3=A9", a soft break "="), base64, a parallel corpus's
+# "source ||| target", MediaWiki's markup ("'''Lavy''' is an [[Israel]]i", "{{Infobox", "| name = Lavy")
+_TEXT_RULE = re.compile(r"\s*[-+]*-{3,}\+[-+]*\s*$")
+_MERGES = re.compile(r"\s*(?:\u0120\S* \S+|\S+ \u0120\S*|[a-z] [a-z]{1,2})\s*$")
+_QUOTED_PRINTABLE = re.compile(r".*(?:[^=\s]=\s*$|(?:=[0-9A-F]{2}.*){2})")
+_BASE64 = re.compile(r"\s*[A-Za-z0-9+/]{40,}={0,2}\s*$")
+_PARALLEL = re.compile(r".*\S\s+\|\|\|\s+\S")
+_WIKITEXT = re.compile(r"\s*(?:.*\[\[[^\]]+\]\]|.*'''|\{\{|\|\s*\w[\w ]*=|\}\})")
+# A vocabulary's first line, alone or with its score: BERT's vocab.txt ("[PAD]"), SentencePiece's .vocab ("<unk>\t0")
+_VOCABULARY = re.compile(r"\s*(?:\[(?:PAD|UNK|CLS)\]|<(?:pad|unk|s)>)(?:\t[-+.\deE]+)?\s*$")
+
+
+_PATTERNS = (("token", _TOKEN_LINE), ("tree", _TREE_LINE), ("json", _JSON_LINE), ("tagged", _TAGGED),
+             ("columns", _TOKEN_TAGS), ("spaced", _SPACED_TOKEN_LINE), ("yaml", _YAML_ITEM),
+             ("fasttext", _FASTTEXT), ("markup", _TAG_LINE), ("sql", _SQL), ("lrc", _LRC),
+             ("ids", _IDS), ("pieces", _PIECES), ("bpe", _BPE), ("gettext", _GETTEXT),
+             ("pieces", _WORDPIECE), ("bpe", _GPT2), ("factored", _FACTORED), ("lrc", _WORD_TIMES),
+             ("list", _LIST), ("ini", _INI), ("fasttext", _FASTTEXT_END), ("markup", _HTML_LINE),
+             ("paths", _PATH), ("hex", _HEX_DUMP), ("microdvd", _MICRODVD), ("vw", _VOWPAL),
+             ("libsvm", _LIBSVM), ("merges", _MERGES), ("qp", _QUOTED_PRINTABLE),
+             ("base64", _BASE64), ("parallel", _PARALLEL), ("wikitext", _WIKITEXT))  # (kind, the pattern its lines match)
 
 
 def _kind(line, first):
-    """The kind two lines, `first` and `line`, share, if any: one of the patterns' below, "markdown", "csv", or
+    """The kind two lines, `first` and `line`, share, if any: one of `_PATTERNS`' kinds, "markdown", "csv", or
     "table" (as many tabs, with a label or id)."""
-    for kind, pattern in (("token", _TOKEN_LINE), ("tree", _TREE_LINE), ("json", _JSON_LINE), ("tagged", _TAGGED),
-                          ("columns", _TOKEN_TAGS), ("spaced", _SPACED_TOKEN_LINE), ("yaml", _YAML_ITEM),
-                          ("fasttext", _FASTTEXT), ("markup", _TAG_LINE), ("sql", _SQL), ("lrc", _LRC),
-                          ("ids", _IDS), ("pieces", _PIECES), ("bpe", _BPE), ("gettext", _GETTEXT),
-                          ("pieces", _WORDPIECE), ("bpe", _GPT2), ("factored", _FACTORED), ("lrc", _WORD_TIMES),
-                          ("list", _LIST), ("ini", _INI), ("fasttext", _FASTTEXT_END), ("markup", _HTML_LINE),
-                          ("paths", _PATH), ("hex", _HEX_DUMP), ("microdvd", _MICRODVD), ("vw", _VOWPAL),
-                          ("libsvm", _LIBSVM)):
+    for kind, pattern in _PATTERNS:
         if pattern.match(line) and pattern.match(first):
             return kind
     if all(row.strip()[:1] == row.strip()[-1:] == "|" and row.count("|") > 2 for row in (line, first)) or (
-            "|" in first and _TABLE_RULE.match(line)):
-        return "markdown"  # "| The text. | 1 |", "|---|---|"; "Name | Text" then "--- | ---"
+            "|" in first and (_TABLE_RULE.match(line) or _TEXT_RULE.match(line))) or (
+            _TEXT_RULE.match(first) and (line.strip()[:1] == "|" or _TEXT_RULE.match(line))):
+        return "markdown"  # "| The text. | 1 |", "|---|---|"; "Name | Text" then "--- | ---"; "+---+" then "| x |"
     if ((_CSV_LINE.match(line) or _LABELLED_CSV.match(line)) and (_CSV_LINE.match(first) or _CSV_HEADER.match(first))
             or _QUOTED_CSV.match(line) and _QUOTED_CSV.match(first)
             or _LABELLED_CSV.match(line) and _LABELLED_CSV.match(first)):
@@ -113,8 +129,11 @@ def _kind(line, first):
 
 
 _SAID = {"tagged": "words with their tags (word/TAG, a tagger's output)",
+         "merges": "a BPE merges file's pair (merges.txt)", "qp": "quoted-printable text (an e-mail's 'caf=C3=A9')",
+         "base64": "base64 (encoded bytes, not text)", "parallel": "a parallel corpus's line ('source ||| target')",
+         "wikitext": "MediaWiki markup (raw wikitext: [[links]], bold's triple quotes, {{templates}})",
          "spaced": "a parsed file's token line with spaces between its columns (CoNLL-U or .dp)",
-         "columns": "a token a line with its tags (CoNLL-2003 columns)", "markdown": "a Markdown table's row",
+         "columns": "a token a line with its tags (CoNLL-2003 columns)", "markdown": "a text table's row (Markdown, psql, a +---+ box)",
          "yaml": "a YAML item (a key and its quoted value)", "fasttext": "a fastText line (its text with its label)",
          "markup": "markup (a line that is one tag, or opens and closes with tags: XML, HTML, a corpus's .vrt)",
          "sql": "a SQL dump's statement", "lrc": "an LRC lyrics line (its time or tag in brackets)",
@@ -142,6 +161,9 @@ def _refusal(path, kind, number, line, first, first_number):
     if kind == "paths":
         return (f"{path} line {number}: a list of files or addresses ({shown!r}), where plain text is read; give the "
                 f"files themselves (e.g. --input $(cat {path})), local copies of what the addresses hold")
+    if kind == "parallel":
+        return (f"{path} line {number}: {_SAID[kind]} ({shown!r}), where plain text is read; give one side alone "
+                f"(e.g. sed 's/ *|||.*//' {path}, the source side)")
     if kind == "fasttext":
         return (f"{path} line {number}: {_SAID[kind]} ({shown!r}), where plain text is read; give the text itself "
                 f"(e.g. sed 's/ *__label__[^ ]* *//g' {path})")
@@ -167,40 +189,76 @@ def _longest(row):
 
 def read_text_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True):
     """`text_files.read_lines` of a file read as plain text: a file whose first two lines that are not blank (or
-    a "#" comment) are of one other kind (`_kind`) is refused at the second, one whose first such line opens
-    another format (`_OPENING_LINES`, `_OPENING_STARTS`) at it, and one with a subtitle timing line among its
-    first three; ValueError naming the line and what it is. Past them, where `LATER_LINES` lines or more are of
-    another kind (a file joined after the text: `cat *.txt`), a warning names the first and how many."""
-    first, first_number, seen = None, None, 0  # the first line not blank (or a comment), its number; seen: how many
+    a "#" comment) are of one other kind (`_kind`) is refused at the second, unless the `CONFIRM` lines after them
+    are all prose (examples of a format at a text's head); one whose first such line opens another format
+    (`_OPENING_LINES`, `_OPENING_STARTS`, a vocabulary, a merges file) at it, and one with a subtitle timing line
+    among its first three; ValueError naming the line and what it is. Past them, where `LATER_LINES` lines or
+    more are of another kind (a file joined after the text: `cat *.txt`), a warning names the first and how many."""
+    lines = text_files.read_lines(path, skip_invalid_utf8, invalid_lines, skip_flag)
+    head, shown = [], []  # the file's first lines, (number, line); those of them not blank (nor comments)
+    for number, line in lines:
+        head.append((number, line))
+        if not shown and line.startswith("#version:"):  # (a comment elsewhere)
+            _refuse_opening(path, number, line, "a BPE merges file (merges.txt)")
+        if line.strip() and not line.startswith("#") and line.strip() != "---":  # (YAML's start)
+            shown.append((number, line))
+            _check_opening(path, number, line, len(shown))
+            if len(shown) == 2 + CONFIRM:
+                break
+    _check_kind(path, shown)
     later = _Later(path)
-    for number, line in text_files.read_lines(path, skip_invalid_utf8, invalid_lines, skip_flag):
-        if seen < 3 and line.strip() and not line.startswith("#") and line.strip() != "---":  # (YAML's start)
-            seen += 1
-            opening = None if seen > 1 else _OPENING_LINES.get(line.strip()) or next(
-                (said for start, said in _OPENING_STARTS if line.startswith(start) or line.strip() == start), None) or (
-                "a SQL dump (PostgreSQL's COPY)" if _SQL_COPY.match(line) else None)
-            if opening or _TIMING.match(line):
-                raise ValueError(f"{path} line {number}: {opening or 'a subtitle file (a timing line)'} "
-                                 f"({line.strip()[:40]!r}), where plain text is read; give the text itself (its "
-                                 "sentences alone, a line each)")
-            if seen == 1:
-                first, first_number = line, number
-            kind = _kind(line, first) if seen == 2 else None
-            if kind:
-                raise ValueError(_refusal(path, kind, number, line, first, first_number))
-        elif seen >= 3:
+    for number, line in head:
+        if shown[2:] and number > shown[2][0]:
             later.feed(number, line)
+        yield number, line
+    for number, line in lines:
+        later.feed(number, line)
         yield number, line
     later.warn()
 
 
+CONFIRM = 3  # lines past a file's first two that confirm their kind: where all are prose, the two were examples
+
+
+def _check_opening(path, number, line, seen):
+    """Refuses (ValueError) the `seen`th line not blank of a file where it opens another format, or is a timing."""
+    opening = None if seen > 1 else _OPENING_LINES.get(line.strip()) or next(
+        (said for start, said in _OPENING_STARTS if line.startswith(start) or line.strip() == start), None) or (
+        "a SQL dump (PostgreSQL's COPY)" if _SQL_COPY.match(line) else None) or (
+        "a vocabulary (BERT's vocab.txt, SentencePiece's .vocab: a piece a line)" if _VOCABULARY.match(line) else None)
+    if opening or (seen <= 3 and _TIMING.match(line)):
+        _refuse_opening(path, number, line, opening or "a subtitle file (a timing line)")
+
+
+def _refuse_opening(path, number, line, said):
+    raise ValueError(f"{path} line {number}: {said} ({line.strip()[:40]!r}), where plain text is read; give the text "
+                     "itself (its sentences alone, a line each)")
+
+
+def _check_kind(path, shown):
+    """Refuses (ValueError) a file whose first two lines not blank, of `shown`, are of one other kind, unless the
+    `CONFIRM` lines after them are each prose: neither of that kind alone nor of a kind with the line before."""
+    if len(shown) < 2:
+        return
+    (first_number, first), (number, line) = shown[:2]
+    kind = _kind(line, first)
+    alone = dict((k, p) for k, p in _PATTERNS).get(kind)
+    if kind and len(shown) == 2 + CONFIRM and not any(
+            (alone.match(after) if alone else "|" in after or "\t" in after.strip() or "," in after and kind == "csv")
+            or _kind(after, before) or _TIMING.match(after) for (_, before), (_, after) in zip(shown[1:], shown[2:])):
+        return
+    if kind:
+        raise ValueError(_refusal(path, kind, number, line, first, first_number))
+
+
 LATER_LINES = 10  # lines of another kind past a file's first lines: warned of (prose may hold a few)
-_LATER_HINT = re.compile(r"[({<|]|__label__")  # how the later lines of another kind begin (or they hold a tab, -->)
+_LATER_HINT = re.compile(r"[({<|]|__label__|-\s|[A-Za-z][\w-]*:\s")  # how the later lines of another kind begin (or they hold a tab, -->)
 
 
 class _Later:
     """The lines of another kind past a file's first lines: each line that begins as one may (`_LATER_HINT`, a tab,
-    a timing's -->) and is of one kind with the line before it (`_kind`), or is a subtitle's timing."""
+    a timing's -->) and is of one kind with the line before it (`_kind`), or is alone a subtitle's timing, a JSON line
+    or a YAML item."""
 
     def __init__(self, path):
         self.path, self.previous, self.count, self.first = path, None, 0, None
@@ -209,8 +267,9 @@ class _Later:
         if not line.strip():
             return
         if "\t" in line or "-->" in line or _LATER_HINT.match(line):
-            kind = "timing" if _TIMING.match(line) else "json" if _JSON_LINE.match(line) else (
-                self.previous is not None and _kind(line, self.previous))  # (a timing or a JSON line: alone)
+            kind = "timing" if _TIMING.match(line) else "json" if _JSON_LINE.match(line) else "yaml" if (
+                _YAML_ITEM.match(line)) else (
+                self.previous is not None and _kind(line, self.previous))  # (a timing, a JSON line, a YAML item: alone)
             if kind:
                 self.count += 1
                 self.first = self.first or (number, line, kind)

@@ -153,11 +153,40 @@ def parse_flags(parser, config_class, argv=None, required=(), paths=()):
     _apply_set(parser, config_class, args, typed)
     # The paths the --config file gave (not a flag): {name: as written there}, for `explained`.
     args.from_file = {name: value for name, value in written.items() if name not in args.given}
+    _check_started_in(args, written, config_class)
     missing = [flag_name(f) for f in dataclasses.fields(config_class)
                if f.name in required and getattr(args, f.name) is None]
     if missing:
         parser.error(f"the following arguments are required: {', '.join(missing)}")
     return args
+
+
+def _check_started_in(args, written, config_class):
+    """Exits with an error where --config is a run's own file (config.json, finetune_config.json) in its output
+    folder, read from another folder than the one the run started in, and gives relative paths: they name files
+    from there (the run read them so), and from here would name others, or none, without a word. The folder it
+    started in: the file's folder less the relative output folder it records (model_dir, output_dir)."""
+    from albert_act.base import artifacts
+
+    if not args.config or os.path.basename(args.config) not in ("config.json", artifacts.FINETUNE_CONFIG):
+        return
+    key = next((k for k in ("model_dir", "output_dir") if isinstance(written.get(k), str)), None)
+    output = key and os.path.normpath(os.path.expanduser(written[key]))
+    folder = os.path.dirname(os.path.abspath(os.path.expanduser(args.config)))
+    if not output or os.path.isabs(output) or output.split(os.sep)[0] in (".", "..") or not (
+            folder.endswith(os.sep + output)):
+        return  # (the file moved or copied, or its run wrote where it started: where it started is not known)
+    started = folder[:-len(output) - 1] or os.sep
+    relative = [(name, v) for name, value in args.from_file.items()
+                for v in (value if isinstance(value, list) else [value])
+                if isinstance(v, str) and "://" not in v and not os.path.isabs(os.path.expanduser(v))]
+    if relative and not artifacts.same_path(started, os.getcwd()):
+        name, value = relative[0]
+        flag = flag_name(next(f for f in dataclasses.fields(config_class) if f.name == name))
+        sys.exit(f"error: --config {args.config}: its run started in {started} (its {key} {written[key]!r} is the "
+                 f"folder the file lies in), and its relative paths name files from there; from {os.getcwd()}, "
+                 f"{name} {value!r} would be {os.path.abspath(value)}, not {os.path.join(started, value)}: run the "
+                 f"command from {started}, or give {flag}{' and the other paths' if len(relative) > 1 else ''}")
 
 
 def _typed(parser, argv):
