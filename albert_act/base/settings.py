@@ -168,7 +168,7 @@ def _check_started_in(args, written, config_class):
     started in: the file's folder less the relative output folder it records (model_dir, output_dir)."""
     from albert_act.base import artifacts
 
-    if not args.config or os.path.basename(args.config) not in ("config.json", artifacts.FINETUNE_CONFIG):
+    if not args.config or os.path.basename(args.config) not in (artifacts.CONFIG, artifacts.FINETUNE_CONFIG):
         return
     key = next((k for k in ("model_dir", "output_dir") if isinstance(written.get(k), str)), None)
     output = key and os.path.normpath(os.path.expanduser(written[key]))
