@@ -63,7 +63,7 @@ def main(argv=None):
                       refusals=(ValueError, FloatingPointError), explain=lambda message: back(explain(message))):
         with outputs.DirectoryLock(output_dir, "fine-tuning", "--output_dir", say=True):
             if earlier.recover():  # left by a process that ended at once: back, then judged
-                _check_target(config)  # (without --overwrite: refused)
+                _check_target(config, args)  # (without --overwrite: refused)
             with earlier if config.overwrite else contextlib.nullcontext():  # a finished one that --overwrite
                 if config.grid:  # replaces: set aside until this one (a grid: all its points) has finished
                     summary = finetuning_run.grid_search(config)

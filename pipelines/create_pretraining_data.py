@@ -190,6 +190,10 @@ def _check_output_dir(output_dir):
             f"{output_dir} already holds {len(existing)} shard(s) (e.g. {os.path.basename(existing[0])}); "
             "choose a new directory or delete them"
         )
+    staging = os.path.join(output_dir, INCOMPLETE)
+    if os.path.islink(staging) or text_files.exists(staging) and not text_files.isdir(staging):
+        raise ValueError(f"{staging} is {'a link' if os.path.islink(staging) else 'a file'}, where this tool stages its "
+                         f"shards (and deletes what is there): move it away, or write to another --output_dir")
     others = [name for name in text_files.visible_entries(output_dir) if name not in (STATS_JSON, STATS_MD, INCOMPLETE)]
     if others:
         raise ValueError(f"--output_dir {output_dir} holds other files ({', '.join(others[:5])}); write the "

@@ -226,7 +226,9 @@ def _checked_label(label, task, path, number):
     if not task.is_regression:
         if label not in task.labels:
             others = sorted({t.name for t in TASKS.values() if label in t.labels} - {task.name})
-            hint = f" (a label of {', '.join(others)}: is this the {task.name} folder?)" if others else ""
+            hint = f" (a label of {', '.join(others)}: is this the {task.name} folder?)" if others else (
+                f" (line 1 names columns, as another task's header does; {task.name}'s files have no header: is this "
+                f"the {task.name} folder?)" if number == 1 and not task.header and label.isidentifier() else "")
             raise ValueError(f"{path} line {number}: label {label!r} not in {list(task.labels)}{hint}")
         return label
     try:

@@ -44,7 +44,8 @@ def record_shapes(path):
 def record_files(file_pattern, what="TFRecord"):
     """The sorted files a pattern (or a list of them) matches, local ones as absolute paths (a run's
     saved input position names them: it resumes from any folder); ValueError when none does, when
-    one is a directory, or when two hold the same records (a copy, by `text_files.content_key`)."""
+    one is a directory, or lies in a data run's staging folder (_incomplete/), or when two hold the same records (a copy,
+    by `text_files.content_key`)."""
     patterns = [file_pattern] if isinstance(file_pattern, str) else list(file_pattern)
     matched = {pattern: text_files.glob(pattern) for pattern in patterns}
     files = sorted(f if text_files.is_remote(f) else os.path.abspath(f) for found in matched.values() for f in found)
@@ -58,6 +59,12 @@ def record_files(file_pattern, what="TFRecord"):
     if twice:
         raise ValueError(f"{twice}: given twice in {file_pattern!r} (by two patterns, or a link): each {what} file once, "
                          "or its records count twice")
+    from albert_act.base.artifacts import INCOMPLETE
+
+    staged = next((f for f in files if os.path.basename(os.path.dirname(f.rstrip("/"))) == INCOMPLETE), None)
+    if staged:  # (the data tool's shards being written, whole or not, moved out when all are)
+        raise ValueError(f"{staged} lies in the data tool's {os.path.dirname(staged)}: a run's unfinished output (it "
+                         "was stopped, or is still running); re-run the data tool, and give the shards it moves out")
     folders = [f for f in files if text_files.isdir(f)]
     if folders:
         raise ValueError(f"{folders[0]} is a directory, not a TFRecord file: give the files, or a glob such as "
@@ -118,8 +125,8 @@ def check_records_vocabulary(path, model_proto, vocab_name):
     """ValueError when the shard `path` was made with another vocabulary than `model_proto`
     (`vocab_name`, for the message): its ids would mean other pieces, even where they fit the
     model's vocabulary size. Known from the data tool's stats.json beside it (the vocabulary's
-    fingerprint), and without one, or with one that is damaged (named as such, once), from the records
-    themselves (`check_word_starts`): a lost or damaged side file never skips the check."""
+    fingerprint), and from the records themselves (`check_word_starts`; fewer of them where the report
+    agrees): a lost, damaged (named as such, once) or copied side file never skips the check."""
     from albert_act.base.artifacts import STATS_JSON
     from pipelines.create_pretraining_data import vocab_fingerprint
 
@@ -144,6 +151,8 @@ def check_records_vocabulary(path, model_proto, vocab_name):
         raise ValueError(f"{path}: made with another vocabulary ({stats.get('vocab')}, per {stats_path}) than the "
                          f"model's ({vocab_name}): its ids would mean other pieces; make the records with the model's "
                          "vocabulary")
+    else:  # (a report copied beside other records vouches for none: they are sampled all the same)
+        check_word_starts(path, model_proto, vocab_name, sample_records=50)
 
 
 _DAMAGED_REPORTED = set()  # stats.json files already named as damaged in this process

@@ -43,6 +43,8 @@ PRESENT, PAST, NOUN_TAGS = ("VBP", "VBZ"), ("VBD",), ("NN", "NNS")
 
 # The closed label sets of the paper's probing tasks (by file name; top_constituents is open).
 TASK_LABELS = {"past_present": ("PAST", "PRES"), "subj_number": NOUN_TAGS, "obj_number": NOUN_TAGS}
+_PTB_VERBS = {"VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD"}  # Penn Treebank's verb tags, which the tasks read
+_UPOS = {"NOUN", "VERB", "ADJ", "ADP", "ADV", "AUX", "DET", "PRON", "PROPN", "PUNCT", "CCONJ", "SCONJ"}  # (not SYM, X)
 
 
 def read_senteval(path):
@@ -246,10 +248,11 @@ def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed
                                              for path, read in parsed.items()}, "sentences", why, "--conllu"):
         print(note)
     for path, read in parsed.items():
-        sentences, tagged, related = 0, False, False
+        sentences, tagged, related, ptb = 0, False, False, False
         for sentences, tokens in enumerate(read, start=1):
             text = " ".join(t[0] for t in tokens)
             tagged = tagged or any(t[1] not in ("_", "") for t in tokens)
+            ptb = ptb or any(t[1] in _PTB_VERBS for t in tokens)
             related = related or any(t[3] not in ("_", "") for t in tokens)
             for task, label in labels_from_dependencies(tokens).items():
                 rows[task].append((split_of(text), label, text))
@@ -258,6 +261,10 @@ def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed
         if not tagged:
             raise ValueError(f"{path}: no XPOS tag (column 5 is '_' in all {sentences} sentences): the tasks' labels "
                              "are read from the XPOS tags (VBD, NN, ...); tag the file first")
+        if not ptb and any(t[1] in _UPOS for tokens in read for t in tokens):
+            raise ValueError(f"{path}: its XPOS tags (column 5) are UPOS ones (NOUN, VERB, ...), and no Penn Treebank "
+                             "verb tag (VBD, VBZ, ...) is among them: the tasks' labels are read from Penn Treebank "
+                             "tags; give a file tagged with them (UD English's XPOS)")
         if not related:
             raise ValueError(f"{path}: no dependency relation (column 8 is '_' in all {sentences} sentences): the "
                              "tasks' labels are read from the root's nsubj, obj and cop; parse the file first")

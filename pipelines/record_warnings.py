@@ -1,5 +1,6 @@
 """The data tool's warnings on records it wrote (`pipelines.create_pretraining_data`), each a line or None,
-from its report (stats.json): text the vocabulary cannot read, text cut off, masking far from its target."""
+from its report (stats.json): text the vocabulary cannot read, text cut off, masking far from its target, documents
+of one line."""
 
 UNKNOWN_WARNED = 0.1  # of the tokens <unk>; English Wikipedia under the demo's 2,000-piece vocabulary: 0.02
 
@@ -40,7 +41,22 @@ def truncation_warning(report):
 
 def warnings(report):
     """The report's warnings, each a line."""
-    return [w for w in (masking_warning(report), unknown_warning(report), truncation_warning(report)) if w]
+    return [w for w in (masking_warning(report), unknown_warning(report), truncation_warning(report),
+                        one_line_documents_warning(report)) if w]
+
+
+ONE_LINE_WARNED = 0.9  # of the documents (20 or more) one sentence long; English Wikipedia's: 0.1
+
+
+def one_line_documents_warning(report):
+    """A line when most documents (20 or more) are one sentence each: a blank line after every line (text saved
+    double-spaced, or a sentence a paragraph), and each sentence-order pair halves of one line."""
+    documents = report["documents"]["total"]
+    if documents < 20 or report["sentences"] > documents / ONE_LINE_WARNED:
+        return None
+    return (f"{report['sentences']:,} sentences in {documents:,} documents: nearly every document is one line (a "
+            "blank line after each line: double-spaced text?), so sentence-order pairs are halves of one line; give "
+            "a blank line only between documents")
 
 
 def masking_warning(report):

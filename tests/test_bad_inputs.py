@@ -1131,6 +1131,56 @@ CASES += [
      "--output_dir {tmp}/ft_elsewhere", 1, r"--config .*started/ft/finetune_config.json: its run started in .*started "
      r"\(its output_dir 'ft' is the folder the file lies in\), and its relative paths name files from there; from "
      r".*, init 'run' would be .*/run, not .*started/run: run the command from .*started, or give --init", []),
+    ("data-input-a-taggers-word-tag-output", DATA.replace("{tmp}/records", "{tmp}/records_tagged") +
+     " --input {tagged_words}", 0, r"warning: .*tagged_words.txt: 0% of its first \d+ lines read as sentences \(words "
+     r"with their punctuation; line 1, '.*_NN .*', does not\): is it text\?", []),
+    ("tokenizer-input-a-sentencepiece-model", TOKENIZER.replace("{corpus}", "{vocab}") + " --skip_invalid_utf8", 1,
+     r"vocab.model line \d: NUL bytes, as a binary file holds \(a SentencePiece .model, a TFRecord, an image...\), not "
+     r"text; give a UTF-8 text file", []),
+    ("data-input-a-pdf", DATA + " --input {document_pdf} --skip_invalid_utf8", 1, r"document.pdf: a PDF document, not "
+     r"text; extract its text first \(e.g. pdftotext .*document.pdf text.txt\)", []),
+    ("data-input-a-bibtex-file", DATA + " --input {bibtex}", 1, r"bibtex.txt line 1: a BibTeX bibliography "
+     r"\('@article\{smith2001,'\), where plain text is read", []),
+    ("tokenizer-input-a-conllu-files-text-lines", TOKENIZER.replace("{corpus}", "{conllu_text}"), 1,
+     r"conllu_text.txt line 2: a CoNLL-U file's text line \('# text = .*'\), where plain text is read; give the text "
+     r"itself \(sed -n 's/\^# text = //p' .*conllu_text.txt\)", []),
+    ("tokenizer-input-an-sgml-corpus", TOKENIZER.replace("{corpus}", "{sgml}"), 1, r"sgml.txt line 1: an SGML corpus "
+     r"\(TREC's <DOC>\) \('<DOC>'\), where plain text is read", []),
+    ("data-input-a-csv-table-inside-the-text", DATA.replace("{tmp}/records", "{tmp}/records_csv_inside") +
+     " --input {csv_inside}", 0, r"warning: .*csv_inside.txt: 12 lines from line \d+ on \('2000,Club 0,0,30'\) are CSV "
+     r"rows, read as text", []),
+    ("data-input-double-spaced-text", DATA.replace("{tmp}/records", "{tmp}/records_double") + " --input {double_spaced}",
+     0, r"warning: \d+ sentences in \d+ documents: nearly every document is one line \(a blank line after each line: "
+        r"double-spaced text\?\), so sentence-order pairs are halves of one line", []),
+    ("data-input-a-copy-with-news-datelines", DATA + " --input {corpus} {datelines}", 1, r"--input .*datelines.txt: \d+ "
+     r"of its \d+ distinct sentences are also in .*corpus.txt", []),
+    ("data-output-dir-whose-staging-folder-is-a-link", DATA.replace("{tmp}/records", "{linked_staging}") +
+     " --input {corpus}", 1, r"linked_staging/_incomplete is a link, where this tool stages its shards \(and deletes "
+     r"what is there\): move it away, or write to another --output_dir", ["{notes_dir}/notes.txt"]),
+    ("probing-xpos-holding-upos-tags", "pipelines.probing --conllu {upos_in_xpos} --output_dir {tmp}/probing_upos", 1,
+     r"upos_in_xpos.conllu: its XPOS tags \(column 5\) are UPOS ones \(NOUN, VERB, ...\), and no Penn Treebank verb "
+     r"tag \(VBD, VBZ, ...\) is among them", []),
+    ("pretrain-set-model-dir-null", PRETRAIN.replace(" --model_dir {tmp}/new_run", "") + " --set model_dir=null", 2,
+     r"--set model_dir=null: model_dir takes a path, and null is none \(it would be a folder named 'null'\)", []),
+    ("pretrain-init-from-its-own-model-dir", PRETRAIN.replace("{tmp}/new_run", "{run}") + " --init_from {run}", 1,
+     r"--init_from .*run is the --model_dir itself: a run resumes from its own checkpoints without --init_from", []),
+    ("pretrain-export-dir-inside-a-savedmodel", PRETRAIN.replace("--no_export", "--export_dir {export}/assets/1 --vocab "
+                                                                  "{vocab}"), 1,
+     r"--export_dir .*export/1/assets/1 is inside the SavedModel .*export/1 \(its saved_model.pb\)", ["{export}/saved_model.pb"]),
+    ("export-output-inside-a-savedmodel", "albert_act.export --checkpoint {run} --kind pretraining --output "
+     "{export}/variables/2", 1, r"--output .*export/1/variables/2 is inside the SavedModel .*export/1", []),
+    ("analyze-records-in-a-data-runs-staging-folder", "albert_act.analyze token-types --init {run} --records "
+     "{staged_records}/_incomplete/train-00000-of-00002.tfrecord --output_dir {tmp}/a_staged", 1,
+     r"train-00000-of-00002.tfrecord lies in the data tool's .*staged_records/_incomplete: a run's unfinished output",
+     []),
+    ("pretrain-held-out-records-that-hold-training-ones", PRETRAIN.replace("{eval}", "{trained_held_out}"), 1,
+     r"100% of \d+ held-out records \(.*trained_held_out.tfrecord, ...\) hold the text of training records", []),
+    ("finetune-cola-given-rtes-folder", FINETUNE + " --task cola --data_dir {rte}", 1, r"RTE/train.tsv line 1: label "
+     r"'sentence1' not in \['0', '1'\] \(line 1 names columns, as another task's header does; CoLA's files have no "
+     r"header: is this the CoLA folder\?\)", []),
+    ("finetune-into-a-fine-tuning-killed-while-it-replaced-one", FINETUNE.replace("{tmp}/ft", "{killed_overwrite}") +
+     " --task rte --data_dir {rte}", 1, r"--output_dir .*killed_overwrite holds a finished fine-tuning \(results.json\); "
+     r"pass --overwrite to replace it", []),  # (its earlier fine-tuning put back first: results.json)
 ]
 MEANWHILE = {"pretrain-export-written-by-another-run-meanwhile": _export_meanwhile,
              "pretrain-export-being-written-by-another-run": _export_being_written}
@@ -1195,6 +1245,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
         (root / name / "config.json").write_bytes(text if text is not None else config[: len(config) // 2])
     _more_bad_files(root, rte)
     _look_alike_files(root, rte)
+    _round_32_files(root, rte, records)
     _damaged_weights(root, run, export)
     shutil.copytree(export, root / "glue_spelled_models" / "RTE" / "1")  # a folder named as glue_data names RTE
     (root / "killed_records" / "_incomplete").mkdir(parents=True)  # a data tool killed while it moved its shards in
@@ -1267,7 +1318,12 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "latin1_txt": root / "latin1.txt", "ptb_dp": root / "ptb.dp", "ptb_mrg": root / "ptb.mrg",
             "subtitles": root / "subtitles.srt", "corpus_csv": root / "corpus_csv.txt", "curve_long": root / "long.jsonl", "curve_anneal": root / "anneal.jsonl",
             "curve_start": root / "curve_start.jsonl", "curve_plus": root / "anneal+v2.jsonl", "corpus_piped": root / "corpus_piped.txt", "corpus_yaml": root / "corpus_yaml.txt", "corpus_then_subtitles": root / "corpus_then_subtitles.txt", "corpus_fasttext": root / "corpus_fasttext.txt", "corpus_labelled_csv": root / "corpus_labelled.csv", "corpus_relabelled": root / "corpus_relabelled.txt", "curve_percent": root / "curve_percent.jsonl", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "ft_copy": root / "ft_copy", "swapped": root / "swapped.model",
-            **{name: root / f"{name}.txt" for name in LOOK_ALIKES}, "started": root / "started"}
+            **{name: root / f"{name}.txt" for name in LOOK_ALIKES}, "started": root / "started",
+            **{name: root / f"{name}.txt" for name in ("tagged_words", "bibtex", "conllu_text", "sgml", "csv_inside",
+                                                       "double_spaced", "datelines")},
+            **{name: root / name for name in ("linked_staging", "staged_records", "killed_overwrite")},
+            "document_pdf": root / "document.pdf", "upos_in_xpos": root / "upos_in_xpos.conllu",
+            "trained_held_out": root / "trained_held_out.tfrecord"}
     for lock in locks:
         lock.release()
 
@@ -1456,6 +1512,49 @@ def _look_alike_files(root, rte):
     (root / "started" / "ft").mkdir(parents=True)
     (root / "started" / "ft" / "finetune_config.json").write_text(json.dumps(
         {"task": "rte", "data_dir": str(rte), "init": "run", "output_dir": "ft", "epochs": 1}))
+
+
+def _round_32_files(root, rte, records):
+    """A tagger's output, a PDF, a BibTeX file, a CoNLL-U file's text lines, an SGML corpus, a CSV table inside prose,
+    double-spaced text and a copy with news datelines; an --output_dir whose _incomplete/ is a link; a CoNLL-U file
+    whose XPOS column holds UPOS tags; a killed data run's staging folder; held-out records that hold training ones
+    (re-written: another file); a fine-tuning killed while --overwrite replaced a finished one."""
+    import tensorflow as tf
+
+    corpus = (root / "corpus.txt").read_text()
+    lines = [line for line in corpus.splitlines() if line.strip()]
+    texts = {"tagged_words": "".join(" ".join(f"{w}_NN" for w in line.split()) + "\n" for line in lines),
+             "bibtex": "@article{smith2001,\n  title = {A study of rivers},\n  author = {Smith, John},\n}\n",
+             "conllu_text": "".join(f"# text = {line}\n" for line in lines),
+             "sgml": "<DOC>\n<DOCNO> AP880212-0001 </DOCNO>\n<TEXT>\n" + corpus + "</TEXT>\n</DOC>\n",
+             "csv_inside": corpus + "\nYear,Team,Goals,Matches\n" + "".join(f"{2000 + i},Club {i},{i},30\n" for i in range(
+                 12)) + "\n" + corpus,
+             "double_spaced": "".join(f"{line}\n\n" for line in lines),
+             "datelines": "".join(f"LONDON (Reuters) - {line}\n" if line.strip() else "\n" for line in corpus.splitlines())}
+    for name, text in texts.items():
+        (root / f"{name}.txt").write_text(text)
+    (root / "document.pdf").write_bytes(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n")
+    (root / "linked_staging").mkdir()
+    (root / "linked_staging" / "_incomplete").symlink_to(root / "notes_dir")
+    ud = (rte.parent.parent / "ud_english_ewt" / "en_ewt-ud-dev.conllu").read_text().split("\n\n")[:40]
+    (root / "upos_in_xpos.conllu").write_text("\n\n".join("\n".join(  # XPOS (column 5) set to UPOS (column 4)
+        "\t".join(f[:4] + [f[3]] + f[5:]) if len(f := r.split("\t")) == 10 else r for r in s.split("\n"))
+        for s in ud) + "\n\n")
+    (root / "staged_records" / "_incomplete").mkdir(parents=True)
+    shutil.copy(sorted(Path(records[0]).parent.glob(Path(records[0]).name))[0],
+                root / "staged_records" / "_incomplete" / "train-00000-of-00002.tfrecord")
+    with tf.io.TFRecordWriter(str(root / "trained_held_out.tfrecord")) as writer:  # training records, rewritten
+        for record in tf.data.TFRecordDataset(sorted(str(p) for p in Path(records[0]).parent.glob(
+                Path(records[0]).name))).take(40):
+            writer.write(record.numpy())
+    aside = root / "killed_overwrite" / ".earlier_run"  # its finished fine-tuning set aside, the new one's first files
+    aside.mkdir(parents=True)
+    names = ["classifier.weights.h5", "finetune_config.json", "classifier.json", "vocab.model", "results.json"]
+    for name in names:
+        (aside / name).write_text("{}")
+    (aside / "earlier.json").write_text(json.dumps({"names": names}))
+    for name in ("classifier.json", "finetune_config.json"):
+        (root / "killed_overwrite" / name).write_text("{}")
 
 
 def _merged_tree(first, second):

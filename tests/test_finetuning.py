@@ -46,7 +46,7 @@ def test_encode_pairs_and_truncation(tiny_run):
 
 
 @pytest.mark.slow  # ~70 s on the 2-core CPU: fine-tuning on the real RTE files
-def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp_path):
+def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp_path, tmp_path_factory, capsys):
     # What this shows: the loop trains, selects and exports on real data. A 32-wide model
     # pre-trained for 3 updates learns the prior within an epoch: it ends on the majority class
     # (146 of 277 RTE dev pairs, 52.7%) whichever class its random head started on; it does not
@@ -105,6 +105,12 @@ def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp
     (tmp_path / "export" / "1" / "variables" / "variables.index").unlink()
     assert finetuning_run.damaged_file(str(tmp_path), result) == (
         f"{tmp_path / 'export' / '1' / 'variables' / 'variables.index'} (the export's weight index) missing")
+    # A fine-tuning as --init: its encoder is taken, and its classifier head is said not to be
+    capsys.readouterr()
+    finetuning_run.finetune(dataclasses.replace(config, init=str(tmp_path), output_dir=str(tmp_path_factory.mktemp(
+        "from_ft")), max_train_examples=32), progress=True)
+    assert (f"note: {tmp_path} is a fine-tuning for rte: its encoder is taken, fine-tuned as it is; its classifier "
+            "head is not (a new one is trained for RTE)") in capsys.readouterr().out
 
 
 def test_bad_input(shared_data, tiny_run, tmp_path):

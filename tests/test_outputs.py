@@ -531,7 +531,7 @@ def _stop_when(command, ready, stop, timeout=240):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_stopped_data_run_keeps_nothing_half_written(stop, records, tmp_path):
     from pipelines import synthetic_corpus
 

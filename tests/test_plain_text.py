@@ -88,6 +88,19 @@ PROSE = "Jarred Shaw is an American basketball player.\nHe signed for Dorados in
     ("{{Short description|Israeli economist}}\n'''Victor Chaim Lavy''' is an [[Israel]]i [[economist]].\n", 2,
      "MediaWiki markup"),
     ('{"text": "an example"}\n{"text": "another"}\n{"text": "a third"}\nProse.\nMore prose here.\n', 2, "a JSON line"),
+    ('["The film was good.", 1]\n["I would not watch it again.", 0]\n', 2, "a JSON line"),
+    ("The DT\nfilm NN\nwas VBD\n", 2, "a token a line with its tags"),
+    ("sentence\tlabel\nit is a good film\tpositive\n", 2, "a table's row"),
+    ("neg\tit is a bad film\npos\tit is a good film\n", 2, "a table's row"),
+    ("@article{smith2001,\n  title = {A study of rivers},\n", 1, "a BibTeX bibliography"),
+    ("TY  - JOUR\nAU  - Smith, John\n", 1, "a RIS bibliography"),
+    ("BEGIN:VCALENDAR\nVERSION:2.0\n", 1, "an iCalendar or vCard file"),
+    ("WARC/1.0\nWARC-Type: conversion\n", 1, "a web archive"),
+    ("diff --git a/notes.txt b/notes.txt\nindex 83db48f..bf269f4 100644\n", 1, "a diff"),
+    ("Return-Path: <alice@example.com>\nFrom: alice@example.com\n", 1, "an e-mail"),
+    ("From: alice@example.com\nTo: bob@example.com\n", 1, "an e-mail"),
+    ("[INFORMATION]\n[TITLE]Film\n", 1, "a subtitle file (SubViewer)"),
+    ('.TH LS 1 "March 2023"\n.SH NAME\n', 1, "a manual page"),
 ])
 def test_what_only_looks_like_text_is_refused_at_its_first_lines(tmp_path, text, line, said):
     path = tmp_path / "input.txt"
@@ -127,6 +140,15 @@ def test_what_only_looks_like_text_is_refused_at_its_first_lines(tmp_path, text,
     "= Valkyria Chronicles III =\n\nSenj\u014d no Valkyria 3 is a game .\n\n= = Gameplay = =\n\nIt is a tactical game .\n",
     "I am here.\nA cat sat.\n", "The score was 3=2 after extra time.\nThen 4=2.\n", "E=mc2 and F=ma.\nBoth are famous.\n",
     "She said: this ||| is odd.\nIt is.\n", "The dashes ---+ here.\nAnd there.\n",
+    "Run 2 used k=20 and n=50 on the test set.\nRun 3 used k=10 and n=40 instead.\n",
+    "In C1 type =A1+B1 and press Enter.\nIn C2 type =A2+B2 to add the next row.\n",
+    "See [[Project Alpha]] for the plan.\nThen [[Meeting notes]] from Monday.\n",
+    '- Twain: "The secret of getting ahead is getting started."\n- Austen: "There is no charm equal to tenderness."\n',
+    'K2SO: "I have a bad feeling about this."\nR2D2: "Beep."\n', "Tickets sold in the first week: 3,450\n"
+    "Tickets sold in the second week: 2,100\n", "Hwaet! We Gardena\tin geardagum,\tbeodcyninga\n"
+    "thrym gefrunon,\thu tha aethelingas\tellen fremedon.\n", "Edward VI 1547\nMary I 1553\nElizabeth I 1558\n",
+    "Monday we drive on I-80\nTuesday we take I-95\n", "Act II\nScene IV\nThe heath. A storm is raging.\n"
+    "Enter Lear and the Fool.\nLear speaks.\n", "From the notes of the day:\nTo the reader, greetings.\n",
 ])
 def test_prose_is_read(tmp_path, text):
     path = tmp_path / "input.txt"
@@ -151,3 +173,26 @@ def test_another_kind_joined_after_the_text_is_warned_of(tmp_path, capsys):
                                               "are JSON lines, read as text")
     path.write_text(prose + "Year\tWins\n1990\t12\n1991\t14\n" + prose)
     assert len(list(plain_text.read_text_lines(str(path)))) == 63 and capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("text, share, line", [
+    ("".join(f"{w}_DT river_NN ran_VBD ._.\n" for w in ("The", "A", "One")), "0% of its first 3 lines", "line 1, 'The_DT"),
+    ("message.line0=The river ran.\nmessage.line1=The boat sailed.\nmessage.line2=It rained.\n", "0% of its first 3",
+     "line 1, 'message.line0="),
+    ("The\nriver\nran\npast\nthe\nmill\n.\n", "0% of its first 7 lines", "line 1, 'The'"),
+    ("id,sentence\n1,The river ran past the mill\n2,The boat sailed home\n", "0% of its first 3", "line 1, 'id,sentence'"),
+])
+def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, capsys, text, share, line):
+    """A file few of whose first lines read as sentences (a tagger's output, keys, a word a line, a CSV) is read, and
+    a warning names the share and a line; prose (Wikipedia's, a script's, a soft-hyphenated copy) is read silently."""
+    path = tmp_path / "input.txt"
+    path.write_text(text)
+    assert len(list(plain_text.read_text_lines(str(path)))) == text.count("\n")
+    err = capsys.readouterr().err
+    assert err.startswith(f"warning: {path}: {share}") and f"({line}" in err.replace("(words with their punctuation; ", "("), err
+    for text in (PROSE * 3, 'C3PO: "Oh my, we are doomed."\nR2D2: "Beep boop."\nC3PO: "I do not know."\n',
+                 "\u00a71 The river ran.\n\u00a72 The boat sailed.\n\u00a73 It rained all day.\n",
+                 "Victor is an Isra\u00adeli econ\u00adomist.\nHis re\u00adsearch is on la\u00adbour.\nHe is 60.\n"):
+        path.write_text(text)
+        list(plain_text.read_text_lines(str(path)))
+        assert capsys.readouterr().err == "", text

@@ -307,6 +307,10 @@ def test_files_that_hold_the_same_units_are_refused_and_a_few_shared_ones_noted(
                                   "Wemetthere,2times,inall."]) == overlap.keys_of(told)
     assert overlap.sentence_keys(["It was late in 1990. #news #old", "They went home on the 18th day. \u2014 Wikipedia",
                                   "We met there 2 times, in all."]) == overlap.keys_of(told)  # hashtags, a source
+    assert overlap.sentence_keys(["LONDON (Reuters) - It was late in 1990.", "They went home on the 18th day. (Reuters)",
+                                  "We met there 2 times, in all [Smith et al., 2001]."]) == overlap.keys_of(told)
+    assert overlap.sentence_keys(["It was late (in the year).", "They went [home] on the 18th day."]) != (
+        overlap.keys_of(["It was late.", "They went on the 18th day."]))  # words in brackets without a number: text
     assert overlap.sentence_keys(['    "It was late in 1990.",', '    "They went home on the 18th day.",']) == (
         overlap.keys_of(told[:2]))
     marked = ["<p>The&nbsp;cat sat&nbsp;down.[1][citation needed]</p>", "[00:01:02] **It was&amp;is late.**", "00:01,250 And so on here."]
@@ -414,3 +418,14 @@ def test_moving_in_together_undoes_a_rename_stopped_right_after_it(tmp_path, mon
         text_files.move_in_together([(str(staged / n), str(out / n)) for n in "abc"], str(staged))
     assert [p.name for p in out.iterdir()] == ["b"] and (out / "b").read_text() == "an earlier b"
     assert sorted(p.name for p in staged.iterdir()) == ["a", "b", "c"]
+
+
+def test_a_globstar_reaches_every_depth_of_folders(tmp_path):
+    """`**` in an --input glob is any depth of folders, as a shell's globstar: no file below the first level dropped."""
+    from albert_act.base import text_files
+
+    for name in ("a/top.txt", "a/b/mid.txt", "a/b/c/deep.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("A line.\n")
+    assert text_files.expand_patterns([str(tmp_path / "a" / "**" / "*.txt")]) == [
+        str(tmp_path / name) for name in ("a/b/c/deep.txt", "a/b/mid.txt", "a/top.txt")]

@@ -330,10 +330,10 @@ def _children(pid):
     return found
 
 
-@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM", "SIGKILL"])
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM", "SIGHUP", "SIGKILL"])
 def test_a_stop_while_sentencepiece_trains_is_at_once(stop, shared_data, tmp_path):
     """SentencePiece's trainer holds the interpreter until it has finished (15 s on this text): it runs
-    in a child process, so Ctrl-C or SIGTERM during training stops the command at once, with its one
+    in a child process, so Ctrl-C, SIGTERM or SIGHUP during training stops the command at once, with its one
     line, and takes the child with it; a SIGKILL of the command ends the child too. No vocabulary is
     written."""
     import os

@@ -136,15 +136,13 @@ def parser(verb, doc, package="albert_act"):
     return checks.negative_numbers_are_values(result)
 
 
-# Ctrl-C at any moment: inside a `failures` block (the work), KeyboardInterrupt, which the block turns
-# into its "stopped: <what was kept>" line; outside one (start-up, parsing, the final printing) in a
-# command run from its command line, a line at once. [open blocks, whether a block has ended, whether
-# this is a command line's process (`stop_on_interrupt`)].
+# Ctrl-C at any moment: inside a `failures` block (the work), KeyboardInterrupt, which the block turns into its
+# "stopped: <what was kept>" line; outside one (start-up, parsing, the final printing) in a command run from its
+# command line, a line at once. [open blocks, whether a block has ended, whether this is a command line's process].
 _WORK = [0, False, False]
-# The signal raised as KeyboardInterrupt and not yet turned into a "stopped" line (None: none). Where an
-# exception would be printed and dropped (a gc callback, such as JAX's, or a __del__) or garbled (TensorFlow's
-# Python, called from its C++), the signal is sent again from outside; a block that ends with one pending
-# says "stopped" all the same.
+# The signal raised as KeyboardInterrupt and not yet turned into a "stopped" line (None: none). Where an exception
+# would be printed and dropped (a gc callback, such as JAX's, or a __del__) or garbled (TensorFlow's Python, called
+# from its C++), the signal is sent again from outside; a block that ends with one pending says "stopped" all the same.
 _PENDING = [None]
 # What a stop says in each open `failures` block (innermost last), for `_watchdog`; when `_interrupt` last ran,
 # and when it first put off a stop (in TensorFlow's tracing or loading: `_in_ignored_context`).
@@ -152,6 +150,7 @@ _STOP_MESSAGES = []
 _HANDLED_AT = [None, None]
 # How long a signal may wait for the interpreter before `_watchdog` ends the process itself (seconds).
 STOP_GRACE = 5.0
+_STOPS = ("SIGINT", "SIGTERM", "SIGHUP")  # the signals a command stops on (SIGHUP: its terminal closed)
 
 
 def _interrupt(signum, frame):
@@ -204,7 +203,7 @@ def _watchdog(descriptor):
         if not numbers:
             return
         read = time.monotonic()
-        if not any(n in (signal.SIGINT, signal.SIGTERM) and signal.getsignal(n) is _interrupt for n in numbers):
+        if not any(signal.Signals(n).name in _STOPS and signal.getsignal(n) is _interrupt for n in numbers):
             continue  # another signal that has a Python handler (someone else's)
         time.sleep(STOP_GRACE)
         # The handler may run before this thread reads the number (the main thread was in Python): it ran "for
@@ -298,13 +297,15 @@ def stop_on_interrupt():
 
 
 def stop_on_sigterm():
-    """SIGTERM (a `kill`, a scheduler's stop, Colab's runtime reset) stops the command as Ctrl-C does
-    (`stop_on_interrupt`): one `except KeyboardInterrupt` says what was saved, and `finally` blocks
-    release the run's lock and remove staging dirs."""
+    """SIGTERM (a `kill`, a scheduler's stop, Colab's runtime reset), and SIGHUP (its terminal closed; not under
+    nohup), stop the command as Ctrl-C does (`stop_on_interrupt`): one `except KeyboardInterrupt` says what was
+    saved, and `finally` blocks release the run's lock and remove staging dirs."""
     import signal
 
     with contextlib.suppress(ValueError):  # not the main thread (e.g. called from a notebook's worker): nothing to do
         signal.signal(signal.SIGTERM, _interrupt)
+        if hasattr(signal, "SIGHUP") and signal.getsignal(signal.SIGHUP) is signal.SIG_DFL:  # (not under nohup)
+            signal.signal(signal.SIGHUP, _interrupt)
 
 
 def parse_checked(parser, argv, rules):
@@ -371,13 +372,12 @@ def failures(output, kept, stopped_message, refusals=(ValueError,), explain=None
     """Every command's one error tail, around the work of its `main()`: never a traceback.
 
     - a refusal (`refusals`: a bad input, a lock held by another run) -> "error: <message>", exit 1;
-    - a write the system refused or a file that does not read whole (`write_errors()`) -> the line
-      of `io_failure(error, output, kept)`, exit 1;
-    - Ctrl-C or SIGTERM (`stop_on_sigterm`) -> `stopped(stopped_message)`, exit 130.
-    `kept` and `stopped_message` may be functions, asked when the failure comes (what a long run
-    has kept by then, e.g. its newest checkpoint). explain: message -> message, for a refusal (where
-    a path of a --config file came from: `settings.explained`).
-    """
+    - a write the system refused or a file that does not read whole (`write_errors()`) -> the line of
+      `io_failure(error, output, kept)`, exit 1;
+    - Ctrl-C, SIGTERM or SIGHUP (`stop_on_sigterm`) -> `stopped(stopped_message)`, exit 130.
+    `kept` and `stopped_message` may be functions, asked when the failure comes (what a long run has kept by
+    then, e.g. its newest checkpoint). explain: message -> message, for a refusal (where a path of a --config
+    file came from: `settings.explained`)."""
     if not _WORK[0]:
         _PENDING[0] = None  # one that a notebook's caller was given before this work
     _WORK[0] += 1
@@ -407,7 +407,7 @@ def _ignore_interrupts():
     import threading
 
     if threading.current_thread() is threading.main_thread():
-        for number in (signal.SIGINT, signal.SIGTERM):
+        for number in (getattr(signal, name) for name in _STOPS if hasattr(signal, name)):
             if signal.getsignal(number) is _interrupt:  # a command line's (not a notebook's or a test's)
                 signal.signal(number, signal.SIG_IGN)
 

@@ -71,7 +71,7 @@ def _ignore_stops_once_torn_down():
     the command did. (Before this, during the command's own exit handlers, a stop says its line.)"""
     import signal
 
-    for number in (signal.SIGINT, signal.SIGTERM):
+    for number in (signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])):
         signal.signal(number, signal.SIG_IGN)
 
 

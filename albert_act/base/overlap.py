@@ -26,7 +26,8 @@ _LINE_NUMBER = re.compile(r"^\s*(?:\d{1,7}(?:\t|\s?[.)|:](?:\s|$)|\|)|0\d{1,6}\s
 _PAGE_NUMBER = re.compile(r"(?:(?<=[.!?\"')\]])\s+|\s{2,})\d{1,4}\s*$")
 _SUPERSCRIPTS = str.maketrans("", "", "\u00b9\u00b2\u00b3\u2070\u2074\u2075\u2076\u2077\u2078\u2079")
 _TAG = re.compile(r"</?[A-Za-z][^<>]{0,80}>")  # HTML or XML markup: <p>, </b>, <span class="x">
-_CITATION = re.compile(r"\[(?:\d{1,3}|[a-z][a-z ?'-]{1,30})\](?!\()")  # a footnote's mark: "[1]", "[citation needed]"; not a link
+# a footnote's mark or a citation: "[1]", "[citation needed]", "[Smith et al., 2001]" (a number in it); not a link
+_CITATION = re.compile(r"\[(?:\d{1,3}|[a-z][a-z ?'-]{1,30}|[^\[\]]{0,100}\d[^\[\]]{0,100})\](?!\()")
 # what parentheses hold, with a number or an address: "(p. 12)", "(Smith, 2001)", a link's "(https://...)"; not "(LUB)"
 _ASIDE = re.compile(r"\([^()]{0,200}\)")
 _NUMBER_OR_ADDRESS = re.compile(r"\d|://")
@@ -36,7 +37,10 @@ _WIKI_LINK = re.compile(r"\[\[(?:[^\]|]{0,200}\|)?([^\]|]{0,200})\]\]")  # [[pag
 _LABEL = re.compile(r"^[^\w\s]*[A-Z\u00c0-\u00de][^\s:]*(?:\s+[^\s:]+){0,2}?:\s+(?=\S)")
 # what a copy may add at each line's end: hashtags ("... Draft. #NBA #history"), an attribution after a sentence's end
 # ("... Draft. — Wikipedia")
-_TRAILER = re.compile(r"(?:\s+#[^\W\d_][\w-]*)+\s*$|(?<=[.!?\"')\]])\s+(?:\u2014|\u2013|--)\s*[^.!?]{1,60}$")
+_TRAILER = re.compile(r"(?:\s+#[^\W\d_][\w-]*)+\s*$|(?<=[.!?\"')\]])\s+(?:(?:\u2014|\u2013|--)\s*[^.!?]{1,60}|"
+                      r"\([A-Z][\w .&'-]{0,40}\))\s*$")  # (... "(Reuters)": a source after the sentence's end)
+# a news story's dateline at a line's start: "LONDON (Reuters) - ", "PARIS, May 3 (AFP) -- "
+_DATELINE = re.compile(r"\s*[A-Z][A-Z .'-]{1,40}(?:,[\w .]{1,20})?\s*\([A-Z][\w .&'-]{0,40}\)\s*(?:-{1,2}|\u2014|\u2013)\s+")
 # a word letter-spaced, as a PDF's small capitals: "S e p t e m b e r" (3 letters or more, each alone)
 _SPACED = re.compile(r"(?<!\S)(?:[^\W\d_] ){2,}[^\W\d_](?!\S)")
 _SPACED_HINT = re.compile(r" [^\W\d_] [^\W\d_] ")  # (a quicker search first: on every line of a corpus)
@@ -64,8 +68,11 @@ class Sentences:
             return []
         if line[-1:].isdigit() and _PAGE_NUMBER.search(line):
             line = _PAGE_NUMBER.sub("", line)
-        if ("#" in line or "\u2014" in line or "\u2013" in line or "--" in line) and _TRAILER.search(line):
+        if ("#" in line or "\u2014" in line or "\u2013" in line or "--" in line or line.rstrip()[-1:] == ")") and (
+                _TRAILER.search(line)):
             line = _TRAILER.sub("", line)
+        if "(" in line[:70] and _DATELINE.match(line):
+            line = _DATELINE.sub("", line, count=1)
         if (_SPACED_HINT.search(line) or line[1:2] == " ") and _SPACED.search(line):
             line = _SPACED.sub(lambda spaced: spaced.group().replace(" ", ""), line)
         if not line.split():

@@ -9,13 +9,14 @@ text.
 """
 
 import re
+import unicodedata
 
 from albert_act.base import text_files
 
 # A parsed file's token line: CoNLL-U/CoNLL-X ("1<TAB>Words<TAB>..."; "1-2", "1.1") or a .dp one ("Words<TAB>NNS<TAB>2")
 _TOKEN_LINE = re.compile(r"\d+(?:[-.]\d+)?\t[^\t]*\t[^\t]*\t|[^\t ]+\t[^\t ]+\t\d+\r?$")
 # A parsed file's token line with spaces for its tabs: "Pierre NNP 2" (.dp), "1 From from ADP IN _ 3 case 3:case _"
-_SPACED_TOKEN_LINE = re.compile(r"\s*(?:\S+ [A-Z$.,:`'()#-]+ \d+|\d+(?: \S+){5} \d+ [a-z:]+(?: \S+){2})\s*$")
+_SPACED_TOKEN_LINE = re.compile(r"\s*(?:\S+ [A-Z$.,:`'()#-]+ \d{1,3}|\d+(?: \S+){5} \d+ [a-z:]+(?: \S+){2})\s*$")
 # A bracketed tree's line, made of brackets, labels and leaves only: "( (S", "    (NP-SBJ", "(NP (NNP Pierre) )",
 # "(, ,)"; not "(see above) and so on.", "(Applause)"
 _TREE_LINE = re.compile(r"(?:\([^\s()]+ [^\s()]+\)|\([^\s()]*(?=[\s(]|$)|\)|\s)+$")
@@ -25,12 +26,12 @@ _NUMBERED = re.compile(r"\s*\d+\t[^\t]*$")  # "     1<TAB>text", as cat -n numbe
 _CSV_LINE = re.compile(r'\s*(?:(?:[^\s,"]+,)+"(?:[^"]|"")*"(?:,[^\s,"]+)*|"(?:[^"]|"")*"(?:,[^\s,"]+)+)\s*$')
 _CSV_HEADER = re.compile(r"\s*\w+(?:([,;])\w+)(?:\1\w+)*\s*$")  # "id,sentence,label", "sentence;label"
 # a row ending with its label, no space after its separator: "it is a good film,1"; not "Roses are red, 1"
-_LABELLED_CSV = re.compile(r".*\S[,;][-+]?\d{1,3}(?:\.\d+)?\s*$")
+_LABELLED_CSV = re.compile(r".*(?:[^\d\s]|[,;]\d+)[,;][-+]?\d{1,3}(?:\.\d+)?\s*$")  # (not "3,450"; "2000,Club,10,30")
 _QUOTED_CSV = re.compile(r'\s*"(?:[^"]|"")*"(?:,"(?:[^"]|"")*")+\s*$')  # '"7","The text.","1"'
-_JSON_LINE = re.compile(r"\s*\{\s*\".*\}\s*$")  # {"text": "..."}
-# A YAML list's item or a mapping's key (a key with '_' or a digit): '- text: "The text."', 'key_0: "The text."'; not
-# a script's 'alice: "Hello."'
-_YAML_ITEM = re.compile(r"""\s*(?:-\s+[A-Za-z_][\w-]*|[A-Za-z][\w-]*[_\d][\w-]*):\s+(?:"[^"]*"|'[^']*')\s*$""")
+_JSON_LINE = re.compile(r"\s*(?:\{\s*\".*\}|\[\s*\".*\])\s*$")  # {"text": "..."}, ["text", 1]
+# A YAML list's item or a mapping's key, in lower case (a mapping's with '_' or a digit): '- text: "The text."',
+# 'key_0: "The text."'; not a script's 'alice: "Hello."', 'K2SO: "Hello."', nor quotations' '- Twain: "The text."'
+_YAML_ITEM = re.compile(r"""\s*(?:-\s+[a-z_][a-z\d_-]*|[a-z][a-z\d_-]*[_\d][a-z\d_-]*):\s+(?:"[^"]*"|'[^']*')\s*$""")
 _FASTTEXT = re.compile(r"\s*__label__\S+\s")  # "__label__1 The text."
 _TAG_LINE = re.compile(r"\s*</?[A-Za-z][^<>]*>\s*$")  # a line that is one tag: "<doc id=\"1\">", "<s>", "</p>"
 # Lines that are some tool's output, not text: a SQL dump's statements, LRC lyrics' tags and times, SentencePiece's
@@ -65,10 +66,12 @@ _HTML_LINE = re.compile(r"\s*<[A-Za-z][^<>]*>.*<[^<>]+>\s*$")
 _ID = re.compile(r"(?=[\w.:-]*[A-Za-z])[\w.:-]*\d[\w.:-]*$")  # a row's id: "doc00001", "s7", "en-12"; not "1.", "08:00"
 # A tagger's output, words with their tags: "Pierre/NNP Vinken/NNP ,/,"
 _TAGGED = re.compile(r"\s*[^\s/]+/[A-Z$.,:`'()#-]+(?:\s+[^\s/]+/[A-Z$.,:`'()#-]+){2,}\s*$")
-_TOKEN_TAGS = re.compile(r"\s*\S+(?: \S+){0,4} (?:O|[BIES]-[\w-]+)\s*$")  # "EU NNP I-NP B-ORG": a token a line, tags
+# A token a line with its tags: "EU NNP I-NP B-ORG" (CoNLL-2003), "The DT" (a word and its part of speech)
+_TOKEN_TAGS = re.compile(r"\s*(?:\S+(?: \S+){0,4} (?:O|[BIES]-[A-Z][\w-]*)|\S+ (?:[A-Z]{2,4}\$?|[.,:`'()#]{1,2}))\s*$")
 # What a first line says a file is, the whole line ("[": a JSON document; "WEBVTT", not "WEBVTT is ...": prose) or
 # its start ("[Script Info]": ASS/SSA subtitles; CoNLL-2003's header)
-_OPENING_LINES = {"[": "a JSON document", "{": "a JSON document", "WEBVTT": "a subtitle file (WebVTT)"}
+_OPENING_LINES = {"[": "a JSON document", "{": "a JSON document", "WEBVTT": "a subtitle file (WebVTT)",
+                  "<DOC>": "an SGML corpus (TREC's <DOC>)"}
 _OPENING_STARTS = (("[{", "a JSON document"), ("[Script Info]", "a subtitle file (ASS/SSA)"),
                    ("WEBVTT -", "a subtitle file (WebVTT)"), ("WEBVTT\t", "a subtitle file (WebVTT)"),
                    ("-DOCSTART-", "CoNLL-2003 columns (a token a line)"), ("{\\rtf", "an RTF document"),
@@ -79,19 +82,29 @@ _OPENING_STARTS = (("[{", "a JSON document"), ("[Script Info]", "a subtitle file
                    ("BEGIN TRANSACTION;", "a SQL dump"), ("@Begin", "a CHILDES CHAT transcript"),
                    ("<|im_start|>", "a chat template's turns (ChatML)"), ("<|system|>", "a chat template's turns"),
                    ("<|user|>", "a chat template's turns"))
+_OPENING_PATTERNS = ((re.compile(r"@[A-Za-z]+\s*\{[^\s,]*,\s*$"), "a BibTeX bibliography"),
+                     (re.compile(r"TY  - "), "a RIS bibliography"),
+                     (re.compile(r"BEGIN:V(?:CALENDAR|CARD|EVENT)\s*$"), "an iCalendar or vCard file"),
+                     (re.compile(r"WARC/\d"), "a web archive (WARC, WET)"),
+                     (re.compile(r"diff (?:--git|-u) |--- a/"), "a diff (a patch)"),
+                     (re.compile(r"(?:Return-Path|Received|Delivered-To|MIME-Version|Message-ID|X-[\w-]+):\s|"
+                                 r"From:?\s.*@"), "an e-mail (its headers)"),
+                     (re.compile(r"\[INFORMATION\]\s*$"), "a subtitle file (SubViewer)"),
+                     (re.compile(r"\.TH\s"), "a manual page (troff)"))  # a first line's patterns: what it opens
 # A subtitle's timing: "00:00:03,000 --> 00:00:06,000" (SRT, WebVTT), "0:00:03.000,0:00:06.000" (YouTube's .sbv)
 _TIMING = re.compile(r"\s*(?:(?:\d+:)?\d\d:\d\d[,.]\d{3}\s+-->\s+(?:\d+:)?\d\d:\d\d[,.]\d{3}|"
                      r"\d+:\d\d:\d\d\.\d{3},\d+:\d\d:\d\d\.\d{3}\s*$)")
 _NUMBER = re.compile(r"\s*[-+]?\d+(?:\.\d+)?\s*$")  # a label or an id, as a two-column table has one
+_LABEL = re.compile(r"\s*[A-Za-z_][\w-]*\s*$")  # a label: "entailment", "PRES", "tr"
 # More formats: a text table's rule ("+----+------+" a box's, "----+-----" psql's), a BPE merges file's pair
 # ("\u0120 t", "h e"), quoted-printable ("caf=C3=A9", a soft break "="), base64, a parallel corpus's
 # "source ||| target", MediaWiki's markup ("'''Lavy''' is an [[Israel]]i", "{{Infobox", "| name = Lavy")
 _TEXT_RULE = re.compile(r"\s*[-+]*-{3,}\+[-+]*\s*$")
 _MERGES = re.compile(r"\s*(?:\u0120\S* \S+|\S+ \u0120\S*|[a-z] [a-z]{1,2})\s*$")
-_QUOTED_PRINTABLE = re.compile(r".*(?:[^=\s]=\s*$|(?:=[0-9A-F]{2}.*){2})")
+_QUOTED_PRINTABLE = re.compile(r".*(?:[^=\s]=\s*$|=[0-9A-F]{2}=[0-9A-F]{2})")  # (a character's bytes: not "k=20")
 _BASE64 = re.compile(r"\s*[A-Za-z0-9+/]{40,}={0,2}\s*$")
 _PARALLEL = re.compile(r".*\S\s+\|\|\|\s+\S")
-_WIKITEXT = re.compile(r"\s*(?:.*\[\[[^\]]+\]\]|.*'''|\{\{|\|\s*\w[\w ]*=|\}\})")
+_WIKITEXT = re.compile(r"\s*(?:.*'''|\{\{|\|\s*\w[\w ]*=|\}\})")  # (not [[links]] alone: notes have them)
 # A vocabulary's first line, alone or with its score: BERT's vocab.txt ("[PAD]"), SentencePiece's .vocab ("<unk>\t0")
 _VOCABULARY = re.compile(r"\s*(?:\[(?:PAD|UNK|CLS)\]|<(?:pad|unk|s)>)(?:\t[-+.\deE]+)?\s*$")
 
@@ -123,8 +136,12 @@ def _kind(line, first):
         return "csv"
     numbered = _NUMBERED.match(line) and _NUMBERED.match(first)  # cat -n's lines: text (`overlap` drops the numbers)
     tabs = line.strip().count("\t")  # (tabs that indent a line, or end it, make no column)
-    labelled = tabs > 1 or any(_NUMBER.match(column) for column in line.strip().split("\t")) or all(
-        _ID.match(row.strip().split("\t")[0]) for row in (line, first))  # not "HAMLET<TAB>To be"
+    columns, heads = line.strip().split("\t"), first.strip().split("\t")
+    labelled = any(_NUMBER.match(column) for column in columns) or all(  # not "HAMLET<TAB>To be"; 3 columns with two
+        _ID.match(row.strip().split("\t")[0]) for row in (line, first)) or tabs > 1 and sum(  # labels: "tr<TAB>PRES<TAB>..."
+        bool(_LABEL.match(column)) for column in columns) > 1 or (  # (not verse's half-lines: "We Gardena<TAB>in ...")
+        " " in columns[0] and _LABEL.match(columns[-1]) and _LABEL.match(heads[-1])) or (  # "it is good<TAB>positive"
+        " " in columns[-1] and columns[0].islower() and _LABEL.match(columns[0]) and _LABEL.match(heads[0]))  # "neg<TAB>it is"
     return "table" if tabs == first.strip().count("\t") > 0 and labelled and not numbered else None
 
 
@@ -193,27 +210,36 @@ def read_text_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag
     are all prose (examples of a format at a text's head); one whose first such line opens another format
     (`_OPENING_LINES`, `_OPENING_STARTS`, a vocabulary, a merges file) at it, and one with a subtitle timing line
     among its first three; ValueError naming the line and what it is. Past them, where `LATER_LINES` lines or
-    more are of another kind (a file joined after the text: `cat *.txt`), a warning names the first and how many."""
+    more are of another kind (a file joined after the text: `cat *.txt`), a warning names the first and how many;
+    where few of its first lines read as sentences (`_Prose`), a warning says how few, and names one."""
     lines = text_files.read_lines(path, skip_invalid_utf8, invalid_lines, skip_flag)
-    head, shown = [], []  # the file's first lines, (number, line); those of them not blank (nor comments)
+    head, shown, texts = [], [], []  # the file's first lines, (number, line); those not blank (nor comments); "# text"s
     for number, line in lines:
         head.append((number, line))
         if not shown and line.startswith("#version:"):  # (a comment elsewhere)
             _refuse_opening(path, number, line, "a BPE merges file (merges.txt)")
+        if not shown and line.startswith("# text = "):  # (a comment in a CoNLL-U file, above its token lines)
+            texts.append((number, line))
+            if len(texts) == 2:  # a CoNLL-U file's text lines alone, as grep '^# text' gives them
+                raise ValueError(f"{path} line {number}: a CoNLL-U file's text line ({line[:40]!r}), where plain text "
+                                 f"is read; give the text itself (sed -n 's/^# text = //p' {path})")
         if line.strip() and not line.startswith("#") and line.strip() != "---":  # (YAML's start)
             shown.append((number, line))
             _check_opening(path, number, line, len(shown))
             if len(shown) == 2 + CONFIRM:
                 break
     _check_kind(path, shown)
-    later = _Later(path)
+    later, prose = _Later(path), _Prose(path)
     for number, line in head:
         if shown[2:] and number > shown[2][0]:
             later.feed(number, line)
+        prose.feed(number, line)
         yield number, line
     for number, line in lines:
         later.feed(number, line)
+        prose.feed(number, line)
         yield number, line
+    prose.warn()
     later.warn()
 
 
@@ -225,7 +251,8 @@ def _check_opening(path, number, line, seen):
     opening = None if seen > 1 else _OPENING_LINES.get(line.strip()) or next(
         (said for start, said in _OPENING_STARTS if line.startswith(start) or line.strip() == start), None) or (
         "a SQL dump (PostgreSQL's COPY)" if _SQL_COPY.match(line) else None) or (
-        "a vocabulary (BERT's vocab.txt, SentencePiece's .vocab: a piece a line)" if _VOCABULARY.match(line) else None)
+        "a vocabulary (BERT's vocab.txt, SentencePiece's .vocab: a piece a line)" if _VOCABULARY.match(line) else None) or (
+        next((said for pattern, said in _OPENING_PATTERNS if pattern.match(line)), None))
     if opening or (seen <= 3 and _TIMING.match(line)):
         _refuse_opening(path, number, line, opening or "a subtitle file (a timing line)")
 
@@ -252,7 +279,7 @@ def _check_kind(path, shown):
 
 
 LATER_LINES = 10  # lines of another kind past a file's first lines: warned of (prose may hold a few)
-_LATER_HINT = re.compile(r"[({<|]|__label__|-\s|[A-Za-z][\w-]*:\s")  # how the later lines of another kind begin (or they hold a tab, -->)
+_LATER_HINT = re.compile(r"[({<|]|__label__|-\s|[A-Za-z][\w-]*:\s|\d[\d.]*[,;]")  # how the later lines of another kind begin (or they hold a tab, -->)
 
 
 class _Later:
@@ -285,3 +312,49 @@ class _Later:
             print(f"warning: {self.path}: {self.count:,} lines from line {number} on ({line.strip()[:40]!r}) are "
                   f"{said}, read as text (a file of another kind joined to this one, or tables kept in the text?); "
                   "give the text alone", file=sys.stderr, flush=True)
+
+
+PROSE_LINES, PROSE_SHARE = 1000, 0.6  # a file's first lines weighed as sentences; the share below which it is warned of
+_WORD = re.compile(r"[\"'\u201c\u2018(\[\u00bf\u00a1\u00a7\u00b6]*(?:[^\W_]+(?:['\u2019.-][^\W_]+)*\.?|\d+(?:[.,:/-]\d+)*%?|"
+                   r"[&\u2014\u2013-])"
+                   r"[\"'\u201d\u2019)\].,;:!?\u2026]*$")  # a word or number, with its quotes and punctuation
+
+
+def reads_as_sentence(line):
+    """Whether a line (not blank) reads as a sentence: two words or more, the first a word ("R2D2", a number) and 70% of
+    them words with their punctuation (`_WORD`), not markup, keys, tags or ids; or, without spaces, mostly letters
+    (Chinese, Japanese). Format characters (a soft hyphen, a zero-width space) are dropped first."""
+    tokens = "".join(c for c in line if unicodedata.category(c) != "Cf").split()
+    if len(tokens) == 1:
+        return len(tokens[0]) > 8 and not tokens[0].isascii() and sum(map(str.isalpha, tokens[0])) > 0.7 * len(tokens[0])
+    words = [bool(_WORD.match(token)) for token in tokens]
+    return bool(words) and words[0] and sum(words) >= 0.7 * len(words)
+
+
+class _Prose:
+    """How many of a file's first `PROSE_LINES` lines (not blank) read as sentences (`reads_as_sentence`); under
+    `PROSE_SHARE` of 3 or more, a warning (once they are read, or at the file's end) names the share and a line."""
+
+    def __init__(self, path):
+        self.path, self.lines, self.sentences, self.other = path, 0, 0, None
+
+    def feed(self, number, line):
+        if self.lines < PROSE_LINES and line.strip():
+            self.lines += 1
+            if reads_as_sentence(line):
+                self.sentences += 1
+            else:
+                self.other = self.other or (number, line)
+            if self.lines == PROSE_LINES:
+                self.warn()
+
+    def warn(self):
+        if self.lines >= 3 and self.sentences < PROSE_SHARE * self.lines and self.other:
+            import sys
+
+            number, line = self.other
+            print(f"warning: {self.path}: {self.sentences / self.lines:.0%} of its first {self.lines:,} lines read as "
+                  f"sentences (words with their punctuation; line {number}, {line.strip()[:40]!r}, does not): is it "
+                  "text? A file of another kind (a tagger's output, a table, a log, code) is read as its words, "
+                  "markup and all", file=sys.stderr, flush=True)
+        self.other = None  # (warned once)

@@ -225,6 +225,9 @@ def _apply_set(parser, config_class, args, typed):
                              f"KEY=VALUE), got {json.dumps(value)}")
             value = [*getattr(args, key), *value.items()]
         elif types_of(fields[key]) == (str,) and not isinstance(value, str):
+            if value is None and fields[key].metadata.get("kind") == PATH:  # not a folder named "null"
+                parser.error(f"--set {key}=null: {key} takes a path, and null is none (it would be a folder named "
+                             f"'null'); give the path, or leave {key} out for its default")
             value = json.dumps(value)  # a text setting takes the text as typed (--set model_dir=2024)
         elif isinstance(value, str) and set(types_of(fields[key])) & {int, float} and _number(value):  # 'lr="1e-3"'
             kind = "an integer" if types_of(fields[key]) == (int,) else "a number"

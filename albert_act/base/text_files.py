@@ -45,10 +45,10 @@ class _Remote:
 
 
 def glob(pattern):
-    """The sorted paths `pattern` matches; a remote pattern that cannot be listed (no network, no such bucket, a
-    scheme TensorFlow lacks: hdfs://) is a ValueError naming it."""
+    """The sorted paths `pattern` matches ("**" any depth of folders, as a shell's globstar); a remote pattern that
+    cannot be listed (no network, no such bucket, a scheme TensorFlow lacks: hdfs://) is a ValueError naming it."""
     if not is_remote(pattern):
-        return sorted(_glob.glob(pattern))
+        return sorted(_glob.glob(pattern, recursive=True))
     try:
         return sorted(gfile().glob(pattern))
     except OSError as error:
@@ -358,9 +358,11 @@ def compression_hint(path):
 
 
 def refuse_other_encodings(path, first_line):
-    """ValueError for a file whose first line (bytes) is compressed, or UTF-16 or UTF-32 text (with or without its
-    byte-order mark), naming what it is and how to convert it."""
+    """ValueError for a file whose first line (bytes) is compressed, a PDF, or UTF-16 or UTF-32 text (with or without
+    its byte-order mark), naming what it is and how to convert it."""
     _refuse_compressed(path, first_line)
+    if first_line.startswith(b"%PDF-"):
+        raise ValueError(f"{path}: a PDF document, not text; extract its text first (e.g. pdftotext {path} text.txt)")
     _refuse_utf16(path, first_line)
 
 
@@ -413,6 +415,9 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
                 if b"\n" not in raw and b"\r" in raw.rstrip(b"\r"):  # every line one: read whole, it would merge
                     raise ValueError(f"{path}: lines end in a lone CR (classic Mac line ends); convert them first: "
                                      f"tr '\\r' '\\n' < {path} > converted.txt")
+            elif number <= 8 and b"\x00" in raw:  # (the first line's NULs: UTF-16's, named above)
+                raise ValueError(f"{path} line {number}: NUL bytes, as a binary file holds (a SentencePiece .model, a "
+                                 "TFRecord, an image...), not text; give a UTF-8 text file")
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as error:

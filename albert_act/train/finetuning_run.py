@@ -64,7 +64,8 @@ def finetune(config, progress=True):
     initial = evaluate(task, steps, data.dev_inputs, data.dev_targets)
     if progress:
         _print_start(config, backbone, new_weights, task, data, f"{kind} x{strategy.num_replicas_in_sync}, {precision}"
-                     f"{', XLA' if jit_compile else ''}", f"before training: dev {main_metric} {initial[main_metric]:.4f}")
+                     f"{', XLA' if jit_compile else ''}", f"before training: dev {main_metric} {initial[main_metric]:.4f}",
+                     source.info.get("task", "another task") if source.info.get("kind") == "classifier" else None)
     history, best = _train_epochs(steps, model, task, data, config, main_metric,
                                   os.path.join(config.output_dir, artifacts.WEIGHTS), progress)
     export_dir = savedmodel.export_classifier(model, os.path.join(config.output_dir, artifacts.EXPORT, "1"),
@@ -109,10 +110,13 @@ def clear_earlier_run(output_dir):
         text_files.remove_any(os.path.join(output_dir, name))
 
 
-def _print_start(config, backbone, new_weights, task, data, where, initial):
+def _print_start(config, backbone, new_weights, task, data, where, initial, tuned_for=None):
     init, batch_size = config.init, config.batch_size
     print(f"{init}: {backbone.halting}, {'at most ' if backbone.halting == 'act' else ''}{backbone.max_iterations} "
           f"iterations of {'a shared layer' if backbone.share_weights else 'unshared layers'}")
+    if tuned_for:  # (tuned_for: the task of an --init that is a fine-tuning, whose classifier head is not taken)
+        print(f"note: {init} is a fine-tuning for {tuned_for}: its encoder is taken, fine-tuned as it is; its classifier "
+              f"head is not (a new one is trained for {task.name})")
     if new_weights:
         print(f"new (at their initializer, not in {init}): {', '.join(sorted({p.rsplit('/', 1)[0] for p in new_weights}))}")
     print(f"{task.name}: {len(data.train)} training examples, {len(task.dev)} dev; "

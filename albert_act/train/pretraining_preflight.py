@@ -15,6 +15,7 @@ from albert_act.train.pretraining_config import (ADDED_SETTINGS, RESUMABLE_CHANG
                                                  check_batch_fits, config_differences, config_record)
 from pipelines.pretraining_dataset import (check_records, check_records_vocabulary, count_records, record_files,
                                           recorded_vocabulary)
+from pipelines import record_overlap
 from pipelines.tokenizer import Tokenizer
 
 
@@ -22,6 +23,10 @@ def preflight(config, replicas, sample_records=2000):
     """Raises ValueError, before any compute, for the problems a user can fix; returns the
     (training, evaluation) record files. `config` is resolved. A run dir to resume is compared before the
     vocabulary's size: a run resumed with another --preset is told that, not to make other data."""
+    if config.init_from and artifacts.same_path(config.init_from, config.model_dir):
+        raise ValueError(f"--init_from {config.init_from} is the --model_dir itself: a run resumes from its own "
+                         "checkpoints without --init_from (re-run without it); to start a new run from its weights, "
+                         "give a new --model_dir")
     tokenizer = Tokenizer.from_file(config.vocab) if config.vocab else None  # its size against the model's: last
     if config.export_dir and not config.vocab:
         raise ValueError("export_dir needs vocab (the SentencePiece model of the data): the export tokenizes raw "
@@ -38,7 +43,8 @@ def preflight(config, replicas, sample_records=2000):
 
 
 def _check_records(config, sample_records):
-    """Training and held-out records that exist, are not each other, fit the model and share one shape."""
+    """Training and held-out records that exist, are not each other, fit the model, share one shape, and do not
+    share their text (`record_overlap`)."""
     train_files, eval_files = record_files(config.train_files, "training"), record_files(config.eval_files, "evaluation")
     for folder in sorted({os.path.dirname(path) for path in train_files + eval_files}):  # (SIGKILL on the data tool)
         if tf.io.gfile.exists(os.path.join(folder, artifacts.INCOMPLETE)):
@@ -59,6 +65,13 @@ def _check_records(config, sample_records):
             check_records_vocabulary(path, proto, os.path.basename(config.vocab))
     if len(set(shapes.values())) > 1:
         raise ValueError(f"files differ in (sequence length, predictions): {shapes}")
+    share, (trained, held) = record_overlap.trained_share(train_files, eval_files, *shapes[eval_files[0]])
+    if share > record_overlap.REFUSED:  # (another data run's split of the same text: its held-out, trained on)
+        raise ValueError(f"{share:.0%} of {held:,} held-out records ({eval_files[0]}, ...) hold the text of training "
+                         f"records ({train_files[0]}, ...; {trained:,} read): runs of {record_overlap.WINDOW} pieces "
+                         "in both. Made by two data runs of the same text (another --seed or --eval_fraction?), the "
+                         "held-out numbers would measure what the model was trained on: give the training and "
+                         "held-out records of one data run")
     if proto is None:  # no vocabulary to check each against: the two sets against each other, as reported
         train_vocab, eval_vocab = (recorded_vocabulary(files[0]) for files in (train_files, eval_files))
         if train_vocab and eval_vocab and train_vocab != eval_vocab:
