@@ -1510,6 +1510,7 @@ def _look_alike_files(root, rte):
     for name in LOOK_ALIKES:
         (root / f"{name}.txt").write_text(texts[name])
     (root / "started" / "ft").mkdir(parents=True)
+    (root / "started" / "run").mkdir()  # (what its relative init names, from where it started)
     (root / "started" / "ft" / "finetune_config.json").write_text(json.dumps(
         {"task": "rte", "data_dir": str(rte), "init": "run", "output_dir": "ft", "epochs": 1}))
 

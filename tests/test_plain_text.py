@@ -80,7 +80,8 @@ PROSE = "Jarred Shaw is an American basketball player.\nHe signed for Dorados in
     ("\u0120 t\n\u0120 a\nh e\ni n\n", 2, "a BPE merges file's pair"),
     ("[PAD]\n[unused0]\n[unused1]\n", 1, "a vocabulary"),
     ("<unk>\t0\n<s>\t0\n</s>\t0\n\u2581the\t-3.2\n", 1, "a vocabulary"),
-    ("Victor Chaim Lavy is an Isra=\neli economist. He was born in 19=\n", 2, "quoted-printable text"),
+    ("Victor Chaim Lavy is an Israeli economist and professor at the Univers=\nity of Warwick and the Hebrew University of Jerusalem. He wa=\n",
+     2, "quoted-printable text"),
     ("The caf=C3=A9 was open. It was caf=C3=A9 au lait.\nIt was n=E2=80=99t open.\n", 2, "quoted-printable text"),
     ("VmljdG9yIENoYWltIExhdnkgaXMgYW4gSXNyYWVsaSBlY29ub21pc3Qu\nSGlzIHJlc2VhcmNoIGludGVyZXN0cyBpbmNsdWRlIGVjb25vbWV0cmljcy4=\n",
      2, "base64"),
@@ -147,7 +148,9 @@ def test_what_only_looks_like_text_is_refused_at_its_first_lines(tmp_path, text,
     'K2SO: "I have a bad feeling about this."\nR2D2: "Beep."\n', "Tickets sold in the first week: 3,450\n"
     "Tickets sold in the second week: 2,100\n", "Hwaet! We Gardena\tin geardagum,\tbeodcyninga\n"
     "thrym gefrunon,\thu tha aethelingas\tellen fremedon.\n", "Edward VI 1547\nMary I 1553\nElizabeth I 1558\n",
-    "Monday we drive on I-80\nTuesday we take I-95\n", "Act II\nScene IV\nThe heath. A storm is raging.\n"
+    "Monday we drive on I-80\nTuesday we take I-95\n", "What is 3+5=\nWhat is 2+2=\n", "Pneumonoultramicroscopicsilicovolcanoconiosis\nAntidisestablishmentarianismism\n",
+    "Write '''Return the sum.''' under the def.\nThen he said, 'I heard ''yes'''.\n",
+    "{{date}} is replaced by today's date.\n{{name}} by the user's name.\n", "Act II\nScene IV\nThe heath. A storm is raging.\n"
     "Enter Lear and the Fool.\nLear speaks.\n", "From the notes of the day:\nTo the reader, greetings.\n",
 ])
 def test_prose_is_read(tmp_path, text):
@@ -176,11 +179,12 @@ def test_another_kind_joined_after_the_text_is_warned_of(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("text, share, line", [
-    ("".join(f"{w}_DT river_NN ran_VBD ._.\n" for w in ("The", "A", "One")), "0% of its first 3 lines", "line 1, 'The_DT"),
-    ("message.line0=The river ran.\nmessage.line1=The boat sailed.\nmessage.line2=It rained.\n", "0% of its first 3",
-     "line 1, 'message.line0="),
+    ("".join(f"{w}_DT river_NN ran_VBD ._.\n" for w in ("The", "A", "One", "This", "That")), "0% of its first 5 lines",
+     "line 1, 'The_DT"),
+    ("".join(f"message.line{i}=The river ran.\n" for i in range(5)), "0% of its first 5", "line 1, 'message.line0="),
     ("The\nriver\nran\npast\nthe\nmill\n.\n", "0% of its first 7 lines", "line 1, 'The'"),
-    ("id,sentence\n1,The river ran past the mill\n2,The boat sailed home\n", "0% of its first 3", "line 1, 'id,sentence'"),
+    ("id,sentence\n" + "".join(f"{i},The river ran past the mill\n" for i in range(4)), "0% of its first 5",
+     "line 1, 'id,sentence'"),
 ])
 def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, capsys, text, share, line):
     """A file few of whose first lines read as sentences (a tagger's output, keys, a word a line, a CSV) is read, and

@@ -100,13 +100,13 @@ _LABEL = re.compile(r"\s*[A-Za-z_][\w-]*\s*$")  # a label: "entailment", "PRES",
 # ("\u0120 t", "h e"), quoted-printable ("caf=C3=A9", a soft break "="), base64, a parallel corpus's
 # "source ||| target", MediaWiki's markup ("'''Lavy''' is an [[Israel]]i", "{{Infobox", "| name = Lavy")
 _TEXT_RULE = re.compile(r"\s*[-+]*-{3,}\+[-+]*\s*$")
-_MERGES = re.compile(r"\s*(?:\u0120\S* \S+|\S+ \u0120\S*|[a-z] [a-z]{1,2})\s*$")
-_QUOTED_PRINTABLE = re.compile(r".*(?:[^=\s]=\s*$|=[0-9A-F]{2}=[0-9A-F]{2})")  # (a character's bytes: not "k=20")
-_BASE64 = re.compile(r"\s*[A-Za-z0-9+/]{40,}={0,2}\s*$")
+_MERGES = re.compile(r"\s*(?:\u0120\S* \S+|\S+ \u0120\S*)\s*$")
+_QUOTED_PRINTABLE = re.compile(r"(?:.{50,}[^=\s]=\s*$|.*=[0-9A-F]{2}=[0-9A-F]{2})")  # (a character's bytes: not "k=20")
+_BASE64 = re.compile(r"\s*(?=\S*[0-9+/])(?=\S*[a-z])(?=\S*[A-Z])[A-Za-z0-9+/]{40,}={0,2}\s*$")
 _PARALLEL = re.compile(r".*\S\s+\|\|\|\s+\S")
-_WIKITEXT = re.compile(r"\s*(?:.*'''|\{\{|\|\s*\w[\w ]*=|\}\})")  # (not [[links]] alone: notes have them)
+_WIKITEXT = re.compile(r"\s*(?:'''[^']+'''|\{\{[^{}]*(?:\|.*|\}\}\s*$|$)|\|\s*\w[\w ]*=|\}\})")  # (not [[links]] alone: notes have them)
 # A vocabulary's first line, alone or with its score: BERT's vocab.txt ("[PAD]"), SentencePiece's .vocab ("<unk>\t0")
-_VOCABULARY = re.compile(r"\s*(?:\[(?:PAD|UNK|CLS)\]|<(?:pad|unk|s)>)(?:\t[-+.\deE]+)?\s*$")
+_VOCABULARY = re.compile(r"\s*(?:\[PAD\]|<(?:pad|unk|s)>\t[-+.\deE]+)\s*$")
 
 
 _PATTERNS = (("token", _TOKEN_LINE), ("tree", _TREE_LINE), ("json", _JSON_LINE), ("tagged", _TAGGED),
@@ -148,7 +148,7 @@ def _kind(line, first):
 _SAID = {"tagged": "words with their tags (word/TAG, a tagger's output)",
          "merges": "a BPE merges file's pair (merges.txt)", "qp": "quoted-printable text (an e-mail's 'caf=C3=A9')",
          "base64": "base64 (encoded bytes, not text)", "parallel": "a parallel corpus's line ('source ||| target')",
-         "wikitext": "MediaWiki markup (raw wikitext: [[links]], bold's triple quotes, {{templates}})",
+         "wikitext": "MediaWiki markup (raw wikitext: {{templates}}, infobox lines, bold's triple quotes)",
          "spaced": "a parsed file's token line with spaces between its columns (CoNLL-U or .dp)",
          "columns": "a token a line with its tags (CoNLL-2003 columns)", "markdown": "a text table's row (Markdown, psql, a +---+ box)",
          "yaml": "a YAML item (a key and its quoted value)", "fasttext": "a fastText line (its text with its label)",
@@ -216,7 +216,7 @@ def read_text_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag
     head, shown, texts = [], [], []  # the file's first lines, (number, line); those not blank (nor comments); "# text"s
     for number, line in lines:
         head.append((number, line))
-        if not shown and line.startswith("#version:"):  # (a comment elsewhere)
+        if not shown and re.match(r"#version: 0\.2\s*$", line):  # (a comment elsewhere)
             _refuse_opening(path, number, line, "a BPE merges file (merges.txt)")
         if not shown and line.startswith("# text = "):  # (a comment in a CoNLL-U file, above its token lines)
             texts.append((number, line))
@@ -264,15 +264,18 @@ def _refuse_opening(path, number, line, said):
 
 def _check_kind(path, shown):
     """Refuses (ValueError) a file whose first two lines not blank, of `shown`, are of one other kind, unless the
-    `CONFIRM` lines after them are each prose: neither of that kind alone nor of a kind with the line before."""
+    `CONFIRM` lines after them are each prose: a sentence (`reads_as_sentence`), neither of that kind alone nor of
+    a kind with the line before."""
     if len(shown) < 2:
         return
     (first_number, first), (number, line) = shown[:2]
     kind = _kind(line, first)
-    alone = dict((k, p) for k, p in _PATTERNS).get(kind)
-    if kind and len(shown) == 2 + CONFIRM and not any(
-            (alone.match(after) if alone else "|" in after or "\t" in after.strip() or "," in after and kind == "csv")
-            or _kind(after, before) or _TIMING.match(after) for (_, before), (_, after) in zip(shown[1:], shown[2:])):
+    alone = [pattern for named, pattern in _PATTERNS if named == kind]
+    if kind and len(shown) == 2 + CONFIRM and all(
+            reads_as_sentence(after) and not _TIMING.match(after) and not _kind(after, before) and not (
+                any(pattern.match(after) for pattern in alone) if alone else
+                "|" in after or "\t" in after.strip() or "," in after and kind == "csv")
+            for (_, before), (_, after) in zip(shown[1:], shown[2:])):
         return
     if kind:
         raise ValueError(_refusal(path, kind, number, line, first, first_number))
@@ -333,7 +336,7 @@ def reads_as_sentence(line):
 
 class _Prose:
     """How many of a file's first `PROSE_LINES` lines (not blank) read as sentences (`reads_as_sentence`); under
-    `PROSE_SHARE` of 3 or more, a warning (once they are read, or at the file's end) names the share and a line."""
+    `PROSE_SHARE` of 5 or more, a warning (once they are read, or at the file's end) names the share and a line."""
 
     def __init__(self, path):
         self.path, self.lines, self.sentences, self.other = path, 0, 0, None
@@ -349,7 +352,7 @@ class _Prose:
                 self.warn()
 
     def warn(self):
-        if self.lines >= 3 and self.sentences < PROSE_SHARE * self.lines and self.other:
+        if self.lines >= 5 and self.sentences < PROSE_SHARE * self.lines and self.other:
             import sys
 
             number, line = self.other

@@ -168,7 +168,8 @@ def _check_started_in(args, written, config_class):
     started in: the file's folder less the relative output folder it records (model_dir, output_dir)."""
     from albert_act.base import artifacts
 
-    if not args.config or os.path.basename(args.config) not in (artifacts.CONFIG, artifacts.FINETUNE_CONFIG):
+    if not args.config or "://" in args.config or os.path.basename(args.config) not in (artifacts.CONFIG,
+                                                                                          artifacts.FINETUNE_CONFIG):
         return
     key = next((k for k in ("model_dir", "output_dir") if isinstance(written.get(k), str)), None)
     output = key and os.path.normpath(os.path.expanduser(written[key]))
@@ -177,9 +178,10 @@ def _check_started_in(args, written, config_class):
             folder.endswith(os.sep + output)):
         return  # (the file moved or copied, or its run wrote where it started: where it started is not known)
     started = folder[:-len(output) - 1] or os.sep
-    relative = [(name, v) for name, value in args.from_file.items()
+    relative = [(name, v) for name, value in args.from_file.items() if name not in args.typed  # (typed: as meant)
                 for v in (value if isinstance(value, list) else [value])
-                if isinstance(v, str) and "://" not in v and not os.path.isabs(os.path.expanduser(v))]
+                if isinstance(v, str) and "://" not in v and not os.path.isabs(os.path.expanduser(v))
+                and os.path.exists(os.path.join(started, v))]  # (where it is not, the run has moved: not known)
     if relative and not artifacts.same_path(started, os.getcwd()):
         name, value = relative[0]
         flag = flag_name(next(f for f in dataclasses.fields(config_class) if f.name == name))
