@@ -119,6 +119,10 @@ def _check_target(config, args):
         raise ValueError(f"--config {args.config} is the record of a fine-tuning in {config.output_dir} (its "
                          f"output_dir{relative}), not of the folder it lies in (a copy, or a move?): give --output_dir, "
                          "the folder to write")
+    if "://" not in config.init and artifacts.within(config.init, config.output_dir):
+        raise ValueError(f"--init {config.init} is in the --output_dir {config.output_dir}, which this fine-tuning "
+                         "writes (and --overwrite sets aside): copy it elsewhere first, or fine-tune into another "
+                         "--output_dir")
     grid_dir = artifacts.folder_holding(config.output_dir, artifacts.GRID)  # (a grid's point's)
     if grid_dir and os.path.exists(os.path.join(grid_dir, artifacts.FINETUNE_CONFIG)):
         raise ValueError(f"--output_dir {config.output_dir} is a point of the grid in {grid_dir}, whose "

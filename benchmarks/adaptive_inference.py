@@ -7,8 +7,9 @@ Settings:
   scripted halting unit: [CLS] (position 0) gets p = 0.001 and runs to the cap
   N_max = 6, every other token p = 0.5 and halts at 2, so mean N_t / N_max ~ 1/3 and
   the batch can never stop early. Runs `halting_loop` itself, dense (static) vs sparse.
-* checkpoint: the trained demo backbone (positions <= 128) on held-out pre-training
-  records, static vs sparse execution of the whole backbone.
+* checkpoint: the trained demo backbone on its held-out pre-training records, at their
+  sequence length (--lengths sets the synthetic rows only), static vs sparse execution of
+  the whole backbone.
 Each cell: median of --runs calls of a tf.function after warm-up, dense and sparse calls
 interleaved (a third as many for the largest batches). The time ratio is
 sparse / dense; mean N / N_max is the share of iterations that ACT actually needs.
@@ -99,7 +100,8 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--batch_sizes", type=int, nargs="+", default=[1, 8, 64])
-    parser.add_argument("--lengths", type=int, nargs="+", default=[128, 512])
+    parser.add_argument("--lengths", type=int, nargs="+", default=[128, 512],
+                        help="the synthetic rows' sequence lengths (the trained rows take their records')")
     parser.add_argument("--checkpoint", default=os.path.join(REPO, "runs", "demo"),
                         help="trained pre-training run dir (its rows are left out where there is none)")
     args = cli.parse_checked(parser, argv, {"runs": "int[1,1000]", "batch_sizes": "int[1,4096]",
@@ -147,7 +149,9 @@ def _measure(args, source):
             real = tf.cast(inputs["padding_mask"], tf.bool)
             share = float(tf.reduce_mean(tf.boolean_mask(out["iterations"], real))) / trained["static"].max_iterations
             t_dense, t_sparse = median_seconds((fns["static"], fns["sparse"]), inputs, args.runs)
-            rows.append((f"trained {os.path.basename(args.checkpoint.rstrip('/'))}", batch, 128, share, t_dense, t_sparse))
+            length = int(inputs["token_ids"].shape[1])  # the records' own (--lengths sets the synthetic rows')
+            rows.append((f"trained {os.path.basename(args.checkpoint.rstrip('/'))}", batch, length, share, t_dense,
+                         t_sparse))
     else:
         print(f"(no trained checkpoint at {args.checkpoint}: run `python -m albert_act.pretrain` for those rows)")
 

@@ -11,7 +11,8 @@ For each run (its final held-out evaluation, `<run>/evaluation.json`, and its we
   (`analyze difficulty`), and how much E rises from the easiest fifth of surprisal to the hardest;
 - served lone sentences (`analyze sentences`: `[CLS] sentence [SEP]`, one word masked): the mean
   and std of N over their ordinary pieces;
-- the cost of an update (seconds, the median over the run's TensorBoard points, and the machine).
+- the cost of an update (seconds, the median over the run's TensorBoard points, and the machine; "-" for a run
+  without them, a JAX run's).
 The sentences are --sentences FILE (one per line), or --count lines of --sentences_from (plain
 text, one sentence per line) of 6 to 40 words, each with its longest word (the content word)
 replaced by [MASK], as a user asks `fill_mask`. Writes probes.md and probes.json to --output_dir,
@@ -63,12 +64,17 @@ def served_sentences(path, count, min_words=6, max_words=40):
 
 def parse_probes(items):
     """{NAME: RUN_DIR} of the NAME=RUN_DIR arguments; ValueError for one without its '=', an empty or
-    repeated name, a name that is no folder name (it names the probe's analysis folder), or a dir
-    that is not a finished pre-training run (config.json and the final evaluation.json)."""
+    repeated name, a name that is no folder name (it names the probe's analysis folder), a run given twice, or a
+    dir that is not a finished pre-training run (config.json and the final evaluation.json)."""
     from benchmarks.arguments import named
 
     probes = named(items, "a pre-training run dir", "demo=runs/demo")
+    seen = {}
     for name, run in probes.items():
+        if os.path.realpath(run) in seen:  # (one run as two probes: its row twice, as if two)
+            raise ValueError(f"{seen[os.path.realpath(run)]} and {name}={run} are the same run "
+                             f"({os.path.realpath(run)}): give each run once")
+        seen[os.path.realpath(run)] = f"{name}={run}"
         item = f"{name}={run}"
         missing = [f for f in ("config.json", "evaluation.json") if not os.path.isfile(os.path.join(run, f))]
         if missing:
@@ -162,8 +168,13 @@ def markdown(rows, n_max):
         diff = lambda x: f"{x['mean']:+.2f} [{x['interval'][0]:+.2f}, {x['interval'][1]:+.2f}]"  # noqa: E731
         lines.append(f"| {name} | {e['step']} | {e['mlm']:.3f} [{e['mlm_interval'][0]:.3f}, {e['mlm_interval'][1]:.3f}] "
                      f"| {e['mean_n']:.2f} | {shares} | {e['std_n']:.2f} | {rho} | {rise} | {diff(e['cls'])} | "
-                     f"{diff(e['mask'])} | {s['std_n']:.2f} ({s['mean_n']:.2f}) | {row['seconds_per_update']:.2f} |")
+                     f"{diff(e['mask'])} | {s['std_n']:.2f} ({s['mean_n']:.2f}) | {_cost(row['seconds_per_update'])} |")
     return "\n".join(lines)
+
+
+def _cost(seconds):
+    """The cell of one update's seconds: "-" for a run that wrote no TensorBoard point of its speed (a JAX run's)."""
+    return "-" if np.isnan(seconds) else f"{seconds:.2f}"
 
 
 def machine():

@@ -344,7 +344,7 @@ CASES += [
     ("tokenizer-input-a-dir", TOKENIZER.replace("{corpus}", "{notes_dir}"), 1, r"notes_dir is a directory", []),
     ("tokenizer-empty-corpus", TOKENIZER.replace("{corpus}", "{empty_txt}"), 1, r"no text to train a vocabulary on in .*empty.txt", []),
     # --- what a new user tries: infinite rates, outputs in the wrong place, files of the wrong kind ---
-    ("pretrain-lr-infinite", PRETRAIN + " --learning_rate inf", 1, r"--learning_rate must be a learning rate in \[1e-08, 3.4028e\+38\] .*, got inf",
+    ("pretrain-lr-infinite", PRETRAIN + " --learning_rate inf", 1, r"--learning_rate must be a learning rate in \[1e-08, 10\] .*, got inf",
      []),
     ("pretrain-halting-lr-scale-beyond-float32", PRETRAIN + " --halting_learning_rate_scale 1e300", 1,
      r"--halting_learning_rate_scale must be a number in \[1.1755e-38, 3.4028e\+38\] .*, got 1e\+300", []),
@@ -424,7 +424,8 @@ CASES += [
      r"--config .*ft_copy/finetune_config.json is the record of a fine-tuning in .*earlier/ft \(its output_dir\), not "
      r"of the folder it lies in \(a copy, or a move\?\): give --output_dir", ["{earlier}/ft"]),
     ("export-into-a-fine-tunings-export", EXPORT.replace("{tmp}/e/1", "{earlier}/ft/export/1") + " --overwrite", 1,
-     r"--output .*earlier/ft/export/1 is the export of the fine-tuning in .*earlier/ft \(its results.json names it\): "
+     r"--output .*earlier/ft/export/1 is in the exports of the fine-tuning in .*earlier/ft \(its results.json names "
+     r".*earlier/ft/export/1; a server would take any version there for that fine-tuning\): "
      r"write this one to another --output", ["{earlier}/ft"]),
     ("finetune-one-run-over-a-finished-grid", FINETUNE.replace("{tmp}/ft", "{earlier}/grid") + " --task rte --data_dir "
      "{rte}", 1, r"--output_dir .*grid holds a finished fine-tuning \(results.json\); pass --overwrite",
@@ -1007,17 +1008,17 @@ CASES += [
     ("pretrain-tau-minus-infinity", "albert_act.pretrain --model_dir {tmp}/tau_minf --tau -inf", 1,
      r"\(--tau\) must be a number in \[0, 3.4028e\+38\] .* or 'auto', got -inf", []),
     ("pretrain-learning-rate-zero-in-float32", PRETRAIN + " --learning_rate 1e-40", 1,
-     r"--learning_rate must be a learning rate in \[1e-08, 3.4028e\+38\] \(a smaller one's steps are rounded away in "
-     r"float32 weights\), got 1e-40", []),
+     r"--learning_rate must be a learning rate in \[1e-08, 10\] \(a smaller one's steps are rounded away in "
+     r"float32 weights; a larger one throws them far in one step\), got 1e-40", []),
     ("bench-glue-small-learning-rate-zero-in-float32", "benchmarks.glue_small --models A={export} --learning_rate 1e-46",
-     1, r"--learning_rate must be a learning rate in \[1e-08, 3.4028e\+38\] .*, got 1e-46", []),
+     1, r"--learning_rate must be a learning rate in \[1e-08, 10\] .*, got 1e-46", []),
     ("bench-warm-start-over-notes", "benchmarks.warm_start --output_dir {notes_dir}", 1,
      r"notes_dir holds other files \(notes.txt\); the benchmark writes its runs and results there",
      ["{notes_dir}/notes.txt"]),
     # --- round eleven: a rate whose steps float32 rounds away, and the bounds of float32 named in the message ---
     ("pretrain-learning-rate-steps-rounded-away", PRETRAIN + " --learning_rate 1.2e-38", 1,
-     r"--learning_rate must be a learning rate in \[1e-08, 3.4028e\+38\] \(a smaller one's steps are rounded away "
-     r"in float32 weights\), got 1.2e-38", []),
+     r"--learning_rate must be a learning rate in \[1e-08, 10\] \(a smaller one's steps are rounded away "
+     r"in float32 weights; a larger one throws them far in one step\), got 1.2e-38", []),
     ("finetune-learning-rate-steps-rounded-away", FINETUNE + " --task rte --data_dir {rte} --learning_rate 1.2e-38", 1,
      r"--learning_rate must be a learning rate in \[1e-08, .*, got 1.2e-38", []),
     ("pretrain-halting-rate-steps-rounded-away", PRETRAIN + " --learning_rate 1e-3 --halting_learning_rate_scale 1.2e-38",
@@ -1181,6 +1182,26 @@ CASES += [
     ("finetune-into-a-fine-tuning-killed-while-it-replaced-one", FINETUNE.replace("{tmp}/ft", "{killed_overwrite}") +
      " --task rte --data_dir {rte}", 1, r"--output_dir .*killed_overwrite holds a finished fine-tuning \(results.json\); "
      r"pass --overwrite to replace it", []),  # (its earlier fine-tuning put back first: results.json)
+    ("pretrain-export-dir-holding-its-init-from", PRETRAIN.replace("--no_export", "--export_dir {export} --vocab {vocab} "
+                                                                    "--overwrite") + " --init_from {export}", 1,
+     r"--export_dir .*export/1 holds the --init_from .*export/1 of this run: the export would replace it", []),
+    ("pretrain-model-dir-inside-its-export-dir", PRETRAIN.replace("{tmp}/new_run", "{tmp}/e171/1/run").replace(
+        "--no_export", "--export_dir {tmp}/e171/1 --vocab {vocab}"), 1,
+     r"--export_dir .*e171/1 holds the --model_dir .*e171/1/run of this run", []),
+    ("finetune-init-inside-its-output-dir", FINETUNE.replace("{tmp}/ft", "{tmp}") + " --task rte --data_dir {rte}", 1,
+     r"--init .*/run is in the --output_dir .*, which this fine-tuning writes \(and --overwrite sets aside\)", []),
+    ("finetune-learning-rate-1e30", FINETUNE + " --task rte --data_dir {rte} --learning_rate 1e30", 1,
+     r"learning_rate must be a learning rate in \[1e-08, 10\] \(a smaller one's steps are rounded away in float32 "
+     r"weights; a larger one throws them far in one step\), got 1e\+30", []),
+    ("pretrain-model-dir-holding-someone-elses-config-json", PRETRAIN.replace("{tmp}/new_run", "{project}"), 1,
+     r"--model_dir .*project holds a config.json that is no pre-training run's \(it names no preset: a Hugging Face "
+     r"model's, another tool's\?\), which a run would replace", ["{project}/config.json"]),
+    ("finetune-output-dir-a-hugging-face-model", FINETUNE.replace("{tmp}/ft", "{hf_model}") + " --task rte --data_dir "
+     "{rte}", 1, r"--output_dir .*hf_model holds a Hugging Face model \(config.json\); fine-tune into another dir",
+     ["{hf_model}/config.json"]),
+    ("bench-adaptive-inference-trained-rows-at-their-records-length", "benchmarks.adaptive_inference --runs 1 "
+     "--batch_sizes 1 --lengths 8 --checkpoint {run}", 0, r"\| synthetic, \[CLS\] at cap \| 1 \| 8 \| .*\| trained run "
+     r"\| 1 \| 64 \| ", []),
 ]
 MEANWHILE = {"pretrain-export-written-by-another-run-meanwhile": _export_meanwhile,
              "pretrain-export-being-written-by-another-run": _export_being_written}
@@ -1321,7 +1342,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             **{name: root / f"{name}.txt" for name in LOOK_ALIKES}, "started": root / "started",
             **{name: root / f"{name}.txt" for name in ("tagged_words", "bibtex", "conllu_text", "sgml", "csv_inside",
                                                        "double_spaced", "datelines")},
-            **{name: root / name for name in ("linked_staging", "staged_records", "killed_overwrite")},
+            **{name: root / name for name in ("linked_staging", "staged_records", "killed_overwrite", "project",
+                                              "hf_model")},
             "document_pdf": root / "document.pdf", "upos_in_xpos": root / "upos_in_xpos.conllu",
             "trained_held_out": root / "trained_held_out.tfrecord"}
     for lock in locks:
@@ -1556,6 +1578,11 @@ def _round_32_files(root, rte, records):
     (aside / "earlier.json").write_text(json.dumps({"names": names}))
     for name in ("classifier.json", "finetune_config.json"):
         (root / "killed_overwrite" / name).write_text("{}")
+    for name, files in (("project", {"config.json": '{"name": "my project", "version": 2}'}),  # someone's config.json
+                        ("hf_model", {"config.json": '{"model_type": "albert"}', "model.safetensors": "weights"})):
+        (root / name).mkdir()
+        for file, text in files.items():
+            (root / name / file).write_text(text)
 
 
 def _merged_tree(first, second):
@@ -2054,3 +2081,20 @@ def test_a_hidden_flag_stays_hidden_in_help():
     cli.parse_checked(parser, [], {"hidden": "int>=1", "shown": "int>=1"})
     text = parser.format_help()
     assert "SUPPRESS" not in text and "--hidden" not in text and "(default: 2); an integer >= 1" in text
+
+
+def test_a_stop_that_a_library_turned_into_its_own_error_is_a_stop(capsys):
+    """Ctrl-C inside Keras's symbolic build of a model came back as Keras's ValueError ("Could not automatically
+    infer the output shape"): with the signal pending, the work ends with its stop line and status 130, not as a
+    refusal of the input."""
+    from albert_act.base import cli
+
+    with pytest.raises(SystemExit) as ended:
+        with cli.failures(None, "kept", "0 of 18 grid points finished"):
+            cli._PENDING[0] = 2  # (as `_interrupt` sets it, raising KeyboardInterrupt into the library)
+            raise ValueError("Exception encountered when calling AdaptiveDepthEncoder.call()")
+    assert ended.value.code == 130 and capsys.readouterr().err == "stopped: 0 of 18 grid points finished\n"
+    assert cli._PENDING[0] is None
+    with pytest.raises(SystemExit, match="^error: a bad value$"):
+        with cli.failures(None, "kept", "stopped"):
+            raise ValueError("a bad value")

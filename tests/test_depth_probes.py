@@ -2,6 +2,7 @@
 
 import json
 import re
+import shutil
 
 import numpy as np
 import pytest
@@ -25,7 +26,10 @@ def test_served_sentences_mask_the_longest_word_of_lines_in_range(tmp_path):
 
 def test_probe_arguments_name_finished_runs(tiny_run, tmp_path):
     run = tiny_run[0]
-    assert depth_probes.parse_probes([f"a={run}", f"b-2={run}"]) == {"a": run, "b-2": run}
+    shutil.copytree(run, tmp_path / "copy")
+    assert depth_probes.parse_probes([f"a={run}", f"b-2={tmp_path / 'copy'}"]) == {"a": run, "b-2": str(tmp_path / 'copy')}
+    with pytest.raises(ValueError, match=rf"a={run} and b={run}/ are the same run \({run}\): give each run once"):
+        depth_probes.parse_probes([f"a={run}", f"b={run}/"])  # (one run as two probes: its row twice)
     form = "give NAME=VALUE, a name and a pre-training run dir"
     bad = {f"{run}": form, f"={run}": form, "a=": form,
            f"x/y={run}": "must be letters, digits", f"..={run}": "must be letters, digits",
@@ -113,3 +117,8 @@ def test_the_table_and_each_probes_analysis_replace_an_earlier_table_together(ti
     assert {path: path.read_bytes() for path in table.rglob("*") if path.is_file()} == earlier
     assert not [n for n in os.listdir(tmp_path) if n.startswith(".")], os.listdir(tmp_path)  # no lock, no staging
     capsys.readouterr()
+
+
+def test_a_run_without_speed_points_has_no_cost_cell():
+    """A JAX run writes no TensorBoard point of its speed: its "s / update" cell is "-", not nan."""
+    assert depth_probes._cost(float("nan")) == "-" and depth_probes._cost(1.234) == "1.23"

@@ -527,6 +527,32 @@ def test_a_grid_point_moved_with_its_grid_is_the_same_point(tmp_path):
     assert finetuning_run._finished(types.SimpleNamespace(output_dir=str(other)))[0]["output_dir"] == str(old)
 
 
+def test_a_part_that_will_not_move_aside_leaves_the_earlier_fine_tuning_whole(tmp_path, monkeypatch):
+    """Setting a finished fine-tuning aside stops at a part that will not move (a read-only export/: its ".."
+    would be rewritten): what moved goes back, and the error is raised; the folder is as it was."""
+    from albert_act.base import artifacts, text_files
+    from albert_act.train.earlier_run import EARLIER, EarlierRun
+
+    for name in (artifacts.RESULTS, artifacts.WEIGHTS, artifacts.FINETUNE_CONFIG, artifacts.FINETUNED_INFO):
+        (tmp_path / name).write_text(f"old {name}")
+    (tmp_path / artifacts.EXPORT / "1").mkdir(parents=True)
+    (tmp_path / artifacts.EXPORT / "1" / "saved_model.pb").write_text("old export")
+    before = {str(p.relative_to(tmp_path)): p.read_text() for p in sorted(tmp_path.rglob("*")) if p.is_file()}
+    rename = text_files.rename
+
+    def refuse_export(source, target):
+        if source.endswith(os.sep + artifacts.EXPORT) and EARLIER in target:
+            raise PermissionError(13, "Permission denied", source)
+        rename(source, target)
+
+    monkeypatch.setattr(text_files, "rename", refuse_export)
+    with pytest.raises(PermissionError):
+        with EarlierRun(str(tmp_path)):
+            raise AssertionError("the fine-tuning began")
+    after = {str(p.relative_to(tmp_path)): p.read_text() for p in sorted(tmp_path.rglob("*")) if p.is_file()}
+    assert after == before and not (tmp_path / EARLIER).exists()
+
+
 def test_overwrite_sets_the_earlier_fine_tuning_aside_until_the_new_one_finishes(tmp_path):
     """--overwrite onto a finished fine-tuning: a stop (or failure) before the new one has finished puts the
     earlier one back, whole; a finished one drops it; one left aside by a killed process is put back first."""

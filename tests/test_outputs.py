@@ -119,7 +119,7 @@ def test_a_lock_left_by_a_killed_process_is_taken_over_and_named(tmp_path):
     assert Path(outputs.lock_path(target)).read_text()  # left behind, with its holder
     with outputs.DirectoryLock(target, "x") as lock:
         assert lock.active and f"pid {killed.stdout.split()[0]} on " in lock.took_over
-        assert lock.notice().startswith(f"{target}: the x that held it (pid {killed.stdout.split()[0]} on ")
+        assert lock.notice().startswith(f"{target}: the process that held it (pid {killed.stdout.split()[0]} on ")
         assert lock.notice().endswith("is gone; taking it over")
 
 
@@ -161,7 +161,7 @@ def test_outputs_checked_for_overwrite_are_held_so_that_two_at_once_cannot_both_
     assert sorted(os.listdir(tmp_path)) == [".analysis.lock", ".probing.lock", ".submission.zip.lock", ".vocab.lock",
                                             "models"]  # the killed holder's
     outputs.check_output_dir(targets["analysis"], False, ("a.md",), "an analysis", "an earlier analysis")  # taken over
-    assert "analysis: the command that held it (pid" in capsys.readouterr().out
+    assert "analysis: the process that held it (pid" in capsys.readouterr().out
     outputs.release_held()
     assert sorted(os.listdir(tmp_path)) == [".probing.lock", ".submission.zip.lock", ".vocab.lock", "models"]
 
@@ -507,7 +507,7 @@ def test_after_a_sigkill_the_next_run_takes_over_and_resumes(records, tmp_path):
         out, err = second.communicate(timeout=120)
     finally:
         second.kill()
-    assert f"the pre-training run that held it (pid {first.pid} on " in out and "is gone; taking it over" in out, out[-2000:]
+    assert f"the process that held it (pid {first.pid} on " in out and "is gone; taking it over" in out, out[-2000:]
     assert "resumed from" in out, out[-2000:]
     assert second.returncode == 130 and "Traceback" not in err, err[-2000:]
 
@@ -516,7 +516,8 @@ def test_after_a_sigkill_the_next_run_takes_over_and_resumes(records, tmp_path):
 
 def _stop_when(command, ready, stop, timeout=240):
     """Starts `command`, sends `stop` once `ready()` is true; returns (exit status, stderr)."""
-    process = subprocess.Popen(command, cwd=REPO, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(command, cwd=REPO, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL))  # (not nohup's SIGHUP)
     try:
         start = time.time()
         while not ready():

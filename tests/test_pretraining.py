@@ -384,6 +384,22 @@ def test_a_failed_checkpoint_write_is_named_and_cleaned_up(records, tmp_path, mo
     assert sorted(p.name for p in (tmp_path / "checkpoints").iterdir() if "ckpt-4" in p.name) == []
 
 
+def test_a_checkpoint_write_refused_for_its_folders_permissions_says_to_make_it_writable(tmp_path):
+    """A read-only checkpoints/ folder (its run copied from a read-only place): the advice is to make it writable,
+    not to free space."""
+    from albert_act.io.run_checkpoints import save_checkpoint
+
+    class Refused:
+        directory, latest_checkpoint = str(tmp_path), str(tmp_path / "ckpt-5")
+
+        def save(self, checkpoint_number):
+            raise PermissionError(13, "Permission denied", str(tmp_path / f"ckpt-{checkpoint_number}_temp"))
+
+    with pytest.raises(ValueError, match=r"could not write ckpt-10 \(Permission denied .*\); the newest checkpoint is "
+                                         r".*ckpt-5: make the folder writable and re-run the same command"):
+        save_checkpoint(Refused(), 10)
+
+
 def test_the_export_records_the_tau_used_and_no_directory_of_the_machine(tiny_run):
     from albert_act.base import artifacts
     from albert_act.io.source import Source

@@ -513,7 +513,7 @@ def test_a_stop_after_the_export_is_in_place_says_it_is_whole(tiny_run, tmp_path
         export.main(["--checkpoint", tiny_run[0], "--kind", "pretraining", "--output", str(output)])
     assert stop.value.code == 130
     said = capsys.readouterr()
-    assert f"{output}: the export that held it (pid 4242 on laptop" in said.out and "taking it over" in said.out
+    assert f"{output}: the process that held it (pid 4242 on laptop" in said.out and "taking it over" in said.out
     assert said.err.endswith(f"stopped: {output} is written whole; only its example query was cut "
                                             "short\n")
     assert (output / "saved_model.pb").is_file() and (output / "variables" / "variables.index").is_file()

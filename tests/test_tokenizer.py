@@ -347,7 +347,8 @@ def test_a_stop_while_sentencepiece_trains_is_at_once(stop, shared_data, tmp_pat
                str(shared_data / "wikipedia_en_sample" / "wiki_en_train.txt"), "--output", str(tmp_path / "vocab"),
                "--vocab_size", "8000"]
     process = subprocess.Popen(command, cwd=Path(__file__).resolve().parents[1], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+                               stderr=subprocess.PIPE, text=True, start_new_session=True,  # (SIGHUP as a terminal
+                               preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL))  # leaves it: not nohup's)
     try:
         deadline = time.monotonic() + 120
         while not _children(process.pid) and process.poll() is None and time.monotonic() < deadline:

@@ -281,10 +281,11 @@ def check_export_target(export_dir, overwrite=False, source=None, flag="--output
         raise ValueError(f"{flag} {export_dir} is the --checkpoint being exported; write the export to another dir")
     outputs.check_dir_target(export_dir, flag)
     owner = folder_holding(export_dir, EXPORT)  # <fine-tuning dir>/export/1: written again by that dir (or a point of
-    if source is not None and owner and not _within(source, owner) and any(  # its grid); a fine-tuning's: no source
+    if source is not None and owner and not within(source, owner) and any(  # its grid); a fine-tuning's: no source
             _gfile().exists(os.path.join(owner, f)) for f in (FINETUNED_INFO, FINETUNE_CONFIG)):
-        raise ValueError(f"{flag} {export_dir} is the export of the fine-tuning in {owner} (its {RESULTS} names it): "
-                         f"write this one to another {flag}")
+        raise ValueError(f"{flag} {export_dir} is in the exports of the fine-tuning in {owner} (its {RESULTS} names "
+                         f"{os.path.join(owner, EXPORT, '1')}; a server would take any version there for that "
+                         f"fine-tuning): write this one to another {flag}")
     checks.refuse_mount_point(export_dir, flag, "1")
     model = next((folder for folder in _ancestors(export_dir) if os.path.exists(os.path.join(folder, SAVED_MODEL))),
                  None)
@@ -294,7 +295,7 @@ def check_export_target(export_dir, overwrite=False, source=None, flag="--output
     if not _gfile().exists(export_dir) or not _gfile().listdir(export_dir):
         return
     entries = sorted(e.rstrip("/") for e in _gfile().listdir(export_dir))
-    for kind, marker in (("a pre-training run", CONFIG), ("a fine-tuning dir", FINETUNED_INFO)):
+    for kind, marker in ((_config_owner(entries), CONFIG), ("a fine-tuning dir", FINETUNED_INFO)):
         if marker in entries:
             raise ValueError(f"{flag} {export_dir} holds {kind} ({marker}); --overwrite replaces only a SavedModel, "
                              f"so choose another {flag}")
@@ -317,6 +318,11 @@ def _ancestors(path):
     return found
 
 
+def _config_owner(entries):
+    """What a folder holding a config.json is, by its other entries: a Hugging Face model, or a pre-training run."""
+    return "a Hugging Face model" if HF_WEIGHTS in entries or "pytorch_model.bin" in entries else "a pre-training run"
+
+
 def folder_holding(path, named):
     """The folder that holds `path` as <folder>/`named`/<path's name> (a fine-tuning dir's export/1, a grid's
     grid/<point>), or None."""
@@ -324,7 +330,7 @@ def folder_holding(path, named):
     return (os.path.dirname(parent) or None) if os.path.basename(parent) == named else None
 
 
-def _within(path, folder):
+def within(path, folder):
     """Whether `path` is `folder` or inside it (links followed)."""
     path, folder = os.path.realpath(path), os.path.realpath(folder)
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
@@ -341,7 +347,8 @@ def check_finetuning_target(output_dir, overwrite=True, grid=False):
         return
     entries = text_files.visible_entries(output_dir)
     if CONFIG in entries:
-        raise ValueError(f"--output_dir {output_dir} holds a pre-training run ({CONFIG}); fine-tune into another dir")
+        raise ValueError(f"--output_dir {output_dir} holds {_config_owner(entries)} ({CONFIG}); fine-tune into another "
+                         "dir")
     others = [e for e in entries if e not in FINETUNING_ENTRIES]
     if others:
         raise ValueError(f"--output_dir {output_dir} holds other files ({', '.join(others[:5])}); fine-tune into a "

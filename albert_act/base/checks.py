@@ -60,6 +60,7 @@ FLOAT32_TINY = 1.1754943508222875e-38
 # The smallest learning rate: below it, float32 rounds a step away. An update moves a weight by about the rate
 # times its size (LAMB) or by about the rate (Adam), and 1 + 5e-8 is 1 in float32 (its spacing at 1 is 1.2e-7).
 LEAST_LEARNING_RATE = 1e-8
+MOST_LEARNING_RATE = 10.0  # (ALBERT's LAMB: 0.00176 at batch 4096; fine-tuning: 1e-5 to 1e-4)
 
 
 def _finite(v):
@@ -78,8 +79,9 @@ FLAG_RULES = {
             lambda v: v >= 0 and _finite(v)),
     "finite": (f"a number in [-{FLOAT32_MAX:.5g}, {FLOAT32_MAX:.5g}] (finite in float32, as the model computes)",
                _finite),
-    "learning_rate": (f"a learning rate in [{LEAST_LEARNING_RATE:g}, {FLOAT32_MAX:.5g}] (a smaller one's steps are "
-                      "rounded away in float32 weights)", lambda v: v >= LEAST_LEARNING_RATE and _finite(v)),
+    "learning_rate": (f"a learning rate in [{LEAST_LEARNING_RATE:g}, {MOST_LEARNING_RATE:g}] (a smaller one's steps are "
+                      "rounded away in float32 weights; a larger one throws them far in one step)",
+                      lambda v: LEAST_LEARNING_RATE <= v <= MOST_LEARNING_RATE),
     "(0,1)": ("a number in (0, 1)", lambda v: 0 < v < 1),
     "[0,1)": ("a number in [0, 1)", lambda v: 0 <= v < 1),
     "[0,1]": ("a number in [0, 1]", lambda v: 0 <= v <= 1),

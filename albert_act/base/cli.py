@@ -185,13 +185,12 @@ def _stop_now(said=None):
 
 
 def _watchdog(descriptor):
-    """Python runs a signal's handler only between bytecodes of the main thread: while that thread is
-    inside one long native call (XLA compiling a step, one training step of a large model) Ctrl-C would
-    wait for it, a minute or more. Python's C-level handler writes each signal's number to
-    `descriptor` (`signal.set_wakeup_fd`) at once; when the handler has not run `STOP_GRACE` seconds
-    later, this thread says the stop's line and ends the process, as a SIGKILL would but with the line.
-    That is safe where a SIGKILL is: every output is written whole and renamed into place, and a lock
-    left by a dead process is taken over."""
+    """Python runs a signal's handler only between bytecodes of the main thread: while that thread is inside one
+    long native call (XLA compiling a step, one training step of a large model) Ctrl-C would wait for it, a minute
+    or more. Python's C-level handler writes each signal's number to `descriptor` (`signal.set_wakeup_fd`) at once;
+    when the handler has not run `STOP_GRACE` seconds later, this thread says the stop's line and ends the process,
+    as a SIGKILL would but with the line. That is safe where a SIGKILL is: every output is written whole and renamed
+    into place, and a lock left by a dead process is taken over."""
     import signal
     import time
 
@@ -220,10 +219,8 @@ def _stop_line():
 
 def _said(message):
     """`message`, or what the function `message` returns (what a run has kept by then)."""
-    if not callable(message):
-        return message
     try:
-        return message()
+        return message() if callable(message) else message
     except Exception:  # noqa: BLE001 (what is on disk cannot be read now: a full disk, a lost bucket)
         return "what was written before is on disk as it was"
 
@@ -387,7 +384,11 @@ def failures(output, kept, stopped_message, refusals=(ValueError,), explain=None
         if _PENDING[0] is not None:  # a stop that something swallowed: the work ended, the stop still holds
             raise KeyboardInterrupt(f"signal {_PENDING[0]}")
     except refusals as error:
-        sys.exit(f"error: {explain(str(error)) if explain else error}")
+        if _PENDING[0] is None:  # (else a stop that a library turned into its own error, as Keras building a model)
+            sys.exit(f"error: {explain(str(error)) if explain else error}")
+        _ignore_interrupts()
+        _PENDING[0] = None
+        stopped(_said(stopped_message))
     except write_failures.write_errors() as error:
         sys.exit(f"error: {write_failures.io_failure(error, output, _said(kept))}")
     except KeyboardInterrupt:
@@ -432,8 +433,7 @@ def exit_at_once_when_stopped():
 
 
 def stopped(message):
-    """Ends a command stopped by Ctrl-C or SIGTERM: one line on stderr saying what was kept and
-    how to go on, and exit status 130 (the shell's for SIGINT), never a traceback."""
+    """Ends a stopped command: one line on stderr, what was kept and how to go on; status 130 (SIGINT's)."""
     sys.stderr.write(f"stopped: {message}\n")
     sys.exit(130)
 

@@ -236,7 +236,7 @@ class DirectoryLock:
         """The line a command prints once it holds the lock: a lock taken over from a dead process, or none taken
         (`note`); None otherwise."""
         if self.took_over:
-            return f"{self.path}: the {self.what} that held it ({self.took_over}) is gone; taking it over"
+            return f"{self.path}: the process that held it ({self.took_over}) is gone; taking it over"
         return self.note
 
     def _guarded(self):

@@ -415,7 +415,8 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
                 if b"\n" not in raw and b"\r" in raw.rstrip(b"\r"):  # every line one: read whole, it would merge
                     raise ValueError(f"{path}: lines end in a lone CR (classic Mac line ends); convert them first: "
                                      f"tr '\\r' '\\n' < {path} > converted.txt")
-            elif number <= 8 and b"\x00" in raw:  # (the first line's NULs: UTF-16's, named above)
+            elif number <= 8 and raw.count(b"\x00") >= 3:  # (the first line's NULs: UTF-16's, named above; one
+                # NUL in a line of text is that line's fault, which its reader names)
                 raise ValueError(f"{path} line {number}: NUL bytes, as a binary file holds (a SentencePiece .model, a "
                                  "TFRecord, an image...), not text; give a UTF-8 text file")
             try:

@@ -43,10 +43,12 @@ def save_checkpoint(manager, step):
         raise
     except (OSError, tf.errors.OpError) as error:
         remove_partial()
-        kept = (f"the newest checkpoint is {manager.latest_checkpoint}: free space and re-run the same command to "
-                "resume from it") if manager.latest_checkpoint else ("no checkpoint of this run was saved: free space "
+        reason = write_failures.write_error(error)
+        fix = ("make the folder writable" if "Permission denied" in reason or "Read-only" in reason else "free space")
+        kept = (f"the newest checkpoint is {manager.latest_checkpoint}: {fix} and re-run the same command to "
+                "resume from it") if manager.latest_checkpoint else (f"no checkpoint of this run was saved: {fix} "
                                                                      "and re-run the same command to start again")
-        raise ValueError(f"{manager.directory}: could not write ckpt-{step} ({write_failures.write_error(error)[:200]}); "
+        raise ValueError(f"{manager.directory}: could not write ckpt-{step} ({reason[:200]}); "
                          f"{kept}") from None
 
 

@@ -46,8 +46,12 @@ class EarlierRun:
             names = [name for name in EARLIER_FILES if text_files.exists(os.path.join(self.output_dir, name))]
             text_files.makedirs(self.aside)
             artifacts.write_json(os.path.join(self.aside, MANIFEST), {"names": names})
-            for name in reversed(names):  # results first
-                text_files.rename(os.path.join(self.output_dir, name), os.path.join(self.aside, name))
+            try:
+                for name in reversed(names):  # results first
+                    text_files.rename(os.path.join(self.output_dir, name), os.path.join(self.aside, name))
+            except OSError:  # one that will not move (a read-only folder: its ".." is rewritten): all back, whole
+                self._put_back()
+                raise
         return self
 
     def __exit__(self, kind, error, trace):

@@ -84,8 +84,12 @@ def _check_records(config, sample_records):
 def check_export_dir(config, at_end=False):
     """Before any update, and again at the end (`at_end`: another run may have written it meanwhile):
     the export may replace only this run's own earlier export (a re-run of the same command),
-    anything else only with `overwrite_export`; never a run, a fine-tuning dir or a dir holding
-    other files (`artifacts.check_export_target`)."""
+    anything else only with `overwrite_export`; never the --init_from it starts from, a run, a fine-tuning dir
+    or a dir holding other files (`artifacts.check_export_target`)."""
+    for flag, path in (("--init_from", config.init_from), ("--model_dir", config.model_dir)):
+        if path and "://" not in path + config.export_dir and artifacts.within(path, config.export_dir):
+            raise ValueError(f"--export_dir {config.export_dir} holds the {flag} {path} of this run: the export would "
+                             "replace it (--overwrite too); give another --export_dir")
     info = os.path.join(config.export_dir, artifacts.ASSETS, artifacts.EXPORT_INFO)
     earlier = None
     if tf.io.gfile.exists(info):
@@ -128,12 +132,16 @@ def _check_model_dir(config, train_files=(), eval_files=()):
             raise ValueError(f"--model_dir {config.model_dir} holds other files ({', '.join(others[:5])}) and no run "
                              f"({artifacts.CONFIG}); pre-train into a new or empty dir, or a run dir to resume it")
         return
+    previous = artifacts.read_json(path)
+    if not isinstance(previous, dict) or "preset" not in previous:  # a Hugging Face model's, another tool's
+        raise ValueError(f"--model_dir {config.model_dir} holds a {artifacts.CONFIG} that is no pre-training run's (it "
+                         "names no preset: a Hugging Face model's, another tool's?), which a run would replace; "
+                         f"pre-train into a new or empty dir (to start from that model: --init_from {config.model_dir})")
     own_vocab = os.path.join(config.model_dir, artifacts.VOCAB)
     if checkpoints and config.vocab and tf.io.gfile.exists(own_vocab) and \
             tf.io.gfile.GFile(own_vocab, "rb").read() != tf.io.gfile.GFile(config.vocab, "rb").read():
         raise ValueError(f"--vocab {config.vocab} is not the vocabulary {config.model_dir} was trained with "
                          f"({own_vocab}); resume with that one, or use a new --model_dir")
-    previous = artifacts.read_json(path)
     recorded = {key: previous.pop(key, None) for key in (artifacts.TRAIN_SHARDS, artifacts.EVAL_SHARDS)}
     for key, name in ((artifacts.TRAIN_SHARDS, "train_files"), (artifacts.EVAL_SHARDS, "eval_files")):
         if recorded[key] is None and previous.get(name):  # a run saved before they were recorded: its files,
