@@ -688,6 +688,8 @@ def test_a_set_aside_whose_results_never_left_goes_back_and_readers_name_it(tmp_
     (tmp_path / EARLIER).mkdir()  # an older version's put-back cut off: the weights back, the rest aside, no manifest
     for name in (artifacts.RESULTS, artifacts.FINETUNED_INFO):
         (tmp_path / name).rename(tmp_path / EARLIER / name)
+    with pytest.raises(ValueError, match=rf"^{tmp_path}: its finished fine-tuning is set aside"):  # weights alone: a part
+        kind_of(str(tmp_path))
     EarlierRun(str(tmp_path)).recover()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([artifacts.RESULTS, artifacts.WEIGHTS,
                                                                 artifacts.FINETUNED_INFO])

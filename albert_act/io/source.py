@@ -60,7 +60,7 @@ def kind_of(path):
                          "export or a public ALBERT checkpoint)")
     if has(CONFIG, CHECKPOINTS):
         return "pretraining-run"
-    if (aside := artifacts.set_aside(path)) and not has(artifacts.WEIGHTS):
+    if (aside := artifacts.set_aside(path)) and not has(artifacts.WEIGHTS, FINETUNED_INFO):  # (a part: not whole)
         raise ValueError(f"{path}: {aside}")
     if has(FINETUNED_INFO):
         return "finetuned"
