@@ -119,16 +119,16 @@ def _check_target(config, args):
         raise ValueError(f"--config {args.config} is the record of a fine-tuning in {config.output_dir} (its "
                          f"output_dir{relative}), not of the folder it lies in (a copy, or a move?): give --output_dir, "
                          "the folder to write")
-    if "://" not in config.init and artifacts.within(config.init, config.output_dir):
-        raise ValueError(f"--init {config.init} is in the --output_dir {config.output_dir}, which this fine-tuning "
-                         "writes (and --overwrite sets aside): copy it elsewhere first, or fine-tune into another "
-                         "--output_dir")
     grid_dir = artifacts.folder_holding(config.output_dir, artifacts.GRID)  # (a grid's point's)
     if grid_dir and os.path.exists(os.path.join(grid_dir, artifacts.FINETUNE_CONFIG)):
         raise ValueError(f"--output_dir {config.output_dir} is a point of the grid in {grid_dir}, whose "
                          f"{artifacts.RESULTS} and best export describe it: run the grid again (finetune --grid ... "
                          "--overwrite), or fine-tune into another --output_dir")
     artifacts.check_finetuning_target(config.output_dir, config.overwrite, config.grid)
+    if "://" not in config.init and artifacts.within(config.init, config.output_dir):
+        raise ValueError(f"--init {config.init} is in the --output_dir {config.output_dir}, which this fine-tuning "
+                         "writes (and --overwrite sets aside): copy it elsewhere first, or fine-tune into another "
+                         "--output_dir")
     if config.grid and not config.overwrite:
         finetuning_run.check_grid_settings(config)
 

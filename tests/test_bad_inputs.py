@@ -1188,8 +1188,9 @@ CASES += [
     ("pretrain-model-dir-inside-its-export-dir", PRETRAIN.replace("{tmp}/new_run", "{tmp}/e171/1/run").replace(
         "--no_export", "--export_dir {tmp}/e171/1 --vocab {vocab}"), 1,
      r"--export_dir .*e171/1 holds the --model_dir .*e171/1/run of this run", []),
-    ("finetune-init-inside-its-output-dir", FINETUNE.replace("{tmp}/ft", "{tmp}") + " --task rte --data_dir {rte}", 1,
-     r"--init .*/run is in the --output_dir .*, which this fine-tuning writes \(and --overwrite sets aside\)", []),
+    ("finetune-init-inside-its-output-dir", FINETUNE.replace("{run}", "{earlier}/ft").replace("{tmp}/ft", "{earlier}/ft")
+     + " --task rte --data_dir {rte} --overwrite", 1, r"--init .*earlier/ft is in the --output_dir .*earlier/ft, which "
+     r"this fine-tuning writes \(and --overwrite sets aside\)", ["{earlier}/ft"]),
     ("finetune-learning-rate-1e30", FINETUNE + " --task rte --data_dir {rte} --learning_rate 1e30", 1,
      r"learning_rate must be a learning rate in \[1e-08, 10\] \(a smaller one's steps are rounded away in float32 "
      r"weights; a larger one throws them far in one step\), got 1e\+30", []),

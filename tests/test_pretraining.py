@@ -186,7 +186,10 @@ def test_halting_none_and_unshared_baselines_run(records, tmp_path):
     assert json.loads((tmp_path / "bert" / "config.json").read_text())["backbone"]["share_weights"] is False
 
 
-def test_non_finite_loss_stops_and_keeps_the_last_good_checkpoint(records, tmp_path):
+def test_non_finite_loss_stops_and_keeps_the_last_good_checkpoint(records, tmp_path, monkeypatch):
+    from albert_act.base import checks
+
+    monkeypatch.setattr(checks, "MOST_LEARNING_RATE", 1e38)  # (a rate above 10 is refused: lifted, to diverge at once)
     config = _config(records, tmp_path, learning_rate=1e30, steps=6, checkpoint_every=1)
     with pytest.raises(FloatingPointError, match=r"non-finite loss at step \d .*Last good checkpoint: .*ckpt-\d"):
         run_pretraining(config, progress=False)
