@@ -1203,6 +1203,9 @@ CASES += [
     ("bench-adaptive-inference-trained-rows-at-their-records-length", "benchmarks.adaptive_inference --runs 1 "
      "--batch_sizes 1 --lengths 8 --checkpoint {run}", 0, r"\| synthetic, \[CLS\] at cap \| 1 \| 8 \| .*\| trained run "
      r"\| 1 \| 64 \| ", []),
+    ("analyze-held-out-records-holding-training-text", "albert_act.analyze held-out --init {run} --records "
+     "{trained_held_out} --output_dir {tmp}/a_trained_text", 1, r"--records: 100% of \d+ records \(.*trained_held_out"
+     r".tfrecord, ...\) hold the text of .*run's training records \(runs of 16 pieces in both", []),
 ]
 MEANWHILE = {"pretrain-export-written-by-another-run-meanwhile": _export_meanwhile,
              "pretrain-export-being-written-by-another-run": _export_being_written}

@@ -386,7 +386,8 @@ def _parsed_sentences(patterns, documents):
 def check_not_trained_on(source, files):
     """Records that the model was pre-trained on measure nothing held out: refused, by content, from
     the fingerprints of its training shards that an export carries (wherever it was copied), and
-    from its run's train_files where they are on this machine."""
+    from its run's train_files where they are on this machine (the files, and the text they hold:
+    `record_overlap`)."""
     carried = artifacts.trained_on(files, source.info.get(artifacts.TRAIN_SHARDS))
     if carried:
         raise ValueError(f"--records {carried[0][0]} is a training file of {source.path} (its content is that of one "
@@ -398,6 +399,15 @@ def check_not_trained_on(source, files):
     if shared:
         raise ValueError(f"--records {shared[0][0]} is a training file of {source.path} ({shared[0][1]}): held-out "
                          "numbers need records it was not trained on (its run's eval_files)")
+    from pipelines import record_overlap
+    from pipelines.pretraining_dataset import record_shapes
+
+    if shards and files and record_shapes(shards[0]) == (shape := record_shapes(files[0])):  # (by their text too)
+        share, (_, held) = record_overlap.trained_share(shards, files, *shape)
+        if share > record_overlap.REFUSED:
+            raise ValueError(f"--records: {share:.0%} of {held:,} records ({files[0]}, ...) hold the text of "
+                             f"{source.path}'s training records (runs of {record_overlap.WINDOW} pieces in both: "
+                             "another data run of its text?): held-out numbers need text it was not trained on")
 
 
 def held_out_records(source, records=None):
