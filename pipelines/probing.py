@@ -262,9 +262,10 @@ def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed
             raise ValueError(f"{path}: no XPOS tag (column 5 is '_' in all {sentences} sentences): the tasks' labels "
                              "are read from the XPOS tags (VBD, NN, ...); tag the file first")
         if not ptb and any(t[1] in _UPOS for tokens in read for t in tokens):
-            raise ValueError(f"{path}: its XPOS tags (column 5) are UPOS ones (NOUN, VERB, ...), and no Penn Treebank "
-                             "verb tag (VBD, VBZ, ...) is among them: the tasks' labels are read from Penn Treebank "
-                             "tags; give a file tagged with them (UD English's XPOS)")
+            common = ", ".join(tag for tag, _ in collections.Counter(t[1] for tokens in read for t in tokens).most_common(5))
+            raise ValueError(f"{path}: no Penn Treebank verb tag (VBD, VBZ, ...) among its XPOS tags (column 5: {common}, "
+                             "...: UPOS or another tag set?): the tasks' labels are read from Penn Treebank tags; give a "
+                             "file tagged with them (UD English's XPOS)")
         if not related:
             raise ValueError(f"{path}: no dependency relation (column 8 is '_' in all {sentences} sentences): the "
                              "tasks' labels are read from the root's nsubj, obj and cop; parse the file first")

@@ -16,7 +16,7 @@ if not __package__:  # run as a file, where its imports of the package fail
 import argparse
 import os
 
-from albert_act.base import cli, entry, outputs, text_files
+from albert_act.base import artifacts, cli, entry, outputs, text_files
 from pipelines.tokenizer import ENGLISH_CHARACTERS, MODEL_TYPES, Tokenizer, train_sentencepiece
 
 
@@ -40,6 +40,23 @@ def write_vocabulary(model_proto, output_prefix):
 
     outputs.write_with(output_prefix + ".model", write_model)
     return tokenizer
+
+
+# Folders whose vocabulary file others read: (what, the files that say so)
+_READERS = (("a pre-training run", (artifacts.CONFIG, artifacts.CHECKPOINTS)), ("a fine-tuning dir", (
+    artifacts.FINETUNED_INFO,)), ("a SavedModel export", (artifacts.SAVED_MODEL,)), ("a data run's records", (
+        artifacts.STATS_JSON,)))
+
+
+def _check_not_read_there(output, existing):
+    """Refuses (ValueError) to replace the vocabulary of a folder whose run, fine-tuning, export or records read
+    it: --overwrite too (what reads it would read other pieces, and the old one would be gone)."""
+    folder = os.path.dirname(os.path.abspath(output))
+    owner = next((what for what, marks in _READERS if all(text_files.exists(os.path.join(folder, m)) for m in marks)),
+                 None) if existing and not text_files.is_remote(output) else None
+    if owner:
+        raise ValueError(f"--output {output}: {existing[0]} is the vocabulary of {owner} in {folder}, which reads "
+                         "it; a new one there leaves that unusable: write it elsewhere")
 
 
 def main(argv=None):
@@ -88,6 +105,7 @@ def main(argv=None):
         if folders:
             raise ValueError(f"--output {args.output}: {folders[0]} is a folder, where the vocabulary's file would be "
                              "written: choose another --output")
+        _check_not_read_there(args.output, existing)
         if existing and not args.overwrite:
             raise ValueError(f"--output {args.output}: {existing[0]} exists (a vocabulary that records and models may "
                              "have been made with); choose another --output, or pass --overwrite to replace it")

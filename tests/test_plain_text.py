@@ -99,7 +99,7 @@ PROSE = "Jarred Shaw is an American basketball player.\nHe signed for Dorados in
     ("WARC/1.0\nWARC-Type: conversion\n", 1, "a web archive"),
     ("diff --git a/notes.txt b/notes.txt\nindex 83db48f..bf269f4 100644\n", 1, "a diff"),
     ("Return-Path: <alice@example.com>\nFrom: alice@example.com\n", 1, "an e-mail"),
-    ("From: alice@example.com\nTo: bob@example.com\n", 1, "an e-mail"),
+    ("From: alice@example.com\nTo: bob@example.com\n", 2, "an e-mail's headers"),
     ("[INFORMATION]\n[TITLE]Film\n", 1, "a subtitle file (SubViewer)"),
     ('.TH LS 1 "March 2023"\n.SH NAME\n', 1, "a manual page"),
 ])
@@ -148,7 +148,9 @@ def test_what_only_looks_like_text_is_refused_at_its_first_lines(tmp_path, text,
     'K2SO: "I have a bad feeling about this."\nR2D2: "Beep."\n', "Tickets sold in the first week: 3,450\n"
     "Tickets sold in the second week: 2,100\n", "Hwaet! We Gardena\tin geardagum,\tbeodcyninga\n"
     "thrym gefrunon,\thu tha aethelingas\tellen fremedon.\n", "Edward VI 1547\nMary I 1553\nElizabeth I 1558\n",
-    "Monday we drive on I-80\nTuesday we take I-95\n", "What is 3+5=\nWhat is 2+2=\n", "Pneumonoultramicroscopicsilicovolcanoconiosis\nAntidisestablishmentarianismism\n",
+    "Monday we drive on I-80\nTuesday we take I-95\n", "[Music]\n[Applause]\nThank you all for coming tonight.\n",
+    "(door opens)\n(phone rings)\n", "Call IBM\nBuy AAPL\n", "Flight BA 117\nFlight LH 902\n", "x = 3\ny = 4\n",
+    "Read chapters 1,2,3\nThen chapters 4,5,6\n", "From: the editor\nThe deadline is Friday.\n", "What is 3+5=\nWhat is 2+2=\n", "Pneumonoultramicroscopicsilicovolcanoconiosis\nAntidisestablishmentarianismism\n",
     "Write '''Return the sum.''' under the def.\nThen he said, 'I heard ''yes'''.\n",
     "{{date}} is replaced by today's date.\n{{name}} by the user's name.\n", "Act II\nScene IV\nThe heath. A storm is raging.\n"
     "Enter Lear and the Fool.\nLear speaks.\n", "From the notes of the day:\nTo the reader, greetings.\n",
@@ -183,6 +185,8 @@ def test_another_kind_joined_after_the_text_is_warned_of(tmp_path, capsys):
      "line 1, 'The_DT"),
     ("".join(f"message.line{i}=The river ran.\n" for i in range(5)), "0% of its first 5", "line 1, 'message.line0="),
     ("The\nriver\nran\npast\nthe\nmill\n.\n", "0% of its first 7 lines", "line 1, 'The'"),
+    ("".join(f"{n} {w}\n" for n, w in ((1234, "the"), (987, "of"), (560, "and"), (402, "to"), (330, "in"))),
+     "0% of its first 5 lines", "line 1, '1234 the'"),
     ("id,sentence\n" + "".join(f"{i},The river ran past the mill\n" for i in range(4)), "0% of its first 5",
      "line 1, 'id,sentence'"),
 ])
@@ -195,6 +199,8 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
     err = capsys.readouterr().err
     assert err.startswith(f"warning: {path}: {share}") and f"({line}" in err.replace("(words with their punctuation; ", "("), err
     for text in (PROSE * 3, 'C3PO: "Oh my, we are doomed."\nR2D2: "Beep boop."\nC3PO: "I do not know."\n',
+                 "".join(f"{mark} The river ran past the mill today.\n" for mark in ("@alice", "\u2022", "*", ">", "#1",
+                                                                                      "\U0001f600")),
                  "\u00a71 The river ran.\n\u00a72 The boat sailed.\n\u00a73 It rained all day.\n",
                  "Victor is an Isra\u00adeli econ\u00adomist.\nHis re\u00adsearch is on la\u00adbour.\nHe is 60.\n"):
         path.write_text(text)

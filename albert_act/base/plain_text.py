@@ -13,20 +13,21 @@ import unicodedata
 
 from albert_act.base import text_files
 
+_PTB_TAG = r"(?:NNP?S?|VB[DGNPZ]?|DT|IN|JJ[RS]?|RB[RS]?|PRP\$?|CC|CD|MD|TO|WDT|WP\$?|WRB|EX|FW|LS|PDT|POS|RP|SYM|UH)"
 # A parsed file's token line: CoNLL-U/CoNLL-X ("1<TAB>Words<TAB>..."; "1-2", "1.1") or a .dp one ("Words<TAB>NNS<TAB>2")
 _TOKEN_LINE = re.compile(r"\d+(?:[-.]\d+)?\t[^\t]*\t[^\t]*\t|[^\t ]+\t[^\t ]+\t\d+\r?$")
 # A parsed file's token line with spaces for its tabs: "Pierre NNP 2" (.dp), "1 From from ADP IN _ 3 case 3:case _"
-_SPACED_TOKEN_LINE = re.compile(r"\s*(?:\S+ [A-Z$.,:`'()#-]+ \d{1,3}|\d+(?: \S+){5} \d+ [a-z:]+(?: \S+){2})\s*$")
+_SPACED_TOKEN_LINE = re.compile(r"\s*(?:\S+ (?:" + _PTB_TAG + r"|[.,:`'()#-]+) \d{1,3}|\d+(?: \S+){5} \d+ [a-z:]+(?: \S+){2})\s*$")
 # A bracketed tree's line, made of brackets, labels and leaves only: "( (S", "    (NP-SBJ", "(NP (NNP Pierre) )",
-# "(, ,)"; not "(see above) and so on.", "(Applause)"
-_TREE_LINE = re.compile(r"(?:\([^\s()]+ [^\s()]+\)|\([^\s()]*(?=[\s(]|$)|\)|\s)+$")
+# "(, ,)"; not "(see above) and so on.", "(Applause)", "(door opens)"
+_TREE_LINE = re.compile(r"(?:\([A-Z$.,:`'#-][^\s()]* [^\s()]+\)|\([^\s()]*(?=[\s(]|$)|\)|\s)+$")
 _TABLE_RULE = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")  # a Markdown table's "--- | ---"
 _NUMBERED = re.compile(r"\s*\d+\t[^\t]*$")  # "     1<TAB>text", as cat -n numbers lines
 # A CSV row whose text is its one quoted field, the others bare (ids, labels): '7,"The text, as it is.",1'; or a header
 _CSV_LINE = re.compile(r'\s*(?:(?:[^\s,"]+,)+"(?:[^"]|"")*"(?:,[^\s,"]+)*|"(?:[^"]|"")*"(?:,[^\s,"]+)+)\s*$')
 _CSV_HEADER = re.compile(r"\s*\w+(?:([,;])\w+)(?:\1\w+)*\s*$")  # "id,sentence,label", "sentence;label"
 # a row ending with its label, no space after its separator: "it is a good film,1"; not "Roses are red, 1"
-_LABELLED_CSV = re.compile(r".*(?:[^\d\s]|[,;]\d+)[,;][-+]?\d{1,3}(?:\.\d+)?\s*$")  # (not "3,450"; "2000,Club,10,30")
+_LABELLED_CSV = re.compile(r".*[^\d\s,;][,;](?:\d+[,;])*[-+]?\d{1,3}(?:\.\d+)?\s*$")  # "film.,1", "Club A,10,30"; not "1,2,3"
 _QUOTED_CSV = re.compile(r'\s*"(?:[^"]|"")*"(?:,"(?:[^"]|"")*")+\s*$')  # '"7","The text.","1"'
 _JSON_LINE = re.compile(r"\s*(?:\{\s*\".*\}|\[\s*\".*\])\s*$")  # {"text": "..."}, ["text", 1]
 # A YAML list's item or a mapping's key, in lower case (a mapping's with '_' or a digit): '- text: "The text."',
@@ -52,7 +53,7 @@ _GPT2 = re.compile(r"(?:.*\u0120\w){2}")
 _FACTORED = re.compile(r"(?:\S+\|\S+\|\S+(?:\s+|$)){3}")
 _WORD_TIMES = re.compile(r"(?:.*<\d+:\d\d\.\d+>){2}")
 _LIST = re.compile(r"""\s*\[(?:\d+|'[^']*'|"[^"]*")(?:,\s*(?:\d+|'[^']*'|"[^"]*")){3,}""")
-_INI = re.compile(r"""\s*(?:\[[\w .-]+\]|[\w.-]+\s*=\s*(?:"[^"]*"|'[^']*'|[-+]?\d+(?:\.\d+)?|true|false))\s*$""")
+_INI = re.compile(r"""\s*(?:\[[\w .-]+\]|[\w.-]{2,}\s*=\s*(?:"[^"]*"|'[^']*'|[-+]?\d+(?:\.\d+)?|true|false))\s*$""")
 _SQL_COPY = re.compile(r"\s*COPY\s+\S+.*\bFROM\s+stdin;")  # PostgreSQL's dump of a table's rows
 _FASTTEXT_END = re.compile(r".*\s__label__\S+\s*$")
 _MICRODVD = re.compile(r"\s*\{\d+\}\{\d+\}")  # MicroDVD subtitles: "{0}{40}The text."
@@ -67,7 +68,7 @@ _ID = re.compile(r"(?=[\w.:-]*[A-Za-z])[\w.:-]*\d[\w.:-]*$")  # a row's id: "doc
 # A tagger's output, words with their tags: "Pierre/NNP Vinken/NNP ,/,"
 _TAGGED = re.compile(r"\s*[^\s/]+/[A-Z$.,:`'()#-]+(?:\s+[^\s/]+/[A-Z$.,:`'()#-]+){2,}\s*$")
 # A token a line with its tags: "EU NNP I-NP B-ORG" (CoNLL-2003), "The DT" (a word and its part of speech)
-_TOKEN_TAGS = re.compile(r"\s*(?:\S+(?: \S+){0,4} (?:O|[BIES]-[A-Z][\w-]*)|\S+ (?:[A-Z]{2,4}\$?|[.,:`'()#]{1,2}))\s*$")
+_TOKEN_TAGS = re.compile(r"\s*(?:\S+(?: \S+){0,4} (?:O|[BIES]-[A-Z][\w-]*)|\S+ (?:" + _PTB_TAG + r"|[.,:`'()#]{1,2}))\s*$")
 # What a first line says a file is, the whole line ("[": a JSON document; "WEBVTT", not "WEBVTT is ...": prose) or
 # its start ("[Script Info]": ASS/SSA subtitles; CoNLL-2003's header)
 _OPENING_LINES = {"[": "a JSON document", "{": "a JSON document", "WEBVTT": "a subtitle file (WebVTT)",
@@ -88,7 +89,7 @@ _OPENING_PATTERNS = ((re.compile(r"@[A-Za-z]+\s*\{[^\s,]*,\s*$"), "a BibTeX bibl
                      (re.compile(r"WARC/\d"), "a web archive (WARC, WET)"),
                      (re.compile(r"diff (?:--git|-u) |--- a/"), "a diff (a patch)"),
                      (re.compile(r"(?:Return-Path|Received|Delivered-To|MIME-Version|Message-ID|X-[\w-]+):\s|"
-                                 r"From:?\s.*@"), "an e-mail (its headers)"),
+                                 r"From \S+@\S+ "), "an e-mail (its headers)"),
                      (re.compile(r"\[INFORMATION\]\s*$"), "a subtitle file (SubViewer)"),
                      (re.compile(r"\.TH\s"), "a manual page (troff)"))  # a first line's patterns: what it opens
 # A subtitle's timing: "00:00:03,000 --> 00:00:06,000" (SRT, WebVTT), "0:00:03.000,0:00:06.000" (YouTube's .sbv)
@@ -104,6 +105,7 @@ _MERGES = re.compile(r"\s*(?:\u0120\S* \S+|\S+ \u0120\S*)\s*$")
 _QUOTED_PRINTABLE = re.compile(r"(?:.{50,}[^=\s]=\s*$|.*=[0-9A-F]{2}=[0-9A-F]{2})")  # (a character's bytes: not "k=20")
 _BASE64 = re.compile(r"\s*(?=\S*[0-9+/])(?=\S*[a-z])(?=\S*[A-Z])[A-Za-z0-9+/]{40,}={0,2}\s*$")
 _PARALLEL = re.compile(r".*\S\s+\|\|\|\s+\S")
+_HEADERS = re.compile(r"\s*(?:From|To|Cc|Bcc|Subject|Date|Sent|Reply-To):\s+\S.*@|\s*(?:Subject|Date):\s+\S")  # e-mail's
 _WIKITEXT = re.compile(r"\s*(?:'''[^']+'''|\{\{[^{}]*(?:\|.*|\}\}\s*$|$)|\|\s*\w[\w ]*=|\}\})")  # (not [[links]] alone: notes have them)
 # A vocabulary's first line, alone or with its score: BERT's vocab.txt ("[PAD]"), SentencePiece's .vocab ("<unk>\t0")
 _VOCABULARY = re.compile(r"\s*(?:\[PAD\]|<(?:pad|unk|s)>\t[-+.\deE]+)\s*$")
@@ -117,15 +119,16 @@ _PATTERNS = (("token", _TOKEN_LINE), ("tree", _TREE_LINE), ("json", _JSON_LINE),
              ("list", _LIST), ("ini", _INI), ("fasttext", _FASTTEXT_END), ("markup", _HTML_LINE),
              ("paths", _PATH), ("hex", _HEX_DUMP), ("microdvd", _MICRODVD), ("vw", _VOWPAL),
              ("libsvm", _LIBSVM), ("merges", _MERGES), ("qp", _QUOTED_PRINTABLE),
-             ("base64", _BASE64), ("parallel", _PARALLEL), ("wikitext", _WIKITEXT))  # (kind, the pattern its lines match)
+             ("base64", _BASE64), ("parallel", _PARALLEL), ("wikitext", _WIKITEXT),
+             ("headers", _HEADERS))  # (kind, the pattern its lines match)
 
 
 def _kind(line, first):
     """The kind two lines, `first` and `line`, share, if any: one of `_PATTERNS`' kinds, "markdown", "csv", or
     "table" (as many tabs, with a label or id)."""
     for kind, pattern in _PATTERNS:
-        if pattern.match(line) and pattern.match(first):
-            return kind
+        if pattern.match(line) and pattern.match(first) and not (kind == "ini" and "=" not in line + first):
+            return kind  # (two "[sections]" alone: a transcript's "[Music]", "[Applause]")
     if all(row.strip()[:1] == row.strip()[-1:] == "|" and row.count("|") > 2 for row in (line, first)) or (
             "|" in first and (_TABLE_RULE.match(line) or _TEXT_RULE.match(line))) or (
             _TEXT_RULE.match(first) and (line.strip()[:1] == "|" or _TEXT_RULE.match(line))):
@@ -148,6 +151,7 @@ def _kind(line, first):
 _SAID = {"tagged": "words with their tags (word/TAG, a tagger's output)",
          "merges": "a BPE merges file's pair (merges.txt)", "qp": "quoted-printable text (an e-mail's 'caf=C3=A9')",
          "base64": "base64 (encoded bytes, not text)", "parallel": "a parallel corpus's line ('source ||| target')",
+         "headers": "an e-mail's headers (From:, To:, Subject:)",
          "wikitext": "MediaWiki markup (raw wikitext: {{templates}}, infobox lines, bold's triple quotes)",
          "spaced": "a parsed file's token line with spaces between its columns (CoNLL-U or .dp)",
          "columns": "a token a line with its tags (CoNLL-2003 columns)", "markdown": "a text table's row (Markdown, psql, a +---+ box)",
@@ -273,8 +277,10 @@ def _check_kind(path, shown):
     alone = [pattern for named, pattern in _PATTERNS if named == kind]
     if kind and len(shown) == 2 + CONFIRM and all(
             reads_as_sentence(after) and not _TIMING.match(after) and not _kind(after, before) and not (
-                any(pattern.match(after) for pattern in alone) if alone else
-                "|" in after or "\t" in after.strip() or "," in after and kind == "csv")
+                any(pattern.match(after) for pattern in alone) if alone else {
+                    "markdown": after.strip()[:1] == "|" or _TABLE_RULE.match(after) or _TEXT_RULE.match(after),
+                    "csv": _CSV_LINE.match(after) or _LABELLED_CSV.match(after) or _QUOTED_CSV.match(after),
+                    "table": "\t" in after.strip()}[kind])
             for (_, before), (_, after) in zip(shown[1:], shown[2:])):
         return
     if kind:
@@ -307,16 +313,27 @@ class _Later:
 
     def warn(self):
         if self.count >= LATER_LINES:
-            import sys
-
             number, line, kind = self.first
             said = {"timing": "subtitle timings", "table": "a table's rows", "token": "a parsed file's token lines",
                     "tree": "bracketed trees", "json": "JSON lines", "csv": "CSV rows"}.get(kind, _SAID.get(kind, kind))
-            print(f"warning: {self.path}: {self.count:,} lines from line {number} on ({line.strip()[:40]!r}) are "
-                  f"{said}, read as text (a file of another kind joined to this one, or tables kept in the text?); "
-                  "give the text alone", file=sys.stderr, flush=True)
+            _warn_once(f"warning: {self.path}: {self.count:,} lines from line {number} on ({line.strip()[:40]!r}) are "
+                       f"{said}, read as text (a file of another kind joined to this one, or tables kept in the "
+                       "text?); give the text alone")
 
 
+def _warn_once(message):
+    """A warning on stderr, once a process: a file read twice (the overlap check, then the work) says it once."""
+    if message not in _WARNED:
+        import sys
+
+        _WARNED.add(message)
+        print(message, file=sys.stderr, flush=True)
+
+
+_WARNED = set()
+
+
+_MARK = re.compile(r"(?:[@#>*\u2022\u00b7\u25aa\u25ba\u2192\u2013\u2014-]|[^\w\s\"'(\[{<\u201c\u2018])\S*$")  # (not a bracket)
 PROSE_LINES, PROSE_SHARE = 1000, 0.6  # a file's first lines weighed as sentences; the share below which it is warned of
 _WORD = re.compile(r"[\"'\u201c\u2018(\[\u00bf\u00a1\u00a7\u00b6]*(?:[^\W_]+(?:['\u2019.-][^\W_]+)*\.?|\d+(?:[.,:/-]\d+)*%?|"
                    r"[&\u2014\u2013-])"
@@ -328,6 +345,10 @@ def reads_as_sentence(line):
     them words with their punctuation (`_WORD`), not markup, keys, tags or ids; or, without spaces, mostly letters
     (Chinese, Japanese). Format characters (a soft hyphen, a zero-width space) are dropped first."""
     tokens = "".join(c for c in line if unicodedata.category(c) != "Cf").split()
+    if len(tokens) > 2 and _MARK.match(tokens[0]):  # a list's bullet, a quote's ">", "@alice", "#1", an emoji
+        tokens = tokens[1:]
+    if len(tokens) == 2 and any(token.isdigit() for token in tokens):  # "the 1234", "  1234 the": a count's line
+        return False
     if len(tokens) == 1:
         return len(tokens[0]) > 8 and not tokens[0].isascii() and sum(map(str.isalpha, tokens[0])) > 0.7 * len(tokens[0])
     words = [bool(_WORD.match(token)) for token in tokens]
@@ -353,11 +374,9 @@ class _Prose:
 
     def warn(self):
         if self.lines >= 5 and self.sentences < PROSE_SHARE * self.lines and self.other:
-            import sys
-
             number, line = self.other
-            print(f"warning: {self.path}: {self.sentences / self.lines:.0%} of its first {self.lines:,} lines read as "
-                  f"sentences (words with their punctuation; line {number}, {line.strip()[:40]!r}, does not): is it "
-                  "text? A file of another kind (a tagger's output, a table, a log, code) is read as its words, "
-                  "markup and all", file=sys.stderr, flush=True)
+            _warn_once(f"warning: {self.path}: {self.sentences / self.lines:.0%} of its first {self.lines:,} lines read "
+                       f"as sentences (words with their punctuation; line {number}, {line.strip()[:40]!r}, does not): "
+                       "is it text? A file of another kind (a tagger's output, a table, a log, code) is read as its "
+                       "words, markup and all")
         self.other = None  # (warned once)

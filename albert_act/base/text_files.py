@@ -423,8 +423,9 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as error:
                 if not skip_invalid_utf8:
-                    advice = ("pass --skip_invalid_utf8 to skip such lines" if skip_flag else
-                              "save the file as UTF-8 text (e.g. iconv -f latin1 -t UTF-8)")
+                    advice = (f"convert the file (e.g. iconv -f cp1252 -t UTF-8 {path} > converted.txt: its bytes read "
+                              "as Windows-1252), or pass --skip_invalid_utf8 to skip such lines" if skip_flag else
+                              "save the file as UTF-8 text (e.g. iconv -f cp1252 -t UTF-8)")
                     raise ValueError(
                         f"{path} line {number}: not valid UTF-8 ({error.reason} at byte {error.start}); {advice}"
                     ) from None
