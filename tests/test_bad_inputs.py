@@ -1167,7 +1167,8 @@ CASES += [
      r"--init_from .*run is the --model_dir itself: a run resumes from its own checkpoints without --init_from", []),
     ("pretrain-export-dir-inside-a-savedmodel", PRETRAIN.replace("--no_export", "--export_dir {export}/assets/1 --vocab "
                                                                   "{vocab}"), 1,
-     r"--export_dir .*export/1/assets/1 is inside the SavedModel .*export/1 \(its saved_model.pb\)", ["{export}/saved_model.pb"]),
+     r"--export_dir .*export/1/assets/1 is inside the SavedModel .*export/1: written there, it would be a part of that "
+     r"one", ["{export}/saved_model.pb"]),
     ("export-output-inside-a-savedmodel", "albert_act.export --checkpoint {run} --kind pretraining --output "
      "{export}/variables/2", 1, r"--output .*export/1/variables/2 is inside the SavedModel .*export/1", []),
     ("analyze-records-in-a-data-runs-staging-folder", "albert_act.analyze token-types --init {run} --records "
@@ -1209,6 +1210,10 @@ CASES += [
     ("tokenizer-output-a-runs-own-vocabulary-with-overwrite", TOKENIZER.replace("--output {tmp}/v", "--output "
      "{copied_run}/vocab --overwrite"), 1, r"--output .*copied_run/vocab: .*copied_run/vocab.model is the vocabulary of a "
      r"pre-training run in .*copied_run, which reads it; a new one there leaves that unusable", ["{copied_run}/vocab.model"]),
+    ("finetune-output-dir-inside-a-savedmodel", FINETUNE.replace("{tmp}/ft", "{export}/assets/ft") + " --task rte "
+     "--data_dir {rte}", 1, r"--output_dir .*export/1/assets/ft is inside the SavedModel .*export/1", []),
+    ("pretrain-model-dir-inside-a-savedmodel", PRETRAIN.replace("{tmp}/new_run", "{export}/variables/run"), 1,
+     r"--model_dir .*export/1/variables/run is inside the SavedModel .*export/1", []),
 ]
 MEANWHILE = {"pretrain-export-written-by-another-run-meanwhile": _export_meanwhile,
              "pretrain-export-being-written-by-another-run": _export_being_written}

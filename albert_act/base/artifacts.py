@@ -287,11 +287,6 @@ def check_export_target(export_dir, overwrite=False, source=None, flag="--output
                          f"{os.path.join(owner, EXPORT, '1')}; a server would take any version there for that "
                          f"fine-tuning): write this one to another {flag}")
     checks.refuse_mount_point(export_dir, flag, "1")
-    model = next((folder for folder in _ancestors(export_dir) if os.path.exists(os.path.join(folder, SAVED_MODEL))),
-                 None)
-    if model:
-        raise ValueError(f"{flag} {export_dir} is inside the SavedModel {model} (its {SAVED_MODEL}): the export "
-                         f"would become a part of that one; write it to a folder of its own")
     if not _gfile().exists(export_dir) or not _gfile().listdir(export_dir):
         return
     entries = sorted(e.rstrip("/") for e in _gfile().listdir(export_dir))
@@ -307,7 +302,7 @@ def check_export_target(export_dir, overwrite=False, source=None, flag="--output
         raise ValueError(f"{flag} {export_dir} exists; choose a new version number (e.g. .../2) or pass --overwrite")
 
 
-def _ancestors(path):
+def ancestors(path):
     """The folders above a local `path` (none for a remote one), nearest first."""
     if "://" in str(path):
         return []

@@ -41,7 +41,7 @@ def write_with(path, write):
         write(partial)
         os.replace(partial, path)
     finally:
-        if os.path.exists(partial):
+        with contextlib.suppress(FileNotFoundError):
             os.remove(partial)
 
 
@@ -56,10 +56,8 @@ def remove_dead_partials(folder, prefix, suffix):
     for entry in os.listdir(folder):
         pid = entry[len(prefix) : len(entry) - len(suffix)] if entry.startswith(prefix) and entry.endswith(suffix) else ""
         if pid.isdigit() and not _alive(int(pid)):
-            try:
+            with contextlib.suppress(OSError):  # (another writer removed it first)
                 os.remove(os.path.join(folder, entry))
-            except OSError:
-                pass  # another writer removed it first
 
 
 def check_dir_target(path, flag=None, holds_a_file=False):
@@ -67,8 +65,8 @@ def check_dir_target(path, flag=None, holds_a_file=False):
     under one: "--output_dir runs/x/notes.txt/y: runs/x/notes.txt is a file, not a directory";
     or when it is the current folder or holds it (`.`, `..`, the shell's folder by any name): an
     output replaced whole would move the folder one is in away, and one written into would mix
-    with what is there. holds_a_file: `path` is the folder of an output file (a zip, a vocabulary),
-    which may well be the current folder. A link loop on the way is named; a scheme typed with one
+    with what is there; or when it is inside a SavedModel. holds_a_file: `path` is the folder of an output file (a
+    zip, a vocabulary), which may be the current folder. A link loop on the way is named; a scheme typed with one
     slash (`gs:/b/x`) too. Remote paths pass (their filesystem says so when written)."""
     path, named = str(path), f"{flag + ' ' if flag else ''}{path}"
     if "://" in path:
@@ -91,6 +89,11 @@ def check_dir_target(path, flag=None, holds_a_file=False):
         if ancestor == os.path.abspath(path):
             raise ValueError(f"{named} is a file, not a directory")
         raise ValueError(f"{named}: {ancestor} is a file, not a directory")
+    from albert_act.base import artifacts  # (here: it imports this module)
+
+    if model := next((a for a in artifacts.ancestors(path) if os.path.isfile(os.path.join(a, artifacts.SAVED_MODEL))), 0):
+        raise ValueError(f"{named} is inside the SavedModel {model}: written there, it would be a part of that one; "
+                         "write it to a folder of its own")
 
 
 def _check_scheme(path, named):
