@@ -893,3 +893,23 @@ def test_a_dir_that_cannot_be_made_is_named_as_given_not_its_lock():
             pass
     assert str(refused.value).endswith("; --model_dir /proc/albert_act_run cannot be written there: "
                                        "'/proc/albert_act_run'") and ".lock" not in str(refused.value), str(refused.value)
+
+
+def test_a_run_still_training_is_read_at_its_newest_checkpoint_with_a_note(tiny_run, tmp_path, capsys):
+    """A run another process holds (still training): a reader (export, finetune --init, --init_from) takes its
+    newest checkpoint and says so, naming the holder and the update."""
+    from albert_act.io.source import Source
+
+    run = tmp_path / "run"
+    shutil.copytree(tiny_run[0], run)
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, sys, time; f = open(sys.argv[1], 'w'); "
+                               "f.write('{\"pid\": 1, \"host\": \"vm\", \"command\": \"pretrain.py\", \"started\": \"now\"}');"
+                               " f.flush(); fcntl.flock(f, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)",
+                               outputs.lock_path(run)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        update = Source.open(str(run)).run_checkpoint[0]
+    finally:
+        holder.kill()
+    assert capsys.readouterr().err == (f"note: {run} is still training (pid 1 on vm, `pretrain.py`, started now): its "
+                                       f"newest checkpoint now, of update {update:,}, is read\n")

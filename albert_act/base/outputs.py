@@ -389,21 +389,21 @@ def _check_not_nested(output_dir, flag):
     for folder, names, files in os.walk(path) if os.path.isdir(path) else ():
         names[:] = [n for n in names if not n.startswith(STAGING_PREFIX)]  # locks: `lock_path`'s .<name>.lock
         for name in (n for n in files if n.startswith(".") and n.endswith(".lock")):
-            holder = _held_elsewhere(os.path.join(folder, name))
+            holder = held_elsewhere(os.path.join(folder, name))
             if holder is not None:
                 raise ValueError(f"{flag} {output_dir} holds {os.path.join(folder, name[1:-5])}, which another command "
                                  f"is writing now{holder}; this command replaces {output_dir} whole when it ends: wait "
                                  f"for that one, or choose another {flag}")
     parent = os.path.dirname(path)
     while parent != os.path.dirname(parent):
-        holder = _held_elsewhere(lock_path(parent))
+        holder = held_elsewhere(lock_path(parent))
         if holder is not None:
             raise ValueError(f"{flag} {output_dir} is inside {parent}, which another command is writing now{holder}: "
                              f"its end could replace or remove it; wait for that one, or choose another {flag}")
         parent = os.path.dirname(parent)
 
 
-def _held_elsewhere(name):
+def held_elsewhere(name):
     """Who holds the lock file `name` (" (pid ...)", or "" unsaid) when another process does; else None."""
     try:
         import fcntl

@@ -25,10 +25,11 @@ source's (`halting=`): ACT over a fixed-depth checkpoint gets a new halting unit
 import dataclasses
 import functools
 import os
+import sys
 
 import tensorflow as tf
 
-from albert_act.base import artifacts
+from albert_act.base import artifacts, outputs
 from albert_act.base.artifacts import (ASSETS, CHECKPOINTS, CONFIG, EXPORT, EXPORT_INFO, FINETUNED_INFO, GRID,
                                        HF_CONFIG, HF_VOCAB, HF_WEIGHTS, KERAS_HUB_CONFIG, KERAS_HUB_VOCAB,
                                        KERAS_HUB_WEIGHTS, TF1_CONFIG, TF1_VOCAB, VOCAB, WEIGHTS)
@@ -230,8 +231,14 @@ class Source:
 
     @functools.cached_property
     def run_checkpoint(self):
-        """(update, path, model weights) of a pre-training run's newest intact checkpoint."""
-        return newest_weights(self.path)
+        """(update, path, model weights) of a pre-training run's newest intact checkpoint; of a run still training
+        (another process holds its lock), a note says which update is read."""
+        found = newest_weights(self.path)
+        holder = outputs.held_elsewhere(outputs.lock_path(self.path)) if "://" not in self.path else None
+        if holder is not None:
+            print(f"note: {self.path} is still training{holder}: its newest checkpoint now, of update {found[0]:,}, "
+                  "is read", file=sys.stderr, flush=True)
+        return found
 
     def trained_tau(self):
         """(tau, update): the ponder-cost weight a pre-training run had reached at the checkpoint its weights
