@@ -45,7 +45,7 @@ GRID = "grid"  # inside a fine-tuning dir: grid/<one run per grid point>
 EARLIER_RUN = ".earlier_run"  # inside a fine-tuning dir: a finished one that `finetune --overwrite` sets aside
 EXPORT_INFO = "albert_act_export.json"  # an asset of every SavedModel
 ASSETS = "assets"
-SAVED_MODEL = "saved_model.pb"
+SAVED_MODEL = outputs.SAVED_MODEL
 TRAIN_EVENTS, EVAL_EVENTS = "train", "eval"  # TensorBoard folders of a run
 DEMO_RECIPE, DEMO_CORPUS, DEMO_RECORDS = "recipe.json", "corpus.txt", "records"
 STATS_JSON, STATS_MD = "stats.json", "stats.md"  # the data tool's report, in its --output_dir
@@ -300,17 +300,6 @@ def check_export_target(export_dir, overwrite=False, source=None, flag="--output
                          f"a SavedModel, so choose another {flag}")
     if not overwrite:
         raise ValueError(f"{flag} {export_dir} exists; choose a new version number (e.g. .../2) or pass --overwrite")
-
-
-def ancestors(path):
-    """The folders above a local `path` (none for a remote one), nearest first."""
-    if "://" in str(path):
-        return []
-    path, found = os.path.abspath(path), []
-    while os.path.dirname(path) != path:
-        path = os.path.dirname(path)
-        found.append(path)
-    return found
 
 
 def _config_owner(entries):

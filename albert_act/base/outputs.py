@@ -46,6 +46,7 @@ def write_with(path, write):
 
 
 PARTIAL_PREFIX = ".partial-"  # .partial-<pid>-<name>: a file being written by process <pid>
+SAVED_MODEL = "saved_model.pb"  # a SavedModel's graph: its folder is an export (artifacts names the rest)
 
 
 def remove_dead_partials(folder, prefix, suffix):
@@ -61,13 +62,12 @@ def remove_dead_partials(folder, prefix, suffix):
 
 
 def check_dir_target(path, flag=None, holds_a_file=False):
-    """ValueError when the directory `path` (to be created or written into) is a file or lies
-    under one: "--output_dir runs/x/notes.txt/y: runs/x/notes.txt is a file, not a directory";
-    or when it is the current folder or holds it (`.`, `..`, the shell's folder by any name): an
-    output replaced whole would move the folder one is in away, and one written into would mix
-    with what is there; or when it is inside a SavedModel. holds_a_file: `path` is the folder of an output file (a
-    zip, a vocabulary), which may be the current folder. A link loop on the way is named; a scheme typed with one
-    slash (`gs:/b/x`) too. Remote paths pass (their filesystem says so when written)."""
+    """ValueError when the directory `path` (to be created or written into) is a file or lies under one: "--output_dir
+    runs/x/notes.txt/y: runs/x/notes.txt is a file, not a directory"; or when it is the current folder or holds it
+    (`.`, `..`, the shell's folder by any name): an output replaced whole would move the folder one is in away, and
+    one written into would mix with what is there; or when it is inside a SavedModel. holds_a_file: `path` is the
+    folder of an output file (a zip, a vocabulary), which may be the current folder. A link loop on the way is
+    named; a scheme typed with one slash (`gs:/b/x`) too. Remote paths pass (their filesystem says when written)."""
     path, named = str(path), f"{flag + ' ' if flag else ''}{path}"
     if "://" in path:
         return
@@ -89,11 +89,12 @@ def check_dir_target(path, flag=None, holds_a_file=False):
         if ancestor == os.path.abspath(path):
             raise ValueError(f"{named} is a file, not a directory")
         raise ValueError(f"{named}: {ancestor} is a file, not a directory")
-    from albert_act.base import artifacts  # (here: it imports this module)
-
-    if model := next((a for a in artifacts.ancestors(path) if os.path.isfile(os.path.join(a, artifacts.SAVED_MODEL))), 0):
-        raise ValueError(f"{named} is inside the SavedModel {model}: written there, it would be a part of that one; "
-                         "write it to a folder of its own")
+    above = os.path.join(ancestor, "_") if ancestor != os.path.abspath(path) else ancestor  # (a SavedModel above it:
+    while above != os.path.dirname(above):  # a part of that one, written there)
+        above = os.path.dirname(above)
+        if os.path.isfile(os.path.join(above, SAVED_MODEL)):
+            raise ValueError(f"{named} is inside the SavedModel {above}: written there, it would be a part of that "
+                             "one; write it to a folder of its own")
 
 
 def _check_scheme(path, named):
