@@ -12,6 +12,20 @@ SEEN = 0.5  # of a held-out record's runs found in training records: that record
 REFUSED = 0.2  # of the held-out records seen: refused (two runs of one data tool over different text: none)
 
 
+def shared_text(train_files, eval_files):
+    """`trained_share` of files that read, of one shape; (0.0, (0, 0)) where they do not (an empty, cut or corrupt
+    shard, two lengths): the records' own checks name those."""
+    from pipelines.pretraining_dataset import record_shapes
+
+    try:
+        shape = record_shapes(eval_files[0])
+        if record_shapes(train_files[0]) != shape:
+            return 0.0, (0, 0)
+        return trained_share(train_files, eval_files, *shape)
+    except (ValueError, tf.errors.OpError):
+        return 0.0, (0, 0)
+
+
 def trained_share(train_files, eval_files, seq, predictions):
     """(the share of the held-out records whose text is in the training records read, how many were read each)."""
     held, _ = _windows(eval_files, SAMPLE_EVAL, seq, predictions)

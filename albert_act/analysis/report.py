@@ -400,10 +400,9 @@ def check_not_trained_on(source, files):
         raise ValueError(f"--records {shared[0][0]} is a training file of {source.path} ({shared[0][1]}): held-out "
                          "numbers need records it was not trained on (its run's eval_files)")
     from pipelines import record_overlap
-    from pipelines.pretraining_dataset import record_shapes
 
-    if shards and files and record_shapes(shards[0]) == (shape := record_shapes(files[0])):  # (by their text too)
-        share, (_, held) = record_overlap.trained_share(shards, files, *shape)
+    if shards and files:  # (by their text too)
+        share, (_, held) = record_overlap.shared_text(shards, files)
         if share > record_overlap.REFUSED:
             raise ValueError(f"--records: {share:.0%} of {held:,} records ({files[0]}, ...) hold the text of "
                              f"{source.path}'s training records (runs of {record_overlap.WINDOW} pieces in both: "

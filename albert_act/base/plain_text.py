@@ -278,7 +278,7 @@ def _check_kind(path, shown):
     if kind and len(shown) == 2 + CONFIRM and all(
             reads_as_sentence(after) and not _TIMING.match(after) and not _kind(after, before) and not (
                 any(pattern.match(after) for pattern in alone) if alone else {
-                    "markdown": after.strip()[:1] == "|" or _TABLE_RULE.match(after) or _TEXT_RULE.match(after),
+                    "markdown": "|" in after or _TEXT_RULE.match(after),
                     "csv": _CSV_LINE.match(after) or _LABELLED_CSV.match(after) or _QUOTED_CSV.match(after),
                     "table": "\t" in after.strip()}[kind])
             for (_, before), (_, after) in zip(shown[1:], shown[2:])):
