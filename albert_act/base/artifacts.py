@@ -94,6 +94,12 @@ def check_checkpoints_folder(model_dir, exists=os.path.exists, isdir=os.path.isd
                          "--model_dir")
 
 
+def is_run_record(record):
+    """Whether a config.json's object is a pre-training run's (it names its preset), not a Hugging Face, keras-hub
+    or another tool's."""
+    return "preset" in record
+
+
 def settings_lost(model_dir):
     """The refusal for a run dir with checkpoints and no config.json (either backend's run)."""
     return ValueError(f"{model_dir} holds checkpoints but no {CONFIG}, so the settings they were trained with are "

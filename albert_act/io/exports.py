@@ -7,7 +7,7 @@ import shlex
 
 import tensorflow as tf
 
-from albert_act.base import cli
+from albert_act.base import artifacts, cli
 from albert_act.base.artifacts import ASSETS, CHECKPOINTS, CONFIG, EXPORT, EXPORT_INFO, FINETUNED_INFO, SAVED_MODEL
 from albert_act.io.newest_intact import first_line
 from albert_act.io.run_checkpoints import READ_ERRORS
@@ -47,12 +47,9 @@ def not_a_pretraining_export(path, signature):
 
 def _export_kind(path):
     """The kind ("pretraining", "classifier") an albert-act export's assets record, or None."""
-    import json
-
     try:
-        with tf.io.gfile.GFile(os.path.join(path, ASSETS, EXPORT_INFO)) as f:
-            return json.load(f).get("kind")
-    except (OSError, ValueError, AttributeError, tf.errors.OpError):
+        return artifacts.read_json(os.path.join(path, ASSETS, EXPORT_INFO)).get("kind")
+    except (OSError, ValueError, tf.errors.OpError):
         return None
 
 

@@ -98,7 +98,7 @@ def kind_of(path):
 def _run_config(path):
     """Whether the config.json at `path` is a pre-training run's (not a Hugging Face or keras-hub model's)."""
     try:
-        return "preset" in artifacts.read_json(path)
+        return artifacts.is_run_record(artifacts.read_json(path))
     except (ValueError, OSError):
         return False
 

@@ -133,7 +133,7 @@ def _check_model_dir(config, train_files=(), eval_files=()):
                              f"({artifacts.CONFIG}); pre-train into a new or empty dir, or a run dir to resume it")
         return
     previous = artifacts.read_json(path)
-    if not isinstance(previous, dict) or "preset" not in previous:  # a Hugging Face model's, another tool's
+    if not artifacts.is_run_record(previous):  # a Hugging Face model's, another tool's
         raise ValueError(f"--model_dir {config.model_dir} holds a {artifacts.CONFIG} that is no pre-training run's (it "
                          "names no preset: a Hugging Face model's, another tool's?), which a run would replace; "
                          f"pre-train into a new or empty dir (to start from that model: --init_from {config.model_dir})")
