@@ -68,10 +68,22 @@ def read_points(path):
                 raise ValueError(f"{file} line {number}: a second evaluation of update {point['step']:,}, other than "
                                  f"line {seen[point['step']][0]}'s (two runs' curves in one file?): keep one")
             seen.setdefault(point["step"], (number, point))
+            if points and (changed := _other_baseline(points[0], point)):
+                raise ValueError(f"{file} line {number}: {changed} (held-out records other than the first line's: "
+                                 "two runs' curves in one file?): its accuracies do not compare; keep one run's lines")
             points.append(point)
     if not points:
         raise ValueError(f"{file}: no evaluation yet")
     return sorted(points, key=lambda p: p["step"])
+
+
+def _other_baseline(first, point):
+    """'mlm_unigram_baseline 0.0880 against 0.0912 on line 1' where a point's baseline is not the first's, else None:
+    one run's evaluations are all on the same held-out records."""
+    for key in ("mlm_unigram_baseline", "sop_majority_baseline"):
+        if abs(point[key] - first[key]) > 1e-6:
+            return f"{key} {point[key]:.4f}, against {first[key]:.4f} before it"
+    return None
 
 
 def _whole_json(file):
@@ -93,7 +105,7 @@ def _well_formed(point):
 def _out_of_range(point):
     """What in a well-formed point no evaluation of albert_act.pretrain holds, if anything: an update that is not a
     whole number from 1, a share (accuracy, baseline, interval) outside [0, 1], an interval whose low is above its
-    high, a loss that is negative or not finite, a mean depth below 1."""
+    high or that misses its accuracy, a loss that is negative or not finite, a mean depth below 1."""
     if point["step"] != int(point["step"]) or point["step"] < 1:
         return f"step {point['step']} is no update (a whole number from 1)"
     for key in KEPT[1:]:
@@ -106,6 +118,9 @@ def _out_of_range(point):
             return f"{key} {point[key]} is no share in [0, 1]{percent}"
         elif key.endswith("_interval") and values[0] > values[1]:
             return f"{key} {point[key]} is no interval [low, high]"
+        elif key.endswith("_interval") and not values[0] - 0.01 <= point[(of := key.removesuffix("_interval"))] \
+                <= values[1] + 0.01:  # (a bootstrap interval holds its estimate, up to the resampling's noise)
+            return f"{key} {point[key]} does not hold its {of} {point[of]}"
     depth = point.get("mean_iterations")
     if isinstance(depth, (int, float)) and not isinstance(depth, bool) and not depth >= 1:
         return f"mean_iterations {depth} is no mean depth (1 iteration at least)"

@@ -443,6 +443,12 @@ CASES += [
     ("pretrain-resume-with-another-vocabulary", PRETRAIN.replace("{tmp}/new_run", "{run}") + " --vocab {swapped}", 1,
      r"made with another vocabulary \(.*vocab.model, per .*stats.json\) than the model's \(swapped.model\)",
      ["{run}/vocab.model"]),
+    ("pretrain-a-finished-run-evaluated-again-on-other-batches", PRETRAIN.replace("{tmp}/new_run", "{run}") +
+     " --steps 3 --warmup_steps 0 --learning_rate 1.76e-3 --vocab {vocab} --eval_batches 2", 1,
+     r"run was evaluated on 1 held-out batch, and this command asks 2 held-out batches: resumed \(or, finished, "
+     r"evaluated again\), its held_out.jsonl would mix two held-out sets and its evaluation.json be replaced; give "
+     r"--eval_batches 1 \(evaluate other batches with python -m albert_act.analyze held-out --init \S+run "
+     r"--max_batches 2\)", ["{run}/evaluation.json", "{run}/config.json"]),
 ]
 TRUNCATED_VOCAB = (r"truncated_vocab.model: a truncated or damaged SentencePiece model \(200 pieces and no trainer_spec "
                    r"or normalizer_spec, which a whole model ends with\)")
@@ -1073,6 +1079,12 @@ CASES += [
     ("bench-learning-curves-accuracies-in-percent", "benchmarks.learning_curves A={curve_long}+{curve_percent} "
      "--output_dir {tmp}/lc_percent", 1, r"curve_percent.jsonl line 1: mlm_accuracy \d+\.\d+ is no share in \[0, 1\] "
      r"\(a percentage\?\) \(not a held-out evaluation of albert_act.pretrain\)", []),
+    ("bench-learning-curves-a-baseline-that-changes-in-the-file", "benchmarks.learning_curves A={curve_rebased} "
+     "--output_dir {tmp}/lc_rebased", 1, r"curve_rebased.jsonl line 3: mlm_unigram_baseline 0.06\d+, against 0.04\d+ "
+     r"before it \(held-out records other than the first line's: two runs' curves in one file\?\)", []),
+    ("bench-learning-curves-an-interval-that-misses-its-accuracy", "benchmarks.learning_curves A={curve_missed} "
+     "--output_dir {tmp}/lc_missed", 1, r"curve_missed.jsonl line 2: sop_accuracy_interval \[0.5, 0.52\] does not "
+     r"hold its sop_accuracy 0.\d+ \(not a held-out evaluation", []),
     ("bench-learning-curves-a-plus-in-a-parts-name", "benchmarks.learning_curves A={curve_long}+{curve_plus} "
      "--output_dir {tmp}/lc_plus", 0, r"plot: \S+lc_plus/learning_curves.png", []),
     ("pretrain-a-gzip-compressed-shard", PRETRAIN.replace("--train_files {train}", "--train_files {gzip_shard}"), 1,
@@ -1350,7 +1362,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                                                           "ud_cycle")},
             "latin1_txt": root / "latin1.txt", "ptb_dp": root / "ptb.dp", "ptb_mrg": root / "ptb.mrg",
             "subtitles": root / "subtitles.srt", "corpus_csv": root / "corpus_csv.txt", "curve_long": root / "long.jsonl", "curve_anneal": root / "anneal.jsonl",
-            "curve_start": root / "curve_start.jsonl", "curve_plus": root / "anneal+v2.jsonl", "corpus_piped": root / "corpus_piped.txt", "corpus_yaml": root / "corpus_yaml.txt", "corpus_then_subtitles": root / "corpus_then_subtitles.txt", "corpus_fasttext": root / "corpus_fasttext.txt", "corpus_labelled_csv": root / "corpus_labelled.csv", "corpus_relabelled": root / "corpus_relabelled.txt", "curve_percent": root / "curve_percent.jsonl", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "ft_copy": root / "ft_copy", "swapped": root / "swapped.model",
+            "curve_start": root / "curve_start.jsonl", "curve_plus": root / "anneal+v2.jsonl", "corpus_piped": root / "corpus_piped.txt", "corpus_yaml": root / "corpus_yaml.txt", "corpus_then_subtitles": root / "corpus_then_subtitles.txt", "corpus_fasttext": root / "corpus_fasttext.txt", "corpus_labelled_csv": root / "corpus_labelled.csv", "corpus_relabelled": root / "corpus_relabelled.txt", "curve_percent": root / "curve_percent.jsonl", "curve_rebased": root / "curve_rebased.jsonl", "curve_missed": root / "curve_missed.jsonl", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "ft_copy": root / "ft_copy", "swapped": root / "swapped.model",
             **{name: root / f"{name}.txt" for name in LOOK_ALIKES}, "started": root / "started",
             **{name: root / f"{name}.txt" for name in ("tagged_words", "bibtex", "conllu_text", "sgml", "csv_inside",
                                                        "double_spaced", "datelines")},
@@ -1469,6 +1481,13 @@ def _more_bad_files(root, rte):
     (root / "curve_percent.jsonl").write_text("".join(  # accuracies in percent
         json.dumps({**p, "mlm_accuracy": 100 * p["mlm_accuracy"]}) + "\n" for p in map(json.loads, (
             curves / "english_anneal.jsonl").read_text().splitlines())))
+    long_points = [json.loads(line) for line in (curves / "english_long.jsonl").read_text().splitlines()]
+    (root / "curve_rebased.jsonl").write_text("".join(  # another run's baseline from line 3 on: two runs in one file
+        json.dumps({**p, "mlm_unigram_baseline": p["mlm_unigram_baseline"] + 0.02 * (i >= 2)}) + "\n"
+        for i, p in enumerate(long_points)))
+    (root / "curve_missed.jsonl").write_text("".join(  # an interval of another evaluation on line 2
+        json.dumps({**p, "sop_accuracy_interval": [0.5, 0.52] if i == 1 else p["sop_accuracy_interval"]}) + "\n"
+        for i, p in enumerate(long_points)))
     (root / "corpus_piped.txt").write_text("".join(f"{i}| {line}\n" for i, line in enumerate(corpus_lines)))
     (root / "corpus_html.txt").write_text("".join(  # as a web page holds it
         f"<p>{line.replace(' ', '&nbsp;')}</p>\n" if line.strip() else "\n" for line in corpus_lines))

@@ -424,6 +424,10 @@ def test_the_flags_are_the_config_fields_and_a_saved_config_repeats_the_run(tmp_
     assert settings.explained(args)("glue/RTE/train.tsv: missing") == (
         f'glue/RTE/train.tsv: missing (data_dir comes from --config {saved}, where it is "glue/RTE", relative to the '
         f'current folder {os.getcwd()}: run the command from the folder the run started in, or give --data_dir)')
+    # typed at the file's own value, it was typed: an error about it is not said to come from the file (K113)
+    typed = settings.parse_flags(cli.parser("finetune", ""), FinetuneConfig,
+                                 ["--config", str(saved), "--data_dir", "glue/RTE"])
+    assert settings.explained(typed)("glue/RTE/train.tsv: missing") == "glue/RTE/train.tsv: missing"
     # --grid beside a grid setting typed at its default's value (--ep abbreviates --epochs): set aside, so refused
     with pytest.raises(SystemExit, match=r"^error: --grid runs every learning_rate x batch_size x epochs of the paper's "
                                          r"grid, so --batch_size 32, --epochs 3 would be set aside: drop them"):

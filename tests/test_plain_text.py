@@ -206,3 +206,30 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
         path.write_text(text)
         list(plain_text.read_text_lines(str(path)))
         assert capsys.readouterr().err == "", text
+
+
+@pytest.mark.parametrize("text, said", [
+    ("".join(f"[12/03/2024, 10:{i:02}] Alice: We meet at the station tomorrow at noon.\n" for i in range(6)),
+     "6 of its first 6 lines begin alike ('[0/0/0, 0:0] a:', as line 1 does: '[12/03/2024, 10:00] Alice:"),
+    ("".join(f"[10:{i:02}] <alice> has anyone tried the new release yet?\n" for i in range(6)),
+     "6 of its first 6 lines begin alike ('[0:0] <a> a', as line 1 does"),
+    ("".join(f"Nov 29 12:00:{i:02} host sshd[123]: Accepted publickey for a user\n" for i in range(6)),
+     "6 of its first 6 lines begin alike ('a 0 0:0:0', as line 1 does: 'Nov 29 12:00:00 host"),
+    ("".join(f"it &apos;s a &quot; test &quot; of the system , isn &apos;t it ? {i}\n" for i in range(12)),
+     "12 of its first 12 lines hold HTML's or Moses' escapes (&apos; on line 1), read as they are written"),
+])
+def test_lines_begun_alike_or_escaped_are_warned_of(tmp_path, capsys, text, said):
+    """A chat's export, an IRC log or a syslog (each line begun by a time, a sender) and Moses' escaped text are read
+    with a warning that names the prefix (its shape: letters a, digits 0) or the escape and a line; a timeline's years,
+    a dialogue's speakers, a list's bullets and Wikipedia's few escapes are not."""
+    plain_text._WARNED.clear()  # (a warning is printed once a process)
+    path = tmp_path / "input.txt"
+    path.write_text(text)
+    assert len(list(plain_text.read_text_lines(str(path)))) == text.count("\n")
+    assert said in capsys.readouterr().err.replace(f"warning: {path}: ", "")
+    for text in ("".join(f"In {1900 + i}, the town grew and a new church was built.\n" for i in range(8)),
+                 "ALICE: Hello there, how are you?\nBOB: I am fine, thanks.\n" * 4,
+                 "- The cat sat on the mat.\n" * 8, PROSE * 3 + "Tom &amp; Jerry ran.\n" * 9):
+        path.write_text(text)
+        list(plain_text.read_text_lines(str(path)))
+        assert capsys.readouterr().err == "", text

@@ -8,6 +8,7 @@ SentencePiece pieces or BPE subwords — rather than read their columns, bracket
 text.
 """
 
+import collections
 import re
 import unicodedata
 
@@ -356,11 +357,15 @@ def reads_as_sentence(line):
 
 
 class _Prose:
-    """How many of a file's first `PROSE_LINES` lines (not blank) read as sentences (`reads_as_sentence`); under
-    `PROSE_SHARE` of 5 or more, a warning (once they are read, or at the file's end) names the share and a line."""
+    """How many of a file's first `PROSE_LINES` lines (not blank) read as sentences (`reads_as_sentence`), how many
+    begin alike (`_prefixes`), and how many hold HTML's or Moses' escapes (`_ESCAPE`); of 5 lines or more, under
+    `PROSE_SHARE` of sentences, `ALIKE_SHARE` or more begun alike, or `ESCAPED_SHARE` (and 10) escaped, a warning (once they
+    are read, or at the file's end) says how many, and names a line."""
 
     def __init__(self, path):
         self.path, self.lines, self.sentences, self.other = path, 0, 0, None
+        self.prefixes, self.escaped = collections.Counter(), []  # {prefix: lines}, [(number, line)] (first ones)
+        self.shown = {}  # {prefix: (number, line)}: its first line
 
     def feed(self, number, line):
         if self.lines < PROSE_LINES and line.strip():
@@ -369,6 +374,11 @@ class _Prose:
                 self.sentences += 1
             else:
                 self.other = self.other or (number, line)
+            for prefix in _prefixes(line):
+                self.prefixes[prefix] += 1
+                self.shown.setdefault(prefix, (number, line))
+            if "&" in line and _ESCAPE.search(line):
+                self.escaped.append((number, line))
             if self.lines == PROSE_LINES:
                 self.warn()
 
@@ -379,4 +389,35 @@ class _Prose:
                        f"as sentences (words with their punctuation; line {number}, {line.strip()[:40]!r}, does not): "
                        "is it text? A file of another kind (a tagger's output, a table, a log, code) is read as its "
                        "words, markup and all")
-        self.other = None  # (warned once)
+        prefix, alike = max(self.prefixes.items(), key=lambda kv: (kv[1], len(kv[0])), default=(None, 0))
+        if self.lines >= 5 and alike >= ALIKE_SHARE * self.lines:
+            number, line = self.shown[prefix]
+            _warn_once(f"warning: {self.path}: {alike:,} of its first {self.lines:,} lines begin alike ({prefix!r}, as "
+                       f"line {number} does: {line.strip()[:40]!r}): a time, a line's number or a sender, as a log or "
+                       "a chat's export begins each line? It is read as words of the text: give the text alone")
+        if len(self.escaped) >= max(10, ESCAPED_SHARE * self.lines):  # (Wikipedia's dump: &amp; in 1% of lines)
+            number, line = self.escaped[0]
+            escape = _ESCAPE.search(line).group()
+            _warn_once(f"warning: {self.path}: {len(self.escaped):,} of its first {self.lines:,} lines hold HTML's or "
+                       f"Moses' escapes ({escape} on line {number}), read as they are written, not as the characters "
+                       "they stand for: unescape the text first (Python's html.unescape; Moses' "
+                       "deescape-special-chars.perl)")
+        self.other, self.prefixes, self.escaped = None, collections.Counter(), []  # (warned once)
+
+
+ALIKE_SHARE, ESCAPED_SHARE = 0.5, 0.1  # of a file's first lines begun alike, or holding escapes: warned of
+_ESCAPE = re.compile(r"&(?:apos|quot|amp|lt|gt|nbsp|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it &apos;s", "a &#124; b"
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _prefixes(line):
+    """The shapes of a line's first one, two and three words, their letters' runs written a and their digits' runs 0
+    ("[12/03/2024, 10:15]" is "[0/0/0, 0:0]", "Nov 29 12:00:01" "a 0 0:0:0"), those that hold a mark no sentence
+    begins with ("[", "<", "|", "@", "=", "/"), a time's or a date's digits ("0:0", "0/0", "0-0") or begin with a
+    list's number ("0.", "0)"): not a sentence's "In 1990, the", "ALICE: Hello", "- An item"."""
+    words = line.split(None, 3)[:3]
+    shapes = [_LETTERS.sub("a", re.sub(r"\d+", "0", " ".join(words[:n]))) for n in range(1, len(words) + 1)]
+    return [shape for shape in shapes if _UNLIKE_A_SENTENCE.search(shape)]
+
+
+_UNLIKE_A_SENTENCE = re.compile(r"[\[\]<>|@=/\\]|0[:/.-]0|^0[.):]")

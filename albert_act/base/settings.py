@@ -152,7 +152,8 @@ def parse_flags(parser, config_class, argv=None, required=(), paths=()):
         setattr(args, name, [*saved.get(name, {}).items(), *typed[name]])
     _apply_set(parser, config_class, args, typed)
     # The paths the --config file gave (not a flag): {name: as written there}, for `explained`.
-    args.from_file = {name: value for name, value in written.items() if name not in args.given}
+    args.from_file = {name: value for name, value in written.items()
+                      if name not in args.given and name not in args.typed}  # (typed at the file's value: typed)
     _check_started_in(args, written, config_class)
     missing = [flag_name(f) for f in dataclasses.fields(config_class)
                if f.name in required and getattr(args, f.name) is None]
@@ -178,7 +179,7 @@ def _check_started_in(args, written, config_class):
             folder.endswith(os.sep + output)):
         return  # (the file moved or copied, or its run wrote where it started: where it started is not known)
     started = folder[:-len(output) - 1] or os.sep
-    relative = [(name, v) for name, value in args.from_file.items() if name not in args.typed  # (typed: as meant)
+    relative = [(name, v) for name, value in args.from_file.items()
                 for v in (value if isinstance(value, list) else [value])
                 if isinstance(v, str) and "://" not in v and not os.path.isabs(os.path.expanduser(v))
                 and os.path.exists(os.path.join(started, v))]  # (where it is not, the run has moved: not known)

@@ -159,6 +159,19 @@ def _check_model_dir(config, train_files=(), eval_files=()):
         raise another_run(config.model_dir, differing)
     if not checkpoints:
         _start_afresh(config.model_dir)
+    elif previous.get("eval_batches") != config.eval_batches:
+        raise ValueError(_other_eval_batches(config.model_dir, previous.get("eval_batches"), config.eval_batches))
+
+
+def _other_eval_batches(model_dir, before, now):
+    """The refusal of a run resumed, or a finished run evaluated again, on other held-out batches than before: its
+    held-out curve would mix two held-out sets, and its evaluation.json be replaced by one of other batches."""
+    def shown(batches):
+        return "the whole eval shard" if batches is None else f"{batches:,} held-out batch{'es' * (batches != 1)}"
+    again = f"--eval_batches {before}" if before is not None else "no --eval_batches"
+    return (f"{model_dir} was evaluated on {shown(before)}, and this command asks {shown(now)}: resumed (or, finished, evaluated again), its {artifacts.HELD_OUT_CURVE} would mix two "
+            f"held-out sets and its {artifacts.EVALUATION} be replaced; give {again} (evaluate other batches with "
+            f"python -m albert_act.analyze held-out --init {model_dir}{f' --max_batches {now}' if now else ''})")
 
 
 def _start_afresh(model_dir, how=""):
