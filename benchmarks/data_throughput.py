@@ -8,7 +8,8 @@ first (not timed). Each row runs `python -m pipelines.create_pretraining_data` i
 a fresh process; wall time includes start-up (TensorFlow import, worker spawn),
 the instances/s column uses the tool's own timing of the work. Peak memory is the
 largest sum of RSS over the process tree (main + workers), sampled every 20 ms.
-The "3x corpus" row feeds the same file three times: memory must not grow with it.
+The "3x corpus" row feeds three copies of the file (each line's words turned, so that the data tool takes them as
+other texts): memory must not grow with it.
 """
 
 if not __package__:  # run as a file, where its imports of the package fail
@@ -18,7 +19,6 @@ if not __package__:  # run as a file, where its imports of the package fail
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -151,12 +151,15 @@ def _measure(args):
                     raise ValueError(_failure(command, done.returncode, errors))
             vocab = os.path.join(tmp, "vocab.model")
         cores = os.cpu_count()
-        # the data tool takes each text once, told by content: each copy starts with a document of its own
+        # the data tool takes each text once, told by its sentences: copy i has each line's words turned i + 1 places
+        # (the same words, pieces and lengths; other sentences)
         copies = [os.path.join(tmp, f"copy{i}.txt") for i in range(3)]
         for i, copy in enumerate(copies):
             with open(copy, "wb") as out, open(args.input, "rb") as text:
-                out.write(f"This is copy {i} of the corpus.\n\n".encode())
-                shutil.copyfileobj(text, out)
+                for line in text:
+                    words = line.split()
+                    turn = (i + 1) % len(words) if words else 0
+                    out.write(b" ".join(words[turn:] + words[:turn]) + b"\n")
         rows = [("1 worker", [args.input], 1), (f"{cores} workers", [args.input], cores),
                 (f"{cores} workers, 3x corpus", copies, cores)]
         results = {}

@@ -224,7 +224,9 @@ def _measure(args):
         n_max = len(next(iter(rows.values()))["evaluation"]["shares"])
         table = markdown(rows, n_max)
         cut = max(row["served"]["cut"] for row in rows.values())
-        note = (f"\nMachine: {machine()}. Served: {len(sentences)} lone sentences, one word masked each"
+        masked = sum("[mask]" in sentence.lower() for sentence in sentences)  # (--sentences: as the user wrote them)
+        said = "one word masked each" if masked == len(sentences) else f"{masked} of them with a [MASK]"
+        note = (f"\nMachine: {machine()}. Served: {len(sentences)} lone sentences, {said}"
                 f"{f' ({cut} cut to the model length)' if cut else ''}. "
                 f"rho: surprisal under {args.reference or '(no reference)'}; records {args.records}.")
         print(table + note)

@@ -42,6 +42,10 @@ def read_points(path):
                          "after its first --eval_every evaluation) or the file itself")
     if not os.path.exists(file):  # (a pipe, <(...), is read as a file)
         raise ValueError(f"{path}: no such file")
+    text_files.refuse_device(file)  # (/dev/zero: one line without end)
+    if os.path.isfile(file):  # (compressed, UTF-16 as PowerShell's > writes: named, with the command converting it)
+        with open(file, "rb") as f:
+            text_files.refuse_other_encodings(file, f.readline())
     points, seen = [], {}  # seen: {step: (line number, point)}
     with open(file, encoding="utf-8-sig", errors="replace") as f:  # (a byte-order mark, as Notepad saves, is none)
         for number, line in enumerate(f, start=1):
@@ -186,6 +190,19 @@ def split_parts(parts):
     return found
 
 
+def _check_given_once(split):
+    """ValueError where two runs' parts ({name: [part, ...]}) name one file or run dir (by any path): its curve would
+    be drawn twice, as two runs."""
+    seen = {}  # {the file read: name}
+    for name, parts in split.items():
+        for part in parts:
+            file = os.path.realpath(os.path.join(part, artifacts.HELD_OUT_CURVE) if os.path.isdir(part) else part)
+            if seen.get(file, name) != name:
+                raise ValueError(f"{seen[file]} and {name} both read {file}: one run under two names would be drawn "
+                                 "as two; give each run once")
+            seen[file] = name
+
+
 def _note_started_from(part, previous):
     """A note where `part`, a run dir, records that it was started from another run than `previous` (or from
     none): then it is no continuation of it, whatever its curve."""
@@ -278,6 +295,7 @@ def main(argv=None):
         named = arguments.named(args.runs, "a run dir or held_out.jsonl ('+' between a run and its continuation)",
                                 "ACT=runs/english")
         split = {name: split_parts(parts) for name, parts in named.items()}
+        _check_given_once(split)
         curves = {name: joined(f"{name}={named[name]}", parts) for name, parts in split.items()}
         check_same_records(curves, places={name: parts[0] for name, parts in split.items()})
     except (ValueError, OSError) as error:  # OSError: a read-only folder, where the lock goes

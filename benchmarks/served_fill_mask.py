@@ -113,7 +113,7 @@ def main(argv=None):
         if source is None or source.info["kind"] != "pretraining":
             raise not_a_pretraining_export(args.init, "fill_mask")
         tokenizer, max_length = source.tokenizer(), source.info["max_seq_length"]
-        queries = masked_queries(list(probing.read_parsed(args.conllu)), tokenizer, args.sentences, args.seed,
+        queries = masked_queries(list(probing.read_parsed(args.conllu, words_only=True)), tokenizer, args.sentences, args.seed,
                                  max_length)
         distinct = len({overlap.unit_key(text) for text, _, _ in queries})  # twice (or café, cafe) is one
         if distinct < 2:  # the intervals are over sentences: one alone gives an interval of no width

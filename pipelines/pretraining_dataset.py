@@ -17,7 +17,7 @@ import tensorflow as tf
 
 from google.protobuf.message import DecodeError
 
-from albert_act.base import text_files, write_failures
+from albert_act.base import checks, text_files, write_failures
 
 
 REQUIRED_FEATURES = ("input_ids", "input_mask", "segment_ids", "masked_lm_positions", "masked_lm_ids",
@@ -37,8 +37,26 @@ def record_shapes(path):
         missing = sorted(set(REQUIRED_FEATURES) - set(feature))
         if missing:
             raise ValueError(f"{path}: records lack {', '.join(missing)} (not ALBERT pre-training records?)")
+        _check_first_record(path, feature)
         return len(feature["input_ids"].int64_list.value), len(feature["masked_lm_positions"].int64_list.value)
     raise ValueError(f"{path}: no records")
+
+
+def _check_first_record(path, feature):
+    """ValueError naming the file where its first record holds a feature of another type than the reader parses
+    (masked_lm_weights as integers), or segment ids or a sentence-order label other than 0 and 1 (another tool's
+    records: three segments, three-way labels)."""
+    for name in REQUIRED_FEATURES:
+        kind, wanted = feature[name].WhichOneof("kind"), "float_list" if name == "masked_lm_weights" else "int64_list"
+        if kind != wanted:
+            raise ValueError(f"{path}: its records hold {name} as {kind or 'nothing'}, not {wanted} (another tool's "
+                             "records?): make them with pipelines.create_pretraining_data")
+    for name in ("segment_ids", "next_sentence_labels"):
+        outside = sorted(set(feature[name].int64_list.value) - {0, 1})
+        if outside:
+            raise ValueError(f"{path}: its first record's {name} holds {outside[0]}, where 0 and 1 are read (two "
+                             "segments, sentence order kept or swapped: another tool's records?); make them with "
+                             "pipelines.create_pretraining_data")
 
 
 def record_files(file_pattern, what="TFRecord"):
@@ -51,6 +69,8 @@ def record_files(file_pattern, what="TFRecord"):
     files = sorted(f if text_files.is_remote(f) else os.path.abspath(f) for found in matched.values() for f in found)
     if not files:
         raise ValueError(f"no {what} file matches {file_pattern!r}")
+    for path in files:  # (TensorFlow's readers take UTF-8 names only)
+        checks.utf8_name(path)
     unmatched = [pattern for pattern, found in matched.items() if not found]
     if unmatched:  # the others' files alone would be read, without a word
         raise ValueError(f"no {what} file matches {unmatched[0]!r}, one of {patterns}: fix it, or leave it out")
@@ -59,8 +79,14 @@ def record_files(file_pattern, what="TFRecord"):
     if twice:
         raise ValueError(f"{twice}: given twice in {file_pattern!r} (by two patterns, or a link): each {what} file once, "
                          "or its records count twice")
-    from albert_act.base.artifacts import INCOMPLETE
+    from albert_act.base.artifacts import INCOMPLETE, TOKENS_EVAL, TOKENS_TRAIN
 
+    tokens = next((f for f in files if os.path.basename(f) in (TOKENS_TRAIN, TOKENS_EVAL)), None)
+    if tokens:  # (a zip archive of arrays: not to be unzipped)
+        matched_by = "" if tokens in patterns else " (matched by " + " ".join(patterns) + ")"
+        raise ValueError(f"{tokens} is the data tool's token file for the JAX backend (KERAS_BACKEND=jax reads it), "
+                         f"not a {what} file{matched_by}: give "
+                         f"the .tfrecord shards beside it (e.g. {os.path.join(os.path.dirname(tokens), '*.tfrecord')})")
     staged = next((f for f in files if os.path.basename(os.path.dirname(f.rstrip("/"))) == INCOMPLETE), None)
     if staged:  # (the data tool's shards being written, whole or not, moved out when all are)
         raise ValueError(f"{staged} lies in the data tool's {os.path.dirname(staged)}: a run's unfinished output (it "
@@ -303,10 +329,17 @@ def non_empty(files):
 
 
 def _shapes(files, seq_length, max_predictions, max_length):
-    if seq_length is None or max_predictions is None:  # from the first shard with records (one may be empty)
-        found_seq, found_predictions = record_shapes((non_empty(files) or files)[0])
-        seq_length = seq_length or found_seq
-        max_predictions = max_predictions or found_predictions
+    """(sequence length, predictions) of every record: those given, else the first shard's with records (one may be
+    empty); ValueError naming a shard whose records have another shape (two data runs' records mixed)."""
+    shaped = non_empty(files) or files[:1]
+    first = record_shapes(shaped[0])
+    seq_length, max_predictions = seq_length or first[0], max_predictions or first[1]
+    for path in shaped:
+        if (shape := record_shapes(path)) != (seq_length, max_predictions):
+            where = f"{shaped[0]}'s are of" if path != shaped[0] else "the reader takes"
+            raise ValueError(f"{path}: records of {shape[0]} pieces with {shape[1]} predictions each, where {where} "
+                             f"{seq_length} with {max_predictions} (records of two data runs, made with another "
+                             "--max_seq_length or --max_predictions_per_seq?): give records of one shape")
     if max_length is not None and seq_length > max_length:
         raise ValueError(f"{files[0]}: sequences of {seq_length} tokens, the model takes at most {max_length}")
     return seq_length, max_predictions

@@ -99,18 +99,19 @@ def _refuse_look_alike_labels(lines, path):
                              "in case or invisible characters: one class written two ways? write it one way")
 
 
-def read_conllu(path):
+def read_conllu(path, words_only=False):
     """Yields sentences as lists of (form, xpos, head, relation, space_after) from CoNLL-U or CoNLL-X
     (same columns for these fields); multiword-token ranges (1-2) and empty nodes (1.1) are skipped.
     Relations keep their subtypes (nmod:poss). space_after is False where MISC has SpaceAfter=No, and
     inside a multiword token ("don't" = do + n't: False after "do"; its last word takes the token's).
     Word IDs out of order (a blank line lost), a HEAD outside 0..words, no root or two, and a cycle are refused,
-    naming the line."""
+    naming the line. words_only: the words are all that is read (a served sentence's), so a file not parsed (HEAD
+    "_", as a tokenizer writes CoNLL-U) is read too, its heads None."""
     sentence, lines, token = [], [], None  # token: (first word id, last word id, SpaceAfter=No) of a range
     for number, line in text_files.read_lines(path, skip_flag=False):
         if not line:
             if sentence:
-                yield _check_heads(sentence, lines, path)
+                yield sentence if words_only else _check_heads(sentence, lines, path)
             sentence, lines, token = [], [], None
             continue
         if line.startswith("#"):
@@ -134,7 +135,9 @@ def read_conllu(path):
         try:
             head = int(fields[6])
         except ValueError:
-            raise ValueError(f"{path} line {number}: HEAD must be an integer, got {fields[6]!r}") from None
+            if not words_only:
+                raise ValueError(f"{path} line {number}: HEAD must be an integer, got {fields[6]!r}") from None
+            head = None
         if fields[0] != str(len(sentence) + 1):  # words 1, 2, ... in order: "1" again is a sentence run on
             raise ValueError(f"{path} line {number}: word ID {fields[0]!r} where {len(sentence) + 1} comes next"
                              + (" (a new sentence without the blank line that ends each one)" if fields[0] == "1" else
@@ -144,7 +147,7 @@ def read_conllu(path):
         sentence.append((fields[1], fields[4], head, fields[7], not glued))
         lines.append(number)
     if sentence:
-        yield _check_heads(sentence, lines, path)
+        yield sentence if words_only else _check_heads(sentence, lines, path)
 
 
 def sentence_text(words):
@@ -194,9 +197,16 @@ def read_head_only(path):
         yield sentence
 
 
-def read_parsed(path):
-    """Sentences of a CoNLL-U / CoNLL-X (.conllu, .conll) or PTB head-only (.dp) file."""
-    return read_head_only(path) if path.endswith(".dp") else read_conllu(path)
+def read_parsed(path, words_only=False):
+    """Sentences of a CoNLL-U / CoNLL-X (.conllu, .conll) or PTB head-only (.dp) file, told by its first line (a .dp
+    file's is word<TAB>POS<TAB>head, whatever the file's name). words_only: as `read_conllu`'s."""
+    head_only = path.lower().endswith(".dp")
+    for _, line in text_files.read_lines(path, skip_flag=False):
+        if line.strip() and not line.startswith("#"):
+            fields = line.split("\t")
+            head_only = len(fields) == 3 and fields[2].strip().isdigit()
+            break
+    return read_head_only(path) if head_only else read_conllu(path, words_only)
 
 
 def labels_from_dependencies(tokens):

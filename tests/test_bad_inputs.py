@@ -129,6 +129,41 @@ CASES = [
     ("export-config-not-the-checkpoint", "albert_act.export --checkpoint {edited_run} --kind pretraining --output {tmp}/e/1",
      1, r"edited_run/checkpoints/ckpt-3: holds encoder/halting_unit.* model built from \S*edited_run/config.json has no "
      r"place for: does the config match the checkpoint", []),
+    ("analyze-a-glob-that-matches-the-jax-token-file", "albert_act.analyze token-types --init {run} --records "
+     "'{records_dir}/*eval*' --output_dir {tmp}/a_npz", 1, r"tokens-eval.npz is the data tool's token file for the "
+     r"JAX backend \(KERAS_BACKEND=jax reads it\), not a TFRecord file \(matched by \S+/\*eval\*\): give "
+     r"the .tfrecord shards beside it \(e.g. \S+/\*.tfrecord\)", []),
+    ("analyze-records-of-three-segments", "albert_act.analyze token-types --init {run} --records {three_segments} "
+     "--output_dir {tmp}/a_seg", 1, r"three_segments.tfrecord: its first record's segment_ids holds 2, where 0 and 1 "
+     r"are read \(two segments, sentence order kept or swapped: another tool's records\?\)", []),
+    ("analyze-held-out-records-of-three-way-labels", "albert_act.analyze held-out --init {run} --records "
+     "{three_labels} --output_dir {tmp}/a_lab", 1, r"three_labels.tfrecord: its first record's next_sentence_labels "
+     r"holds 2", []),
+    ("pretrain-held-out-records-of-integer-weights", PRETRAIN.replace("--eval_files {eval}", "--eval_files "
+     "{int_weights}"), 1, r"int_weights.tfrecord: its records hold masked_lm_weights as int64_list, not float_list "
+     r"\(another tool's records\?\): make them with pipelines.create_pretraining_data", []),
+    ("analyze-sentences-a-file-whose-name-is-not-utf8", "albert_act.analyze sentences --init {run} --text "
+     "{latin1_name} --output_dir {tmp}/a_latin1", 1, r"--text \S+s\\xe9.txt: its name is not UTF-8 \(byte 0xe9, as a "
+     r"Latin-1 system writes names\): rename it", []),
+    ("analyze-dependencies-no-word-fits-the-model", "albert_act.analyze dependencies --init {run} --parsed "
+     "{huge_word} --output_dir {tmp}/a_huge", 1, r"no word of the 1 sentences fits the model's 64 positions \(with "
+     r"\[CLS\] and \[SEP\]; 1 words left out\): give sentences of fewer pieces", []),
+    ("pretrain-a-model-dir-with-brackets", PRETRAIN.replace("{tmp}/new_run", "'{tmp}/run[1]'"), 1,
+     r"--model_dir \S+/run\[1\]: TensorFlow reads the files of a model by pattern, where \[ \] \* and \? in its path "
+     r"match other names \(run\[1\] is run1\): its checkpoints or SavedModel would not be found; rename the folder", []),
+    ("export-a-checkpoint-with-brackets", "albert_act.export --checkpoint '{tmp}/run[1]' --kind pretraining --output "
+     "{tmp}/exp_brackets/1", 1, r"\S+/run\[1\]: TensorFlow reads the files of a model by pattern", []),
+    ("analyze-sentences-from-a-device", "albert_act.analyze sentences --init {run} --text /dev/zero --output_dir "
+     "{tmp}/a_zero", 1, r"/dev/zero is a device, not a text file: give a file \(or a pipe\)", []),
+    ("bench-learning-curves-from-a-device", "benchmarks.learning_curves A=/dev/zero --output_dir {tmp}/lc_zero", 1,
+     r"/dev/zero is a device, not a text file", []),
+    ("analyze-records-of-two-prediction-widths", "albert_act.analyze token-types --init {run} --records {eval} "
+     "{wide_records} --output_dir {tmp}/a_wide", 1, r"eval-\S+: records of 64 pieces with \d+ predictions each, "
+     r"where \S+wide.tfrecord's are of 64 with 13 \(records of two data runs, made with another --max_seq_length or "
+     r"--max_predictions_per_seq\?\): give records of one shape", []),
+    ("analyze-held-out-records-of-two-prediction-widths", "albert_act.analyze held-out --init {run} --records "
+     "{wide_records} {eval} --output_dir {tmp}/h_wide", 1, r"eval-\S+: records of 64 pieces with \d+ predictions "
+     r"each, where \S+wide.tfrecord's are of 64 with 13", []),
     ("analyze-records-too-long", "albert_act.analyze token-types --init {run} --records {long_records} --output_dir {tmp}/a",
      1, r"long.tfrecord: sequences of 128 tokens, the model takes at most 64", []),
     ("pretrain-export-needs-vocab", PRETRAIN.replace(" --no_export", " --export_dir {tmp}/e/1"), 1,
@@ -443,6 +478,12 @@ CASES += [
     ("pretrain-resume-with-another-vocabulary", PRETRAIN.replace("{tmp}/new_run", "{run}") + " --vocab {swapped}", 1,
      r"made with another vocabulary \(.*vocab.model, per .*stats.json\) than the model's \(swapped.model\)",
      ["{run}/vocab.model"]),
+    ("pretrain-a-finished-run-given-its-own-vocabulary-copy", PRETRAIN.replace("{tmp}/new_run", "{run}") +
+     " --steps 3 --warmup_steps 0 --learning_rate 1.76e-3 --vocab {run}/vocab.model --eval_batches 1", 0,
+     r"note: \S+checkpoints/ckpt-3 is the run's last update \(3\): nothing is left to train", ["{run}/vocab.model"]),
+    ("pretrain-a-capacity-without-buckets", PRETRAIN + " --override capacity=4", 1,
+     r"capacity 4 \(--override capacity\) caps an iteration's tokens under --execution bucket alone; --execution "
+     r"static has no cap, and would train as if it were not given: drop it, or pass --execution bucket", []),
     ("pretrain-a-finished-run-evaluated-again-on-other-batches", PRETRAIN.replace("{tmp}/new_run", "{run}") +
      " --steps 3 --warmup_steps 0 --learning_rate 1.76e-3 --vocab {vocab} --eval_batches 2", 1,
      r"run was evaluated on 1 held-out batch, and this command asks 2 held-out batches: resumed \(or, finished, "
@@ -1085,6 +1126,12 @@ CASES += [
     ("bench-learning-curves-an-interval-that-misses-its-accuracy", "benchmarks.learning_curves A={curve_missed} "
      "--output_dir {tmp}/lc_missed", 1, r"curve_missed.jsonl line 2: sop_accuracy_interval \[0.5, 0.52\] does not "
      r"hold its sop_accuracy 0.\d+ \(not a held-out evaluation", []),
+    ("bench-learning-curves-a-utf16-curve", "benchmarks.learning_curves A={curve_utf16} --output_dir {tmp}/lc_utf16",
+     1, r"curve_utf16.jsonl: UTF-16 text, not UTF-8 .*convert it first: iconv -f UTF-16 -t UTF-8 \S+curve_utf16.jsonl",
+     []),
+    ("bench-learning-curves-one-file-under-two-names", "benchmarks.learning_curves A={curve_long} B={curve_long} "
+     "--output_dir {tmp}/lc_named_twice", 1, r"A and B both read \S+long.jsonl: one run under two names would be "
+     r"drawn as two; give each run once", []),
     ("bench-learning-curves-a-plus-in-a-parts-name", "benchmarks.learning_curves A={curve_long}+{curve_plus} "
      "--output_dir {tmp}/lc_plus", 0, r"plot: \S+lc_plus/learning_curves.png", []),
     ("pretrain-a-gzip-compressed-shard", PRETRAIN.replace("--train_files {train}", "--train_files {gzip_shard}"), 1,
@@ -1333,11 +1380,13 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     (root / "old_vocab.vocab").write_text("<pad>\t0\n")
     locks = [outputs.DirectoryLock(root / name, "test").acquire() for name in HELD]
     yield {"tmp": root, "run": run, "export": export, "train": records[0], "eval": records[1], "vocab": vocab,
+           "records_dir": Path(records[0]).parent,
             "rte": rte, "glue": shared_data / "glue", "notes_dir": root / "notes_dir", "corpus": corpus,
             "not_a_vocab": root / "not_a_vocab.model", "bad_utf8": root / "bad_utf8.txt",
             "empty_txt": root / "empty.txt", "one_line_txt": root / "one_line.txt",
             "fixed_depth_pieces_json": root / "fixed_depth_pieces.json", "edited_run": edited, "no_weights": root / "no_weights.tfrecord",
-            "truncated": root / "truncated.tfrecord", "long_records": root / "long.tfrecord",
+            "truncated": root / "truncated.tfrecord", "long_records": root / "long.tfrecord", "wide_records": root / "wide.tfrecord", "huge_word": root / "huge_word.conllu", "latin1_name": root / os.fsdecode(b"s\xe9.txt"), "three_segments": root / "three_segments.tfrecord",
+           "three_labels": root / "three_labels.tfrecord", "int_weights": root / "int_weights.tfrecord",
             **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
@@ -1362,7 +1411,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                                                           "ud_cycle")},
             "latin1_txt": root / "latin1.txt", "ptb_dp": root / "ptb.dp", "ptb_mrg": root / "ptb.mrg",
             "subtitles": root / "subtitles.srt", "corpus_csv": root / "corpus_csv.txt", "curve_long": root / "long.jsonl", "curve_anneal": root / "anneal.jsonl",
-            "curve_start": root / "curve_start.jsonl", "curve_plus": root / "anneal+v2.jsonl", "corpus_piped": root / "corpus_piped.txt", "corpus_yaml": root / "corpus_yaml.txt", "corpus_then_subtitles": root / "corpus_then_subtitles.txt", "corpus_fasttext": root / "corpus_fasttext.txt", "corpus_labelled_csv": root / "corpus_labelled.csv", "corpus_relabelled": root / "corpus_relabelled.txt", "curve_percent": root / "curve_percent.jsonl", "curve_rebased": root / "curve_rebased.jsonl", "curve_missed": root / "curve_missed.jsonl", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "ft_copy": root / "ft_copy", "swapped": root / "swapped.model",
+            "curve_start": root / "curve_start.jsonl", "curve_plus": root / "anneal+v2.jsonl", "corpus_piped": root / "corpus_piped.txt", "corpus_yaml": root / "corpus_yaml.txt", "corpus_then_subtitles": root / "corpus_then_subtitles.txt", "corpus_fasttext": root / "corpus_fasttext.txt", "corpus_labelled_csv": root / "corpus_labelled.csv", "corpus_relabelled": root / "corpus_relabelled.txt", "curve_percent": root / "curve_percent.jsonl", "curve_rebased": root / "curve_rebased.jsonl", "curve_utf16": root / "curve_utf16.jsonl", "curve_missed": root / "curve_missed.jsonl", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "ft_copy": root / "ft_copy", "swapped": root / "swapped.model",
             **{name: root / f"{name}.txt" for name in LOOK_ALIKES}, "started": root / "started",
             **{name: root / f"{name}.txt" for name in ("tagged_words", "bibtex", "conllu_text", "sgml", "csv_inside",
                                                        "double_spaced", "datelines")},
@@ -1485,9 +1534,12 @@ def _more_bad_files(root, rte):
     (root / "curve_rebased.jsonl").write_text("".join(  # another run's baseline from line 3 on: two runs in one file
         json.dumps({**p, "mlm_unigram_baseline": p["mlm_unigram_baseline"] + 0.02 * (i >= 2)}) + "\n"
         for i, p in enumerate(long_points)))
+    (root / "curve_utf16.jsonl").write_bytes((curves / "english_long.jsonl").read_text().encode("utf-16"))  # (PS >)
     (root / "curve_missed.jsonl").write_text("".join(  # an interval of another evaluation on line 2
         json.dumps({**p, "sop_accuracy_interval": [0.5, 0.52] if i == 1 else p["sop_accuracy_interval"]}) + "\n"
         for i, p in enumerate(long_points)))
+    (root / "huge_word.conllu").write_text("1\t" + "qzjvxkwq" * 40 + "\t_\tNOUN\tNN\t_\t0\troot\t_\t_\n\n")  # 320
+    (root / os.fsdecode(b"s\xe9.txt")).write_text("The river ran past the mill.\n")  # (a Latin-1 system's name)
     (root / "corpus_piped.txt").write_text("".join(f"{i}| {line}\n" for i, line in enumerate(corpus_lines)))
     (root / "corpus_html.txt").write_text("".join(  # as a web page holds it
         f"<p>{line.replace(' ', '&nbsp;')}</p>\n" if line.strip() else "\n" for line in corpus_lines))
@@ -1665,21 +1717,23 @@ def _bad_records(root, records):
     shard whose ids lie outside the tiny model's vocabulary of 400."""
     from pipelines import tf_example
 
-    def example(length, weights=True, piece=9):
+    def example(length, weights=True, piece=9, predictions=10, segment=0, label=0, weights_as=None):
         features = {"input_ids": tf_example.int64_feature([2] + [piece] * (length - 2) + [3]),
                     "input_mask": tf_example.int64_feature([1] * length),
-                    "segment_ids": tf_example.int64_feature([0] * length),
-                    "masked_lm_positions": tf_example.int64_feature([1] * 10),
-                    "masked_lm_ids": tf_example.int64_feature([piece] * 10),
-                    "next_sentence_labels": tf_example.int64_feature([0])}
+                    "segment_ids": tf_example.int64_feature([0] * (length // 2) + [segment] * (length - length // 2)),
+                    "masked_lm_positions": tf_example.int64_feature([1] * predictions),
+                    "masked_lm_ids": tf_example.int64_feature([piece] * predictions),
+                    "next_sentence_labels": tf_example.int64_feature([label])}
         if weights:
-            features["masked_lm_weights"] = tf_example.float_feature([1.0] * 10)
+            features["masked_lm_weights"] = (weights_as or tf_example.float_feature)([1] * predictions)
         return tf_example.serialize_example(features)
 
     import tensorflow as tf
 
     for name, record in (("no_weights", example(64, weights=False)), ("long", example(128)),
-                         ("outside_ids", example(64, piece=999))):
+                         ("outside_ids", example(64, piece=999)), ("wide", example(64, predictions=13)),
+                         ("three_segments", example(64, segment=2)), ("three_labels", example(64, label=2)),
+                         ("int_weights", example(64, weights_as=tf_example.int64_feature))):
         with tf.io.TFRecordWriter(str(root / f"{name}.tfrecord")) as writer:
             for _ in range(4):
                 writer.write(record)

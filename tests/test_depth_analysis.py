@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -325,6 +326,13 @@ def test_difficulty_surprisal_is_the_reference_mlm_loss(tiny_run, records, tmp_p
     assert (np.isnan(rho) and types["all"]["mean_iterations"] in (1, 2)) or low <= rho <= high
     assert result["reference_halting"] == "act" and "rho(N, surprisal)" in capsys.readouterr().out
     assert_drawn_png(tmp_path / "difficulty.png", min_colour=0.004)
+    bare = tmp_path / "bare_run"  # a reference run trained without --vocab: read with the model's pieces, said
+    shutil.copytree(tiny_run[0], bare)
+    (bare / "vocab.model").unlink()
+    analyze.main(["difficulty", "--init", tiny_run[0], "--reference", str(bare), "--records", records[1],
+                  "--max_batches", "1", "--output_dir", str(tmp_path / "o1")])
+    assert f"note: --reference {bare} holds no vocabulary: its pieces are read as the model analysed's (400 " \
+           "pieces, as many as its embeddings)" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="the difficulty mode needs --reference MODEL"):
         analyze.main(["difficulty", "--init", tiny_run[0], "--output_dir", str(tmp_path / "o2")])
     with pytest.raises(SystemExit, match="the token-types analysis does not read --reference"):

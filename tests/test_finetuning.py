@@ -91,6 +91,17 @@ def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp
     inputs, _ = finetuning_data.encode(tokenizer, [Example("0", "A man is playing a guitar.", "A man plays.", None)], 64)
     keras_logits = model(inputs, training=False)["logits"].numpy()[0]
     np.testing.assert_allclose(sparse["logits"].numpy()[0], keras_logits, atol=1e-5)
+    # the fine-tuning, its export and a re-export carry the fingerprints of its pre-training's training shards: its
+    # training records are refused as held-out records wherever the fine-tuning was copied
+    from albert_act.analysis.report import check_not_trained_on
+
+    trained = json.loads(open(os.path.join(tiny_run[0], artifacts.CONFIG)).read())
+    train_file = sorted(Path().glob(trained["train_files"][0]) if not os.path.isabs(trained["train_files"][0]) else
+                        Path("/").glob(trained["train_files"][0].lstrip("/")))[0]
+    for model in (tmp_path, tmp_path / "export" / "1", tmp_path / "again" / "1"):
+        assert Source.open(str(model)).train_shards == trained[artifacts.TRAIN_SHARDS]
+        with pytest.raises(ValueError, match=r"is a training file of .*: held-out numbers need records it was not "):
+            check_not_trained_on(Source.open(str(model)), [str(train_file)])
     with pytest.raises(SystemExit, match="holds a classifier model, not --kind pretraining"):
         export.main(["--checkpoint", str(tmp_path), "--kind", "pretraining", "--output", str(tmp_path / "x" / "1")])
     with pytest.raises(SystemExit, match="exists; choose a new version number"):
@@ -110,7 +121,7 @@ def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp
     finetuning_run.finetune(dataclasses.replace(config, init=str(tmp_path), output_dir=str(tmp_path_factory.mktemp(
         "from_ft")), max_train_examples=32), progress=True)
     assert (f"note: {tmp_path} is a fine-tuning for rte: its encoder is taken, fine-tuned as it is; its classifier "
-            "head is not (a new one is trained for RTE)") in capsys.readouterr().out
+            "head is not (a new one is trained for rte)") in capsys.readouterr().out
 
 
 def test_bad_input(shared_data, tiny_run, tmp_path):
@@ -428,6 +439,15 @@ def test_the_flags_are_the_config_fields_and_a_saved_config_repeats_the_run(tmp_
     typed = settings.parse_flags(cli.parser("finetune", ""), FinetuneConfig,
                                  ["--config", str(saved), "--data_dir", "glue/RTE"])
     assert settings.explained(typed)("glue/RTE/train.tsv: missing") == "glue/RTE/train.tsv: missing"
+    # a file's value that a typed flag (or --set) replaces is not checked; the typed one is, and named as typed
+    (tmp_path / "wild.json").write_text(json.dumps({**dataclasses.asdict(config), "learning_rate": 100}))
+    for typed in (["--learning_rate", "2e-5"], ["--set", "learning_rate=2e-5"]):
+        args = settings.parse_flags(cli.parser("finetune", ""), FinetuneConfig, ["--config", str(tmp_path / "wild.json"),
+                                                                                 *typed])
+        assert settings.config_from(FinetuneConfig, args).learning_rate == 2e-5
+    with pytest.raises(SystemExit, match=r"^error: --learning_rate must be a learning rate in \[1e-08, 10\] .*got 100"):
+        settings.parse_flags(cli.parser("finetune", ""), FinetuneConfig, ["--config", str(tmp_path / "wild.json"),
+                                                                          "--learning_rate", "100"])
     # --grid beside a grid setting typed at its default's value (--ep abbreviates --epochs): set aside, so refused
     with pytest.raises(SystemExit, match=r"^error: --grid runs every learning_rate x batch_size x epochs of the paper's "
                                          r"grid, so --batch_size 32, --epochs 3 would be set aside: drop them"):

@@ -3,6 +3,7 @@ SIGTERM and SIGKILL on a real pre-training run (those last ones under `-m slow`)
 
 import contextlib
 import errno
+import json
 import os
 import re
 import shutil
@@ -234,6 +235,20 @@ def test_a_benchmarks_result_is_replaced_in_one_step(tmp_path):
     assert sorted(p.name for p in (tmp_path / "knob").iterdir()) == ["r.json", "r.md"] and written()
     assert (tmp_path / "knob").stat().st_mode & 0o777 == 0o700 and (tmp_path / "knob" / "r.md").stat().st_mode & 0o777 == 0o600
     assert (tmp_path / "knob" / "r.md").read_text() == "new" and sorted(os.listdir(tmp_path)) == ["knob"]
+
+
+def test_an_output_in_a_folder_not_writable_is_refused_before_the_work(tmp_path, monkeypatch):
+    """An output made in, or written into, a folder the user cannot write (a read-only disk, another user's folder)
+    is refused when checked, before the work, not when its result is written; a writable one passes."""
+    locked = tmp_path / "shared"
+    locked.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: str(path) != str(locked) and real_access(path, mode))
+    for target in (locked / "export" / "1", locked):
+        with pytest.raises(ValueError, match=rf"^--export_dir {target}: {locked} is (not writable to you|on a "
+                                             r"read-only disk); give a folder you can write \(or make it writable\)$"):
+            outputs.check_dir_target(target, "--export_dir")
+    outputs.check_dir_target(tmp_path / "mine" / "1", "--export_dir")
 
 
 def test_an_output_replaced_whole_is_not_a_mount_point(tmp_path, monkeypatch):
@@ -580,6 +595,24 @@ def test_a_files_error_before_the_commands_work_is_one_line():
         entry.run(lambda: {}["a fault of the code"])
 
 
+def test_an_input_that_cannot_be_read_is_no_write_failure(tmp_path, monkeypatch):
+    """A refused read of an input (a --vocab of mode 000) is said as a read of that file, with how to mend it, not as
+    a write of the output; a refused write is still one."""
+    from albert_act.base import write_failures
+
+    vocab = tmp_path / "noread.model"
+    vocab.write_bytes(b"x")
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: str(path) != str(vocab) and real_access(path, mode))
+    refused = PermissionError(13, "Permission denied", str(vocab))
+    assert write_failures.io_failure(refused, "the analysis", "the previous one is intact") == (
+        f"could not read {vocab}: Permission denied; make it readable (chmod u+r {vocab}), or give a copy you can "
+        "read; the previous one is intact")
+    written = PermissionError(13, "Permission denied", str(tmp_path / "out" / "table.md"))
+    assert write_failures.io_failure(written, "the analysis", "re-run the same command").startswith(
+        "could not write the analysis: Permission denied")
+
+
 def test_write_errors_in_words():
     """A full disk, as TensorFlow's saver and as the system report it: the reason and the output, no
     op or function names, and not the saver's temporary file."""
@@ -913,3 +946,10 @@ def test_a_run_still_training_is_read_at_its_newest_checkpoint_with_a_note(tiny_
         holder.kill()
     assert capsys.readouterr().err == (f"note: {run} is still training (pid 1 on vm, `pretrain.py`, started now): its "
                                        f"newest checkpoint now, of update {update:,}, is read\n")
+    config = json.loads((run / "config.json").read_text())  # its run stopped before its --steps: said too
+    (run / "config.json").write_text(json.dumps({**config, "steps": 400}))
+    update = Source.open(str(run)).run_checkpoint[0]
+    assert capsys.readouterr().err == (f"note: {run} stopped at update {update:,} of its 400: an unfinished run's "
+                                       "weights are read (to finish it, run its command again: it resumes)\n")
+    (run / "config.json").write_text(json.dumps(config))  # finished: nothing said
+    assert Source.open(str(run)).run_checkpoint[0] == update and capsys.readouterr().err == ""

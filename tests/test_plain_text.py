@@ -209,18 +209,28 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
 
 
 @pytest.mark.parametrize("text, said", [
-    ("".join(f"[12/03/2024, 10:{i:02}] Alice: We meet at the station tomorrow at noon.\n" for i in range(6)),
-     "6 of its first 6 lines begin alike ('[0/0/0, 0:0] a:', as line 1 does: '[12/03/2024, 10:00] Alice:"),
-    ("".join(f"[10:{i:02}] <alice> has anyone tried the new release yet?\n" for i in range(6)),
-     "6 of its first 6 lines begin alike ('[0:0] <a> a', as line 1 does"),
-    ("".join(f"Nov 29 12:00:{i:02} host sshd[123]: Accepted publickey for a user\n" for i in range(6)),
-     "6 of its first 6 lines begin alike ('a 0 0:0:0', as line 1 does: 'Nov 29 12:00:00 host"),
+    ("".join(f"[12/03/2024, 10:{i:02}] Alice: We meet at the station tomorrow at noon.\n" for i in range(12)),
+     "12 of its first 12 lines begin alike ('[0/0/0, 0:0] a:', as line 1 does: '[12/03/2024, 10:00] Alice:"),
+    ("".join(f"[10:{i:02}] <alice> has anyone tried the new release yet?\n" for i in range(12)),
+     "12 of its first 12 lines begin alike ('[0:0] <a> a', as line 1 does"),
+    ("".join(f"Nov 29 12:00:{i:02} host sshd[123]: Accepted publickey for a user\n" for i in range(12)),
+     "12 of its first 12 lines begin alike ('a 0 0:0:0', as line 1 does: 'Nov 29 12:00:00 host"),
+    ("".join(f"text: The river ran past mill number {i} today.\n" for i in range(12)),
+     "12 of its first 12 lines begin alike ('text:', as line 1 does"),
+    ("".join(f"The cat sat on the mat.\tLe chat \u00e9tait sur le tapis {i}.\n" for i in range(6)),
+     "6 of its first 6 lines hold a tab (line 1: 'The cat sat on the mat.\\tLe chat \u00e9tait su'): columns (sentence "
+     "pairs, a table?) are read as one text"),
+    ("".join(f'"The river ran past mill number {i} today."\n' for i in range(24)),
+     "24 of its first 24 lines are each a quoted string (line 1: '\"The river ran past mill number 0 today.'), as jq"),
+    (" ".join("The river ran past the mill.") + "\n" + (" ".join("The boat sailed on.") + "\n") * 11,
+     "12 of its first 12 lines are letters spaced apart (line 1: 'T h e   r i v e r   r a n   p a s t   t '), as a PDF's"),
     ("".join(f"it &apos;s a &quot; test &quot; of the system , isn &apos;t it ? {i}\n" for i in range(12)),
      "12 of its first 12 lines hold HTML's or Moses' escapes (&apos; on line 1), read as they are written"),
 ])
 def test_lines_begun_alike_or_escaped_are_warned_of(tmp_path, capsys, text, said):
-    """A chat's export, an IRC log or a syslog (each line begun by a time, a sender) and Moses' escaped text are read
-    with a warning that names the prefix (its shape: letters a, digits 0) or the escape and a line; a timeline's years,
+    """A chat's export, an IRC log, a syslog or YAML (each line begun by a time, a sender, a key), Moses' escaped text
+    tab-separated pairs, letters spaced apart and jq's quoted strings are read with a warning that names the prefix (its shape: letters a, digits 0), the escape
+    or the tab, and a line; a timeline's years,
     a dialogue's speakers, a list's bullets and Wikipedia's few escapes are not."""
     plain_text._WARNED.clear()  # (a warning is printed once a process)
     path = tmp_path / "input.txt"

@@ -170,3 +170,20 @@ def test_a_stop_once_the_task_files_moved_in_says_they_are_there(shared_data, tm
     assert stopped.value.code == 130
     assert capsys.readouterr().err.strip().endswith(f"stopped: this run's task files are in {tmp_path / 'o'}, whole: "
                                                     "nothing to re-run")
+
+
+def test_a_parsed_file_is_told_by_its_lines_and_a_blind_one_read_for_its_words(shared_data, tmp_path):
+    """A .dp file (word<TAB>POS<TAB>head) is read as one whatever its name (heads.txt, .DP); a CoNLL-U file not
+    parsed (HEAD "_", a tokenizer's) is refused where trees are read, and read for its words where only they are."""
+    dp = (shared_data / "ptb_wsj_sample_nltk" / "wsj_sample_heads.dp").read_text()
+    expected = list(probing.read_head_only(str(shared_data / "ptb_wsj_sample_nltk" / "wsj_sample_heads.dp")))
+    for name in ("heads.txt", "heads.DP"):
+        (tmp_path / name).write_text(dp)
+        assert list(probing.read_parsed(str(tmp_path / name))) == expected
+    blind = tmp_path / "blind.conllu"
+    blind.write_text("# text = The cat sat.\n1\tThe\t_\t_\t_\t_\t_\t_\t_\t_\n2\tcat\t_\t_\t_\t_\t_\t_\t_\t_\n"
+                     "3\tsat\t_\t_\t_\t_\t_\t_\t_\tSpaceAfter=No\n4\t.\t_\t_\t_\t_\t_\t_\t_\t_\n\n")
+    with pytest.raises(ValueError, match=r"blind.conllu line 2: HEAD must be an integer, got '_'"):
+        list(probing.read_parsed(str(blind)))
+    words = list(probing.read_parsed(str(blind), words_only=True))
+    assert [probing.sentence_text(sentence) for sentence in words] == ["The cat sat."]

@@ -207,6 +207,9 @@ def dependency_statistics(backbone, tokenizer, sentences, fold_subtypes=True, ba
             records += [(start + row, sentence[w][3], per_word[w]) for w in sorted(per_word)]
             if len(kept) < examples:
                 kept.append({"tokens": tokenizer.id_to_piece(ids), "iterations": iterations[row, : len(ids)].tolist()})
+    if not records:  # (every sentence's first word past the model's length, with [CLS] and [SEP])
+        raise ValueError(f"no word of the {len(sentences):,} sentences fits the model's {length} positions (with [CLS] "
+                         f"and [SEP]; {dropped_words:,} words left out): give sentences of fewer pieces")
     table = relation_table(records, fold_subtypes)
     every = [i for _, _, pieces in records for i in pieces]
     table.update(sentences=len(sentences), words=len(records), words_dropped_at_max_length=dropped_words,

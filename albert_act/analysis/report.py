@@ -178,10 +178,16 @@ def _fixed_point(backbone, records, max_batches, infer, out):
 
 def _reference(path, tokenizer, backbone, jit_compile=False):
     """(the reference's pre-training model, its Source): it must read the ACT model's pieces (the same
-    SentencePiece model) at its length."""
+    SentencePiece model; one that holds none, as many pieces, read as the model's, with a note) at its length."""
     try:
         source = Source.open(path)
-        model, proto = source.pretraining_model(**source.xla_settings(jit_compile))[0], source.tokenizer().model_proto
+        model = source.pretraining_model(**source.xla_settings(jit_compile))[0]
+        rows = model.backbone.embeddings.vocabulary_size
+        borrowed = source.vocab is None and rows == tokenizer.vocabulary_size  # (a run trained without --vocab)
+        if borrowed:
+            print(f"note: --reference {path} holds no vocabulary: its pieces are read as the model analysed's "
+                  f"({rows:,} pieces, as many as its embeddings)", flush=True)
+        proto = tokenizer.model_proto if borrowed else source.tokenizer().model_proto
     except ValueError as error:
         raise ValueError(f"--reference {error}") from None
     if proto != tokenizer.model_proto:
@@ -388,10 +394,10 @@ def check_not_trained_on(source, files):
     the fingerprints of its training shards that an export carries (wherever it was copied), and
     from its run's train_files where they are on this machine (the files, and the text they hold:
     `record_overlap`)."""
-    carried = artifacts.trained_on(files, source.info.get(artifacts.TRAIN_SHARDS))
+    carried = artifacts.trained_on(files, source.train_shards)
     if carried:
         raise ValueError(f"--records {carried[0][0]} is a training file of {source.path} (its content is that of one "
-                         f"of the {len(source.info[artifacts.TRAIN_SHARDS])} training shards whose fingerprints the "
+                         f"of the {len(source.train_shards)} training shards whose fingerprints the "
                          "model carries): held-out numbers need records it was not trained on (its run's eval_files)")
     trained = (source.info.get("pretraining") or {}).get("train_files") or []
     shards = [path for pattern in trained for path in text_files.glob(pattern)]

@@ -286,6 +286,7 @@ def check_export_target(export_dir, overwrite=False, source=None, flag="--output
     if source is not None and same_path(export_dir, source):
         raise ValueError(f"{flag} {export_dir} is the --checkpoint being exported; write the export to another dir")
     outputs.check_dir_target(export_dir, flag)
+    checks.pattern_free(export_dir, flag)
     owner = folder_holding(export_dir, EXPORT)  # <fine-tuning dir>/export/1: written again by that dir (or a point of
     if source is not None and owner and not within(source, owner) and any(  # its grid); a fine-tuning's: no source
             _gfile().exists(os.path.join(owner, f)) for f in (FINETUNED_INFO, FINETUNE_CONFIG)):
@@ -333,6 +334,7 @@ def check_finetuning_target(output_dir, overwrite=True, grid=False):
     `overwrite` (a `grid` into a finished grid's dir is judged by `finetuning_run.check_grid_settings`);
     a pre-training run or a dir of other files (the GLUE data, say) never is."""
     outputs.check_dir_target(output_dir, "--output_dir")
+    checks.pattern_free(output_dir, "--output_dir")  # (its export/1 and weights: TensorFlow's and Keras' files)
     if not _gfile().exists(output_dir):
         return
     entries = text_files.visible_entries(output_dir)

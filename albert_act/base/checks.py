@@ -98,7 +98,28 @@ def path(name, value):
         if isinstance(item, str) and not item.strip():
             raise ValueError(f"{name} must be a path, got {item!r}: an empty path names no file (the current "
                              "folder is '.')")
+        if isinstance(item, str):
+            utf8_name(item, name)
     return value
+
+
+def pattern_free(path, flag=None):
+    """ValueError for a local model path (a run, an export, a fine-tuning) holding [ ] * or ?: TensorFlow finds a
+    model's files (its checkpoints, a SavedModel's variables) by pattern, where "run[1]" matches run1, not itself."""
+    if path and "://" not in str(path) and any(c in str(path) for c in "[]*?"):
+        raise ValueError(f"{flag + ' ' if flag else ''}{path}: TensorFlow reads the files of a model by pattern, where "
+                         "[ ] * and ? in its path match other names (run[1] is run1): its checkpoints or SavedModel "
+                         "would not be found; rename the folder without them")
+
+
+def utf8_name(path, flag=None):
+    """ValueError for a path whose name is not UTF-8 (bytes a Latin-1 system wrote, kept by Python as surrogates):
+    TensorFlow's file functions, JSON and the outputs' records take UTF-8 names only."""
+    bad = next((c for c in path if "\udc80" <= c <= "\udcff"), None)
+    if bad is not None:
+        shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        raise ValueError(f"{flag + ' ' if flag else ''}{shown}: its name is not UTF-8 (byte 0x{ord(bad) - 0xdc00:02x}, "
+                         "as a Latin-1 system writes names): rename it (e.g. convmv -f latin1 -t utf8 --notest FILE)")
 
 
 def flag_rule(rule):
@@ -187,6 +208,14 @@ def refuse_mount_point(path, flag, inside):
     if "://" not in str(path) and (os.path.ismount(path) or os.path.realpath(path) in _mount_points()):
         raise ValueError(f"{flag} {path} is a mount point: the output is moved into place whole by a rename, which a "
                          f"mount point refuses; write into a folder inside it, e.g. {os.path.join(path, inside)}")
+
+
+def refuse_unwritable(folder, named):
+    """ValueError where the local `folder` an output is written into, or made in, is not writable (a read-only disk,
+    another user's folder): said before the work, not when its result is written."""
+    if not os.access(folder, os.W_OK | os.X_OK):
+        how = "on a read-only disk" if os.statvfs(folder).f_flag & os.ST_RDONLY else "not writable to you"
+        raise ValueError(f"{named}: {folder} is {how}; give a folder you can write (or make it writable)")
 
 
 def refuse_mounts_within(path, flag, a_file=False):

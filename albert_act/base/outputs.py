@@ -4,8 +4,7 @@
   the holder; the lock goes with its process (exit, crash, kill), and one a dead process left is taken over.
 - `staging_dir(parent)` + `replace_dir(staged, target, staging)`: an output is written beside its final place and
   moved in by renames, so a full disk, Ctrl-C or a kill leaves the old version or the new one, whole.
-No TensorFlow here (the data tool uses these too). Remote paths (gs://) are not locked (`.note`).
-"""
+No TensorFlow here (the data tool uses these too). Remote paths (gs://) are not locked (`.note`)."""
 
 import atexit
 import contextlib
@@ -65,9 +64,9 @@ def check_dir_target(path, flag=None, holds_a_file=False):
     """ValueError when the directory `path` (to be created or written into) is a file or lies under one: "--output_dir
     runs/x/notes.txt/y: runs/x/notes.txt is a file, not a directory"; or when it is the current folder or holds it
     (`.`, `..`, the shell's folder by any name): an output replaced whole would move the folder one is in away, and
-    one written into would mix with what is there; or when it is inside a SavedModel. holds_a_file: `path` is the
-    folder of an output file (a zip, a vocabulary), which may be the current folder. A link loop on the way is
-    named; a scheme typed with one slash (`gs:/b/x`) too. Remote paths pass (their filesystem says when written)."""
+    one written into would mix with what is there; or inside a SavedModel; or in a folder not writable. holds_a_file:
+    `path` is the folder of an output file (a zip, a vocabulary), which may be the current folder. A link loop on the
+    way is named; a scheme typed with one slash (`gs:/b/x`) too. Remote paths pass (their filesystem says when written)."""
     path, named = str(path), f"{flag + ' ' if flag else ''}{path}"
     if "://" in path:
         return
@@ -89,6 +88,7 @@ def check_dir_target(path, flag=None, holds_a_file=False):
         if ancestor == os.path.abspath(path):
             raise ValueError(f"{named} is a file, not a directory")
         raise ValueError(f"{named}: {ancestor} is a file, not a directory")
+    checks.refuse_unwritable(ancestor, named)  # (the folder it is written into, or made in: before the work)
     above = os.path.join(ancestor, "_") if ancestor != os.path.abspath(path) else ancestor  # (a SavedModel above it:
     while above != os.path.dirname(above):  # a part of that one, written there)
         above = os.path.dirname(above)

@@ -358,13 +358,13 @@ def reads_as_sentence(line):
 
 class _Prose:
     """How many of a file's first `PROSE_LINES` lines (not blank) read as sentences (`reads_as_sentence`), how many
-    begin alike (`_prefixes`), and how many hold HTML's or Moses' escapes (`_ESCAPE`); of 5 lines or more, under
-    `PROSE_SHARE` of sentences, `ALIKE_SHARE` or more begun alike, or `ESCAPED_SHARE` (and 10) escaped, a warning (once they
-    are read, or at the file's end) says how many, and names a line."""
+    begin alike (`_prefixes`), and how many hold each of `_TRAITS` (escapes, a tab, spaced letters, quotes); of 5 lines or more, under
+    `PROSE_SHARE` of sentences, `ALIKE_SHARE` or more begun alike (`KEY_SHARE` by a key; 10 lines at least), or a
+    trait's share, a warning (once they are read, or at the file's end) says how many, and names a line."""
 
     def __init__(self, path):
         self.path, self.lines, self.sentences, self.other = path, 0, 0, None
-        self.prefixes, self.escaped = collections.Counter(), []  # {prefix: lines}, [(number, line)] (first ones)
+        self.prefixes, self.traits = collections.Counter(), {}  # {prefix: lines}, {trait: [(number, line)]}
         self.shown = {}  # {prefix: (number, line)}: its first line
 
     def feed(self, number, line):
@@ -377,8 +377,9 @@ class _Prose:
             for prefix in _prefixes(line):
                 self.prefixes[prefix] += 1
                 self.shown.setdefault(prefix, (number, line))
-            if "&" in line and _ESCAPE.search(line):
-                self.escaped.append((number, line))
+            for trait, (holds, _, _) in _TRAITS.items():
+                if holds(line):
+                    self.traits.setdefault(trait, []).append((number, line))
             if self.lines == PROSE_LINES:
                 self.warn()
 
@@ -389,23 +390,42 @@ class _Prose:
                        f"as sentences (words with their punctuation; line {number}, {line.strip()[:40]!r}, does not): "
                        "is it text? A file of another kind (a tagger's output, a table, a log, code) is read as its "
                        "words, markup and all")
-        prefix, alike = max(self.prefixes.items(), key=lambda kv: (kv[1], len(kv[0])), default=(None, 0))
-        if self.lines >= 5 and alike >= ALIKE_SHARE * self.lines:
+        prefix, alike = max(((p, n) for p, n in self.prefixes.items()  # (a speaker's "ALICE:": most lines, not half)
+                             if n >= max(10, (ALIKE_SHARE if _UNLIKE_A_SENTENCE.search(p) else KEY_SHARE) * self.lines)),
+                            key=lambda kv: (kv[1], len(kv[0])), default=(None, 0))
+        if self.lines >= 5 and prefix is not None:
             number, line = self.shown[prefix]
             _warn_once(f"warning: {self.path}: {alike:,} of its first {self.lines:,} lines begin alike ({prefix!r}, as "
-                       f"line {number} does: {line.strip()[:40]!r}): a time, a line's number or a sender, as a log or "
-                       "a chat's export begins each line? It is read as words of the text: give the text alone")
-        if len(self.escaped) >= max(10, ESCAPED_SHARE * self.lines):  # (Wikipedia's dump: &amp; in 1% of lines)
-            number, line = self.escaped[0]
-            escape = _ESCAPE.search(line).group()
-            _warn_once(f"warning: {self.path}: {len(self.escaped):,} of its first {self.lines:,} lines hold HTML's or "
-                       f"Moses' escapes ({escape} on line {number}), read as they are written, not as the characters "
-                       "they stand for: unescape the text first (Python's html.unescape; Moses' "
-                       "deescape-special-chars.perl)")
-        self.other, self.prefixes, self.escaped = None, collections.Counter(), []  # (warned once)
+                       f"line {number} does: {line.strip()[:40]!r}): a time, a line's number, a sender or a key, as a "
+                       "log, a chat's export or YAML begins each line? It is read as words of the text: give the text alone")
+        for trait, (_, least, said) in _TRAITS.items():
+            if self.lines >= 5 and len(held := self.traits.get(trait, [])) >= least(self.lines):
+                _warn_once(f"warning: {self.path}: {len(held):,} of its first {self.lines:,} lines {said(self.path, *held[0])}")
+        self.other, self.prefixes, self.traits = None, collections.Counter(), {}  # (warned once)
 
 
-ALIKE_SHARE, ESCAPED_SHARE = 0.5, 0.1  # of a file's first lines begun alike, or holding escapes: warned of
+ALIKE_SHARE, KEY_SHARE = 0.5, 0.8  # of a file's first lines begun alike (by a key, as "text:")
+_QUOTED_LINE = re.compile(r'\s*"(?:[^"\\]|\\.)*"\s*,?\s*$')  # '"The river ran."', as jq prints a JSON string
+_TRAITS = {  # what few of a text's lines hold: (whether a line does, from how many lines of n on warned of, what is said)
+    "escaped": (lambda line: "&" in line and _ESCAPE.search(line), lambda n: max(10, 0.1 * n),  # (Wikipedia: 1%)
+                lambda path, number, line: f"hold HTML's or Moses' escapes ({_ESCAPE.search(line).group()} on line "
+                                           f"{number}), read as they are written, not as the characters they stand for: "
+                                           "unescape the text first (Python's html.unescape; Moses' "
+                                           "deescape-special-chars.perl)"),
+    "tabbed": (lambda line: "\t" in line.strip(), lambda n: ALIKE_SHARE * n,
+               lambda path, number, line: f"hold a tab (line {number}: {line.strip()[:40]!r}): columns (sentence pairs, "
+                                          f"a table?) are read as one text, a tab as a space; give one column alone "
+                                          f"(e.g. cut -f1 {path})"),
+    "spaced": (lambda line: len(words := line.split()) >= 8 and sum(len(w) == 1 for w in words) >= 0.8 * len(words),
+               lambda n: max(10, ALIKE_SHARE * n),
+               lambda path, number, line: f"are letters spaced apart (line {number}: {line.strip()[:40]!r}), as a PDF's "
+                                          "extraction or a character tokenizer leaves them: each letter is read as a "
+                                          "word; give the text as written"),
+    "quoted": (_QUOTED_LINE.match, lambda n: max(20, ALIKE_SHARE * n),  # (Wikipedia's '"AIK won 6-2 on aggregate."')
+               lambda path, number, line: f"are each a quoted string (line {number}: {line.strip()[:40]!r}), as jq "
+                                          "prints JSON's strings without -r: the quotes and escapes (\\n, \\u00e9) are "
+                                          "read as text; give the text itself (jq -r)"),
+}
 _ESCAPE = re.compile(r"&(?:apos|quot|amp|lt|gt|nbsp|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it &apos;s", "a &#124; b"
 _LETTERS = re.compile(r"[^\W\d_]+")
 
@@ -414,10 +434,12 @@ def _prefixes(line):
     """The shapes of a line's first one, two and three words, their letters' runs written a and their digits' runs 0
     ("[12/03/2024, 10:15]" is "[0/0/0, 0:0]", "Nov 29 12:00:01" "a 0 0:0:0"), those that hold a mark no sentence
     begins with ("[", "<", "|", "@", "=", "/"), a time's or a date's digits ("0:0", "0/0", "0-0") or begin with a
-    list's number ("0.", "0)"): not a sentence's "In 1990, the", "ALICE: Hello", "- An item"."""
+    list's number ("0.", "0)"); and a first word that ends in ":" as it is ("text:", "ALICE:"): not a sentence's
+    "In 1990, the", "- An item"."""
     words = line.split(None, 3)[:3]
     shapes = [_LETTERS.sub("a", re.sub(r"\d+", "0", " ".join(words[:n]))) for n in range(1, len(words) + 1)]
-    return [shape for shape in shapes if _UNLIKE_A_SENTENCE.search(shape)]
+    key = [words[0]] if words and len(words[0]) > 1 and words[0].endswith(":") else []  # "text:", as YAML's lines
+    return [shape for shape in shapes if _UNLIKE_A_SENTENCE.search(shape)] + key
 
 
 _UNLIKE_A_SENTENCE = re.compile(r"[\[\]<>|@=/\\]|0[:/.-]0|^0[.):]")

@@ -134,7 +134,11 @@ def parse_flags(parser, config_class, argv=None, required=(), paths=()):
     parser.add_argument("--set", type=key_value("--set"), action="append", default=[], metavar="KEY=VALUE",
                         help=f"any setting of {config_class.__name__} by its name, the value as JSON (e.g. --set "
                              "seed=7); for settings without a flag of their own (default: none)")
-    saved, written = _saved(config_class, argv)
+    try:  # (typed: a file's value it replaces is not checked)
+        probe = vars(_probe(parser).parse_known_args(argv)[0])
+    except _Unparsed:  # (said by the parse below)
+        probe = {}
+    saved, written = _saved(config_class, argv, {*probe, *(key for key, _ in probe.get("set", []))})
     dicts = [f.name for f in dataclasses.fields(config_class) if dict in types_of(f)]
     parser.set_defaults(**{k: v for k, v in saved.items() if k not in dicts})
     args = cli.parse_checked(parser, argv, rules)
@@ -193,13 +197,34 @@ def _check_started_in(args, written, config_class):
 
 
 def _typed(parser, argv):
-    """The flags typed on the command line, at their default's value too (`given` compares values):
-    a copy of the parser with no defaults (nor a --config file's) leaves the others out."""
+    """The flags typed on the command line, at their default's value too (`given` compares values)."""
+    return {name for name in vars(_probe(parser).parse_known_args(argv)[0]) if not name.startswith("_")}
+
+
+def _probe(parser):
+    """A copy of the parser with no defaults (nor a --config file's): it parses the flags typed alone. It prints no
+    help, and an error raises `_Unparsed` (the parser itself says it)."""
     probe = copy.deepcopy(parser)
     probe._defaults = {}  # noqa: SLF001 (set_defaults' values: argparse puts them in the namespace as they are)
     for action in probe._actions:  # noqa: SLF001
         action.default = argparse.SUPPRESS
-    return {name for name in vars(probe.parse_known_args(argv)[0]) if not name.startswith("_")}
+        if isinstance(action, argparse._HelpAction):  # noqa: SLF001
+            action.__class__ = _Unheard
+    probe.error = _unparsed
+    return probe
+
+
+class _Unparsed(Exception):
+    pass
+
+
+def _unparsed(message):
+    raise _Unparsed(message)
+
+
+class _Unheard(argparse.Action):
+    def __call__(self, parser, namespace, values, option_string=None):
+        pass
 
 
 def _apply_set(parser, config_class, args, typed):
@@ -246,8 +271,9 @@ def _apply_set(parser, config_class, args, typed):
     args.typed |= seen  # typed on the command line as much as a flag (--grid's refusal of a setting it sets aside)
 
 
-def _saved(config_class, argv):
-    """The settings in --config's file ({} without --config); a file that is not one exits with its error."""
+def _saved(config_class, argv, typed=()):
+    """The settings in --config's file ({} without --config); a file that is not one exits with its error. A value
+    refused whose setting is `typed` (a flag or --set given) is left out: the typed one replaces it, and is checked."""
     early = argparse.ArgumentParser(add_help=False)
     early.add_argument("--config", action="append", default=[])
     paths = early.parse_known_args(argv)[0].config
@@ -270,7 +296,15 @@ def _saved(config_class, argv):
         lines = {}  # the line of each key, for a value's refusal
         try:
             record = artifacts.read_json(path, lines)
-            config = config_class.from_record(record, partial=True, path=path)
+            while True:
+                try:
+                    config = config_class.from_record(record, partial=True, path=path)
+                    break
+                except ValueError as error:
+                    if not (isinstance(record, dict) and (named := str(error).split(" ", 1)[0]) in typed
+                            and named in record):
+                        raise
+                    record = {k: v for k, v in record.items() if k != named}
         except ValueError as error:
             takes = f"; this command's --config takes {config_class.CONFIG_FILES}" if "not settings of" in str(error) \
                 else ""

@@ -12,6 +12,8 @@ import stat
 import sys
 import unicodedata
 
+from albert_act.base import checks
+
 
 def is_remote(path):
     return "://" in str(path)
@@ -138,9 +140,9 @@ def expand_patterns(patterns):
         matches = [pattern] if not is_remote(pattern) and os.path.isfile(pattern) else glob(pattern)
         if not matches:
             raise ValueError(f"no file matches {pattern!r}")
-        devices = [path for path in matches if _is_device(path)]
-        if devices:  # /dev/zero, a disk: no lines, or one without end
-            raise ValueError(f"{devices[0]} is a device, not a text file: give a file (or a pipe)")
+        for path in matches:
+            refuse_device(path)
+            checks.utf8_name(path)
         folders = [path for path in matches if isdir(path)]
         if folders:
             raise ValueError(f"{folders[0]} is a directory, not a file: give the files, or a glob such as "
@@ -149,13 +151,15 @@ def expand_patterns(patterns):
     return files
 
 
-def _is_device(path):
-    """Whether the local `path` is a character or block device (/dev/zero, a disk), not a file or a pipe."""
+def refuse_device(path):
+    """ValueError for a local character or block device (/dev/zero, a disk), not a file or a pipe: no lines, or one
+    without end, read into memory until it is full."""
     try:
         mode = os.stat(path).st_mode if not is_remote(path) else 0
     except OSError:
-        return False
-    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        return
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        raise ValueError(f"{path} is a device, not a text file: give a file (or a pipe)")
 
 
 def size(path):
@@ -398,8 +402,10 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
     (path, line number) is appended to `invalid_lines` (a list) if given. A gzip, bzip2, xz,
     zstd or zip file raises ValueError naming its compression, and a UTF-16 or UTF-32 one (a
     byte-order mark, or NUL bytes in its first line) its encoding, whatever `skip_invalid_utf8`.
-    skip_flag: whether the caller has --skip_invalid_utf8 to recommend.
+    skip_flag: whether the caller has --skip_invalid_utf8 to recommend. A device (/dev/zero) raises ValueError.
     """
+    refuse_device(path)
+    checks.utf8_name(path)
     try:
         handle = open_binary(path)
     except FileNotFoundError:

@@ -1,6 +1,7 @@
 """The words of a failed write or read: a full disk, a read-only folder, a file that does not read whole, and
 TensorFlow's messages about them without its op and function names."""
 
+import os
 import re
 import sys
 
@@ -44,6 +45,10 @@ def io_failure(error, output, kept):
         return text
     if isinstance(error, OSError) and errno.errorcode.get(error.errno) not in WRITE_ERRNOS:
         return write_error(error)
+    if isinstance(error, PermissionError) and error.filename and os.path.isfile(error.filename) and not os.access(
+            error.filename, os.R_OK):  # an input the user cannot read (a --vocab of mode 000): not a write
+        return (f"could not read {error.filename}: {error.strerror}; make it readable (chmod u+r {error.filename}), "
+                f"or give a copy you can read; {kept}")
     if isinstance(error, OSError) and error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):  # not a full disk
         writable = "make the output's folder writable (or choose another)"
         kept = (kept.replace("free space", writable) if "free space" in kept

@@ -29,7 +29,7 @@ import sys
 
 import tensorflow as tf
 
-from albert_act.base import artifacts, outputs
+from albert_act.base import artifacts, checks, outputs
 from albert_act.base.artifacts import (ASSETS, CHECKPOINTS, CONFIG, EXPORT, EXPORT_INFO, FINETUNED_INFO, GRID,
                                        HF_CONFIG, HF_VOCAB, HF_WEIGHTS, KERAS_HUB_CONFIG, KERAS_HUB_VOCAB,
                                        KERAS_HUB_WEIGHTS, TF1_CONFIG, TF1_VOCAB, VOCAB, WEIGHTS)
@@ -184,6 +184,7 @@ class Source:
     @classmethod
     def open(cls, path):
         path = str(path)
+        checks.pattern_free(path)
         kind = kind_of(path)
         candidates = _vocab_candidates(path, kind)
         vocab = next((c for c in candidates if tf.io.gfile.exists(c)), None)
@@ -229,15 +230,25 @@ class Source:
     def _assign(self, model, values, fresh=()):
         return assign_weights(model, values, self.weights_file, fresh, described_by=self.config_file)
 
+    @property
+    def train_shards(self):
+        """The fingerprints of the training shards of the pre-training the model comes from, as its export, its
+        run's config.json or a fine-tuning of it carries them; None where not known."""
+        return self.info.get(artifacts.TRAIN_SHARDS) or (self.info.get("pretraining") or {}).get(artifacts.TRAIN_SHARDS)
+
     @functools.cached_property
     def run_checkpoint(self):
         """(update, path, model weights) of a pre-training run's newest intact checkpoint; of a run still training
-        (another process holds its lock), a note says which update is read."""
+        (another process holds its lock), or stopped before its --steps, a note says which update is read."""
         found = newest_weights(self.path)
         holder = outputs.held_elsewhere(outputs.lock_path(self.path)) if "://" not in self.path else None
+        steps = (self.info.get("pretraining") or {}).get("steps")
         if holder is not None:
             print(f"note: {self.path} is still training{holder}: its newest checkpoint now, of update {found[0]:,}, "
                   "is read", file=sys.stderr, flush=True)
+        elif isinstance(steps, int) and found[0] < steps:  # (stopped, or killed: its command resumes it)
+            print(f"note: {self.path} stopped at update {found[0]:,} of its {steps:,}: an unfinished run's weights are "
+                  "read (to finish it, run its command again: it resumes)", file=sys.stderr, flush=True)
         return found
 
     def trained_tau(self):

@@ -362,8 +362,8 @@ def export_from(config):
     artifacts.check_export_target(output, overwrite, source=source.path)
     tokenizer = source.tokenizer(config.vocab)
     record = {"export": artifacts.relative_paths(dataclasses.asdict(config), output, artifacts.EXPORT_PATHS)}
-    if source.info.get(artifacts.TRAIN_SHARDS):  # an earlier export's: its run's shards may not be on this machine
-        record[artifacts.TRAIN_SHARDS] = source.info[artifacts.TRAIN_SHARDS]
+    if source.train_shards:  # an earlier export's, a fine-tuning's: its run's shards may not be on this machine
+        record[artifacts.TRAIN_SHARDS] = source.train_shards
     if config.kind == "pretraining":
         model, info = source.pretraining_model()
         return export_pretraining(model, output, tokenizer.model_proto, config.max_seq_length, config.top_k,

@@ -59,7 +59,8 @@ def finetune(config, progress=True):
     steps_per_epoch = max(1, len(data.train) // config.batch_size)
     model, steps = build_classifier(backbone, task, strategy, config.seed, config.learning_rate,
                                     steps_per_epoch * config.epochs, config.ponder_cost_weight, jit_compile)
-    _write_setup(config, task, data, model, tokenizer)
+    shards = {artifacts.TRAIN_SHARDS: source.train_shards} if source.train_shards else {}  # (its records: not held out)
+    _write_setup(config, task, data, model, tokenizer, shards)
     main_metric = next(iter(glue_metrics.TASK_METRICS.get(task.metric_task, ("accuracy",))))
     initial = evaluate(task, steps, data.dev_inputs, data.dev_targets)
     if progress:
@@ -70,7 +71,7 @@ def finetune(config, progress=True):
                                   os.path.join(config.output_dir, artifacts.WEIGHTS), progress)
     export_dir = savedmodel.export_classifier(model, os.path.join(config.output_dir, artifacts.EXPORT, "1"),
                                               tokenizer.model_proto, task.name, task.labels, data.pair,
-                                              max_seq_length, overwrite=True)
+                                              max_seq_length, overwrite=True, record=shards)
     result = {"task": task.name, "init": config.init, "learning_rate": config.learning_rate,
               "batch_size": config.batch_size, "strategy": f"{kind} x{strategy.num_replicas_in_sync}",
               "precision": precision, "jit_compile": jit_compile, "epochs": config.epochs, "seed": config.seed,
@@ -89,16 +90,16 @@ def _check_halting_bias(bias, new_weights, init):
                          f"(or --halting none has none): drop --halting_bias")
 
 
-def _write_setup(config, task, data, model, tokenizer):
-    """classifier.json and the vocabulary (what loads the fine-tuned model back), and the config
-    (what repeats the run), after `clear_earlier_run`."""
+def _write_setup(config, task, data, model, tokenizer, shards):
+    """classifier.json (with `shards`, the fingerprints of the pre-training's training shards) and the vocabulary
+    (what loads the fine-tuned model back), and the config (what repeats the run), after `clear_earlier_run`."""
     text_files.makedirs(config.output_dir)
     clear_earlier_run(config.output_dir)
     artifacts.write_json(os.path.join(config.output_dir, artifacts.FINETUNE_CONFIG), dataclasses.asdict(config))
     artifacts.write_json(os.path.join(config.output_dir, artifacts.FINETUNED_INFO), {
         "kind": "classifier", "task": task.name, "labels": list(task.labels), "pair": data.pair,
         "max_seq_length": data.max_seq_length, "num_classes": model.num_classes, "dropout": model.dropout,
-        "backbone": model.backbone.get_config()})
+        "backbone": model.backbone.get_config(), **shards})
     outputs.write_file(os.path.join(config.output_dir, artifacts.VOCAB), tokenizer.model_proto)
 
 

@@ -2,22 +2,19 @@
 
     KERAS_BACKEND=jax python -m albert_act.pretrain --preset english --train_files 'DATA/train-*.tfrecord' ...
 
-The same run as the TensorFlow one (`albert_act.train.pretraining_run`), from the same command line:
-`PretrainConfig` and its presets; the model (bucket is `albert_act.model.switched_halting` here, gather
-runs as bucket and while as static: the same numbers); the loss (`losses.Objective`); LAMB with ALBERT's
-maths and the halting unit's settings (`lamb.run_optimizer`); the schedule; tau's ramp, --tau auto and
---target_iterations (`ponder`); micro-batches summed with the whole update's masked-token and sequence
-counts (accumulation gives the large-batch gradient); the held-out evaluation (`pretraining_summaries`:
-the same numbers, intervals and depth line), held_out.jsonl, evaluation.json and config.json. What differs:
-- input: the data tool's token corpus in the folder of each TFRecord pattern (train-* ->
-  tokens-train.npz, eval-* -> tokens-eval.npz; `pipelines.token_corpus`), the same instances made
-  on the fly, fresh masks once the dupe factor's passes are read; held out: once, pairs only;
-- checkpoints: <model_dir>/checkpoints/jax-<update>.npz (weights, LAMB's state, tau, the input's
-  position), written whole and renamed into place; re-running the command resumes exactly;
-- the weights at the end as <model_dir>/model.weights.h5 (Keras' format, read on any backend);
-- data parallelism: each micro-batch's rows are split over the host's devices (one mesh axis,
-  "batch"; XLA's SPMD partitioner sums the gradients), as MirroredStrategy splits them;
-- no TensorBoard events: the learning curve is held_out.jsonl.
+The same run as the TensorFlow one (`albert_act.train.pretraining_run`), from the same command line: `PretrainConfig`
+and its presets; the model (bucket is `albert_act.model.switched_halting` here, gather runs as bucket and while as
+static: the same numbers); the loss (`losses.Objective`); LAMB with ALBERT's maths and the halting unit's settings
+(`lamb.run_optimizer`); the schedule; tau's ramp, --tau auto and --target_iterations (`ponder`); micro-batches summed
+with the whole update's masked-token and sequence counts; the held-out evaluation (`pretraining_summaries`: the same
+numbers, intervals and depth line), held_out.jsonl, evaluation.json and config.json. What differs:
+- input: the data tool's token corpus in the folder of each TFRecord pattern (train-* -> tokens-train.npz, eval-* ->
+  tokens-eval.npz; `pipelines.token_corpus`), the same instances made on the fly, fresh masks once the dupe factor's
+  passes are read; held out: once, pairs only;
+- checkpoints: <model_dir>/checkpoints/jax-<update>.npz (weights, LAMB's state, tau, the input's position), written
+  whole; re-running the command resumes exactly; at the end, <model_dir>/model.weights.h5 (Keras', any backend's);
+- data parallelism: each micro-batch's rows are split over the host's devices (one mesh axis, "batch"; XLA's SPMD
+  partitioner sums the gradients), as MirroredStrategy splits them; no TensorBoard events (the curve: held_out.jsonl).
 """
 
 import glob
@@ -362,12 +359,15 @@ def _check_resumable(config):
     if not os.path.exists(path) or not checkpoints(config.model_dir):
         return
     previous, current = {**ADDED_SETTINGS, **artifacts.read_json(path)}, config_record(config)
-    for derived in ("backend", artifacts.TRAIN_SHARDS, artifacts.EVAL_SHARDS):
-        previous.pop(derived, None)
+    previous = {k: v for k, v in previous.items() if k not in ("backend", artifacts.TRAIN_SHARDS, artifacts.EVAL_SHARDS)}
     differing = config_differences({k: v for k, v in previous.items() if k not in RESUMABLE_CHANGES},
                                    {k: v for k, v in current.items() if k not in RESUMABLE_CHANGES})
     if differing:
         raise another_run(config.model_dir, differing)
+    if previous.get("eval_batches") != config.eval_batches and {artifacts.HELD_OUT_CURVE, artifacts.EVALUATION} & set(
+            others):  # (evaluated before on other batches: as the TensorFlow run's preflight refuses)
+        raise ValueError(f"{config.model_dir} was evaluated with --eval_batches {previous.get('eval_batches')}, not "
+                         f"{config.eval_batches}: its held-out curve would mix two held-out sets; give the run's own")
 
 
 def _resume(trainer, config, progress):

@@ -10,7 +10,7 @@ import sys
 import tensorflow as tf
 
 from albert_act import distribution
-from albert_act.base import artifacts, text_files
+from albert_act.base import artifacts, checks, text_files
 from albert_act.train.pretraining_config import (ADDED_SETTINGS, RESUMABLE_CHANGES, accumulation, another_run,
                                                  check_batch_fits, config_differences, config_record)
 from pipelines.pretraining_dataset import (check_records, check_records_vocabulary, count_records, record_files,
@@ -27,6 +27,13 @@ def preflight(config, replicas, sample_records=2000):
         raise ValueError(f"--init_from {config.init_from} is the --model_dir itself: a run resumes from its own "
                          "checkpoints without --init_from (re-run without it); to start a new run from its weights, "
                          "give a new --model_dir")
+    for flag, path in (("--model_dir", config.model_dir), ("--export_dir", config.export_dir)):
+        checks.pattern_free(path, flag)
+    backbone = config.backbone_config()
+    if backbone.get("capacity") is not None and backbone["execution"] != "bucket":
+        raise ValueError(f"capacity {backbone['capacity']} (--override capacity) caps an iteration's tokens under "
+                         f"--execution bucket alone; --execution {backbone['execution']} has no cap, and would train "
+                         "as if it were not given: drop it, or pass --execution bucket")
     tokenizer = Tokenizer.from_file(config.vocab) if config.vocab else None  # its size against the model's: last
     if config.export_dir and not config.vocab:
         raise ValueError("export_dir needs vocab (the SentencePiece model of the data): the export tokenizes raw "
@@ -36,7 +43,7 @@ def preflight(config, replicas, sample_records=2000):
     accumulation(config, replicas, workers=distribution.cluster_task()[0])
     train_files, eval_files = _check_records(config, sample_records)
     check_batch_fits(config, train_files, count_records)
-    _check_model_dir(config, train_files, eval_files)
+    _check_model_dir(config, train_files, eval_files, replicas)
     if tokenizer is not None:
         tokenizer.sized_for(config.backbone_config()["vocabulary_size"])
     return train_files, eval_files
@@ -111,7 +118,7 @@ def check_export_dir(config, at_end=False):
                                   source=config.model_dir, flag="--export_dir")
 
 
-def _check_model_dir(config, train_files=(), eval_files=()):
+def _check_model_dir(config, train_files=(), eval_files=(), replicas=1):
     """A model dir resumes only the run it holds: checkpoints need the config.json they were
     trained with, the same settings (but `RESUMABLE_CHANGES`), and the same training and held-out
     records (moved or renamed, told by their content: `_check_same_records`). A dir whose earlier
@@ -159,11 +166,29 @@ def _check_model_dir(config, train_files=(), eval_files=()):
         raise another_run(config.model_dir, differing)
     if not checkpoints:
         _start_afresh(config.model_dir)
-    elif previous.get("eval_batches") != config.eval_batches:
-        raise ValueError(_other_eval_batches(config.model_dir, previous.get("eval_batches"), config.eval_batches))
+    else:
+        _check_eval_batches(config, previous.get("eval_batches"), eval_files, replicas)
 
 
-def _other_eval_batches(model_dir, before, now):
+def _check_eval_batches(config, before, eval_files, replicas):
+    """A run evaluated before on other held-out batches than `config.eval_batches` asks is refused
+    (`other_eval_batches`); batches past the eval shard's end are none (1,000 of a 71-batch shard: the whole)."""
+    now = config.eval_batches
+    if before == now or not evaluated(config.model_dir):
+        return
+    batch = config.micro_batch_size * replicas
+    records = count_records(eval_files, max(b for b in (before, now) if b is not None) * batch + 1) if eval_files else 0
+    if not all(b is None or b * batch >= records for b in (before, now)):
+        raise ValueError(other_eval_batches(config.model_dir, before, now))
+
+
+def evaluated(model_dir):
+    """Whether a run dir holds a held-out evaluation (its curve, or its end's)."""
+    return any(tf.io.gfile.exists(os.path.join(model_dir, name)) for name in (artifacts.HELD_OUT_CURVE,
+                                                                               artifacts.EVALUATION))
+
+
+def other_eval_batches(model_dir, before, now):
     """The refusal of a run resumed, or a finished run evaluated again, on other held-out batches than before: its
     held-out curve would mix two held-out sets, and its evaluation.json be replaced by one of other batches."""
     def shown(batches):

@@ -70,7 +70,8 @@ def _run(config, progress, write_dir):
                          {**config_record(config), artifacts.TRAIN_SHARDS: artifacts.shard_fingerprints(train_files),
                           artifacts.EVAL_SHARDS: artifacts.shard_fingerprints(eval_files)})
     if config.vocab:  # the run dir is self-contained: fine-tuning finds the vocabulary there
-        tf.io.gfile.copy(config.vocab, os.path.join(write_dir, artifacts.VOCAB), overwrite=True)
+        text_files.write_bytes(os.path.join(write_dir, artifacts.VOCAB), text_files.read_bytes(config.vocab))  # (read
+        # whole first, written beside and renamed: --vocab <the run's own copy>, or a link to it, is not emptied)
     if progress:
         resumed = f", resumed from {restored}" if restored else ""
         print(f"pre-training {config.preset} ({config.halting}, {'shared' if config.share_weights else 'unshared'}) "
