@@ -163,6 +163,9 @@ def _measure(args):
     if source is None or source.info["kind"] != "pretraining":
         raise not_a_pretraining_export(args.init, "encoder_ids")
     backbone = source.info["backbone"]
+    if 2 * args.short >= backbone["max_sequence_length"]:  # (shapes 4 and 5 would be 2 and 3, uncut, said as cut)
+        raise ValueError(f"--short {args.short} cuts nothing of a {backbone['max_sequence_length']}-position model's "
+                         f"segments: give --short below {backbone['max_sequence_length'] // 2}")
     # training records or another vocabulary (as analyze refuses them), too long, only empty shards: named
     check_not_trained_on(source, files)
     for path in files:

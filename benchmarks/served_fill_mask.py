@@ -40,7 +40,8 @@ TYPES = ("[CLS]", "[SEP]", "[MASK]", "other")
 
 def masked_queries(sentences, tokenizer, count, seed, max_length):
     """[(text with one [MASK], target piece id, target word)]: one single-piece word per sentence,
-    from sentences of 4-60 words whose pieces fit in `max_length` with [CLS] and [SEP]. The text is
+    from sentences of 4-60 words whose pieces fit in `max_length` with [CLS] and [SEP], none of them written
+    [MASK] (the query's one mask is the word asked). The text is
     the sentence as written (its SpaceAfter=No kept: "the book.", not "the book .")."""
     import numpy as np
 
@@ -52,6 +53,8 @@ def masked_queries(sentences, tokenizer, count, seed, max_length):
         words = sentences[index]
         forms, glued = [form for form, *_ in words], probing.glued_words(words)
         if not 4 <= len(forms) <= 60 or len(tokenizer.encode([probing.sentence_text(words)])[0]) + 2 > max_length:
+            continue
+        if any("[mask]" in form.lower() for form in forms):  # (a word written [MASK]: a second mask, read first)
             continue
         candidates = []
         for position, form in enumerate(forms):

@@ -44,8 +44,8 @@ def record_shapes(path):
 
 def _check_first_record(path, feature):
     """ValueError naming the file where its first record holds a feature of another type than the reader parses
-    (masked_lm_weights as integers), or segment ids or a sentence-order label other than 0 and 1 (another tool's
-    records: three segments, three-way labels)."""
+    (masked_lm_weights as integers), segment ids or a sentence-order label other than 0 and 1 (another tool's
+    records: three segments, three-way labels), or no token or no prediction."""
     for name in REQUIRED_FEATURES:
         kind, wanted = feature[name].WhichOneof("kind"), "float_list" if name == "masked_lm_weights" else "int64_list"
         if kind != wanted:
@@ -57,6 +57,11 @@ def _check_first_record(path, feature):
             raise ValueError(f"{path}: its first record's {name} holds {outside[0]}, where 0 and 1 are read (two "
                              "segments, sentence order kept or swapped: another tool's records?); make them with "
                              "pipelines.create_pretraining_data")
+    for name, lacks in (("input_mask", "no token"), ("masked_lm_weights", "no masked piece to predict")):
+        if not any(feature[name].float_list.value if name == "masked_lm_weights" else feature[name].int64_list.value):
+            raise ValueError(f"{path}: its first record holds {lacks} ({name} all 0), which the data tool never "
+                             "writes (another tool's records?): its numbers would be of nothing; make the records "
+                             "with pipelines.create_pretraining_data")
 
 
 def record_files(file_pattern, what="TFRecord"):
@@ -67,8 +72,10 @@ def record_files(file_pattern, what="TFRecord"):
     patterns = [file_pattern] if isinstance(file_pattern, str) else list(file_pattern)
     matched = {pattern: text_files.glob(pattern) for pattern in patterns}
     files = sorted(f if text_files.is_remote(f) else os.path.abspath(f) for found in matched.values() for f in found)
-    if not files:
-        raise ValueError(f"no {what} file matches {file_pattern!r}")
+    if not files:  # ("rec[1]/train-*": [1] is a class of characters, matching rec1)
+        bracket = " ([ ] in a pattern match one of the characters between them: write a folder named rec[1] as " \
+                  "rec[[]1])" if any("[" in pattern for pattern in patterns) else ""
+        raise ValueError(f"no {what} file matches {file_pattern!r}{bracket}")
     for path in files:  # (TensorFlow's readers take UTF-8 names only)
         checks.utf8_name(path)
     unmatched = [pattern for pattern, found in matched.items() if not found]

@@ -153,6 +153,18 @@ CASES = [
      r"match other names \(run\[1\] is run1\): its checkpoints or SavedModel would not be found; rename the folder", []),
     ("export-a-checkpoint-with-brackets", "albert_act.export --checkpoint '{tmp}/run[1]' --kind pretraining --output "
      "{tmp}/exp_brackets/1", 1, r"\S+/run\[1\]: TensorFlow reads the files of a model by pattern", []),
+    ("analyze-held-out-records-with-nothing-to-predict", "albert_act.analyze held-out --init {run} --records "
+     "{unweighted} --output_dir {tmp}/a_unweighted", 1, r"unweighted.tfrecord: its first record holds no masked piece "
+     r"to predict \(masked_lm_weights all 0\), which the data tool never writes", []),
+    ("analyze-records-with-no-token", "albert_act.analyze token-types --init {run} --records {unmasked_input} "
+     "--output_dir {tmp}/a_nomask", 1, r"unmasked_input.tfrecord: its first record holds no token \(input_mask all 0\)",
+     []),
+    ("analyze-sentences-a-line-of-accents-alone", "albert_act.analyze sentences --init {run} --text {accents_alone} "
+     "--output_dir {tmp}/a_accents", 0, r"note: 1 of the 2 lines of \S+accents_alone.txt hold no piece once normalized "
+     r"as the model reads text \(.*: accents or format characters alone\): left out", []),
+    ("analyze-sentences-in-another-script", "albert_act.analyze sentences --init {run} --text {cjk_txt} "
+     "--output_dir {tmp}/a_cjk", 0, r"warning: \d+% of the pieces of \S+cjk.txt are <unk> under the model's "
+     r"vocabulary \(another script than its own\?\)", []),
     ("analyze-sentences-from-a-device", "albert_act.analyze sentences --init {run} --text /dev/zero --output_dir "
      "{tmp}/a_zero", 1, r"/dev/zero is a device, not a text file: give a file \(or a pipe\)", []),
     ("bench-learning-curves-from-a-device", "benchmarks.learning_curves A=/dev/zero --output_dir {tmp}/lc_zero", 1,
@@ -1101,6 +1113,9 @@ CASES += [
     ("bench-served-fill-mask-a-run-dir", "benchmarks.served_fill_mask --init {run} --conllu {ud40} --output_dir "
      "{tmp}/sfm_run", 1, r"is not a pre-training SavedModel \(one with a fill_mask signature\): \S+ is a pre-training "
      r"run; export it first \(python -m albert_act.export --checkpoint \S+ --kind pretraining --output <dir>/1\)", []),
+    ("bench-served-depth-a-short-that-cuts-nothing", "benchmarks.served_depth --init {export} --records {eval} "
+     "--short 1000 --output_dir {tmp}/sd_short", 1, r"--short 1000 cuts nothing of a 64-position model's segments: "
+     r"give --short below 32", []),
     ("bench-served-depth-a-fine-tuning-dir", "benchmarks.served_depth --init {earlier}/ft --records {eval} "
      "--output_dir {tmp}/sd_ft", 1, r"earlier/ft is not a pre-training SavedModel \(one with an encoder_ids signature\): "
      r"it is a fine-tuning dir \(a fine-tuned classifier\); give the export of a pre-training run", []),
@@ -1385,8 +1400,9 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "not_a_vocab": root / "not_a_vocab.model", "bad_utf8": root / "bad_utf8.txt",
             "empty_txt": root / "empty.txt", "one_line_txt": root / "one_line.txt",
             "fixed_depth_pieces_json": root / "fixed_depth_pieces.json", "edited_run": edited, "no_weights": root / "no_weights.tfrecord",
-            "truncated": root / "truncated.tfrecord", "long_records": root / "long.tfrecord", "wide_records": root / "wide.tfrecord", "huge_word": root / "huge_word.conllu", "latin1_name": root / os.fsdecode(b"s\xe9.txt"), "three_segments": root / "three_segments.tfrecord",
-           "three_labels": root / "three_labels.tfrecord", "int_weights": root / "int_weights.tfrecord",
+            "truncated": root / "truncated.tfrecord", "long_records": root / "long.tfrecord", "wide_records": root / "wide.tfrecord", "accents_alone": root / "accents_alone.txt", "huge_word": root / "huge_word.conllu", "latin1_name": root / os.fsdecode(b"s\xe9.txt"), "three_segments": root / "three_segments.tfrecord",
+           "three_labels": root / "three_labels.tfrecord", "unweighted": root / "unweighted.tfrecord",
+           "unmasked_input": root / "unmasked_input.tfrecord", "int_weights": root / "int_weights.tfrecord",
             **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
@@ -1538,6 +1554,7 @@ def _more_bad_files(root, rte):
     (root / "curve_missed.jsonl").write_text("".join(  # an interval of another evaluation on line 2
         json.dumps({**p, "sop_accuracy_interval": [0.5, 0.52] if i == 1 else p["sop_accuracy_interval"]}) + "\n"
         for i, p in enumerate(long_points)))
+    (root / "accents_alone.txt").write_text("The river ran past the mill.\n\u0301\u0308\n")  # (no piece left)
     (root / "huge_word.conllu").write_text("1\t" + "qzjvxkwq" * 40 + "\t_\tNOUN\tNN\t_\t0\troot\t_\t_\n\n")  # 320
     (root / os.fsdecode(b"s\xe9.txt")).write_text("The river ran past the mill.\n")  # (a Latin-1 system's name)
     (root / "corpus_piped.txt").write_text("".join(f"{i}| {line}\n" for i, line in enumerate(corpus_lines)))
@@ -1717,15 +1734,15 @@ def _bad_records(root, records):
     shard whose ids lie outside the tiny model's vocabulary of 400."""
     from pipelines import tf_example
 
-    def example(length, weights=True, piece=9, predictions=10, segment=0, label=0, weights_as=None):
+    def example(length, weights=True, piece=9, predictions=10, segment=0, label=0, weights_as=None, weight=1, mask=1):
         features = {"input_ids": tf_example.int64_feature([2] + [piece] * (length - 2) + [3]),
-                    "input_mask": tf_example.int64_feature([1] * length),
+                    "input_mask": tf_example.int64_feature([mask] * length),
                     "segment_ids": tf_example.int64_feature([0] * (length // 2) + [segment] * (length - length // 2)),
                     "masked_lm_positions": tf_example.int64_feature([1] * predictions),
                     "masked_lm_ids": tf_example.int64_feature([piece] * predictions),
                     "next_sentence_labels": tf_example.int64_feature([label])}
         if weights:
-            features["masked_lm_weights"] = (weights_as or tf_example.float_feature)([1] * predictions)
+            features["masked_lm_weights"] = (weights_as or tf_example.float_feature)([weight] * predictions)
         return tf_example.serialize_example(features)
 
     import tensorflow as tf
@@ -1733,7 +1750,8 @@ def _bad_records(root, records):
     for name, record in (("no_weights", example(64, weights=False)), ("long", example(128)),
                          ("outside_ids", example(64, piece=999)), ("wide", example(64, predictions=13)),
                          ("three_segments", example(64, segment=2)), ("three_labels", example(64, label=2)),
-                         ("int_weights", example(64, weights_as=tf_example.int64_feature))):
+                         ("int_weights", example(64, weights_as=tf_example.int64_feature)),
+                         ("unweighted", example(64, weight=0)), ("unmasked_input", example(64, mask=0))):
         with tf.io.TFRecordWriter(str(root / f"{name}.tfrecord")) as writer:
             for _ in range(4):
                 writer.write(record)

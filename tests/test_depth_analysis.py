@@ -223,6 +223,12 @@ def test_held_out_matches_a_numpy_statement_of_the_model_on_the_records(tiny_run
     assert result["mlm_loss"] == pytest.approx(loss / weight, rel=1e-4)
     assert result["sop_accuracy"] == pytest.approx(sop / sequences, abs=1e-6)
     assert result["mlm_unigram_baseline"] == pytest.approx(frequencies.max(), abs=1e-6)
+    from albert_act.analysis.report import held_out_markdown  # records of one sentence-order label: said
+
+    n_max = model.backbone.max_iterations
+    assert "SOP measures nothing" not in held_out_markdown(result, n_max)
+    assert "**SOP measures nothing here:** 100.0% of these records have one sentence-order label" in \
+        held_out_markdown({**result, "sop_majority_baseline": 1.0}, n_max)
     nonzero = frequencies[frequencies > 0]
     assert result["mlm_unigram_loss"] == pytest.approx(-(nonzero * np.log(nonzero)).sum(), rel=1e-5)
     assert result["sop_majority_baseline"] == pytest.approx(max(swapped, sequences - swapped) / sequences, abs=1e-6)

@@ -122,6 +122,10 @@ def test_finetuning_on_real_rte_improves_dev_accuracy(shared_data, tiny_run, tmp
         "from_ft")), max_train_examples=32), progress=True)
     assert (f"note: {tmp_path} is a fine-tuning for rte: its encoder is taken, fine-tuned as it is; its classifier "
             "head is not (a new one is trained for rte)") in capsys.readouterr().out
+    (tmp_path / "results.json").rename(tmp_path / "results.kept")  # stopped before its end: read, and said
+    Source.open(str(tmp_path)).classifier()
+    assert capsys.readouterr().err == (f"note: {tmp_path} is a fine-tuning that did not finish (no results.json): its "
+                                       "weights are its best epoch's so far (to finish it, run its command again)\n")
 
 
 def test_bad_input(shared_data, tiny_run, tmp_path):
@@ -439,6 +443,12 @@ def test_the_flags_are_the_config_fields_and_a_saved_config_repeats_the_run(tmp_
     typed = settings.parse_flags(cli.parser("finetune", ""), FinetuneConfig,
                                  ["--config", str(saved), "--data_dir", "glue/RTE"])
     assert settings.explained(typed)("glue/RTE/train.tsv: missing") == "glue/RTE/train.tsv: missing"
+    # a choice the file gave (not typed), named in an error, is said to come from the file (a TPU run's config)
+    (tmp_path / "tpu.json").write_text(json.dumps({**dataclasses.asdict(config), "strategy": "tpu"}))
+    args = settings.parse_flags(cli.parser("finetune", ""), FinetuneConfig, ["--config", str(tmp_path / "tpu.json")])
+    assert settings.explained(args)("--strategy tpu: no TPU found") == (
+        f"--strategy tpu: no TPU found (--strategy tpu comes from --config {tmp_path / 'tpu.json'}; give --strategy to "
+        "change it)")
     # a file's value that a typed flag (or --set) replaces is not checked; the typed one is, and named as typed
     (tmp_path / "wild.json").write_text(json.dumps({**dataclasses.asdict(config), "learning_rate": 100}))
     for typed in (["--learning_rate", "2e-5"], ["--set", "learning_rate=2e-5"]):

@@ -257,7 +257,12 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
             jax_pretraining._check_resumable(config)
 
     folder = Path(records[0]).parent
-    refused(r"tokens-train.npz is both the training and the held-out corpus", eval_files=[records[0]])
+    refused(r"tokens-train.npz holds the documents of the training corpus \S+tokens-train.npz: held-out numbers need "
+            r"documents the model is not trained on", eval_files=[records[0]])
+    copy = tmp_path / "copy" / "tokens-eval.npz"  # a copy of the training corpus under the held-out one's name
+    copy.parent.mkdir()
+    shutil.copy(folder / "tokens-train.npz", copy)
+    refused(r"copy/tokens-eval.npz holds the documents of the training corpus", eval_files=[str(copy)])
     refused(r"tokens-train.npz: made with a 400-piece vocabulary, but the model's vocabulary_size is 500",
             backbone_overrides={**_jax_config(records, tmp_path)["backbone_overrides"], "vocabulary_size": 500})
     refused(r"vocab.model has 400 pieces but the model's vocabulary_size is 500; make the data with a 500-piece",
@@ -268,6 +273,10 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "saved_model.pb").write_bytes(b"an export")
     refused(r"--model_dir .*run holds other files \(saved_model.pb\) and no run", vocab=str(folder.parent / "vocab.model"))
+    (tmp_path / "run" / "saved_model.pb").unlink()  # a Hugging Face model's config.json: no run's, not replaced
+    (tmp_path / "run" / "config.json").write_text('{"model_type": "albert", "hidden_size": 768}')
+    refused(r"--model_dir .*run holds other files \(config.json\) and no run \(a run's config.json\)",
+            vocab=str(folder.parent / "vocab.model"))
     # the token corpus holds every shard: patterns must cover them all (two that do give one corpus)
     with pytest.raises(ValueError, match=r"matches 1 of the 2 shards in .*, but the JAX backend reads their token "
                                          r"corpus .*tokens-train.npz, which holds all of them"):

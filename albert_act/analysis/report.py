@@ -141,6 +141,10 @@ def held_out_markdown(result, n_max):
              f"| mean expected iterations E | {result['iterations']['all']['expected_mean']:.2f} | |",
              "", f"{result['examples']} sequences; intervals: bootstrap over sequences.", "",
              markdown_table(result["iterations"], n_max, result.get("differences"))]
+    if result["sop_majority_baseline"] > 0.99:  # (records of --single_segment_prob 1, or all swapped)
+        lines[-1:-1] = [f"**SOP measures nothing here:** {result['sop_majority_baseline']:.1%} "
+                        "of these records have one sentence-order label (records made with --single_segment_prob 1?): "
+                        "the SOP accuracy is not a finding.", ""]
     return "\n".join(lines)
 
 
@@ -266,6 +270,18 @@ def read_sentences(path):
 
 def _sentences(backbone, tokenizer, sentences, path, infer, out):
     rows = depth.sentence_depths(backbone, tokenizer, sentences, run=infer)
+    empty = [row["text"] for row in rows if len(row["tokens"]) <= 2]  # ([CLS] [SEP]: accents or format marks alone)
+    if empty:
+        print(f"note: {len(empty)} of the {len(rows)} lines of {path} hold no piece once normalized as the model reads "
+              f"text ({empty[0]!r}: accents or format characters alone): left out", flush=True)
+        rows = [row for row in rows if len(row["tokens"]) > 2]
+    if not rows:
+        raise ValueError(f"{path}: no line holds a piece once normalized as the model reads text")
+    pieces = [token for row in rows for token in row["tokens"][1:-1]]
+    unknown = sum(token == "<unk>" for token in pieces) / max(len(pieces), 1)
+    if unknown > 0.1:  # (as the data tool warns of its text): another script than the vocabulary's
+        print(f"warning: {unknown:.0%} of the pieces of {path} are <unk> under the model's vocabulary (another script "
+              "than its own?): their depths are of <unk>, not of the text", flush=True)
     markdown = f"Sentences: {path}.\n\n" + sentences_markdown(rows, backbone.max_iterations)
     _write(out, "sentences", {"source": path, "max_iterations": backbone.max_iterations, "sentences": rows}, markdown)
     plots.plot_heatmap(rows, backbone.max_iterations, os.path.join(out, "sentences.png"), shown=12)

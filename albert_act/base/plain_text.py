@@ -426,7 +426,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                           "prints JSON's strings without -r: the quotes and escapes (\\n, \\u00e9) are "
                                           "read as text; give the text itself (jq -r)"),
 }
-_ESCAPE = re.compile(r"&(?:apos|quot|amp|lt|gt|nbsp|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it &apos;s", "a &#124; b"
+_ESCAPE = re.compile(r"&(?:[a-zA-Z]{2,8}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it &apos;s", "a &#124; b", "&rsquo;"
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 

@@ -16,6 +16,7 @@ import copy
 import dataclasses
 import json
 import os
+import re
 import sys
 import types
 import typing
@@ -156,8 +157,11 @@ def parse_flags(parser, config_class, argv=None, required=(), paths=()):
         setattr(args, name, [*saved.get(name, {}).items(), *typed[name]])
     _apply_set(parser, config_class, args, typed)
     # The paths the --config file gave (not a flag): {name: as written there}, for `explained`.
-    args.from_file = {name: value for name, value in written.items()
-                      if name not in args.given and name not in args.typed}  # (typed at the file's value: typed)
+    untyped = {name: value for name, value in written.items() if name not in args.given and name not in args.typed}
+    paths = {f.name for f in dataclasses.fields(config_class) if f.metadata.get("kind") == PATH}
+    args.from_file = {name: value for name, value in untyped.items() if name in paths}  # (typed at its value: typed)
+    args.file_words = {flag_name(f): untyped[f.name] for f in dataclasses.fields(config_class)  # a choice's, a text's
+                       if f.name in untyped and f.name not in paths}
     _check_started_in(args, written, config_class)
     missing = [flag_name(f) for f in dataclasses.fields(config_class)
                if f.name in required and getattr(args, f.name) is None]
@@ -315,7 +319,8 @@ def _saved(config_class, argv, typed=()):
     values = {k: v for k, v in dataclasses.asdict(config).items() if not (k in required and v is None)}
     recorded = record.get("export", record) if isinstance(record.get("export"), dict) else record
     written = {f.name: recorded[f.name] for f in dataclasses.fields(config_class)
-               if f.metadata.get("kind") == PATH and recorded.get(f.name) is not None}
+               if recorded.get(f.name) is not None and (f.metadata.get("kind") == PATH or isinstance(recorded[f.name],
+                                                                                                    str))}
     return values, written
 
 
@@ -338,6 +343,9 @@ def explained(args):
                 f", relative to the current folder {os.getcwd()}: run the command from the folder the run started "
                 f"in, or give --{name}" if relative else "")
             notes.append(f"{name} comes from --config {args.config}, where it is {json.dumps(written)}{resolved}")
+        for flag, value in getattr(args, "file_words", {}).items():  # "--strategy tpu: no TPU found", from the file
+            if re.search(rf"{re.escape(flag)}[ =]{re.escape(value)}\b", message):
+                notes.append(f"{flag} {value} comes from --config {args.config}; give {flag} to change it")
         return f"{message} ({'; '.join(notes)})" if notes else message
     return explain
 

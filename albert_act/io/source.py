@@ -369,6 +369,9 @@ class Source:
             raise ValueError(f"{weights}: not a readable Keras weights file ({type(error).__name__}: "
                              f"{str(error).splitlines()[0][:200] if str(error) else 'damaged'}); fine-tune again, or "
                              "restore the file") from None
+        if not tf.io.gfile.exists(os.path.join(self.path, artifacts.RESULTS)):  # (stopped, killed: its best epoch so far)
+            print(f"note: {self.path} is a fine-tuning that did not finish (no {artifacts.RESULTS}): its weights are its "
+                  "best epoch's so far (to finish it, run its command again)", file=sys.stderr, flush=True)
         return model
 
     def _check_classifier_info(self, backbone):

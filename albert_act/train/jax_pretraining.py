@@ -311,9 +311,6 @@ def _check_corpora(config, train_path, eval_path):
     """What the TensorFlow run's preflight checks of its records, for the token corpora: not the same file
     for training and held out, made with the model's vocabulary (its size, and the --vocab given) and
     with one vocabulary, and a held-out corpus that makes instances. Returns the training corpus, read."""
-    if os.path.realpath(train_path) == os.path.realpath(eval_path):
-        raise ValueError(f"{train_path} is both the training and the held-out corpus: held-out numbers need "
-                         f"documents the model is not trained on ({token_corpus.TOKENS_EVAL})")
     rows, length = (config.backbone_config()[key] for key in ("vocabulary_size", "max_sequence_length"))
     if config.vocab:
         from pipelines.create_pretraining_data import vocab_fingerprint
@@ -321,6 +318,9 @@ def _check_corpora(config, train_path, eval_path):
 
         fingerprint = vocab_fingerprint(Tokenizer.for_model(config.vocab, rows).model_proto)
     train, held_out = token_corpus.TokenCorpus(train_path), token_corpus.TokenCorpus(eval_path)
+    if train.fingerprint() == held_out.fingerprint():  # (the same file, or a copy: told by its documents)
+        raise ValueError(f"{eval_path} holds the documents of the training corpus {train_path}: held-out numbers need "
+                         f"documents the model is not trained on ({token_corpus.TOKENS_EVAL})")
     for path, corpus in ((train_path, train), (eval_path, held_out)):
         if len(corpus.word_start) != rows:
             raise ValueError(f"{path}: made with a {len(corpus.word_start)}-piece vocabulary, but the model's "
@@ -353,9 +353,9 @@ def _check_resumable(config):
     others = text_files.visible_entries(config.model_dir)
     if not os.path.exists(path) and checkpoints(config.model_dir):  # as the TensorFlow run's preflight says it
         raise artifacts.settings_lost(config.model_dir)
-    if not os.path.exists(path) and others:
+    if others and not (os.path.exists(path) and artifacts.is_run_record(artifacts.read_json(path))):  # (not an HF one)
         raise ValueError(f"--model_dir {config.model_dir} holds other files ({', '.join(others[:5])}) and no run "
-                         f"({artifacts.CONFIG}); pre-train into a new or empty dir, or a run dir to resume it")
+                         f"(a run's {artifacts.CONFIG}); pre-train into a new or empty dir, or a run dir to resume it")
     if not os.path.exists(path) or not checkpoints(config.model_dir):
         return
     previous, current = {**ADDED_SETTINGS, **artifacts.read_json(path)}, config_record(config)
