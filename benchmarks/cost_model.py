@@ -75,7 +75,9 @@ def cost_table(share, utilization):
         running = max(1.0, share * n_max)  # the first iteration always runs
         for label, flops in (("fixed depth", training_flops(sizes, n_max, halting=False)),
                              ("static ACT", training_flops(sizes, n_max)),
-                             (f"running tokens only, share {share:.3g}", training_flops(sizes, running))):
+                             (f"running tokens only, share {running / n_max:.3g}"
+                              + (f" (not {share:.3g}: 1 iteration at least)" if running > share * n_max else ""),
+                              training_flops(sizes, running))):
             per_update = flops * BATCH
             total = per_update * UPDATES
             hours = {device: total / (peak * 1e12 * utilization) / 3600 for device, peak in PEAKS.items()}

@@ -199,9 +199,9 @@ def read_head_only(path):
 
 def read_parsed(path, words_only=False):
     """Sentences of a CoNLL-U / CoNLL-X (.conllu, .conll) or PTB head-only (.dp) file, told by its first line (a .dp
-    file's is word<TAB>POS<TAB>head, whatever the file's name). words_only: as `read_conllu`'s."""
+    file's is word<TAB>POS<TAB>head, whatever the file's name; a pipe, read once, by its name). words_only: as `read_conllu`'s."""
     head_only = path.lower().endswith(".dp")
-    for _, line in text_files.read_lines(path, skip_flag=False):
+    for _, line in text_files.read_lines(path, skip_flag=False) if os.path.isfile(path) else ():  # (a pipe: read once)
         if line.strip() and not line.startswith("#"):
             fields = line.split("\t")
             head_only = len(fields) == 3 and fields[2].strip().isdigit()

@@ -159,6 +159,16 @@ CASES = [
     ("analyze-records-with-no-token", "albert_act.analyze token-types --init {run} --records {unmasked_input} "
      "--output_dir {tmp}/a_nomask", 1, r"unmasked_input.tfrecord: its first record holds no token \(input_mask all 0\)",
      []),
+    ("analyze-held-out-records-partly-trained-on", "albert_act.analyze held-out --init {run} --records "
+     "{partly_trained} --output_dir {tmp}/a_partly", 0, r"note: --records: 1\d% of [\d,]+ records hold \S+run's "
+     r"training text: the held-out numbers are in part of text it was trained on", []),
+    ("analyze-init-a-file-inside-an-export", "albert_act.analyze token-types --init {export}/saved_model.pb "
+     "--output_dir {tmp}/a_pb", 1, r"saved_model.pb is inside the SavedModel \S+export/1: give that", []),
+    ("finetune-init-a-folder-inside-an-export", FINETUNE.replace("--init {run}", "--init {export}/variables") +
+     " --task rte --data_dir {rte}", 1, r"variables is inside the SavedModel \S+export/1: give that", []),
+    ("analyze-held-out-a-run-whose-records-moved", "albert_act.analyze held-out --init {records_moved_run} "
+     "--output_dir {tmp}/a_moved", 1, r"records_moved_run's held-out records, its config.json's eval_files \(\S+"
+     r"moved_away/eval-\*\), are not there \(moved, or made on another machine\?\): pass --records", []),
     ("analyze-sentences-a-line-of-accents-alone", "albert_act.analyze sentences --init {run} --text {accents_alone} "
      "--output_dir {tmp}/a_accents", 0, r"note: 1 of the 2 lines of \S+accents_alone.txt hold no piece once normalized "
      r"as the model reads text \(.*: accents or format characters alone\): left out", []),
@@ -493,6 +503,9 @@ CASES += [
     ("pretrain-a-finished-run-given-its-own-vocabulary-copy", PRETRAIN.replace("{tmp}/new_run", "{run}") +
      " --steps 3 --warmup_steps 0 --learning_rate 1.76e-3 --vocab {run}/vocab.model --eval_batches 1", 0,
      r"note: \S+checkpoints/ckpt-3 is the run's last update \(3\): nothing is left to train", ["{run}/vocab.model"]),
+    ("pretrain-unshared-layers-from-a-shared-run", PRETRAIN.replace("{tmp}/new_run", "{tmp}/unshared_run") +
+     " --init_from {run} --unshared", 1, r"--init_from \S+run has one layer shared by its iterations, and --unshared "
+     r"asks \d+ layers of their own, which it does not hold: drop --unshared", []),
     ("pretrain-a-capacity-without-buckets", PRETRAIN + " --override capacity=4", 1,
      r"capacity 4 \(--override capacity\) caps an iteration's tokens under --execution bucket alone; --execution "
      r"static has no cap, and would train as if it were not given: drop it, or pass --execution bucket", []),
@@ -1086,6 +1099,8 @@ CASES += [
     ("pretrain-clip-norm-beyond-float32", PRETRAIN + " --clip_norm 3.5e38", 1,
      r"--clip_norm must be a number in \[1.1755e-38, 3.4028e\+38\] \(> 0 and finite in float32, as the model "
      r"computes\), got 3.5e\+38", []),
+    ("bench-cost-model-a-share-below-one-iteration", "benchmarks.cost_model --share 0.01 --no-check", 0,
+     r"running tokens only, share 0.167 \(not 0.01: 1 iteration at least\)", []),
     ("bench-cost-model-utilization-no-forecast", "benchmarks.cost_model --utilization 1e-46 --no-check", 1,
      r"--utilization must be a number in \[0.001, 1\], got 1e-46", []),
     ("bench-data-throughput-invalid-utf8", "benchmarks.data_throughput --input {bad_utf8} --vocab {vocab}", 1,
@@ -1400,7 +1415,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "not_a_vocab": root / "not_a_vocab.model", "bad_utf8": root / "bad_utf8.txt",
             "empty_txt": root / "empty.txt", "one_line_txt": root / "one_line.txt",
             "fixed_depth_pieces_json": root / "fixed_depth_pieces.json", "edited_run": edited, "no_weights": root / "no_weights.tfrecord",
-            "truncated": root / "truncated.tfrecord", "long_records": root / "long.tfrecord", "wide_records": root / "wide.tfrecord", "accents_alone": root / "accents_alone.txt", "huge_word": root / "huge_word.conllu", "latin1_name": root / os.fsdecode(b"s\xe9.txt"), "three_segments": root / "three_segments.tfrecord",
+            "truncated": root / "truncated.tfrecord", "long_records": root / "long.tfrecord", "wide_records": root / "wide.tfrecord", "partly_trained": root / "partly_trained.tfrecord", "records_moved_run": root / "records_moved_run", "accents_alone": root / "accents_alone.txt", "huge_word": root / "huge_word.conllu", "latin1_name": root / os.fsdecode(b"s\xe9.txt"), "three_segments": root / "three_segments.tfrecord",
            "three_labels": root / "three_labels.tfrecord", "unweighted": root / "unweighted.tfrecord",
            "unmasked_input": root / "unmasked_input.tfrecord", "int_weights": root / "int_weights.tfrecord",
             **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run")},
@@ -1466,6 +1481,10 @@ def _config_files(root, tiny_run, records, shared_data):
     config = json.loads((root / "gather_run" / "config.json").read_text())
     config["execution"] = config["backbone"]["execution"] = "gather"
     (root / "gather_run" / "config.json").write_text(json.dumps(config))
+    shutil.copytree(tiny_run[0], root / "records_moved_run")  # a run whose held-out records were moved away
+    config = json.loads((root / "records_moved_run" / "config.json").read_text())
+    (root / "records_moved_run" / "config.json").write_text(json.dumps({**config, "eval_files": [
+        str(root / "moved_away" / "eval-*")]}))
     (root / "nostats").mkdir()
     for name, pattern in (("train", records[0]), ("eval", records[1])):
         shutil.copy(sorted(Path(pattern).parent.glob(Path(pattern).name))[0], root / "nostats" / f"{name}.tfrecord")
@@ -1757,6 +1776,11 @@ def _bad_records(root, records):
                 writer.write(record)
     first_train = sorted(Path(records[0]).parent.glob(Path(records[0]).name))[0]
     (root / "linked_eval.tfrecord").symlink_to(first_train)
+    held = [raw.numpy() for raw in tf.data.TFRecordDataset([str(p) for p in sorted(
+        Path(records[1]).parent.glob(Path(records[1]).name))])]  # and an eighth as many
+    with tf.io.TFRecordWriter(str(root / "partly_trained.tfrecord")) as writer:  # training records after them
+        for raw in held + [raw.numpy() for raw in tf.data.TFRecordDataset(str(first_train)).take(len(held) // 8 + 1)]:
+            writer.write(raw)
     shutil.copy(first_train, root / "copied_eval.tfrecord")
     shard = first_train.read_bytes()
     (root / "truncated.tfrecord").write_bytes(shard[: len(shard) // 3 + 7])

@@ -3,7 +3,7 @@ line and what it is; prose that shares a trait with one of them (a tab, brackets
 
 import pytest
 
-from albert_act.base import plain_text
+from albert_act.base import plain_text, prose
 
 PROSE = "Jarred Shaw is an American basketball player.\nHe signed for Dorados in August 2019.\n"
 
@@ -224,22 +224,36 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
      "24 of its first 24 lines are each a quoted string (line 1: '\"The river ran past mill number 0 today.'), as jq"),
     (" ".join("The river ran past the mill.") + "\n" + (" ".join("The boat sailed on.") + "\n") * 11,
      "12 of its first 12 lines are letters spaced apart (line 1: 'T h e   r i v e r   r a n   p a s t   t '), as a PDF's"),
+    ("The caf\u00c3\u00a9 was open all day.\n" * 6,
+     "6 of its first 6 lines hold UTF-8 read as Windows-1252 and saved again (line 1: '\u00c3\u00a9', mojibake"),
+    ("\x1b[1;31mERROR\x1b[0m the server stopped at noon.\n" * 5,
+     "5 of its first 5 lines hold a terminal's colour codes (line 1: ESC[...m), read as text"),
     ("".join(f"it &apos;s a &quot; test &quot; of the system , isn &apos;t it ? {i}\n" for i in range(12)),
      "12 of its first 12 lines hold HTML's or Moses' escapes (&apos; on line 1), read as they are written"),
 ])
 def test_lines_begun_alike_or_escaped_are_warned_of(tmp_path, capsys, text, said):
     """A chat's export, an IRC log, a syslog or YAML (each line begun by a time, a sender, a key), Moses' escaped text
-    tab-separated pairs, letters spaced apart and jq's quoted strings are read with a warning that names the prefix (its shape: letters a, digits 0), the escape
+    tab-separated pairs, letters spaced apart, mojibake, colour codes and jq's quoted strings are read with a warning that names the prefix (its shape: letters a, digits 0), the escape
     or the tab, and a line; a timeline's years,
-    a dialogue's speakers, a list's bullets and Wikipedia's few escapes are not."""
-    plain_text._WARNED.clear()  # (a warning is printed once a process)
+    a dialogue's speakers, a list's bullets, Portuguese and Wikipedia's few escapes are not."""
+    prose._WARNED.clear()  # (a warning is printed once a process)
     path = tmp_path / "input.txt"
     path.write_text(text)
     assert len(list(plain_text.read_text_lines(str(path)))) == text.count("\n")
     assert said in capsys.readouterr().err.replace(f"warning: {path}: ", "")
-    for text in ("".join(f"In {1900 + i}, the town grew and a new church was built.\n" for i in range(8)),
+    for text in ("A m\u00e3e e o p\u00e3o s\u00e3o \u00f3timos, disse Jo\u00e3o.\n" * 12,
+                 "".join(f"In {1900 + i}, the town grew and a new church was built.\n" for i in range(8)),
                  "ALICE: Hello there, how are you?\nBOB: I am fine, thanks.\n" * 4,
                  "- The cat sat on the mat.\n" * 8, PROSE * 3 + "Tom &amp; Jerry ran.\n" * 9):
         path.write_text(text)
         list(plain_text.read_text_lines(str(path)))
         assert capsys.readouterr().err == "", text
+
+
+def test_a_byte_order_mark_at_any_line_start_is_no_character(tmp_path):
+    """Files joined with cat, each saved with its byte-order mark: the marks at their lines' starts are dropped, as
+    the one at the file's start is, not read as a character of the text."""
+    path = tmp_path / "joined.txt"
+    path.write_bytes(b"\xef\xbb\xbfThe river ran.\n\n\xef\xbb\xbfThe boat sailed on.\nIt rained.\n")
+    assert [line for _, line in plain_text.read_text_lines(str(path))] == ["The river ran.", "", "The boat sailed on.",
+                                                                            "It rained."]

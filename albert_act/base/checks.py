@@ -115,6 +115,7 @@ def pattern_free(path, flag=None):
 def utf8_name(path, flag=None):
     """ValueError for a path whose name is not UTF-8 (bytes a Latin-1 system wrote, kept by Python as surrogates):
     TensorFlow's file functions, JSON and the outputs' records take UTF-8 names only."""
+    path = str(path)
     bad = next((c for c in path if "\udc80" <= c <= "\udcff"), None)
     if bad is not None:
         shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")

@@ -139,8 +139,8 @@ def parse_flags(parser, config_class, argv=None, required=(), paths=()):
         probe = vars(_probe(parser).parse_known_args(argv)[0])
     except _Unparsed:  # (said by the parse below)
         probe = {}
-    saved, written = _saved(config_class, argv, {*probe, *(key for key, _ in probe.get("set", []))})
-    dicts = [f.name for f in dataclasses.fields(config_class) if dict in types_of(f)]
+    dicts = [f.name for f in dataclasses.fields(config_class) if dict in types_of(f)]  # (typed pairs add to the file's)
+    saved, written = _saved(config_class, argv, {*probe, *(key for key, _ in probe.get("set", []))} - set(dicts))
     parser.set_defaults(**{k: v for k, v in saved.items() if k not in dicts})
     args = cli.parse_checked(parser, argv, rules)
     args.given = {name for name, value in vars(args).items() if value != parser.get_default(name)}

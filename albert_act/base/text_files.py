@@ -285,7 +285,7 @@ def normalised_lines(path, comments=None):
             lines = text.split("\n")
             rest = lines.pop() if chunk and len(lines[-1]) < 2**24 else ""
             for line in lines:
-                line = unicodedata.normalize("NFKC", line).rstrip()
+                line = unicodedata.normalize("NFKC", line.removeprefix("\ufeff")).rstrip()
                 if line and not (comments and line.lstrip().startswith(comments)):
                     yield line
             if not chunk:
@@ -394,8 +394,9 @@ def _refuse_utf16(path, start):
 
 
 def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True):
-    """Yields (line number, text without the newline) of a UTF-8 file; a byte-order mark at its
-    start is dropped, and a lone CR inside a line ends a line (both parts carry the line's number).
+    """Yields (line number, text without the newline) of a UTF-8 file; a byte-order mark at its start, or at a
+    line's (files joined with cat), is dropped, and a lone CR inside a line ends a line (both parts carry the line's
+    number).
 
     A line that is not valid UTF-8 raises ValueError("<path> line <n>: not valid
     UTF-8 ...") unless `skip_invalid_utf8`, in which case it is skipped and
@@ -438,7 +439,7 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
                 if invalid_lines is not None:
                     invalid_lines.append((path, number))
                 continue
-            if number == 1 and line.startswith("\ufeff"):
+            if line.startswith("\ufeff"):  # a file's, or one of files joined with cat (each its own): no character
                 line = line[1:]
             line = line.rstrip("\r\n")
             if "\r" in line:  # a lone CR inside: a line end (classic Mac text pasted into this), as Python's text

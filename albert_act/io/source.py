@@ -89,6 +89,10 @@ def kind_of(path):
     if inside:
         raise ValueError(f"{path} is inside the pre-training run {inside}: give the run dir itself (its newest "
                          "intact checkpoint is read)")
+    above = [os.path.dirname(os.path.normpath(path)), os.path.dirname(os.path.dirname(os.path.normpath(path)))]
+    export = next((f for f in above if f and tf.io.gfile.exists(os.path.join(f, ASSETS, EXPORT_INFO))), None)
+    if export:  # its saved_model.pb, variables/ (or a file in it), assets/
+        raise ValueError(f"{path} is inside the SavedModel {export}: give that")
     raise ValueError(f"{path}: not a pre-training run dir ({CONFIG} + {CHECKPOINTS}/), a fine-tuning dir "
                      f"({FINETUNED_INFO}), an albert-act SavedModel ({ASSETS}/{EXPORT_INFO}), or a public ALBERT "
                      f"checkpoint: Hugging Face ({HF_CONFIG} + {HF_WEIGHTS}), TF1 ({TF1_CONFIG} + model.ckpt*.index) "

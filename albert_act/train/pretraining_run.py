@@ -58,6 +58,10 @@ def _run(config, progress, write_dir):
     workers (which take part in every step and checkpoint save, and restore from the chief's)."""
     source = Source.open(config.init_from) if config.init_from else None  # a warm start's
     config = config.resolved(source)
+    if source is not None and source.info["backbone"].get("share_weights", True) and not config.share_weights:
+        raise ValueError(f"--init_from {config.init_from} has one layer shared by its iterations, and --unshared "
+                         f"asks {config.backbone_config()['max_iterations']} layers of their own, which it does not "
+                         "hold: drop --unshared (or start the unshared run from scratch)")
     strategy, kind = distribution.make_strategy(config.strategy)
     train_files, eval_files = preflight(config, strategy.num_replicas_in_sync)
     if config.deterministic:

@@ -1,0 +1,142 @@
+"""Whether a file read as plain text reads as prose: the share of its first lines that read as sentences, lines
+that begin alike (a log's times, a chat's senders, a list's numbers, YAML's keys), and traits few texts' lines hold
+(escapes, tabs, letters spaced apart, quoted strings); each warned of once a process (`warn_once`), as
+`plain_text.read_text_lines` reads a file. No TensorFlow."""
+
+import collections
+import re
+import unicodedata
+
+
+def warn_once(message):
+    """A warning on stderr, once a process: a file read twice (the overlap check, then the work) says it once."""
+    if message not in _WARNED:
+        import sys
+
+        _WARNED.add(message)
+        print(message, file=sys.stderr, flush=True)
+
+
+_WARNED = set()
+
+
+_MARK = re.compile(r"(?:[@#>*\u2022\u00b7\u25aa\u25ba\u2192\u2013\u2014-]|[^\w\s\"'(\[{<\u201c\u2018])\S*$")  # (not a bracket)
+PROSE_LINES, PROSE_SHARE = 1000, 0.6  # a file's first lines weighed as sentences; the share below which it is warned of
+_WORD = re.compile(r"[\"'\u201c\u2018(\[\u00bf\u00a1\u00a7\u00b6]*(?:[^\W_]+(?:['\u2019.-][^\W_]+)*\.?|\d+(?:[.,:/-]\d+)*%?|"
+                   r"[&\u2014\u2013-])"
+                   r"[\"'\u201d\u2019)\].,;:!?\u2026]*$")  # a word or number, with its quotes and punctuation
+
+
+def reads_as_sentence(line):
+    """Whether a line (not blank) reads as a sentence: two words or more, the first a word ("R2D2", a number) and 70% of
+    them words with their punctuation (`_WORD`), not markup, keys, tags or ids; or, without spaces, mostly letters
+    (Chinese, Japanese). Format characters (a soft hyphen, a zero-width space) are dropped first."""
+    tokens = "".join(c for c in line if unicodedata.category(c) != "Cf").split()
+    if len(tokens) > 2 and _MARK.match(tokens[0]):  # a list's bullet, a quote's ">", "@alice", "#1", an emoji
+        tokens = tokens[1:]
+    if len(tokens) == 2 and any(token.isdigit() for token in tokens):  # "the 1234", "  1234 the": a count's line
+        return False
+    if len(tokens) == 1:
+        return len(tokens[0]) > 8 and not tokens[0].isascii() and sum(map(str.isalpha, tokens[0])) > 0.7 * len(tokens[0])
+    words = [bool(_WORD.match(token)) for token in tokens]
+    return bool(words) and words[0] and sum(words) >= 0.7 * len(words)
+
+
+class Prose:
+    """How many of a file's first `PROSE_LINES` lines (not blank) read as sentences (`reads_as_sentence`), how many
+    begin alike (`_prefixes`), and how many hold each of `_TRAITS` (escapes, a tab, spaced letters, mojibake, colour codes,
+    quotes); of 5 lines or more, under
+    `PROSE_SHARE` of sentences, `ALIKE_SHARE` or more begun alike (`KEY_SHARE` by a key; 10 lines at least), or a
+    trait's share, a warning (once they are read, or at the file's end) says how many, and names a line."""
+
+    def __init__(self, path):
+        self.path, self.lines, self.sentences, self.other = path, 0, 0, None
+        self.prefixes, self.traits = collections.Counter(), {}  # {prefix: lines}, {trait: [(number, line)]}
+        self.shown = {}  # {prefix: (number, line)}: its first line
+
+    def feed(self, number, line):
+        if self.lines < PROSE_LINES and line.strip():
+            self.lines += 1
+            if reads_as_sentence(line):
+                self.sentences += 1
+            else:
+                self.other = self.other or (number, line)
+            for prefix in _prefixes(line):
+                self.prefixes[prefix] += 1
+                self.shown.setdefault(prefix, (number, line))
+            for trait, (holds, _, _) in _TRAITS.items():
+                if holds(line):
+                    self.traits.setdefault(trait, []).append((number, line))
+            if self.lines == PROSE_LINES:
+                self.warn()
+
+    def warn(self):
+        if self.lines >= 5 and self.sentences < PROSE_SHARE * self.lines and self.other:
+            number, line = self.other
+            warn_once(f"warning: {self.path}: {self.sentences / self.lines:.0%} of its first {self.lines:,} lines read "
+                       f"as sentences (words with their punctuation; line {number}, {line.strip()[:40]!r}, does not): "
+                       "is it text? A file of another kind (a tagger's output, a table, a log, code) is read as its "
+                       "words, markup and all")
+        prefix, alike = max(((p, n) for p, n in self.prefixes.items()  # (a speaker's "ALICE:": most lines, not half)
+                             if n >= max(10, (ALIKE_SHARE if _UNLIKE_A_SENTENCE.search(p) else KEY_SHARE) * self.lines)),
+                            key=lambda kv: (kv[1], len(kv[0])), default=(None, 0))
+        if self.lines >= 5 and prefix is not None:
+            number, line = self.shown[prefix]
+            warn_once(f"warning: {self.path}: {alike:,} of its first {self.lines:,} lines begin alike ({prefix!r}, as "
+                       f"line {number} does: {line.strip()[:40]!r}): a time, a line's number, a sender or a key, as a "
+                       "log, a chat's export or YAML begins each line? It is read as words of the text: give the text alone")
+        for trait, (_, least, said) in _TRAITS.items():
+            if self.lines >= 5 and len(held := self.traits.get(trait, [])) >= least(self.lines):
+                warn_once(f"warning: {self.path}: {len(held):,} of its first {self.lines:,} lines {said(self.path, *held[0])}")
+        self.other, self.prefixes, self.traits = None, collections.Counter(), {}  # (warned once)
+
+
+ALIKE_SHARE, KEY_SHARE = 0.5, 0.8  # of a file's first lines begun alike (by a key, as "text:")
+_QUOTED_LINE = re.compile(r'\s*"(?:[^"\\]|\\.)*"\s*,?\s*$')  # '"The river ran."', as jq prints a JSON string
+_TRAITS = {  # what few of a text's lines hold: (whether a line does, from how many lines of n on warned of, what is said)
+    "escaped": (lambda line: "&" in line and _ESCAPE.search(line), lambda n: max(10, 0.1 * n),  # (Wikipedia: 1%)
+                lambda path, number, line: f"hold HTML's or Moses' escapes ({_ESCAPE.search(line).group()} on line "
+                                           f"{number}), read as they are written, not as the characters they stand for: "
+                                           "unescape the text first (Python's html.unescape; Moses' "
+                                           "deescape-special-chars.perl)"),
+    "tabbed": (lambda line: "\t" in line.strip(), lambda n: ALIKE_SHARE * n,
+               lambda path, number, line: f"hold a tab (line {number}: {line.strip()[:40]!r}): columns (sentence pairs, "
+                                          f"a table?) are read as one text, a tab as a space; give one column alone "
+                                          f"(e.g. cut -f1 {path})"),
+    "spaced": (lambda line: len(words := line.split()) >= 8 and sum(len(w) == 1 for w in words) >= 0.8 * len(words),
+               lambda n: max(10, ALIKE_SHARE * n),
+               lambda path, number, line: f"are letters spaced apart (line {number}: {line.strip()[:40]!r}), as a PDF's "
+                                          "extraction or a character tokenizer leaves them: each letter is read as a "
+                                          "word; give the text as written"),
+    "mojibake": (lambda line: _MOJIBAKE.search(line), lambda n: max(5, 0.1 * n),
+                 lambda path, number, line: f"hold UTF-8 read as Windows-1252 and saved again (line {number}: "
+                                            f"{_MOJIBAKE.search(line).group()!r}, mojibake for one character), read as "
+                                            "such letters: decode it back first (python3 -c \"import sys; sys.stdout"
+                                            ".write(sys.stdin.read().encode('cp1252').decode('utf-8'))\" < FILE)"),
+    "coloured": (lambda line: "\x1b[" in line, lambda n: 3,
+                 lambda path, number, line: f"hold a terminal's colour codes (line {number}: ESC[...m), read as "
+                                            "text: write the text without them (a program's --color=never, or sed "
+                                            "'s/\\x1b\\[[0-9;]*m//g')"),
+    "quoted": (_QUOTED_LINE.match, lambda n: max(20, ALIKE_SHARE * n),  # (Wikipedia's '"AIK won 6-2 on aggregate."')
+               lambda path, number, line: f"are each a quoted string (line {number}: {line.strip()[:40]!r}), as jq "
+                                          "prints JSON's strings without -r: the quotes and escapes (\\n, \\u00e9) are "
+                                          "read as text; give the text itself (jq -r)"),
+}
+_ESCAPE = re.compile(r"&(?:[a-zA-Z]{2,8}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it &apos;s", "a &#124; b", "&rsquo;"
+_MOJIBAKE = re.compile(r"[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac[\u0080-\u00bf\u2018-\u201e\u2122\u0153\u02dc]")  # "Ã©", "â€™"
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _prefixes(line):
+    """The shapes of a line's first one, two and three words, their letters' runs written a and their digits' runs 0
+    ("[12/03/2024, 10:15]" is "[0/0/0, 0:0]", "Nov 29 12:00:01" "a 0 0:0:0"), those that hold a mark no sentence
+    begins with ("[", "<", "|", "@", "=", "/"), a time's or a date's digits ("0:0", "0/0", "0-0") or begin with a
+    list's number ("0.", "0)"); and a first word that ends in ":" as it is ("text:", "ALICE:"): not a sentence's
+    "In 1990, the", "- An item"."""
+    words = line.split(None, 3)[:3]
+    shapes = [_LETTERS.sub("a", re.sub(r"\d+", "0", " ".join(words[:n]))) for n in range(1, len(words) + 1)]
+    key = [words[0]] if words and len(words[0]) > 1 and words[0].endswith(":") else []  # "text:", as YAML's lines
+    return [shape for shape in shapes if _UNLIKE_A_SENTENCE.search(shape)] + key
+
+
+_UNLIKE_A_SENTENCE = re.compile(r"[\[\]<>|@=/\\]|0[:/.-]0|^0[.):]")
