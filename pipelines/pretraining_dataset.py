@@ -45,7 +45,7 @@ def record_shapes(path):
 def _check_first_record(path, feature):
     """ValueError naming the file where its first record holds a feature of another type than the reader parses
     (masked_lm_weights as integers), segment ids or a sentence-order label other than 0 and 1 (another tool's
-    records: three segments, three-way labels), or no token or no prediction."""
+    records: three segments, three-way labels), or no token."""
     for name in REQUIRED_FEATURES:
         kind, wanted = feature[name].WhichOneof("kind"), "float_list" if name == "masked_lm_weights" else "int64_list"
         if kind != wanted:
@@ -57,11 +57,10 @@ def _check_first_record(path, feature):
             raise ValueError(f"{path}: its first record's {name} holds {outside[0]}, where 0 and 1 are read (two "
                              "segments, sentence order kept or swapped: another tool's records?); make them with "
                              "pipelines.create_pretraining_data")
-    for name, lacks in (("input_mask", "no token"), ("masked_lm_weights", "no masked piece to predict")):
-        if not any(feature[name].float_list.value if name == "masked_lm_weights" else feature[name].int64_list.value):
-            raise ValueError(f"{path}: its first record holds {lacks} ({name} all 0), which the data tool never "
-                             "writes (another tool's records?): its numbers would be of nothing; make the records "
-                             "with pipelines.create_pretraining_data")
+    if not any(feature["input_mask"].int64_list.value):  # (no masked piece: the data tool writes a few such records)
+        raise ValueError(f"{path}: its first record holds no token (input_mask all 0), which the data tool never "
+                         "writes (another tool's records?): its numbers would be of nothing; make the records with "
+                         "pipelines.create_pretraining_data")
 
 
 def record_files(file_pattern, what="TFRecord"):

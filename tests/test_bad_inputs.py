@@ -153,9 +153,6 @@ CASES = [
      r"match other names \(run\[1\] is run1\): its checkpoints or SavedModel would not be found; rename the folder", []),
     ("export-a-checkpoint-with-brackets", "albert_act.export --checkpoint '{tmp}/run[1]' --kind pretraining --output "
      "{tmp}/exp_brackets/1", 1, r"\S+/run\[1\]: TensorFlow reads the files of a model by pattern", []),
-    ("analyze-held-out-records-with-nothing-to-predict", "albert_act.analyze held-out --init {run} --records "
-     "{unweighted} --output_dir {tmp}/a_unweighted", 1, r"unweighted.tfrecord: its first record holds no masked piece "
-     r"to predict \(masked_lm_weights all 0\), which the data tool never writes", []),
     ("analyze-records-with-no-token", "albert_act.analyze token-types --init {run} --records {unmasked_input} "
      "--output_dir {tmp}/a_nomask", 1, r"unmasked_input.tfrecord: its first record holds no token \(input_mask all 0\)",
      []),
@@ -1416,7 +1413,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "empty_txt": root / "empty.txt", "one_line_txt": root / "one_line.txt",
             "fixed_depth_pieces_json": root / "fixed_depth_pieces.json", "edited_run": edited, "no_weights": root / "no_weights.tfrecord",
             "truncated": root / "truncated.tfrecord", "long_records": root / "long.tfrecord", "wide_records": root / "wide.tfrecord", "partly_trained": root / "partly_trained.tfrecord", "records_moved_run": root / "records_moved_run", "accents_alone": root / "accents_alone.txt", "huge_word": root / "huge_word.conllu", "latin1_name": root / os.fsdecode(b"s\xe9.txt"), "three_segments": root / "three_segments.tfrecord",
-           "three_labels": root / "three_labels.tfrecord", "unweighted": root / "unweighted.tfrecord",
+           "three_labels": root / "three_labels.tfrecord",
            "unmasked_input": root / "unmasked_input.tfrecord", "int_weights": root / "int_weights.tfrecord",
             **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
@@ -1753,7 +1750,7 @@ def _bad_records(root, records):
     shard whose ids lie outside the tiny model's vocabulary of 400."""
     from pipelines import tf_example
 
-    def example(length, weights=True, piece=9, predictions=10, segment=0, label=0, weights_as=None, weight=1, mask=1):
+    def example(length, weights=True, piece=9, predictions=10, segment=0, label=0, weights_as=None, mask=1):
         features = {"input_ids": tf_example.int64_feature([2] + [piece] * (length - 2) + [3]),
                     "input_mask": tf_example.int64_feature([mask] * length),
                     "segment_ids": tf_example.int64_feature([0] * (length // 2) + [segment] * (length - length // 2)),
@@ -1761,7 +1758,7 @@ def _bad_records(root, records):
                     "masked_lm_ids": tf_example.int64_feature([piece] * predictions),
                     "next_sentence_labels": tf_example.int64_feature([label])}
         if weights:
-            features["masked_lm_weights"] = (weights_as or tf_example.float_feature)([weight] * predictions)
+            features["masked_lm_weights"] = (weights_as or tf_example.float_feature)([1] * predictions)
         return tf_example.serialize_example(features)
 
     import tensorflow as tf
@@ -1770,7 +1767,7 @@ def _bad_records(root, records):
                          ("outside_ids", example(64, piece=999)), ("wide", example(64, predictions=13)),
                          ("three_segments", example(64, segment=2)), ("three_labels", example(64, label=2)),
                          ("int_weights", example(64, weights_as=tf_example.int64_feature)),
-                         ("unweighted", example(64, weight=0)), ("unmasked_input", example(64, mask=0))):
+                         ("unmasked_input", example(64, mask=0))):
         with tf.io.TFRecordWriter(str(root / f"{name}.tfrecord")) as writer:
             for _ in range(4):
                 writer.write(record)
