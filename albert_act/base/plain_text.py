@@ -316,6 +316,6 @@ class _Later:
             number, line, kind = self.first
             said = {"timing": "subtitle timings", "table": "a table's rows", "token": "a parsed file's token lines",
                     "tree": "bracketed trees", "json": "JSON lines", "csv": "CSV rows"}.get(kind, _SAID.get(kind, kind))
-            prose.warn_once(f"warning: {self.path}: {self.count:,} lines from line {number} on ({line.strip()[:40]!r}) are "
-                       f"{said}, read as text (a file of another kind joined to this one, or tables kept in the "
-                       "text?); give the text alone")
+            prose.warn_once(f"warning: {self.path}: {self.count:,} lines from line {number} on ({line.strip()[:40]!r}) "
+                            f"are {said}, read as text (a file of another kind joined to this one, or tables kept in "
+                            "the text?); give the text alone")

@@ -44,10 +44,10 @@ def reads_as_sentence(line):
 
 class Prose:
     """How many of a file's first `PROSE_LINES` lines (not blank) read as sentences (`reads_as_sentence`), how many
-    begin alike (`_prefixes`), and how many hold each of `_TRAITS` (escapes, a tab, spaced letters, mojibake, colour codes,
-    quotes); of 5 lines or more, under
-    `PROSE_SHARE` of sentences, `ALIKE_SHARE` or more begun alike (`KEY_SHARE` by a key; 10 lines at least), or a
-    trait's share, a warning (once they are read, or at the file's end) says how many, and names a line."""
+    begin alike (`_prefixes`), and how many hold each of `_TRAITS` (escapes, a tab, spaced letters, mojibake, colour
+    codes, quotes); of 5 lines or more, under `PROSE_SHARE` of sentences, `ALIKE_SHARE` or more begun alike
+    (`KEY_SHARE` by a key; 10 lines at least), or a trait's share, a warning (once they are read, or at the file's
+    end) says how many, and names a line."""
 
     def __init__(self, path):
         self.path, self.lines, self.sentences, self.other = path, 0, 0, None
@@ -74,20 +74,22 @@ class Prose:
         if self.lines >= 5 and self.sentences < PROSE_SHARE * self.lines and self.other:
             number, line = self.other
             warn_once(f"warning: {self.path}: {self.sentences / self.lines:.0%} of its first {self.lines:,} lines read "
-                       f"as sentences (words with their punctuation; line {number}, {line.strip()[:40]!r}, does not): "
-                       "is it text? A file of another kind (a tagger's output, a table, a log, code) is read as its "
-                       "words, markup and all")
+                      f"as sentences (words with their punctuation; line {number}, {line.strip()[:40]!r}, does not): "
+                      "is it text? A file of another kind (a tagger's output, a table, a log, code) is read as its "
+                      "words, markup and all")
         prefix, alike = max(((p, n) for p, n in self.prefixes.items()  # (a speaker's "ALICE:": most lines, not half)
                              if n >= max(10, (ALIKE_SHARE if _UNLIKE_A_SENTENCE.search(p) else KEY_SHARE) * self.lines)),
                             key=lambda kv: (kv[1], len(kv[0])), default=(None, 0))
         if self.lines >= 5 and prefix is not None:
             number, line = self.shown[prefix]
             warn_once(f"warning: {self.path}: {alike:,} of its first {self.lines:,} lines begin alike ({prefix!r}, as "
-                       f"line {number} does: {line.strip()[:40]!r}): a time, a line's number, a sender or a key, as a "
-                       "log, a chat's export or YAML begins each line? It is read as words of the text: give the text alone")
+                      f"line {number} does: {line.strip()[:40]!r}): a time, a line's number, a sender or a key, as a "
+                      "log, a chat's export or YAML begins each line? It is read as words of the text: give the text "
+                      "alone")
         for trait, (_, least, said) in _TRAITS.items():
             if self.lines >= 5 and len(held := self.traits.get(trait, [])) >= least(self.lines):
-                warn_once(f"warning: {self.path}: {len(held):,} of its first {self.lines:,} lines {said(self.path, *held[0])}")
+                warn_once(f"warning: {self.path}: {len(held):,} of its first {self.lines:,} lines "
+                          f"{said(self.path, *held[0])}")
         self.other, self.prefixes, self.traits = None, collections.Counter(), {}  # (warned once)
 
 

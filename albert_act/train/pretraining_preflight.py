@@ -27,8 +27,7 @@ def preflight(config, replicas, sample_records=2000):
         raise ValueError(f"--init_from {config.init_from} is the --model_dir itself: a run resumes from its own "
                          "checkpoints without --init_from (re-run without it); to start a new run from its weights, "
                          "give a new --model_dir")
-    for flag, path in (("--model_dir", config.model_dir), ("--export_dir", config.export_dir)):
-        checks.pattern_free(path, flag)
+    checks.pattern_free(config.model_dir, "--model_dir")  # (--export_dir: by check_export_dir's export target check)
     backbone = config.backbone_config()
     if backbone.get("capacity") is not None and backbone["execution"] != "bucket":
         raise ValueError(f"capacity {backbone['capacity']} (--override capacity) caps an iteration's tokens under "
