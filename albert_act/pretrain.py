@@ -104,7 +104,7 @@ def conflicting_flags(args):
                 "there is none to build: give one")
     if args.no_export and "export_dir" in args.given:
         return f"--no_export and --export_dir {args.export_dir} contradict each other: give one"
-    if args.no_export and "overwrite_export" in args.given:
+    if args.no_export and "overwrite_export" in args.given and args.overwrite_export:  # (false asks for nothing)
         return "--overwrite lets the run's SavedModel replace another's; --no_export writes none: give one"
     config = os.path.expanduser(args.config) if args.config and "://" not in args.config else None
     folder = os.path.dirname(os.path.abspath(config)) if config else None

@@ -41,7 +41,7 @@ def measure(init, records, caps, batch_size=64, max_batches=None, repeats=3):
     from albert_act.model.pretraining_model import AlbertActPretrainingModel
     from albert_act.io.source import Source
     from albert_act.serve.savedmodel import serving_backbone
-    from pipelines.pretraining_dataset import make_pretraining_dataset
+    from pipelines.pretraining_dataset import guarded, make_pretraining_dataset
 
     model, _ = Source.open(init).pretraining_model()
     serving = AlbertActPretrainingModel(serving_backbone(model.backbone, "sparse"))
@@ -49,7 +49,7 @@ def measure(init, records, caps, batch_size=64, max_batches=None, repeats=3):
     n_max = serving.backbone.max_iterations
     dataset = make_pretraining_dataset(records, batch_size, training=False,
                                        max_length=serving.backbone.max_sequence_length)
-    batches = [batch for i, batch in enumerate(dataset) if max_batches is None or i < max_batches]
+    batches = [batch for i, batch in enumerate(guarded(dataset, records)) if max_batches is None or i < max_batches]
 
     @tf.function
     def step(inputs, labels, cap):
@@ -169,17 +169,11 @@ def main(argv=None):
 
 
 def _measure_and_write(args, records):
-    import tensorflow as tf
-
     from albert_act.base import outputs
-    from albert_act.train.input_streams import corrupt_file
     from benchmarks.depth_probes import machine
-    from pipelines.pretraining_dataset import corrupt_record
 
-    try:  # what the records' reader finds (another length, a token corpus given) is a ValueError
-        rows = measure(args.init, records, args.caps, max_batches=args.max_batches, repeats=args.repeats)
-    except tf.errors.DataLossError as error:
-        raise corrupt_record(corrupt_file(records), error) from None
+    # what the records' reader finds (another length, a corrupt record, a token corpus given) is a ValueError
+    rows = measure(args.init, records, args.caps, max_batches=args.max_batches, repeats=args.repeats)
     table = markdown(rows)
     print(table + f"\n\nMachine: {machine()}; {args.init} on {args.records}.")
     arguments.write_whole(args.output_dir, {  # the three files, or the earlier result: never a mix

@@ -72,10 +72,10 @@ def shapes(token_ids, segment_ids, originals, short):
 def read_records(files, max_sequences, max_length):
     """[(token_ids, segment_ids, originals)] of the first max_sequences records, unpadded.
     Records longer than max_length (the model's) are refused, naming the file."""
-    from pipelines.pretraining_dataset import make_pretraining_dataset
+    from pipelines.pretraining_dataset import guarded, make_pretraining_dataset
 
     rows = []
-    for inputs, labels in make_pretraining_dataset(files, 64, training=False, max_length=max_length):
+    for inputs, labels in guarded(make_pretraining_dataset(files, 64, training=False, max_length=max_length), files):
         ids, segs = inputs["token_ids"].numpy(), inputs["segment_ids"].numpy()
         lengths = inputs["padding_mask"].numpy().sum(1)
         positions, pieces = inputs["masked_positions"].numpy(), labels["masked_lm_ids"].numpy()
@@ -149,7 +149,7 @@ def _measure(args):
     from albert_act.analysis.report import check_not_trained_on, check_output_dir
     from albert_act.io.exports import find_export, load_export, not_a_pretraining_export
     from albert_act.io.source import Source
-    from pipelines.pretraining_dataset import check_records_vocabulary, corrupt_record, record_files
+    from pipelines.pretraining_dataset import check_records_vocabulary, record_files
 
     if args.output_dir:
         check_output_dir(args.output_dir, args.overwrite, OUTPUT_FILES, "the benchmark", "an earlier served_depth result")
@@ -170,14 +170,7 @@ def _measure(args):
     check_not_trained_on(source, files)
     for path in files:
         check_records_vocabulary(path, source.tokenizer().model_proto, f"{export}'s vocabulary")
-    import tensorflow as tf
-
-    from albert_act.train.input_streams import corrupt_file
-
-    try:
-        records = read_records(files, args.max_sequences, backbone["max_sequence_length"])
-    except tf.errors.DataLossError as error:
-        raise corrupt_record(corrupt_file(files), error) from None
+    records = read_records(files, args.max_sequences, backbone["max_sequence_length"])
     if not records:
         raise ValueError(f"no records in {args.records}")
     largest = max(int(max(ids.max(), originals.max())) for ids, _, originals in records)

@@ -10,6 +10,7 @@ Each element is `(inputs, labels)`:
         lambda context: make_pretraining_dataset(pattern, 4096, input_context=context))
 """
 
+import contextlib
 import json
 import os
 
@@ -121,9 +122,12 @@ def check_records(path, vocabulary, max_length, sample_records=2000):
             "masked_lm_ids": tf.io.FixedLenFeature([predictions], tf.int64)}
     try:
         batches = list(tf.data.TFRecordDataset(path).take(sample_records).batch(sample_records))
+        odd = misshapen(path, sample_records)
     except tf.errors.DataLossError as error:
         raise ValueError(f"{path}: corrupt within its first {sample_records} records ({write_failures.tf_message(error)}); "
                          "make the shard again, or leave it out") from None
+    if odd:
+        raise odd
     for batch in batches:
         for key, values in tf.io.parse_example(batch, spec).items():
             top = int(tf.reduce_max(values))
@@ -201,6 +205,57 @@ def corrupt_record(path, error):
     return ValueError(f"{path}: a corrupt record ({write_failures.tf_message(error)}); make the shard again, or leave it out")
 
 
+def corrupt_file(files):
+    """The first of `files` that does not read through to its end (which shard a DataLossError came from)."""
+    for path in files:
+        try:
+            for _ in tf.data.TFRecordDataset(path):
+                pass
+        except tf.errors.DataLossError:
+            return path
+    return f"one of {files}"
+
+
+def misshapen(path, limit=None):
+    """A ValueError naming the first of the first `limit` (None: all) records of `path` whose length or number of
+    predictions differs from its first record's (shards of two --max_seq_length joined with cat), or None."""
+    seq, predictions = record_shapes(path)
+    spec = {name: tf.io.RaggedFeature(tf.int64) for name in ("input_ids", "masked_lm_positions")}
+    records = tf.data.TFRecordDataset(path)
+    done = 0
+    for batch in (records if limit is None else records.take(limit)).batch(1024):
+        parsed = tf.io.parse_example(batch, spec)
+        lengths = zip(parsed["input_ids"].row_lengths().numpy(), parsed["masked_lm_positions"].row_lengths().numpy())
+        for index, shape in enumerate(lengths, done + 1):
+            if tuple(shape) != (seq, predictions):
+                return ValueError(f"{path}: record {index} holds {shape[0]} pieces with {shape[1]} predictions, its first "
+                                  f"{seq} with {predictions} (shards of two --max_seq_length or --max_predictions_per_seq "
+                                  "joined into one file?): a file's records are read at one shape; make it again")
+        done += len(batch)
+    return None
+
+
+@contextlib.contextmanager
+def reading(files):
+    """TensorFlow's errors while reading the record files `files` (a pattern or a list), as one ValueError naming
+    the shard: a corrupt record (DataLossError), or one of another shape than its shard's first."""
+    try:
+        yield
+    except tf.errors.DataLossError as error:
+        raise corrupt_record(corrupt_file(record_files(files)), error) from None
+    except tf.errors.InvalidArgumentError:
+        odd = next(filter(None, map(misshapen, record_files(files))), None)
+        if odd is None:  # (not the records': the model's, raised as it is)
+            raise
+        raise odd from None
+
+
+def guarded(dataset, files):
+    """The elements of `dataset` (read from the record files `files`), with `reading(files)`'s errors."""
+    with reading(files):
+        yield from dataset
+
+
 def _read_through(path, count):
     """The first `count` serialized records of `path`; a shard cut short or damaged is a ValueError naming it."""
     try:
@@ -225,6 +280,9 @@ def check_word_starts(path, model_proto, vocab_name, sample_records=200):
         return  # an empty or unreadable shard: `check_records` names its faults
     if "token_boundary" not in first.features.feature:
         return  # records of the original ALBERT tool: nothing to compare
+    with reading(path):
+        if odd := misshapen(path, sample_records):
+            raise odd
     spec = {name: tf.io.FixedLenFeature([n], tf.int64) for name, n in (
         ("input_ids", seq), ("input_mask", seq), ("token_boundary", seq), ("masked_lm_positions", predictions))}
     differ = compared = 0

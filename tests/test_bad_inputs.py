@@ -106,6 +106,8 @@ CASES = [
      r"--vocab .*vocab.model: the demo data \(no --train_files\) is made with its own vocabulary", []),
     ("pretrain-no-export-and-overwrite", PRETRAIN + " --overwrite", 1,
      r"--overwrite lets the run's SavedModel replace another's; --no_export writes none: give one$", []),
+    ("pretrain-no-export-and-overwrite-set-false", PRETRAIN.replace("{tmp}/new_run", "{tmp}/no_overwrite") +
+     " --set overwrite_export=false", 0, r"no SavedModel written \(--export_dir and --vocab give one", []),
     ("pretrain-no-export-and-export-dir", PRETRAIN + " --export_dir {tmp}/e/1", 1,
      r"--no_export and --export_dir .*/e/1 contradict each other: give one", []),
     ("pretrain-tau-at-fixed-depth", PRETRAIN + " --halting none --tau 0.5 --ponder_warmup_start 3", 1,
@@ -183,6 +185,20 @@ CASES = [
     ("analyze-held-out-records-of-two-prediction-widths", "albert_act.analyze held-out --init {run} --records "
      "{wide_records} {eval} --output_dir {tmp}/h_wide", 1, r"eval-\S+: records of 64 pieces with \d+ predictions "
      r"each, where \S+wide.tfrecord's are of 64 with 13", []),
+    ("analyze-records-whose-length-changes-partway", "albert_act.analyze token-types --init {run} --records "
+     "{mixed_lengths} --output_dir {tmp}/a_mixed", 1, r"mixed_lengths.tfrecord: record 5 holds 128 pieces with 10 "
+     r"predictions, its first 64 with 10 \(shards of two --max_seq_length or --max_predictions_per_seq joined into one "
+     r"file\?\): a file's records are read at one shape; make it again", []),
+    ("pretrain-training-records-whose-length-changes-partway", PRETRAIN.replace("--train_files {train}",
+     "--train_files {mixed_lengths}"), 1, r"mixed_lengths.tfrecord: record 5 holds 128 pieces", []),
+    ("bench-served-depth-records-whose-length-changes-partway", "benchmarks.served_depth --init {export} --records "
+     "{mixed_lengths} --output_dir {tmp}/sd_mixed", 1, r"mixed_lengths.tfrecord: record 5 holds 128 pieces", []),
+    ("analyze-held-out-records-whose-length-changes-past-the-sample", "albert_act.analyze held-out --init {run} "
+     "--records {late_mixed} --output_dir {tmp}/h_late", 1, r"late_mixed.tfrecord: record 2002 holds 128 pieces with "
+     r"10 predictions, its first 64 with 10", []),
+    ("analyze-held-out-a-byte-flipped-past-the-sample", "albert_act.analyze held-out --init {run} --records "
+     "{late_corrupt} --output_dir {tmp}/h_flip", 1, r"late_corrupt.tfrecord: a corrupt record \(.*\); make the shard "
+     r"again, or leave it out", []),
     ("analyze-records-too-long", "albert_act.analyze token-types --init {run} --records {long_records} --output_dir {tmp}/a",
      1, r"long.tfrecord: sequences of 128 tokens, the model takes at most 64", []),
     ("pretrain-export-needs-vocab", PRETRAIN.replace(" --no_export", " --export_dir {tmp}/e/1"), 1,
@@ -1413,7 +1429,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "empty_txt": root / "empty.txt", "one_line_txt": root / "one_line.txt",
             "fixed_depth_pieces_json": root / "fixed_depth_pieces.json", "edited_run": edited, "no_weights": root / "no_weights.tfrecord",
             "truncated": root / "truncated.tfrecord", "long_records": root / "long.tfrecord", "wide_records": root / "wide.tfrecord", "partly_trained": root / "partly_trained.tfrecord", "records_moved_run": root / "records_moved_run", "accents_alone": root / "accents_alone.txt", "huge_word": root / "huge_word.conllu", "latin1_name": root / os.fsdecode(b"s\xe9.txt"), "three_segments": root / "three_segments.tfrecord",
-           "three_labels": root / "three_labels.tfrecord",
+           "three_labels": root / "three_labels.tfrecord", "mixed_lengths": root / "mixed_lengths.tfrecord",
+           "late_mixed": root / "late_mixed.tfrecord", "late_corrupt": root / "late_corrupt.tfrecord",
            "unmasked_input": root / "unmasked_input.tfrecord", "int_weights": root / "int_weights.tfrecord",
             **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
@@ -1771,6 +1788,13 @@ def _bad_records(root, records):
         with tf.io.TFRecordWriter(str(root / f"{name}.tfrecord")) as writer:
             for _ in range(4):
                 writer.write(record)
+    for name, early, late in (("mixed_lengths", 4, 4), ("late_mixed", 2001, 1), ("late_corrupt", 2100, 0)):
+        with tf.io.TFRecordWriter(str(root / f"{name}.tfrecord")) as writer:  # (shards of two lengths joined by cat)
+            for record in [example(64)] * early + [example(128)] * late:
+                writer.write(record)
+    late = bytearray((root / "late_corrupt.tfrecord").read_bytes())
+    late[-100] ^= 0xFF  # a byte flipped in the last record, past the first 2,000 that the checks sample
+    (root / "late_corrupt.tfrecord").write_bytes(bytes(late))
     first_train = sorted(Path(records[0]).parent.glob(Path(records[0]).name))[0]
     (root / "linked_eval.tfrecord").symlink_to(first_train)
     held = [raw.numpy() for raw in tf.data.TFRecordDataset([str(p) for p in sorted(

@@ -18,7 +18,7 @@ import tensorflow as tf
 from albert_act import distribution
 from albert_act.analysis import confidence, token_types
 from pipelines import probing
-from pipelines.pretraining_dataset import make_pretraining_dataset
+from pipelines.pretraining_dataset import guarded, make_pretraining_dataset
 from pipelines.tokenizer import CLS_ID, SEP_ID
 
 
@@ -53,7 +53,7 @@ def token_type_statistics(backbone, tokenizer, files, batch_size=64, max_batches
     run, n_max = run or inference(backbone), backbone.max_iterations
     depth, histogram, kept = [], 0, []
     dataset = make_pretraining_dataset(files, batch_size, training=False, max_length=backbone.max_sequence_length)
-    for i, (inputs, labels) in enumerate(progress_bar(dataset, progress, "token types (batches)", max_batches)):
+    for i, (inputs, labels) in enumerate(progress_bar(guarded(dataset, files), progress, "token types (batches)", max_batches)):
         if max_batches is not None and i >= max_batches:
             break
         outputs = run(model_inputs(inputs))
@@ -248,7 +248,7 @@ def fixed_point_statistics(backbone, files, batch_size=32, max_batches=None, run
     run = run or inference(backbone)
     totals = None
     batches = make_pretraining_dataset(files, batch_size, training=False, max_length=backbone.max_sequence_length)
-    for i, (inputs, labels) in enumerate(progress_bar(batches, progress, "fixed point (batches)", max_batches)):
+    for i, (inputs, labels) in enumerate(progress_bar(guarded(batches, files), progress, "fixed point (batches)", max_batches)):
         if max_batches is not None and i >= max_batches:
             break
         outputs = run(model_inputs(inputs))

@@ -20,7 +20,7 @@ import numpy as np
 import tensorflow as tf
 
 from albert_act.analysis import confidence, depth, token_types
-from pipelines.pretraining_dataset import make_pretraining_dataset
+from pipelines.pretraining_dataset import guarded, make_pretraining_dataset
 from pipelines.tokenizer import MASK_ID
 
 UNMASKED_PER_SEQUENCE = 4
@@ -90,7 +90,7 @@ def collect(run, reference, files, max_length, batch_size=64, max_batches=None, 
     found = {k: [] for k in ("sequence", "type", "iterations", "expected", "surprisal")}
     dataset = make_pretraining_dataset(files, batch_size, training=False, max_length=max_length)
     first = 0
-    for i, (inputs, labels) in enumerate(depth.progress_bar(dataset, progress, "difficulty (batches)", max_batches)):
+    for i, (inputs, labels) in enumerate(depth.progress_bar(guarded(dataset, files), progress, "difficulty (batches)", max_batches)):
         if max_batches is not None and i >= max_batches:
             break
         model_inputs = depth.model_inputs(inputs)

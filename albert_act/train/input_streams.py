@@ -1,5 +1,4 @@
-"""Pre-training's input streams and their saved positions (`InputStreams`), and which record file
-a read error came from (`corrupt_file`)."""
+"""Pre-training's input streams and their saved positions (`InputStreams`)."""
 
 import os
 
@@ -58,14 +57,3 @@ class InputStreams:
         if self.count > 1:
             for k, iterator in zip(self.own, self.iterators):
                 tf.train.Checkpoint(iterator=iterator).read(self._prefix(k, update)).assert_consumed()
-
-
-def corrupt_file(files):
-    """The first of `files` that does not read through to its end (which shard a DataLossError came from)."""
-    for path in files:
-        try:
-            for _ in tf.data.TFRecordDataset(path):
-                pass
-        except tf.errors.DataLossError:
-            return path
-    return f"one of {files}"

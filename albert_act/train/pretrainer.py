@@ -12,7 +12,7 @@ from albert_act.train.losses import Objective
 from albert_act.train.ponder import AUTO_SHARE, held_depth, ponder_ramp, steered_tau  # noqa: F401 (AUTO_SHARE: the API)
 from albert_act.train.pretraining_config import AUTO, accumulation, run_parts
 from albert_act.train.pretraining_summaries import depth_sums_of, evaluation_sums, summarize
-from pipelines.pretraining_dataset import make_pretraining_dataset
+from pipelines.pretraining_dataset import guarded, make_pretraining_dataset
 
 PER_SEQUENCE = ("depth", "accuracy")  # evaluation outputs kept per held-out sequence (gathered, not summed)
 
@@ -206,7 +206,7 @@ def evaluate_model(model, strategy, eval_files, batch_size, eval_batches=None, j
         lambda context: make_pretraining_dataset(eval_files, batch_size * strategy.num_replicas_in_sync,
                                                  training=False, input_context=context))
     totals = None
-    for i, element in enumerate(dataset):
+    for i, element in enumerate(guarded(dataset, eval_files)):  # (a corrupt or misshapen record: named)
         if eval_batches is not None and i >= eval_batches:
             break
         sums = {k: v.numpy() for k, v in eval_step(element).items()}

@@ -23,13 +23,13 @@ from albert_act.analysis import token_types
 from albert_act.io.run_checkpoints import (checkpoint_contents, checkpoint_managers, checkpoint_update,
                                            restore_latest_intact, save_checkpoint)
 from albert_act.io.source import HALTING_UNIT, INIT_FRESH, Source
-from albert_act.train.input_streams import InputStreams, corrupt_file
+from albert_act.train.input_streams import InputStreams
 from albert_act.train.pretrainer import AUTO_SHARE, Pretrainer
 from albert_act.train.pretraining_config import PretrainConfig, config_record  # noqa: F401  (the API)
 from albert_act.train.pretraining_preflight import check_export_dir, preflight
 from albert_act.train.pretraining_summaries import (depth_line, depth_spread, held_out_curve, one_depth_warning,
                                                     summarize, write_summaries, write_token_type_image)
-from pipelines.pretraining_dataset import parse_examples, record_shapes
+from pipelines.pretraining_dataset import corrupt_file, misshapen, parse_examples, record_shapes
 
 
 def run_pretraining(config, progress=True):
@@ -172,6 +172,12 @@ def _update(train_step, iterators, step, train_files, manager):
         raise ValueError(f"{corrupt_file(train_files)}: a corrupt record at update {step + 1} "
                          f"({str(error).splitlines()[0]}); the checkpoints written so far are intact: "
                          "replace the shard and re-run to resume") from None
+    except tf.errors.InvalidArgumentError:  # a record of another shape past the sample the preflight read
+        odd = next(filter(None, map(misshapen, train_files)), None)
+        if odd is None:
+            raise
+        raise ValueError(f"{odd} (read at update {step + 1}; the checkpoints written so far are intact: "
+                         "replace the shard and re-run to resume)") from None
     except (tf.errors.UnavailableError, tf.errors.CancelledError, tf.errors.AbortedError) as error:
         if distribution.cluster_task()[0] > 1:  # a collective op lost its peer
             cause = next((line for line in str(error).splitlines() if "aborted" in line.lower()), type(error).__name__)
