@@ -26,7 +26,7 @@ import argparse
 import json
 import os
 
-from albert_act.base import artifacts, cli, entry, text_files
+from albert_act.base import artifacts, cli, encodings, entry, text_files
 from albert_act.base.outputs import check_output_dir
 from benchmarks import arguments
 
@@ -45,7 +45,7 @@ def read_points(path):
     text_files.refuse_device(file)  # (/dev/zero: one line without end)
     if os.path.isfile(file):  # (compressed, UTF-16 as PowerShell's > writes: named, with the command converting it)
         with open(file, "rb") as f:
-            text_files.refuse_other_encodings(file, f.readline())
+            encodings.refuse_other_encodings(file, f.readline())
     points, seen = [], {}  # seen: {step: (line number, point)}
     with open(file, encoding="utf-8-sig", errors="replace") as f:  # (a byte-order mark, as Notepad saves, is none)
         for number, line in enumerate(f, start=1):
@@ -57,7 +57,7 @@ def read_points(path):
                 raise ValueError(f"{file}: one JSON document over several lines (a run's {artifacts.EVALUATION}?), "
                                  f"not a held-out curve of one evaluation a line; give the run dir, or its "
                                  f"{artifacts.HELD_OUT_CURVE}" if _whole_json(file) else
-                                 f"{file} line {number}: not JSON ({error.msg}){text_files.compression_hint(file)}"
+                                 f"{file} line {number}: not JSON ({error.msg}){encodings.compression_hint(file)}"
                                  ) from None
             missing = [k for k in KEPT if not isinstance(point, dict) or k not in point]
             if missing:

@@ -12,7 +12,7 @@ MNLI train has 12 columns and dev 16 (label = last column); test files have an
 import dataclasses
 import os
 
-from albert_act.base import text_files
+from albert_act.base import encodings, text_files
 
 
 @dataclasses.dataclass(frozen=True)
@@ -123,7 +123,7 @@ def _read_tsv_lines(path):
     line for another encoding (UTF-16 or a compressed file says so) and for lines ended by a lone CR."""
     with open(path, "rb") as f:
         data = f.read()
-    text_files.refuse_other_encodings(path, data.split(b"\n", 1)[0])  # UTF-16 with or without its mark, say
+    encodings.refuse_other_encodings(path, data.split(b"\n", 1)[0])  # UTF-16 with or without its mark, say
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

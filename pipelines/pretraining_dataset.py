@@ -18,7 +18,7 @@ import tensorflow as tf
 
 from google.protobuf.message import DecodeError
 
-from albert_act.base import checks, text_files, write_failures
+from albert_act.base import checks, encodings, text_files, write_failures
 
 
 REQUIRED_FEATURES = ("input_ids", "input_mask", "segment_ids", "masked_lm_positions", "masked_lm_ids",
@@ -33,7 +33,7 @@ def record_shapes(path):
         feature = tf.train.Example.FromString(raws[0]).features.feature if raws else None
     except (tf.errors.OpError, DecodeError) as error:  # truncated/flipped bytes, or not an Example
         raise ValueError(f"{path}: not a readable TFRecord of tf.train.Examples ({write_failures.tf_message(error)})"
-                         f"{text_files.compression_hint(path)}") from None
+                         f"{encodings.compression_hint(path)}") from None
     for raw in raws:
         missing = sorted(set(REQUIRED_FEATURES) - set(feature))
         if missing:
@@ -143,17 +143,18 @@ def count_records(paths, limit):
     return int(counted)
 
 
-def recorded_vocabulary(path):
-    """The vocabulary fingerprint the data tool's stats.json beside the shard `path` records, or None
-    (no report, a damaged one, or one without it): for records compared with each other, no model's
-    vocabulary given."""
+def recorded_vocabulary(path, key="vocab_sha256"):
+    """What the data tool's stats.json beside the shard `path` records of its vocabulary (the fingerprint; "size":
+    its number of pieces), or None (no report, a damaged one, or one without it): for records compared with each
+    other, or with a model, no vocabulary given."""
     from albert_act.base.artifacts import STATS_JSON
 
     stats_path = os.path.join(os.path.dirname(path), STATS_JSON)
     try:
         with text_files.open_binary(stats_path) as f:
-            return json.loads(f.read()).get("vocab_sha256")
-    except (OSError, ValueError, AttributeError):
+            stats = json.loads(f.read())
+        return stats["config"].get("vocabulary_size") if key == "size" else stats.get(key)
+    except (OSError, ValueError, AttributeError, KeyError, TypeError):
         return None
 
 

@@ -23,14 +23,18 @@ input, where TensorFlow is absent.
 
 import collections
 import dataclasses
+import glob
 import io
 import json
+import os
 import random
+import re
 import zipfile
 
 import numpy as np
 
 from albert_act.base.artifacts import TOKENS_EVAL, TOKENS_TRAIN, first_line  # noqa: F401 (the files' names)
+from albert_act.base import encodings, text_files
 from pipelines import instances
 
 
@@ -213,3 +217,62 @@ class InstanceStream:
                   "masked_lm_weights": column("masked_lm_weights", np.float32),
                   "sentence_order_label": column("next_sentence_labels", np.int32)[:, 0]}
         return inputs, labels
+
+
+def token_files(patterns):
+    """The token corpus for TFRecord patterns (or a tokens-*.npz path given as it is): the data
+    tool's file in the patterns' folder, tokens-eval.npz for eval-* shards, else tokens-train.npz.
+    The corpus holds every shard's instances, so the patterns must cover all of its shards: a run
+    on some of them would train on the rest as well."""
+    corpora = {}  # corpus -> the shards the patterns match (None: the .npz given)
+    for pattern in patterns:
+        if pattern.endswith(".npz"):
+            found = sorted(glob.glob(pattern)) if glob.has_magic(pattern) else [pattern]
+            if len(found) > 1:
+                raise ValueError(f"{pattern} matches {len(found)} token corpora ({', '.join(found[:3])}): name the one "
+                                 "to read (tokens-train.npz for training, tokens-eval.npz held out)")
+            corpora.setdefault(found[0] if found else pattern, None)
+            continue
+        if os.path.isfile(pattern) and not pattern.endswith(".tfrecord"):
+            raise ValueError(f"{pattern}: neither the data tool's TFRecord shards nor its token corpus (tokens-*.npz)"
+                             f"{encodings.compression_hint(pattern)}")
+        if os.path.isdir(pattern):
+            raise ValueError(f"{pattern} is a folder: give its shards ({os.path.join(pattern, 'train-*.tfrecord')}) "
+                             "or its token corpus (tokens-*.npz)")
+        found = glob.glob(pattern)
+        if not found and "://" not in pattern:
+            raise ValueError(f"{pattern} matches no file")
+        held_out = os.path.basename(pattern).startswith("eval") or (found and all(  # ('*.tfrecord' of eval shards)
+            os.path.basename(f).startswith("eval") for f in found))
+        name = TOKENS_EVAL if held_out else TOKENS_TRAIN
+        corpora.setdefault(os.path.join(os.path.dirname(pattern), name), set()).update(map(os.path.realpath, found))
+    missing = [path for path in corpora if not os.path.exists(path)]
+    if missing:
+        raise ValueError(f"{missing[0]}: no token corpus (the JAX backend reads the data tool's tokens-*.npz beside "
+                         "its TFRecords; make the records again with this version of python -m "
+                         "pipelines.create_pretraining_data)")
+    if len(corpora) != 1:
+        raise ValueError(f"the JAX backend reads one token corpus per run, got {len(corpora)}: {', '.join(corpora)}")
+    (corpus, matched), = corpora.items()
+    if matched is not None:
+        prefix = "eval" if os.path.basename(corpus) == TOKENS_EVAL else "train"
+        shards = {os.path.realpath(path)
+                  for path in glob.glob(os.path.join(os.path.dirname(corpus), f"{prefix}-*-of-*.tfrecord"))}
+        others = sorted(os.path.basename(path) for path in matched - shards)
+        if shards and others:
+            raise ValueError(f"{', '.join(patterns)} matches {others[0]}, which is not one of the {prefix} shards "
+                             f"that the JAX backend reads as {corpus}: give {prefix} shards only ("
+                             f"{os.path.join(os.path.dirname(corpus), prefix + '-*.tfrecord')})")
+        of = {int(m.group(1)) for m in (re.search(r"-of-(\d+)\.tfrecord$", path) for path in shards) if m}
+        if shards and of and len(shards) < max(of):  # (the others deleted, or left behind by a copy)
+            raise ValueError(f"{os.path.dirname(corpus) or '.'} holds {len(shards)} of the {max(of)} {prefix} shards "
+                             f"(their names say -of-{max(of):05d}) that its token corpus {corpus} holds, and the JAX "
+                             f"backend reads that corpus: it would train on all {max(of)}; make records of the "
+                             "documents you want")
+        if shards and not shards <= matched:
+            raise ValueError(f"{', '.join(patterns)} matches {len(matched & shards)} of the {len(shards)} shards in "
+                             f"{os.path.dirname(corpus) or '.'}, but the JAX backend reads their token corpus "
+                             f"{corpus}, which holds all of them: give all the shards ("
+                             f"{os.path.join(os.path.dirname(corpus), prefix + '-*.tfrecord')}), or make records "
+                             "of the documents you want")
+    return corpus

@@ -31,7 +31,7 @@ def main(config_path, first_batch=None):
         return
     config = config.resolved()
     trainer = jax_pretraining.JaxPretrainer(config)
-    corpus = token_corpus.TokenCorpus(jax_pretraining.token_files(config.train_files))
+    corpus = token_corpus.TokenCorpus(token_corpus.token_files(config.train_files))
     sums = trainer.update(token_corpus.InstanceStream(corpus, seed=config.seed).batch(config.global_batch_size), 0)
     np.savez(first_batch, devices=len(trainer.devices), **{f"sum/{k}": v for k, v in sums.items()},
              **{f"weight/{v.path}": np.asarray(a) for v, a in zip(trainer.model.trainable_variables,

@@ -108,6 +108,10 @@ CASES = [
      r"--overwrite lets the run's SavedModel replace another's; --no_export writes none: give one$", []),
     ("pretrain-no-export-and-overwrite-set-false", PRETRAIN.replace("{tmp}/new_run", "{tmp}/no_overwrite") +
      " --set overwrite_export=false", 0, r"no SavedModel written \(--export_dir and --vocab give one", []),
+    ("pretrain-a-larger-vocabulary-size-than-the-records-with-no-vocab", PRETRAIN + " --override vocabulary_size=500",
+     1, r"train-\S+: made with a vocabulary of 400 pieces \(\S+vocab.model, per the data tool's report beside it\), "
+     r"where the model's vocabulary_size is 500: pass --override vocabulary_size=400 \(and --vocab \S+vocab.model, "
+     r"which the export needs\)", []),
     ("pretrain-no-export-and-export-dir", PRETRAIN + " --export_dir {tmp}/e/1", 1,
      r"--no_export and --export_dir .*/e/1 contradict each other: give one", []),
     ("pretrain-tau-at-fixed-depth", PRETRAIN + " --halting none --tau 0.5 --ponder_warmup_start 3", 1,
@@ -171,6 +175,9 @@ CASES = [
     ("analyze-sentences-a-line-of-accents-alone", "albert_act.analyze sentences --init {run} --text {accents_alone} "
      "--output_dir {tmp}/a_accents", 0, r"note: 1 of the 2 lines of \S+accents_alone.txt hold no piece once normalized "
      r"as the model reads text \(.*: accents or format characters alone\): left out", []),
+    ("analyze-sentences-a-pattern-as-text", "albert_act.analyze sentences --init {run} --text '{tmp}/m*.txt' "
+     "--output_dir {tmp}/a_pattern", 1, r"m\*.txt: no such file \(read as a name: \* \? \[ \] make no pattern here; "
+     r"give one file\)", []),
     ("analyze-sentences-in-another-script", "albert_act.analyze sentences --init {run} --text {cjk_txt} "
      "--output_dir {tmp}/a_cjk", 0, r"warning: \d+% of the pieces of \S+cjk.txt are <unk> under the model's "
      r"vocabulary \(another script than its own\?\)", []),
@@ -210,6 +217,15 @@ CASES = [
     ("data-output-under-a-file", DATA.replace("{tmp}/records", "{notes_dir}/notes.txt/records") + " --input {corpus}", 1,
      r"notes.txt is a file, not a directory", ["{notes_dir}/notes.txt"]),
     ("data-invalid-utf8", DATA + " --input {bad_utf8}", 1, r"bad_utf8.txt line 2: not valid UTF-8", []),
+    ("data-a-png-image-as-input", DATA + " --input {tmp}/photo.png", 1, r"photo.png: a PNG image, not text; give a "
+     r"UTF-8 text file", []),
+    ("data-an-sqlite-database-as-input", DATA + " --input {tmp}/notes.db", 1, r"notes.db: an SQLite database, not "
+     r"text", []),
+    ("data-the-jax-token-corpus-as-input", DATA + " --input {records_dir}/tokens-train.npz", 1, r"tokens-train.npz: a "
+     r"NumPy archive \(.npz: the data tool's token corpus for the JAX backend\?\), not text", []),
+    ("analyze-sentences-a-tfrecord-as-text", "albert_act.analyze sentences --init {run} --text {mixed_lengths} "
+     "--output_dir {tmp}/a_tfr_text", 1, r"mixed_lengths.tfrecord: a TFRecord file \(records for pre-training or "
+     r"fine-tuning, read with --records or --train_files\), not text", []),
     ("data-empty-corpus", DATA + " --input {empty_txt}", 1, r"empty corpus: no non-blank line in .*empty.txt", []),
     ("data-bad-ngram", DATA + " --input {corpus} --max_ngram 0", 1, r"max_ngram", []),
     ("tokenizer-invalid-utf8", "pipelines.train_tokenizer --input {bad_utf8} --output {tmp}/v --vocab_size 50 --no-byte_fallback --required_chars=", 1,
@@ -1349,6 +1365,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     (root / "not_a_vocab.model").write_text("this is not a SentencePiece model\n")
     (root / "bad_utf8.txt").write_bytes(b"A fine line.\n\xff\xfe broken\n")
     (root / "empty.txt").write_text("")
+    (root / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10")
+    (root / "notes.db").write_bytes(b"SQLite format 3\x00\x10\x00\x01\x01\x00@  \x00\x00\x00\x02")
     (root / "one_line.txt").write_text("One sentence, and nothing else to learn from.\n")
     (root / "fixed_depth_pieces.json").write_text(json.dumps({"preset": "english", "halting": "none",
                                                               "target_pieces": "unmasked"}))

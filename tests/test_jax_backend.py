@@ -248,12 +248,13 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
     (checked in this process: pure functions of the files, no model built)."""
     from albert_act.train import jax_pretraining
     from albert_act.train.pretraining_config import PretrainConfig
+    from pipelines import token_corpus
 
     def refused(match, **overrides):
         config = PretrainConfig(**_jax_config(records, tmp_path / "run", **overrides)).resolved()
         with pytest.raises(ValueError, match=match):
-            jax_pretraining._check_corpora(config, jax_pretraining.token_files(config.train_files),
-                                           jax_pretraining.token_files(config.eval_files))
+            jax_pretraining._check_corpora(config, token_corpus.token_files(config.train_files),
+                                           token_corpus.token_files(config.eval_files))
             jax_pretraining._check_resumable(config)
 
     folder = Path(records[0]).parent
@@ -280,8 +281,8 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
     # the token corpus holds every shard: patterns must cover them all (two that do give one corpus)
     with pytest.raises(ValueError, match=r"matches 1 of the 2 shards in .*, but the JAX backend reads their token "
                                          r"corpus .*tokens-train.npz, which holds all of them"):
-        jax_pretraining.token_files([str(folder / "train-00000-of-00002.tfrecord")])
-    assert jax_pretraining.token_files([str(folder / "train-00000-*.tfrecord"), str(folder / "train-00001-*")]) == \
+        token_corpus.token_files([str(folder / "train-00000-of-00002.tfrecord")])
+    assert token_corpus.token_files([str(folder / "train-00000-*.tfrecord"), str(folder / "train-00001-*")]) == \
         str(folder / "tokens-train.npz")
     for patterns, match in (([str(folder / "*.tfrecord")], r"matches eval-00000-of-00001.tfrecord, which is not one of "
                                                            r"the train shards"),
@@ -291,12 +292,20 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
                             ([str(folder.parent / "vocab.model")], r"vocab.model: neither the data tool's TFRecord "
                                                                    r"shards nor its token corpus")):
         with pytest.raises(ValueError, match=match):
-            jax_pretraining.token_files(patterns)
+            token_corpus.token_files(patterns)
+    half = tmp_path / "half"  # one of the two shards copied with the corpus that holds both
+    half.mkdir()
+    for name in ("train-00000-of-00002.tfrecord", "tokens-train.npz"):
+        shutil.copy(folder / name, half)
+    with pytest.raises(ValueError, match=r"half holds 1 of the 2 train shards \(their names say -of-00002\) that its "
+                                         r"token corpus \S+half/tokens-train.npz holds, and the JAX backend reads that "
+                                         r"corpus: it would train on all 2"):
+        token_corpus.token_files([str(half / "train-*.tfrecord")])
     alone = tmp_path / "held_out_alone"  # held-out shards without their corpus, matched as '*.tfrecord'
     alone.mkdir()
     shutil.copy(next(folder.glob("eval-*.tfrecord")), alone)
     with pytest.raises(ValueError, match=r"held_out_alone/tokens-eval.npz: no token corpus"):
-        jax_pretraining.token_files([str(alone / "*.tfrecord")])
+        token_corpus.token_files([str(alone / "*.tfrecord")])
     # a held-out corpus of another vocabulary than the training one, or one that makes no instance
     with np.load(folder / "tokens-eval.npz") as data:
         fields = dict(data)

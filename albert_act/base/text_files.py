@@ -12,7 +12,7 @@ import stat
 import sys
 import unicodedata
 
-from albert_act.base import checks
+from albert_act.base import checks, encodings
 
 
 def is_remote(path):
@@ -341,58 +341,6 @@ def read_bytes(path):
         raise ValueError(f"{path}: no such file") from None
 
 
-# How compressed files start, and the command that makes text of them.
-COMPRESSED = ((b"\x1f\x8b", "gzip", "gunzip"), (b"BZh", "bzip2", "bunzip2"), (b"\xfd7zXZ\x00", "xz", "unxz"),
-              (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"), (b"PK\x03\x04", "zip", "unzip"))
-
-
-def _compression(start):
-    """(kind, the command that decompresses it) of a file that starts with the bytes `start`, or None."""
-    return next(((kind, command) for magic, kind, command in COMPRESSED if start.startswith(magic)), None)
-
-
-def compression_hint(path):
-    """"; a gzip-compressed file: decompress it first (gunzip PATH)" for a local compressed file, else ""."""
-    try:
-        with open(path, "rb") as f:
-            found = _compression(f.read(8))
-    except OSError:
-        return ""
-    return f"; a {found[0]}-compressed file: decompress it first ({found[1]} {path})" if found else ""
-
-
-def refuse_other_encodings(path, first_line):
-    """ValueError for a file whose first line (bytes) is compressed, a PDF, or UTF-16 or UTF-32 text (with or without
-    its byte-order mark), naming what it is and how to convert it."""
-    _refuse_compressed(path, first_line)
-    if first_line.startswith(b"%PDF-"):
-        raise ValueError(f"{path}: a PDF document, not text; extract its text first (e.g. pdftotext {path} text.txt)")
-    _refuse_utf16(path, first_line)
-
-
-def _refuse_compressed(path, start):
-    """A compressed file is named as such (its bytes would be read as invalid UTF-8, or skipped
-    line by line with --skip_invalid_utf8)."""
-    found = _compression(start)
-    if found:
-        raise ValueError(f"{path}: a {found[0]}-compressed file, not text; decompress it first ({found[1]} {path})")
-
-
-def _refuse_utf16(path, start):
-    """UTF-16 or UTF-32 text (a byte-order mark, or NUL bytes between its letters) is not read as
-    UTF-8 with lines skipped: the lines left would be letters split by NULs."""
-    marks = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
-             (b"\xfe\xff", "UTF-16"))
-    kind = next((name for mark, name in marks if start.startswith(mark)), None)
-    if kind is None and b"\x00" in start:
-        kind = "UTF-16 or binary"
-    if kind:
-        convert = f"iconv -f {kind[:6]} -t UTF-8 {path} > converted.txt"
-        raise ValueError(f"{path}: {kind} text, not UTF-8 (its first line holds NUL bytes or a {kind[:6]} byte-order "
-                         f"mark); " + (f"if it is {kind[:6]} text, convert it first: {convert}" if "binary" in kind
-                                      else f"convert it first: {convert}"))
-
-
 def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True):
     """Yields (line number, text without the newline) of a UTF-8 file; a byte-order mark at its start, or at a
     line's (files joined with cat), is dropped, and a lone CR inside a line ends a line (both parts carry the line's
@@ -410,7 +358,8 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
     try:
         handle = open_binary(path)
     except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
+        pattern = " (read as a name: * ? [ ] make no pattern here; give one file)" if _glob.has_magic(path) else ""
+        raise ValueError(f"{path}: no such file{pattern}") from None
     except IsADirectoryError:
         raise ValueError(f"{path}: a folder, where a text file was expected") from None
     except OSError as error:  # a link loop (ELOOP), a file it may not read (EACCES): the input, not an output
@@ -418,7 +367,7 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
     with handle:
         for number, raw in enumerate(handle, start=1):
             if number == 1:
-                refuse_other_encodings(path, raw)
+                encodings.refuse_other_encodings(path, raw)
                 if b"\n" not in raw and b"\r" in raw.rstrip(b"\r"):  # every line one: read whole, it would merge
                     raise ValueError(f"{path}: lines end in a lone CR (classic Mac line ends); convert them first: "
                                      f"tr '\\r' '\\n' < {path} > converted.txt")

@@ -17,7 +17,6 @@ numbers, intervals and depth line), held_out.jsonl, evaluation.json and config.j
   partitioner sums the gradients), as MirroredStrategy splits them; no TensorBoard events (the curve: held_out.jsonl).
 """
 
-import glob
 import os
 import time
 
@@ -39,59 +38,6 @@ from pipelines import token_corpus
 
 SUM_KEYS = ("mlm_loss_sum", "mlm_objective_sum", "mlm_correct", "mlm_weight", "sop_loss_sum", "sop_correct",
             "ponder_cost_sum", "kl_sum", "examples", "overflows")
-
-
-def token_files(patterns):
-    """The token corpus for TFRecord patterns (or a tokens-*.npz path given as it is): the data
-    tool's file in the patterns' folder, tokens-eval.npz for eval-* shards, else tokens-train.npz.
-    The corpus holds every shard's instances, so the patterns must cover all of its shards: a run
-    on some of them would train on the rest as well."""
-    corpora = {}  # corpus -> the shards the patterns match (None: the .npz given)
-    for pattern in patterns:
-        if pattern.endswith(".npz"):
-            found = sorted(glob.glob(pattern)) if glob.has_magic(pattern) else [pattern]
-            if len(found) > 1:
-                raise ValueError(f"{pattern} matches {len(found)} token corpora ({', '.join(found[:3])}): name the one "
-                                 "to read (tokens-train.npz for training, tokens-eval.npz held out)")
-            corpora.setdefault(found[0] if found else pattern, None)
-            continue
-        if os.path.isfile(pattern) and not pattern.endswith(".tfrecord"):
-            raise ValueError(f"{pattern}: neither the data tool's TFRecord shards nor its token corpus (tokens-*.npz)"
-                             f"{text_files.compression_hint(pattern)}")
-        if os.path.isdir(pattern):
-            raise ValueError(f"{pattern} is a folder: give its shards ({os.path.join(pattern, 'train-*.tfrecord')}) "
-                             "or its token corpus (tokens-*.npz)")
-        found = glob.glob(pattern)
-        if not found and "://" not in pattern:
-            raise ValueError(f"{pattern} matches no file")
-        held_out = os.path.basename(pattern).startswith("eval") or (found and all(  # ('*.tfrecord' of eval shards)
-            os.path.basename(f).startswith("eval") for f in found))
-        name = token_corpus.TOKENS_EVAL if held_out else token_corpus.TOKENS_TRAIN
-        corpora.setdefault(os.path.join(os.path.dirname(pattern), name), set()).update(map(os.path.realpath, found))
-    missing = [path for path in corpora if not os.path.exists(path)]
-    if missing:
-        raise ValueError(f"{missing[0]}: no token corpus (the JAX backend reads the data tool's tokens-*.npz beside "
-                         "its TFRecords; make the records again with this version of python -m "
-                         "pipelines.create_pretraining_data)")
-    if len(corpora) != 1:
-        raise ValueError(f"the JAX backend reads one token corpus per run, got {len(corpora)}: {', '.join(corpora)}")
-    (corpus, matched), = corpora.items()
-    if matched is not None:
-        prefix = "eval" if os.path.basename(corpus) == token_corpus.TOKENS_EVAL else "train"
-        shards = {os.path.realpath(path)
-                  for path in glob.glob(os.path.join(os.path.dirname(corpus), f"{prefix}-*-of-*.tfrecord"))}
-        others = sorted(os.path.basename(path) for path in matched - shards)
-        if shards and others:
-            raise ValueError(f"{', '.join(patterns)} matches {others[0]}, which is not one of the {prefix} shards "
-                             f"that the JAX backend reads as {corpus}: give {prefix} shards only ("
-                             f"{os.path.join(os.path.dirname(corpus), prefix + '-*.tfrecord')})")
-        if shards and not shards <= matched:
-            raise ValueError(f"{', '.join(patterns)} matches {len(matched & shards)} of the {len(shards)} shards in "
-                             f"{os.path.dirname(corpus) or '.'}, but the JAX backend reads their token corpus "
-                             f"{corpus}, which holds all of them: give all the shards ("
-                             f"{os.path.join(os.path.dirname(corpus), prefix + '-*.tfrecord')}), or make records "
-                             "of the documents you want")
-    return corpus
 
 
 class JaxPretrainer:
@@ -280,7 +226,7 @@ def run_jax_pretraining(config, progress=True):
     """The whole run on JAX; returns the final held-out evaluation, as `run_pretraining` does (no export:
     `python -m albert_act.export --checkpoint <model_dir>` on a machine with TensorFlow writes one)."""
     config = config.resolved()
-    train_path, eval_path = token_files(config.train_files), token_files(config.eval_files)
+    train_path, eval_path = token_corpus.token_files(config.train_files), token_corpus.token_files(config.eval_files)
     _check_resumable(config)  # first (again under the lock): a run resumed with another --preset is told that
     corpus = _check_corpora(config, train_path, eval_path)
     with outputs.DirectoryLock(config.model_dir, "pre-training run", "--model_dir", say=progress):

@@ -79,12 +79,25 @@ def _check_records(config, sample_records):
                          "held-out numbers would measure what the model was trained on: give the training and "
                          "held-out records of one data run")
     if proto is None:  # no vocabulary to check each against: the two sets against each other, as reported
+        _check_recorded_size(train_files[0], vocabulary)
         train_vocab, eval_vocab = (recorded_vocabulary(files[0]) for files in (train_files, eval_files))
         if train_vocab and eval_vocab and train_vocab != eval_vocab:
             raise ValueError(f"{eval_files[0]} was made with another vocabulary than {train_files[0]} (per the data "
                              "tool's stats.json beside each): its ids would mean other pieces; make the held-out "
                              "records with the training records' vocabulary")
     return train_files, eval_files
+
+
+def _check_recorded_size(path, vocabulary):
+    """With no --vocab: ValueError when the data tool's report beside `path` gives its vocabulary another size than
+    the model's (a preset's vocabulary_size: a larger one trains rows no id reaches, and no export takes the
+    records' vocabulary)."""
+    size = recorded_vocabulary(path, "size")
+    if isinstance(size, int) and size != vocabulary:
+        made_with = recorded_vocabulary(path, "vocab")
+        raise ValueError(f"{path}: made with a vocabulary of {size:,} pieces ({made_with}, per the data tool's "
+                         f"report beside it), where the model's vocabulary_size is {vocabulary:,}: pass --override "
+                         f"vocabulary_size={size} (and --vocab {made_with}, which the export needs)")
 
 
 def check_export_dir(config, at_end=False):

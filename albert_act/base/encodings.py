@@ -1,0 +1,96 @@
+"""What a file that is not UTF-8 text is (compressed, a PDF, UTF-16 or UTF-32 text, an image, a database, a
+TFRecord...), named from its first bytes with the command that makes text of it, where one does."""
+
+import os
+
+
+# How compressed files start, and the command that makes text of them.
+COMPRESSED = ((b"\x1f\x8b", "gzip", "gunzip"), (b"BZh", "bzip2", "bunzip2"), (b"\xfd7zXZ\x00", "xz", "unxz"),
+              (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"), (b"PK\x03\x04", "zip", "unzip"))
+
+
+def _compression(start):
+    """(kind, the command that decompresses it) of a file that starts with the bytes `start`, or None."""
+    return next(((kind, command) for magic, kind, command in COMPRESSED if start.startswith(magic)), None)
+
+
+def compression_hint(path):
+    """"; a gzip-compressed file: decompress it first (gunzip PATH)" for a local compressed file, else ""."""
+    try:
+        with open(path, "rb") as f:
+            found = _compression(f.read(8))
+    except OSError:
+        return ""
+    return f"; a {found[0]}-compressed file: decompress it first ({found[1]} {path})" if found else ""
+
+
+def refuse_other_encodings(path, first_line):
+    """ValueError for a file whose first line (bytes) is an image, a database, a NumPy file, compressed, a PDF, a
+    TFRecord, or UTF-16 or UTF-32 text (with or without its byte-order mark), naming what it is and how to convert
+    it."""
+    head = _head(path, first_line)
+    named = next((kind for magic, kind in BINARY if head.startswith(magic)), None)
+    if named:
+        raise ValueError(f"{path}: {named}, not text; give a UTF-8 text file")
+    if head.startswith(b"PK\x03\x04") and path.endswith(".npz"):  # (not to be unzipped)
+        raise ValueError(f"{path}: a NumPy archive (.npz: the data tool's token corpus for the JAX backend?), not "
+                         "text; give a UTF-8 text file")
+    _refuse_compressed(path, first_line)
+    if first_line.startswith(b"%PDF-"):
+        raise ValueError(f"{path}: a PDF document, not text; extract its text first (e.g. pdftotext {path} text.txt)")
+    _refuse_utf16(path, first_line)
+
+
+def _refuse_compressed(path, start):
+    """A compressed file is named as such (its bytes would be read as invalid UTF-8, or skipped
+    line by line with --skip_invalid_utf8)."""
+    found = _compression(start)
+    if found:
+        raise ValueError(f"{path}: a {found[0]}-compressed file, not text; decompress it first ({found[1]} {path})")
+
+
+def _refuse_utf16(path, start):
+    """UTF-16 or UTF-32 text (a byte-order mark, or NUL bytes between its letters) is not read as
+    UTF-8 with lines skipped: the lines left would be letters split by NULs."""
+    marks = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
+             (b"\xfe\xff", "UTF-16"))
+    kind = next((name for mark, name in marks if start.startswith(mark)), None)
+    if kind is None and b"\x00" in start:
+        binary = _binary_kind(path, start)
+        if binary:
+            raise ValueError(f"{path}: {binary}, not text; give a UTF-8 text file")
+        kind = "UTF-16 or binary"
+    if kind:
+        convert = f"iconv -f {kind[:6]} -t UTF-8 {path} > converted.txt"
+        raise ValueError(f"{path}: {kind} text, not UTF-8 (its first line holds NUL bytes or a {kind[:6]} byte-order "
+                         f"mark); " + (f"if it is {kind[:6]} text, convert it first: {convert}" if "binary" in kind
+                                      else f"convert it first: {convert}"))
+
+
+BINARY = ((b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF8", "a GIF image"),
+          (b"SQLite format 3\x00", "an SQLite database"), (b"\x7fELF", "a program (ELF)"),
+          (b"\x93NUMPY", "a NumPy array (.npy)"))
+
+
+def _head(path, start):
+    """The first 64 bytes of the file `path`, or of its first line `start` where it is not a local file."""
+    try:
+        if "://" not in path and os.path.isfile(path):  # (a bucket's or a pipe's first line is all there is)
+            with open(path, "rb") as f:
+                return f.read(64)
+    except OSError:
+        pass
+    return start[:64]
+
+
+def _binary_kind(path, start):
+    """What a file whose first line `start` holds NUL bytes is, when not UTF-16 or UTF-32 text: a TFRecord (a length,
+    its checksum, then a tf.train.Example), another binary file, or None (NULs beside letters: text)."""
+    head = _head(path, start)
+    if len(head) > 12 and head[12] == 0x0A and 0 < int.from_bytes(head[:8], "little") < 1 << 31:
+        return "a TFRecord file (records for pre-training or fine-tuning, read with --records or --train_files)"
+    letters = head[:len(head) // 4 * 4]  # UTF-16: a NUL beside each ASCII letter; UTF-32: three
+    if letters and sum(letters[i] == 0 for i in range(1, len(letters), 2)) + sum(
+            letters[i] == 0 for i in range(0, len(letters), 2)) >= len(letters) // 2 - 2:
+        return None
+    return "a binary file (NUL bytes scattered, where UTF-16 text holds one beside each letter)"
