@@ -309,6 +309,7 @@ def _report(stats, invalid_lines, config, files, vocab, num_shards, eval_fractio
         "unknown_fraction": stats["unknown_tokens"] / max(1, stats["tokens"]),  # <unk>: text --vocab cannot read
         "unreadable_sentences": stats["unreadable_sentences"],  # most of their characters in no piece of --vocab
         "masked_fraction": masked / max(1, stats["maskable_tokens"]),
+        "instances_with_no_masked_piece": stats["unmasked_instances"],
         "replacement_mix": {k: stats[f"replaced_{k}"] / max(1, masked) for k in ("mask", "keep", "random")},
         "ngram_spans": {
             str(n): {"count": c, "fraction": c / max(1, total_spans), "expected": (1.0 / n) / harmonic}
@@ -335,7 +336,8 @@ def _write_report(report, output_dir):
         f"tokens: {report['tokens']} ({report['mean_tokens_per_instance']:.1f} per instance)",
         f"- unknown pieces (<unk>): {report['unknown_fraction']:.4f} of the tokens; sentences mostly of characters in "
         f"no piece: {report['unreadable_sentences']}",
-        f"- masked fraction: {report['masked_fraction']:.4f} (target {report['config']['masked_lm_prob']})",
+        f"- masked fraction: {report['masked_fraction']:.4f} (target {report['config']['masked_lm_prob']}); "
+        f"instances with no masked piece (SOP only): {report['instances_with_no_masked_piece']}",
         "- replacement mix: " + ", ".join(f"{k} {v:.4f}" for k, v in report["replacement_mix"].items()),
         f"- SOP swapped: {report['sop_swapped_fraction']:.4f}",
         f"- truncated instances: {report['truncation']['instances']} "
@@ -414,6 +416,10 @@ def main(argv=None):
     if args.eval_fraction > 0 and not report["instances"]["eval"]:
         print(f"note: the eval shard is empty (--eval_fraction {args.eval_fraction} of too few documents); "
               "pre-training needs held-out records: raise --eval_fraction or give more documents")
+    if report["instances_with_no_masked_piece"]:
+        print(f"note: {report['instances_with_no_masked_piece']:,} of the {report['instances']['total']:,} instances "
+              "hold no masked piece (a short sequence whose first drawn span overflowed its masking budget and was "
+              "dropped, as half of such spans are: the masked count stays unbiased): they train sentence order only")
     for warning in record_warnings.warnings(report):
         print(f"warning: {warning}")
 

@@ -242,6 +242,7 @@ def _mask(tokens, rng, config, starts, stats):
             stats["replaced_random"] += 1
     stats["maskable_tokens"] += maskable
     stats["masked_tokens"] += len(positions)
+    stats["unmasked_instances"] += not positions  # (the first span overflowed a short sequence's budget, and was dropped)
     return positions, originals
 
 

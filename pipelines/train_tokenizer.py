@@ -117,6 +117,20 @@ def main(argv=None):
                                     byte_fallback=args.byte_fallback, required_chars=args.required_chars)
         tokenizer = write_vocabulary(proto, args.output)
     print(f"wrote {args.output}.model ({tokenizer.vocabulary_size} pieces) and {args.output}.vocab")
+    if args.model_type == "bpe" and args.required_chars != ENGLISH_CHARACTERS:  # (the default's drop is in --help)
+        _note_missing(args.required_chars, tokenizer)
+
+
+def _note_missing(required_chars, tokenizer):
+    """A note naming the characters of --required_chars that a BPE vocabulary has no piece for (the text lacks them)."""
+    from pipelines import normalization
+
+    asked = dict.fromkeys(normalization.normalize(required_chars).replace(" ", ""))
+    missing = "".join(c for c in asked if tokenizer.processor.piece_to_id(c) == tokenizer.processor.unk_id())
+    if missing:
+        print(f"note: --required_chars: {len(missing)} of its {len(asked)} characters ({missing[:20]!r}) are not in "
+              "the text and have no piece (SentencePiece's BPE trainer stops on a required character it never sees): "
+              "they read as <unk>; with --model_type unigram each gets a piece")
 
 
 if __name__ == "__main__":

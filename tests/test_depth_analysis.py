@@ -382,3 +382,14 @@ def test_a_stopped_analysis_says_whether_it_was_moved_in(tmp_path):
             f"stopped: the token-types analysis is in {out}, written whole just before the stop" if written else
             f"stopped: nothing was written: the token-types analysis did not finish (an earlier one in {out}, if "
             "any, is intact); re-run the same command")
+
+
+def test_a_reference_at_chance_is_noted():
+    """A reference whose mean surprisal is within half a nat of ln V (an untrained model) measures no difficulty."""
+    from albert_act.analysis.difficulty import chance_note
+
+    assert chance_note({"all": {"mean_surprisal": 5.97}}, 400).startswith(
+        "The reference is at chance: its mean surprisal, 5.97 nats, is that of a uniform guess over its 400 pieces "
+        "(ln 400 = 5.99)")
+    assert chance_note({"all": {"mean_surprisal": 4.2}}, 400) is None
+    assert chance_note({"all": {"count": 0}}, 400) is None

@@ -228,6 +228,17 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
      "6 of its first 6 lines hold UTF-8 read as Windows-1252 and saved again (line 1: '\u00c3\u00a9', mojibake"),
     ("\x1b[1;31mERROR\x1b[0m the server stopped at noon.\n" * 5,
      "5 of its first 5 lines hold a terminal's colour codes (line 1: ESC[...m), read as text"),
+    ("".join(f"the <unk> company said its profit rose {i} N in the <unk> quarter\n" for i in range(6)),
+     "6 of its first 6 lines hold <unk> (line 1), a corpus's mark for a word it left out (as Penn Treebank's"),
+    ("".join(f"Jos\\u00e9 visited the caf\\u00e9 number {i} on Sunday.\n" for i in range(6)),
+     "6 of its first 6 lines hold JSON's escapes (\\u00e9 on line 1), read as six characters"),
+    ("".join(f"the river ran past the mill number {i} today <eos>\n" for i in range(12)),
+     "12 of its first 12 lines end in a tag or a bare number ('<eos>' on line 1), as a language model's <eos>"),
+    ("".join(f"The film was a quiet and moving portrait of a town {i}.\t0.87\n".replace(".\t", " ")
+             for i in range(12)), "12 of its first 12 lines end in a tag or a bare number ('0.87' on line 1)"),
+    ("It was the best of times, it was the worst of times, it was the age of\n"
+     "wisdom, it was the age of foolishness, it was the epoch of belief, it\n" * 6,
+     "12 of its first 12 lines stop mid-sentence before column 81 (line 1: 'st of times, it was the age of'), as hard-wrapped"),
     ("".join(f"it &apos;s a &quot; test &quot; of the system , isn &apos;t it ? {i}\n" for i in range(12)),
      "12 of its first 12 lines hold HTML's or Moses' escapes (&apos; on line 1), read as they are written"),
 ])

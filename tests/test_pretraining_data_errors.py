@@ -1,6 +1,7 @@
 """Bad input to the pre-training data tool: clear errors, and nothing half-written left behind."""
 
 import dataclasses
+import re
 import unicodedata
 from pathlib import Path
 
@@ -128,6 +129,25 @@ def test_copies_saved_otherwise_and_texts_that_share_their_start_are_refused(tmp
                                         comments="#")
     (tmp_path / "blank_only.txt").write_text("\n \n\t\n")
     assert text_files.text_key(str(tmp_path / "blank_only.txt")) is None
+
+
+def test_a_short_text_repeated_among_many_files_is_the_corpus_own(tmp_path, capsys):
+    """A corpus of one short document per file (reviews, posts) repeats a few of them, or a short one opens a
+    longer one: among 100 files and more, that is noted and read; among a few, it is a copy given twice."""
+    from albert_act.base import text_files
+
+    paths = []
+    for i in range(120):
+        paths.append(tmp_path / f"doc{i:03d}.txt")
+        paths[-1].write_text(f"Review {i} says the room number {i} was clean and quiet.\n")
+    paths[7].write_text(paths[3].read_text())  # the same one-sentence review twice
+    paths[9].write_text(paths[4].read_text() + "And breakfast was good.\n")  # a short one opening a longer one
+    text_files.check_each_file_once([str(p) for p in paths], "twice")
+    assert re.search(r"note: 2 of the 120 files of --input repeat the short text \(under 500 characters\) of "
+                     r"another, or begin with it \(e.g. \S+doc007.txt: \S+doc003.txt\): read as they are",
+                     capsys.readouterr().out)
+    with pytest.raises(ValueError, match=r"doc007.txt holds the same text as \S+doc003.txt"):
+        text_files.check_each_file_once([str(p) for p in paths[:10]], "twice")
 
 
 def test_a_pipe_is_read_once(wiki_vocab, tmp_path):

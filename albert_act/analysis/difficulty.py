@@ -16,6 +16,8 @@ The statistics (`summarize`): per token type, Spearman's rank correlation of N w
 tokens (types apart: a [MASK] input and a word the model sees run differently however hard).
 """
 
+import math
+
 import numpy as np
 import tensorflow as tf
 
@@ -119,6 +121,21 @@ def collect(run, reference, files, max_length, batch_size=64, max_batches=None, 
         raise ValueError(f"no records in {files}")
     return {k: np.concatenate(v).astype(np.int64 if k in ("sequence", "type") else np.float64)
             for k, v in found.items()}
+
+
+CHANCE_MARGIN = 0.5  # nats: a reference whose mean surprisal comes this close to a uniform guess's predicts nothing
+
+
+def chance_note(types, vocabulary_size):
+    """A note when the reference's mean surprisal over `types["all"]` is within `CHANCE_MARGIN` of a uniform guess
+    over its `vocabulary_size` pieces (ln V: an untrained, or barely trained, model), else None."""
+    chance = math.log(vocabulary_size)
+    mean = types.get("all", {}).get("mean_surprisal")
+    if mean is None or mean < chance - CHANCE_MARGIN:
+        return None
+    return (f"The reference is at chance: its mean surprisal, {mean:.2f} nats, is that of a uniform guess over its "
+            f"{vocabulary_size:,} pieces (ln {vocabulary_size:,} = {chance:.2f}), so it measures no difficulty and "
+            "the correlations below measure nothing; give a trained reference.")
 
 
 def summarize(found, resamples=1000, seed=0):

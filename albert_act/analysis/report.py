@@ -119,8 +119,7 @@ def _check_inputs(mode, output_dir, records, parsed, text, reference, evaluate_m
 
 
 def _held_out(model, strategy, records, max_batches, jit_compile, evaluate_model, out):
-    result = evaluate_model(model, strategy, records, 32, max_batches, jit_compile)
-    result["records"] = records
+    result = {**evaluate_model(model, strategy, records, 32, max_batches, jit_compile), "records": records}
     markdown = held_out_markdown(result, model.backbone.max_iterations)
     _write(out, "held_out", result, markdown)
     plots.plot_token_types(result["iterations"], model.backbone.max_iterations, os.path.join(out, "held_out.png"),
@@ -220,6 +219,8 @@ def _difficulty(backbone, compared, records, max_batches, infer, out):
     result = {"reference": source.path, "reference_halting": reference.backbone.halting,
               "reference_is_the_model": _same_weights(reference.backbone, backbone),
               "max_iterations": backbone.max_iterations, **difficulty.summarize(found)}
+    if result.setdefault("reference_note", difficulty.chance_note(result["types"], reference.backbone.vocabulary_size)):
+        print(f"warning: --reference {source.path}: {result['reference_note']}", flush=True)
     markdown = difficulty_markdown(result)
     _write(out, "difficulty", result, markdown)
     plots.plot_difficulty(result["types"], backbone.max_iterations, os.path.join(out, "difficulty.png"))
@@ -231,7 +232,8 @@ def difficulty_markdown(result):
     and E per surprisal quintile."""
     fixed = "fixed depth" if result["reference_halting"] == "none" else f"halting {result['reference_halting']}"
     itself = (" **The reference holds the same weights as the model analysed: depth is set against the model's own "
-              "surprisal, not an independent difficulty.**" if result.get("reference_is_the_model") else "")
+              "surprisal, not an independent difficulty.**" if result.get("reference_is_the_model") else "") + (
+        f" **{result['reference_note']}**" if result.get("reference_note") else "")
     lines = [f"Surprisal -ln p(token | context) under {result['reference']} ({fixed}).{itself}", "",
              "| tokens | count | mean surprisal | mean N | mean E | rho(N, surprisal) [95% CI] | "
              "rho(E, surprisal) [95% CI] |", "|---|---|---|---|---|---|---|"]

@@ -28,6 +28,7 @@ def refuse_other_encodings(path, first_line):
     """ValueError for a file whose first line (bytes) is an image, a database, a NumPy file, compressed, a PDF, a
     TFRecord, or UTF-16 or UTF-32 text (with or without its byte-order mark), naming what it is and how to convert
     it."""
+    path = os.fspath(path)
     head = _head(path, first_line)
     named = next((kind for magic, kind in BINARY if head.startswith(magic)), None)
     if named:
@@ -75,7 +76,7 @@ BINARY = ((b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF
 def _head(path, start):
     """The first 64 bytes of the file `path`, or of its first line `start` where it is not a local file."""
     try:
-        if "://" not in path and os.path.isfile(path):  # (a bucket's or a pipe's first line is all there is)
+        if "://" not in os.fspath(path) and os.path.isfile(path):  # (a bucket's or a pipe's first line is all there is)
             with open(path, "rb") as f:
                 return f.read(64)
     except OSError:

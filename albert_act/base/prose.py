@@ -1,7 +1,7 @@
 """Whether a file read as plain text reads as prose: the share of its first lines that read as sentences, lines
 that begin alike (a log's times, a chat's senders, a list's numbers, YAML's keys), and traits few texts' lines hold
-(escapes, tabs, letters spaced apart, quoted strings); each warned of once a process (`warn_once`), as
-`plain_text.read_text_lines` reads a file. No TensorFlow."""
+(escapes, tabs, letters spaced apart, quoted strings, <unk>, endings alike, hard wraps); each warned of once a
+process (`warn_once`), as `plain_text.read_text_lines` reads a file. No TensorFlow."""
 
 import collections
 import re
@@ -45,7 +45,7 @@ def reads_as_sentence(line):
 class Prose:
     """How many of a file's first `PROSE_LINES` lines (not blank) read as sentences (`reads_as_sentence`), how many
     begin alike (`_prefixes`), and how many hold each of `_TRAITS` (escapes, a tab, spaced letters, mojibake, colour
-    codes, quotes); of 5 lines or more, under `PROSE_SHARE` of sentences, `ALIKE_SHARE` or more begun alike
+    codes, quotes, <unk>, a tag or number at the end, a hard wrap); of 5 lines or more, under `PROSE_SHARE` of sentences, `ALIKE_SHARE` or more begun alike
     (`KEY_SHARE` by a key; 10 lines at least), or a trait's share, a warning (once they are read, or at the file's
     end) says how many, and names a line."""
 
@@ -123,7 +123,28 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                lambda path, number, line: f"are each a quoted string (line {number}: {line.strip()[:40]!r}), as jq "
                                           "prints JSON's strings without -r: the quotes and escapes (\\n, \\u00e9) are "
                                           "read as text; give the text itself (jq -r)"),
+    "unknown": (lambda line: "<unk>" in line, lambda n: max(3, 0.02 * n),
+                lambda path, number, line: f"hold <unk> (line {number}), a corpus's mark for a word it left out (as "
+                                           "Penn Treebank's language-modelling text has), read as the characters "
+                                           "< unk >, not as the vocabulary's unknown piece: give the original text"),
+    "json_escaped": (lambda line: _JSON_ESCAPE.search(line), lambda n: max(3, 0.05 * n),
+                     lambda path, number, line: f"hold JSON's escapes ({_JSON_ESCAPE.search(line).group()} on line "
+                                                f"{number}), read as six characters, not the one they stand for: "
+                                                "decode the text first (a JSON reader's strings, jq -r)"),
+    "ended": (lambda line: _ENDING.search(line), lambda n: max(10, ALIKE_SHARE * n),
+              lambda path, number, line: f"end in a tag or a bare number ({_ENDING.search(line).group().strip()!r} on "
+                                         f"line {number}), as a language model's <eos> or a label's score: read as "
+                                         "the text's last word; give the text alone"),
+    "wrapped": (lambda line: 40 <= len(line.rstrip()) <= 80 and line.rstrip()[-1] not in _ENDS,
+                lambda n: max(10, 0.6 * n),
+                lambda path, number, line: f"stop mid-sentence before column 81 (line {number}: "
+                                           f"{line.strip()[-30:]!r}), as hard-wrapped text (e-mail, Project Gutenberg) "
+                                           "does: each line is read as a sentence of its own; join each paragraph's "
+                                           "lines first (e.g. fmt -w 100000)"),
 }
+_JSON_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}")  # "Jos\u00e9": JSON's escape, outside a JSON string
+_ENDING = re.compile(r"\s(?:<[/\w]+>|[-+]?\d+(?:\.\d+)?)$")  # "... <eos>", "... 0.87": no sentence's end
+_ENDS = ".!?:;\"')]\u2026\u00bb\u201d\u2019\u3002\uff01\uff1f"  # where a sentence, or a line of one, ends
 _ESCAPE = re.compile(r"&(?:[a-zA-Z]{2,8}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it &apos;s", "a &#124; b", "&rsquo;"
 _MOJIBAKE = re.compile(r"[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac[\u0080-\u00bf\u2018-\u201e\u2122\u0153\u02dc]")  # "Ã©", "â€™"
 _LETTERS = re.compile(r"[^\W\d_]+")

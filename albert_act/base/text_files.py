@@ -168,12 +168,14 @@ def size(path):
 
 
 SHARED_START = 2**16  # characters: two texts that begin with as many of the same are one text, or one holds the other
+SHORT_TEXT, MANY_FILES = 500, 100  # characters, files: one short text repeated among many files is the corpus's
 
 
 def check_each_file_once(files, why, flag="--input", comments=None):
     """ValueError for a file of --input given twice: the same path (or two globs that both match it), a copy
     under another name (the same `text_key`: saved by another editor), a text that begins as another one does
-    (the first `SHARED_START` characters), or one that begins with all of a shorter one; `why`: what twice would
+    (the first `SHARED_START` characters), or one that begins with all of a shorter one (among `MANY_FILES` or more,
+    a text under `SHORT_TEXT` characters repeated is the corpus's own, noted); `why`: what twice would
     do, e.g. "its sentences would be both trained on and held out"; comments: the start of the lines that no
     reader counts ("#" in CoNLL-U), left out."""
     seen = {}
@@ -183,7 +185,7 @@ def check_each_file_once(files, why, flag="--input", comments=None):
             also = "" if seen[key] == path else f" (also as {seen[key]})"
             raise ValueError(f"{flag} matches {path} twice{also}: {why}; give each file once")
         seen[key] = path
-    starts, by_start = {}, {}
+    starts, by_start, repeats = {}, {}, []
     for path in filter(rereadable, files):  # a pipe (/dev/stdin, a FIFO) is read once, by the work: not here
         try:
             starts[path] = kept, digests = _start_digests(path, comments)
@@ -191,6 +193,9 @@ def check_each_file_once(files, why, flag="--input", comments=None):
             continue  # reading it names the problem
         first = by_start.setdefault(digests[-1], path) if digests else path
         if first == path:
+            continue
+        if kept < SHORT_TEXT and len(files) >= MANY_FILES:  # (a corpus of short documents: some repeat, as in any)
+            repeats.append((path, first))
             continue
         if kept < SHARED_START or text_key(path, comments=comments) == text_key(first, comments=comments):
             raise ValueError(f"{flag} {path} holds the same text as {first} (a copy: line ends, blank lines, "
@@ -201,9 +206,15 @@ def check_each_file_once(files, why, flag="--input", comments=None):
     shorter = {digests[-1]: path for path, (kept, digests) in starts.items() if digests and kept < SHARED_START}
     for path in starts if shorter else ():  # read again: the digest after each line is not kept for every file
         part = next((shorter[d] for d in _start_digests(path, comments)[1][:-1] if d in shorter), None)
-        if part is not None:
+        if part is not None and starts[part][0] < SHORT_TEXT and len(files) >= MANY_FILES:
+            repeats.append((path, part))
+        elif part is not None:
             raise ValueError(f"{flag} {path} begins with all the text of {part}, then goes on: for that text, {why}; "
                              "give each text once (cut it from one of them)")
+    if repeats:
+        print(f"note: {len(repeats)} of the {len(files):,} files of {flag} repeat the short text (under {SHORT_TEXT} "
+              f"characters) of another, or begin with it (e.g. {repeats[0][0]}: {repeats[0][1]}): read as they are, "
+              "as the documents of a corpus of short ones", flush=True)
 
 
 def rereadable(path):
