@@ -3,7 +3,10 @@ public ALBERT checkpoint (a Hugging Face dir, a google-research/albert TF1 check
 
     python -m albert_act.finetune --task rte --data_dir ../shared/data/glue/RTE --init runs/demo
     python -m albert_act.finetune --task tense --data_dir probing/ --init saved_models/albert_act_demo/1 --grid
-    python -m albert_act.finetune --task rte --data_dir ../shared/data/glue/RTE --init albert-base-v2 --halting act
+    python -m albert_act.finetune --task rte --data_dir ../shared/data/glue/RTE --init models/albert-base-v2 --halting act
+
+(models/albert-base-v2: a public checkpoint's folder on disk, e.g. Hugging Face's, downloaded before; nothing is
+downloaded here.)
 
 Classification (regression for STS-B) on the pooled output; GLUE's metrics on dev
 (Matthews for CoLA, F1 + accuracy for MRPC/QQP, Pearson + Spearman for STS-B,

@@ -159,6 +159,15 @@ CASES = [
      r"match other names \(run\[1\] is run1\): its checkpoints or SavedModel would not be found; rename the folder", []),
     ("export-a-checkpoint-with-brackets", "albert_act.export --checkpoint '{tmp}/run[1]' --kind pretraining --output "
      "{tmp}/exp_brackets/1", 1, r"\S+/run\[1\]: TensorFlow reads the files of a model by pattern", []),
+    ("pretrain-held-out-records-with-no-masked-piece", PRETRAIN.replace("--eval_files {eval}", "--eval_files "
+     "{no_masked}"), 1, r"no_masked.tfrecord: no held-out record \(of the first [\d,]+ of each file\) holds a masked "
+     r"piece \(masked_lm_weights all 0\): the held-out MLM accuracy would be of nothing", []),
+    ("pretrain-held-out-records-of-another-prediction-width", PRETRAIN.replace("--eval_files {eval}", "--eval_files "
+     "{no_masked}").replace("{no_masked}", "{wide_records}"), 1, r"wide.tfrecord: records of 64 pieces with 13 "
+     r"predictions each, where \S+train-00000-of-00002.tfrecord's are of 64 with 15 \(records of two data runs", []),
+    ("analyze-held-out-records-with-no-masked-piece", "albert_act.analyze held-out --init {run} --records {no_masked} "
+     "--output_dir {tmp}/h_nomasked", 1, r"no_masked.tfrecord'\]: no record read holds a masked piece "
+     r"\(masked_lm_weights all 0\), so the MLM accuracy would be of nothing", []),
     ("analyze-records-with-no-token", "albert_act.analyze token-types --init {run} --records {unmasked_input} "
      "--output_dir {tmp}/a_nomask", 1, r"unmasked_input.tfrecord: its first record holds no token \(input_mask all 0\)",
      []),
@@ -206,6 +215,9 @@ CASES = [
     ("analyze-held-out-a-byte-flipped-past-the-sample", "albert_act.analyze held-out --init {run} --records "
      "{late_corrupt} --output_dir {tmp}/h_flip", 1, r"late_corrupt.tfrecord: a corrupt record \(.*\); make the shard "
      r"again, or leave it out", []),
+    ("analyze-records-compressed-with-zlib", "albert_act.analyze token-types --init {run} --records {zlib_records} "
+     "--output_dir {tmp}/a_zlib", 1, r"zlib.tfrecord: not a readable TFRecord of tf.train.Examples \(.*\); a "
+     r"ZLIB-compressed file: decompress it first \(python3 -c .*zlib.decompress.* \S+zlib.tfrecord\)", []),
     ("analyze-records-too-long", "albert_act.analyze token-types --init {run} --records {long_records} --output_dir {tmp}/a",
      1, r"long.tfrecord: sequences of 128 tokens, the model takes at most 64", []),
     ("pretrain-export-needs-vocab", PRETRAIN.replace(" --no_export", " --export_dir {tmp}/e/1"), 1,
@@ -1457,8 +1469,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "fixed_depth_pieces_json": root / "fixed_depth_pieces.json", "edited_run": edited, "no_weights": root / "no_weights.tfrecord",
             "truncated": root / "truncated.tfrecord", "long_records": root / "long.tfrecord", "wide_records": root / "wide.tfrecord", "partly_trained": root / "partly_trained.tfrecord", "records_moved_run": root / "records_moved_run", "accents_alone": root / "accents_alone.txt", "huge_word": root / "huge_word.conllu", "latin1_name": root / os.fsdecode(b"s\xe9.txt"), "three_segments": root / "three_segments.tfrecord",
            "three_labels": root / "three_labels.tfrecord", "mixed_lengths": root / "mixed_lengths.tfrecord",
-           "late_mixed": root / "late_mixed.tfrecord", "late_corrupt": root / "late_corrupt.tfrecord",
-           "unmasked_input": root / "unmasked_input.tfrecord", "int_weights": root / "int_weights.tfrecord",
+           "late_mixed": root / "late_mixed.tfrecord", "zlib_records": root / "zlib.tfrecord", "late_corrupt": root / "late_corrupt.tfrecord",
+           "unmasked_input": root / "unmasked_input.tfrecord", "no_masked": root / "no_masked.tfrecord", "int_weights": root / "int_weights.tfrecord",
             **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
@@ -1794,7 +1806,7 @@ def _bad_records(root, records):
     shard whose ids lie outside the tiny model's vocabulary of 400."""
     from pipelines import tf_example
 
-    def example(length, weights=True, piece=9, predictions=10, segment=0, label=0, weights_as=None, mask=1):
+    def example(length, weights=True, piece=9, predictions=10, segment=0, label=0, weights_as=None, mask=1, weight=1):
         features = {"input_ids": tf_example.int64_feature([2] + [piece] * (length - 2) + [3]),
                     "input_mask": tf_example.int64_feature([mask] * length),
                     "segment_ids": tf_example.int64_feature([0] * (length // 2) + [segment] * (length - length // 2)),
@@ -1802,7 +1814,7 @@ def _bad_records(root, records):
                     "masked_lm_ids": tf_example.int64_feature([piece] * predictions),
                     "next_sentence_labels": tf_example.int64_feature([label])}
         if weights:
-            features["masked_lm_weights"] = (weights_as or tf_example.float_feature)([1] * predictions)
+            features["masked_lm_weights"] = (weights_as or tf_example.float_feature)([weight] * predictions)
         return tf_example.serialize_example(features)
 
     import tensorflow as tf
@@ -1811,7 +1823,7 @@ def _bad_records(root, records):
                          ("outside_ids", example(64, piece=999)), ("wide", example(64, predictions=13)),
                          ("three_segments", example(64, segment=2)), ("three_labels", example(64, label=2)),
                          ("int_weights", example(64, weights_as=tf_example.int64_feature)),
-                         ("unmasked_input", example(64, mask=0))):
+                         ("unmasked_input", example(64, mask=0)), ("no_masked", example(64, weight=0, predictions=15))):
         with tf.io.TFRecordWriter(str(root / f"{name}.tfrecord")) as writer:
             for _ in range(4):
                 writer.write(record)
@@ -1833,6 +1845,9 @@ def _bad_records(root, records):
     shard = first_train.read_bytes()
     (root / "truncated.tfrecord").write_bytes(shard[: len(shard) // 3 + 7])
     (root / "train.tfrecord.gz").write_bytes(gzip.compress(shard))  # compressed, as a bucket might hold it
+    with tf.io.TFRecordWriter(str(root / "zlib.tfrecord"), tf.io.TFRecordOptions(compression_type="ZLIB")) as writer:
+        for raw in tf.data.TFRecordDataset(str(first_train)).take(8):  # (TensorFlow's other compression)
+            writer.write(raw.numpy())
 
 
 def run_main(module, argv, capsys):

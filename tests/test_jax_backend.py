@@ -154,8 +154,9 @@ def test_pretraining_on_jax_resumes_exactly_and_its_weights_export(records, tmp_
     assert straight["mlm_accuracy"] == resumed["mlm_accuracy"]
     with pytest.raises(AssertionError, match="holds a run with another config .steps: 4 there, 6 now"):
         _jax_run(tmp_path, _jax_config(records, tmp_path / "resumed", steps=6))
-    with pytest.raises(AssertionError, match=r"resumed was evaluated with --eval_batches 2, not 3: its held-out curve "
-                                             r"would mix two held-out sets; give the run's own"):  # (evaluation.json kept)
+    with pytest.raises(AssertionError, match=r"resumed was evaluated on 2 held-out batches, and this command asks 3 "
+                                             r"held-out batches: .* would mix two held-out sets and its evaluation.json "
+                                             r"be replaced; give --eval_batches 2"):  # (evaluation.json kept)
         _jax_run(tmp_path, _jax_config(records, tmp_path / "resumed", eval_batches=3))
     # The same run on other documents is refused (its files may move: a copy of its corpus is the same one).
     with np.load(Path(records[0]).parent / "tokens-train.npz") as data:

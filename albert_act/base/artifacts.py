@@ -422,3 +422,15 @@ def first_line(error):
     if "allow_pickle" in str(error):
         return "not a NumPy file of arrays (NumPy would read it as pickled Python objects, which are never loaded)"
     return f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:200]}"
+
+
+def other_eval_batches(model_dir, before, now):
+    """The refusal of a run resumed, or a finished run evaluated again, on other held-out batches than before: its
+    held-out curve would mix two held-out sets, and its evaluation.json be replaced by one of other batches."""
+    def shown(batches):
+        return "the whole eval shard" if batches is None else f"{batches:,} held-out batch{'es' * (batches != 1)}"
+    again = f"--eval_batches {before}" if before is not None else "no --eval_batches"
+    return (f"{model_dir} was evaluated on {shown(before)}, and this command asks {shown(now)}: resumed (or, "
+            f"finished, evaluated again), its {HELD_OUT_CURVE} would mix two "
+            f"held-out sets and its {EVALUATION} be replaced; give {again} (evaluate other batches with "
+            f"python -m albert_act.analyze held-out --init {model_dir}{f' --max_batches {now}' if now else ''})")

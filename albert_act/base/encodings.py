@@ -4,9 +4,12 @@ TFRecord...), named from its first bytes with the command that makes text of it,
 import os
 
 
+_UNZLIB = ("python3 -c \"import sys, zlib; open(sys.argv[1] + '.raw', 'wb').write(zlib.decompress(open(sys.argv[1], "
+           "'rb').read()))\"")  # (writes PATH.raw: no common tool reads a bare ZLIB stream)
 # How compressed files start, and the command that makes text of them.
 COMPRESSED = ((b"\x1f\x8b", "gzip", "gunzip"), (b"BZh", "bzip2", "bunzip2"), (b"\xfd7zXZ\x00", "xz", "unxz"),
-              (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"), (b"PK\x03\x04", "zip", "unzip"))
+              (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"), (b"PK\x03\x04", "zip", "unzip"),
+              *((b"x" + level, "ZLIB", _UNZLIB) for level in (b"\x01", b"\x9c", b"\xda")))  # (TFRecordOptions')
 
 
 def _compression(start):

@@ -310,10 +310,13 @@ def _check_resumable(config):
                                    {k: v for k, v in current.items() if k not in RESUMABLE_CHANGES})
     if differing:
         raise another_run(config.model_dir, differing)
-    if previous.get("eval_batches") != config.eval_batches and {artifacts.HELD_OUT_CURVE, artifacts.EVALUATION} & set(
-            others):  # (evaluated before on other batches: as the TensorFlow run's preflight refuses)
-        raise ValueError(f"{config.model_dir} was evaluated with --eval_batches {previous.get('eval_batches')}, not "
-                         f"{config.eval_batches}: its held-out curve would mix two held-out sets; give the run's own")
+    before, now = previous.get("eval_batches"), config.eval_batches
+    if before != now and {artifacts.HELD_OUT_CURVE, artifacts.EVALUATION} & set(others):  # (as the TensorFlow run's
+        stream = token_corpus.InstanceStream(token_corpus.TokenCorpus(token_corpus.token_files(config.eval_files)),
+                                             held_out=True)  # preflight: batches past the held-out end are none)
+        batches = sum(1 for _ in iter(lambda: stream.batch(config.micro_batch_size * jax.local_device_count()), None))
+        if not all(b is None or b >= batches for b in (before, now)):
+            raise ValueError(artifacts.other_eval_batches(config.model_dir, before, now))
 
 
 def _resume(trainer, config, progress):

@@ -214,6 +214,9 @@ def evaluate_model(model, strategy, eval_files, batch_size, eval_batches=None, j
             k: np.concatenate([totals[k], sums[k]]) if k in PER_SEQUENCE else totals[k] + sums[k] for k in totals}
     if totals is None:
         raise ValueError(f"no evaluation records in {eval_files}")
+    if not totals["mlm_weight"]:  # (intervals of 0/0)
+        raise ValueError(f"{eval_files}: no record read holds a masked piece (masked_lm_weights all 0), so the MLM "
+                         "accuracy would be of nothing; give records made by pipelines.create_pretraining_data")
     return summarize(totals, tau, objective.kl_weight)
 
 

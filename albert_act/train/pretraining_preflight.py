@@ -69,8 +69,13 @@ def _check_records(config, sample_records):
         shapes[path] = check_records(path, vocabulary, length, sample_records)
         if proto is not None:
             check_records_vocabulary(path, proto, os.path.basename(config.vocab))
-    if len(set(shapes.values())) > 1:
-        raise ValueError(f"files differ in (sequence length, predictions): {shapes}")
+    first = train_files[0]
+    odd = next((path for path, shape in shapes.items() if shape != shapes[first]), None)
+    if odd:
+        raise ValueError(f"{odd}: records of {shapes[odd][0]} pieces with {shapes[odd][1]} predictions each, where "
+                         f"{first}'s are of {shapes[first][0]} with {shapes[first][1]} (records of two data runs, made "
+                         "with another --max_seq_length or --max_predictions_per_seq?): give records of one shape")
+    _check_masked(eval_files, shapes[eval_files[0]][1], sample_records)
     share, (trained, held) = record_overlap.trained_share(train_files, eval_files, *shapes[eval_files[0]])
     if share > record_overlap.REFUSED:  # (another data run's split of the same text: its held-out, trained on)
         raise ValueError(f"{share:.0%} of {held:,} held-out records ({eval_files[0]}, ...) hold the text of training "
@@ -86,6 +91,19 @@ def _check_records(config, sample_records):
                              "tool's stats.json beside each): its ids would mean other pieces; make the held-out "
                              "records with the training records' vocabulary")
     return train_files, eval_files
+
+
+def _check_masked(eval_files, predictions, sample_records):
+    """ValueError when no held-out record of the first `sample_records` of each file holds a masked piece (another
+    tool's records, made for SOP alone): the held-out MLM accuracy and its interval would be of nothing."""
+    spec = {"masked_lm_weights": tf.io.FixedLenFeature([predictions], tf.float32)}
+    for path in eval_files:
+        for batch in tf.data.TFRecordDataset(path).take(sample_records).batch(sample_records):
+            if float(tf.reduce_sum(tf.io.parse_example(batch, spec)["masked_lm_weights"])) > 0:
+                return
+    raise ValueError(f"{eval_files[0]}{' ...' if len(eval_files) > 1 else ''}: no held-out record (of the first "
+                     f"{sample_records:,} of each file) holds a masked piece (masked_lm_weights all 0): the held-out "
+                     "MLM accuracy would be of nothing; make the records with pipelines.create_pretraining_data")
 
 
 def _check_recorded_size(path, vocabulary):
@@ -184,31 +202,20 @@ def _check_model_dir(config, train_files=(), eval_files=(), replicas=1):
 
 def _check_eval_batches(config, before, eval_files, replicas):
     """A run evaluated before on other held-out batches than `config.eval_batches` asks is refused
-    (`other_eval_batches`); batches past the eval shard's end are none (1,000 of a 71-batch shard: the whole)."""
+    (`artifacts.other_eval_batches`); batches past the eval shard's end are none (1,000 of a 71-batch shard: the whole)."""
     now = config.eval_batches
     if before == now or not evaluated(config.model_dir):
         return
     batch = config.micro_batch_size * replicas
     records = count_records(eval_files, max(b for b in (before, now) if b is not None) * batch + 1) if eval_files else 0
     if not all(b is None or b * batch >= records for b in (before, now)):
-        raise ValueError(other_eval_batches(config.model_dir, before, now))
+        raise ValueError(artifacts.other_eval_batches(config.model_dir, before, now))
 
 
 def evaluated(model_dir):
     """Whether a run dir holds a held-out evaluation (its curve, or its end's)."""
     return any(tf.io.gfile.exists(os.path.join(model_dir, name)) for name in (artifacts.HELD_OUT_CURVE,
                                                                                artifacts.EVALUATION))
-
-
-def other_eval_batches(model_dir, before, now):
-    """The refusal of a run resumed, or a finished run evaluated again, on other held-out batches than before: its
-    held-out curve would mix two held-out sets, and its evaluation.json be replaced by one of other batches."""
-    def shown(batches):
-        return "the whole eval shard" if batches is None else f"{batches:,} held-out batch{'es' * (batches != 1)}"
-    again = f"--eval_batches {before}" if before is not None else "no --eval_batches"
-    return (f"{model_dir} was evaluated on {shown(before)}, and this command asks {shown(now)}: resumed (or, finished, evaluated again), its {artifacts.HELD_OUT_CURVE} would mix two "
-            f"held-out sets and its {artifacts.EVALUATION} be replaced; give {again} (evaluate other batches with "
-            f"python -m albert_act.analyze held-out --init {model_dir}{f' --max_batches {now}' if now else ''})")
 
 
 def _start_afresh(model_dir, how=""):
