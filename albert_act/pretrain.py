@@ -95,6 +95,11 @@ def conflicting_flags(args):
     """A message for flags that are given but could not take effect (None when there are none):
     a flag the run would silently ignore is refused instead. (Settings read from --config's
     file are not flags given.)"""
+    for name in ("train_files", "eval_files"):  # (an empty list is no file, not the demo data's default)
+        in_file = name in getattr(args, "from_file", {}) or f"--{name}" in getattr(args, "file_words", {})
+        if (name in args.given or in_file) and not getattr(args, name):
+            return (f"{name} is given empty ({getattr(args, name)!r}{f' by --config {args.config}' * in_file}): it "
+                    "names no record file; give a pattern, or leave it out for the demo data")
     if not args.train_files and args.vocab:
         return (f"--vocab {args.vocab}: the demo data (no --train_files) is made with its own vocabulary; make "
                 "records with your vocabulary (python -m pipelines.create_pretraining_data --vocab ...) and pass "

@@ -144,7 +144,7 @@ def main(argv=None):
         raise SystemExit(f"error: --records {args.records} matches no file")
     from albert_act.analysis.report import check_not_trained_on, check_output_dir
     from albert_act.io.source import Source
-    from pipelines.pretraining_dataset import check_records_vocabulary
+    from pipelines.record_vocabulary import check_records_vocabulary
 
     try:  # the checks analyze and served_depth make: held-out records of the model's own vocabulary
         check_output_dir(args.output_dir, args.overwrite, OUTPUT_FILES, "the benchmark", "an earlier depth_knob result")

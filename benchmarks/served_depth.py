@@ -149,7 +149,8 @@ def _measure(args):
     from albert_act.analysis.report import check_not_trained_on, check_output_dir
     from albert_act.io.exports import find_export, load_export, not_a_pretraining_export
     from albert_act.io.source import Source
-    from pipelines.pretraining_dataset import check_records_vocabulary, record_files
+    from pipelines.pretraining_dataset import check_records, non_empty, record_files
+    from pipelines.record_vocabulary import check_records_vocabulary
 
     if args.output_dir:
         check_output_dir(args.output_dir, args.overwrite, OUTPUT_FILES, "the benchmark", "an earlier served_depth result")
@@ -169,6 +170,8 @@ def _measure(args):
     # training records or another vocabulary (as analyze refuses them), too long, only empty shards: named
     check_not_trained_on(source, files)
     for path in files:
+        if path in non_empty(files):  # (and repeated records; only empty shards: named below)
+            check_records(path, backbone["vocabulary_size"], backbone["max_sequence_length"])
         check_records_vocabulary(path, source.tokenizer().model_proto, f"{export}'s vocabulary")
     records = read_records(files, args.max_sequences, backbone["max_sequence_length"])
     if not records:

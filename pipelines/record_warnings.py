@@ -50,10 +50,14 @@ ONE_LINE_WARNED = 0.9  # of the documents (20 or more) one sentence long; Englis
 
 def one_line_documents_warning(report):
     """A line when most documents (20 or more) are one sentence each: a blank line after every line (text saved
-    double-spaced, or a sentence a paragraph), and each sentence-order pair halves of one line."""
+    double-spaced, or a sentence a paragraph), or a file a line, and each sentence-order pair halves of one line."""
     documents = report["documents"]["total"]
     if documents < 20 or report["sentences"] > documents / ONE_LINE_WARNED:
         return None
+    if len(report.get("inputs", ())) >= ONE_LINE_WARNED * documents:  # a file a line: a file is a document at least
+        return (f"{report['sentences']:,} sentences in {documents:,} documents, from {len(report['inputs']):,} files: "
+                "nearly every file is one line, and a file is a document of its own, so sentence-order pairs are "
+                "halves of one line; put the lines of one text in one file (a blank line between its documents)")
     return (f"{report['sentences']:,} sentences in {documents:,} documents: nearly every document is one line (a "
             "blank line after each line: double-spaced text?), so sentence-order pairs are halves of one line; give "
             "a blank line only between documents")

@@ -16,6 +16,7 @@ import json
 import os
 import re
 import shutil
+import zipfile
 from pathlib import Path
 
 import keras
@@ -112,6 +113,9 @@ CASES = [
      1, r"train-\S+: made with a vocabulary of 400 pieces \(\S+vocab.model, per the data tool's report beside it\), "
      r"where the model's vocabulary_size is 500: pass --override vocabulary_size=400 \(and --vocab \S+vocab.model, "
      r"which the export needs\)", []),
+    ("pretrain-an-empty-list-of-training-files", "albert_act.pretrain --set train_files=[] --model_dir {tmp}/empty_list",
+     1, r"train_files is given empty \(\[\]\): it names no record file; give a pattern, or leave it out for the demo "
+     r"data", []),
     ("pretrain-no-export-and-export-dir", PRETRAIN + " --export_dir {tmp}/e/1", 1,
      r"--no_export and --export_dir .*/e/1 contradict each other: give one", []),
     ("pretrain-tau-at-fixed-depth", PRETRAIN + " --halting none --tau 0.5 --ponder_warmup_start 3", 1,
@@ -218,6 +222,9 @@ CASES = [
     ("analyze-records-compressed-with-zlib", "albert_act.analyze token-types --init {run} --records {zlib_records} "
      "--output_dir {tmp}/a_zlib", 1, r"zlib.tfrecord: not a readable TFRecord of tf.train.Examples \(.*\); a "
      r"ZLIB-compressed file: decompress it first \(python3 -c .*zlib.decompress.* \S+zlib.tfrecord\)", []),
+    ("analyze-held-out-a-shard-joined-with-itself", "albert_act.analyze held-out --init {run} --records {doubled} "
+     "--max_batches 1 --output_dir {tmp}/h_doubled", 0, r"warning: \S+doubled.tfrecord: \d+ of its first \d+ records "
+     r"repeat others in it, byte for byte \(a shard joined with itself, by cat\?\)", []),
     ("analyze-records-too-long", "albert_act.analyze token-types --init {run} --records {long_records} --output_dir {tmp}/a",
      1, r"long.tfrecord: sequences of 128 tokens, the model takes at most 64", []),
     ("pretrain-export-needs-vocab", PRETRAIN.replace(" --no_export", " --export_dir {tmp}/e/1"), 1,
@@ -231,6 +238,10 @@ CASES = [
     ("data-invalid-utf8", DATA + " --input {bad_utf8}", 1, r"bad_utf8.txt line 2: not valid UTF-8", []),
     ("data-a-png-image-as-input", DATA + " --input {tmp}/photo.png", 1, r"photo.png: a PNG image, not text; give a "
      r"UTF-8 text file", []),
+    ("data-a-windows-program-as-input", DATA + " --input {tmp}/setup.exe", 1, r"setup.exe: a Windows program "
+     r"\(.exe, .dll\), not text", []),
+    ("data-a-word-document-as-input", DATA + " --input {tmp}/report.docx", 1, r"report.docx: a Word document: save it "
+     r"as plain text \(.txt\); not text", []),
     ("data-an-sqlite-database-as-input", DATA + " --input {tmp}/notes.db", 1, r"notes.db: an SQLite database, not "
      r"text", []),
     ("data-the-jax-token-corpus-as-input", DATA + " --input {records_dir}/tokens-train.npz", 1, r"tokens-train.npz: a "
@@ -1386,6 +1397,9 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     (root / "not_a_vocab.model").write_text("this is not a SentencePiece model\n")
     (root / "bad_utf8.txt").write_bytes(b"A fine line.\n\xff\xfe broken\n")
     (root / "empty.txt").write_text("")
+    (root / "setup.exe").write_bytes(b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff\x00\x00")
+    with zipfile.ZipFile(root / "report.docx", "w") as docx:  # (a Word document is a zip of XML files)
+        docx.writestr("word/document.xml", "<w:document><w:body><w:p>The river ran.</w:p></w:body></w:document>")
     (root / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10")
     (root / "notes.db").write_bytes(b"SQLite format 3\x00\x10\x00\x01\x01\x00@  \x00\x00\x00\x02")
     (root / "one_line.txt").write_text("One sentence, and nothing else to learn from.\n")
@@ -1469,7 +1483,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "fixed_depth_pieces_json": root / "fixed_depth_pieces.json", "edited_run": edited, "no_weights": root / "no_weights.tfrecord",
             "truncated": root / "truncated.tfrecord", "long_records": root / "long.tfrecord", "wide_records": root / "wide.tfrecord", "partly_trained": root / "partly_trained.tfrecord", "records_moved_run": root / "records_moved_run", "accents_alone": root / "accents_alone.txt", "huge_word": root / "huge_word.conllu", "latin1_name": root / os.fsdecode(b"s\xe9.txt"), "three_segments": root / "three_segments.tfrecord",
            "three_labels": root / "three_labels.tfrecord", "mixed_lengths": root / "mixed_lengths.tfrecord",
-           "late_mixed": root / "late_mixed.tfrecord", "zlib_records": root / "zlib.tfrecord", "late_corrupt": root / "late_corrupt.tfrecord",
+           "late_mixed": root / "late_mixed.tfrecord", "doubled": root / "doubled.tfrecord", "zlib_records": root / "zlib.tfrecord", "late_corrupt": root / "late_corrupt.tfrecord",
            "unmasked_input": root / "unmasked_input.tfrecord", "no_masked": root / "no_masked.tfrecord", "int_weights": root / "int_weights.tfrecord",
             **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
@@ -1838,6 +1852,9 @@ def _bad_records(root, records):
     (root / "linked_eval.tfrecord").symlink_to(first_train)
     held = [raw.numpy() for raw in tf.data.TFRecordDataset([str(p) for p in sorted(
         Path(records[1]).parent.glob(Path(records[1]).name))])]  # and an eighth as many
+    with tf.io.TFRecordWriter(str(root / "doubled.tfrecord")) as writer:  # the held-out shard joined with itself
+        for raw in held + held:
+            writer.write(raw)
     with tf.io.TFRecordWriter(str(root / "partly_trained.tfrecord")) as writer:  # training records after them
         for raw in held + [raw.numpy() for raw in tf.data.TFRecordDataset(str(first_train)).take(len(held) // 8 + 1)]:
             writer.write(raw)

@@ -67,3 +67,28 @@ def test_a_cut_npz_is_damaged_and_the_one_before_it_read(tmp_path):
     (tmp_path / "jax-1.npz").write_bytes(b"")
     with pytest.raises(ValueError, match=r"no intact checkpoint in .*jax-2.npz: unreadable .*jax-1.npz: unreadable"):
         newest_intact(found, read, str(tmp_path), NPZ_READ_ERRORS, say=said.append)
+
+
+def test_a_checkpoint_listed_but_deleted_is_named_and_the_one_before_it_restored(tmp_path, capsys):
+    """The state file lists ckpt-2, whose files were deleted: said in our words (not TensorFlow's NotFoundError), and
+    ckpt-1 restored."""
+    import tensorflow as tf
+
+    from albert_act.io.run_checkpoints import restore_latest_intact
+
+    variable = tf.Variable(1.0)
+    checkpoint = tf.train.Checkpoint(value=variable)
+    manager = tf.train.CheckpointManager(checkpoint, str(tmp_path), max_to_keep=5)
+    manager.save(checkpoint_number=1)
+    variable.assign(2.0)
+    manager.save(checkpoint_number=2)
+    for name in tmp_path.glob("ckpt-2.*"):
+        name.unlink()
+    variable.assign(0.0)
+    again = tf.train.CheckpointManager(checkpoint, str(tmp_path), max_to_keep=5)
+    assert restore_latest_intact(checkpoint, again) == str(tmp_path / "ckpt-1")
+    assert float(variable.numpy()) == 1.0
+    out = capsys.readouterr().out
+    assert f"warning: {tmp_path / 'checkpoint'} names {tmp_path / 'ckpt-2'}, which is not there (its files deleted or " \
+           "moved?); resuming from the newest checkpoint on disk" in out
+    assert "NotFoundError" not in out and "Failed to find" not in out

@@ -449,3 +449,16 @@ def test_a_globstar_reaches_every_depth_of_folders(tmp_path):
         (tmp_path / name).write_text("A line.\n")
     assert text_files.expand_patterns([str(tmp_path / "a" / "**" / "*.txt")]) == [
         str(tmp_path / name) for name in ("a/b/c/deep.txt", "a/b/mid.txt", "a/top.txt")]
+
+
+def test_one_line_documents_are_blamed_on_their_cause():
+    """Documents of one line each come from double-spaced text, or from files of one line (a file is a document)."""
+    from pipelines.record_warnings import one_line_documents_warning
+
+    spaced = one_line_documents_warning({"documents": {"total": 150}, "sentences": 152, "inputs": ["corpus.txt"]})
+    assert "a blank line after each line: double-spaced text?" in spaced
+    files = one_line_documents_warning({"documents": {"total": 150}, "sentences": 150,
+                                        "inputs": [f"many/{i}.txt" for i in range(150)]})
+    assert files.startswith("150 sentences in 150 documents, from 150 files: nearly every file is one line, and a "
+                            "file is a document of its own")
+    assert one_line_documents_warning({"documents": {"total": 150}, "sentences": 900, "inputs": ["corpus.txt"]}) is None

@@ -19,7 +19,8 @@ from albert_act.analysis import depth, difficulty, plots
 from albert_act.analysis.token_types import markdown_table
 from albert_act.io.source import Source
 from pipelines import probing, synthetic_corpus
-from pipelines.pretraining_dataset import check_records, check_records_vocabulary, non_empty, record_files
+from pipelines.pretraining_dataset import check_records, non_empty, record_files
+from pipelines.record_vocabulary import check_records_vocabulary
 
 MODES = ("held-out", "token-types", "dependencies", "fixed-point", "sentences", "difficulty", "report")
 
@@ -60,9 +61,8 @@ def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, 
         compared = _reference(reference, tokenizer, backbone, jit_compile) if reference is not None else None
     if mode in ("held-out", "token-types", "fixed-point", "difficulty", "report"):  # records of this model's vocabulary, length
         files = record_files(held_out_records(source, records))
-        check_not_trained_on(source, files)
-        if compared is not None:
-            check_not_trained_on(compared[1], files)
+        for model_source in (source, *([compared[1]] if compared is not None else [])):
+            check_not_trained_on(model_source, files)
         records = non_empty(files) or files[:1]  # an empty shard holds nothing; all empty: the first is named
         for path in records:
             check_records(path, backbone.vocabulary_size, backbone.max_sequence_length)

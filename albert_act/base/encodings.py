@@ -33,12 +33,17 @@ def refuse_other_encodings(path, first_line):
     it."""
     path = os.fspath(path)
     head = _head(path, first_line)
-    named = next((kind for magic, kind in BINARY if head.startswith(magic)), None)
+    named = next((kind for magic, kind in BINARY if head.startswith(magic) and (  # (a text may begin "MZ is")
+        b"\x00" in head[:64] or any(b < 0x20 or b >= 0x7F for b in magic))), None)
     if named:
         raise ValueError(f"{path}: {named}, not text; give a UTF-8 text file")
     if head.startswith(b"PK\x03\x04") and path.endswith(".npz"):  # (not to be unzipped)
         raise ValueError(f"{path}: a NumPy archive (.npz: the data tool's token corpus for the JAX backend?), not "
                          "text; give a UTF-8 text file")
+    zipped = ZIPPED.get(os.path.splitext(path)[1].lower()) if head.startswith(b"PK\x03\x04") else None
+    if zipped or head[257:262] == b"ustar":  # (zip files in disguise: no text inside to unzip; a tar archive)
+        raise ValueError(f"{path}: {zipped or 'a tar archive: extract its files first (tar -xf ' + path + ')'}; not "
+                         "text: give a UTF-8 text file")
     _refuse_compressed(path, first_line)
     if first_line.startswith(b"%PDF-"):
         raise ValueError(f"{path}: a PDF document, not text; extract its text first (e.g. pdftotext {path} text.txt)")
@@ -73,18 +78,28 @@ def _refuse_utf16(path, start):
 
 BINARY = ((b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF8", "a GIF image"),
           (b"SQLite format 3\x00", "an SQLite database"), (b"\x7fELF", "a program (ELF)"),
-          (b"\x93NUMPY", "a NumPy array (.npy)"))
+          (b"\x93NUMPY", "a NumPy array (.npy)"), (b"MZ", "a Windows program (.exe, .dll)"),
+          (b"\xd0\xcf\x11\xe0", "an MS Office 97-2003 document (.doc, .xls, .ppt): save it as plain text (.txt)"),
+          (b"RIFF", "a RIFF file (WAV audio, AVI video, a WebP image)"), (b"wOFF", "a web font"),
+          (b"wOF2", "a web font"), (b"OggS", "an Ogg audio or video file"), (b"fLaC", "a FLAC audio file"),
+          (b"Rar!\x1a\x07", "a RAR archive"), (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+          (b"\xca\xfe\xba\xbe", "a Java class file (or a macOS program)"), (b"\x00\x00\x01\x00", "an icon (.ico)"))
+ZIPPED = {".docx": "a Word document: save it as plain text (.txt)", ".odt": "an OpenDocument text: save it as plain "
+          "text (.txt)", ".xlsx": "an Excel workbook", ".ods": "an OpenDocument spreadsheet", ".pptx": "a PowerPoint "
+          "deck", ".odp": "an OpenDocument presentation", ".epub": "an e-book (EPUB): convert it to plain text first",
+          ".jar": "a Java archive (a program)", ".apk": "an Android package (a program)", ".whl": "a Python wheel"}
 
 
 def _head(path, start):
-    """The first 64 bytes of the file `path`, or of its first line `start` where it is not a local file."""
+    """The first 512 bytes of the file `path` (a tar archive's header), or of its first line `start` where it is not a
+    local file."""
     try:
         if "://" not in os.fspath(path) and os.path.isfile(path):  # (a bucket's or a pipe's first line is all there is)
             with open(path, "rb") as f:
-                return f.read(64)
+                return f.read(512)
     except OSError:
         pass
-    return start[:64]
+    return start[:512]
 
 
 def _binary_kind(path, start):
@@ -93,8 +108,10 @@ def _binary_kind(path, start):
     head = _head(path, start)
     if len(head) > 12 and head[12] == 0x0A and 0 < int.from_bytes(head[:8], "little") < 1 << 31:
         return "a TFRecord file (records for pre-training or fine-tuning, read with --records or --train_files)"
-    letters = head[:len(head) // 4 * 4]  # UTF-16: a NUL beside each ASCII letter; UTF-32: three
-    if letters and sum(letters[i] == 0 for i in range(1, len(letters), 2)) + sum(
-            letters[i] == 0 for i in range(0, len(letters), 2)) >= len(letters) // 2 - 2:
-        return None
+    letters = head[:64 // 4 * 4][:len(head) // 4 * 4]  # UTF-16: a NUL beside each (ASCII) letter; UTF-32: three
+    for width, offsets in ((2, (0,)), (2, (1,)), (4, (1, 2, 3)), (4, (0, 1, 2))):  # LE and BE, 16 and 32 bits
+        nul = [letters[i] == 0 for i in range(len(letters)) if i % width in offsets]
+        other = [letters[i] == 0 for i in range(len(letters)) if i % width not in offsets]
+        if nul and sum(nul) >= 0.8 * len(nul) and sum(other) <= 0.2 * len(other):
+            return None
     return "a binary file (NUL bytes scattered, where UTF-16 text holds one beside each letter)"

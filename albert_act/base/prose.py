@@ -94,7 +94,7 @@ class Prose:
 
 
 ALIKE_SHARE, KEY_SHARE = 0.5, 0.8  # of a file's first lines begun alike (by a key, as "text:")
-_QUOTED_LINE = re.compile(r'\s*"(?:[^"\\]|\\.)*"\s*,?\s*$')  # '"The river ran."', as jq prints a JSON string
+_QUOTED_LINE = re.compile(r'\s*b?(?:"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\')\s*,?\s*$')  # jq's strings, Python's reprs
 _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how many lines of n on warned of, what is said)
     "escaped": (lambda line: "&" in line and _ESCAPE.search(line), lambda n: max(10, 0.1 * n),  # (Wikipedia: 1%)
                 lambda path, number, line: f"hold HTML's or Moses' escapes ({_ESCAPE.search(line).group()} on line "
@@ -123,27 +123,34 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                lambda path, number, line: f"are each a quoted string (line {number}: {line.strip()[:40]!r}), as jq "
                                           "prints JSON's strings without -r: the quotes and escapes (\\n, \\u00e9) are "
                                           "read as text; give the text itself (jq -r)"),
-    "unknown": (lambda line: "<unk>" in line, lambda n: max(3, 0.02 * n),
-                lambda path, number, line: f"hold <unk> (line {number}), a corpus's mark for a word it left out (as "
-                                           "Penn Treebank's language-modelling text has), read as the characters "
-                                           "< unk >, not as the vocabulary's unknown piece: give the original text"),
-    "json_escaped": (lambda line: _JSON_ESCAPE.search(line), lambda n: max(3, 0.05 * n),
+    "unknown": (lambda line: _UNKNOWN.search(line), lambda n: max(3, 0.02 * n),
+                lambda path, number, line: f"hold {_UNKNOWN.search(line).group()} (line {number}), a corpus's mark for "
+                                           "a word it left out (as Penn Treebank's language-modelling text has), read "
+                                           "as its characters, not as the vocabulary's unknown piece: give the "
+                                           "original text"),
+    "wikitext": (lambda line: _WIKITEXT.search(line), lambda n: max(3, 0.02 * n),
+                 lambda path, number, line: f"hold WikiText's {_WIKITEXT.search(line).group().strip()} marks (line "
+                                            f"{number}: a hyphen or a number's separator, cut apart), read as text: "
+                                            "detokenize first (' @-@ ' to '-', ' @,@ ' to ',', ' @.@ ' to '.')"),
+    "json_escaped": (lambda line: _JSON_ESCAPE.search(line), lambda n: max(5, 0.1 * n),
                      lambda path, number, line: f"hold JSON's escapes ({_JSON_ESCAPE.search(line).group()} on line "
-                                                f"{number}), read as six characters, not the one they stand for: "
+                                                f"{number}), read as they are written, not as what they stand for: "
                                                 "decode the text first (a JSON reader's strings, jq -r)"),
     "ended": (lambda line: _ENDING.search(line), lambda n: max(10, ALIKE_SHARE * n),
               lambda path, number, line: f"end in a tag or a bare number ({_ENDING.search(line).group().strip()!r} on "
                                          f"line {number}), as a language model's <eos> or a label's score: read as "
                                          "the text's last word; give the text alone"),
-    "wrapped": (lambda line: 40 <= len(line.rstrip()) <= 80 and line.rstrip()[-1] not in _ENDS,
+    "wrapped": (lambda line: 20 <= len(line.rstrip()) <= 130 and line.rstrip()[-1] not in _ENDS,
                 lambda n: max(10, 0.6 * n),
-                lambda path, number, line: f"stop mid-sentence before column 81 (line {number}: "
+                lambda path, number, line: f"stop mid-sentence (line {number}: "
                                            f"{line.strip()[-30:]!r}), as hard-wrapped text (e-mail, Project Gutenberg) "
                                            "does: each line is read as a sentence of its own; join each paragraph's "
                                            "lines first (e.g. fmt -w 100000)"),
 }
-_JSON_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}")  # "Jos\u00e9": JSON's escape, outside a JSON string
-_ENDING = re.compile(r"\s(?:<[/\w]+>|[-+]?\d+(?:\.\d+)?)$")  # "... <eos>", "... 0.87": no sentence's end
+_JSON_ESCAPE = re.compile(r'\\u[0-9a-fA-F]{4}|\\"|\\n')  # "Jos\u00e9", '\"', '\n': JSON's, outside a JSON string
+_ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s[-+]?\d+(?:\.\d+)?)$")  # "<eos>", "0.87"
+_UNKNOWN = re.compile(r"<unk>|\[unk\]", re.IGNORECASE)  # PTB's, BERT's
+_WIKITEXT = re.compile(r" @[-.,]@ ")
 _ENDS = ".!?:;\"')]\u2026\u00bb\u201d\u2019\u3002\uff01\uff1f"  # where a sentence, or a line of one, ends
 _ESCAPE = re.compile(r"&(?:[a-zA-Z]{2,8}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it &apos;s", "a &#124; b", "&rsquo;"
 _MOJIBAKE = re.compile(r"[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac[\u0080-\u00bf\u2018-\u201e\u2122\u0153\u02dc]")  # "Ã©", "â€™"

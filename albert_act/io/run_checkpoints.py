@@ -70,12 +70,16 @@ def checkpoint_update(path):
 
 
 def _checkpoints(manager):
-    """{update: prefix} of the manager's checkpoints, and of any ckpt-N on disk that its state file
-    does not list: a run killed (SIGKILL, power loss) after writing ckpt-N but before updating the
-    state file still resumes from ckpt-N."""
+    """{update: prefix} of the manager's checkpoints that are on disk (one listed but gone is named), and of any
+    ckpt-N on disk that its state file does not list: a run killed (SIGKILL, power loss) after writing ckpt-N but
+    before updating the state file still resumes from ckpt-N."""
     paths = artifacts.checkpoints_on_disk(manager.directory)
     for path in manager.checkpoints:
-        paths[checkpoint_update(path)] = path
+        if tf.io.gfile.exists(path + ".index"):
+            paths[checkpoint_update(path)] = path
+        else:  # (its files deleted or moved: no read to fail in TensorFlow's words)
+            print(f"warning: {os.path.join(manager.directory, 'checkpoint')} names {path}, which is not there (its "
+                  "files deleted or moved?); resuming from the newest checkpoint on disk", flush=True)
     return paths
 
 

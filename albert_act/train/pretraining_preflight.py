@@ -13,8 +13,8 @@ from albert_act import distribution
 from albert_act.base import artifacts, checks, text_files
 from albert_act.train.pretraining_config import (ADDED_SETTINGS, RESUMABLE_CHANGES, accumulation, another_run,
                                                  check_batch_fits, config_differences, config_record)
-from pipelines.pretraining_dataset import (check_records, check_records_vocabulary, count_records, record_files,
-                                          recorded_vocabulary)
+from pipelines.pretraining_dataset import check_records, count_records, record_files
+from pipelines.record_vocabulary import check_records_vocabulary, recorded_vocabulary
 from pipelines import record_overlap
 from pipelines.tokenizer import Tokenizer
 
