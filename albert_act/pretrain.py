@@ -87,7 +87,7 @@ def jax_ignored_flags(args):
     if given:
         return (f"{', '.join(given)}: TensorFlow's, which the JAX backend does not read (it uses every local device, "
                 "one input stream, and writes model.weights.h5: python -m albert_act.export --checkpoint <model_dir> "
-                "on a machine with TensorFlow writes the SavedModel); drop them")
+                "--kind pretraining --output DIR on a machine with TensorFlow writes the SavedModel); drop them")
     return None
 
 
@@ -177,7 +177,8 @@ def main(argv=None):
             print(f"  {serve_command(os.path.normpath(result['export']['dir']), '--export_dir')}")
     elif jax:
         print(f"\nweights: {os.path.join(config.model_dir, artifacts.JAX_FINAL_WEIGHTS)} (a SavedModel needs TensorFlow: "
-              f"python -m albert_act.export --checkpoint {shlex.quote(config.model_dir)} --output DIR)")
+              f"python -m albert_act.export --checkpoint {shlex.quote(config.model_dir)} --kind pretraining "
+              "--output DIR)")
     else:
         print("\nno SavedModel written (--export_dir and --vocab give one; python -m albert_act.export makes one later)")
     print(f"checkpoints: {os.path.join(config.model_dir, artifacts.CHECKPOINTS)}")

@@ -59,6 +59,10 @@ def read_points(path):
                                  f"{artifacts.HELD_OUT_CURVE}" if _whole_json(file) else
                                  f"{file} line {number}: not JSON ({error.msg}){encodings.compression_hint(file)}"
                                  ) from None
+            if isinstance(point, dict) and isinstance(point.get("iterations"), dict) and "model_dir" in point:
+                raise ValueError(f"{file} line {number}: a run's {artifacts.EVALUATION} (its whole last evaluation, "
+                                 f"on one line), not a held-out curve; give the run dir, or its "
+                                 f"{artifacts.HELD_OUT_CURVE}")
             missing = [k for k in KEPT if not isinstance(point, dict) or k not in point]
             if missing:
                 raise ValueError(f"{file} line {number}: no {', '.join(missing)} (not a held-out evaluation of "
@@ -296,6 +300,11 @@ def main(argv=None):
                                 "ACT=runs/english")
         split = {name: split_parts(parts) for name, parts in named.items()}
         _check_given_once(split)
+        own = next((part for parts in split.values() for part in parts if os.path.basename(part) in OUTPUT_FILES and
+                    os.path.realpath(os.path.dirname(part)) == os.path.realpath(args.output_dir)), None)
+        if own:  # (read as a curve, it is the result this run replaces)
+            raise ValueError(f"{own} is this benchmark's own earlier result in --output_dir {args.output_dir}, not a "
+                             "held-out curve (which it would replace); give a run dir, or its held_out.jsonl")
         curves = {name: joined(f"{name}={named[name]}", parts) for name, parts in split.items()}
         check_same_records(curves, places={name: parts[0] for name, parts in split.items()})
     except (ValueError, OSError) as error:  # OSError: a read-only folder, where the lock goes

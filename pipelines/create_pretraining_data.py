@@ -237,8 +237,10 @@ def _write_shards(files, tokenizer, config, staging, num_shards, workers, eval_f
     _check_filled(train.written, num_shards, eval_fraction, stats)
     word_start, bare_space = instances.word_start_table(tokenizer)
     for held_out, name in ((False, TOKENS_TRAIN), (True, TOKENS_EVAL)):
+        shards = {shard: text_files.size(os.path.join(staging, shard)) for shard in text_files.listdir(staging)
+                  if shard.startswith("eval-" if held_out else "train-") and shard.endswith(".tfrecord")}
         text_files.write_bytes(os.path.join(staging, name), token_corpus.encoded(
-            tokenized[held_out], config, word_start, bare_space, vocab_fingerprint(tokenizer.model_proto)))
+            tokenized[held_out], config, word_start, bare_space, vocab_fingerprint(tokenizer.model_proto), shards))
     return stats
 
 

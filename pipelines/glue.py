@@ -188,15 +188,25 @@ def read_glue(name, data_dir, split):
         label = _checked_label(fields[label_column], task, path, number)
         examples.append(Example(f"{split}-{number}", fields[text_a], None if text_b is None else fields[text_b], label))
     if not examples:
-        rows = max(len(lines) - start, 0)
-        detail = (f"{rows} rows, every one with {' or '.join(map(str, sorted(counts)))} fields where {task.name} "
-                  f"has {expected}; is this the {task.name} folder?" if rows else "the file has no rows")
-        if rows and blank == rows:
-            detail = f"{rows} rows, every one with a blank sentence"
-        raise ValueError(f"{path}: no {task.name} examples: {detail}")
+        why = _none_read(path, task, lines[start:], counts, expected, blank)
+        raise ValueError(f"{path}: no {task.name} examples: {why}")
     report = {"file": path, "rows": len(lines) - start, "examples": len(examples), "malformed_rows_skipped": len(skipped),
               "skipped_lines": skipped[:20], "blank_rows_kept": len(blank_kept), "blank_lines": blank_kept[:20]}
     return examples, report
+
+
+def _none_read(path, task, rows, counts, expected, blank):
+    """Why no example was read of the data `rows` of a file: none, all blank, a trailing tab on each, or field
+    counts (`counts`) other than the task's `expected`."""
+    if not rows:
+        return "the file has no rows"
+    if blank == len(rows):
+        return f"{len(rows)} rows, every one with a blank sentence"
+    if expected and counts == {expected + 1} and all(line.rstrip("\r").endswith("\t") for line in rows):
+        return (f"{len(rows)} rows, every one ending in a tab (an empty last field: {expected + 1} fields where "
+                f"{task.name} has {expected}); strip the trailing tabs (sed -i 's/\\t$//' {path})")
+    return (f"{len(rows)} rows, every one with {' or '.join(map(str, sorted(counts)))} fields where {task.name} has "
+            f"{expected}; is this the {task.name} folder?")
 
 
 def _blank(fields, text_a, text_b):

@@ -291,6 +291,9 @@ def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed
             outputs.write_file(os.path.join(staging, file_name),
                                "".join(f"{split}\t{label}\t{text}\n" for split, label, text in ordered).encode("utf-8"))
             counts[task] = dict(collections.Counter(r[0] for r in ordered))
+            if len({r[1] for r in ordered}) == 1:  # (a file of one kind of sentence: nothing to tell apart)
+                print(f"note: {file_name}: every line has the label {ordered[0][1]}, so a classifier fine-tuned on it "
+                      "learns nothing (finetune refuses it); give sentences of each kind")
         text_files.move_in_together([(os.path.join(staging, name), os.path.join(output_dir, name))
                                      for name in TASK_FILES.values()], staging)
     return counts

@@ -34,7 +34,7 @@ import zipfile
 import numpy as np
 
 from albert_act.base.artifacts import TOKENS_EVAL, TOKENS_TRAIN, first_line  # noqa: F401 (the files' names)
-from albert_act.base import encodings, text_files
+from albert_act.base import encodings
 from pipelines import instances
 
 
@@ -45,9 +45,10 @@ def packed(doc_index, sentences, vocabulary_size):
     return doc_index, pieces, np.asarray([len(s) for s in sentences], np.int64)
 
 
-def encoded(documents, config, word_start, bare_space, vocabulary_fingerprint):
+def encoded(documents, config, word_start, bare_space, vocabulary_fingerprint, shards=None):
     """The NumPy file (.npz, as bytes) of `documents`, [`packed`(...)]: bytes, so that any file system
-    takes them (np.savez seeks back in its output, which a gs:// or file:// object cannot)."""
+    takes them (np.savez seeks back in its output, which a gs:// or file:// object cannot). shards: {name: bytes}
+    of the TFRecord shards written beside it from the same documents (`token_files` checks them)."""
     buffer = io.BytesIO()
     dtype = np.uint16 if len(word_start) <= 1 << 16 else np.uint32
     ids = np.concatenate([p for _, p, _ in documents]) if documents else np.zeros(0, dtype)
@@ -56,7 +57,7 @@ def encoded(documents, config, word_start, bare_space, vocabulary_fingerprint):
              document_ends=np.cumsum([len(n) for _, _, n in documents], dtype=np.int64),
              documents=np.asarray([d for d, _, _ in documents], np.int64), word_start=np.asarray(word_start, np.uint8),
              bare_space=np.int64(bare_space), config=json.dumps(dataclasses.asdict(config)),
-             vocabulary=vocabulary_fingerprint)
+             vocabulary=vocabulary_fingerprint, shards=json.dumps(shards or {}, sort_keys=True))
     return buffer.getvalue()
 
 
@@ -275,4 +276,36 @@ def token_files(patterns):
                              f"{corpus}, which holds all of them: give all the shards ("
                              f"{os.path.join(os.path.dirname(corpus), prefix + '-*.tfrecord')}), or make records "
                              "of the documents you want")
+    _check_written_with(corpus)
     return corpus
+
+
+def _check_written_with(corpus):
+    """ValueError when the token corpus `corpus` records other TFRecord shards (names and sizes) than its folder
+    holds: the corpus of other records (replaced, copied beside another data run's, or swapped with the held-out
+    one), which the JAX backend would train on instead of the shards given; a corpus copied alone (no shard of
+    its beside it) passes. Corpora written without the record (older ones) are not checked."""
+    try:
+        with np.load(corpus, allow_pickle=False) as data:
+            written = json.loads(str(data["shards"])) if "shards" in data.files else None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+        return  # (named as damaged where it is read)
+    if not written:
+        return
+    wanted = "eval-" if os.path.basename(corpus) == TOKENS_EVAL else "train-" if os.path.basename(
+        corpus) == TOKENS_TRAIN else None
+    if wanted and not all(name.startswith(wanted) for name in written):  # (tokens-train.npz and tokens-eval.npz swapped)
+        raise ValueError(f"{corpus} was written with the shards {', '.join(sorted(written))}, not {wanted}* ones: the "
+                         f"other token corpus under this one's name (the two swapped?); the JAX backend would train "
+                         "on held-out documents, or hold out training ones: make the records again")
+    folder = os.path.dirname(corpus) or "."
+    there = {name: os.path.getsize(os.path.join(folder, name)) for name in written
+             if os.path.isfile(os.path.join(folder, name))}
+    if there and there != written:  # (none there: the corpus copied alone, to a machine with JAX)
+        differ = next(name for name in sorted(written) if there.get(name) != written[name])
+        found = f"{there[differ]:,} bytes" if differ in there else "not there"
+        raise ValueError(f"{corpus} was written with the shards {', '.join(sorted(written))} ({differ}: "
+                         f"{written[differ]:,} bytes), but {folder}'s {differ} is {found}: the token corpus of other "
+                         "records (replaced, copied beside another data run's shards, or swapped with the other "
+                         "corpus?), which the JAX backend would read instead of the shards; keep each data run's "
+                         "files together")

@@ -71,6 +71,9 @@ CASES = [
     ("finetune-empty-train", FINETUNE + " --task rte --data_dir {glue_empty}", 1, r"glue_empty/train.tsv: no RTE examples", []),
     ("finetune-header-only", FINETUNE + " --task rte --data_dir {glue_header}", 1, r"glue_header/train.tsv: no RTE examples", []),
     ("finetune-bad-label", FINETUNE + " --task rte --data_dir {glue_label}", 1, r"glue_label/train.tsv line 3: label 'maybe'", []),
+    ("finetune-every-row-ends-in-a-tab", FINETUNE.replace("{tmp}/ft", "{tmp}/ft_tabbed") + " --task sst-2 --data_dir "
+     "{tmp}/sst_tabbed", 1, r"sst_tabbed/train.tsv: no SST-2 examples: 30 rows, every one ending in a tab \(an empty "
+     r"last field: 3 fields where SST-2 has 2\); strip the trailing tabs", []),
     ("finetune-extra-tab", FINETUNE + " --task rte --data_dir {glue_tab}", 1,
      r"glue_tab/train.tsv line 3: 5 fields where the header has 4", []),
     ("finetune-missing-column", FINETUNE + " --task rte --data_dir {glue_short}", 1,
@@ -113,6 +116,9 @@ CASES = [
      1, r"train-\S+: made with a vocabulary of 400 pieces \(\S+vocab.model, per the data tool's report beside it\), "
      r"where the model's vocabulary_size is 500: pass --override vocabulary_size=400 \(and --vocab \S+vocab.model, "
      r"which the export needs\)", []),
+    ("pretrain-some-of-a-data-runs-shards", PRETRAIN.replace("--train_files {train}", "--train_files "
+     "{records_dir}/train-00000-of-00002.tfrecord").replace("{tmp}/new_run", "{tmp}/some_shards"), 0,
+     r"note: --train_files: 1 of the 2 training shards of \S+ \(their names say -of-00002\): training on those", []),
     ("pretrain-an-empty-list-of-training-files", "albert_act.pretrain --set train_files=[] --model_dir {tmp}/empty_list",
      1, r"train_files is given empty \(\[\]\): it names no record file; give a pattern, or leave it out for the demo "
      r"data", []),
@@ -196,6 +202,12 @@ CASES = [
      r"vocabulary \(another script than its own\?\)", []),
     ("analyze-sentences-from-a-device", "albert_act.analyze sentences --init {run} --text /dev/zero --output_dir "
      "{tmp}/a_zero", 1, r"/dev/zero is a device, not a text file: give a file \(or a pipe\)", []),
+    ("bench-learning-curves-its-own-earlier-result", "benchmarks.learning_curves A={tmp}/lc_own/learning_curves.json "
+     "--output_dir {tmp}/lc_own --overwrite", 1, r"lc_own/learning_curves.json is this benchmark's own earlier result "
+     r"in --output_dir \S+lc_own, not a held-out curve", []),
+    ("bench-learning-curves-an-evaluation-json-on-one-line", "benchmarks.learning_curves A={tmp}/eval_one_line.json "
+     "--output_dir {tmp}/lc_one_line", 1, r"eval_one_line.json line 1: a run's evaluation.json \(its whole last "
+     r"evaluation, on one line\), not a held-out curve", []),
     ("bench-learning-curves-from-a-device", "benchmarks.learning_curves A=/dev/zero --output_dir {tmp}/lc_zero", 1,
      r"/dev/zero is a device, not a text file", []),
     ("analyze-records-of-two-prediction-widths", "albert_act.analyze token-types --init {run} --records {eval} "
@@ -390,6 +402,9 @@ CASES += [
      "--documents 50", 1, r"--documents 50 sizes the embedded corpus, which --parsed replaces: give one", []),
     ("pretrain-demo-data-dir-beside-train-files", PRETRAIN + " --demo_data_dir {tmp}/dd", 1,
      r"--demo_data_dir \S*dd is where the embedded demo data is built; with --train_files there is none to build", []),
+    ("probing-every-sentence-of-one-tense", "pipelines.probing --conllu {tmp}/past_only.conllu --output_dir "
+     "{tmp}/probe_past", 0, r"note: past_present.txt: every line has the label PAST, so a classifier fine-tuned on it "
+     r"learns nothing", []),
     ("probing-seed-without-synthetic-documents", "pipelines.probing --conllu {corpus} --seed 5 --output_dir "
      "{tmp}/probing_out", 1, r"--seed 5 draws the embedded corpus's documents, and --synthetic_documents is 0", []),
     ("analyze-parsed-empty-form", ANALYZE.replace("token-types", "dependencies") + " --parsed {empty_form}", 1,
@@ -1400,6 +1415,16 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     (root / "setup.exe").write_bytes(b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff\x00\x00")
     with zipfile.ZipFile(root / "report.docx", "w") as docx:  # (a Word document is a zip of XML files)
         docx.writestr("word/document.xml", "<w:document><w:body><w:p>The river ran.</w:p></w:body></w:document>")
+    (root / "sst_tabbed").mkdir()  # SST-2 with a tab after each row, header too
+    for split in ("train", "dev"):
+        (root / "sst_tabbed" / f"{split}.tsv").write_text("".join(["sentence\tlabel\t\n"] + [
+            f"a fine movie number {i}\t{i % 2}\t\n" for i in range(30)]))
+    (root / "past_only.conllu").write_text("".join(  # every root a VBD: the tense task of one label
+        f"# text = {name} ran home\n1\t{name}\t{name.lower()}\tPROPN\tNNP\t_\t2\tnsubj\t_\t_\n2\tran\trun\tVERB\tVBD\t_\t0\t"
+        f"root\t_\t_\n3\thome\thome\tADV\tRB\t_\t2\tadvmod\t_\t_\n\n" for name in ("Ann", "Bob", "Cid", "Dan", "Eve", "Fay")))
+    (root / "lc_own").mkdir()  # an earlier learning_curves result, and a run's evaluation.json on one line
+    (root / "lc_own" / "learning_curves.json").write_text('{"ACT": []}')
+    (root / "eval_one_line.json").write_text(json.dumps(json.loads((run / "evaluation.json").read_text())) + "\n")
     (root / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10")
     (root / "notes.db").write_bytes(b"SQLite format 3\x00\x10\x00\x01\x01\x00@  \x00\x00\x00\x02")
     (root / "one_line.txt").write_text("One sentence, and nothing else to learn from.\n")

@@ -264,7 +264,8 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
     copy = tmp_path / "copy" / "tokens-eval.npz"  # a copy of the training corpus under the held-out one's name
     copy.parent.mkdir()
     shutil.copy(folder / "tokens-train.npz", copy)
-    refused(r"copy/tokens-eval.npz holds the documents of the training corpus", eval_files=[str(copy)])
+    refused(r"copy/tokens-eval.npz was written with the shards train-\S+, train-\S+, not eval-\* ones: the other "
+            r"token corpus under this one's name", eval_files=[str(copy)])
     refused(r"tokens-train.npz: made with a 400-piece vocabulary, but the model's vocabulary_size is 500",
             backbone_overrides={**_jax_config(records, tmp_path)["backbone_overrides"], "vocabulary_size": 500})
     refused(r"vocab.model has 400 pieces but the model's vocabulary_size is 500; make the data with a 500-piece",
@@ -302,6 +303,20 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
                                          r"token corpus \S+half/tokens-train.npz holds, and the JAX backend reads that "
                                          r"corpus: it would train on all 2"):
         token_corpus.token_files([str(half / "train-*.tfrecord")])
+    swapped = tmp_path / "swapped"  # tokens-train.npz and tokens-eval.npz swapped
+    shutil.copytree(folder, swapped)
+    (swapped / "tokens-train.npz").write_bytes((folder / "tokens-eval.npz").read_bytes())
+    with pytest.raises(ValueError, match=r"swapped/tokens-train.npz was written with the shards "
+                                         r"eval-00000-of-00001.tfrecord, not train-\* ones: the other token corpus"):
+        token_corpus.token_files([str(swapped / "train-*.tfrecord")])
+    other = tmp_path / "other_run"  # the corpus beside shards of another data run (one shard cut: another size)
+    shutil.copytree(folder, other)
+    shard = other / "train-00001-of-00002.tfrecord"
+    shard.write_bytes(shard.read_bytes()[:-100])
+    with pytest.raises(ValueError, match=r"other_run/tokens-train.npz was written with the shards .*\(train-00001-of-"
+                                         r"00002.tfrecord: [\d,]+ bytes\), but \S+other_run's train-00001-of-00002"
+                                         r".tfrecord is [\d,]+ bytes: the token corpus of other records"):
+        token_corpus.token_files([str(other / "train-*.tfrecord")])
     alone = tmp_path / "held_out_alone"  # held-out shards without their corpus, matched as '*.tfrecord'
     alone.mkdir()
     shutil.copy(next(folder.glob("eval-*.tfrecord")), alone)

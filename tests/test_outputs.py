@@ -944,6 +944,7 @@ def test_a_run_still_training_is_read_at_its_newest_checkpoint_with_a_note(tiny_
         update = Source.open(str(run)).run_checkpoint[0]
     finally:
         holder.kill()
+        holder.wait()  # (its lock goes with it: read before it is gone, the run is still training)
     assert capsys.readouterr().err == (f"note: {run} is still training (pid 1 on vm, `pretrain.py`, started now): its "
                                        f"newest checkpoint now, of update {update:,}, is read\n")
     config = json.loads((run / "config.json").read_text())  # its run stopped before its --steps: said too

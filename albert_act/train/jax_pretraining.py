@@ -224,7 +224,8 @@ def checkpoints(directory):
 
 def run_jax_pretraining(config, progress=True):
     """The whole run on JAX; returns the final held-out evaluation, as `run_pretraining` does (no export:
-    `python -m albert_act.export --checkpoint <model_dir>` on a machine with TensorFlow writes one)."""
+    `python -m albert_act.export --checkpoint <model_dir> --kind pretraining --output DIR` on a machine with
+    TensorFlow writes one)."""
     config = config.resolved()
     train_path, eval_path = token_corpus.token_files(config.train_files), token_corpus.token_files(config.eval_files)
     _check_resumable(config)  # first (again under the lock): a run resumed with another --preset is told that

@@ -4,7 +4,9 @@ vocabulary, training files also held out, enough of them for one batch), the bat
 replicas and workers, the export dir and the model dir (a run resumes only with its own
 settings). The values themselves were checked when the `PretrainConfig` was built."""
 
+import collections
 import os
+import re
 import sys
 
 import tensorflow as tf
@@ -61,6 +63,7 @@ def _check_records(config, sample_records):
         named = "; ".join(f"{e} is {t}" if e == t else f"{e} is the training file {t}" for e, t in shared[:3])
         raise ValueError(f"evaluation files are also training files ({len(shared)}): {named}: held-out numbers "
                          "would measure what the model was trained on")
+    _note_some_shards(train_files)
     backbone = config.backbone_config()
     vocabulary, length = backbone["vocabulary_size"], backbone["max_sequence_length"]
     shapes = {}
@@ -91,6 +94,18 @@ def _check_records(config, sample_records):
                              "tool's stats.json beside each): its ids would mean other pieces; make the held-out "
                              "records with the training records' vocabulary")
     return train_files, eval_files
+
+
+def _note_some_shards(train_files):
+    """A note where the training files are some of a data run's shards (their names say -of-N): a choice, said."""
+    runs = collections.defaultdict(set)
+    for path in train_files:
+        if match := re.search(r"-(\d+)-of-(\d+)\.tfrecord$", path):
+            runs[(os.path.dirname(path), int(match.group(2)))].add(int(match.group(1)))
+    for (folder, total), given in sorted(runs.items()):
+        if len(given) < total:
+            print(f"note: --train_files: {len(given)} of the {total} training shards of {folder} (their names say "
+                  f"-of-{total:05d}): training on those", flush=True)
 
 
 def _check_masked(eval_files, predictions, sample_records):
