@@ -129,7 +129,8 @@ def served_row(run, sentences):
     ordinary = np.asarray(ordinary)
     cut = [row for row in rows if row["truncated"]]
     if cut:  # a served sentence longer than the model: said, and whether its [MASK] went with the cut
-        unmasked = sum("[MASK]" not in row["tokens"] for row in cut)
+        unmasked = sum("[MASK]" not in row["tokens"] and "[mask]" in sentence.lower()  # (one it held)
+                       for row, sentence in zip(rows, sentences) if row["truncated"])
         print(f"note: {len(cut)} of {len(rows)} served sentences are longer than the model's "
               f"{backbone.max_sequence_length} positions and were cut"
               + (f"; {unmasked} of them lost their [MASK]" if unmasked else ""), flush=True)
@@ -228,7 +229,8 @@ def _measure(args):
         said = "one word masked each" if masked == len(sentences) else f"{masked} of them with a [MASK]"
         note = (f"\nMachine: {machine()}. Served: {len(sentences)} lone sentences, {said}"
                 f"{f' ({cut} cut to the model length)' if cut else ''}. "
-                f"rho: surprisal under {args.reference or '(no reference)'}; records {args.records}.")
+                + (f"rho: surprisal under {args.reference}; records {args.records}." if args.reference else
+                   f"No --reference: no difficulty column, and --records {args.records} not read."))
         print(table + note)
         outputs.write_file(os.path.join(staged, "probes.md"), (table + note + "\n").encode("utf-8"))
         outputs.write_file(os.path.join(staged, "probes.json"), json.dumps(rows, indent=2).encode("utf-8"))

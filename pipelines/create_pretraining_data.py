@@ -77,6 +77,12 @@ def check_documents_once(files, read=None):
             pass
     for note in overlap.check_units_once(read, "sentences", why):
         print(note)
+    empty = [path for path in files if path in read and not read[path] and text_files.rereadable(path) and
+             text_files.text_key(path) is None]  # (a second file left empty: said; no sentence compared is no proof)
+    if empty and len(empty) < len(files):
+        print(f"note: --input {empty[0]}{f' and {len(empty) - 1} more' if len(empty) > 1 else ''} hold"
+              f"{'s' * (len(empty) == 1)} no text (empty, or blank lines alone): nothing is read from "
+              f"{'it' if len(empty) == 1 else 'them'}")
     return None
 
 

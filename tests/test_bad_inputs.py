@@ -119,6 +119,9 @@ CASES = [
     ("pretrain-some-of-a-data-runs-shards", PRETRAIN.replace("--train_files {train}", "--train_files "
      "{records_dir}/train-00000-of-00002.tfrecord").replace("{tmp}/new_run", "{tmp}/some_shards"), 0,
      r"note: --train_files: 1 of the 2 training shards of \S+ \(their names say -of-00002\): training on those", []),
+    ("pretrain-a-config-files-warmup-past-the-steps-typed", "albert_act.pretrain --config {tmp}/warmup_50.json "
+     "--steps 3 --model_dir {tmp}/warmup_run", 1, r"warmup_steps must be in \[0, steps=3\], got 50 \(--warmup_steps 50 "
+     r"comes from --config \S+warmup_50.json; give --warmup_steps to change it\)", []),
     ("pretrain-an-empty-list-of-training-files", "albert_act.pretrain --set train_files=[] --model_dir {tmp}/empty_list",
      1, r"train_files is given empty \(\[\]\): it names no record file; give a pattern, or leave it out for the demo "
      r"data", []),
@@ -261,6 +264,9 @@ CASES = [
     ("analyze-sentences-a-tfrecord-as-text", "albert_act.analyze sentences --init {run} --text {mixed_lengths} "
      "--output_dir {tmp}/a_tfr_text", 1, r"mixed_lengths.tfrecord: a TFRecord file \(records for pre-training or "
      r"fine-tuning, read with --records or --train_files\), not text", []),
+    ("data-an-empty-file-beside-a-corpus", DATA.replace("{tmp}/records", "{tmp}/records_with_empty") + " --input "
+     "{corpus} {empty_txt}", 0, r"note: --input \S+empty.txt holds no text \(empty, or blank lines alone\): nothing is "
+     r"read from it", []),
     ("data-empty-corpus", DATA + " --input {empty_txt}", 1, r"empty corpus: no non-blank line in .*empty.txt", []),
     ("data-instances-with-no-masked-piece", DATA.replace("{tmp}/records", "{tmp}/records_unmasked") + " --input "
      "{corpus} --max_seq_length 16 --max_predictions_per_seq 3", 0, r"note: \d+ of the \d+ instances hold no masked "
@@ -270,6 +276,9 @@ CASES = [
      "--vocab_size 40 --model_type bpe --no-byte_fallback --required_chars acqxz", 0, r"note: --required_chars: 3 of "
      r"its 5 characters \('qxz'\) are not in the text and have no piece \(SentencePiece's BPE trainer stops on a "
      r"required character it never sees\): they read as <unk>", []),
+    ("tokenizer-a-savedmodel-graph-as-input", "pipelines.train_tokenizer --input {export}/saved_model.pb --output "
+     "{tmp}/v_pb --vocab_size 40", 1, r"saved_model.pb: a protobuf file \(a SavedModel's saved_model.pb\?\), not text",
+     []),
     ("tokenizer-invalid-utf8", "pipelines.train_tokenizer --input {bad_utf8} --output {tmp}/v --vocab_size 50 --no-byte_fallback --required_chars=", 1,
      r"bad_utf8.txt line 2: not valid UTF-8.*--skip_invalid_utf8", []),
     ("tokenizer-skip-invalid-utf8", "pipelines.train_tokenizer --input {bad_utf8} {corpus} --output {tmp}/v_skip --vocab_size 40 --no-byte_fallback --required_chars= "
@@ -1422,6 +1431,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     (root / "past_only.conllu").write_text("".join(  # every root a VBD: the tense task of one label
         f"# text = {name} ran home\n1\t{name}\t{name.lower()}\tPROPN\tNNP\t_\t2\tnsubj\t_\t_\n2\tran\trun\tVERB\tVBD\t_\t0\t"
         f"root\t_\t_\n3\thome\thome\tADV\tRB\t_\t2\tadvmod\t_\t_\n\n" for name in ("Ann", "Bob", "Cid", "Dan", "Eve", "Fay")))
+    (root / "warmup_50.json").write_text(json.dumps({"preset": "demo", "warmup_steps": 50}))
     (root / "lc_own").mkdir()  # an earlier learning_curves result, and a run's evaluation.json on one line
     (root / "lc_own" / "learning_curves.json").write_text('{"ACT": []}')
     (root / "eval_one_line.json").write_text(json.dumps(json.loads((run / "evaluation.json").read_text())) + "\n")

@@ -239,6 +239,8 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
     ("It was the best of times, it was the worst of times, it was the age of\n"
      "wisdom, it was the age of foolishness, it was the epoch of belief, it\n" * 6,
      "12 of its first 12 lines stop mid-sentence (line 1: 'st of times, it was the age of'), as hard-wrapped"),
+    ("".join(f"The river ran past the <mask> number {i} today.\n" for i in range(6)),
+     "6 of its first 6 lines hold <mask> (line 1), another model's mask token (RoBERTa's, T5's)"),
     ("".join(f"the [UNK] company said its profit rose {i} percent\n" for i in range(6)),
      "6 of its first 6 lines hold [UNK] (line 1), a corpus's mark for a word it left out"),
     ("".join(f" The road is 4 @,@ 000 km long and well @-@ known as route {i} .\n" for i in range(6)),

@@ -45,6 +45,10 @@ def refuse_other_encodings(path, first_line):
         raise ValueError(f"{path}: {zipped or 'a tar archive: extract its files first (tar -xf ' + path + ')'}; not "
                          "text: give a UTF-8 text file")
     _refuse_compressed(path, first_line)
+    kind = MODEL_FILES.get(os.path.splitext(path)[1].lower()) or (
+        "a variables file of a SavedModel or checkpoint" if ".data-" in os.path.basename(path) else None)
+    if kind and not _text_like(head):
+        raise ValueError(f"{path}: {kind}, not text; give a UTF-8 text file")
     if first_line.startswith(b"%PDF-"):
         raise ValueError(f"{path}: a PDF document, not text; extract its text first (e.g. pdftotext {path} text.txt)")
     _refuse_utf16(path, first_line)
@@ -83,11 +87,26 @@ BINARY = ((b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF
           (b"RIFF", "a RIFF file (WAV audio, AVI video, a WebP image)"), (b"wOFF", "a web font"),
           (b"wOF2", "a web font"), (b"OggS", "an Ogg audio or video file"), (b"fLaC", "a FLAC audio file"),
           (b"Rar!\x1a\x07", "a RAR archive"), (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
-          (b"\xca\xfe\xba\xbe", "a Java class file (or a macOS program)"), (b"\x00\x00\x01\x00", "an icon (.ico)"))
+          (b"\xca\xfe\xba\xbe", "a Java class file (or a macOS program)"), (b"\x00\x00\x01\x00", "an icon (.ico)"),
+          (b"\x89HDF\r\n\x1a\n", "an HDF5 file (Keras weights, .h5)"))
+MODEL_FILES = {".pb": "a protobuf file (a SavedModel's saved_model.pb?)", ".model": "a SentencePiece model (--vocab "
+               "takes it)", ".index": "a TensorFlow checkpoint's index", ".npz": "a NumPy archive", ".pt": "PyTorch "
+               "weights", ".pth": "PyTorch weights", ".bin": "a binary file (model weights?)", ".safetensors": "model "
+               "weights (safetensors)", ".keras": "a Keras model file", ".tflite": "a TensorFlow Lite model"}
 ZIPPED = {".docx": "a Word document: save it as plain text (.txt)", ".odt": "an OpenDocument text: save it as plain "
           "text (.txt)", ".xlsx": "an Excel workbook", ".ods": "an OpenDocument spreadsheet", ".pptx": "a PowerPoint "
           "deck", ".odp": "an OpenDocument presentation", ".epub": "an e-book (EPUB): convert it to plain text first",
           ".jar": "a Java archive (a program)", ".apk": "an Android package (a program)", ".whl": "a Python wheel"}
+
+
+def _text_like(head):
+    """Whether the bytes `head` (a file's start) could be UTF-8 text: no NUL, and valid UTF-8 but for a character cut
+    at the end."""
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return b"\x00" not in head and error.start >= len(head) - 3
+    return b"\x00" not in head
 
 
 def _head(path, start):

@@ -128,6 +128,10 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                            "a word it left out (as Penn Treebank's language-modelling text has), read "
                                            "as its characters, not as the vocabulary's unknown piece: give the "
                                            "original text"),
+    "other_mask": (lambda line: _OTHER_MASK.search(line), lambda n: max(3, 0.02 * n),
+                   lambda path, number, line: f"hold {_OTHER_MASK.search(line).group()} (line {number}), another "
+                                              "model's mask token (RoBERTa's, T5's), read as its characters: this "
+                                              "model's mask is [MASK]"),
     "wikitext": (lambda line: _WIKITEXT.search(line), lambda n: max(3, 0.02 * n),
                  lambda path, number, line: f"hold WikiText's {_WIKITEXT.search(line).group().strip()} marks (line "
                                             f"{number}: a hyphen or a number's separator, cut apart), read as text: "
@@ -151,6 +155,7 @@ _JSON_ESCAPE = re.compile(r'\\u[0-9a-fA-F]{4}|\\"|\\n')  # "Jos\u00e9", '\"', '\
 _ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s[-+]?\d+(?:\.\d+)?)$")  # "<eos>", "0.87"
 _UNKNOWN = re.compile(r"<unk>|\[unk\]", re.IGNORECASE)  # PTB's, BERT's
 _WIKITEXT = re.compile(r" @[-.,]@ ")
+_OTHER_MASK = re.compile(r"<mask>|<extra_id_\d+>")
 _ENDS = ".!?:;\"')]\u2026\u00bb\u201d\u2019\u3002\uff01\uff1f"  # where a sentence, or a line of one, ends
 _ESCAPE = re.compile(r"&(?:[a-zA-Z]{2,8}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it &apos;s", "a &#124; b", "&rsquo;"
 _MOJIBAKE = re.compile(r"[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac[\u0080-\u00bf\u2018-\u201e\u2122\u0153\u02dc]")  # "Ã©", "â€™"

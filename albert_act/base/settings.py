@@ -320,7 +320,7 @@ def _saved(config_class, argv, typed=()):
     recorded = record.get("export", record) if isinstance(record.get("export"), dict) else record
     written = {f.name: recorded[f.name] for f in dataclasses.fields(config_class)
                if recorded.get(f.name) is not None and (f.metadata.get("kind") == PATH or isinstance(recorded[f.name],
-                                                                                                    str))}
+                                                                                                    (str, int, float)))}
     return values, written
 
 
@@ -344,7 +344,9 @@ def explained(args):
                 f"in, or give --{name}" if relative else "")
             notes.append(f"{name} comes from --config {args.config}, where it is {json.dumps(written)}{resolved}")
         for flag, value in getattr(args, "file_words", {}).items():  # "--strategy tpu: no TPU found", from the file
-            if re.search(rf"{re.escape(flag)}[ =]{re.escape(value)}\b", message):
+            name, said = re.escape(flag.lstrip("-")), re.escape(str(value))  # ("warmup_steps ..., got 50" too)
+            if re.search(rf"(?:{re.escape(flag)}|\b{name})[ =]{said}\b", message) or (
+                    re.search(rf"\b{name}\b", message) and re.search(rf"\bgot {said}\b", message)):
                 notes.append(f"{flag} {value} comes from --config {args.config}; give {flag} to change it")
         return f"{message} ({'; '.join(notes)})" if notes else message
     return explain
@@ -358,7 +360,7 @@ def _required(config_class):
 def config_from(config_class, args, **changes):
     """The config the parsed `args` give (`changes` last); a refusal of its values ends the command
     with "error: ..." before any work."""
-    with cli.failures(None, "nothing was written", "nothing was written"):
+    with cli.failures(None, "nothing was written", "nothing was written", explain=explained(args)):
         return config_class(**{**values(config_class, args), **changes})
 
 
