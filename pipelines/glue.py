@@ -121,6 +121,8 @@ def task_file(task, data_dir, split):
 def _read_tsv_lines(path):
     """The lines of a UTF-8 TSV (MRPC's byte-order mark dropped); ValueError naming the file and
     line for another encoding (UTF-16 or a compressed file says so) and for lines ended by a lone CR."""
+    if os.path.isdir(path):
+        raise ValueError(f"{path}: a folder, where the task's tab-separated file was expected")
     with open(path, "rb") as f:
         data = f.read()
     encodings.refuse_other_encodings(path, data.split(b"\n", 1)[0])  # UTF-16 with or without its mark, say
@@ -202,6 +204,9 @@ def _none_read(path, task, rows, counts, expected, blank):
         return "the file has no rows"
     if blank == len(rows):
         return f"{len(rows)} rows, every one with a blank sentence"
+    if expected and counts == {expected + 1} and all(line.split("\t", 1)[0].isdigit() for line in rows):
+        return (f"{len(rows)} rows, every one beginning with a row number ({expected + 1} fields where {task.name} has "
+                f"{expected}): pandas' index, which to_csv(..., index=False) leaves out")
     if expected and counts == {expected + 1} and all(line.rstrip("\r").endswith("\t") for line in rows):
         return (f"{len(rows)} rows, every one ending in a tab (an empty last field: {expected + 1} fields where "
                 f"{task.name} has {expected}); strip the trailing tabs (sed -i 's/\\t$//' {path})")
@@ -225,6 +230,10 @@ def _columns_by_name(header_line, names, columns, path, task, split):
             found.append(column)
         elif name in header:
             found.append(header.index(name))
+        elif f'"{name}"' in header:  # (csv's QUOTE_ALL, pandas' quoting=1: every field in quotes)
+            raise ValueError(f"{path} line 1: the header's names are in quotes ({header[:4]}), as a CSV writer quoting "
+                             "every field leaves them, and so are the rows' texts: save the file without quotes "
+                             "(csv.QUOTE_NONE, pandas' to_csv(..., quoting=3))")
         else:
             raise ValueError(f"{path} line 1: the header has no column {name!r} (it has {header[:12]}); "
                              f"is this the {task.name} {split} file?")

@@ -276,22 +276,33 @@ def token_files(patterns):
                              f"{corpus}, which holds all of them: give all the shards ("
                              f"{os.path.join(os.path.dirname(corpus), prefix + '-*.tfrecord')}), or make records "
                              "of the documents you want")
-    _check_written_with(corpus)
+    _check_renamed(patterns, matched, corpus, _check_written_with(corpus))
     return corpus
+
+
+def _check_renamed(patterns, matched, corpus, written):
+    """ValueError when the patterns match a shard (of the paths `matched`) that the token corpus was not written
+    with (`written`, its record): renamed shards, whose corpus holds the documents of all it was written with."""
+    names = {os.path.basename(path) for path in matched or ()}
+    if written and names - set(written):
+        raise ValueError(f"{', '.join(patterns)} matches {sorted(names - set(written))[0]}, none of the shards "
+                         f"{corpus} was written with ({', '.join(sorted(written))}): renamed, or another data run's? "
+                         "The JAX backend reads that corpus, not the shards: give the data tool's shards by their names")
 
 
 def _check_written_with(corpus):
     """ValueError when the token corpus `corpus` records other TFRecord shards (names and sizes) than its folder
     holds: the corpus of other records (replaced, copied beside another data run's, or swapped with the held-out
     one), which the JAX backend would train on instead of the shards given; a corpus copied alone (no shard of
-    its beside it) passes. Corpora written without the record (older ones) are not checked."""
+    its beside it) passes. Corpora written without the record (older ones) are not checked. Returns the record
+    ({shard name: bytes}), or None."""
     try:
         with np.load(corpus, allow_pickle=False) as data:
             written = json.loads(str(data["shards"])) if "shards" in data.files else None
     except (OSError, ValueError, EOFError, zipfile.BadZipFile):
-        return  # (named as damaged where it is read)
+        return None  # (named as damaged where it is read)
     if not written:
-        return
+        return None
     wanted = "eval-" if os.path.basename(corpus) == TOKENS_EVAL else "train-" if os.path.basename(
         corpus) == TOKENS_TRAIN else None
     if wanted and not all(name.startswith(wanted) for name in written):  # (tokens-train.npz and tokens-eval.npz swapped)
@@ -309,3 +320,4 @@ def _check_written_with(corpus):
                          "records (replaced, copied beside another data run's shards, or swapped with the other "
                          "corpus?), which the JAX backend would read instead of the shards; keep each data run's "
                          "files together")
+    return written

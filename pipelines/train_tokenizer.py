@@ -74,7 +74,7 @@ def main(argv=None):
     parser.add_argument("--byte_fallback", action=argparse.BooleanOptionalAction, default=True,
                         help="characters that are not pieces become their UTF-8 bytes (256 pieces) instead of "
                              "<unk> (default: on; --no-byte_fallback for vocabularies under ~400 pieces)")
-    parser.add_argument("--required_chars", default=ENGLISH_CHARACTERS,
+    parser.add_argument("--required_chars", default=ENGLISH_CHARACTERS, type=_required_chars,
                         help="characters kept as pieces however rare in the text (default: a-z, 0-9, ASCII "
                              "punctuation and common symbols; with --model_type bpe, those the text holds; "
                              "--required_chars= for none)")
@@ -119,6 +119,20 @@ def main(argv=None):
     print(f"wrote {args.output}.model ({tokenizer.vocabulary_size} pieces) and {args.output}.vocab")
     if args.model_type == "bpe" and args.required_chars != ENGLISH_CHARACTERS:  # (the default's drop is in --help)
         _note_missing(args.required_chars, tokenizer)
+
+
+def _required_chars(value):
+    """--required_chars, refused where it holds a byte that is not UTF-8 (a Latin-1 terminal's 'ÿ') or whitespace,
+    which the normalization makes a space: neither can be a piece."""
+    byte = next((c for c in value if "\udc80" <= c <= "\udcff"), None)
+    if byte:
+        raise argparse.ArgumentTypeError(f"holds the byte 0x{ord(byte) - 0xDC00:02x}, which is not UTF-8 (as a "
+                                         "Latin-1 terminal sends an accented letter): type the characters as UTF-8")
+    space = next((c for c in value if c.isspace() and c != " "), None)
+    if space:
+        raise argparse.ArgumentTypeError(f"holds {space!r}, whitespace, which the normalization makes a space: no "
+                                         "piece holds it; leave it out")
+    return value
 
 
 def _note_missing(required_chars, tokenizer):

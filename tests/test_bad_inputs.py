@@ -74,6 +74,11 @@ CASES = [
     ("finetune-every-row-ends-in-a-tab", FINETUNE.replace("{tmp}/ft", "{tmp}/ft_tabbed") + " --task sst-2 --data_dir "
      "{tmp}/sst_tabbed", 1, r"sst_tabbed/train.tsv: no SST-2 examples: 30 rows, every one ending in a tab \(an empty "
      r"last field: 3 fields where SST-2 has 2\); strip the trailing tabs", []),
+    ("finetune-a-spreadsheet-saved-as-train-tsv", FINETUNE + " --task rte --data_dir {tmp}/glue_xlsx", 1,
+     r"glue_xlsx/train.tsv: an office document \(a spreadsheet, a text or slides: a zip of XML parts, whatever its name "
+     r"says\): save it as plain text, or as tab-separated text for a table", []),
+    ("finetune-train-tsv-a-folder", FINETUNE + " --task rte --data_dir {tmp}/glue_folder", 1,
+     r"glue_folder/train.tsv: a folder, where the task's tab-separated file was expected", []),
     ("finetune-extra-tab", FINETUNE + " --task rte --data_dir {glue_tab}", 1,
      r"glue_tab/train.tsv line 3: 5 fields where the header has 4", []),
     ("finetune-missing-column", FINETUNE + " --task rte --data_dir {glue_short}", 1,
@@ -1310,8 +1315,7 @@ CASES += [
      " --input {tagged_words}", 0, r"warning: .*tagged_words.txt: 0% of its first \d+ lines read as sentences \(words "
      r"with their punctuation; line 1, '.*_NN .*', does not\): is it text\?", []),
     ("tokenizer-input-a-sentencepiece-model", TOKENIZER.replace("{corpus}", "{vocab}") + " --skip_invalid_utf8", 1,
-     r"vocab.model line \d: NUL bytes, as a binary file holds \(a SentencePiece .model, a TFRecord, an image...\), not "
-     r"text; give a UTF-8 text file", []),
+     r"vocab.model: a SentencePiece model \(--vocab takes it\), not text; give a UTF-8 text file", []),
     ("data-input-a-pdf", DATA + " --input {document_pdf} --skip_invalid_utf8", 1, r"document.pdf: a PDF document, not "
      r"text; extract its text first \(e.g. pdftotext .*document.pdf text.txt\)", []),
     ("data-input-a-bibtex-file", DATA + " --input {bibtex}", 1, r"bibtex.txt line 1: a BibTeX bibliography "
@@ -1432,6 +1436,12 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
         f"# text = {name} ran home\n1\t{name}\t{name.lower()}\tPROPN\tNNP\t_\t2\tnsubj\t_\t_\n2\tran\trun\tVERB\tVBD\t_\t0\t"
         f"root\t_\t_\n3\thome\thome\tADV\tRB\t_\t2\tadvmod\t_\t_\n\n" for name in ("Ann", "Bob", "Cid", "Dan", "Eve", "Fay")))
     (root / "warmup_50.json").write_text(json.dumps({"preset": "demo", "warmup_steps": 50}))
+    for name in ("glue_xlsx", "glue_folder"):  # train.tsv a spreadsheet saved under that name; train.tsv a folder
+        (root / name).mkdir()
+        shutil.copy(shared_data / "glue" / "RTE" / "dev.tsv", root / name / "dev.tsv")
+    with zipfile.ZipFile(root / "glue_xlsx" / "train.tsv", "w") as sheet:
+        sheet.writestr("[Content_Types].xml", "<Types/>")
+    (root / "glue_folder" / "train.tsv").mkdir()
     (root / "lc_own").mkdir()  # an earlier learning_curves result, and a run's evaluation.json on one line
     (root / "lc_own" / "learning_curves.json").write_text('{"ACT": []}')
     (root / "eval_one_line.json").write_text(json.dumps(json.loads((run / "evaluation.json").read_text())) + "\n")

@@ -317,6 +317,13 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
                                          r"00002.tfrecord: [\d,]+ bytes\), but \S+other_run's train-00001-of-00002"
                                          r".tfrecord is [\d,]+ bytes: the token corpus of other records"):
         token_corpus.token_files([str(other / "train-*.tfrecord")])
+    renamed = tmp_path / "renamed"  # one shard under another name, beside the corpus of both
+    renamed.mkdir()
+    shutil.copy(folder / "train-00000-of-00002.tfrecord", renamed / "part-0.tfrecord")
+    shutil.copy(folder / "tokens-train.npz", renamed)
+    with pytest.raises(ValueError, match=r"part-\* matches part-0.tfrecord, none of the shards \S+tokens-train.npz was "
+                                         r"written with \(train-00000-of-00002.tfrecord, train-00001-of-00002.tfrecord\)"):
+        token_corpus.token_files([str(renamed / "part-*")])
     alone = tmp_path / "held_out_alone"  # held-out shards without their corpus, matched as '*.tfrecord'
     alone.mkdir()
     shutil.copy(next(folder.glob("eval-*.tfrecord")), alone)

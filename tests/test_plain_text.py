@@ -269,7 +269,9 @@ def test_lines_begun_alike_or_escaped_are_warned_of(tmp_path, capsys, text, said
     for text in ("A m\u00e3e e o p\u00e3o s\u00e3o \u00f3timos, disse Jo\u00e3o.\n" * 12,
                  "".join(f"In {1900 + i}, the town grew and a new church was built.\n" for i in range(8)),
                  "ALICE: Hello there, how are you?\nBOB: I am fine, thanks.\n" * 4,
-                 "- The cat sat on the mat.\n" * 8, PROSE * 3 + "Tom &amp; Jerry ran.\n" * 9):
+                 "- The cat sat on the mat.\n" * 8, PROSE * 3 + "Tom &amp; Jerry ran.\n" * 9,
+                 "".join("\t".join(f"The cat number {i} sat on the mat today .".split()[:4 + i]) + "\n"
+                         for i in range(6))):
         path.write_text(text)
         list(plain_text.read_text_lines(str(path)))
         assert capsys.readouterr().err == "", text

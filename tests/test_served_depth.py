@@ -77,7 +77,8 @@ def test_a_corrupt_held_out_shard_is_named(tiny_run, records, tmp_path):
         shutil.copy(path, tmp_path)
     shard = sorted(tmp_path.glob("*.tfrecord"))[0]
     shard.write_bytes(shard.read_bytes()[: shard.stat().st_size // 2])
-    with pytest.raises(SystemExit, match=rf"error: {shard}: a corrupt record \(.*\); make the shard again"):
+    with pytest.raises(SystemExit, match=rf"error: {shard}: corrupt within its first 2000 records \(.*\); make the "
+                                         r"shard again"):
         served_depth.main(["--init", tiny_run[1], "--records", str(tmp_path / "*.tfrecord")])
 
 
@@ -131,7 +132,8 @@ PAIR = [CLS_ID, 10, MASK_ID, 12, SEP_ID, 13, SEP_ID]
     ([CLS_ID, 10, MASK_ID, 12, SEP_ID], [0] * 5, 8,  # one segment: what a fine-tuning file might hold
      r"one\.tfrecord: not a \[CLS\] A \[SEP\] B \[SEP\] record"),
     (PAIR[:5] + [5000] + PAIR[6:], [0] * 5 + [1] * 2, 8,  # made with a larger vocabulary
-     r"one\.tfrecord holds id 5000, outside the model's vocabulary of \d+: records made with another vocabulary"),
+     r"one\.tfrecord: input_ids holds token id 5000, outside the model's vocabulary of \d+ \(was the data made with "
+     r"another vocabulary\?\)"),
     (PAIR, [0] * 5 + [1] * 2, 128,  # made for longer sequences than the model's 64
      r"one\.tfrecord: sequences of 128 tokens, the model takes at most 64"),
 ], ids=["single segment", "another vocabulary", "too long"])

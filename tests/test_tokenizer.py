@@ -234,6 +234,9 @@ def test_a_lone_cr_inside_a_text_ends_a_line(tmp_path):
     assert list(text_files.read_lines(mixed)) == [(1, "one"), (1, "two"), (2, "three"), (3, ""), (3, "four"),
                                                   (4, "five")]
     assert [line for _, line in text_files.read_lines(plain)] == [line for _, line in text_files.read_lines(mixed)]
+    unicode_ends = tmp_path / "unicode_ends.txt"  # U+2028, U+2029 and NEL (JavaScript's, EBCDIC's line ends)
+    unicode_ends.write_text("one\u2028two\nthree\u2029four\x85five\n", encoding="utf-8")
+    assert list(text_files.read_lines(unicode_ends)) == [(1, "one"), (1, "two"), (2, "three"), (2, "four"), (2, "five")]
     with pytest.raises(ValueError, match=r"tmp.*: a folder, where a text file was expected"):
         list(text_files.read_lines(tmp_path))
 
@@ -407,3 +410,17 @@ def test_a_full_disk_while_writing_the_pair_leaves_the_earlier_pair_whole(tmp_pa
     assert train_tokenizer.write_vocabulary(shipped, str(tmp_path / "sp")).vocabulary_size == 8000
     assert Tokenizer.from_file(str(tmp_path / "sp.model")).vocabulary_size == 8000
     assert len((tmp_path / "sp.vocab").read_text().splitlines()) == 8000
+
+
+@pytest.mark.parametrize("chars, said", [("\udcff", "holds the byte 0xff, which is not UTF-8"),
+                                         ("ab\t", "holds '\\t', whitespace, which the normalization makes a space")])
+def test_required_chars_that_no_piece_can_hold_are_refused(tmp_path, capsys, chars, said):
+    """A byte that is not UTF-8 (a Latin-1 terminal's) or whitespace in --required_chars: refused before training."""
+    from pipelines import train_tokenizer
+
+    (tmp_path / "text.txt").write_text("The river ran past the mill.\n")
+    with pytest.raises(SystemExit) as stop:
+        train_tokenizer.main(["--input", str(tmp_path / "text.txt"), "--output", str(tmp_path / "v"),
+                              f"--required_chars={chars}"])
+    assert stop.value.code == 2 and f"argument --required_chars: {said}" in capsys.readouterr().err
+    assert not (tmp_path / "v.model").exists()

@@ -41,6 +41,9 @@ def refuse_other_encodings(path, first_line):
         raise ValueError(f"{path}: a NumPy archive (.npz: the data tool's token corpus for the JAX backend?), not "
                          "text; give a UTF-8 text file")
     zipped = ZIPPED.get(os.path.splitext(path)[1].lower()) if head.startswith(b"PK\x03\x04") else None
+    if head.startswith(b"PK\x03\x04") and head[30:].startswith(OFFICE_PARTS):  # (its first part's name, whatever
+        zipped = zipped or ("an office document (a spreadsheet, a text or slides: a zip of XML parts, whatever its "
+                            "name says): save it as plain text, or as tab-separated text for a table")  # its name)
     if zipped or head[257:262] == b"ustar":  # (zip files in disguise: no text inside to unzip; a tar archive)
         raise ValueError(f"{path}: {zipped or 'a tar archive: extract its files first (tar -xf ' + path + ')'}; not "
                          "text: give a UTF-8 text file")
@@ -93,6 +96,7 @@ MODEL_FILES = {".pb": "a protobuf file (a SavedModel's saved_model.pb?)", ".mode
                "takes it)", ".index": "a TensorFlow checkpoint's index", ".npz": "a NumPy archive", ".pt": "PyTorch "
                "weights", ".pth": "PyTorch weights", ".bin": "a binary file (model weights?)", ".safetensors": "model "
                "weights (safetensors)", ".keras": "a Keras model file", ".tflite": "a TensorFlow Lite model"}
+OFFICE_PARTS = (b"[Content_Types].xml", b"_rels/", b"docProps/", b"word/", b"xl/", b"ppt/", b"mimetype")
 ZIPPED = {".docx": "a Word document: save it as plain text (.txt)", ".odt": "an OpenDocument text: save it as plain "
           "text (.txt)", ".xlsx": "an Excel workbook", ".ods": "an OpenDocument spreadsheet", ".pptx": "a PowerPoint "
           "deck", ".odp": "an OpenDocument presentation", ".epub": "an e-book (EPUB): convert it to plain text first",

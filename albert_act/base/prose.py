@@ -101,7 +101,8 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                            f"{number}), read as they are written, not as the characters they stand for: "
                                            "unescape the text first (Python's html.unescape; Moses' "
                                            "deescape-special-chars.perl)"),
-    "tabbed": (lambda line: "\t" in line.strip(), lambda n: ALIKE_SHARE * n,
+    "tabbed": (lambda line: "\t" in line.strip() and " " in line.strip(), lambda n: ALIKE_SHARE * n,  # (words split
+               # by tabs alone: each read as a space, rightly)
                lambda path, number, line: f"hold a tab (line {number}: {line.strip()[:40]!r}): columns (sentence pairs, "
                                           f"a table?) are read as one text, a tab as a space; give one column alone "
                                           f"(e.g. cut -f1 {path})"),

@@ -7,6 +7,7 @@ of a second on local files (importing TensorFlow takes ~4 s on a 2-core CPU).
 import errno
 import glob as _glob
 import os
+import re
 import shutil
 import stat
 import sys
@@ -167,6 +168,7 @@ def size(path):
     return gfile().stat(path).length if is_remote(path) else os.path.getsize(path)
 
 
+_LINE_ENDS = re.compile("[\r\u2028\u2029\x85]")  # line ends inside what a file's newlines make one line
 SHARED_START = 2**16  # characters: two texts that begin with as many of the same are one text, or one holds the other
 SHORT_TEXT, MANY_FILES = 500, 100  # characters, files: one short text repeated among many files is the corpus's
 
@@ -350,12 +352,14 @@ def read_bytes(path):
             return f.read()
     except FileNotFoundError:
         raise ValueError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ValueError(f"{path}: a folder, where a file was expected") from None
 
 
 def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True):
     """Yields (line number, text without the newline) of a UTF-8 file; a byte-order mark at its start, or at a
-    line's (files joined with cat), is dropped, and a lone CR inside a line ends a line (both parts carry the line's
-    number).
+    line's (files joined with cat), is dropped, and a lone CR inside a line (or U+2028, U+2029, NEL) ends a line
+    (both parts carry the line's number).
 
     A line that is not valid UTF-8 raises ValueError("<path> line <n>: not valid
     UTF-8 ...") unless `skip_invalid_utf8`, in which case it is skipped and
@@ -375,6 +379,7 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
         raise ValueError(f"{path}: a folder, where a text file was expected") from None
     except OSError as error:  # a link loop (ELOOP), a file it may not read (EACCES): the input, not an output
         raise ValueError(f"{path}: cannot be read ({error.strerror})") from None
+    accented = None  # the first line of UTF-8 beyond ASCII
     with handle:
         for number, raw in enumerate(handle, start=1):
             if number == 1:
@@ -388,21 +393,35 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
                                  "TFRecord, an image...), not text; give a UTF-8 text file")
             try:
                 line = raw.decode("utf-8")
+                accented = accented or (None if raw.isascii() else number)  # (UTF-8 beyond ASCII: the file is UTF-8)
             except UnicodeDecodeError as error:
                 if not skip_invalid_utf8:
-                    advice = (f"convert the file (e.g. iconv -f cp1252 -t UTF-8 {path} > converted.txt: its bytes read "
-                              "as Windows-1252), or pass --skip_invalid_utf8 to skip such lines" if skip_flag else
-                              "save the file as UTF-8 text (e.g. iconv -f cp1252 -t UTF-8)")
-                    raise ValueError(
-                        f"{path} line {number}: not valid UTF-8 ({error.reason} at byte {error.start}); {advice}"
-                    ) from None
+                    raise _not_utf8(path, number, raw, error, skip_flag, accented) from None
                 if invalid_lines is not None:
                     invalid_lines.append((path, number))
                 continue
             if line.startswith("\ufeff"):  # a file's, or one of files joined with cat (each its own): no character
                 line = line[1:]
             line = line.rstrip("\r\n")
-            if "\r" in line:  # a lone CR inside: a line end (classic Mac text pasted into this), as Python's text
-                yield from ((number, piece) for piece in line.split("\r"))  # files and editors take it
+            if _LINE_ENDS.search(line):  # a lone CR inside (classic Mac text pasted in), U+2028, U+2029 or NEL (a
+                yield from ((number, piece) for piece in _LINE_ENDS.split(line))  # JavaScript or EBCDIC export): a
+                # line end, as Python's str.splitlines and editors take it
             else:
                 yield number, line
+
+
+def _not_utf8(path, number, raw, error, skip_flag, accented):
+    """The refusal of line `number` (bytes `raw`) that does not decode (`error`), with the advice its bytes call for:
+    surrogates (CESU-8, as Java writes characters past U+FFFF), a file that mixes encodings (UTF-8 accents at line
+    `accented` before it), or else a Windows-1252 file to convert."""
+    skip = ", or pass --skip_invalid_utf8 to skip such lines" if skip_flag else ""
+    if re.search(rb"\xed[\xa0-\xbf]", raw):
+        advice = ("its bytes hold a character past U+FFFF written as two UTF-16 surrogates (CESU-8 or WTF-8, as Java "
+                  f"and some Windows tools write emoji): re-save the file as UTF-8{skip}")
+    elif accented:
+        advice = (f"the file mixes encodings (line {accented} is UTF-8 beyond ASCII; this line is not, e.g. Latin-1 "
+                  f"pasted in): converting the whole file would garble the UTF-8 lines; fix line {number} alone{skip}")
+    else:
+        advice = (f"convert the file (e.g. iconv -f cp1252 -t UTF-8 {path} > converted.txt: its bytes read as "
+                  f"Windows-1252){skip}" if skip_flag else "save the file as UTF-8 text (e.g. iconv -f cp1252 -t UTF-8)")
+    return ValueError(f"{path} line {number}: not valid UTF-8 ({error.reason} at byte {error.start}); {advice}")
