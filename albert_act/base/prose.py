@@ -134,9 +134,25 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                               "model's mask token (RoBERTa's, T5's), read as its characters: this "
                                               "model's mask is [MASK]"),
     "wikitext": (lambda line: _WIKITEXT.search(line), lambda n: max(3, 0.02 * n),
-                 lambda path, number, line: f"hold WikiText's {_WIKITEXT.search(line).group().strip()} marks (line "
-                                            f"{number}: a hyphen or a number's separator, cut apart), read as text: "
-                                            "detokenize first (' @-@ ' to '-', ' @,@ ' to ',', ' @.@ ' to '.')"),
+                 lambda path, number, line: f"hold WikiText's markup ({_WIKITEXT.search(line).group().strip()!r} on "
+                                            f"line {number}: its ' = Title = ' headings, and @-@ for a hyphen cut "
+                                            "apart), read as text: detokenize first (' @-@ ' to '-', ' @,@ ' to ',', "
+                                            "' @.@ ' to '.'; headings left out)"),
+    "treebank": (lambda line: _TREEBANK.search(line), lambda n: max(3, 0.02 * n),
+                 lambda path, number, line: f"hold Penn Treebank's tokens ({_TREEBANK.search(line).group()!r} on line "
+                                            f"{number}: brackets and quotes written as words), read as words: "
+                                            "detokenize first (-LRB- to '(', `` to '\"')"),
+    "paged": (lambda line: "\f" in line, lambda n: max(2, 0.01 * n),
+              lambda path, number, line: f"hold a form feed (line {number}), a page break as pdftotext leaves it, with "
+                                         "each page's running header and number read as sentences: extract without "
+                                         "them (pdftotext -nopgbrk, and cut the headers)"),
+    "ruled": (lambda line: _RULE.match(line), lambda n: max(2, 0.01 * n),
+              lambda path, number, line: f"are rules ({line.strip()[:10]!r} on line {number}), as documents are "
+                                         "separated in some files: read as sentences, and they separate nothing "
+                                         "here; a blank line ends a document"),
+    "headed": (lambda line: _HEADING.match(line), lambda n: max(3, 0.05 * n),
+               lambda path, number, line: f"are Markdown headings (line {number}: {line.strip()[:40]!r}), read with "
+                                          "their '#' as sentences: give the text without its markup"),
     "json_escaped": (lambda line: _JSON_ESCAPE.search(line), lambda n: max(5, 0.1 * n),
                      lambda path, number, line: f"hold JSON's escapes ({_JSON_ESCAPE.search(line).group()} on line "
                                                 f"{number}), read as they are written, not as what they stand for: "
@@ -153,9 +169,12 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                            "lines first (e.g. fmt -w 100000)"),
 }
 _JSON_ESCAPE = re.compile(r'\\u[0-9a-fA-F]{4}|\\"|\\n')  # "Jos\u00e9", '\"', '\n': JSON's, outside a JSON string
-_ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s[-+]?\d+(?:\.\d+)?)$")  # "<eos>", "0.87"
+_ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s[-+]?\d+(?:\.\d+)?|\s[\u2605\u2606]+)$")  # "<eos>"
 _UNKNOWN = re.compile(r"<unk>|\[unk\]", re.IGNORECASE)  # PTB's, BERT's
-_WIKITEXT = re.compile(r" @[-.,]@ ")
+_WIKITEXT = re.compile(r" @[-.,]@ |^ ?=+ [^=]+ =+ ?$")
+_TREEBANK = re.compile(r"-[LR][RSC]B-|``")
+_HEADING = re.compile(r"#{1,6} \S")
+_RULE = re.compile(r"\s*([-=*_~#])\1{2,}\s*$")
 _OTHER_MASK = re.compile(r"<mask>|<extra_id_\d+>")
 _ENDS = ".!?:;\"')]\u2026\u00bb\u201d\u2019\u3002\uff01\uff1f"  # where a sentence, or a line of one, ends
 _ESCAPE = re.compile(r"&(?:[a-zA-Z]{2,8}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it &apos;s", "a &#124; b", "&rsquo;"
