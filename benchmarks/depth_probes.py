@@ -163,7 +163,8 @@ def markdown(rows, n_max):
              "|" + "---|" * (11 + n_max)]
     for name, row in rows.items():
         e, d, s = row["evaluation"], row.get("difficulty"), row["served"]
-        rho = f"{d['rho'][0]:+.3f} [{d['rho'][1]:+.3f}, {d['rho'][2]:+.3f}]" if d else "-"
+        rho = "-" if not d else "- (no variation)" if d["rho"][0] != d["rho"][0] else (  # (nan: N or surprisal flat)
+            f"{d['rho'][0]:+.3f} [{d['rho'][1]:+.3f}, {d['rho'][2]:+.3f}]")
         rise = f"{d['e_rise']:+.2f}" if d else "-"
         shares = " | ".join(f"{share:.0%}" for share in e["shares"])
         diff = lambda x: f"{x['mean']:+.2f} [{x['interval'][0]:+.2f}, {x['interval'][1]:+.2f}]"  # noqa: E731

@@ -122,3 +122,14 @@ def test_the_table_and_each_probes_analysis_replace_an_earlier_table_together(ti
 def test_a_run_without_speed_points_has_no_cost_cell():
     """A JAX run writes no TensorBoard point of its speed: its "s / update" cell is "-", not nan."""
     assert depth_probes._cost(float("nan")) == "-" and depth_probes._cost(1.234) == "1.23"
+
+
+def test_a_probe_whose_depth_does_not_vary_has_no_rho_but_says_why():
+    """Spearman's rho is nan where N (or surprisal) is the same for every piece: the cell says so, not "+nan"."""
+    nan, diff = float("nan"), {"mean": 0.0, "interval": [0.0, 0.0]}
+    row = {"evaluation": {"step": 8, "mlm": 0.1, "mlm_interval": [0.05, 0.15], "mean_n": 2.0, "shares": [0.0, 1.0],
+                          "std_n": 0.0, "cls": diff, "mask": diff},
+           "difficulty": {"rho": [nan, nan, nan], "e_rise": 0.0}, "served": {"std_n": 0.0, "mean_n": 2.0},
+           "seconds_per_update": 1.0}
+    table = depth_probes.markdown({"flat": row}, 2)
+    assert "| 0.00 | - (no variation) | +0.00 |" in table and "nan" not in table

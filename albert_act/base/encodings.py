@@ -131,7 +131,7 @@ def _binary_kind(path, start):
     head = _head(path, start)
     if len(head) > 12 and head[12] == 0x0A and 0 < int.from_bytes(head[:8], "little") < 1 << 31:
         return "a TFRecord file (records for pre-training or fine-tuning, read with --records or --train_files)"
-    letters = head[:64 // 4 * 4][:len(head) // 4 * 4]  # UTF-16: a NUL beside each (ASCII) letter; UTF-32: three
+    letters = head[:min(64, len(head)) // 4 * 4]  # UTF-16: a NUL beside each (ASCII) letter; UTF-32: three
     for width, offsets in ((2, (0,)), (2, (1,)), (4, (1, 2, 3)), (4, (0, 1, 2))):  # LE and BE, 16 and 32 bits
         nul = [letters[i] == 0 for i in range(len(letters)) if i % width in offsets]
         other = [letters[i] == 0 for i in range(len(letters)) if i % width not in offsets]
