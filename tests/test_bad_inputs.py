@@ -594,6 +594,9 @@ CASES += [
     ("pretrain-unshared-layers-from-a-shared-run", PRETRAIN.replace("{tmp}/new_run", "{tmp}/unshared_run") +
      " --init_from {run} --unshared", 1, r"--init_from \S+run has one layer shared by its iterations, and --unshared "
      r"asks \d+ layers of their own, which it does not hold: drop --unshared", []),
+    ("pretrain-a-capacity-that-caps-nothing", PRETRAIN.replace("--execution static", "--execution bucket") +
+     " --override capacity=1000", 1, r"capacity 1000 \(--override capacity\) caps an iteration at as many tokens a "
+     r"row, and rows hold at most max_sequence_length 64: it caps nothing; give a capacity below 64", []),
     ("pretrain-a-capacity-without-buckets", PRETRAIN + " --override capacity=4", 1,
      r"capacity 4 \(--override capacity\) caps an iteration's tokens under --execution bucket alone; --execution "
      r"static has no cap, and would train as if it were not given: drop it, or pass --execution bucket", []),

@@ -35,6 +35,10 @@ def preflight(config, replicas, sample_records=2000):
         raise ValueError(f"capacity {backbone['capacity']} (--override capacity) caps an iteration's tokens under "
                          f"--execution bucket alone; --execution {backbone['execution']} has no cap, and would train "
                          "as if it were not given: drop it, or pass --execution bucket")
+    if (backbone.get("capacity") or 0) >= backbone["max_sequence_length"]:
+        raise ValueError(f"capacity {backbone['capacity']} (--override capacity) caps an iteration at as many tokens a "
+                         f"row, and rows hold at most max_sequence_length {backbone['max_sequence_length']}: it caps "
+                         f"nothing; give a capacity below {backbone['max_sequence_length']}, or leave it out")
     tokenizer = Tokenizer.from_file(config.vocab) if config.vocab else None  # its size against the model's: last
     if config.export_dir and not config.vocab:
         raise ValueError("export_dir needs vocab (the SentencePiece model of the data): the export tokenizes raw "
