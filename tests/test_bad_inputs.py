@@ -594,6 +594,11 @@ CASES += [
     ("pretrain-unshared-layers-from-a-shared-run", PRETRAIN.replace("{tmp}/new_run", "{tmp}/unshared_run") +
      " --init_from {run} --unshared", 1, r"--init_from \S+run has one layer shared by its iterations, and --unshared "
      r"asks \d+ layers of their own, which it does not hold: drop --unshared", []),
+    ("export-into-the-runs-own-checkpoints", EXPORT.replace("{tmp}/e/1", "{run}/checkpoints/1"), 1,
+     r"--output \S+run/checkpoints/1 lies in the run \S+run's checkpoints/ folder, which the run writes, resumes from "
+     r"and cleans: write it to a folder of its own", ["{run}/checkpoints"]),
+    ("analyze-into-the-runs-tensorboard-folder", ANALYZE.replace("{tmp}/a", "{run}/eval/an"), 1,
+     r"--output_dir \S+run/eval/an lies in the run \S+run's eval/ folder", ["{run}/eval"]),
     ("pretrain-a-capacity-that-caps-nothing", PRETRAIN.replace("--execution static", "--execution bucket") +
      " --override capacity=1000", 1, r"capacity 1000 \(--override capacity\) caps an iteration at as many tokens a "
      r"row, and rows hold at most max_sequence_length 64: it caps nothing; give a capacity below 64", []),

@@ -33,7 +33,8 @@ ANALYSIS_FILES |= {"token_type_histograms.png", "token_types_heatmap.png", "depe
 
 def check_output_dir(output_dir, overwrite=True, own_files=ANALYSIS_FILES, what="an analysis",
                      earlier="an earlier analysis"):
-    """`outputs.check_output_dir` for an analysis's --output_dir (by default)."""
+    """`outputs.check_output_dir` for an analysis's --output_dir (by default), not in a run's own folders."""
+    artifacts.check_not_in_a_run(output_dir, "--output_dir")
     outputs.check_output_dir(output_dir, overwrite, own_files, what, earlier)
 
 
@@ -72,9 +73,8 @@ def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, 
     # disk leave the previous analysis as it was.
     output_dir = outputs.followed(output_dir)  # a symlink: into the folder it names
     with outputs.staging_dir(os.path.dirname(output_dir)) as staging:
-        staged = os.path.join(staging, "output")
+        staged, sections = os.path.join(staging, "output"), []
         os.makedirs(staged)
-        sections = []
         if heads:
             sections.append(_held_out(model, strategy, records, max_batches, jit_compile, evaluate_model, staged))
         if mode in ("token-types", "report"):

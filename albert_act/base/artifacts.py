@@ -287,6 +287,7 @@ def check_export_target(export_dir, overwrite=False, source=None, flag="--output
         raise ValueError(f"{flag} {export_dir} is the --checkpoint being exported; write the export to another dir")
     outputs.check_dir_target(export_dir, flag)
     checks.pattern_free(export_dir, flag)
+    check_not_in_a_run(export_dir, flag)
     owner = folder_holding(export_dir, EXPORT)  # <fine-tuning dir>/export/1: written again by that dir (or a point of
     if source is not None and owner and not within(source, owner) and any(  # its grid); a fine-tuning's: no source
             _gfile().exists(os.path.join(owner, f)) for f in (FINETUNED_INFO, FINETUNE_CONFIG)):
@@ -434,3 +435,14 @@ def other_eval_batches(model_dir, before, now):
             f"finished, evaluated again), its {HELD_OUT_CURVE} would mix two "
             f"held-out sets and its {EVALUATION} be replaced; give {again} (evaluate other batches with "
             f"python -m albert_act.analyze held-out --init {model_dir}{f' --max_batches {now}' if now else ''})")
+
+
+def check_not_in_a_run(path, flag):
+    """ValueError where the output `path` lies in a pre-training run's checkpoints/, train/ or eval/, which the run
+    writes, resumes from and cleans: an output there would mix with them."""
+    parts = os.path.abspath(path).split(os.sep) if "://" not in path else []
+    for i in range(1, len(parts)):  # (the folder parts[:i], and its child on the way, parts[i])
+        folder = os.sep.join(parts[:i]) or os.sep
+        if parts[i] in (CHECKPOINTS, TRAIN_EVENTS, EVAL_EVENTS) and os.path.isfile(os.path.join(folder, CONFIG)):
+            raise ValueError(f"{flag} {path} lies in the run {folder}'s {parts[i]}/ folder, which the run writes, "
+                             "resumes from and cleans: write it to a folder of its own (e.g. beside the run)")
