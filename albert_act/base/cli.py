@@ -28,8 +28,7 @@ def _stderr_to_devnull():
         yield
         return
     sys.stderr.flush()
-    saved = os.dup(2)
-    devnull = os.open(os.devnull, os.O_WRONLY)
+    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
     _REAL_STDERR.append(saved)
     try:
         os.dup2(devnull, 2)
@@ -263,7 +262,8 @@ def _in_ignored_context(frame):
     code, tf = getattr(frame, "f_code", None), getattr(sys.modules.get("tensorflow"), "__file__", None)
     name = code.co_filename if code is not None else ""
     return code is not None and (code.co_name == "__del__" or name.endswith(("weakref.py", "_weakrefset.py")) or
-                                 (code.co_name, name) == ("cb", "<frozen importlib._bootstrap>") or
+                                 (name == "<frozen importlib._bootstrap>" and code.co_name in (  # (raised there, a
+                                     "cb", "acquire", "release", "_lock_unlock_module")) or  # lock is left: KeyError)
                                  (tf is not None and _called_by_tensorflow(frame, os.path.dirname(tf), name)) or
                                  any(code is getattr(callback, "__code__", None) for callback in gc.callbacks))
 

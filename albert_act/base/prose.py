@@ -1,7 +1,8 @@
 """Whether a file read as plain text reads as prose: the share of its first lines that read as sentences, lines
 that begin alike (a log's times, a chat's senders, a list's numbers, YAML's keys), and traits few texts' lines hold
-(escapes, tabs, letters spaced apart, quoted strings, <unk>, endings alike, hard wraps); each warned of once a
-process (`warn_once`), as `plain_text.read_text_lines` reads a file. No TensorFlow."""
+(`_TRAITS`: escapes, tabs, letters spaced apart, quoted strings, corpora's marks such as <unk>, tags or scores at
+the end, hard wraps, page breaks, headings); each warned of once a process (`warn_once`), as
+`plain_text.read_text_lines` reads a file. No TensorFlow."""
 
 import collections
 import re
@@ -45,9 +46,9 @@ def reads_as_sentence(line):
 class Prose:
     """How many of a file's first `PROSE_LINES` lines (not blank) read as sentences (`reads_as_sentence`), how many
     begin alike (`_prefixes`), and how many hold each of `_TRAITS` (escapes, a tab, spaced letters, mojibake, colour
-    codes, quotes, <unk>, a tag or number at the end, a hard wrap); of 5 lines or more, under `PROSE_SHARE` of sentences, `ALIKE_SHARE` or more begun alike
-    (`KEY_SHARE` by a key; 10 lines at least), or a trait's share, a warning (once they are read, or at the file's
-    end) says how many, and names a line."""
+    codes, quotes, a corpus's marks, a tag or number at the end, a hard wrap...); of 5 lines or more, under
+    `PROSE_SHARE` of sentences, `ALIKE_SHARE` or more begun alike (`KEY_SHARE` by a key; 10 lines at least), or a
+    trait's share, a warning (once they are read, or at the file's end) says how many, and names a line."""
 
     def __init__(self, path):
         self.path, self.lines, self.sentences, self.other = path, 0, 0, None
@@ -101,8 +102,8 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                            f"{number}), read as they are written, not as the characters they stand for: "
                                            "unescape the text first (Python's html.unescape; Moses' "
                                            "deescape-special-chars.perl)"),
-    "tabbed": (lambda line: "\t" in line.strip() and " " in line.strip(), lambda n: ALIKE_SHARE * n,  # (words split
-               # by tabs alone: each read as a space, rightly)
+    "tabbed": (lambda line: "\t" in line.strip() and " " in line.strip(), lambda n: ALIKE_SHARE * n,  # (no space:
+               # words split by tabs alone, each read as a space, rightly)
                lambda path, number, line: f"hold a tab (line {number}: {line.strip()[:40]!r}): columns (sentence pairs, "
                                           f"a table?) are read as one text, a tab as a space; give one column alone "
                                           f"(e.g. cut -f1 {path})"),
@@ -169,7 +170,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                            "lines first (e.g. fmt -w 100000)"),
 }
 _JSON_ESCAPE = re.compile(r'\\u[0-9a-fA-F]{4}|\\"|\\n')  # "Jos\u00e9", '\"', '\n': JSON's, outside a JSON string
-_ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s[-+]?\d+(?:\.\d+)?|\s[\u2605\u2606]+)$")  # "<eos>"
+_ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s[-+]?\d+(?:\.\d+)?|\s[\u2605\u2606]+)$")  # <eos>, 0.87
 _UNKNOWN = re.compile(r"<unk>|\[unk\]", re.IGNORECASE)  # PTB's, BERT's
 _WIKITEXT = re.compile(r" @[-.,]@ |^ ?=+ [^=]+ =+ ?$")
 _TREEBANK = re.compile(r"-[LR][RSC]B-|``")
