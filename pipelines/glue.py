@@ -114,6 +114,9 @@ def task_file(task, data_dir, split):
         if text_files.exists(inside):  # the glue_data root given: the task's folder is one below
             raise ValueError(f"{path}: missing: --data_dir is the task's own folder, and {data_dir} holds it: give "
                              f"--data_dir {os.path.join(data_dir, task.directory)}")
+        packed = next((path + end for end in (".gz", ".bz2", ".xz", ".zip") if text_files.exists(path + end)), None)
+        if packed:  # (downloaded compressed)
+            raise ValueError(f"{path}: missing, but {packed} is there: decompress it first (e.g. gunzip -k {packed})")
         raise ValueError(f"{path}: missing ({task.name} {split} split; expected the standard glue_data layout)")
     return path
 
@@ -230,6 +233,9 @@ def _columns_by_name(header_line, names, columns, path, task, split):
             found.append(column)
         elif name in header:
             found.append(header.index(name))
+        elif len(header) == 1 and name in header[0].split(","):  # (saved as CSV, under the .tsv name)
+            raise ValueError(f"{path} line 1: the header is comma-separated ({header[0][:40]!r}): a CSV file, where "
+                             "GLUE's files are tab-separated; save it with tabs between the columns")
         elif f'"{name}"' in header:  # (csv's QUOTE_ALL, pandas' quoting=1: every field in quotes)
             raise ValueError(f"{path} line 1: the header's names are in quotes ({header[:4]}), as a CSV writer quoting "
                              "every field leaves them, and so are the rows' texts: save the file without quotes "

@@ -253,7 +253,9 @@ def token_files(patterns):
                          "its TFRecords; make the records again with this version of python -m "
                          "pipelines.create_pretraining_data)")
     if len(corpora) != 1:
-        raise ValueError(f"the JAX backend reads one token corpus per run, got {len(corpora)}: {', '.join(corpora)}")
+        raise ValueError(f"the JAX backend reads one token corpus per run, got {len(corpora)}: {', '.join(corpora)}; "
+                         "make one data run of all the texts (python -m pipelines.create_pretraining_data --input A B "
+                         "...), or train on the TensorFlow backend, which reads the shards of several data runs")
     (corpus, matched), = corpora.items()
     if matched is not None:
         prefix = "eval" if os.path.basename(corpus) == TOKENS_EVAL else "train"

@@ -117,8 +117,8 @@ def main(argv=None):
                                     byte_fallback=args.byte_fallback, required_chars=args.required_chars)
         tokenizer = write_vocabulary(proto, args.output)
     print(f"wrote {args.output}.model ({tokenizer.vocabulary_size} pieces) and {args.output}.vocab")
-    if args.model_type == "bpe" and args.required_chars != ENGLISH_CHARACTERS:  # (the default's drop is in --help)
-        _note_missing(args.required_chars, tokenizer)
+    if args.required_chars != ENGLISH_CHARACTERS:  # (what the default's loses is in --help)
+        _note_missing(args.required_chars, tokenizer, args.model_type)
 
 
 def _required_chars(value):
@@ -135,10 +135,18 @@ def _required_chars(value):
     return value
 
 
-def _note_missing(required_chars, tokenizer):
-    """A note naming the characters of --required_chars that a BPE vocabulary has no piece for (the text lacks them)."""
+def _note_missing(required_chars, tokenizer, model_type):
+    """Notes naming the characters of --required_chars that the normalization changes (accents, capitals), and
+    those that a BPE vocabulary has no piece for (the text lacks them)."""
     from pipelines import normalization
 
+    changed = {c: normalization.normalize(c) for c in dict.fromkeys(required_chars) if normalization.normalize(c) != c}
+    if changed:
+        said = ", ".join(f"{c} reads as {n or 'nothing'}" for c, n in list(changed.items())[:8])
+        print(f"note: --required_chars: {said}: the normalization lowercases every text and strips its accents (as "
+              "ALBERT's does), so these need no piece of their own")
+    if model_type != "bpe":
+        return
     asked = dict.fromkeys(normalization.normalize(required_chars).replace(" ", ""))
     missing = "".join(c for c in asked if tokenizer.processor.piece_to_id(c) == tokenizer.processor.unk_id())
     if missing:

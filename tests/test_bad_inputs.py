@@ -77,6 +77,11 @@ CASES = [
     ("finetune-a-spreadsheet-saved-as-train-tsv", FINETUNE + " --task rte --data_dir {tmp}/glue_xlsx", 1,
      r"glue_xlsx/train.tsv: an office document \(a spreadsheet, a text or slides: a zip of XML parts, whatever its name "
      r"says\): save it as plain text, or as tab-separated text for a table", []),
+    ("finetune-a-csv-as-train-tsv", FINETUNE + " --task rte --data_dir {tmp}/glue_csv", 1, r"glue_csv/train.tsv line 1: "
+     r"the header is comma-separated \('index,sentence1,sentence2,label'\): a CSV file, where GLUE's files are "
+     r"tab-separated", []),
+    ("finetune-train-tsv-gzipped", FINETUNE + " --task rte --data_dir {tmp}/glue_gz", 1, r"glue_gz/train.tsv: missing, "
+     r"but \S+train.tsv.gz is there: decompress it first \(e.g. gunzip -k \S+train.tsv.gz\)", []),
     ("finetune-train-tsv-a-folder", FINETUNE + " --task rte --data_dir {tmp}/glue_folder", 1,
      r"glue_folder/train.tsv: a folder, where the task's tab-separated file was expected", []),
     ("finetune-extra-tab", FINETUNE + " --task rte --data_dir {glue_tab}", 1,
@@ -284,6 +289,9 @@ CASES = [
     ("tokenizer-a-savedmodel-graph-as-input", "pipelines.train_tokenizer --input {export}/saved_model.pb --output "
      "{tmp}/v_pb --vocab_size 40", 1, r"saved_model.pb: a protobuf file \(a SavedModel's saved_model.pb\?\), not text",
      []),
+    ("tokenizer-required-chars-the-normalization-changes", "pipelines.train_tokenizer --input {corpus} --output "
+     "{tmp}/v_accents --vocab_size 34 --no-byte_fallback --required_chars aéB", 0, r"note: --required_chars: é reads "
+     r"as e, B reads as b: the normalization lowercases every text and strips its accents", []),
     ("tokenizer-invalid-utf8", "pipelines.train_tokenizer --input {bad_utf8} --output {tmp}/v --vocab_size 50 --no-byte_fallback --required_chars=", 1,
      r"bad_utf8.txt line 2: not valid UTF-8.*--skip_invalid_utf8", []),
     ("tokenizer-skip-invalid-utf8", "pipelines.train_tokenizer --input {bad_utf8} {corpus} --output {tmp}/v_skip --vocab_size 40 --no-byte_fallback --required_chars= "
@@ -594,6 +602,9 @@ CASES += [
     ("pretrain-unshared-layers-from-a-shared-run", PRETRAIN.replace("{tmp}/new_run", "{tmp}/unshared_run") +
      " --init_from {run} --unshared", 1, r"--init_from \S+run has one layer shared by its iterations, and --unshared "
      r"asks \d+ layers of their own, which it does not hold: drop --unshared", []),
+    ("pretrain-export-into-its-own-checkpoints", PRETRAIN.replace(" --no_export", " --vocab {vocab} --export_dir "
+     "{tmp}/own_ckpt/checkpoints/1").replace("{tmp}/new_run", "{tmp}/own_ckpt"), 1, r"--export_dir \S+own_ckpt/"
+     r"checkpoints/1 lies in this run's checkpoints/ folder, which the run writes, resumes from and cleans", []),
     ("export-into-the-runs-own-checkpoints", EXPORT.replace("{tmp}/e/1", "{run}/checkpoints/1"), 1,
      r"--output \S+run/checkpoints/1 lies in the run \S+run's checkpoints/ folder, which the run writes, resumes from "
      r"and cleans: write it to a folder of its own", ["{run}/checkpoints"]),
@@ -627,7 +638,7 @@ CASES += [
      ["{tmp}/records"]),
     ("tokenizer-utf16-corpus", TOKENIZER.replace("{corpus}", "{utf16_txt}"), 1, UTF16, []),
     ("data-bom-less-utf16-corpus", DATA + " --input {utf16le_txt} --skip_invalid_utf8", 1,
-     r"utf16le.txt: UTF-16 or binary text, not UTF-8 \(its first line holds NUL bytes", []),
+     r"utf16le.txt: UTF-16LE text, not UTF-8 \(its first line holds NUL bytes.* iconv -f UTF-16LE -t UTF-8", []),
     ("analyze-sentences-utf16", "albert_act.analyze sentences --init {run} --text {utf16_txt} --output_dir {tmp}/a_s",
      1, UTF16, []),
     ("pretrain-eval-a-link-to-train", PRETRAIN.replace("{eval}", "{linked_eval}"), 1,
@@ -1444,6 +1455,10 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
         f"# text = {name} ran home\n1\t{name}\t{name.lower()}\tPROPN\tNNP\t_\t2\tnsubj\t_\t_\n2\tran\trun\tVERB\tVBD\t_\t0\t"
         f"root\t_\t_\n3\thome\thome\tADV\tRB\t_\t2\tadvmod\t_\t_\n\n" for name in ("Ann", "Bob", "Cid", "Dan", "Eve", "Fay")))
     (root / "warmup_50.json").write_text(json.dumps({"preset": "demo", "warmup_steps": 50}))
+    (root / "glue_csv").mkdir()  # a CSV under the .tsv name; train.tsv downloaded gzipped
+    (root / "glue_csv" / "train.tsv").write_text("index,sentence1,sentence2,label\n0,A man plays.,He plays.,entailment\n")
+    (root / "glue_gz").mkdir()
+    (root / "glue_gz" / "train.tsv.gz").write_bytes(gzip.compress((RTE_HEADER + RTE_ROW.format(i=0)).encode()))
     for name in ("glue_xlsx", "glue_folder"):  # train.tsv a spreadsheet saved under that name; train.tsv a folder
         (root / name).mkdir()
         shutil.copy(shared_data / "glue" / "RTE" / "dev.tsv", root / name / "dev.tsv")

@@ -107,8 +107,8 @@ def test_bad_input(tmp_path):
     # UTF-16 without its byte-order mark (as `iconv -t UTF-16LE` writes), and a gzip file: named as such from line 1
     rows = "index\tsentence1\tsentence2\tlabel\n0\tCafé au lait.\tA drink.\tentailment\n"
     (tmp_path / "train.tsv").write_bytes(rows.encode("utf-16-le"))
-    with pytest.raises(ValueError, match=r"train.tsv: UTF-16 or binary text, not UTF-8 .* convert it first: iconv -f "
-                                         r"UTF-16 -t UTF-8"):
+    with pytest.raises(ValueError, match=r"train.tsv: UTF-16LE text, not UTF-8 .* convert it first: iconv -f "
+                                         r"UTF-16LE -t UTF-8"):
         read_glue("rte", str(tmp_path), "train")
     import gzip
 

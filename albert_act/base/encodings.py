@@ -8,7 +8,7 @@ _UNZLIB = ("python3 -c \"import sys, zlib; open(sys.argv[1] + '.raw', 'wb').writ
            "'rb').read()))\"")  # (writes PATH.raw: no common tool reads a bare ZLIB stream)
 # How compressed files start, and the command that makes text of them.
 COMPRESSED = ((b"\x1f\x8b", "gzip", "gunzip"), (b"BZh", "bzip2", "bunzip2"), (b"\xfd7zXZ\x00", "xz", "unxz"),
-              (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"), (b"PK\x03\x04", "zip", "unzip"),
+              (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"), (b"PK\x03\x04", "zip", "unzip"), (b"\x04\x22\x4d\x18", "LZ4", "unlz4"),
               *((b"x" + level, "ZLIB", _UNZLIB) for level in (b"\x01", b"\x9c", b"\xda")))  # (TFRecordOptions')
 
 
@@ -54,6 +54,9 @@ def refuse_other_encodings(path, first_line):
         raise ValueError(f"{path}: {kind}, not text; give a UTF-8 text file")
     if first_line.startswith(b"%PDF-"):
         raise ValueError(f"{path}: a PDF document, not text; extract its text first (e.g. pdftotext {path} text.txt)")
+    if first_line.startswith(b"%!PS"):
+        raise ValueError(f"{path}: a PostScript document (a program that draws pages), not text; extract its text first "
+                         f"(e.g. ps2ascii {path} text.txt)")
     _refuse_utf16(path, first_line)
 
 
@@ -75,9 +78,9 @@ def _refuse_utf16(path, start):
         binary = _binary_kind(path, start)
         if binary:
             raise ValueError(f"{path}: {binary}, not text; give a UTF-8 text file")
-        kind = "UTF-16 or binary"
+        kind = _utf_width(_head(path, start)) or "UTF-16 or binary"
     if kind:
-        convert = f"iconv -f {kind[:6]} -t UTF-8 {path} > converted.txt"
+        convert = f"iconv -f {kind.split()[0]} -t UTF-8 {path} > converted.txt"  # (UTF-16LE: no mark to tell it)
         raise ValueError(f"{path}: {kind} text, not UTF-8 (its first line holds NUL bytes or a {kind[:6]} byte-order "
                          f"mark); " + (f"if it is {kind[:6]} text, convert it first: {convert}" if "binary" in kind
                                       else f"convert it first: {convert}"))
@@ -131,10 +134,18 @@ def _binary_kind(path, start):
     head = _head(path, start)
     if len(head) > 12 and head[12] == 0x0A and 0 < int.from_bytes(head[:8], "little") < 1 << 31:
         return "a TFRecord file (records for pre-training or fine-tuning, read with --records or --train_files)"
-    letters = head[:min(64, len(head)) // 4 * 4]  # UTF-16: a NUL beside each (ASCII) letter; UTF-32: three
-    for width, offsets in ((2, (0,)), (2, (1,)), (4, (1, 2, 3)), (4, (0, 1, 2))):  # LE and BE, 16 and 32 bits
+    if _utf_width(head):
+        return None
+    return "a binary file (NUL bytes scattered, where UTF-16 text holds one beside each letter)"
+
+
+def _utf_width(head):
+    """"UTF-32LE", "UTF-16BE"... where the NUL bytes of `head` fall as ASCII letters' do in it (three or one beside
+    each letter, after it or before it), else None."""
+    letters = head[:min(64, len(head)) // 4 * 4]
+    for width, offsets, order in ((4, (1, 2, 3), "LE"), (4, (0, 1, 2), "BE"), (2, (1,), "LE"), (2, (0,), "BE")):
         nul = [letters[i] == 0 for i in range(len(letters)) if i % width in offsets]
         other = [letters[i] == 0 for i in range(len(letters)) if i % width not in offsets]
         if nul and sum(nul) >= 0.8 * len(nul) and sum(other) <= 0.2 * len(other):
-            return None
-    return "a binary file (NUL bytes scattered, where UTF-16 text holds one beside each letter)"
+            return f"UTF-{8 * width}{order}"
+    return None

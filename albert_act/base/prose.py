@@ -132,8 +132,9 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                            "original text"),
     "other_mask": (lambda line: _OTHER_MASK.search(line), lambda n: max(3, 0.02 * n),
                    lambda path, number, line: f"hold {_OTHER_MASK.search(line).group()} (line {number}), another "
-                                              "model's mask token (RoBERTa's, T5's), read as its characters: this "
-                                              "model's mask is [MASK]"),
+                                              "model's special token (RoBERTa's <mask>, T5's, GPT-2's <|endoftext|>), "
+                                              "read as its characters: this model's mask is [MASK], and a blank line "
+                                              "ends a document"),
     "wikitext": (lambda line: _WIKITEXT.search(line), lambda n: max(3, 0.02 * n),
                  lambda path, number, line: f"hold WikiText's markup ({_WIKITEXT.search(line).group().strip()!r} on "
                                             f"line {number}: its ' = Title = ' headings, and @-@ for a hyphen cut "
@@ -151,6 +152,12 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
               lambda path, number, line: f"are rules ({line.strip()[:10]!r} on line {number}), as documents are "
                                          "separated in some files: read as sentences, and they separate nothing "
                                          "here; a blank line ends a document"),
+    "invisible": (lambda line: _INVISIBLE.search(line), lambda n: max(5, 0.1 * n),
+                  lambda path, number, line: f"hold an invisible character inside a word (U+"
+                                             f"{ord(_INVISIBLE.search(line).group()):04X} on line {number}: a soft "
+                                             "hyphen or a zero-width space, as web and PDF text keep them), each an "
+                                             "unknown piece that splits its word: remove them first (e.g. sed "
+                                             "'s/\xc2\xad//g; s/\xe2\x80\x8b//g')"),
     "headed": (lambda line: _HEADING.match(line), lambda n: max(3, 0.05 * n),
                lambda path, number, line: f"are Markdown headings (line {number}: {line.strip()[:40]!r}), read with "
                                           "their '#' as sentences: give the text without its markup"),
@@ -162,7 +169,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
               lambda path, number, line: f"end in a tag or a bare number ({_ENDING.search(line).group().strip()!r} on "
                                          f"line {number}), as a language model's <eos> or a label's score: read as "
                                          "the text's last word; give the text alone"),
-    "wrapped": (lambda line: 20 <= len(line.rstrip()) <= 130 and line.rstrip()[-1] not in _ENDS,
+    "wrapped": (lambda line: 20 <= len(line.rstrip()) <= 200 and line.rstrip()[-1] not in _ENDS,
                 lambda n: max(10, 0.6 * n),
                 lambda path, number, line: f"stop mid-sentence (line {number}: "
                                            f"{line.strip()[-30:]!r}), as hard-wrapped text (e-mail, Project Gutenberg) "
@@ -170,13 +177,14 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                            "lines first (e.g. fmt -w 100000)"),
 }
 _JSON_ESCAPE = re.compile(r'\\u[0-9a-fA-F]{4}|\\"|\\n')  # "Jos\u00e9", '\"', '\n': JSON's, outside a JSON string
-_ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s[-+]?\d+(?:\.\d+)?|\s[\u2605\u2606]+)$")  # <eos>, 0.87
-_UNKNOWN = re.compile(r"<unk>|\[unk\]", re.IGNORECASE)  # PTB's, BERT's
+_ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s(?:EOS|EOT)|\s[-+]?\d+(?:\.\d+)?|\s[\u2605\u2606]+)$")  # <eos>, 0.87
+_UNKNOWN = re.compile(r"(?i:<unk>|\[unk\])|\bUNK\b")  # PTB's, BERT's, a bare UNK
 _WIKITEXT = re.compile(r" @[-.,]@ |^ ?=+ [^=]+ =+ ?$")
 _TREEBANK = re.compile(r"-[LR][RSC]B-|``")
 _HEADING = re.compile(r"#{1,6} \S")
+_INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")  # soft hyphen, zero-width space, joiners
 _RULE = re.compile(r"\s*([-=*_~#])\1{2,}\s*$")
-_OTHER_MASK = re.compile(r"<mask>|<extra_id_\d+>")
+_OTHER_MASK = re.compile(r"<mask>|<extra_id_\d+>|<\|\w+\|>")  # RoBERTa's, T5's, GPT-2's <|endoftext|>
 _ENDS = ".!?:;\"')]\u2026\u00bb\u201d\u2019\u3002\uff01\uff1f"  # where a sentence, or a line of one, ends
 _ESCAPE = re.compile(r"&(?:[a-zA-Z]{2,8}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it &apos;s", "a &#124; b", "&rsquo;"
 _MOJIBAKE = re.compile(r"[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac[\u0080-\u00bf\u2018-\u201e\u2122\u0153\u02dc]")  # "Ã©", "â€™"

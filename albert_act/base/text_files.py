@@ -421,7 +421,8 @@ def _not_utf8(path, number, raw, error, skip_flag, accented):
     elif accented:
         advice = (f"the file mixes encodings (line {accented} is UTF-8 beyond ASCII; this line is not, e.g. Latin-1 "
                   f"pasted in): converting the whole file would garble the UTF-8 lines; fix line {number} alone{skip}")
-    else:
-        advice = (f"convert the file (e.g. iconv -f cp1252 -t UTF-8 {path} > converted.txt: its bytes read as "
-                  f"Windows-1252){skip}" if skip_flag else "save the file as UTF-8 text (e.g. iconv -f cp1252 -t UTF-8)")
+    else:  # (Western European most often; Shift-JIS, GB18030, KOI8-R or EBCDIC need their own -f)
+        advice = (f"convert the file from its encoding (e.g. iconv -f cp1252 -t UTF-8 {path} > converted.txt for "
+                  "Windows-1252; another, such as Shift-JIS, GB18030, KOI8-R or EBCDIC, takes its own -f: file -i names "
+                  f"it){skip}" if skip_flag else "save the file as UTF-8 text (e.g. iconv -f cp1252 -t UTF-8)")
     return ValueError(f"{path} line {number}: not valid UTF-8 ({error.reason} at byte {error.start}); {advice}")
