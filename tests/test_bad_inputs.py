@@ -465,7 +465,8 @@ CASES += [
     ("data-input-a-dir", DATA + " --input {notes_dir}", 1, r"notes_dir is a directory", []),
     ("data-utf16-corpus", DATA + " --input {utf16_txt}", 1, UTF16, []),
     ("data-gzip-corpus", DATA + " --input {gzip_txt} --skip_invalid_utf8", 1,
-     r"corpus.txt.gz: a gzip-compressed file, not text; decompress it first \(gunzip .*corpus.txt.gz\)", []),
+     r"corpus.txt.gz: a gzip-compressed file, not text; decompress it first \(gunzip -c \S*corpus.txt.gz > "
+     r"\S*corpus.txt\)", []),
     ("tokenizer-gzip-corpus", TOKENIZER.replace("{corpus}", "{gzip_txt}"), 1,
      r"corpus.txt.gz: a gzip-compressed file, not text", []),
     ("data-vocab-missing", DATA.replace("{vocab}", "{tmp}/nowhere.model") + " --input {corpus}", 1,
@@ -1275,7 +1276,7 @@ CASES += [
      "--output_dir {tmp}/lc_plus", 0, r"plot: \S+lc_plus/learning_curves.png", []),
     ("pretrain-a-gzip-compressed-shard", PRETRAIN.replace("--train_files {train}", "--train_files {gzip_shard}"), 1,
      r"train.tfrecord.gz: not a readable TFRecord of tf.train.Examples \(.*\); a gzip-compressed file: decompress it "
-     r"first \(gunzip .*train.tfrecord.gz\)", []),
+     r"first \(gunzip -c \S*train.tfrecord.gz > \S*train.tfrecord\)", []),
     ("analyze-jit-compile-a-gather-run", "albert_act.analyze token-types --init {gather_run} --jit_compile "
      "--output_dir {tmp}/a_jit_gather", 0, r"written to .*a_jit_gather", []),
     ("data-input-in-a-script-the-vocabulary-cannot-read", DATA.replace("{tmp}/records", "{tmp}/records_cjk") +

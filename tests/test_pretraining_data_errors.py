@@ -462,3 +462,18 @@ def test_one_line_documents_are_blamed_on_their_cause():
     assert files.startswith("150 sentences in 150 documents, from 150 files: nearly every file is one line, and a "
                             "file is a document of its own")
     assert one_line_documents_warning({"documents": {"total": 150}, "sentences": 900, "inputs": ["corpus.txt"]}) is None
+
+
+def test_a_named_pipe_matched_by_a_glob_is_refused_not_waited_on(tmp_path):
+    """A FIFO that a glob happens to match would block the reader until some program writes it: refused at once;
+    named by itself, it is read (test_a_pipe_is_read_once)."""
+    import os
+
+    from albert_act.base import text_files
+
+    (tmp_path / "a.txt").write_text("The river ran.\n")
+    os.mkfifo(tmp_path / "b.txt")
+    with pytest.raises(ValueError, match=r"b.txt: a named pipe \(FIFO\) matched by '\S+\*.txt': reading it waits for "
+                                         r"a program to write it"):
+        text_files.expand_patterns([str(tmp_path / "*.txt")])
+    assert text_files.expand_patterns([str(tmp_path / "b.txt")]) == [str(tmp_path / "b.txt")]

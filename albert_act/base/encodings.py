@@ -7,8 +7,9 @@ import os
 _UNZLIB = ("python3 -c \"import sys, zlib; open(sys.argv[1] + '.raw', 'wb').write(zlib.decompress(open(sys.argv[1], "
            "'rb').read()))\"")  # (writes PATH.raw: no common tool reads a bare ZLIB stream)
 # How compressed files start, and the command that makes text of them.
-COMPRESSED = ((b"\x1f\x8b", "gzip", "gunzip"), (b"BZh", "bzip2", "bunzip2"), (b"\xfd7zXZ\x00", "xz", "unxz"),
-              (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"), (b"PK\x03\x04", "zip", "unzip"), (b"\x04\x22\x4d\x18", "LZ4", "unlz4"),
+COMPRESSED = ((b"\x1f\x8b", "gzip", "gunzip -c"), (b"BZh", "bzip2", "bunzip2 -c"), (b"\xfd7zXZ\x00", "xz", "unxz -c"),
+              (b"\x28\xb5\x2f\xfd", "zstd", "unzstd -c"), (b"PK\x03\x04", "zip", "unzip -p"),
+              (b"\x04\x22\x4d\x18", "LZ4", "unlz4 -c"),  # (to stdout: any name, whatever its suffix)
               *((b"x" + level, "ZLIB", _UNZLIB) for level in (b"\x01", b"\x9c", b"\xda")))  # (TFRecordOptions')
 
 
@@ -24,7 +25,7 @@ def compression_hint(path):
             found = _compression(f.read(8))
     except OSError:
         return ""
-    return f"; a {found[0]}-compressed file: decompress it first ({found[1]} {path})" if found else ""
+    return f"; a {found[0]}-compressed file: decompress it first ({_decompress(found, path)})" if found else ""
 
 
 def refuse_other_encodings(path, first_line):
@@ -55,8 +56,8 @@ def refuse_other_encodings(path, first_line):
     if first_line.startswith(b"%PDF-"):
         raise ValueError(f"{path}: a PDF document, not text; extract its text first (e.g. pdftotext {path} text.txt)")
     if first_line.startswith(b"%!PS"):
-        raise ValueError(f"{path}: a PostScript document (a program that draws pages), not text; extract its text first "
-                         f"(e.g. ps2ascii {path} text.txt)")
+        raise ValueError(f"{path}: a PostScript document (a program that draws pages), not text; extract its text "
+                         f"first (e.g. ps2ascii {path} text.txt)")
     _refuse_utf16(path, first_line)
 
 
@@ -65,7 +66,17 @@ def _refuse_compressed(path, start):
     line by line with --skip_invalid_utf8)."""
     found = _compression(start)
     if found:
-        raise ValueError(f"{path}: a {found[0]}-compressed file, not text; decompress it first ({found[1]} {path})")
+        raise ValueError(f"{path}: a {found[0]}-compressed file, not text; decompress it first "
+                         f"({_decompress(found, path)})")
+
+
+def _decompress(found, path):
+    """The command that decompresses `path` (of the kind `found`), into a file beside it."""
+    if found[0] == "ZLIB":
+        return f"{found[1]} {path}"
+    root, suffix = os.path.splitext(path)
+    text = root if suffix in (".gz", ".bz2", ".xz", ".zst", ".lz4", ".zip") else f"{root}.decompressed{suffix}"
+    return f"{found[1]} {path} > {text}"
 
 
 def _refuse_utf16(path, start):

@@ -178,7 +178,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
 }
 _JSON_ESCAPE = re.compile(r'\\u[0-9a-fA-F]{4}|\\"|\\n')  # "Jos\u00e9", '\"', '\n': JSON's, outside a JSON string
 _ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s(?:EOS|EOT)|\s[-+]?\d+(?:\.\d+)?|\s[\u2605\u2606]+)$")  # <eos>, 0.87
-_UNKNOWN = re.compile(r"(?i:<unk>|\[unk\])|\bUNK\b")  # PTB's, BERT's, a bare UNK
+_UNKNOWN = re.compile(r"(?i:<unk>|\[unk\]|<oov>)|\bUNK\b|@@UNKNOWN@@|_{3,}")  # PTB's, BERT's, AllenNLP's; a blank
 _WIKITEXT = re.compile(r" @[-.,]@ |^ ?=+ [^=]+ =+ ?$")
 _TREEBANK = re.compile(r"-[LR][RSC]B-|``")
 _HEADING = re.compile(r"#{1,6} \S")

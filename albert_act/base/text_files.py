@@ -144,6 +144,9 @@ def expand_patterns(patterns):
         for path in matches:
             refuse_device(path)
             checks.utf8_name(path)
+            if path != pattern and not is_remote(path) and stat.S_ISFIFO(os.stat(path).st_mode):  # (waits for a writer)
+                raise ValueError(f"{path}: a named pipe (FIFO) matched by {pattern!r}: reading it waits for a program "
+                                 "to write it; give it by its own name if that is meant, or leave it out")
         folders = [path for path in matches if isdir(path)]
         if folders:
             raise ValueError(f"{folders[0]} is a directory, not a file: give the files, or a glob such as "

@@ -277,8 +277,9 @@ class Source:
             raise ValueError(f"--vocab {vocab}: no such file (the SentencePiece model of pre-training)")
         found = vocab or self.vocab
         if found is None:
-            raise ValueError(f"no vocabulary at {' or '.join(self.vocab_searched)}; pass --vocab (the SentencePiece "
-                             "model of pre-training)")
+            raise ValueError(f"no vocabulary at {' or '.join(self.vocab_searched)}; put the SentencePiece model of "
+                             "pre-training there, or pass --vocab where the command takes one (export, analyze, "
+                             "finetune)")
         tokenizer = Tokenizer.from_file(found)
         rows = self.info["backbone"]["vocabulary_size"]
         if tokenizer.vocabulary_size != rows:
