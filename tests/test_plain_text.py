@@ -253,6 +253,8 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
      "6 of its first 12 lines are Markdown headings (line 1: '## Part 0'), read with their '#'"),
     ("".join(f"The room was clean and the staff kind, visit {i} \u2605\u2605\u2605\u2605\u2606\n" for i in range(12)),
      "12 of its first 12 lines end in a tag or a bare number ('\u2605\u2605\u2605\u2605\u2606' on line 1)"),
+    ("".join(f"The river ran past mill number {i} today.[{i + 40}]\n" for i in range(12)),
+     "12 of its first 12 lines hold Wikipedia's footnote marks ('[40]' on line 1)"),
     ("".join(f"the ___ company said its profit rose {i} percent\n" for i in range(6)),
      "6 of its first 6 lines hold ___ (line 1), a corpus's mark for a word it left out"),
     ("".join(f"the UNK company said its profit rose {i} percent\n" for i in range(6)),

@@ -158,6 +158,10 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                              "hyphen or a zero-width space, as web and PDF text keep them), each an "
                                              "unknown piece that splits its word: remove them first (e.g. sed "
                                              "'s/\xc2\xad//g; s/\xe2\x80\x8b//g')"),
+    "footnoted": (lambda line: _FOOTNOTE.search(line), lambda n: max(10, 0.3 * n),  # (a page of Wikipedia: 5 of 12)
+                  lambda path, number, line: f"hold Wikipedia's footnote marks ({_FOOTNOTE.search(line).group()!r} on "
+                                             f"line {number}), read as words of the text: give the text without them "
+                                             "(e.g. sed -E 's/\[([0-9]+|citation needed)\]//g')"),
     "headed": (lambda line: _HEADING.match(line), lambda n: max(3, 0.05 * n),
                lambda path, number, line: f"are Markdown headings (line {number}: {line.strip()[:40]!r}), read with "
                                           "their '#' as sentences: give the text without its markup"),
@@ -169,7 +173,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
               lambda path, number, line: f"end in a tag or a bare number ({_ENDING.search(line).group().strip()!r} on "
                                          f"line {number}), as a language model's <eos> or a label's score: read as "
                                          "the text's last word; give the text alone"),
-    "wrapped": (lambda line: 20 <= len(line.rstrip()) <= 200 and line.rstrip()[-1] not in _ENDS,
+    "wrapped": (lambda line: 10 <= len(line.rstrip()) <= 200 and line.rstrip()[-1] not in _ENDS,
                 lambda n: max(10, 0.6 * n),
                 lambda path, number, line: f"stop mid-sentence (line {number}: "
                                            f"{line.strip()[-30:]!r}), as hard-wrapped text (e-mail, Project Gutenberg) "
@@ -183,6 +187,7 @@ _WIKITEXT = re.compile(r" @[-.,]@ |^ ?=+ [^=]+ =+ ?$")
 _TREEBANK = re.compile(r"-[LR][RSC]B-|``")
 _HEADING = re.compile(r"#{1,6} \S")
 _INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")  # soft hyphen, zero-width space, joiners
+_FOOTNOTE = re.compile(r"\[(?:\d+|[a-z]|citation needed|clarification needed)\]")  # a copied page's "[46]"
 _RULE = re.compile(r"\s*([-=*_~#])\1{2,}\s*$")
 _OTHER_MASK = re.compile(r"<mask>|<extra_id_\d+>|<\|\w+\|>")  # RoBERTa's, T5's, GPT-2's <|endoftext|>
 _ENDS = ".!?:;\"')]\u2026\u00bb\u201d\u2019\u3002\uff01\uff1f"  # where a sentence, or a line of one, ends
