@@ -89,13 +89,18 @@ def evaluation_row(run):
     """What the run's final held-out evaluation says of its depth."""
     from albert_act.base import artifacts
 
-    result = artifacts.read_json(os.path.join(run, "evaluation.json"))  # a damaged one: named
-    unmasked = result["iterations"]["unmasked"]
-    counts = np.asarray(unmasked["histogram"][1:], np.float64)
-    return {"step": result["step"], "mlm": result["mlm_accuracy"], "mlm_interval": result["mlm_accuracy_interval"],
-            "sop": result["sop_accuracy"], "mean_n": result["iterations"]["all"]["mean"],
-            "shares": (counts / counts.sum()).tolist(), "std_n": unmasked["std"],
-            "cls": result["differences"]["[CLS] - unmasked"], "mask": result["differences"]["[MASK]->[MASK] - unmasked"]}
+    path = os.path.join(run, artifacts.EVALUATION)
+    result = artifacts.read_json(path)  # a damaged one: named
+    try:
+        unmasked = result["iterations"]["unmasked"]
+        counts = np.asarray(unmasked["histogram"][1:], np.float64)
+        return {"step": result["step"], "mlm": result["mlm_accuracy"], "mlm_interval": result["mlm_accuracy_interval"],
+                "sop": result["sop_accuracy"], "mean_n": result["iterations"]["all"]["mean"],
+                "shares": (counts / counts.sum()).tolist(), "std_n": unmasked["std"], "cls": result["differences"][
+                    "[CLS] - unmasked"], "mask": result["differences"]["[MASK]->[MASK] - unmasked"]}
+    except (KeyError, TypeError, IndexError) as error:  # (edited, or another tool's file of that name)
+        raise ValueError(f"{path}: no {error} where a run's held-out evaluation has it (edited, or another tool's "
+                         "file?): run the run's command again, which evaluates at its end") from None
 
 
 def difficulty_row(run, reference, records, output_dir):

@@ -333,6 +333,9 @@ CASES += [
     # --- files that are not what they claim ----------------------------------------------------
     ("finetune-init-config-truncated", FINETUNE.replace("{run}", "{truncated_config_run}") + " --task rte --data_dir {rte}",
      1, r"truncated_config_run/config.json line \d+ column \d+: not valid JSON", ["{truncated_config_run}"]),
+    ("export-a-run-whose-config-is-empty", "albert_act.export --checkpoint {empty_config_run} --kind pretraining "
+     "--output {tmp}/e_empty/1", 1, r"empty_config_run/config.json: no backbone settings \(a dict\) where the model's "
+     r"are recorded; was the file edited\? Restore it", ["{empty_config_run}"]),
     ("export-init-config-a-list", "albert_act.export --checkpoint {list_config_run} --kind pretraining --output {tmp}/e/1",
      1, r"list_config_run/config.json: a JSON list where an object", ["{list_config_run}"]),
     ("pretrain-resume-config-truncated", PRETRAIN.replace("{tmp}/new_run", "{truncated_config_run}"), 1,
@@ -1496,7 +1499,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     config["halting"] = config["backbone"]["halting"] = "none"
     (edited / "config.json").write_text(json.dumps(config))
     for name, text in (("truncated_config_run", None), ("list_config_run", b"[1, 2]"),
-                       ("binary_config_run", b"\xff\xfe{\x00")):
+                       ("binary_config_run", b"\xff\xfe{\x00"), ("empty_config_run", b"{}")):
         shutil.copytree(tiny_run[0], root / name)
         config = (root / name / "config.json").read_bytes()
         (root / name / "config.json").write_bytes(text if text is not None else config[: len(config) // 2])
@@ -1554,7 +1557,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
            "three_labels": root / "three_labels.tfrecord", "mixed_lengths": root / "mixed_lengths.tfrecord",
            "late_mixed": root / "late_mixed.tfrecord", "doubled": root / "doubled.tfrecord", "zlib_records": root / "zlib.tfrecord", "late_corrupt": root / "late_corrupt.tfrecord",
            "unmasked_input": root / "unmasked_input.tfrecord", "no_masked": root / "no_masked.tfrecord", "int_weights": root / "int_weights.tfrecord",
-            **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run")},
+            **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run",
+                                              "empty_config_run")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
             "utf16_txt": root / "utf16.txt", "utf16le_txt": root / "utf16le.txt",

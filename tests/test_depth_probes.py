@@ -133,3 +133,18 @@ def test_a_probe_whose_depth_does_not_vary_has_no_rho_but_says_why():
            "seconds_per_update": 1.0}
     table = depth_probes.markdown({"flat": row}, 2)
     assert "| 0.00 | - (no variation) | +0.00 |" in table and "nan" not in table
+
+
+def test_a_run_whose_evaluation_is_emptied_is_named(tiny_run, records, tmp_path):
+    """A run's evaluation.json that holds no evaluation (edited to {}): its file named, no KeyError."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(tiny_run[0], run)
+    (run / "evaluation.json").write_text("{}")
+    (tmp_path / "s.txt").write_text("the [MASK] sat on the mat\n")
+    with pytest.raises(SystemExit, match=r"error: \S+run/evaluation.json: no 'iterations' where a run's held-out "
+                                         r"evaluation has it \(edited, or another tool's file\?\)"):
+        depth_probes.main([f"t={run}", "--records", records[1], "--sentences", str(tmp_path / "s.txt"),
+                           "--output_dir", str(tmp_path / "out")])
+    assert not (tmp_path / "out").exists()

@@ -129,7 +129,8 @@ def _read_info(path, kind):
         return {"kind": "pretraining", "backbone": read_albert_config(path, kind), "source_format": kind}
     if kind == "pretraining-run":
         run = artifacts.read_json(os.path.join(path, CONFIG))
-        return {"kind": "pretraining", "backbone": run["backbone"], "pretraining": run}
+        return {"kind": "pretraining", "backbone": run.get("backbone") if isinstance(run, dict) else None,
+                "pretraining": run}  # (no backbone: `_check_backbone` names the file)
     if kind == "finetuned":
         return artifacts.read_json(os.path.join(path, FINETUNED_INFO))
     info = artifacts.read_json(os.path.join(path, ASSETS, EXPORT_INFO))
