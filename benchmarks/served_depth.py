@@ -169,8 +169,9 @@ def _measure(args):
                          f"segments: give --short below {backbone['max_sequence_length'] // 2}")
     # training records or another vocabulary (as analyze refuses them), too long, only empty shards: named
     check_not_trained_on(source, files)
+    holding = non_empty(files)  # (an empty shard has nothing to check; only empty shards: named below)
     for path in files:
-        if path in non_empty(files):  # (and repeated records; only empty shards: named below)
+        if path in holding:  # (repeated records too)
             check_records(path, backbone["vocabulary_size"], backbone["max_sequence_length"])
         check_records_vocabulary(path, source.tokenizer().model_proto, f"{export}'s vocabulary")
     records = read_records(files, args.max_sequences, backbone["max_sequence_length"])

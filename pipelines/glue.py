@@ -115,8 +115,8 @@ def task_file(task, data_dir, split):
             raise ValueError(f"{path}: missing: --data_dir is the task's own folder, and {data_dir} holds it: give "
                              f"--data_dir {os.path.join(data_dir, task.directory)}")
         packed = next((path + end for end in (".gz", ".bz2", ".xz", ".zip") if text_files.exists(path + end)), None)
-        if packed:  # (downloaded compressed)
-            raise ValueError(f"{path}: missing, but {packed} is there: decompress it first (e.g. gunzip -k {packed})")
+        if packed:  # (downloaded compressed: the command its kind takes)
+            raise ValueError(f"{path}: missing, but {packed} is there{encodings.compression_hint(packed)}")
         raise ValueError(f"{path}: missing ({task.name} {split} split; expected the standard glue_data layout)")
     return path
 

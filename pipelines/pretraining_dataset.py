@@ -121,13 +121,12 @@ def check_records(path, vocabulary, max_length, sample_records=2000):
             "masked_lm_ids": tf.io.FixedLenFeature([predictions], tf.int64)}
     try:
         batches = list(tf.data.TFRecordDataset(path).take(sample_records).batch(sample_records))
-        odd = misshapen(path, sample_records)
     except tf.errors.DataLossError as error:
         raise ValueError(f"{path}: corrupt within its first {sample_records} records ({write_failures.tf_message(error)}); "
                          "make the shard again, or leave it out") from None
-    if odd:
-        raise odd
     for batch in batches:
+        if odd := _misshapen_in(path, batch, seq, predictions):
+            raise odd
         repeats = len(batch) - len(set(batch.numpy().tolist()))
         if repeats > max(2, REPEATED_RECORDS * len(batch)) and path not in _REPEATS_WARNED:  # (once a process)
             _REPEATS_WARNED.add(path)
@@ -172,18 +171,26 @@ def misshapen(path, limit=None):
     """A ValueError naming the first of the first `limit` (None: all) records of `path` whose length or number of
     predictions differs from its first record's (shards of two --max_seq_length joined with cat), or None."""
     seq, predictions = record_shapes(path)
-    spec = {name: tf.io.RaggedFeature(tf.int64) for name in ("input_ids", "masked_lm_positions")}
     records = tf.data.TFRecordDataset(path)
     done = 0
     for batch in (records if limit is None else records.take(limit)).batch(1024):
-        parsed = tf.io.parse_example(batch, spec)
-        lengths = zip(parsed["input_ids"].row_lengths().numpy(), parsed["masked_lm_positions"].row_lengths().numpy())
-        for index, shape in enumerate(lengths, done + 1):
-            if tuple(shape) != (seq, predictions):
-                return ValueError(f"{path}: record {index} holds {shape[0]} pieces with {shape[1]} predictions, its first "
-                                  f"{seq} with {predictions} (shards of two --max_seq_length or --max_predictions_per_seq "
-                                  "joined into one file?): a file's records are read at one shape; make it again")
+        if odd := _misshapen_in(path, batch, seq, predictions, done):
+            return odd
         done += len(batch)
+    return None
+
+
+def _misshapen_in(path, batch, seq, predictions, done=0):
+    """`misshapen`'s ValueError for the first record of `batch` (serialized records of `path`, `done` read before it)
+    whose shape is not (`seq`, `predictions`), or None."""
+    parsed = tf.io.parse_example(batch, {name: tf.io.RaggedFeature(tf.int64) for name in ("input_ids",
+                                                                                          "masked_lm_positions")})
+    lengths = zip(parsed["input_ids"].row_lengths().numpy(), parsed["masked_lm_positions"].row_lengths().numpy())
+    for index, shape in enumerate(lengths, done + 1):
+        if tuple(shape) != (seq, predictions):
+            return ValueError(f"{path}: record {index} holds {shape[0]} pieces with {shape[1]} predictions, its first "
+                              f"{seq} with {predictions} (shards of two --max_seq_length or --max_predictions_per_seq "
+                              "joined into one file?): a file's records are read at one shape; make it again")
     return None
 
 

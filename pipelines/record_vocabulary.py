@@ -10,7 +10,7 @@ import tensorflow as tf
 from google.protobuf.message import DecodeError
 
 from albert_act.base import text_files
-from pipelines.pretraining_dataset import corrupt_record, misshapen, reading, record_shapes
+from pipelines.pretraining_dataset import reading, record_shapes
 
 
 def recorded_vocabulary(path, key="vocab_sha256"):
@@ -71,14 +71,6 @@ _DAMAGED_REPORTED = set()  # stats.json files already named as damaged in this p
 MISMATCHED_STARTS = 0.05  # share of word starts that may differ before records are another vocabulary's
 
 
-def _read_through(path, count):
-    """The first `count` serialized records of `path`; a shard cut short or damaged is a ValueError naming it."""
-    try:
-        yield from tf.data.TFRecordDataset(path).take(count)
-    except tf.errors.DataLossError as error:
-        raise corrupt_record(path, error) from None
-
-
 def check_word_starts(path, model_proto, vocab_name, sample_records=200):
     """The records' `token_boundary` (1 where a piece begins a word, written from the vocabulary the
     data was made with) against what `model_proto` says of the same ids, over the unmasked pieces of
@@ -95,24 +87,22 @@ def check_word_starts(path, model_proto, vocab_name, sample_records=200):
         return  # an empty or unreadable shard: `check_records` names its faults
     if "token_boundary" not in first.features.feature:
         return  # records of the original ALBERT tool: nothing to compare
-    with reading(path):
-        if odd := misshapen(path, sample_records):
-            raise odd
     spec = {name: tf.io.FixedLenFeature([n], tf.int64) for name, n in (
         ("input_ids", seq), ("input_mask", seq), ("token_boundary", seq), ("masked_lm_positions", predictions))}
     differ = compared = 0
-    for serialized in _read_through(path, sample_records):
-        record = {k: v.numpy().tolist() for k, v in tf.io.parse_single_example(serialized, spec).items()}
-        length = sum(record["input_mask"])
-        ids = record["input_ids"][:length]
-        if max(ids, default=0) >= len(table):
-            return  # `check_records` names ids outside the vocabulary
-        starts = word_starts(ids, table, -1 if bare == UNK_ID else bare)
-        masked = set(record["masked_lm_positions"])
-        for position in range(1, length):  # a piece after a replaced one may start a word or not
-            if position not in masked and position - 1 not in masked:
-                compared += 1
-                differ += starts[position] != record["token_boundary"][position]
+    with reading(path):  # (a corrupt record, or one of another shape, named)
+        for serialized in tf.data.TFRecordDataset(path).take(sample_records):
+            record = {k: v.numpy().tolist() for k, v in tf.io.parse_single_example(serialized, spec).items()}
+            length = sum(record["input_mask"])
+            ids = record["input_ids"][:length]
+            if max(ids, default=0) >= len(table):
+                return  # `check_records` names ids outside the vocabulary
+            starts = word_starts(ids, table, -1 if bare == UNK_ID else bare)
+            masked = set(record["masked_lm_positions"])
+            for position in range(1, length):  # a piece after a replaced one may start a word or not
+                if position not in masked and position - 1 not in masked:
+                    compared += 1
+                    differ += starts[position] != record["token_boundary"][position]
     if compared and differ > MISMATCHED_STARTS * compared:
         raise ValueError(f"{path}: made with another vocabulary than {vocab_name}: {differ} of {compared} word starts "
                          f"in its first records differ from that vocabulary's ({100 * differ / compared:.0f}%), so its "

@@ -140,7 +140,7 @@ def _note_missing(required_chars, tokenizer, model_type):
     those that a BPE vocabulary has no piece for (the text lacks them)."""
     from pipelines import normalization
 
-    changed = {c: normalization.normalize(c) for c in dict.fromkeys(required_chars) if normalization.normalize(c) != c}
+    changed = {c: n for c in dict.fromkeys(required_chars) if (n := normalization.normalize(c)) != c}
     if changed:
         said = ", ".join(f"{c} reads as {n or 'nothing'}" for c, n in list(changed.items())[:8])
         print(f"note: --required_chars: {said}: the normalization lowercases every text and strips its accents (as "

@@ -81,7 +81,8 @@ CASES = [
      r"the header is comma-separated \('index,sentence1,sentence2,label'\): a CSV file, where GLUE's files are "
      r"tab-separated", []),
     ("finetune-train-tsv-gzipped", FINETUNE + " --task rte --data_dir {tmp}/glue_gz", 1, r"glue_gz/train.tsv: missing, "
-     r"but \S+train.tsv.gz is there: decompress it first \(e.g. gunzip -k \S+train.tsv.gz\)", []),
+     r"but \S+train.tsv.gz is there; a gzip-compressed file: decompress it first \(gunzip -c \S+train.tsv.gz > "
+     r"\S+glue_gz/train.tsv\)", []),
     ("finetune-train-tsv-a-folder", FINETUNE + " --task rte --data_dir {tmp}/glue_folder", 1,
      r"glue_folder/train.tsv: a folder, where the task's tab-separated file was expected", []),
     ("finetune-extra-tab", FINETUNE + " --task rte --data_dir {glue_tab}", 1,

@@ -437,12 +437,14 @@ def other_eval_batches(model_dir, before, now):
             f"python -m albert_act.analyze held-out --init {model_dir}{f' --max_batches {now}' if now else ''})")
 
 
-def check_not_in_a_run(path, flag):
+def check_not_in_a_run(path, flag, run=None):
     """ValueError where the output `path` lies in a pre-training run's checkpoints/, train/ or eval/, which the run
-    writes, resumes from and cleans: an output there would mix with them."""
+    writes, resumes from and cleans; `run`: the command's own run dir, one before its config.json is written."""
     parts = os.path.abspath(path).split(os.sep) if "://" not in path else []
     for i in range(1, len(parts)):  # (the folder parts[:i], and its child on the way, parts[i])
         folder = os.sep.join(parts[:i]) or os.sep
-        if parts[i] in (CHECKPOINTS, TRAIN_EVENTS, EVAL_EVENTS) and os.path.isfile(os.path.join(folder, CONFIG)):
-            raise ValueError(f"{flag} {path} lies in the run {folder}'s {parts[i]}/ folder, which the run writes, "
-                             "resumes from and cleans: write it to a folder of its own (e.g. beside the run)")
+        own = run is not None and same_path(folder, run)
+        if parts[i] in (CHECKPOINTS, TRAIN_EVENTS, EVAL_EVENTS) and (own or os.path.isfile(os.path.join(folder, CONFIG))):
+            raise ValueError(f"{flag} {path} lies in {'this run' if own else f'the run {folder}'}'s {parts[i]}/ "
+                             "folder, which the run writes, resumes from and cleans: write it to a folder of its own "
+                             "(e.g. beside the run)")

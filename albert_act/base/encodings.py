@@ -58,7 +58,7 @@ def refuse_other_encodings(path, first_line):
     if first_line.startswith(b"%!PS"):
         raise ValueError(f"{path}: a PostScript document (a program that draws pages), not text; extract its text "
                          f"first (e.g. ps2ascii {path} text.txt)")
-    _refuse_utf16(path, first_line)
+    _refuse_utf16(path, first_line, head)
 
 
 def _refuse_compressed(path, start):
@@ -79,22 +79,21 @@ def _decompress(found, path):
     return f"{found[1]} {path} > {text}"
 
 
-def _refuse_utf16(path, start):
-    """UTF-16 or UTF-32 text (a byte-order mark, or NUL bytes between its letters) is not read as
-    UTF-8 with lines skipped: the lines left would be letters split by NULs."""
+def _refuse_utf16(path, start, head):
+    """UTF-16 or UTF-32 text (a byte-order mark, or NUL bytes between its letters: `_utf_width` of the file's `head`)
+    is not read as UTF-8 with lines skipped: the lines left would be letters split by NULs. Other NULs in the first
+    line `start`: a binary file, named (`_binary_kind`)."""
     marks = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
              (b"\xfe\xff", "UTF-16"))
     kind = next((name for mark, name in marks if start.startswith(mark)), None)
     if kind is None and b"\x00" in start:
-        binary = _binary_kind(path, start)
+        binary = _binary_kind(head)
         if binary:
             raise ValueError(f"{path}: {binary}, not text; give a UTF-8 text file")
-        kind = _utf_width(_head(path, start)) or "UTF-16 or binary"
+        kind = _utf_width(head)  # (UTF-16LE: no mark to tell it, so named for iconv)
     if kind:
-        convert = f"iconv -f {kind.split()[0]} -t UTF-8 {path} > converted.txt"  # (UTF-16LE: no mark to tell it)
         raise ValueError(f"{path}: {kind} text, not UTF-8 (its first line holds NUL bytes or a {kind[:6]} byte-order "
-                         f"mark); " + (f"if it is {kind[:6]} text, convert it first: {convert}" if "binary" in kind
-                                      else f"convert it first: {convert}"))
+                         f"mark); convert it first: iconv -f {kind} -t UTF-8 {path} > converted.txt")
 
 
 BINARY = ((b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF8", "a GIF image"),
@@ -139,10 +138,10 @@ def _head(path, start):
     return start[:512]
 
 
-def _binary_kind(path, start):
-    """What a file whose first line `start` holds NUL bytes is, when not UTF-16 or UTF-32 text: a TFRecord (a length,
-    its checksum, then a tf.train.Example), another binary file, or None (NULs beside letters: text)."""
-    head = _head(path, start)
+def _binary_kind(head):
+    """What a file that starts with `head` (NUL bytes in its first line) is, when not UTF-16 or UTF-32 text: a
+    TFRecord (a length, its checksum, then a tf.train.Example), another binary file, or None (NULs beside letters:
+    text)."""
     if len(head) > 12 and head[12] == 0x0A and 0 < int.from_bytes(head[:8], "little") < 1 << 31:
         return "a TFRecord file (records for pre-training or fine-tuning, read with --records or --train_files)"
     if _utf_width(head):

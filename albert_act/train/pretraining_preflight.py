@@ -146,11 +146,7 @@ def check_export_dir(config, at_end=False):
         if path and "://" not in path + config.export_dir and artifacts.within(path, config.export_dir):
             raise ValueError(f"--export_dir {config.export_dir} holds the {flag} {path} of this run: the export would "
                              "replace it (--overwrite too); give another --export_dir")
-    inner = [sub for sub in (artifacts.CHECKPOINTS, artifacts.TRAIN_EVENTS, artifacts.EVAL_EVENTS) if "://" not in
-             config.export_dir and artifacts.within(config.export_dir, os.path.join(config.model_dir, sub))]
-    if inner:  # (a new run's: its config.json, which `check_export_target` looks for, is not written yet)
-        raise ValueError(f"--export_dir {config.export_dir} lies in this run's {inner[0]}/ folder, which the run "
-                         "writes, resumes from and cleans: give an --export_dir of its own (e.g. beside the run)")
+    artifacts.check_not_in_a_run(config.export_dir, "--export_dir", run=config.model_dir)  # (before its config.json)
     info = os.path.join(config.export_dir, artifacts.ASSETS, artifacts.EXPORT_INFO)
     earlier = None
     if tf.io.gfile.exists(info):
