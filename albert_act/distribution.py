@@ -126,7 +126,8 @@ def make_strategy(name="auto"):
     if name == "multiworker" and workers < 2:
         raise ValueError("--strategy multiworker: TF_CONFIG must list at least two workers "
                          '(e.g. {"cluster": {"worker": ["host1:12345", "host2:12345"]}, "task": {"type": '
-                         '"worker", "index": 0}}); it lists ' + str(workers))
+                         '"worker", "index": 0}}); ' + (f"it lists {workers}" if os.environ.get("TF_CONFIG")
+                                                        else "TF_CONFIG is not set"))
     if workers > 1 and name != "tpu":
         kind = "gpu" if tf.config.list_physical_devices("GPU") else "cpu"
         return tf.distribute.MultiWorkerMirroredStrategy(), kind

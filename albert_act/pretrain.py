@@ -101,8 +101,9 @@ def conflicting_flags(args):
             return (f"{name} is given empty ({getattr(args, name)!r}{f' by --config {args.config}' * in_file}): it "
                     "names no record file; give a pattern, or leave it out for the demo data")
     if not args.train_files and args.vocab:
-        return (f"--vocab {args.vocab}: the demo data (no --train_files) is made with its own vocabulary; make "
-                "records with your vocabulary (python -m pipelines.create_pretraining_data --vocab ...) and pass "
+        return (f"--vocab {args.vocab}: the demo data (no --train_files) is made with its own vocabulary "
+                f"({os.path.join(args.demo_data_dir, artifacts.VOCAB)}), which the run's export carries: drop --vocab; "
+                "or make records with your vocabulary (python -m pipelines.create_pretraining_data --vocab ...) and pass "
                 "them as --train_files and --eval_files")
     if args.train_files and "demo_data_dir" in args.typed:
         return (f"--demo_data_dir {args.demo_data_dir} is where the embedded demo data is built; with --train_files "

@@ -118,7 +118,8 @@ CASES = [
      r"500 now", ["{run}/config.json"]),
     ("pretrain-steps-0", PRETRAIN + " --steps 0", 1, r"steps must be an integer in \[1, 100000000\], got 0", []),
     ("pretrain-vocab-on-the-demo-data", "albert_act.pretrain --model_dir {tmp}/demo_vocab --vocab {vocab}", 1,
-     r"--vocab .*vocab.model: the demo data \(no --train_files\) is made with its own vocabulary", []),
+     r"--vocab .*vocab.model: the demo data \(no --train_files\) is made with its own vocabulary \(.*demo.vocab.model\), "
+     r"which the run's export carries: drop --vocab", []),
     ("pretrain-no-export-and-overwrite", PRETRAIN + " --overwrite", 1,
      r"--overwrite lets the run's SavedModel replace another's; --no_export writes none: give one$", []),
     ("pretrain-no-export-and-overwrite-set-false", PRETRAIN.replace("{tmp}/new_run", "{tmp}/no_overwrite") +
@@ -992,6 +993,9 @@ CASES += [
      r"--mlm_objective: --halting none runs every token to N_max, so there is no ponder cost to weigh or steer", []),
     ("pretrain-signed-control-auto-tau", PRETRAIN + " --target_control signed --target_iterations 2 --tau auto", 1,
      r"--target_control signed steers tau.*give --target_iterations and a number for --tau \(e.g. 0\), not 'auto'", []),
+    ("pretrain-log-space-target-from-tau-0", PRETRAIN + " --target_iterations 2 --tau 0", 1,
+     r"--tau 0 with --target_iterations: --target_control tau moves tau in log space from its start, which 0 puts at "
+     r"the floor 1e-7 .*or --target_control signed, whose tau may start at 0$", []),
     ("finetune-halting-none-with-tau", FINETUNE + " --task rte --data_dir {rte} --halting none --tau 0.5", 1,
      r"--tau 0.5 weighs the ponder cost of ACT halting; --halting none runs every token to N_max", []),
     ("pretrain-kl-without-target", PRETRAIN + " --kl_weight 0.1", 1,

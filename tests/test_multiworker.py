@@ -141,6 +141,9 @@ def test_multiworker_without_a_cluster_is_refused(monkeypatch):
     monkeypatch.setenv("TF_CONFIG", _tf_config(1)["TF_CONFIG"])
     with pytest.raises(ValueError, match="--strategy multiworker: TF_CONFIG must list at least two workers"):
         distribution.make_strategy("multiworker")
+    monkeypatch.delenv("TF_CONFIG")  # none at all: said so, not counted as a cluster of one
+    with pytest.raises(ValueError, match=r"at least two workers .*\}\); TF_CONFIG is not set$"):
+        distribution.make_strategy("multiworker")
 
 
 def _free_ports(count):

@@ -222,7 +222,8 @@ def test_bad_input_fails_before_compute(records, tmp_path, overrides, message):
 def test_model_dir_with_an_incompatible_run_is_refused(records, tmp_path, monkeypatch):
     import keras
 
-    from albert_act.train.pretraining_config import another_run, config_record
+    from albert_act.train.pretraining_config import config_record
+    from albert_act.train.resumption import another_run
 
     # What a run leaves (its resolved config.json and a checkpoint), without training one.
     (tmp_path / "checkpoints").mkdir()

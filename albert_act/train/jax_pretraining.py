@@ -30,8 +30,8 @@ from albert_act.base import artifacts, bars, outputs, text_files
 from albert_act.io.newest_intact import NPZ_READ_ERRORS, finite, newest_intact
 from albert_act.model.halting import ponder_weight_in_force
 from albert_act.train.ponder import AUTO_SHARE, held_depth, ponder_ramp, steered_tau
-from albert_act.train.pretraining_config import (ADDED_SETTINGS, AUTO, RESUMABLE_CHANGES, accumulation, another_run,
-                                                 config_differences, config_record, run_parts)
+from albert_act.train.pretraining_config import ADDED_SETTINGS, AUTO, accumulation, config_record, run_parts
+from albert_act.train.resumption import another_run, changed_settings
 from albert_act.train.pretraining_summaries import (depth_line, depth_spread, depth_sums_of, evaluation_sums,
                                                     held_out_curve, one_depth_warning, summarize)
 from pipelines import token_corpus
@@ -307,8 +307,7 @@ def _check_resumable(config):
         return
     previous, current = {**ADDED_SETTINGS, **artifacts.read_json(path)}, config_record(config)
     previous = {k: v for k, v in previous.items() if k not in ("backend", artifacts.TRAIN_SHARDS, artifacts.EVAL_SHARDS)}
-    differing = config_differences({k: v for k, v in previous.items() if k not in RESUMABLE_CHANGES},
-                                   {k: v for k, v in current.items() if k not in RESUMABLE_CHANGES})
+    differing = changed_settings(previous, current)
     if differing:
         raise another_run(config.model_dir, differing)
     before, now = previous.get("eval_batches"), config.eval_batches

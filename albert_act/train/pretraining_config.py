@@ -31,10 +31,6 @@ AUTO = "auto"  # --tau auto: tau x ponder cost = AUTO_SHARE x (MLM + SOP) when t
 INIT_SETTINGS = ("vocabulary_size", "embedding_dim", "hidden_dim", "num_heads", "intermediate_dim",
                  "max_sequence_length", "num_segments", "layer_norm_epsilon", "initializer_range", "gelu_approximate")
 
-# Settings that may change between a run and its resumption; anything else must match.
-RESUMABLE_CHANGES = {"train_files", "eval_files", "checkpoint_every", "keep_checkpoints", "log_every",
-                     "eval_batches", "eval_every", "strategy", "export_dir", "overwrite_export", "vocab",
-                     "model_dir"}  # the same run, copied, moved or written with a trailing slash
 # The settings of the halting unit's training (the ponder cost, the objectives that shape the halting
 # distribution, the unit's optimizer): nothing to weigh, steer or shape at fixed depth (--halting none).
 PONDER_SETTINGS = ("ponder_cost_weight", "target_iterations", "target_control", "target_pieces", "ponder_warmup_start",
@@ -358,13 +354,7 @@ def _check_together(config):
     conflict = fixed_depth_conflict(config)
     if conflict:
         raise ValueError(conflict)
-    if config.target_control == "signed" and (target is None or tau == AUTO):
-        raise ValueError("--target_control signed steers tau, the multiplier of the depth target, from a given start: "
-                         "give --target_iterations and a number for --tau (e.g. 0)"
-                         + (f", not {AUTO!r}" if tau == AUTO else ""))
-    if config.target_pieces == "unmasked" and target is None:
-        raise ValueError("--target_pieces unmasked says whose mean depth --target_iterations holds: give "
-                         "--target_iterations")
+    _check_depth_target(config, target, given_target)
     rate, scale = config.learning_rate, config.halting_learning_rate_scale
     words, a_learning_rate = checks.flag_rule("learning_rate")
     if None not in (rate, scale) and not a_learning_rate(rate * scale):
@@ -374,6 +364,31 @@ def _check_together(config):
     if weight not in (None, 1.0) and config.mlm_objective not in (None, "final_and_halting"):
         raise ValueError(f"halting_signal_weight {weight} weighs final_and_halting's held mixture; --mlm_objective "
                          f"{config.mlm_objective} has none (drop it, or pass --mlm_objective final_and_halting)")
+    if config.execution == "gather" and config.jit_compile:  # the one answer, whoever chose gather
+        raise ValueError("--execution gather has dynamic shapes, which XLA does not compile (the demo preset's "
+                         "execution is gather): with --jit_compile pass --execution static or bucket (static "
+                         "widths), or drop --jit_compile")
+    batch = config.global_batch_size
+    if None not in (batch, config.micro_batch_size):
+        accumulation(config, replicas=1)  # the replicas are known in `preflight`, which checks again
+    if None not in (batch, config.input_streams) and batch % config.input_streams:
+        raise ValueError(f"input_streams must be >= 1 and divide the global batch {batch}, got {config.input_streams}")
+
+
+def _check_depth_target(config, target, given_target):
+    """The rules of --target_iterations (`target`: given, or the preset's) and the settings that steer toward it."""
+    tau = config.ponder_cost_weight
+    if config.target_control == "signed" and (target is None or tau == AUTO):
+        raise ValueError("--target_control signed steers tau, the multiplier of the depth target, from a given start: "
+                         "give --target_iterations and a number for --tau (e.g. 0)"
+                         + (f", not {AUTO!r}" if tau == AUTO else ""))
+    if config.target_pieces == "unmasked" and target is None:
+        raise ValueError("--target_pieces unmasked says whose mean depth --target_iterations holds: give "
+                         "--target_iterations")
+    if given_target and tau in (0, 0.0) and config.target_control == "tau" and config.halting == "act":
+        raise ValueError("--tau 0 with --target_iterations: --target_control tau moves tau in log space from its start, "
+                         "which 0 puts at the floor 1e-7 (hundreds of updates from any effect): give a start (--tau "
+                         "auto, or e.g. 0.001), or --target_control signed, whose tau may start at 0")
     if config.kl_weight and target is None:
         raise ValueError(f"kl_weight {config.kl_weight} pulls each token's halting distribution toward a geometric "
                          "prior whose mean is --target_iterations: give --target_iterations")
@@ -385,15 +400,6 @@ def _check_together(config):
             whose = "" if given_target else f" (the {config.preset} preset's)"
             raise ValueError(f"target_iterations must be a number in [1, max_iterations={n_max}], got {target!r}"
                              f"{whose} (N_max = {n_max}: {source})")
-    if config.execution == "gather" and config.jit_compile:  # the one answer, whoever chose gather
-        raise ValueError("--execution gather has dynamic shapes, which XLA does not compile (the demo preset's "
-                         "execution is gather): with --jit_compile pass --execution static or bucket (static "
-                         "widths), or drop --jit_compile")
-    batch = config.global_batch_size
-    if None not in (batch, config.micro_batch_size):
-        accumulation(config, replicas=1)  # the replicas are known in `preflight`, which checks again
-    if None not in (batch, config.input_streams) and batch % config.input_streams:
-        raise ValueError(f"input_streams must be >= 1 and divide the global batch {batch}, got {config.input_streams}")
 
 
 def accumulation(config, replicas, workers=1):
@@ -418,33 +424,3 @@ def check_batch_fits(config, train_files, count_records):
                          f"of {len(train_files)} file(s) ({train_files[0]} ...): every update would read each one "
                          f"{config.global_batch_size / available:.0f} times; pass a --global_batch_size of at most "
                          f"{available}, or make more data")
-
-
-def config_differences(previous, current, prefix=""):
-    """[(key, previous value, current value)] where two config records differ; in settings that are
-    dicts on both sides (backbone, backbone_overrides) only the keys that differ, as "backbone.key"."""
-    found = []
-    for key in sorted(set(previous) | set(current)):
-        there, now = previous.get(key), current.get(key)
-        if isinstance(there, dict) and isinstance(now, dict):
-            found += config_differences(there, now, f"{prefix}{key}.")
-        elif there != now:
-            found.append((prefix + key, there, now))
-    return found
-
-
-def another_run(model_dir, differing):
-    """The refusal of a run dir whose run has other settings (`config_differences`: each with its value there and
-    now). Another --preset is said first, with three of the settings that differ with it; other --steps (a finished
-    run given more) are told how to train on from its weights, and that the schedules following --steps change."""
-    preset = [(key, there, now) for key, there, now in differing if key == "preset"]
-    shown = (preset + [d for d in differing if d[0] != "preset"])[:4 if preset else None]
-    details = ", ".join(f"{key}: {there!r} there, {now!r} now" for key, there, now in shown) + (
-        f", and {len(differing) - len(shown)} more settings" if len(differing) > len(shown) else "")
-    resume = f"--preset {preset[0][1]} (and the run's other settings)" if preset else "the same settings"
-    longer = "" if preset or "steps" not in (key for key, _, _ in differing) else (
-        f"; to train it on for other --steps, start a new run from its weights: --init_from {model_dir} --model_dir "
-        "<a new dir> (the settings that follow --steps by default, its warm-ups and ponder ramp, change with it"
-        + ("; on the TensorFlow backend: KERAS_BACKEND unset" if keras.backend.backend() == "jax" else "") + ")")
-    return ValueError(f"{model_dir} holds a run with another config ({details}); use a new --model_dir, or "
-                      f"{resume} to resume{longer}")

@@ -13,8 +13,8 @@ import tensorflow as tf
 
 from albert_act import distribution
 from albert_act.base import artifacts, checks, text_files
-from albert_act.train.pretraining_config import (ADDED_SETTINGS, RESUMABLE_CHANGES, accumulation, another_run,
-                                                 check_batch_fits, config_differences, config_record)
+from albert_act.train.pretraining_config import ADDED_SETTINGS, accumulation, check_batch_fits, config_record
+from albert_act.train.resumption import another_run, changed_settings
 from pipelines.pretraining_dataset import check_records, count_records, record_files
 from pipelines.record_vocabulary import check_records_vocabulary, recorded_vocabulary
 from pipelines import record_overlap
@@ -207,8 +207,7 @@ def _check_model_dir(config, train_files=(), eval_files=(), replicas=1):
         _check_same_records(config, path, recorded, train_files, eval_files)
     current = config_record(config)
     previous = {**ADDED_SETTINGS, **previous}
-    differing = config_differences({k: v for k, v in previous.items() if k not in RESUMABLE_CHANGES},
-                             {k: v for k, v in current.items() if k not in RESUMABLE_CHANGES})
+    differing = changed_settings(previous, current)
     if differing:
         if not checkpoints:
             details = ", ".join(f"{k}: {there!r} there, {now!r} now" for k, there, now in differing)
