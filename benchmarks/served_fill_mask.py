@@ -123,6 +123,11 @@ def main(argv=None):
             raise ValueError(f"--conllu {args.conllu}: {distinct or 'no'} sentence to ask (the 95% intervals, over "
                              f"sentences, need 2 at least): one of 4-60 words, with an alphabetic word of one piece to "
                              f"mask, that fits the model's {max_length} positions")
+        if len(queries) < args.sentences:  # the file (or the export's length) gives fewer: said, not hidden
+            print(f"note: --sentences {args.sentences}, but only {len(queries)} sentences of {args.conllu} can be asked "
+                  f"(4-60 words, an alphabetic word of one piece to mask, fitting the export's {max_length} positions): "
+                  f"the table is over {len(queries)}" + (", and its 95% intervals are rough below 30 sentences"
+                                                        if len(queries) < 30 else ""), file=sys.stderr)
     except (ValueError, OSError) as error:  # OSError: a read-only folder, where the lock goes
         raise SystemExit(arguments.refusal(error, args.output_dir)) from None
     return arguments.run(_serve, args, export, tokenizer, queries, output=args.output_dir)
@@ -158,13 +163,14 @@ def _serve(args, export, tokenizer, queries):
     targets = collections.Counter(piece for _, piece, _ in queries)
     most_frequent, frequency = targets.most_common(1)[0]
     result = {
-        "init": export, "conllu": args.conllu, "queries": len(queries),
+        "init": export, "conllu": args.conllu, "queries": len(queries), "sentences_asked": args.sentences,
         "top1": interval(hits1), "top5": interval(hits5),
         "unigram_baseline": frequency / len(queries), "unigram_word": tokenizer.id_to_piece([most_frequent])[0],
         "iterations": {kind: interval(sums[:, i], counts[:, i]) for i, kind in enumerate(TYPES)},
         "ms_per_query": 1000 * float(np.median(seconds[1:] or seconds)),
     }
-    print(f"{len(queries)} single sentences of {os.path.basename(args.conllu)}, one word masked, served by {export}\n")
+    asked = f" (of {args.sentences} asked)" if len(queries) < args.sentences else ""
+    print(f"{len(queries)} single sentences{asked} of {os.path.basename(args.conllu)}, one word masked, served by {export}\n")
     print("| measure | value [95% CI] |\n|---|---|")
     for name in ("top1", "top5"):
         mean, (low, high) = result[name]

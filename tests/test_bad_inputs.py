@@ -1246,6 +1246,9 @@ CASES += [
     ("bench-served-fill-mask-a-run-dir", "benchmarks.served_fill_mask --init {run} --conllu {ud40} --output_dir "
      "{tmp}/sfm_run", 1, r"is not a pre-training SavedModel \(one with a fill_mask signature\): \S+ is a pre-training "
      r"run; export it first \(python -m albert_act.export --checkpoint \S+ --kind pretraining --output <dir>/1\)", []),
+    ("bench-served-fill-mask-fewer-sentences-than-asked", "benchmarks.served_fill_mask --init {export} --conllu {ud40} "
+     "--sentences 500", 0, r"note: --sentences 500, but only \d+ sentences of \S+ud40.conllu can be asked .*fitting the "
+     r"export's 64 positions\): the table is over \d+, and its 95% intervals are rough below 30 sentences", []),
     ("bench-served-depth-a-short-that-cuts-nothing", "benchmarks.served_depth --init {export} --records {eval} "
      "--short 1000 --output_dir {tmp}/sd_short", 1, r"--short 1000 cuts nothing of a 64-position model's segments: "
      r"give --short below 32", []),
