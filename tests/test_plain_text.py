@@ -20,6 +20,7 @@ PROSE = "Jarred Shaw is an American basketball player.\nHe signed for Dorados in
     ('"id","text","label"\n"0","A text.","1"\n', 2, "a CSV row"),
     ('{"text": "A first line."}\n{"text": "A second one."}\n', 2, "a JSON line"),
     ('[\n  {\n    "text": "A first line."\n', 1, "a JSON document"),
+    ('\n{"preset": "demo", "steps": 3, "tau": 0.001}\n', 2, "a JSON document"),  # a config of one line, alone
     ("1\n00:00:00,000 --> 00:00:03,000\nA first line.\n", 2, "a subtitle file (a timing line)"),
     ("WEBVTT\n\n00:00.000 --> 00:03.000\nA first line.\n", 1, "a subtitle file (WebVTT)"),
     ("WEBVTT - Some title\n\n00:00.000 --> 00:03.000\nA first line.\n", 1, "a subtitle file (WebVTT)"),

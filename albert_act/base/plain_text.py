@@ -8,6 +8,7 @@ SentencePiece pieces or BPE subwords — rather than read their columns, bracket
 text.
 """
 
+import json
 import re
 
 from albert_act.base import prose, text_files
@@ -269,7 +270,9 @@ def _refuse_opening(path, number, line, said):
 def _check_kind(path, shown):
     """Refuses (ValueError) a file whose first two lines not blank, of `shown`, are of one other kind, unless the
     `CONFIRM` lines after them are each prose: a sentence (`reads_as_sentence`), neither of that kind alone nor of
-    a kind with the line before."""
+    a kind with the line before. A file of one line that is a JSON object or array (a config) is refused too."""
+    if len(shown) == 1 and _JSON_LINE.match(shown[0][1]) and _parses_as_json(shown[0][1]):
+        _refuse_opening(path, shown[0][0], shown[0][1], "a JSON document")
     if len(shown) < 2:
         return
     (first_number, first), (number, line) = shown[:2]
@@ -285,6 +288,14 @@ def _check_kind(path, shown):
         return
     if kind:
         raise ValueError(_refusal(path, kind, number, line, first, first_number))
+
+
+def _parses_as_json(line):
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
 
 
 LATER_LINES = 10  # lines of another kind past a file's first lines: warned of (prose may hold a few)
