@@ -31,7 +31,7 @@ from albert_act.io.newest_intact import NPZ_READ_ERRORS, finite, newest_intact
 from albert_act.model.halting import ponder_weight_in_force
 from albert_act.train.ponder import AUTO_SHARE, held_depth, ponder_ramp, steered_tau
 from albert_act.train.pretraining_config import ADDED_SETTINGS, AUTO, accumulation, config_record, run_parts
-from albert_act.train.resumption import another_run, changed_settings
+from albert_act.train.resumption import another_run, changed_settings, run_record
 from albert_act.train.pretraining_summaries import (depth_line, depth_spread, depth_sums_of, evaluation_sums,
                                                     held_out_curve, one_depth_warning, summarize)
 from pipelines import token_corpus
@@ -300,12 +300,12 @@ def _check_resumable(config):
     others = text_files.visible_entries(config.model_dir)
     if not os.path.exists(path) and checkpoints(config.model_dir):  # as the TensorFlow run's preflight says it
         raise artifacts.settings_lost(config.model_dir)
-    if others and not (os.path.exists(path) and artifacts.is_run_record(artifacts.read_json(path))):  # (not an HF one)
+    if others and not (os.path.exists(path) and artifacts.is_run_record(run_record(path, checkpoints(config.model_dir)))):
         raise ValueError(f"--model_dir {config.model_dir} holds other files ({', '.join(others[:5])}) and no run "
                          f"(a run's {artifacts.CONFIG}); pre-train into a new or empty dir, or a run dir to resume it")
     if not os.path.exists(path) or not checkpoints(config.model_dir):
         return
-    previous, current = {**ADDED_SETTINGS, **artifacts.read_json(path)}, config_record(config)
+    previous, current = {**ADDED_SETTINGS, **run_record(path, True)}, config_record(config)
     previous = {k: v for k, v in previous.items() if k not in ("backend", artifacts.TRAIN_SHARDS, artifacts.EVAL_SHARDS)}
     differing = changed_settings(previous, current)
     if differing:

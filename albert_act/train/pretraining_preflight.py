@@ -14,7 +14,7 @@ import tensorflow as tf
 from albert_act import distribution
 from albert_act.base import artifacts, checks, text_files
 from albert_act.train.pretraining_config import ADDED_SETTINGS, accumulation, check_batch_fits, config_record
-from albert_act.train.resumption import another_run, changed_settings
+from albert_act.train.resumption import another_run, changed_settings, run_record
 from pipelines.pretraining_dataset import check_records, count_records, record_files
 from pipelines.record_vocabulary import check_records_vocabulary, recorded_vocabulary
 from pipelines import record_overlap
@@ -189,7 +189,7 @@ def _check_model_dir(config, train_files=(), eval_files=(), replicas=1):
             raise ValueError(f"--model_dir {config.model_dir} holds other files ({', '.join(others[:5])}) and no run "
                              f"({artifacts.CONFIG}); pre-train into a new or empty dir, or a run dir to resume it")
         return
-    previous = artifacts.read_json(path)
+    previous = run_record(path, checkpoints)
     if not artifacts.is_run_record(previous):  # a Hugging Face model's, another tool's
         raise ValueError(f"--model_dir {config.model_dir} holds a {artifacts.CONFIG} that is no pre-training run's (it "
                          "names no preset: a Hugging Face model's, another tool's?), which a run would replace; "

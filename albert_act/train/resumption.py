@@ -4,10 +4,30 @@ resumption (`RESUMABLE_CHANGES`), the others that differ (`changed_settings`), a
 
 import keras
 
+from albert_act.base import artifacts
+
 # Settings that may change between a run and its resumption; anything else must match.
 RESUMABLE_CHANGES = {"train_files", "eval_files", "checkpoint_every", "keep_checkpoints", "log_every",
                      "eval_batches", "eval_every", "strategy", "export_dir", "overwrite_export", "vocab",
                      "model_dir"}  # the same run, copied, moved or written with a trailing slash
+
+
+def run_record(path, checkpoints):
+    """The run's config.json (`path`, a dict) before it is resumed; a damaged one (not JSON, cut, or a run's without
+    its "backbone") is named with what to do (`checkpoints`: whether the run has any, which were trained with it)."""
+    advice = ("; the run's checkpoints need the settings they were trained with: put a whole copy of its "
+              f"{artifacts.CONFIG} back (the checkpoints are untouched), or use a new --model_dir") if checkpoints else (
+              "; the run saved no checkpoint: delete it to start afresh, or use a new --model_dir")
+    try:
+        record = artifacts.read_json(path)
+    except ValueError as error:
+        raise ValueError(f"{error}{advice}") from None
+    if artifacts.is_run_record(record) and not isinstance(record.get("backbone"), dict):
+        raise ValueError(f"{path}: a run's settings without their \"backbone\" (cut or edited){advice}")
+    if checkpoints and not artifacts.is_run_record(record):  # ({}, or another tool's file over the run's)
+        raise ValueError(f"{path} names no preset, so it is not the settings of the checkpoints beside it (emptied, "
+                         f"or replaced by another tool's file){advice}")
+    return record
 
 
 def changed_settings(previous, current):
