@@ -1082,6 +1082,11 @@ CASES += [
      r"warning: .*damaged_stats/stats.json is damaged \(.*\), so it does not say which vocabulary the records were "
      r"made with; they are checked by their content instead\n.*damaged_stats/train.tfrecord: made with another "
      r"vocabulary than .*wiki400.model: \d+ of \d+ word starts", ["{damaged_stats}"]),
+    ("pretrain-records-without-their-report-on-a-larger-vocabulary", PRETRAIN.replace("{train}", "{nostats}/train"
+     ".tfrecord").replace("{eval}", "{nostats}/eval.tfrecord").replace("new_run", "larger_vocab_run") +
+     " --override vocabulary_size=800", 0, r"note: .*nostats/train.tfrecord: no data tool report \(stats.json\) beside "
+     r"it and no --vocab, so its vocabulary is unknown; its ids reach 399 \(of \d+ records\), where the model's "
+     r"vocabulary_size is 800: made with a smaller vocabulary\?", ["{nostats}"]),
     ("pretrain-damaged-stats-of-the-right-vocabulary", PRETRAIN.replace("{train}", "{damaged_stats2}/train.tfrecord")
      .replace("{eval}", "{damaged_stats2}/eval.tfrecord").replace("new_run", "stats_run") + " --vocab {vocab}", 0,
      r"warning: .*damaged_stats2/stats.json is damaged .*held-out evaluation after 2 updates", ["{damaged_stats2}"]),

@@ -91,7 +91,7 @@ def _check_records(config, sample_records):
                          "held-out numbers would measure what the model was trained on: give the training and "
                          "held-out records of one data run")
     if proto is None:  # no vocabulary to check each against: the two sets against each other, as reported
-        _check_recorded_size(train_files[0], vocabulary)
+        _check_recorded_size(train_files[0], vocabulary, shapes[train_files[0]][0], sample_records)
         train_vocab, eval_vocab = (recorded_vocabulary(files[0]) for files in (train_files, eval_files))
         if train_vocab and eval_vocab and train_vocab != eval_vocab:
             raise ValueError(f"{eval_files[0]} was made with another vocabulary than {train_files[0]} (per the data "
@@ -125,11 +125,21 @@ def _check_masked(eval_files, predictions, sample_records):
                      "MLM accuracy would be of nothing; make the records with pipelines.create_pretraining_data")
 
 
-def _check_recorded_size(path, vocabulary):
+def _check_recorded_size(path, vocabulary, seq, sample_records):
     """With no --vocab: ValueError when the data tool's report beside `path` gives its vocabulary another size than
     the model's (a preset's vocabulary_size: a larger one trains rows no id reaches, and no export takes the
-    records' vocabulary)."""
+    records' vocabulary). With no report either, a note where the ids of its first `sample_records` records (of
+    `seq` pieces) stay below 90% of the model's vocabulary."""
     size = recorded_vocabulary(path, "size")
+    if size is None:
+        spec = {"input_ids": tf.io.FixedLenFeature([seq], tf.int64)}
+        batch = next(iter(tf.data.TFRecordDataset(path).take(sample_records).batch(sample_records)))
+        top = int(tf.reduce_max(tf.io.parse_example(batch, spec)["input_ids"]))
+        if top + 1 < 0.9 * vocabulary:
+            print(f"note: {path}: no data tool report (stats.json) beside it and no --vocab, so its vocabulary is "
+                  f"unknown; its ids reach {top} (of {len(batch):,} records), where the model's vocabulary_size is "
+                  f"{vocabulary:,}: made with a smaller vocabulary? Pass --vocab (its size is checked), or --override "
+                  "vocabulary_size=<its pieces>", flush=True)
     if isinstance(size, int) and size != vocabulary:
         made_with = recorded_vocabulary(path, "vocab")
         raise ValueError(f"{path}: made with a vocabulary of {size:,} pieces ({made_with}, per the data tool's "
