@@ -94,13 +94,21 @@ def evaluation_row(run):
     try:
         unmasked = result["iterations"]["unmasked"]
         counts = np.asarray(unmasked["histogram"][1:], np.float64)
-        return {"step": result["step"], "mlm": result["mlm_accuracy"], "mlm_interval": result["mlm_accuracy_interval"],
+        row = {"step": result["step"], "mlm": result["mlm_accuracy"], "mlm_interval": result["mlm_accuracy_interval"],
                 "sop": result["sop_accuracy"], "mean_n": result["iterations"]["all"]["mean"],
                 "shares": (counts / counts.sum()).tolist(), "std_n": unmasked["std"], "cls": result["differences"][
                     "[CLS] - unmasked"], "mask": result["differences"]["[MASK]->[MASK] - unmasked"]}
-    except (KeyError, TypeError, IndexError) as error:  # (edited, or another tool's file of that name)
+    except (KeyError, TypeError, IndexError, ValueError) as error:  # (edited, or another tool's file of that name)
         raise ValueError(f"{path}: no {error} where a run's held-out evaluation has it (edited, or another tool's "
                          "file?): run the run's command again, which evaluates at its end") from None
+    for key, name, most in (("mlm", "mlm_accuracy", 1), ("sop", "sop_accuracy", 1), ("mean_n", "iterations.all.mean",
+                                                                                     None), ("std_n", "iterations.unmasked.std", None)):
+        value = row[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= (most or np.inf):
+            raise ValueError(f"{path}: {name} is {value!r}, where a run's held-out evaluation writes "
+                             f"{'an accuracy in [0, 1]' if most else 'a number >= 0'} (edited, or another tool's file?): "
+                             "run the run's command again, which evaluates at its end")
+    return row
 
 
 def difficulty_row(run, reference, records, output_dir):

@@ -148,3 +148,17 @@ def test_a_run_whose_evaluation_is_emptied_is_named(tiny_run, records, tmp_path)
         depth_probes.main([f"t={run}", "--records", records[1], "--sentences", str(tmp_path / "s.txt"),
                            "--output_dir", str(tmp_path / "out")])
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("key, value, said", [
+    ("mlm_accuracy", "0.5", r"mlm_accuracy is '0.5', where a run's held-out evaluation writes an accuracy in \[0, 1\]"),
+    ("mlm_accuracy", 7.5, r"mlm_accuracy is 7.5, where a run's held-out evaluation writes an accuracy in \[0, 1\]"),
+    ("sop_accuracy", True, r"sop_accuracy is True, where"),
+], ids=["a-string", "above-1", "a-bool"])
+def test_an_edited_evaluation_is_named_with_its_field(key, value, said, tiny_run, tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    evaluation = json.loads(open(f"{tiny_run[0]}/evaluation.json").read())
+    (run / "evaluation.json").write_text(json.dumps({**evaluation, key: value}))
+    with pytest.raises(ValueError, match=said + r".*edited, or another tool's file\?"):
+        depth_probes.evaluation_row(str(run))
