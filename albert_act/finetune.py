@@ -127,6 +127,7 @@ def _check_target(config, args):
         raise ValueError(f"--output_dir {config.output_dir} is a point of the grid in {grid_dir}, whose "
                          f"{artifacts.RESULTS} and best export describe it: run the grid again (finetune --grid ... "
                          "--overwrite), or fine-tune into another --output_dir")
+    artifacts.check_not_in_a_run(config.output_dir, "--output_dir")
     artifacts.check_finetuning_target(config.output_dir, config.overwrite, config.grid)
     if "://" not in config.init and artifacts.within(config.init, config.output_dir):
         raise ValueError(f"--init {config.init} is in the --output_dir {config.output_dir}, which this fine-tuning "

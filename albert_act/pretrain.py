@@ -95,6 +95,10 @@ def conflicting_flags(args):
     """A message for flags that are given but could not take effect (None when there are none):
     a flag the run would silently ignore is refused instead. (Settings read from --config's
     file are not flags given.)"""
+    try:  # (a run inside another's checkpoints/, train/ or eval/, which that one writes and cleans)
+        artifacts.check_not_in_a_run(args.model_dir, "--model_dir")
+    except ValueError as error:
+        return str(error)
     for name in ("train_files", "eval_files"):  # (an empty list is no file, not the demo data's default)
         in_file = name in getattr(args, "from_file", {}) or f"--{name}" in getattr(args, "file_words", {})
         if (name in args.given or in_file) and not getattr(args, name):

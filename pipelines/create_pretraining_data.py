@@ -32,7 +32,7 @@ import sys
 import time
 
 from albert_act.base import checks, cli, entry, outputs, overlap, plain_text, text_files
-from albert_act.base.artifacts import INCOMPLETE, STATS_JSON, STATS_MD, TOKENS_EVAL, TOKENS_TRAIN
+from albert_act.base.artifacts import INCOMPLETE, STATS_JSON, STATS_MD, TOKENS_EVAL, TOKENS_TRAIN, check_not_in_a_run
 from pipelines import instances, record_warnings, token_corpus, worker_pool
 from pipelines.tfrecord_writer import TFRecordWriter
 from pipelines.tokenizer import Tokenizer
@@ -185,6 +185,7 @@ def _check_output_dir(output_dir):
     corpus itself: the shards would be written among them); a new or empty one, or one holding only
     an earlier report or a crashed run's staging folder, passes."""
     outputs.check_dir_target(output_dir, "--output_dir")
+    check_not_in_a_run(output_dir, "--output_dir")
     if not text_files.exists(output_dir):
         return
     existing = text_files.glob(os.path.join(output_dir, "*.tfrecord"))

@@ -624,6 +624,12 @@ CASES += [
      r"and cleans: write it to a folder of its own", ["{run}/checkpoints"]),
     ("analyze-into-the-runs-tensorboard-folder", ANALYZE.replace("{tmp}/a", "{run}/eval/an"), 1,
      r"--output_dir \S+run/eval/an lies in the run \S+run's eval/ folder", ["{run}/eval"]),
+    ("pretrain-a-run-inside-another-runs-checkpoints", PRETRAIN.replace("{tmp}/new_run", "{run}/checkpoints/x"), 1,
+     r"--model_dir \S+run/checkpoints/x lies in the run \S+run's checkpoints/ folder", ["{run}/checkpoints"]),
+    ("finetune-into-a-runs-tensorboard-folder", FINETUNE.replace("{tmp}/ft", "{run}/train/ft") + " --task rte "
+     "--data_dir {rte}", 1, r"--output_dir \S+run/train/ft lies in the run \S+run's train/ folder", ["{run}/train"]),
+    ("data-tool-into-a-runs-eval-folder", DATA.replace("{tmp}/records", "{run}/eval/records") + " --input {corpus}", 1,
+     r"--output_dir \S+run/eval/records lies in the run \S+run's eval/ folder", ["{run}/eval"]),
     ("pretrain-a-capacity-that-caps-nothing", PRETRAIN.replace("--execution static", "--execution bucket") +
      " --override capacity=1000", 1, r"capacity 1000 \(--override capacity\) caps an iteration at as many tokens a "
      r"row, and rows hold at most max_sequence_length 64: it caps nothing; give a capacity below 64", []),
