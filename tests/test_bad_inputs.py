@@ -350,6 +350,9 @@ CASES += [
     ("pretrain-resume-config-without-backbone", PRETRAIN.replace("{tmp}/new_run", "{no_backbone_config_run}"), 1,
      r"no_backbone_config_run/config.json: a run's settings without their \"backbone\" \(cut or edited\); the run's "
      r"checkpoints need", ["{no_backbone_config_run}"]),
+    ("pretrain-resume-config-with-a-string-for-a-number", PRETRAIN.replace("{tmp}/new_run", "{string_steps_config_run}"),
+     1, r"string_steps_config_run/config.json: steps must be an integer in \[1, 100000000\], got '2' \(the file was "
+     r"edited\?\); the run's checkpoints need", ["{string_steps_config_run}"]),
     ("analyze-init-config-not-utf8", "albert_act.analyze token-types --init {binary_config_run} --output_dir {tmp}/a", 1,
      r"binary_config_run/config.json: not a text file", ["{binary_config_run}"]),
 ]
@@ -1530,9 +1533,10 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
         shutil.copytree(tiny_run[0], root / name)
         config = (root / name / "config.json").read_bytes()
         (root / name / "config.json").write_bytes(text if text is not None else config[: len(config) // 2])
-    shutil.copytree(tiny_run[0], root / "no_backbone_config_run")
-    config = json.loads((root / "no_backbone_config_run" / "config.json").read_text())
-    (root / "no_backbone_config_run" / "config.json").write_text(json.dumps({**config, "backbone": None}))
+    for name, change in (("no_backbone_config_run", {"backbone": None}), ("string_steps_config_run", {"steps": "2"})):
+        shutil.copytree(tiny_run[0], root / name)
+        config = json.loads((root / name / "config.json").read_text())
+        (root / name / "config.json").write_text(json.dumps({**config, **change}))
     _more_bad_files(root, rte)
     _look_alike_files(root, rte)
     _round_32_files(root, rte, records)
@@ -1588,7 +1592,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
            "late_mixed": root / "late_mixed.tfrecord", "doubled": root / "doubled.tfrecord", "zlib_records": root / "zlib.tfrecord", "late_corrupt": root / "late_corrupt.tfrecord",
            "unmasked_input": root / "unmasked_input.tfrecord", "no_masked": root / "no_masked.tfrecord", "int_weights": root / "int_weights.tfrecord",
             **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run",
-                                              "empty_config_run", "no_backbone_config_run")},
+                                              "empty_config_run", "no_backbone_config_run",
+                                              "string_steps_config_run")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
             "utf16_txt": root / "utf16.txt", "utf16le_txt": root / "utf16le.txt",

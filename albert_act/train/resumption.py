@@ -13,8 +13,8 @@ RESUMABLE_CHANGES = {"train_files", "eval_files", "checkpoint_every", "keep_chec
 
 
 def run_record(path, checkpoints):
-    """The run's config.json (`path`, a dict) before it is resumed; a damaged one (not JSON, cut, or a run's without
-    its "backbone") is named with what to do (`checkpoints`: whether the run has any, which were trained with it)."""
+    """The run's config.json (`path`, a dict) before it is resumed; a damaged one (not JSON, cut, a run's without
+    its "backbone", or with a value no run writes) is named with what to do (`checkpoints`: whether the run has any, which were trained with it)."""
     advice = ("; the run's checkpoints need the settings they were trained with: put a whole copy of its "
               f"{artifacts.CONFIG} back (the checkpoints are untouched), or use a new --model_dir") if checkpoints else (
               "; the run saved no checkpoint: delete it to start afresh, or use a new --model_dir")
@@ -27,6 +27,13 @@ def run_record(path, checkpoints):
     if checkpoints and not artifacts.is_run_record(record):  # ({}, or another tool's file over the run's)
         raise ValueError(f"{path} names no preset, so it is not the settings of the checkpoints beside it (emptied, "
                          f"or replaced by another tool's file){advice}")
+    if artifacts.is_run_record(record):
+        from albert_act.train.pretraining_config import PretrainConfig
+
+        try:  # each value as a run writes it ("steps": "3" is an edit, not another run's setting)
+            PretrainConfig.from_record(record)
+        except ValueError as error:
+            raise ValueError(f"{path}: {error} (the file was edited?){advice}") from None
     return record
 
 
