@@ -320,6 +320,9 @@ CASES = [
     # --- no write replaces what it should not ----------------------------------------------------
     ("pretrain-export-over-another-runs-export", PRETRAIN.replace(" --no_export", " --export_dir {export} --vocab {vocab}"),
      1, r"--export_dir .*export/1 holds the export of another run \(.*\); pass --overwrite", ["{export}"]),
+    ("pretrain-export-over-the-export-of-a-run-since-moved", PRETRAIN.replace(" --no_export", " --export_dir "
+     "{orphan_export} --vocab {vocab}"), 1, r"holds the export of another run \(/nonexistent/run, per .*; no run is there "
+     r"now: if this run was moved from there, the export is its own\); pass --overwrite", ["{orphan_export}"]),
     ("pretrain-export-over-a-run", PRETRAIN.replace(" --no_export", " --export_dir {run} --vocab {vocab}"),
      1, r"run holds a pre-training run \(config.json\)", ["{run}"]),
     ("pretrain-export-over-other-files", PRETRAIN.replace(" --no_export", " --export_dir {notes_dir} --vocab {vocab}"),
@@ -1541,6 +1544,10 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     _look_alike_files(root, rte)
     _round_32_files(root, rte, records)
     _damaged_weights(root, run, export)
+    shutil.copytree(export, root / "orphan_export")  # the export of a run since moved away
+    info = root / "orphan_export" / "assets" / "albert_act_export.json"
+    record = json.loads(info.read_text())
+    info.write_text(json.dumps({**record, "pretraining": {**record["pretraining"], "model_dir": "/nonexistent/run"}}))
     shutil.copytree(export, root / "glue_spelled_models" / "RTE" / "1")  # a folder named as glue_data names RTE
     (root / "killed_records" / "_incomplete").mkdir(parents=True)  # a data tool killed while it moved its shards in
     shutil.copy(next(Path(records[0]).parent.glob(Path(records[0]).name)), root / "killed_records" /
@@ -1593,7 +1600,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
            "unmasked_input": root / "unmasked_input.tfrecord", "no_masked": root / "no_masked.tfrecord", "int_weights": root / "int_weights.tfrecord",
             **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run",
                                               "empty_config_run", "no_backbone_config_run",
-                                              "string_steps_config_run")},
+                                              "string_steps_config_run", "orphan_export")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
             "utf16_txt": root / "utf16.txt", "utf16le_txt": root / "utf16le.txt",

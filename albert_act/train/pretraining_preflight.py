@@ -172,8 +172,10 @@ def check_export_dir(config, at_end=False):
                          f"them with python -m albert_act.export --checkpoint {config.model_dir} --kind pretraining "
                          "--output <another dir>")
     if earlier is not None and not ours and not config.overwrite_export:
-        raise ValueError(f"--export_dir {config.export_dir} holds the export of another run ({earlier}, per {info}); pass "
-                         "--overwrite to replace it, or give another --export_dir (e.g. a new version number)")
+        gone = earlier != "an unreadable record" and not tf.io.gfile.exists(os.path.join(earlier, artifacts.CONFIG))
+        raise ValueError(f"--export_dir {config.export_dir} holds the export of another run ({earlier}, per {info}"
+                         + ("; no run is there now: if this run was moved from there, the export is its own" * gone)
+                         + "); pass --overwrite to replace it, or give another --export_dir (e.g. a new version number)")
     artifacts.check_export_target(config.export_dir, overwrite=True if ours else config.overwrite_export,
                                   source=config.model_dir, flag="--export_dir")
 
