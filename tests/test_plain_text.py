@@ -305,3 +305,18 @@ def test_a_byte_order_mark_at_any_line_start_is_no_character(tmp_path):
     path.write_bytes(b"\xef\xbb\xbfThe river ran.\n\n\xef\xbb\xbfThe boat sailed on.\nIt rained.\n")
     assert [line for _, line in plain_text.read_text_lines(str(path))] == ["The river ran.", "", "The boat sailed on.",
                                                                             "It rained."]
+
+
+@pytest.mark.parametrize("head, said", [
+    (b"\x1f\x9d\x90The text, compressed", r"a compress \(.Z\)-compressed file, not text; decompress it first \(gzip -dc "),
+    (b"PAR1\x15\x04\x15\xa0\x1f\x15\xd8\x12L\x15\x02", r"a Parquet table \(write its text column out as plain text"),
+], ids=["unix-compress", "parquet"])
+def test_more_binary_files_are_named(head, said, tmp_path):
+    from albert_act.base import encodings
+
+    path = tmp_path / "data.txt"
+    path.write_bytes(head + bytes(range(128, 256)) * 4)
+    with pytest.raises(ValueError, match=said):
+        encodings.refuse_other_encodings(path, path.read_bytes().split(b"\n")[0])
+    path.write_bytes(b"PAR1 is the first part of the code.\nMZ is a band.\n")  # text that begins as they do: read
+    encodings.refuse_other_encodings(path, b"PAR1 is the first part of the code.\n")

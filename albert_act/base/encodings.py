@@ -10,6 +10,7 @@ _UNZLIB = ("python3 -c \"import sys, zlib; open(sys.argv[1] + '.raw', 'wb').writ
 COMPRESSED = ((b"\x1f\x8b", "gzip", "gunzip -c"), (b"BZh", "bzip2", "bunzip2 -c"), (b"\xfd7zXZ\x00", "xz", "unxz -c"),
               (b"\x28\xb5\x2f\xfd", "zstd", "unzstd -c"), (b"PK\x03\x04", "zip", "unzip -p"),
               (b"\x04\x22\x4d\x18", "LZ4", "unlz4 -c"),  # (to stdout: any name, whatever its suffix)
+              (b"\x1f\x9d", "compress (.Z)", "gzip -dc"),
               *((b"x" + level, "ZLIB", _UNZLIB) for level in (b"\x01", b"\x9c", b"\xda")))  # (TFRecordOptions')
 
 
@@ -35,7 +36,7 @@ def refuse_other_encodings(path, first_line):
     path = os.fspath(path)
     head = _head(path, first_line)
     named = next((kind for magic, kind in BINARY if head.startswith(magic) and (  # (a text may begin "MZ is")
-        b"\x00" in head[:64] or any(b < 0x20 or b >= 0x7F for b in magic))), None)
+        b"\x00" in head[:64] or any(b < 0x20 or b >= 0x7F for b in magic) or not _text_like(head))), None)
     if named:
         raise ValueError(f"{path}: {named}, not text; give a UTF-8 text file")
     if head.startswith(b"PK\x03\x04") and path.endswith(".npz"):  # (not to be unzipped)
@@ -75,7 +76,7 @@ def _decompress(found, path):
     if found[0] == "ZLIB":
         return f"{found[1]} {path}"
     root, suffix = os.path.splitext(path)
-    text = root if suffix in (".gz", ".bz2", ".xz", ".zst", ".lz4", ".zip") else f"{root}.decompressed{suffix}"
+    text = root if suffix in (".gz", ".bz2", ".xz", ".zst", ".lz4", ".zip", ".Z") else f"{root}.decompressed{suffix}"
     return f"{found[1]} {path} > {text}"
 
 
@@ -104,7 +105,9 @@ BINARY = ((b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF
           (b"wOF2", "a web font"), (b"OggS", "an Ogg audio or video file"), (b"fLaC", "a FLAC audio file"),
           (b"Rar!\x1a\x07", "a RAR archive"), (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
           (b"\xca\xfe\xba\xbe", "a Java class file (or a macOS program)"), (b"\x00\x00\x01\x00", "an icon (.ico)"),
-          (b"\x89HDF\r\n\x1a\n", "an HDF5 file (Keras weights, .h5)"))
+          (b"\x89HDF\r\n\x1a\n", "an HDF5 file (Keras weights, .h5)"),
+          (b"PAR1", "a Parquet table (write its text column out as plain text, e.g. with pandas' read_parquet)"),
+          (b"ARROW1", "an Arrow table (write its text column out as plain text)"))
 MODEL_FILES = {".pb": "a protobuf file (a SavedModel's saved_model.pb?)", ".model": "a SentencePiece model (--vocab "
                "takes it)", ".index": "a TensorFlow checkpoint's index", ".npz": "a NumPy archive", ".pt": "PyTorch "
                "weights", ".pth": "PyTorch weights", ".bin": "a binary file (model weights?)", ".safetensors": "model "
