@@ -237,6 +237,10 @@ def _write_shards(files, tokenizer, config, staging, num_shards, workers, eval_f
     bar.close()
     train.close()
     evaluation.close()
+    if stats["documents"] == 0 and invalid_lines:  # (--skip_invalid_utf8 skipped every line there was)
+        raise ValueError(f"no line left to read in {files}: --skip_invalid_utf8 skipped all {len(invalid_lines):,} "
+                         f"lines as not UTF-8 ({invalid_lines[0][0]} line {invalid_lines[0][1]} first): a binary file, "
+                         "or text in another encoding? Give UTF-8 text (iconv -f ENCODING -t UTF-8 converts it)")
     if stats["documents"] == 0:
         raise ValueError(f"empty corpus: no non-blank line in {files}")
     if piped is not None:  # every document read now, a pipe's too: compared before any shard is in place

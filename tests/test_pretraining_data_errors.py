@@ -68,6 +68,12 @@ def test_skip_invalid_utf8_counts_the_lines(wiki_vocab, tmp_path):
     report = _run(wiki_vocab, [corpus], tmp_path / "out", skip_invalid_utf8=True)
     assert report["invalid_utf8_lines_skipped"] == [f"{corpus} line 2"]
     assert report["documents"]["total"] == 2 and report["instances"]["total"] >= 2
+    latin1 = tmp_path / "latin1.txt"  # every line skipped: said so, not "empty corpus"
+    latin1.write_bytes("".join(f"Caf\u00e9 num\u00e9ro {i} au bord de la rivi\u00e8re.\n" for i in range(30)).encode("latin-1"))
+    with pytest.raises(ValueError, match=r"no line left to read in \[.*latin1.txt'\]: --skip_invalid_utf8 skipped all 30 "
+                                         r"lines as not UTF-8 \(.*latin1.txt line 1 first\): a binary file, or text in "
+                                         r"another encoding\?"):
+        _run(wiki_vocab, [latin1], tmp_path / "out_latin1", skip_invalid_utf8=True)
 
 
 def test_a_copy_saved_with_other_line_ends_is_the_same_text(wiki_vocab, tmp_path):
