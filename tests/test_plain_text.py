@@ -230,7 +230,7 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
     ("\x1b[1;31mERROR\x1b[0m the server stopped at noon.\n" * 5,
      "5 of its first 5 lines hold a terminal's colour codes (line 1: ESC[...m), read as text"),
     ("".join(f"the <unk> company said its profit rose {i} N in the <unk> quarter\n" for i in range(6)),
-     "6 of its first 6 lines hold <unk> (line 1), a corpus's mark for a word it left out (as Penn Treebank's"),
+     "6 of its first 6 lines hold <unk> (line 1), a corpus's mark for a word it left out or replaced (as Penn Treebank's"),
     ("".join(f"Jos\\u00e9 visited the caf\\u00e9 number {i} on Sunday.\n" for i in range(6)),
      "6 of its first 6 lines hold JSON's escapes (\\u00e9 on line 1), read as they are written"),
     ("".join(f"the river ran past the mill number {i} today <eos>\n" for i in range(12)),
@@ -276,6 +276,14 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
      "12 of its first 12 lines stop mid-sentence (line 1: 'The old man walked slowly')"),
     ("".join(f"it &apos;s a &quot; test &quot; of the system , isn &apos;t it ? {i}\n" for i in range(12)),
      "12 of its first 12 lines hold HTML's or Moses' escapes (&apos; on line 1), read as they are written"),
+    ("".join(f"The river ran past the [MASK] number {i} today.\n" for i in range(6)),
+     "6 of its first 6 lines hold [MASK] (line 1), this model's mask: training text reads it as its characters"),
+    ("".join(f"The river ran <num> miles past the mill on day <num> ({i}).\n" for i in range(6)),
+     "6 of its first 6 lines hold <num> (line 1), a corpus's mark for a word it left out or replaced"),
+    ("".join(f"The river ran @card@ miles past the mill number {i} today.\n" for i in range(6)),
+     "6 of its first 6 lines hold @card@ (line 1), a corpus's mark"),
+    ("".join(f"The river ran __NUM__ miles past the mill number {i} today.\n" for i in range(6)),
+     "6 of its first 6 lines hold __NUM__ (line 1), a corpus's mark"),
 ])
 def test_lines_begun_alike_or_escaped_are_warned_of(tmp_path, capsys, text, said):
     """A chat's export, an IRC log, a syslog or YAML (each line begun by a time, a sender, a key), Moses' escaped text
@@ -296,6 +304,9 @@ def test_lines_begun_alike_or_escaped_are_warned_of(tmp_path, capsys, text, said
         path.write_text(text)
         list(plain_text.read_text_lines(str(path)))
         assert capsys.readouterr().err == "", text
+    path.write_text("".join(f"The river ran past the [MASK] number {i} today.\n" for i in range(6)))
+    list(plain_text.read_text_lines(str(path), skip_flag=False))  # served text: its [MASK]s are masks
+    assert capsys.readouterr().err == ""
 
 
 def test_a_byte_order_mark_at_any_line_start_is_no_character(tmp_path):

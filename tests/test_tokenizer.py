@@ -234,9 +234,10 @@ def test_a_lone_cr_inside_a_text_ends_a_line(tmp_path):
     assert list(text_files.read_lines(mixed)) == [(1, "one"), (1, "two"), (2, "three"), (3, ""), (3, "four"),
                                                   (4, "five")]
     assert [line for _, line in text_files.read_lines(plain)] == [line for _, line in text_files.read_lines(mixed)]
-    unicode_ends = tmp_path / "unicode_ends.txt"  # U+2028, U+2029 and NEL (JavaScript's, EBCDIC's line ends)
-    unicode_ends.write_text("one\u2028two\nthree\u2029four\x85five\n", encoding="utf-8")
-    assert list(text_files.read_lines(unicode_ends)) == [(1, "one"), (1, "two"), (2, "three"), (2, "four"), (2, "five")]
+    unicode_ends = tmp_path / "unicode_ends.txt"  # U+2028, U+2029, NEL (JavaScript's, EBCDIC's line ends), and a
+    unicode_ends.write_text("one\u2028two\nthree\u2029four\x85five\vsix\n", encoding="utf-8")  # vertical tab (Word's)
+    assert list(text_files.read_lines(unicode_ends)) == [(1, "one"), (1, "two"), (2, "three"), (2, "four"), (2, "five"),
+                                                         (2, "six")]
     with pytest.raises(ValueError, match=r"tmp.*: a folder, where a text file was expected"):
         list(text_files.read_lines(tmp_path))
 

@@ -216,7 +216,8 @@ def read_text_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag
     among its first three; ValueError naming the line and what it is. Past them, where `LATER_LINES` lines or
     more are of another kind (a file joined after the text: `cat *.txt`), a warning names the first and how many;
     where few of its first lines read as sentences, or they begin alike or hold escapes (`prose.Prose`), a warning
-    says so, and names one."""
+    says so, and names one. skip_flag: a training text's reader (the data tool's, the tokenizer's: they have
+    --skip_invalid_utf8), whose text is also warned of [MASK]s; served text (False) holds them on purpose."""
     lines = text_files.read_lines(path, skip_invalid_utf8, invalid_lines, skip_flag)
     head, shown, texts = [], [], []  # the file's first lines, (number, line); those not blank (nor comments); "# text"s
     for number, line in lines:
@@ -234,7 +235,7 @@ def read_text_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag
             if len(shown) == 2 + CONFIRM:
                 break
     _check_kind(path, shown)
-    later, shape = _Later(path), prose.Prose(path)
+    later, shape = _Later(path), prose.Prose(path, served=not skip_flag)
     for number, line in head:
         if shown[2:] and number > shown[2][0]:
             later.feed(number, line)

@@ -50,8 +50,9 @@ class Prose:
     `PROSE_SHARE` of sentences, `ALIKE_SHARE` or more begun alike (`KEY_SHARE` by a key; 10 lines at least), or a
     trait's share, a warning (once they are read, or at the file's end) says how many, and names a line."""
 
-    def __init__(self, path):
+    def __init__(self, path, served=False):
         self.path, self.lines, self.sentences, self.other = path, 0, 0, None
+        self.checked = {k: v for k, v in _TRAITS.items() if not (served and k in TRAINING_TEXT)}  # (served: [MASK]s)
         self.prefixes, self.traits = collections.Counter(), {}  # {prefix: lines}, {trait: [(number, line)]}
         self.shown = {}  # {prefix: (number, line)}: its first line
 
@@ -65,7 +66,7 @@ class Prose:
             for prefix in _prefixes(line):
                 self.prefixes[prefix] += 1
                 self.shown.setdefault(prefix, (number, line))
-            for trait, (holds, _, _) in _TRAITS.items():
+            for trait, (holds, _, _) in self.checked.items():
                 if holds(line):
                     self.traits.setdefault(trait, []).append((number, line))
             if self.lines == PROSE_LINES:
@@ -87,7 +88,7 @@ class Prose:
                       f"line {number} does: {line.strip()[:40]!r}): a time, a line's number, a sender or a key, as a "
                       "log, a chat's export or YAML begins each line? It is read as words of the text: give the text "
                       "alone")
-        for trait, (_, least, said) in _TRAITS.items():
+        for trait, (_, least, said) in self.checked.items():
             if self.lines >= 5 and len(held := self.traits.get(trait, [])) >= least(self.lines):
                 warn_once(f"warning: {self.path}: {len(held):,} of its first {self.lines:,} lines "
                           f"{said(self.path, *held[0])}")
@@ -127,9 +128,13 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                           "read as text; give the text itself (jq -r)"),
     "unknown": (lambda line: _UNKNOWN.search(line), lambda n: max(3, 0.02 * n),
                 lambda path, number, line: f"hold {_UNKNOWN.search(line).group()} (line {number}), a corpus's mark for "
-                                           "a word it left out (as Penn Treebank's language-modelling text has), read "
+                                           "a word it left out or replaced (as Penn Treebank's language-modelling text has), read "
                                            "as its characters, not as the vocabulary's unknown piece: give the "
                                            "original text"),
+    "own_mask": (lambda line: "[MASK]" in line, lambda n: max(3, 0.02 * n),
+                 lambda path, number, line: f"hold [MASK] (line {number}), this model's mask: training text reads it as "
+                                            "its characters, served text as the mask, so the two would mean other "
+                                            "things; give the original words"),
     "other_mask": (lambda line: _OTHER_MASK.search(line), lambda n: max(3, 0.02 * n),
                    lambda path, number, line: f"hold {_OTHER_MASK.search(line).group()} (line {number}), another "
                                               "model's special token (RoBERTa's <mask>, T5's, GPT-2's <|endoftext|>), "
@@ -180,9 +185,11 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                            "does: each line is read as a sentence of its own; join each paragraph's "
                                            "lines first (e.g. fmt -w 100000)"),
 }
+TRAINING_TEXT = ("own_mask",)  # traits warned of in training text only: served text holds [MASK] on purpose
 _JSON_ESCAPE = re.compile(r'\\u[0-9a-fA-F]{4}|\\"|\\n')  # "Jos\u00e9", '\"', '\n': JSON's, outside a JSON string
 _ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s(?:EOS|EOT)|\s[-+]?\d+(?:\.\d+)?|\s[\u2605\u2606]+)$")  # <eos>, 0.87
-_UNKNOWN = re.compile(r"(?i:<unk>|\[unk\]|<oov>)|\bUNK\b|@@UNKNOWN@@|_{3,}")  # PTB's, BERT's, AllenNLP's; a blank
+_UNKNOWN = re.compile(r"(?i:<unk>|\[unk\]|<oov>|<num>|<number>)|\bUNK\b|@@UNKNOWN@@|_{3,}|__NUM__|@card@|@ord@")  # PTB's,
+# BERT's, AllenNLP's; a cloze blank; numbers replaced (TreeTagger's @card@)
 _WIKITEXT = re.compile(r" @[-.,]@ |^ ?=+ [^=]+ =+ ?$")
 _TREEBANK = re.compile(r"-[LR][RSC]B-|``")
 _HEADING = re.compile(r"#{1,6} \S")

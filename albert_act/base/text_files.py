@@ -171,7 +171,8 @@ def size(path):
     return gfile().stat(path).length if is_remote(path) else os.path.getsize(path)
 
 
-_LINE_ENDS = re.compile("[\r\u2028\u2029\x85]")  # line ends inside what a file's newlines make one line
+_LINE_ENDS = re.compile("[\r\u2028\u2029\x85\v]")  # line ends inside what a file's newlines make one line (\v: Word's
+# manual line break, as its plain-text export keeps it)
 SHARED_START = 2**16  # characters: two texts that begin with as many of the same are one text, or one holds the other
 SHORT_TEXT, MANY_FILES = 500, 100  # characters, files: one short text repeated among many files is the corpus's
 
@@ -361,7 +362,7 @@ def read_bytes(path):
 
 def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True):
     """Yields (line number, text without the newline) of a UTF-8 file; a byte-order mark at its start, or at a
-    line's (files joined with cat), is dropped, and a lone CR inside a line (or U+2028, U+2029, NEL) ends a line
+    line's (files joined with cat), is dropped, and a lone CR inside a line (or U+2028, U+2029, NEL, a vertical tab) ends a line
     (both parts carry the line's number).
 
     A line that is not valid UTF-8 raises ValueError("<path> line <n>: not valid
@@ -406,7 +407,7 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
             if line.startswith("\ufeff"):  # a file's, or one of files joined with cat (each its own): no character
                 line = line[1:]
             line = line.rstrip("\r\n")
-            if _LINE_ENDS.search(line):  # a lone CR inside (classic Mac text pasted in), U+2028, U+2029 or NEL (a
+            if _LINE_ENDS.search(line):  # a lone CR inside (classic Mac text pasted in), U+2028, U+2029, NEL or \v (a
                 yield from ((number, piece) for piece in _LINE_ENDS.split(line))  # JavaScript or EBCDIC export): a
                 # line end, as Python's str.splitlines and editors take it
             else:
