@@ -37,6 +37,12 @@ def test_missing_file_and_empty_pattern(wiki_vocab, tmp_path):
     with pytest.raises(ValueError, match=r"no file matches '.*nowhere/\*\.txt'"):
         _run(wiki_vocab, [tmp_path / "nowhere" / "*.txt"], tmp_path / "out")
     _assert_nothing_written(tmp_path / "out")
+    (tmp_path / "texts").mkdir()  # a link left pointing nowhere among the files a glob matches
+    (tmp_path / "texts" / "a.txt").write_text(_documents(3))
+    (tmp_path / "texts" / "b.txt").symlink_to(tmp_path / "gone.txt")
+    with pytest.raises(ValueError, match=r"texts/b.txt: a symbolic link to \S+gone.txt, which does not exist \(matched "
+                                         r"by '\S+texts/\*.txt'\); remove the link, or point it at the file"):
+        _run(wiki_vocab, [str(tmp_path / "texts" / "*.txt")], tmp_path / "out")
 
 
 def test_empty_corpus(wiki_vocab, tmp_path):

@@ -144,6 +144,10 @@ def expand_patterns(patterns):
         for path in matches:
             refuse_device(path)
             checks.utf8_name(path)
+            if not is_remote(path) and os.path.islink(path) and not os.path.exists(path):  # (glob lists it)
+                raise ValueError(f"{path}: a symbolic link to {os.readlink(path)}, which does not exist"
+                                 f"{f' (matched by {pattern!r})' if path != pattern else ''}; remove the link, or "
+                                 "point it at the file")
             if path != pattern and not is_remote(path) and stat.S_ISFIFO(os.stat(path).st_mode):  # (waits for a writer)
                 raise ValueError(f"{path}: a named pipe (FIFO) matched by {pattern!r}: reading it waits for a program "
                                  "to write it; give it by its own name if that is meant, or leave it out")
