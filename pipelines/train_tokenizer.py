@@ -118,7 +118,7 @@ def main(argv=None):
         tokenizer = write_vocabulary(proto, args.output)
     print(f"wrote {args.output}.model ({tokenizer.vocabulary_size} pieces) and {args.output}.vocab")
     if args.required_chars != ENGLISH_CHARACTERS:  # (what the default's loses is in --help)
-        _note_missing(args.required_chars, tokenizer, args.model_type)
+        _note_missing(args.required_chars, tokenizer, args.model_type, args.byte_fallback)
 
 
 def _required_chars(value):
@@ -135,9 +135,10 @@ def _required_chars(value):
     return value
 
 
-def _note_missing(required_chars, tokenizer, model_type):
+def _note_missing(required_chars, tokenizer, model_type, byte_fallback):
     """Notes naming the characters of --required_chars that the normalization changes (accents, capitals), and
-    those that a BPE vocabulary has no piece for (the text lacks them)."""
+    those that a BPE vocabulary has no piece for (the text lacks them: read as their bytes, or as <unk> without
+    --byte_fallback)."""
     from pipelines import normalization
 
     changed = {c: n for c in dict.fromkeys(required_chars) if (n := normalization.normalize(c)) != c}
@@ -152,7 +153,8 @@ def _note_missing(required_chars, tokenizer, model_type):
     if missing:
         print(f"note: --required_chars: {len(missing)} of its {len(asked)} characters ({missing[:20]!r}) are not in "
               "the text and have no piece (SentencePiece's BPE trainer stops on a required character it never sees): "
-              "they read as <unk>; with --model_type unigram each gets a piece")
+              + ("they read as their UTF-8 bytes' pieces (--byte_fallback: <0xD0> ...), not as one piece each"
+                 if byte_fallback else "they read as <unk>") + "; with --model_type unigram each gets a piece")
 
 
 if __name__ == "__main__":
