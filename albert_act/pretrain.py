@@ -68,11 +68,9 @@ def interrupted_message(model_dir, jax=False):
         from albert_act.train.jax_pretraining import checkpoints
 
         found = checkpoints(model_dir)
-        latest = found[max(found)] if found else None
-    else:
-        import tensorflow as tf
-
-        latest = tf.train.latest_checkpoint(os.path.join(model_dir, artifacts.CHECKPOINTS))
+    else:  # (the files on disk, as the resume reads them: not TensorFlow's state file, which may be cut short)
+        found = artifacts.checkpoints_on_disk(os.path.join(model_dir, artifacts.CHECKPOINTS))
+    latest = found[max(found)] if found else None
     if latest is None:
         return (f"before the first checkpoint: no checkpoint of this run was saved in {model_dir}; "
                 "re-run the same command to start again")

@@ -353,6 +353,16 @@ CASES += [
     ("pretrain-resume-config-without-backbone", PRETRAIN.replace("{tmp}/new_run", "{no_backbone_config_run}"), 1,
      r"no_backbone_config_run/config.json: a run's settings without their \"backbone\" \(cut or edited\); the run's "
      r"checkpoints need", ["{no_backbone_config_run}"]),
+    ("pretrain-resume-with-an-empty-checkpoint-state-file", "albert_act.pretrain --config {empty_state_run}/config.json "
+     "--model_dir {empty_state_run} --no_export", 0,
+     r"warning: \S+empty_state_run/checkpoints/checkpoint is empty or damaged \(a full disk, or a kill while it was "
+     r"rewritten\?\): it only lists the checkpoints, which are read from the files on disk\nnote: it is kept as "
+     r"\S+checkpoint.damaged; the run writes a new one\n.*resumed from \S+empty_state_run/checkpoints/ckpt-3",
+     ["{empty_state_run}/checkpoints/ckpt-3.index"]),
+    ("pretrain-resume-checkpoints-without-their-index", PRETRAIN.replace("{tmp}/new_run", "{indexless_run}"), 1,
+     r"indexless_run/checkpoints/ckpt-3: its .data file is there without its .index \(a copy cut short, or the file "
+     r"deleted\), so no checkpoint of the run reads; nothing was changed: copy the whole checkpoint back to resume, or "
+     r"move checkpoints/ away to start the run anew", ["{indexless_run}"]),
     ("pretrain-resume-config-with-a-string-for-a-number", PRETRAIN.replace("{tmp}/new_run", "{string_steps_config_run}"),
      1, r"string_steps_config_run/config.json: steps must be an integer in \[1, 100000000\], got '2' \(the file was "
      r"edited\?\); the run's checkpoints need", ["{string_steps_config_run}"]),
@@ -363,6 +373,13 @@ ANALYZE = "albert_act.analyze token-types --init {run} --output_dir {tmp}/a"
 SUBMIT = "albert_act.glue_submission --models {tmp}/empty_models --data_dir {glue} --output {tmp}/s.zip"
 TOKENIZER = "pipelines.train_tokenizer --input {corpus} --output {tmp}/v --vocab_size 30 --no-byte_fallback --required_chars="
 EXPORT = "albert_act.export --checkpoint {run} --kind pretraining --output {tmp}/e/1"
+CASES += [
+    ("export-a-run-with-an-empty-checkpoint-state-file", EXPORT.replace("{run}", "{empty_state_export_run}").replace(
+     "{tmp}/e/1", "{tmp}/e_state/1"), 0, r"warning: \S+empty_state_export_run/checkpoints/checkpoint is empty or "
+     r"damaged", ["{empty_state_export_run}/checkpoints/checkpoint"]),
+    ("export-checkpoints-without-their-index", EXPORT.replace("{run}", "{indexless_run}"), 1,
+     r"indexless_run/checkpoints/ckpt-3's .data file is there without its .index", ["{indexless_run}"]),
+]
 CASES += [
     # --- every numeric flag checked before the compute, naming the flag and the value ------------
     *[(f"pretrain-{flag}-{value}", PRETRAIN + f" --{flag} {value}", 1, rf"{flag} must be {rule}, got {value}", [])
@@ -1536,6 +1553,12 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
         shutil.copytree(tiny_run[0], root / name)
         config = (root / name / "config.json").read_bytes()
         (root / name / "config.json").write_bytes(text if text is not None else config[: len(config) // 2])
+    for name in ("empty_state_run", "empty_state_export_run"):  # TensorFlow's list of the checkpoints, left empty
+        shutil.copytree(tiny_run[0], root / name)
+        (root / name / "checkpoints" / "checkpoint").write_text("")
+    shutil.copytree(tiny_run[0], root / "indexless_run")  # a copy cut short: every .data without its .index
+    for index in (root / "indexless_run" / "checkpoints").glob("*.index"):
+        index.unlink()
     for name, change in (("no_backbone_config_run", {"backbone": None}), ("string_steps_config_run", {"steps": "2"})):
         shutil.copytree(tiny_run[0], root / name)
         config = json.loads((root / name / "config.json").read_text())
@@ -1600,7 +1623,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
            "unmasked_input": root / "unmasked_input.tfrecord", "no_masked": root / "no_masked.tfrecord", "int_weights": root / "int_weights.tfrecord",
             **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run",
                                               "empty_config_run", "no_backbone_config_run",
-                                              "string_steps_config_run", "orphan_export")},
+                                              "string_steps_config_run", "orphan_export", "empty_state_run",
+                                              "empty_state_export_run", "indexless_run")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
             "utf16_txt": root / "utf16.txt", "utf16le_txt": root / "utf16le.txt",

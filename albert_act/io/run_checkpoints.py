@@ -9,7 +9,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from albert_act.base import artifacts, write_failures
+from albert_act.base import artifacts, text_files, write_failures
 from albert_act.io.newest_intact import NPZ_READ_ERRORS, Refused, Unusable, finite, newest_intact
 
 READ_ERRORS = (tf.errors.OpError, IndexError, ValueError, OSError)  # what TensorFlow raises on a damaged file
@@ -52,11 +52,37 @@ def save_checkpoint(manager, step):
                          f"{kept}") from None
 
 
+def checkpoint_state(directory):
+    """TensorFlow's state file of a run's checkpoints/ (`tf.train.get_checkpoint_state`: which checkpoints it keeps),
+    or None; an empty or damaged one (a full disk, or a kill while it was rewritten) is named in a warning, and None:
+    the checkpoints on disk are read instead."""
+    try:
+        return tf.train.get_checkpoint_state(directory)
+    except ValueError:  # TensorFlow's "Invalid checkpoint state loaded from ..."
+        print(f"warning: {os.path.join(directory, 'checkpoint')} is empty or damaged (a full disk, or a kill while it "
+              "was rewritten?): it only lists the checkpoints, which are read from the files on disk", flush=True)
+        return None
+
+
+def indexless(directory):
+    """The checkpoints in `directory` whose .data files are there without their .index (a copy cut short, a file
+    deleted), oldest first: unreadable, but a run's, never a sign that it saved none."""
+    data = text_files.glob(os.path.join(directory, "ckpt-*.data-*"))
+    cut = {path.split(".data-")[0] for path in data} - set(artifacts.checkpoints_on_disk(directory).values())
+    return sorted(cut, key=lambda prefix: int(prefix.rsplit("-", 1)[1]) if prefix.rsplit("-", 1)[1].isdigit() else -1)
+
+
 def checkpoint_managers(config, checkpoint, write_dir):
     """(the manager that saves into <write_dir>/checkpoints, the one that restores from the run's own:
     the same one, but for a multi-worker job's other workers, which write to scratch and restore the
-    chief's), each keeping `keep_checkpoints`."""
+    chief's), each keeping `keep_checkpoints`. A damaged state file, which TensorFlow's manager cannot start
+    from, is set aside as checkpoint.damaged (`checkpoint_state`)."""
     def manager(run_dir):
+        directory = os.path.join(run_dir, artifacts.CHECKPOINTS)
+        state_file = os.path.join(directory, "checkpoint")
+        if tf.io.gfile.exists(state_file) and checkpoint_state(directory) is None:
+            tf.io.gfile.rename(state_file, state_file + ".damaged", overwrite=True)
+            print(f"note: it is kept as {state_file}.damaged; the run writes a new one", flush=True)
         return tf.train.CheckpointManager(checkpoint, os.path.join(run_dir, artifacts.CHECKPOINTS),
                                           max_to_keep=config.keep_checkpoints)
 
@@ -114,9 +140,12 @@ def newest_weights(run):
     if not found and artifacts.jax_checkpoints_on_disk(directory):
         return newest_intact(artifacts.jax_checkpoints_on_disk(directory), _jax_weights, directory,
                              errors=NPZ_READ_ERRORS, owner=run)
+    if not found and indexless(directory):
+        raise ValueError(f"{run}: {indexless(directory)[-1]}'s .data file is there without its .index (a copy cut "
+                         "short, or the file deleted): no checkpoint reads; copy the whole checkpoint back")
     if not found:
         raise ValueError(f"{run}: no checkpoint in {directory}")
-    state = tf.train.get_checkpoint_state(directory)
+    state = checkpoint_state(directory)
     named = state.model_checkpoint_path if state else None
     if named and not tf.io.gfile.exists(named + ".index"):
         print(f"warning: {os.path.join(directory, 'checkpoint')} names {named}, which is not there; reading the "

@@ -14,6 +14,8 @@ import tensorflow as tf
 
 from albert_act import distribution
 from albert_act.base import artifacts
+from albert_act.base.artifacts import checkpoints_on_disk
+from albert_act.io.run_checkpoints import checkpoint_state
 from albert_act.train.pretraining_run import PretrainConfig, Pretrainer, checkpoint_contents
 
 KEPT = ("step", *artifacts.HELD_OUT_KEPT)  # what a run's held_out.jsonl keeps of each evaluation
@@ -28,15 +30,17 @@ def learning_curve(model_dir, eval_files=None, eval_batches=None, progress=False
     files = sorted(path for pattern in patterns for path in tf.io.gfile.glob(pattern))
     if not files:
         raise ValueError(f"no evaluation records match {patterns}")
-    state = tf.train.get_checkpoint_state(os.path.join(model_dir, artifacts.CHECKPOINTS))
-    if state is None:
-        raise ValueError(f"{model_dir}: no checkpoints in {os.path.join(model_dir, artifacts.CHECKPOINTS)}")
+    directory = os.path.join(model_dir, artifacts.CHECKPOINTS)
+    state = checkpoint_state(directory)  # (a damaged one: named, and the files on disk read)
+    kept = list(state.all_model_checkpoint_paths) if state else [p for _, p in sorted(checkpoints_on_disk(directory).items())]
+    if not kept:
+        raise ValueError(f"{model_dir}: no checkpoints in {directory}")
     strategy, kind = distribution.make_strategy(config.strategy)
     trainer = Pretrainer(config.resolved(), strategy, kind)
     checkpoint = tf.train.Checkpoint(**checkpoint_contents(trainer.model, trainer.optimizer),
                                      **trainer.checkpoint_contents())
     points = []
-    for path in state.all_model_checkpoint_paths:
+    for path in kept:
         checkpoint.restore(path).expect_partial()  # the input pipeline's position is not needed
         result = trainer.evaluate(files)
         result["step"] = int(trainer.optimizer.iterations.numpy())
