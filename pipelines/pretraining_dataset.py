@@ -89,10 +89,12 @@ def record_files(file_pattern, what="TFRecord"):
 
     tokens = next((f for f in files if os.path.basename(f) in (TOKENS_TRAIN, TOKENS_EVAL)), None)
     if tokens:  # (a zip archive of arrays: not to be unzipped)
-        matched_by = "" if tokens in patterns else " (matched by " + " ".join(patterns) + ")"
+        given = tokens in patterns or os.path.abspath(tokens) in [os.path.abspath(p) for p in patterns if "://" not in p]
+        matched_by = "" if given else " (matched by " + " ".join(patterns) + ")"
+        shards = ("eval" if os.path.basename(tokens) == TOKENS_EVAL else "train") + "-*.tfrecord"  # (the data tool's)
         raise ValueError(f"{tokens} is the data tool's token file for the JAX backend (KERAS_BACKEND=jax reads it), "
                          f"not a {what} file{matched_by}: give "
-                         f"the .tfrecord shards beside it (e.g. {os.path.join(os.path.dirname(tokens), '*.tfrecord')})")
+                         f"the .tfrecord shards beside it (e.g. {os.path.join(os.path.dirname(tokens), shards)})")
     staged = next((f for f in files if os.path.basename(os.path.dirname(f.rstrip("/"))) == INCOMPLETE), None)
     if staged:  # (the data tool's shards being written, whole or not, moved out when all are)
         raise ValueError(f"{staged} lies in the data tool's {os.path.dirname(staged)}: a run's unfinished output (it "

@@ -163,7 +163,7 @@ CASES = [
     ("analyze-a-glob-that-matches-the-jax-token-file", "albert_act.analyze token-types --init {run} --records "
      "'{records_dir}/*eval*' --output_dir {tmp}/a_npz", 1, r"tokens-eval.npz is the data tool's token file for the "
      r"JAX backend \(KERAS_BACKEND=jax reads it\), not a TFRecord file \(matched by \S+/\*eval\*\): give "
-     r"the .tfrecord shards beside it \(e.g. \S+/\*.tfrecord\)", []),
+     r"the .tfrecord shards beside it \(e.g. \S+/eval-\*.tfrecord\)", []),
     ("analyze-records-of-three-segments", "albert_act.analyze token-types --init {run} --records {three_segments} "
      "--output_dir {tmp}/a_seg", 1, r"three_segments.tfrecord: its first record's segment_ids holds 2, where 0 and 1 "
      r"are read \(two segments, sentence order kept or swapped: another tool's records\?\)", []),
