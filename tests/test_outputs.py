@@ -249,6 +249,12 @@ def test_an_output_in_a_folder_not_writable_is_refused_before_the_work(tmp_path,
                                              r"read-only disk); give a folder you can write \(or make it writable\)$"):
             outputs.check_dir_target(target, "--export_dir")
     outputs.check_dir_target(tmp_path / "mine" / "1", "--export_dir")
+    from albert_act.base import artifacts
+
+    (locked / "1").mkdir()  # an export there, writable itself, replaced from its folder (where its lock goes too)
+    monkeypatch.setattr(os, "access", lambda path, mode: str(path) != str(locked) and real_access(path, mode))
+    with pytest.raises(ValueError, match=rf"^--export_dir {locked / '1'}: {locked} is (not writable to you|on a read"):
+        artifacts.check_export_target(str(locked / "1"), overwrite=True, flag="--export_dir")
 
 
 def test_an_output_replaced_whole_is_not_a_mount_point(tmp_path, monkeypatch):

@@ -276,13 +276,11 @@ def same_files(first, second):
 
 
 def check_export_target(export_dir, overwrite=False, source=None, flag="--output"):
-    """Refuses, before any model is loaded, to write an export where it would destroy something.
-
-    An empty or missing dir is fine. An existing SavedModel is replaced only with `overwrite`.
-    Never replaced: `source` itself (the checkpoint being exported), a pre-training run, a
-    fine-tuning dir or its own export (but by itself), or a dir holding anything a SavedModel does not. `flag` names the export dir
-    in the messages (pre-training's is --export_dir).
-    """
+    """Refuses, before any model is loaded, to write an export where it would destroy something, or where it cannot
+    be written. An empty or missing dir is fine. An existing SavedModel is replaced only with `overwrite` (from its
+    folder, which must be writable). Never replaced: `source` itself (the checkpoint being exported), a pre-training
+    run, a fine-tuning dir or its own export (but by itself), or a dir holding anything a SavedModel does not. `flag`
+    names the export dir in the messages (pre-training's is --export_dir)."""
     if source is not None and same_path(export_dir, source):
         raise ValueError(f"{flag} {export_dir} is the --checkpoint being exported; write the export to another dir")
     outputs.check_dir_target(export_dir, flag)
@@ -295,6 +293,8 @@ def check_export_target(export_dir, overwrite=False, source=None, flag="--output
                          f"{os.path.join(owner, EXPORT, '1')}; a server would take any version there for that "
                          f"fine-tuning): write this one to another {flag}")
     checks.refuse_mount_point(export_dir, flag, "1")
+    if "://" not in export_dir and os.path.isdir(export_dir):  # replaced from beside it, where its lock goes too
+        checks.refuse_unwritable(os.path.dirname(os.path.abspath(export_dir)), f"{flag} {export_dir}")
     if not _gfile().exists(export_dir) or not _gfile().listdir(export_dir):
         return
     entries = sorted(e.rstrip("/") for e in _gfile().listdir(export_dir))
