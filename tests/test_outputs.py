@@ -253,7 +253,7 @@ def test_an_output_in_a_folder_not_writable_is_refused_before_the_work(tmp_path,
 
     (locked / "1").mkdir()  # an export there, writable itself, replaced from its folder (where its lock goes too)
     monkeypatch.setattr(os, "access", lambda path, mode: str(path) != str(locked) and real_access(path, mode))
-    with pytest.raises(ValueError, match=rf"^--export_dir {locked / '1'}: {locked} is (not writable to you|on a read"):
+    with pytest.raises(ValueError, match=rf"^--export_dir {locked / '1'}: {locked} is (not writable to you|on a read-only disk)"):
         artifacts.check_export_target(str(locked / "1"), overwrite=True, flag="--export_dir")
 
 
