@@ -126,6 +126,8 @@ def _read_tsv_lines(path):
     line for another encoding (UTF-16 or a compressed file says so) and for lines ended by a lone CR."""
     if os.path.isdir(path):
         raise ValueError(f"{path}: a folder, where the task's tab-separated file was expected")
+    text_files.refuse_device(path, "the task's tab-separated file", pipes=False)  # (read whole: memory filled)
+    text_files.refuse_fifo(path, "where the task's tab-separated file is read", "put the file there")
     with open(path, "rb") as f:
         data = f.read()
     encodings.refuse_other_encodings(path, data.split(b"\n", 1)[0])  # UTF-16 with or without its mark, say

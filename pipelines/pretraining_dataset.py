@@ -75,8 +75,10 @@ def record_files(file_pattern, what="TFRecord"):
         bracket = " ([ ] in a pattern match one of the characters between them: write a folder named rec[1] as " \
                   "rec[[]1])" if any("[" in pattern for pattern in patterns) else ""
         raise ValueError(f"no {what} file matches {file_pattern!r}{bracket}")
-    for path in files:  # (TensorFlow's readers take UTF-8 names only)
+    for path in files:  # (TensorFlow's readers take UTF-8 names only; a device or a pipe would be read without end)
         checks.utf8_name(path)
+        text_files.refuse_device(path, f"a {what} file", pipes=False)  # (records are read more than once)
+        text_files.refuse_fifo(path, f"among the {what} files ({' '.join(patterns)})")
     unmatched = [pattern for pattern, found in matched.items() if not found]
     if unmatched:  # the others' files alone would be read, without a word
         raise ValueError(f"no {what} file matches {unmatched[0]!r}, one of {patterns}: fix it, or leave it out")

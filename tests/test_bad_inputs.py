@@ -80,6 +80,14 @@ CASES = [
     ("finetune-a-csv-as-train-tsv", FINETUNE + " --task rte --data_dir {tmp}/glue_csv", 1, r"glue_csv/train.tsv line 1: "
      r"the header is comma-separated \('index,sentence1,sentence2,label'\): a CSV file, where GLUE's files are "
      r"tab-separated", []),
+    ("finetune-train-tsv-a-named-pipe", FINETUNE + " --task rte --data_dir {tmp}/glue_fifo", 1, r"glue_fifo/train.tsv: a "
+     r"named pipe \(FIFO\) where the task's tab-separated file is read: reading it waits for a program to write it; put "
+     r"the file there$", []),
+    ("finetune-train-tsv-a-device", FINETUNE + " --task rte --data_dir {tmp}/glue_device", 1, r"glue_device/train.tsv is "
+     r"a device, not the task's tab-separated file: give a file$", []),
+    ("pretrain-records-glob-matching-a-named-pipe", PRETRAIN.replace("{train}", "'{tmp}/fifo_records/train-*'"), 1,
+     r"fifo_records/train-00001-of-00002.tfrecord: a named pipe \(FIFO\) among the training files \(\S+fifo_records/"
+     r"train-\*\): reading it waits for a program to write it; give a file there, or leave it out", []),
     ("finetune-train-tsv-gzipped", FINETUNE + " --task rte --data_dir {tmp}/glue_gz", 1, r"glue_gz/train.tsv: missing, "
      r"but \S+train.tsv.gz is there; a gzip-compressed file: decompress it first \(gunzip -c \S+train.tsv.gz > "
      r"\S+glue_gz/train.tsv\)", []),
@@ -1513,6 +1521,12 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     (root / "glue_csv" / "train.tsv").write_text("index,sentence1,sentence2,label\n0,A man plays.,He plays.,entailment\n")
     (root / "glue_gz").mkdir()
     (root / "glue_gz" / "train.tsv.gz").write_bytes(gzip.compress((RTE_HEADER + RTE_ROW.format(i=0)).encode()))
+    for name in ("glue_fifo", "glue_device", "fifo_records"):  # a named pipe with no writer, a device: never read
+        (root / name).mkdir()
+    os.mkfifo(root / "glue_fifo" / "train.tsv")
+    (root / "glue_device" / "train.tsv").symlink_to("/dev/zero")
+    shutil.copy(sorted(Path(records[0]).parent.glob(Path(records[0]).name))[0], root / "fifo_records" / "train-00000-of-00002.tfrecord")
+    os.mkfifo(root / "fifo_records" / "train-00001-of-00002.tfrecord")
     for name in ("glue_xlsx", "glue_folder"):  # train.tsv a spreadsheet saved under that name; train.tsv a folder
         (root / name).mkdir()
         shutil.copy(shared_data / "glue" / "RTE" / "dev.tsv", root / name / "dev.tsv")

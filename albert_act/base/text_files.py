@@ -148,9 +148,8 @@ def expand_patterns(patterns):
                 raise ValueError(f"{path}: a symbolic link to {os.readlink(path)}, which does not exist"
                                  f"{f' (matched by {pattern!r})' if path != pattern else ''}; remove the link, or "
                                  "point it at the file")
-            if path != pattern and not is_remote(path) and stat.S_ISFIFO(os.stat(path).st_mode):  # (waits for a writer)
-                raise ValueError(f"{path}: a named pipe (FIFO) matched by {pattern!r}: reading it waits for a program "
-                                 "to write it; give it by its own name if that is meant, or leave it out")
+            if path != pattern:
+                refuse_fifo(path, f"matched by {pattern!r}", "give it by its own name if that is meant, or leave it out")
         folders = [path for path in matches if isdir(path)]
         if folders:
             raise ValueError(f"{folders[0]} is a directory, not a file: give the files, or a glob such as "
@@ -159,15 +158,26 @@ def expand_patterns(patterns):
     return files
 
 
-def refuse_device(path):
-    """ValueError for a local character or block device (/dev/zero, a disk), not a file or a pipe: no lines, or one
-    without end, read into memory until it is full."""
+def refuse_fifo(path, found_by, advice="give a file there, or leave it out"):
+    """ValueError for a local named pipe (FIFO) that the user did not name (`found_by`: how it was found, "matched
+    by '*.txt'"), or that is read more than once: reading it waits for a program to write it, without a word."""
+    try:
+        fifo = not is_remote(path) and stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return
+    if fifo:
+        raise ValueError(f"{path}: a named pipe (FIFO) {found_by}: reading it waits for a program to write it; {advice}")
+
+
+def refuse_device(path, kind="a text file", pipes=True):
+    """ValueError for a local character or block device (/dev/zero, a disk), not a file (`kind`) or a pipe (where
+    `pipes`: a reader that reads once): no lines, or one without end, read into memory until it is full."""
     try:
         mode = os.stat(path).st_mode if not is_remote(path) else 0
     except OSError:
         return
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        raise ValueError(f"{path} is a device, not a text file: give a file (or a pipe)")
+        raise ValueError(f"{path} is a device, not {kind}: give a file{' (or a pipe)' * pipes}")
 
 
 def size(path):
