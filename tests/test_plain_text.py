@@ -284,6 +284,10 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
      "6 of its first 6 lines hold @card@ (line 1), a corpus's mark"),
     ("".join(f"The river ran __NUM__ miles past the mill number {i} today.\n" for i in range(6)),
      "6 of its first 6 lines hold __NUM__ (line 1), a corpus's mark"),
+    ("".join(f"The caf\ufffd number {i} was open all day.\n" for i in range(6)),
+     "6 of its first 6 lines hold U+FFFD, the replacement character (line 1: 'The caf\ufffd number 0 was open all day.')"),
+    ("".join(f"The river ran past the mill number {i} today.\u00b9\n" for i in range(12)),
+     "12 of its first 12 lines hold Wikipedia's footnote marks ('\u00b9' on line 1)"),
 ])
 def test_lines_begun_alike_or_escaped_are_warned_of(tmp_path, capsys, text, said):
     """A chat's export, an IRC log, a syslog or YAML (each line begun by a time, a sender, a key), Moses' escaped text
@@ -299,6 +303,8 @@ def test_lines_begun_alike_or_escaped_are_warned_of(tmp_path, capsys, text, said
                  "".join(f"In {1900 + i}, the town grew and a new church was built.\n" for i in range(8)),
                  "ALICE: Hello there, how are you?\nBOB: I am fine, thanks.\n" * 4,
                  "- The cat sat on the mat.\n" * 8, PROSE * 3 + "Tom &amp; Jerry ran.\n" * 9,
+                 "".join(f"The river ran past mill {i} today.</s>\n" for i in range(12)),  # (ended, not wrapped)
+                 "".join(f"The area of lake {i} is 5 km\u00b2 in all.\n" for i in range(12)),  # (no footnote)
                  "".join("\t".join(f"The cat number {i} sat on the mat today .".split()[:4 + i]) + "\n"
                          for i in range(6))):
         path.write_text(text)

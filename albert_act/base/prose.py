@@ -118,6 +118,11 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                             f"{_MOJIBAKE.search(line).group()!r}, mojibake for one character), read as "
                                             "such letters: decode it back first (python3 -c \"import sys; sys.stdout"
                                             ".write(sys.stdin.read().encode('cp1252').decode('utf-8'))\" < FILE)"),
+    "replaced": (lambda line: "\ufffd" in line, lambda n: max(3, 0.02 * n),
+                 lambda path, number, line: f"hold U+FFFD, the replacement character (line {number}: "
+                                            f"{line.strip()[:40]!r}), left where a decoder met bytes it could not read: "
+                                            "the characters there are lost; decode the source with its own encoding "
+                                            "(iconv -f ENCODING -t UTF-8)"),
     "coloured": (lambda line: "\x1b[" in line, lambda n: 3,
                  lambda path, number, line: f"hold a terminal's colour codes (line {number}: ESC[...m), read as "
                                             "text: write the text without them (a program's --color=never, or sed "
@@ -162,7 +167,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                              f"{ord(_INVISIBLE.search(line).group()):04X} on line {number}: a soft "
                                              "hyphen or a zero-width space, as web and PDF text keep them), each an "
                                              "unknown piece that splits its word: remove them first (e.g. sed "
-                                             "'s/\xc2\xad//g; s/\xe2\x80\x8b//g')"),
+                                             "'s/\\xc2\\xad//g; s/\\xe2\\x80\\x8b//g', GNU sed's bytes)"),
     "footnoted": (lambda line: _FOOTNOTE.search(line), lambda n: max(10, 0.3 * n),  # (a page of Wikipedia: 5 of 12)
                   lambda path, number, line: f"hold Wikipedia's footnote marks ({_FOOTNOTE.search(line).group()!r} on "
                                              f"line {number}), read as words of the text: give the text without them "
@@ -178,7 +183,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
               lambda path, number, line: f"end in a tag or a bare number ({_ENDING.search(line).group().strip()!r} on "
                                          f"line {number}), as a language model's <eos> or a label's score: read as "
                                          "the text's last word; give the text alone"),
-    "wrapped": (lambda line: 10 <= len(line.rstrip()) <= 200 and line.rstrip()[-1] not in _ENDS,
+    "wrapped": (lambda line: 10 <= len(end := _TRAILING.sub("", line.rstrip())) <= 200 and end[-1] not in _ENDS,
                 lambda n: max(10, 0.6 * n),
                 lambda path, number, line: f"stop mid-sentence (line {number}: "
                                            f"{line.strip()[-30:]!r}), as hard-wrapped text (e-mail, Project Gutenberg) "
@@ -186,6 +191,8 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                            "lines first (e.g. fmt -w 100000)"),
 }
 TRAINING_TEXT = ("own_mask",)  # traits warned of in training text only: served text holds [MASK] on purpose
+# What may follow a sentence's end on a line that is not wrapped: tags (<eos>, <|endoftext|>), footnote marks
+_TRAILING = re.compile(r"(?:\s*(?:<\|?/?[\w.-]*\|?>|\[\d+\]|[\u00b9\u00b2\u00b3\u2070-\u2079]+))+$")
 _JSON_ESCAPE = re.compile(r'\\u[0-9a-fA-F]{4}|\\"|\\n')  # "Jos\u00e9", '\"', '\n': JSON's, outside a JSON string
 _ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s(?:EOS|EOT)|\s[-+]?\d+(?:\.\d+)?|\s[\u2605\u2606]+)$")  # <eos>, 0.87
 _UNKNOWN = re.compile(r"(?i:<unk>|\[unk\]|<oov>|<num>|<number>)|\bUNK\b|@@UNKNOWN@@|_{3,}|__NUM__|@card@|@ord@")  # PTB's,
@@ -194,7 +201,8 @@ _WIKITEXT = re.compile(r" @[-.,]@ |^ ?=+ [^=]+ =+ ?$")
 _TREEBANK = re.compile(r"-[LR][RSC]B-|``")
 _HEADING = re.compile(r"#{1,6} \S")
 _INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")  # soft hyphen, zero-width space, joiners
-_FOOTNOTE = re.compile(r"\[(?:\d+|[a-z]|citation needed|clarification needed)\]")  # a copied page's "[46]"
+_FOOTNOTE = re.compile(r"\[(?:\d+|[a-z]|citation needed|clarification needed)\]|(?<=[.,;:])[\u00b9\u00b2\u00b3\u2070-\u2079]+")  # a
+# copied page's "[46]", or its mark as a superscript after the punctuation ("(LUB).\u00b9")
 _RULE = re.compile(r"\s*([-=*_~#])\1{2,}\s*$")
 _OTHER_MASK = re.compile(r"<mask>|<extra_id_\d+>|<\|\w+\|>")  # RoBERTa's, T5's, GPT-2's <|endoftext|>
 _ENDS = ".!?:;\"')]\u2026\u00bb\u201d\u2019\u3002\uff01\uff1f"  # where a sentence, or a line of one, ends
