@@ -149,7 +149,7 @@ def _measure(args):
     from albert_act.analysis.report import check_not_trained_on, check_output_dir
     from albert_act.io.exports import find_export, load_export, not_a_pretraining_export
     from albert_act.io.source import Source
-    from pipelines.pretraining_dataset import check_records, non_empty, record_files
+    from pipelines.pretraining_dataset import check_masked, check_records, non_empty, record_files
     from pipelines.record_vocabulary import check_records_vocabulary
 
     if args.output_dir:
@@ -174,6 +174,7 @@ def _measure(args):
         if path in holding:  # (repeated records too)
             check_records(path, backbone["vocabulary_size"], backbone["max_sequence_length"])
         check_records_vocabulary(path, source.tokenizer().model_proto, f"{export}'s vocabulary")
+    check_masked(holding or files[:1], "the depth of the [MASK]s served would be of nothing")
     records = read_records(files, args.max_sequences, backbone["max_sequence_length"])
     if not records:
         raise ValueError(f"no records in {args.records}")

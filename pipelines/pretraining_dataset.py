@@ -145,6 +145,20 @@ def check_records(path, vocabulary, max_length, sample_records=2000):
     return seq, predictions
 
 
+def check_masked(files, why, kind="record", sample_records=2000):
+    """ValueError when no record of the first `sample_records` of each of `files` holds a masked piece
+    (masked_lm_weights all 0: another tool's records, made for sentence order alone); `why`: what would be of
+    nothing, said with it."""
+    for path in files:
+        spec = {"masked_lm_weights": tf.io.FixedLenFeature([record_shapes(path)[1]], tf.float32)}
+        for batch in tf.data.TFRecordDataset(path).take(sample_records).batch(sample_records):
+            if float(tf.reduce_sum(tf.io.parse_example(batch, spec)["masked_lm_weights"])) > 0:
+                return
+    raise ValueError(f"{files[0]}{' ...' if len(files) > 1 else ''}: no {kind} (of the first {sample_records:,} of "
+                     f"each file) holds a masked piece (masked_lm_weights all 0): {why}; make the records with "
+                     "pipelines.create_pretraining_data")
+
+
 REPEATED_RECORDS = 0.05  # of a shard's sampled records that may repeat others before it is warned of
 _REPEATS_WARNED = set()
 

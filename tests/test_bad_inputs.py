@@ -195,6 +195,14 @@ CASES = [
     ("pretrain-held-out-records-with-no-masked-piece", PRETRAIN.replace("--eval_files {eval}", "--eval_files "
      "{no_masked}"), 1, r"no_masked.tfrecord: no held-out record \(of the first [\d,]+ of each file\) holds a masked "
      r"piece \(masked_lm_weights all 0\): the held-out MLM accuracy would be of nothing", []),
+    ("pretrain-training-records-with-no-masked-piece", PRETRAIN.replace("--train_files {train}", "--train_files "
+     "{no_masked}"), 1, r"no_masked.tfrecord: no training record \(of the first [\d,]+ of each file\) holds a masked "
+     r"piece \(masked_lm_weights all 0\): the MLM loss would train nothing", []),
+    ("analyze-token-types-on-records-with-no-masked-piece", "albert_act.analyze token-types --init {run} --records "
+     "{no_masked} --output_dir {tmp}/a_no_masked", 1, r"no_masked.tfrecord: no record \(of the first [\d,]+ of each "
+     r"file\) holds a masked piece \(masked_lm_weights all 0\): the \[MASK\] rows of the depth tables", []),
+    ("bench-served-depth-on-records-with-no-masked-piece", "benchmarks.served_depth --init {export} --records "
+     "{no_masked} --output_dir {tmp}/sd_no_masked", 1, r"no_masked.tfrecord: no record .* holds a masked piece", []),
     ("pretrain-held-out-records-of-another-prediction-width", PRETRAIN.replace("--eval_files {eval}", "--eval_files "
      "{no_masked}").replace("{no_masked}", "{wide_records}"), 1, r"wide.tfrecord: records of 64 pieces with 13 "
      r"predictions each, where \S+train-00000-of-00002.tfrecord's are of 64 with 15 \(records of two data runs", []),

@@ -1,10 +1,8 @@
 """The depth analyses as files: what `python -m albert_act.analyze <mode>` computes and writes.
 
-`run_analyses` loads the model, checks the records against it, computes the mode's analyses
-(`albert_act.analysis.depth`) and writes their tables (Markdown), numbers (JSON) and plots (PNG)
-into a staging dir that replaces the output dir whole. The renderers turn each result into the
-Markdown table printed and written.
-"""
+`run_analyses` loads the model, checks the records against it, computes the mode's analyses (`albert_act.analysis.depth`)
+and writes their tables (Markdown), numbers (JSON) and plots (PNG) into a staging dir that replaces the output dir
+whole. The renderers turn each result into the Markdown table printed and written."""
 
 import json
 import math
@@ -19,7 +17,7 @@ from albert_act.analysis import depth, difficulty, plots
 from albert_act.analysis.token_types import markdown_table
 from albert_act.io.source import Source
 from pipelines import probing, synthetic_corpus
-from pipelines.pretraining_dataset import check_records, non_empty, record_files
+from pipelines.pretraining_dataset import check_masked, check_records, non_empty, record_files
 from pipelines.record_vocabulary import check_records_vocabulary
 
 MODES = ("held-out", "token-types", "dependencies", "fixed-point", "sentences", "difficulty", "report")
@@ -68,6 +66,8 @@ def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, 
         for path in records:
             check_records(path, backbone.vocabulary_size, backbone.max_sequence_length)
             check_records_vocabulary(path, tokenizer.model_proto, vocab or f"{init}'s vocabulary")
+        if mode in ("token-types", "report"):  # (held-out: the evaluation says it)
+            check_masked(records, "the [MASK] rows of the depth tables would be of nothing")
     infer = depth.inference(backbone, strategy, jit_compile)
     # Written in a staging dir beside the output and moved in whole: Ctrl-C, a crash or a full
     # disk leave the previous analysis as it was.

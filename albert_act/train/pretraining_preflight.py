@@ -16,7 +16,7 @@ from albert_act.base import artifacts, checks, text_files
 from albert_act.train.pretraining_config import ADDED_SETTINGS, accumulation, check_batch_fits, config_record
 from albert_act.io.run_checkpoints import indexless
 from albert_act.train.resumption import another_run, changed_settings, run_record
-from pipelines.pretraining_dataset import check_records, count_records, record_files
+from pipelines.pretraining_dataset import check_masked, check_records, count_records, record_files
 from pipelines.record_vocabulary import check_records_vocabulary, recorded_vocabulary
 from pipelines import record_overlap
 from pipelines.tokenizer import Tokenizer
@@ -83,7 +83,8 @@ def _check_records(config, sample_records):
         raise ValueError(f"{odd}: records of {shapes[odd][0]} pieces with {shapes[odd][1]} predictions each, where "
                          f"{first}'s are of {shapes[first][0]} with {shapes[first][1]} (records of two data runs, made "
                          "with another --max_seq_length or --max_predictions_per_seq?): give records of one shape")
-    _check_masked(eval_files, shapes[eval_files[0]][1], sample_records)
+    check_masked(eval_files, "the held-out MLM accuracy would be of nothing", "held-out record", sample_records)
+    check_masked(train_files, "the MLM loss would train nothing (sentence order alone)", "training record", sample_records)
     share, (trained, held) = record_overlap.trained_share(train_files, eval_files, *shapes[eval_files[0]])
     if share > record_overlap.REFUSED:  # (another data run's split of the same text: its held-out, trained on)
         raise ValueError(f"{share:.0%} of {held:,} held-out records ({eval_files[0]}, ...) hold the text of training "
@@ -111,19 +112,6 @@ def _note_some_shards(train_files):
         if len(given) < total:
             print(f"note: --train_files: {len(given)} of the {total} training shards of {folder} (their names say "
                   f"-of-{total:05d}): training on those", flush=True)
-
-
-def _check_masked(eval_files, predictions, sample_records):
-    """ValueError when no held-out record of the first `sample_records` of each file holds a masked piece (another
-    tool's records, made for SOP alone): the held-out MLM accuracy and its interval would be of nothing."""
-    spec = {"masked_lm_weights": tf.io.FixedLenFeature([predictions], tf.float32)}
-    for path in eval_files:
-        for batch in tf.data.TFRecordDataset(path).take(sample_records).batch(sample_records):
-            if float(tf.reduce_sum(tf.io.parse_example(batch, spec)["masked_lm_weights"])) > 0:
-                return
-    raise ValueError(f"{eval_files[0]}{' ...' if len(eval_files) > 1 else ''}: no held-out record (of the first "
-                     f"{sample_records:,} of each file) holds a masked piece (masked_lm_weights all 0): the held-out "
-                     "MLM accuracy would be of nothing; make the records with pipelines.create_pretraining_data")
 
 
 def _check_recorded_size(path, vocabulary, seq, sample_records):
