@@ -35,7 +35,7 @@ from albert_act.base import checks, cli, entry, outputs, overlap, plain_text, te
 from albert_act.base.artifacts import INCOMPLETE, STATS_JSON, STATS_MD, TOKENS_EVAL, TOKENS_TRAIN, check_not_in_a_run
 from pipelines import instances, record_warnings, token_corpus, worker_pool
 from pipelines.tfrecord_writer import TFRecordWriter
-from pipelines.tokenizer import Tokenizer
+from pipelines.tokenizer import Tokenizer, skipped_lines_note
 
 
 def read_documents(files, skip_invalid_utf8=False, invalid_lines=None, units=None):
@@ -426,6 +426,8 @@ def main(argv=None):
             )
     print(f"wrote {report['instances']['train']} train and {report['instances']['eval']} eval instances "
           f"to {args.output_dir} in {report['seconds']:.1f} s; stats in {os.path.join(args.output_dir, STATS_MD)}")
+    if invalid := report["invalid_utf8_lines_skipped"]:
+        print(skipped_lines_note([line.rsplit(" line ", 1) for line in invalid], report["sentences"]))
     if args.eval_fraction > 0 and not report["instances"]["eval"]:
         print(f"note: the eval shard is empty (--eval_fraction {args.eval_fraction} of too few documents); "
               "pre-training needs held-out records: raise --eval_fraction or give more documents")

@@ -27,16 +27,16 @@ WORD_START = "\u2581"  # SentencePiece's "▁": the piece begins a new word
 _PUNCTUATION = frozenset(string.punctuation)
 
 
-def sample_sentences(files, max_sentences, seed, skip_invalid_utf8=False, units=None):
+def sample_sentences(files, max_sentences, seed, skip_invalid_utf8=False, units=None, invalid_lines=None):
     """A seeded reservoir sample of normalized, non-empty lines (memory bounded by `max_sentences`), and how many
     lines it was drawn from. units: a dict, given, of {path: its sentences' `overlap.keys_of`, an array}
-    (`overlap.check_units_once`)."""
+    (`overlap.check_units_once`); invalid_lines: a list, given, of the (path, line) skipped as not UTF-8."""
     rng = random.Random(f"{seed}/tokenizer-sample")
     sample, seen = [], 0
     for path in files:
         keys = None if units is None else units.setdefault(path, array.array("Q"))
         stream = overlap.Sentences()  # the file's sentences, however its lines are cut
-        for _, line in plain_text.read_text_lines(path, skip_invalid_utf8):
+        for _, line in plain_text.read_text_lines(path, skip_invalid_utf8, invalid_lines):
             if units is not None:  # (the line as written: its tabs and line numbers as they are)
                 keys.extend(overlap.keys_of(stream.feed(line)))
             line = normalization.normalize(line)
@@ -65,6 +65,15 @@ MAX_LINE_BYTES = 4192  # SentencePiece's max_sentence_length: longer lines are l
 ENGLISH_CHARACTERS = string.ascii_lowercase + string.digits + string.punctuation + "€£¥©®°±§¶•–—‘’“”«»×÷"
 
 
+def skipped_lines_note(skipped, read):
+    """The note for lines --skip_invalid_utf8 skipped (`skipped`: (path, line) each) of `read` lines read in all."""
+    share = len(skipped) / max(1, len(skipped) + read)
+    return (f"{'warning' if share > 0.1 else 'note'}: --skip_invalid_utf8 skipped {len(skipped):,} of the "
+            f"{len(skipped) + read:,} lines with text, as not UTF-8 ({skipped[0][0]} line {skipped[0][1]} first)" + (
+                ": most of it is in another encoding? Convert it (iconv -f ENCODING -t UTF-8) rather than skip it"
+                if share > 0.1 else ""))
+
+
 def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=12345, num_threads=1,
                         model_type="unigram", skip_invalid_utf8=False, byte_fallback=False, required_chars=""):
     """Trains a vocabulary on normalized text; returns the serialized model (bytes).
@@ -83,8 +92,10 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
     """
     if model_type not in MODEL_TYPES:
         raise ValueError(f"model_type must be one of {list(MODEL_TYPES)}, got {model_type!r}")
-    units = {}  # each file's sentences, as the trainer takes them: a file more than half of whose sentences another holds
-    sentences, lines = sample_sentences(files, max_sentences, seed, skip_invalid_utf8, units)
+    units, skipped = {}, []  # each file's sentences, as the trainer takes them (a file more than half of whose sentences
+    sentences, lines = sample_sentences(files, max_sentences, seed, skip_invalid_utf8, units, skipped)  # another holds)
+    if skipped:
+        print(skipped_lines_note(skipped, lines))
     for note in overlap.check_units_once(units, "sentences", "its sentences would count twice in the "
                                             "vocabulary's statistics"):
         print(note)

@@ -313,7 +313,11 @@ CASES = [
     ("tokenizer-invalid-utf8", "pipelines.train_tokenizer --input {bad_utf8} --output {tmp}/v --vocab_size 50 --no-byte_fallback --required_chars=", 1,
      r"bad_utf8.txt line 2: not valid UTF-8.*--skip_invalid_utf8", []),
     ("tokenizer-skip-invalid-utf8", "pipelines.train_tokenizer --input {bad_utf8} {corpus} --output {tmp}/v_skip --vocab_size 40 --no-byte_fallback --required_chars= "
-     "--model_type bpe --skip_invalid_utf8", 0, r"wrote .*v_skip.model \(40 pieces\)", []),
+     "--model_type bpe --skip_invalid_utf8", 0, r"note: --skip_invalid_utf8 skipped 1 of the [\d,]+ lines with text, as not "
+     r"UTF-8 \(\S+bad_utf8.txt line 2 first\)\n.*wrote .*v_skip.model \(40 pieces\)", []),
+    ("data-skip-invalid-utf8", DATA.replace("{tmp}/records", "{tmp}/records_skip") + " --input {bad_utf8} {corpus} "
+     "--skip_invalid_utf8", 0, r"note: --skip_invalid_utf8 skipped 1 of the [\d,]+ lines with text, as not UTF-8 "
+     r"\(\S+bad_utf8.txt line 2 first\)", []),
     ("tokenizer-no-input", "pipelines.train_tokenizer --input {tmp}/nowhere.txt --output {tmp}/v --vocab_size 50 --no-byte_fallback --required_chars=", 1,
      r"no file matches", []),
     # --- analyses and the submission ----------------------------------------------------------
