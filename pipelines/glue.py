@@ -130,7 +130,7 @@ def _read_tsv_lines(path):
     text_files.refuse_fifo(path, "where the task's tab-separated file is read", "put the file there")
     with open(path, "rb") as f:
         data = f.read()
-    encodings.refuse_other_encodings(path, data.split(b"\n", 1)[0])  # UTF-16 with or without its mark, say
+    encodings.refuse_other_encodings(path, data.split(b"\n", 1)[0], in_place=True)  # UTF-16 with or without its mark, say
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

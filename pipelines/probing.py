@@ -55,7 +55,7 @@ def read_senteval(path):
     a va/te label that no tr line has (a classifier could never predict it)."""
     data, lines = {split: [] for split in SPLITS}, {}
     known = TASK_LABELS.get(os.path.basename(str(path)).split(".")[0])
-    for number, line in text_files.read_lines(path, skip_flag=False):
+    for number, line in text_files.read_lines(path, skip_flag=False, in_place=True):
         if not line:
             continue
         parts = line.split("\t")

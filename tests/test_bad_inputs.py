@@ -80,6 +80,9 @@ CASES = [
     ("finetune-a-csv-as-train-tsv", FINETUNE + " --task rte --data_dir {tmp}/glue_csv", 1, r"glue_csv/train.tsv line 1: "
      r"the header is comma-separated \('index,sentence1,sentence2,label'\): a CSV file, where GLUE's files are "
      r"tab-separated", []),
+    ("finetune-train-tsv-gzipped-under-its-name", FINETUNE + " --task rte --data_dir {tmp}/glue_gz_named", 1,
+     r"glue_gz_named/train.tsv: a gzip-compressed file, not text; decompress it first \(gunzip -c (\S+train.tsv) > "
+     r"\1.text && mv \1.text \1\)$", []),
     ("finetune-train-tsv-a-named-pipe", FINETUNE + " --task rte --data_dir {tmp}/glue_fifo", 1, r"glue_fifo/train.tsv: a "
      r"named pipe \(FIFO\) where the task's tab-separated file is read: reading it waits for a program to write it; put "
      r"the file there$", []),
@@ -1533,6 +1536,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     (root / "glue_csv" / "train.tsv").write_text("index,sentence1,sentence2,label\n0,A man plays.,He plays.,entailment\n")
     (root / "glue_gz").mkdir()
     (root / "glue_gz" / "train.tsv.gz").write_bytes(gzip.compress((RTE_HEADER + RTE_ROW.format(i=0)).encode()))
+    (root / "glue_gz_named").mkdir()  # gzip's bytes under the name read
+    (root / "glue_gz_named" / "train.tsv").write_bytes(gzip.compress((RTE_HEADER + RTE_ROW.format(i=0)).encode()))
     for name in ("glue_fifo", "glue_device", "fifo_records"):  # a named pipe with no writer, a device: never read
         (root / name).mkdir()
     os.mkfifo(root / "glue_fifo" / "train.tsv")

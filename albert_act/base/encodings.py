@@ -29,10 +29,10 @@ def compression_hint(path):
     return f"; a {found[0]}-compressed file: decompress it first ({_decompress(found, path)})" if found else ""
 
 
-def refuse_other_encodings(path, first_line):
+def refuse_other_encodings(path, first_line, in_place=False):
     """ValueError for a file whose first line (bytes) is an image, a database, a NumPy file, compressed, a PDF, a
     TFRecord, or UTF-16 or UTF-32 text (with or without its byte-order mark), naming what it is and how to convert
-    it."""
+    it (in_place: a file read by its name, a GLUE task's train.tsv: converted into that name)."""
     path = os.fspath(path)
     head = _head(path, first_line)
     named = next((kind for magic, kind in BINARY if head.startswith(magic) and (  # (a text may begin "MZ is")
@@ -49,7 +49,7 @@ def refuse_other_encodings(path, first_line):
     if zipped or head[257:262] == b"ustar":  # (zip files in disguise: no text inside to unzip; a tar archive)
         raise ValueError(f"{path}: {zipped or 'a tar archive: extract its files first (tar -xf ' + path + ')'}; not "
                          "text: give a UTF-8 text file")
-    _refuse_compressed(path, first_line)
+    _refuse_compressed(path, first_line, in_place)
     kind = MODEL_FILES.get(os.path.splitext(path)[1].lower()) or (
         "a variables file of a SavedModel or checkpoint" if ".data-" in os.path.basename(path) else None)
     if kind and not _text_like(head):
@@ -59,28 +59,30 @@ def refuse_other_encodings(path, first_line):
     if first_line.startswith(b"%!PS"):
         raise ValueError(f"{path}: a PostScript document (a program that draws pages), not text; extract its text "
                          f"first (e.g. ps2ascii {path} text.txt)")
-    _refuse_utf16(path, first_line, head)
+    _refuse_utf16(path, first_line, head, in_place)
 
 
-def _refuse_compressed(path, start):
+def _refuse_compressed(path, start, in_place=False):
     """A compressed file is named as such (its bytes would be read as invalid UTF-8, or skipped
     line by line with --skip_invalid_utf8)."""
     found = _compression(start)
     if found:
         raise ValueError(f"{path}: a {found[0]}-compressed file, not text; decompress it first "
-                         f"({_decompress(found, path)})")
+                         f"({_decompress(found, path, in_place)})")
 
 
-def _decompress(found, path):
-    """The command that decompresses `path` (of the kind `found`), into a file beside it."""
+def _decompress(found, path, in_place=False):
+    """The command that decompresses `path` (of the kind `found`), into a file beside it (in_place: into `path`)."""
     if found[0] == "ZLIB":
-        return f"{found[1]} {path}"
+        return f"{found[1]} {path}" + (f" && mv {path}.raw {path}" if in_place else "")
+    if in_place:
+        return f"{found[1]} {path} > {path}.text && mv {path}.text {path}"
     root, suffix = os.path.splitext(path)
     text = root if suffix in (".gz", ".bz2", ".xz", ".zst", ".lz4", ".zip", ".Z") else f"{root}.decompressed{suffix}"
     return f"{found[1]} {path} > {text}"
 
 
-def _refuse_utf16(path, start, head):
+def _refuse_utf16(path, start, head, in_place=False):
     """UTF-16 or UTF-32 text (a byte-order mark, or NUL bytes between its letters: `_utf_width` of the file's `head`)
     is not read as UTF-8 with lines skipped: the lines left would be letters split by NULs. Other NULs in the first
     line `start`: a binary file, named (`_binary_kind`)."""
@@ -94,7 +96,8 @@ def _refuse_utf16(path, start, head):
         kind = _utf_width(head)  # (UTF-16LE: no mark to tell it, so named for iconv)
     if kind:
         raise ValueError(f"{path}: {kind} text, not UTF-8 (its first line holds NUL bytes or a {kind[:6]} byte-order "
-                         f"mark); convert it first: iconv -f {kind} -t UTF-8 {path} > converted.txt")
+                         f"mark); convert it first: iconv -f {kind} -t UTF-8 {path} > "
+                         + (f"{path}.text && mv {path}.text {path}" if in_place else "converted.txt"))
 
 
 BINARY = ((b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF8", "a GIF image"),

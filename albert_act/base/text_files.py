@@ -374,7 +374,7 @@ def read_bytes(path):
         raise ValueError(f"{path}: a folder, where a file was expected") from None
 
 
-def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True):
+def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True, in_place=False):
     """Yields (line number, text without the newline) of a UTF-8 file; a byte-order mark at its start, or at a
     line's (files joined with cat), is dropped, and a lone CR inside a line (or U+2028, U+2029, NEL, a vertical tab) ends a line
     (both parts carry the line's number).
@@ -384,7 +384,8 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
     (path, line number) is appended to `invalid_lines` (a list) if given. A gzip, bzip2, xz,
     zstd or zip file raises ValueError naming its compression, and a UTF-16 or UTF-32 one (a
     byte-order mark, or NUL bytes in its first line) its encoding, whatever `skip_invalid_utf8`.
-    skip_flag: whether the caller has --skip_invalid_utf8 to recommend. A device (/dev/zero) raises ValueError.
+    skip_flag: whether the caller has --skip_invalid_utf8 to recommend; in_place: the file is read by its name (a
+    task's file in a --data_dir): conversions are advised into that name. A device (/dev/zero) raises ValueError.
     """
     refuse_device(path)
     checks.utf8_name(path)
@@ -401,7 +402,7 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
     with handle:
         for number, raw in enumerate(handle, start=1):
             if number == 1:
-                encodings.refuse_other_encodings(path, raw)
+                encodings.refuse_other_encodings(path, raw, in_place)
                 if b"\n" not in raw and b"\r" in raw.rstrip(b"\r"):  # every line one: read whole, it would merge
                     raise ValueError(f"{path}: lines end in a lone CR (classic Mac line ends); convert them first: "
                                      f"tr '\\r' '\\n' < {path} > converted.txt")
