@@ -80,6 +80,11 @@ def interrupted_message(model_dir, jax=False):
 
 def jax_ignored_flags(args):
     """On the JAX backend: the flags of TensorFlow's run that it does not read (refused, not ignored)."""
+    capacity = dict(getattr(args, "backbone_overrides", None) or {}).get("capacity")
+    if capacity is not None:
+        return (f"--override capacity={capacity}: a cap on the tokens an iteration computes is TensorFlow's --execution "
+                "bucket; the JAX backend computes every running token: drop it, or run on TensorFlow (KERAS_BACKEND "
+                "unset)")
     given = [f"--{name} {getattr(args, name)}" for name in ("strategy", "input_streams", "export_dir")
              if name in args.given and getattr(args, name) not in (None, "auto")]
     if given:

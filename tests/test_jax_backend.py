@@ -353,6 +353,8 @@ def test_tensorflows_run_flags_are_refused_on_jax_not_ignored():
         message = pretrain.jax_ignored_flags(pretrain.parse_args(["--model_dir", "run", *flags]))
         assert message.startswith(f"{named}: TensorFlow's, which the JAX backend does not read"), message
     assert pretrain.jax_ignored_flags(pretrain.parse_args(["--model_dir", "run", "--strategy", "auto"])) is None
+    message = pretrain.jax_ignored_flags(pretrain.parse_args(["--model_dir", "run", "--override", "capacity=32"]))
+    assert message.startswith("--override capacity=32: a cap on the tokens an iteration computes is TensorFlow's")
 
 
 def test_ctrl_c_while_jax_compiles_gives_one_line_not_a_crash(records, tmp_path):
