@@ -400,6 +400,12 @@ CASES += [
     ("export-a-run-with-an-empty-checkpoint-state-file", EXPORT.replace("{run}", "{empty_state_export_run}").replace(
      "{tmp}/e/1", "{tmp}/e_state/1"), 0, r"warning: \S+empty_state_export_run/checkpoints/checkpoint is empty or "
      r"damaged", ["{empty_state_export_run}/checkpoints/checkpoint"]),
+    ("export-a-run-holding-another-runs-later-checkpoint", EXPORT.replace("{run}", "{foreign_ckpt_run}"), 1,
+     r"foreign_ckpt_run/checkpoints/ckpt-9 is of update 9, past the run's 3 \(its config.json\): another run's "
+     r"checkpoint, copied or linked in; move it away", ["{foreign_ckpt_run}"]),
+    ("pretrain-resume-a-run-holding-another-runs-later-checkpoint", "albert_act.pretrain --config "
+     "{foreign_ckpt_run}/config.json --model_dir {foreign_ckpt_run} --no_export", 1, r"foreign_ckpt_run/checkpoints/"
+     r"ckpt-9 is of update 9, past the run's 3", ["{foreign_ckpt_run}"]),
     ("export-checkpoints-without-their-index", EXPORT.replace("{run}", "{indexless_run}"), 1,
      r"indexless_run/checkpoints/ckpt-3's .data file is there without its .index", ["{indexless_run}"]),
 ]
@@ -1587,6 +1593,9 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     for name in ("empty_state_run", "empty_state_export_run"):  # TensorFlow's list of the checkpoints, left empty
         shutil.copytree(tiny_run[0], root / name)
         (root / name / "checkpoints" / "checkpoint").write_text("")
+    shutil.copytree(tiny_run[0], root / "foreign_ckpt_run")  # another run's later checkpoint copied in
+    for part in (root / "foreign_ckpt_run" / "checkpoints").glob("ckpt-3.*"):
+        shutil.copy(part, part.parent / part.name.replace("ckpt-3", "ckpt-9"))
     shutil.copytree(tiny_run[0], root / "indexless_run")  # a copy cut short: every .data without its .index
     for index in (root / "indexless_run" / "checkpoints").glob("*.index"):
         index.unlink()
@@ -1655,7 +1664,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run",
                                               "empty_config_run", "no_backbone_config_run",
                                               "string_steps_config_run", "orphan_export", "empty_state_run",
-                                              "empty_state_export_run", "indexless_run")},
+                                              "empty_state_export_run", "indexless_run", "foreign_ckpt_run")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
             "utf16_txt": root / "utf16.txt", "utf16le_txt": root / "utf16le.txt",

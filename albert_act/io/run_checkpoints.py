@@ -72,6 +72,15 @@ def indexless(directory):
     return sorted(cut, key=lambda prefix: int(prefix.rsplit("-", 1)[1]) if prefix.rsplit("-", 1)[1].isdigit() else -1)
 
 
+def check_own_updates(directory, steps):
+    """ValueError for a checkpoint in `directory` saved past the run's `steps` updates: another run's, copied or
+    linked in (resumed or exported, its weights would pass for this run's)."""
+    found = artifacts.checkpoints_on_disk(directory)
+    if isinstance(steps, int) and found and max(found) > steps:
+        raise ValueError(f"{found[max(found)]} is of update {max(found):,}, past the run's {steps:,} (its "
+                         f"{artifacts.CONFIG}): another run's checkpoint, copied or linked in; move it away")
+
+
 def checkpoint_managers(config, checkpoint, write_dir):
     """(the manager that saves into <write_dir>/checkpoints, the one that restores from the run's own:
     the same one, but for a multi-worker job's other workers, which write to scratch and restore the
@@ -145,12 +154,22 @@ def newest_weights(run):
                          "short, or the file deleted): no checkpoint reads; copy the whole checkpoint back")
     if not found:
         raise ValueError(f"{run}: no checkpoint in {directory}")
+    check_own_updates(directory, _recorded_steps(run))
     state = checkpoint_state(directory)
     named = state.model_checkpoint_path if state else None
     if named and not tf.io.gfile.exists(named + ".index"):
         print(f"warning: {os.path.join(directory, 'checkpoint')} names {named}, which is not there; reading the "
               "newest checkpoint on disk")
     return newest_intact(found, _tf_weights, directory, errors=READ_ERRORS, owner=run)
+
+
+def _recorded_steps(run):
+    """The updates a run's config.json asks for, or None (no config.json, or a damaged one: named where the model
+    is built from it)."""
+    try:
+        return artifacts.read_json(os.path.join(run, artifacts.CONFIG)).get("steps")
+    except (ValueError, OSError):
+        return None
 
 
 def _tf_weights(update, prefix):

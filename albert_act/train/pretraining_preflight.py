@@ -14,7 +14,7 @@ import tensorflow as tf
 from albert_act import distribution
 from albert_act.base import artifacts, checks, text_files
 from albert_act.train.pretraining_config import ADDED_SETTINGS, accumulation, check_batch_fits, config_record
-from albert_act.io.run_checkpoints import indexless
+from albert_act.io.run_checkpoints import check_own_updates, indexless
 from albert_act.train.resumption import another_run, changed_settings, run_record
 from pipelines.pretraining_dataset import check_masked, check_records, count_records, record_files
 from pipelines.record_vocabulary import check_records_vocabulary, recorded_vocabulary
@@ -222,6 +222,7 @@ def _check_model_dir(config, train_files=(), eval_files=(), replicas=1):
     if not checkpoints:
         _start_afresh(config.model_dir)
     else:
+        check_own_updates(os.path.join(config.model_dir, artifacts.CHECKPOINTS), config.steps)
         _check_eval_batches(config, previous.get("eval_batches"), eval_files, replicas)
 
 
