@@ -115,6 +115,8 @@ CASES = [
     # --- pre-training: settings, vocabulary, records, run dirs ---------------------------------
     ("pretrain-unknown-override", PRETRAIN + " --override nonsense_key=3", 1,
      r"--override nonsense_key: not a backbone setting; known: .*hidden_dim", []),
+    ("pretrain-override-nan", PRETRAIN + " --override halting_bias_initializer=NaN", 1,
+     r"--override halting_bias_initializer=nan: not a finite number; give one$", []),
     ("pretrain-override-type", PRETRAIN + " --override vocabulary_size=abc", 1,
      r'--override vocabulary_size="abc" \(or backbone_overrides in a --config file\): expected an integer, got a string '
      r"\(the preset has \d+\)", []),

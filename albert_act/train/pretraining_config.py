@@ -11,6 +11,7 @@ config.json, from which `PretrainConfig.from_record` repeats it). The checks tha
 import argparse
 import dataclasses
 import json
+import math
 
 import keras
 
@@ -298,6 +299,9 @@ def _check_overrides(overrides, preset_backbone):
             raise ValueError(f"--override {key}={json.dumps(value)}: a setting of the run, not of the backbone: use "
                              f"{run[0]} {json.dumps(value)}" if run else f"--override {key}: not a backbone setting; "
                              f"known: {', '.join(k for k in known if k not in OWN_FLAGS)}")
+        if isinstance(value, float) and not math.isfinite(value) or str(value).strip().lower().lstrip("+-") in (
+                "inf", "infinity", "nan"):  # (a nan bias: a nan loss at the first update; "inf" is no JSON number)
+            raise ValueError(f"--override {key}={value}: not a finite number; give one")
         like = preset_backbone.get(key)
         if like is None:
             continue
