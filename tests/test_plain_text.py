@@ -337,3 +337,23 @@ def test_more_binary_files_are_named(head, said, tmp_path):
         encodings.refuse_other_encodings(path, path.read_bytes().split(b"\n")[0])
     path.write_bytes(b"PAR1 is the first part of the code.\nMZ is a band.\n")  # text that begins as they do: read
     encodings.refuse_other_encodings(path, b"PAR1 is the first part of the code.\n")
+
+
+@pytest.mark.parametrize("text, encoding", [
+    ("Москва — столица России, город федерального значения.\nОна расположена на реке Москве.\n" * 3, "utf-16-le"),
+    ("北京是中华人民共和国的首都。\n它是全国的政治中心和文化中心。\n" * 3, "utf-16-le"),
+    ("北京是中华人民共和国的首都。\n它是全国的政治中心和文化中心。\n" * 3, "utf-16-be"),
+], ids=["cyrillic-le", "chinese-le", "chinese-be"])
+def test_utf16_of_scripts_without_nul_bytes_is_named(text, encoding, tmp_path):
+    """UTF-16 without its mark was told by the NUL beside each Latin letter; Cyrillic or Chinese letters have none
+    (a Russian text was called binary, a Chinese one told to convert from Windows-1252)."""
+    from albert_act.base import text_files
+
+    path = tmp_path / "text.txt"
+    path.write_bytes(text.encode(encoding))
+    order = encoding[-2:].upper()
+    with pytest.raises(ValueError, match=rf"UTF-16{order} text, not UTF-8 .*iconv -f UTF-16{order} -t UTF-8"):
+        list(text_files.read_lines(str(path)))
+    path.write_bytes("caf\u00e9 au lait, na\u00efve r\u00e9sum\u00e9\n".encode("latin-1") * 4)  # not UTF-16
+    with pytest.raises(ValueError, match=r"line 1: not valid UTF-8"):
+        list(text_files.read_lines(str(path)))

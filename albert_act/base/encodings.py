@@ -89,14 +89,17 @@ def _refuse_utf16(path, start, head, in_place=False):
     marks = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
              (b"\xfe\xff", "UTF-16"))
     kind = next((name for mark, name in marks if start.startswith(mark)), None)
+    if kind is None and b"\x00" not in start:  # (UTF-16 of a script with no NUL byte: Chinese, a line of it)
+        kind = _utf16_text(head)
     if kind is None and b"\x00" in start:
         binary = _binary_kind(head)
         if binary:
             raise ValueError(f"{path}: {binary}, not text; give a UTF-8 text file")
         kind = _utf_width(head)  # (UTF-16LE: no mark to tell it, so named for iconv)
     if kind:
-        raise ValueError(f"{path}: {kind} text, not UTF-8 (its first line holds NUL bytes or a {kind[:6]} byte-order "
-                         f"mark); convert it first: iconv -f {kind} -t UTF-8 {path} > "
+        why = (f"its first line holds NUL bytes or a {kind[:6]} byte-order mark" if b"\x00" in start or kind in
+               [name for _, name in marks] else f"its first bytes read as {kind} text, of a script with no NUL byte")
+        raise ValueError(f"{path}: {kind} text, not UTF-8 ({why}); convert it first: iconv -f {kind} -t UTF-8 {path} > "
                          + (f"{path}.text && mv {path}.text {path}" if in_place else "converted.txt"))
 
 
@@ -164,4 +167,21 @@ def _utf_width(head):
         other = [letters[i] == 0 for i in range(len(letters)) if i % width not in offsets]
         if nul and sum(nul) >= 0.8 * len(nul) and sum(other) <= 0.2 * len(other):
             return f"UTF-{8 * width}{order}"
+    return _utf16_text(head)
+
+
+def _utf16_text(head):
+    """"UTF-16LE" or "UTF-16BE" where `head`, not UTF-8, reads as text in that encoding whatever its script (Cyrillic,
+    Chinese: letters with no NUL byte): no control character, no lone surrogate, and a space or a line end among
+    every 40 characters (random bytes hold none), else None."""
+    if _text_like(head):
+        return None
+    for order in ("LE", "BE"):
+        try:
+            text = head[:len(head) // 2 * 2].decode(f"utf-16-{order.lower()}")
+        except UnicodeDecodeError:
+            continue
+        spaces = sum(c in " \n\r\t\u3000" for c in text)
+        if len(text) >= 8 and spaces >= len(text) / 40 and all(c.isprintable() or c in "\n\r\t" for c in text[:-1]):
+            return f"UTF-16{order}"
     return None
