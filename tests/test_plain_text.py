@@ -357,3 +357,25 @@ def test_utf16_of_scripts_without_nul_bytes_is_named(text, encoding, tmp_path):
     path.write_bytes("caf\u00e9 au lait, na\u00efve r\u00e9sum\u00e9\n".encode("latin-1") * 4)  # not UTF-16
     with pytest.raises(ValueError, match=r"line 1: not valid UTF-8"):
         list(text_files.read_lines(str(path)))
+
+
+def test_lines_of_another_encoding_inside_a_utf8_file_are_named(tmp_path):
+    """A UTF-16 part joined on (or one line pasted in) was read as letters spaced by NULs, or blamed on Latin-1; Java's
+    modified UTF-8 (NUL as C0 80) was told to convert from Windows-1252."""
+    from albert_act.base import text_files
+
+    text = "".join(f"The river ran past the mill number {i} today.\n" for i in range(12))
+    path = tmp_path / "joined.txt"
+    path.write_bytes("th\u00e9 \n".encode() + text.encode() + text.encode("utf-16-le"))
+    with pytest.raises(ValueError, match=r"joined.txt line 14: UTF-16LE text \(NUL bytes beside its letters\) in a file "
+                                         r"read as UTF-8 \(a file of another encoding joined on, or a line pasted in\?\): "
+                                         r"convert that part alone \(iconv -f UTF-16LE -t UTF-8\), or pass "
+                                         r"--skip_invalid_utf8"):
+        list(text_files.read_lines(str(path)))
+    invalid = []  # --skip_invalid_utf8: those lines skipped and counted, the UTF-8 ones read
+    kept = [line for _, line in text_files.read_lines(str(path), True, invalid)]
+    assert kept[:13] == ["th\u00e9 "] + text.splitlines() and invalid[0] == (str(path), 14)
+    path.write_bytes(text.encode().replace(b". ", b".\xc0\x80 ") + b"A last line.\xc0\x80 Yes.\n")
+    with pytest.raises(ValueError, match=r"line 13: not valid UTF-8 .*its bytes hold C0 80, a NUL written as Java's "
+                                         r"modified UTF-8"):
+        list(text_files.read_lines(str(path)))

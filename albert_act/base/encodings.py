@@ -1,7 +1,9 @@
 """What a file that is not UTF-8 text is (compressed, a PDF, UTF-16 or UTF-32 text, an image, a database, a
-TFRecord...), named from its first bytes with the command that makes text of it, where one does."""
+TFRecord...), named from its first bytes with the command that makes text of it, where one does; and what a line
+that is not UTF-8 (`not_utf8`) or holds NUL bytes (`nul_line`) is, with the advice its bytes call for."""
 
 import os
+import re
 
 
 _UNZLIB = ("python3 -c \"import sys, zlib; open(sys.argv[1] + '.raw', 'wb').write(zlib.decompress(open(sys.argv[1], "
@@ -185,3 +187,36 @@ def _utf16_text(head):
         if len(text) >= 8 and spaces >= len(text) / 40 and all(c.isprintable() or c in "\n\r\t" for c in text[:-1]):
             return f"UTF-16{order}"
     return None
+
+
+def not_utf8(path, number, raw, error, skip_flag, accented):
+    """The refusal of line `number` (bytes `raw`) that does not decode (`error`), with the advice its bytes call for:
+    surrogates (CESU-8, as Java writes characters past U+FFFF), a file that mixes encodings (UTF-8 accents at line
+    `accented` before it), or else a Windows-1252 file to convert."""
+    skip = ", or pass --skip_invalid_utf8 to skip such lines" if skip_flag else ""
+    if b"\xc0\x80" in raw:  # (Java's modified UTF-8: NUL as two bytes)
+        advice = ("its bytes hold C0 80, a NUL written as Java's modified UTF-8 (DataOutputStream, JNI) writes it: "
+                  f"remove them (sed 's/\\xc0\\x80//g' {path} > fixed.txt){skip}")
+    elif re.search(rb"\xed[\xa0-\xbf]", raw):
+        advice = ("its bytes hold a character past U+FFFF written as two UTF-16 surrogates (CESU-8 or WTF-8, as Java "
+                  f"and some Windows tools write emoji): re-save the file as UTF-8{skip}")
+    elif accented:
+        advice = (f"the file mixes encodings (line {accented} is UTF-8 beyond ASCII; this line is not, e.g. Latin-1 "
+                  f"pasted in): converting the whole file would garble the UTF-8 lines; fix line {number} alone{skip}")
+    else:  # (Western European most often; Shift-JIS, GB18030, KOI8-R or EBCDIC need their own -f)
+        advice = (f"convert the file from its encoding (e.g. iconv -f cp1252 -t UTF-8 {path} > converted.txt for "
+                  "Windows-1252; another, such as Shift-JIS, GB18030, KOI8-R or EBCDIC, takes its own -f: file -i names "
+                  f"it){skip}" if skip_flag else "save the file as UTF-8 text (e.g. iconv -f cp1252 -t UTF-8)")
+    return ValueError(f"{path} line {number}: not valid UTF-8 ({error.reason} at byte {error.start}); {advice}")
+
+
+def nul_line(path, number, raw, skip_flag):
+    """The refusal of line `number` (bytes `raw`) holding NUL bytes: UTF-16 text (`_utf_width`: files of two encodings
+    joined), or a binary file's bytes."""
+    kind = _utf_width(raw[:64])
+    if kind and number > 1:
+        return ValueError(f"{path} line {number}: {kind} text (NUL bytes beside its letters) in a file read as UTF-8 (a "
+                          f"file of another encoding joined on, or a line pasted in?): convert that part alone (iconv -f {kind} -t UTF-8)"
+                          + (", or pass --skip_invalid_utf8 to skip such lines" if skip_flag and number > 8 else ""))
+    return ValueError(f"{path} line {number}: NUL bytes, as a binary file holds (a SentencePiece .model, a TFRecord, an "
+                      "image...), not text; give a UTF-8 text file")

@@ -406,16 +406,19 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
                 if b"\n" not in raw and b"\r" in raw.rstrip(b"\r"):  # every line one: read whole, it would merge
                     raise ValueError(f"{path}: lines end in a lone CR (classic Mac line ends); convert them first: "
                                      f"tr '\\r' '\\n' < {path} > converted.txt")
-            elif number <= 8 and raw.count(b"\x00") >= 3:  # (the first line's NULs: UTF-16's, named above; one
-                # NUL in a line of text is that line's fault, which its reader names)
-                raise ValueError(f"{path} line {number}: NUL bytes, as a binary file holds (a SentencePiece .model, a "
-                                 "TFRecord, an image...), not text; give a UTF-8 text file")
+            elif raw.count(b"\x00") >= 3:  # (the first line's NULs: named above; one NUL in a line of text is that
+                # line's fault, which its reader names) UTF-16 text joined on, or a binary file
+                if number <= 8 or not skip_invalid_utf8:
+                    raise encodings.nul_line(path, number, raw, skip_flag)
+                if invalid_lines is not None:
+                    invalid_lines.append((path, number))
+                continue
             try:
                 line = raw.decode("utf-8")
                 accented = accented or (None if raw.isascii() else number)  # (UTF-8 beyond ASCII: the file is UTF-8)
             except UnicodeDecodeError as error:
                 if not skip_invalid_utf8:
-                    raise _not_utf8(path, number, raw, error, skip_flag, accented) from None
+                    raise encodings.not_utf8(path, number, raw, error, skip_flag, accented) from None
                 if invalid_lines is not None:
                     invalid_lines.append((path, number))
                 continue
@@ -427,21 +430,3 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
                 # line end, as Python's str.splitlines and editors take it
             else:
                 yield number, line
-
-
-def _not_utf8(path, number, raw, error, skip_flag, accented):
-    """The refusal of line `number` (bytes `raw`) that does not decode (`error`), with the advice its bytes call for:
-    surrogates (CESU-8, as Java writes characters past U+FFFF), a file that mixes encodings (UTF-8 accents at line
-    `accented` before it), or else a Windows-1252 file to convert."""
-    skip = ", or pass --skip_invalid_utf8 to skip such lines" if skip_flag else ""
-    if re.search(rb"\xed[\xa0-\xbf]", raw):
-        advice = ("its bytes hold a character past U+FFFF written as two UTF-16 surrogates (CESU-8 or WTF-8, as Java "
-                  f"and some Windows tools write emoji): re-save the file as UTF-8{skip}")
-    elif accented:
-        advice = (f"the file mixes encodings (line {accented} is UTF-8 beyond ASCII; this line is not, e.g. Latin-1 "
-                  f"pasted in): converting the whole file would garble the UTF-8 lines; fix line {number} alone{skip}")
-    else:  # (Western European most often; Shift-JIS, GB18030, KOI8-R or EBCDIC need their own -f)
-        advice = (f"convert the file from its encoding (e.g. iconv -f cp1252 -t UTF-8 {path} > converted.txt for "
-                  "Windows-1252; another, such as Shift-JIS, GB18030, KOI8-R or EBCDIC, takes its own -f: file -i names "
-                  f"it){skip}" if skip_flag else "save the file as UTF-8 text (e.g. iconv -f cp1252 -t UTF-8)")
-    return ValueError(f"{path} line {number}: not valid UTF-8 ({error.reason} at byte {error.start}); {advice}")
