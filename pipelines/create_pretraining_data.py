@@ -426,10 +426,15 @@ def main(argv=None):
             )
     print(f"wrote {report['instances']['train']} train and {report['instances']['eval']} eval instances "
           f"to {args.output_dir} in {report['seconds']:.1f} s; stats in {os.path.join(args.output_dir, STATS_MD)}")
+    _print_notes(report, args.eval_fraction)
+
+
+def _print_notes(report, eval_fraction):
+    """The notes and warnings on what the data run made: lines skipped, an empty eval shard, records unmasked..."""
     if invalid := report["invalid_utf8_lines_skipped"]:
         print(skipped_lines_note([line.rsplit(" line ", 1) for line in invalid], report["sentences"]))
-    if args.eval_fraction > 0 and not report["instances"]["eval"]:
-        print(f"note: the eval shard is empty (--eval_fraction {args.eval_fraction} of too few documents); "
+    if eval_fraction > 0 and not report["instances"]["eval"]:
+        print(f"note: the eval shard is empty (--eval_fraction {eval_fraction} of too few documents); "
               "pre-training needs held-out records: raise --eval_fraction or give more documents")
     if report["instances_with_no_masked_piece"]:
         print(f"note: {report['instances_with_no_masked_piece']:,} of the {report['instances']['total']:,} instances "

@@ -74,6 +74,21 @@ def skipped_lines_note(skipped, read):
                 if share > 0.1 else ""))
 
 
+def _sample_with_notes(files, max_sentences, seed, skip_invalid_utf8):
+    """`sample_sentences`, with notes on lines skipped, files that repeat each other, and the sample's share."""
+    units, skipped = {}, []  # each file's sentences, as the trainer takes them (a file more than half of whose sentences
+    sentences, lines = sample_sentences(files, max_sentences, seed, skip_invalid_utf8, units, skipped)  # another holds)
+    if skipped:
+        print(skipped_lines_note(skipped, lines))
+    for note in overlap.check_units_once(units, "sentences", "its sentences would count twice in the "
+                                            "vocabulary's statistics"):
+        print(note)
+    if lines > len(sentences):
+        print(f"note: the vocabulary is trained on a seeded sample of {len(sentences):,} of the {lines:,} lines "
+              "(--max_sentences)")
+    return sentences, lines
+
+
 def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=12345, num_threads=1,
                         model_type="unigram", skip_invalid_utf8=False, byte_fallback=False, required_chars=""):
     """Trains a vocabulary on normalized text; returns the serialized model (bytes).
@@ -92,16 +107,7 @@ def train_sentencepiece(files, vocab_size=30000, max_sentences=2_000_000, seed=1
     """
     if model_type not in MODEL_TYPES:
         raise ValueError(f"model_type must be one of {list(MODEL_TYPES)}, got {model_type!r}")
-    units, skipped = {}, []  # each file's sentences, as the trainer takes them (a file more than half of whose sentences
-    sentences, lines = sample_sentences(files, max_sentences, seed, skip_invalid_utf8, units, skipped)  # another holds)
-    if skipped:
-        print(skipped_lines_note(skipped, lines))
-    for note in overlap.check_units_once(units, "sentences", "its sentences would count twice in the "
-                                            "vocabulary's statistics"):
-        print(note)
-    if lines > len(sentences):
-        print(f"note: the vocabulary is trained on a seeded sample of {len(sentences):,} of the {lines:,} lines "
-              "(--max_sentences)")
+    sentences, lines = _sample_with_notes(files, max_sentences, seed, skip_invalid_utf8)
     if not sentences:
         raise ValueError(f"no text to train a vocabulary on in {files}")
     if all(len(line.encode()) > MAX_LINE_BYTES for line in sentences):
