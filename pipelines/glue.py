@@ -11,6 +11,7 @@ MNLI train has 12 columns and dev 16 (label = last column); test files have an
 
 import dataclasses
 import os
+import re
 
 from albert_act.base import encodings, text_files
 
@@ -199,7 +200,26 @@ def read_glue(name, data_dir, split):
         raise ValueError(f"{path}: no {task.name} examples: {why}")
     report = {"file": path, "rows": len(lines) - start, "examples": len(examples), "malformed_rows_skipped": len(skipped),
               "skipped_lines": skipped[:20], "blank_rows_kept": len(blank_kept), "blank_lines": blank_kept[:20]}
+    _note_quirks(path, lines, skipped, expected, examples)
     return examples, report
+
+
+_CSV_QUOTED = re.compile(r'"(?:[^"]|"")*""(?:[^"]|"")*"')  # a field as a CSV writer quotes one holding a quote
+
+
+def _note_quirks(path, lines, skipped, expected, examples):
+    """Notes for rows skipped for a trailing tab (a field more, empty), and for texts in CSV's quoting (pandas'
+    to_csv quotes a field that holds a quote, doubling it): read with the quotes, as the files are split on TAB."""
+    tabbed = [n for n in skipped if (f := lines[n - 1].rstrip("\r").split("\t")) and len(f) == (expected or 0) + 1
+              and not f[-1]]
+    if tabbed:
+        print(f"note: {path}: {len(tabbed)} of the rows skipped end in a tab (a field more, empty; line {tabbed[0]} "
+              f"first): strip it to read them (sed -i 's/\\t$//' {path})")
+    quoted = [e for e in examples if any(_CSV_QUOTED.fullmatch(t or "") for t in (e.text_a, e.text_b))]
+    if quoted:
+        print(f"note: {path}: {len(quoted)} texts are in CSV's quoting (\"...\"\"...\"\"...\", as pandas' to_csv writes a "
+              f"field that holds a quote; {quoted[0].text_a[:40]!r} first), read with their quotes: write the file "
+              "with quoting=csv.QUOTE_NONE (pandas: to_csv(..., sep='\\t', quoting=3))")
 
 
 def _none_read(path, task, rows, counts, expected, blank):

@@ -130,3 +130,23 @@ def test_columns_are_read_by_the_headers_names(tmp_path):
     with pytest.raises(ValueError, match=r"dev.tsv line 1: the header has no column 'sentence1' \(it has \['index', "
                                          r"'premise', 'hypothesis', 'label'\]\); is this the RTE dev file\?"):
         read_glue("rte", str(tmp_path), "dev")
+
+
+def test_rows_skipped_for_a_trailing_tab_and_texts_in_csv_quoting_are_noted(tmp_path, capsys):
+    """Half the rows ending in a tab were skipped as 'malformed' with no cause; texts quoted as pandas' to_csv
+    quotes a field holding a quote were trained on with their quotes, without a word."""
+    rows = [f"a fine film number {i} , truly\t{i % 2}" for i in range(10)]
+    (tmp_path / "tabs").mkdir()
+    (tmp_path / "tabs" / "train.tsv").write_text("sentence\tlabel\n" + "".join(
+        row + ("\t" if i % 2 else "") + "\n" for i, row in enumerate(rows)))
+    examples, report = read_glue("sst-2", str(tmp_path / "tabs"), "train")
+    assert len(examples) == 5 and report["malformed_rows_skipped"] == 5
+    assert "5 of the rows skipped end in a tab (a field more, empty; line 3 first): strip it" in capsys.readouterr().out
+    (tmp_path / "quoted").mkdir()
+    (tmp_path / "quoted" / "train.tsv").write_text("sentence\tlabel\n" + "\n".join(rows[:8]) +
+                                                   '\n"it is ""really"" good"\t1\n"a ""fine"" one"\t0\n')
+    examples, _ = read_glue("sst-2", str(tmp_path / "quoted"), "train")
+    assert len(examples) == 10 and "2 texts are in CSV's quoting" in capsys.readouterr().out
+    (tmp_path / "quoted" / "train.tsv").write_text('sentence\tlabel\nhe said " no " and left\t1\n"fine" , she said\t0\n')
+    read_glue("sst-2", str(tmp_path / "quoted"), "train")  # quotes in a text, as GLUE's own rows hold them
+    assert capsys.readouterr().out == ""
