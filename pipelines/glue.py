@@ -139,6 +139,11 @@ def _read_tsv_lines(path):
         raise ValueError(f"{path} line {line}: not valid UTF-8 (byte {data[error.start]:#04x}); save it as UTF-8") from None
     if "\r" in text and "\n" not in text:
         raise ValueError(f"{path}: lines end in a lone CR (classic Mac line ends); convert them to LF or CRLF")
+    other = next((end for end in ("\u2028", "\u2029", "\x85", "\v") if text.count(end) > text.count("\n")), None)
+    if other:  # (rows split by another line end: the file is read as one row)
+        raise ValueError(f"{path}: rows end in U+{ord(other):04X} more often than in a newline; convert them to newlines "
+                         f"(python3 -c \"import sys; sys.stdout.write(sys.stdin.read().replace('\\u{ord(other):04x}', "
+                         f"'\\n'))\" < {path} > {path}.text && mv {path}.text {path})")
     lines = text.split("\n")
     while lines and not lines[-1].strip():  # blank lines after the last row (an editor's): no rows
         lines.pop()

@@ -150,3 +150,10 @@ def test_rows_skipped_for_a_trailing_tab_and_texts_in_csv_quoting_are_noted(tmp_
     (tmp_path / "quoted" / "train.tsv").write_text('sentence\tlabel\nhe said " no " and left\t1\n"fine" , she said\t0\n')
     read_glue("sst-2", str(tmp_path / "quoted"), "train")  # quotes in a text, as GLUE's own rows hold them
     assert capsys.readouterr().out == ""
+
+
+def test_rows_split_by_another_line_end_are_named(tmp_path):
+    """Rows ended by U+2028 (a JavaScript export) were read as one row: 'the header has no column label'."""
+    (tmp_path / "train.tsv").write_text("\u2028".join(["sentence\tlabel"] + [f"a fine film {i}\t1" for i in range(5)]))
+    with pytest.raises(ValueError, match=r"train.tsv: rows end in U\+2028 more often than in a newline; convert them"):
+        read_glue("sst-2", str(tmp_path), "train")
