@@ -190,6 +190,9 @@ def read_head_only(path):
             sentence = []
             continue
         fields = line.split("\t")
+        if len(fields) == 3 and fields[2].lstrip("-").isdigit() and not fields[2].isdigit():
+            raise ValueError(f"{path} line {number}: head {fields[2]} ({line[:60]!r}): heads count words from 1, with 0 "
+                             "for the root (0-based heads, the root at -1? add 1 to each)")
         if len(fields) != 3 or not fields[2].isdigit():
             raise ValueError(f"{path} line {number}: expected word<TAB>POS<TAB>head, got {line[:60]!r}")
         sentence.append((fields[0], fields[1], int(fields[2]), fields[1], True))

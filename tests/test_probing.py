@@ -180,6 +180,9 @@ def test_a_parsed_file_is_told_by_its_lines_and_a_blind_one_read_for_its_words(s
     for name in ("heads.txt", "heads.DP"):
         (tmp_path / name).write_text(dp)
         assert list(probing.read_parsed(str(tmp_path / name))) == expected
+    (tmp_path / "zero_based.dp").write_text("The\tDT\t1\ncat\tNN\t2\nsat\tVBD\t-1\n\n")  # (0-based, root -1)
+    with pytest.raises(ValueError, match=r"zero_based.dp line 3: head -1 .*heads count words from 1, with 0 for the root"):
+        list(probing.read_parsed(str(tmp_path / "zero_based.dp")))
     blind = tmp_path / "blind.conllu"
     blind.write_text("# text = The cat sat.\n1\tThe\t_\t_\t_\t_\t_\t_\t_\t_\n2\tcat\t_\t_\t_\t_\t_\t_\t_\t_\n"
                      "3\tsat\t_\t_\t_\t_\t_\t_\t_\tSpaceAfter=No\n4\t.\t_\t_\t_\t_\t_\t_\t_\t_\n\n")
