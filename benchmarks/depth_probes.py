@@ -41,14 +41,19 @@ import numpy as np  # noqa: E402
 
 
 def served_sentences(path, count, min_words=6, max_words=40):
-    """The first `count` lines of `path` with min..max words, each with its longest word masked
-    (a file that is not UTF-8 text is named, with its line)."""
+    """The first `count` lines of `path` with min..max words, each with its longest word masked, or as it is where
+    it holds a [MASK] of its own (a file that is not UTF-8 text is named, with its line)."""
     from albert_act.base import plain_text
 
     chosen = []
     for _, line in plain_text.read_text_lines(path, skip_flag=False):
         words = line.split()
         if not min_words <= len(words) <= max_words:
+            continue
+        if "[mask]" in line.lower():  # (its own masks: one more would not be "one word masked")
+            chosen.append(line.strip())
+            if len(chosen) == count:
+                break
             continue
         longest = max(range(len(words)), key=lambda i: len(re.sub(r"\W", "", words[i])))
         stripped = re.match(r"^(\W*)(.*?)(\W*)$", words[longest])
@@ -239,8 +244,9 @@ def _measure(args):
         n_max = len(next(iter(rows.values()))["evaluation"]["shares"])
         table = markdown(rows, n_max)
         cut = max(row["served"]["cut"] for row in rows.values())
-        masked = sum("[mask]" in sentence.lower() for sentence in sentences)  # (--sentences: as the user wrote them)
-        said = "one word masked each" if masked == len(sentences) else f"{masked} of them with a [MASK]"
+        masks = [sentence.lower().count("[mask]") for sentence in sentences]  # (--sentences: as the user wrote them)
+        said = "one word masked each" if set(masks) == {1} else (
+            f"{sum(m > 0 for m in masks)} of them with a [MASK] ({sum(masks)} in all)")
         note = (f"\nMachine: {machine()}. Served: {len(sentences)} lone sentences, {said}"
                 f"{f' ({cut} cut to the model length)' if cut else ''}. "
                 + (f"rho: surprisal under {args.reference}; records {args.records}." if args.reference else

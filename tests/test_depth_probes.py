@@ -82,7 +82,7 @@ def test_a_row_per_probe(tiny_run, records, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "| tiny | " in out and (tmp_path / "table" / "probes.md").exists()
     assert "note: 1 of 3 served sentences are longer than the model's 64 positions and were cut; 1 of them lost " \
-           "their [MASK]" in out and "Served: 3 lone sentences, 2 of them with a [MASK] (1 cut to the model length)" in out
+           "their [MASK]" in out and "Served: 3 lone sentences, 2 of them with a [MASK] (2 in all) (1 cut to the model length)" in out
 
 
 def test_the_table_and_each_probes_analysis_replace_an_earlier_table_together(tiny_run, records, tmp_path,

@@ -236,15 +236,19 @@ def read_text_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag
                 break
     _check_kind(path, shown)
     later, shape = _Later(path), prose.Prose(path, served=not skip_flag)
-    for number, line in head:
-        if shown[2:] and number > shown[2][0]:
+    try:
+        for number, line in head:
+            if shown[2:] and number > shown[2][0]:
+                later.feed(number, line)
+            shape.feed(number, line)
+            yield number, line
+        for number, line in lines:
             later.feed(number, line)
-        shape.feed(number, line)
-        yield number, line
-    for number, line in lines:
-        later.feed(number, line)
-        shape.feed(number, line)
-        yield number, line
+            shape.feed(number, line)
+            yield number, line
+    except GeneratorExit:  # a reader that took what it needed (served sentences): the warnings of what it read
+        shape.warn()
+        raise
     shape.warn()
     later.warn()
 
