@@ -220,6 +220,33 @@ class InstanceStream:
         return inputs, labels
 
 
+WINDOW, SEEN = 16, 0.5  # pieces: a run this long in two corpora is the same text; of a document's runs: it is seen
+
+
+def shared_documents(train, held_out, sample=1_000_000):
+    """The share of `held_out`'s documents (a `TokenCorpus`) whose text is in `train`'s (of its first `sample` pieces):
+    most of their runs of `WINDOW` pieces found there, as a second data run of the same text (another --seed or
+    --eval_fraction) leaves its held-out documents among the first run's training ones. NumPy's
+    `pipelines.record_overlap`, for the JAX backend's corpora."""
+    weights = np.random.default_rng(0).integers(1, 2**63, WINDOW, dtype=np.uint64) | np.uint64(1)
+
+    def runs(ids):
+        if ids.size < WINDOW:
+            return np.zeros(0, np.uint64)
+        return (np.lib.stride_tricks.sliding_window_view(ids.astype(np.uint64), WINDOW) * weights).sum(axis=1)
+
+    starts = np.concatenate([[0], held_out.sentence_ends])[np.concatenate([[0], held_out.document_ends[:-1]])]
+    ends = held_out.sentence_ends[held_out.document_ends - 1]
+    held = [runs(held_out.ids[start:end]) for start, end in zip(starts, ends)]
+    owner = np.repeat(np.arange(len(held)), [len(r) for r in held])  # each run's document
+    if not owner.size:
+        return 0.0
+    found = np.isin(np.concatenate(held), runs(train.ids[:sample]))  # (one sort of each side)
+    counts, hits = np.bincount(owner, minlength=len(held)), np.bincount(owner, found, minlength=len(held))
+    documents = counts > 0
+    return float(np.mean(hits[documents] >= SEEN * counts[documents]))
+
+
 def token_files(patterns):
     """The token corpus for TFRecord patterns (or a tokens-*.npz path given as it is): the data
     tool's file in the patterns' folder, tokens-eval.npz for eval-* shards, else tokens-train.npz.

@@ -64,6 +64,19 @@ def test_held_out_documents_give_the_eval_shard(records):
     assert sorted(_made(f) for f in stream) == sorted(_records(records[1]))
 
 
+def test_held_out_documents_trained_on_are_told_from_their_text(records):
+    """The JAX run's check that a second data run's held-out documents are not the first run's training ones (the
+    TensorFlow run's `record_overlap`, in NumPy): a data run's own split shares nothing; a corpus against itself
+    shares (nearly) every document; fewer pieces read of the training side, fewer found."""
+    folder = Path(records[0]).parent
+    train = token_corpus.TokenCorpus(str(folder / token_corpus.TOKENS_TRAIN))
+    held_out = token_corpus.TokenCorpus(str(folder / token_corpus.TOKENS_EVAL))
+    assert token_corpus.shared_documents(train, held_out) == 0.0
+    assert token_corpus.shared_documents(held_out, held_out) == 1.0
+    assert token_corpus.shared_documents(train, train) > 0.9
+    assert token_corpus.shared_documents(train, train, sample=train.ids.size // 2) < 0.6
+
+
 def test_batches_resume_exactly_from_a_position(records):
     corpus = token_corpus.TokenCorpus(str(Path(records[0]).parent / token_corpus.TOKENS_TRAIN))
     stream = token_corpus.InstanceStream(corpus, seed=3)

@@ -282,6 +282,12 @@ def _check_corpora(config, train_path, eval_path):
     if train.vocabulary != held_out.vocabulary:
         raise ValueError(f"{eval_path} was made with another vocabulary than {train_path}: its ids would mean other "
                          "pieces; make the held-out records with the training records' vocabulary")
+    share = token_corpus.shared_documents(train, held_out)
+    if share > 0.2:  # (as the TensorFlow run's preflight refuses such records: `record_overlap.REFUSED`)
+        raise ValueError(f"{share:.0%} of the held-out documents of {eval_path} hold the text of training documents "
+                         f"({train_path}): runs of {token_corpus.WINDOW} pieces in both. Made by two data runs of the "
+                         "same text (another --seed or --eval_fraction?), the held-out numbers would measure what the "
+                         "model was trained on: give the training and held-out corpora of one data run")
     if token_corpus.InstanceStream(held_out, held_out=True).batch(1) is None:
         raise ValueError(f"{eval_path}: makes no held-out instance ({len(held_out)} documents); make the records "
                          "with held-out documents (--eval_fraction above 0, or a held-out text)")
