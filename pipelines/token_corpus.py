@@ -344,9 +344,11 @@ def _check_written_with(corpus):
     if there and there != written:  # (none there: the corpus copied alone, to a machine with JAX)
         differ = next(name for name in sorted(written) if there.get(name) != written[name])
         found = f"{there[differ]:,} bytes" if differ in there else "not there"
+        cut = (f"{differ} cut short (a copy that stopped: copy it again), or " if there.get(differ, written[differ])
+               < written[differ] else "")
         raise ValueError(f"{corpus} was written with the shards {', '.join(sorted(written))} ({differ}: "
-                         f"{written[differ]:,} bytes), but {folder}'s {differ} is {found}: the token corpus of other "
-                         "records (replaced, copied beside another data run's shards, or swapped with the other "
+                         f"{written[differ]:,} bytes), but {folder}'s {differ} is {found}: {cut}the token corpus of "
+                         "other records (replaced, copied beside another data run's shards, or swapped with the other "
                          "corpus?), which the JAX backend would read instead of the shards; keep each data run's "
                          "files together")
     return written

@@ -315,7 +315,8 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
     shard.write_bytes(shard.read_bytes()[:-100])
     with pytest.raises(ValueError, match=r"other_run/tokens-train.npz was written with the shards .*\(train-00001-of-"
                                          r"00002.tfrecord: [\d,]+ bytes\), but \S+other_run's train-00001-of-00002"
-                                         r".tfrecord is [\d,]+ bytes: the token corpus of other records"):
+                                         r".tfrecord is [\d,]+ bytes: train-00001-of-00002.tfrecord cut short \(a copy "
+                                         r"that stopped: copy it again\), or the token corpus of other records"):
         token_corpus.token_files([str(other / "train-*.tfrecord")])
     renamed = tmp_path / "renamed"  # one shard under another name, beside the corpus of both
     renamed.mkdir()
