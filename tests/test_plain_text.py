@@ -379,3 +379,18 @@ def test_lines_of_another_encoding_inside_a_utf8_file_are_named(tmp_path):
     with pytest.raises(ValueError, match=r"line 13: not valid UTF-8 .*its bytes hold C0 80, a NUL written as Java's "
                                          r"modified UTF-8"):
         list(text_files.read_lines(str(path)))
+
+
+def test_a_file_utf16_then_utf8_is_not_told_to_be_converted_whole(tmp_path):
+    """iconv -f UTF-16 of a file whose second part is UTF-8 turns that part into CJK mojibake, which reads as text."""
+    from albert_act.base import text_files
+
+    text = "".join(f"The river ran past the mill number {i} today.\n" for i in range(40))
+    path = tmp_path / "joined.txt"
+    path.write_bytes(text.encode("utf-16") + text.encode())
+    with pytest.raises(ValueError, match=r"joined.txt: UTF-16 text at its start .*but UTF-8 at its end: two files of "
+                                         r"different encodings joined\? Convert the UTF-16 part alone"):
+        list(text_files.read_lines(str(path)))
+    path.write_bytes(text.encode("utf-16"))
+    with pytest.raises(ValueError, match=r"joined.txt: UTF-16 text, not UTF-8 .*convert it first: iconv -f UTF-16"):
+        list(text_files.read_lines(str(path)))

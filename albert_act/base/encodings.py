@@ -101,8 +101,24 @@ def _refuse_utf16(path, start, head, in_place=False):
     if kind:
         why = (f"its first line holds NUL bytes or a {kind[:6]} byte-order mark" if b"\x00" in start or kind in
                [name for _, name in marks] else f"its first bytes read as {kind} text, of a script with no NUL byte")
+        if _utf8_tail(path):  # (iconv of the whole would garble the UTF-8 part)
+            raise ValueError(f"{path}: {kind} text at its start ({why}), but UTF-8 at its end: two files of different "
+                             f"encodings joined? Convert the {kind} part alone (iconv -f {kind} -t UTF-8), then join them")
         raise ValueError(f"{path}: {kind} text, not UTF-8 ({why}); convert it first: iconv -f {kind} -t UTF-8 {path} > "
                          + (f"{path}.text && mv {path}.text {path}" if in_place else "converted.txt"))
+
+
+def _utf8_tail(path):
+    """Whether the local file `path`, 1 KiB or more, ends in UTF-8 text with no NUL byte (its last 256 bytes)."""
+    try:
+        if "://" in os.fspath(path) or not os.path.isfile(path) or os.path.getsize(path) < 1024:
+            return False
+        with open(path, "rb") as f:
+            f.seek(-256, os.SEEK_END)
+            tail = f.read()
+    except OSError:
+        return False
+    return b"\x00" not in tail and _text_like(tail[tail.find(b"\n") + 1:]) and tail.count(b" ") >= 4
 
 
 BINARY = ((b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF8", "a GIF image"),
