@@ -408,6 +408,11 @@ CASES += [
     ("pretrain-resume-a-run-holding-another-runs-later-checkpoint", "albert_act.pretrain --config "
      "{foreign_ckpt_run}/config.json --model_dir {foreign_ckpt_run} --no_export", 1, r"foreign_ckpt_run/checkpoints/"
      r"ckpt-9 is of update 9, past the run's 3", ["{foreign_ckpt_run}"]),
+    ("export-a-run-whose-vocabulary-was-replaced", EXPORT.replace("{run}", "{swapped_vocab_run}"), 1,
+     r"swapped_vocab_run/vocab.model is not the vocabulary \S+swapped_vocab_run's training records \(\S+\) were made "
+     r"with: its ids would mean other pieces. Was it replaced\? Put the data's vocabulary back", ["{swapped_vocab_run}"]),
+    ("analyze-a-run-whose-vocabulary-was-replaced", "albert_act.analyze token-types --init {swapped_vocab_run} "
+     "--records {eval} --output_dir {tmp}/a_swapped", 1, r"swapped_vocab_run/vocab.model is not the vocabulary", []),
     ("export-checkpoints-without-their-index", EXPORT.replace("{run}", "{indexless_run}"), 1,
      r"indexless_run/checkpoints/ckpt-3's .data file is there without its .index", ["{indexless_run}"]),
 ]
@@ -1044,8 +1049,8 @@ CASES += [
     ("analyze-reference-to-another-mode", ANALYZE + " --reference {export}", 1,
      r"the token-types analysis does not read --reference", []),
     ("analyze-reference-of-another-vocabulary", ANALYZE.replace("token-types", "difficulty") +
-     " --reference {swapped_vocab_run}", 1, r"--reference .*swapped_vocab_run has another vocabulary than the model "
-     "analysed", ["{swapped_vocab_run}", "{run}"]),
+     " --reference {other_vocab_reference}", 1, r"--reference .*other_vocab_reference has another vocabulary than the "
+     "model analysed", ["{other_vocab_reference}", "{run}"]),
     ("analyze-reference-nowhere", ANALYZE.replace("token-types", "difficulty") + " --reference {tmp}/nowhere", 1,
      r"--reference .*nowhere: no such run dir or export", []),
     ("pretrain-init-from-damaged-export", PRETRAIN.replace("new_run", "warm_run") + " --init_from {damaged_export}", 1,
@@ -1638,6 +1643,10 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     shutil.copytree(tiny_run[0], root / "swapped_vocab_run")  # a run of another vocabulary of the same size
     _config_files(root, tiny_run, records, shared_data)
     shutil.copy(root / "swapped.model", root / "swapped_vocab_run" / "vocab.model")
+    shutil.copytree(root / "swapped_vocab_run", root / "other_vocab_reference")  # its records gone: its vocabulary
+    config = json.loads((root / "other_vocab_reference" / "config.json").read_text())  # is not checked against them
+    (root / "other_vocab_reference" / "config.json").write_text(json.dumps({**config, "train_files": [
+        str(root / "gone" / "train-*.tfrecord")]}))
     whole = vocab.read_bytes()  # the model cut short at a piece's end: it still parses
     del proto.pieces[200:]
     for spec in ("trainer_spec", "normalizer_spec", "denormalizer_spec", "self_test_data"):
@@ -1666,7 +1675,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run",
                                               "empty_config_run", "no_backbone_config_run",
                                               "string_steps_config_run", "orphan_export", "empty_state_run",
-                                              "empty_state_export_run", "indexless_run", "foreign_ckpt_run")},
+                                              "empty_state_export_run", "indexless_run", "foreign_ckpt_run",
+                                              "other_vocab_reference")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
             "utf16_txt": root / "utf16.txt", "utf16le_txt": root / "utf16le.txt",

@@ -288,7 +288,28 @@ class Source:
         if vocab and self.vocab and _read(vocab) != _read(self.vocab):
             raise ValueError(f"--vocab {vocab} is not the vocabulary {self.path} was trained with ({self.vocab}): its "
                              "ids would mean other pieces; leave --vocab out to use the model's own")
+        if self.kind == "pretraining-run" and found == self.vocab:
+            self._check_own_vocab(tokenizer)
         return tokenizer
+
+    def _check_own_vocab(self, tokenizer):
+        """A run's vocab.model against its own training records, where they are still there (a replaced vocab.model
+        would tokenize every served text into other ids, and its records be blamed)."""
+        from pipelines.record_vocabulary import check_records_vocabulary
+
+        settings = self.info.get("pretraining") or {}
+        patterns = settings.get("train_files") or []
+        found = next((path for pattern in patterns for path in sorted(tf.io.gfile.glob(pattern))[:1]), None)
+        try:
+            if found:
+                check_records_vocabulary(found, tokenizer.model_proto, os.path.basename(self.vocab))
+        except ValueError as error:
+            if "another vocabulary" not in str(error):
+                return  # (records unreadable now: their own checks name them where they are read)
+            given = f" (the run was given {settings['vocab']})" if settings.get("vocab") else ""
+            raise ValueError(f"{self.vocab} is not the vocabulary {self.path}'s training records ({found}) were made "
+                             f"with: its ids would mean other pieces. Was it replaced? Put the data's vocabulary "
+                             f"back{given}") from None
 
     def backbone_values(self, halting=None, max_iterations=None):
         """(backbone config, weights, fresh prefixes) with the halting and depth cap asked for.
