@@ -388,6 +388,11 @@ CASES += [
      r"indexless_run/checkpoints/ckpt-3: its .data file is there without its .index \(a copy cut short, or the file "
      r"deleted\), so no checkpoint of the run reads; nothing was changed: copy the whole checkpoint back to resume, or "
      r"move checkpoints/ away to start the run anew", ["{indexless_run}"]),
+    ("pretrain-resume-config-with-a-null-the-run-wrote", PRETRAIN.replace("{tmp}/new_run", "{null_control_config_run}"),
+     1, r"null_control_config_run/config.json: target_control is null, where a run writes the value it trained with "
+     r"\(the file was edited\?\); the run's checkpoints need", ["{null_control_config_run}"]),
+    ("pretrain-config-overrides-null", PRETRAIN + " --config {configs}/overrides_null.json", 1, r"backbone_overrides "
+     r"must be an object of backbone settings \(\{\} for none\), got null", ["{configs}"]),
     ("pretrain-resume-config-with-a-string-for-a-number", PRETRAIN.replace("{tmp}/new_run", "{string_steps_config_run}"),
      1, r"string_steps_config_run/config.json: steps must be an integer in \[1, 100000000\], got '2' \(the file was "
      r"edited\?\); the run's checkpoints need", ["{string_steps_config_run}"]),
@@ -1606,7 +1611,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     shutil.copytree(tiny_run[0], root / "indexless_run")  # a copy cut short: every .data without its .index
     for index in (root / "indexless_run" / "checkpoints").glob("*.index"):
         index.unlink()
-    for name, change in (("no_backbone_config_run", {"backbone": None}), ("string_steps_config_run", {"steps": "2"})):
+    for name, change in (("no_backbone_config_run", {"backbone": None}), ("string_steps_config_run", {"steps": "2"}),
+                         ("null_control_config_run", {"target_control": None})):
         shutil.copytree(tiny_run[0], root / name)
         config = json.loads((root / name / "config.json").read_text())
         (root / name / "config.json").write_text(json.dumps({**config, **change}))
@@ -1674,7 +1680,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
            "unmasked_input": root / "unmasked_input.tfrecord", "no_masked": root / "no_masked.tfrecord", "int_weights": root / "int_weights.tfrecord",
             **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run",
                                               "empty_config_run", "no_backbone_config_run",
-                                              "string_steps_config_run", "orphan_export", "empty_state_run",
+                                              "string_steps_config_run", "null_control_config_run", "orphan_export", "empty_state_run",
                                               "empty_state_export_run", "indexless_run", "foreign_ckpt_run",
                                               "other_vocab_reference")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
@@ -1721,6 +1727,7 @@ def _config_files(root, tiny_run, records, shared_data):
     (root / "configs" / "steps_string.json").write_text(json.dumps({"seed": "7"}))
     (root / "configs" / "seed_null.json").write_text(json.dumps({"seed": None}))
     (root / "configs" / "overrides_list.json").write_text(json.dumps({"backbone_overrides": [1, 2]}))
+    (root / "configs" / "overrides_null.json").write_text(json.dumps({"backbone_overrides": None}))
     (root / "configs" / "duplicate_key.json").write_text('{\n "seed": 3,\n "seed": 4\n}\n')
     (root / "configs" / "finetune_config.json").write_text(json.dumps(
         {"task": "rte", "data_dir": "glue/RTE", "init": "run", "output_dir": "ft", "epochs": 1}))

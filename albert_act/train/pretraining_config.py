@@ -288,6 +288,9 @@ _OWN_USE = {"halting": "--halting act or --halting none", "execution": "--execut
 
 def _check_overrides(overrides, preset_backbone):
     """--override keys must be backbone settings, with values of the preset's type."""
+    if not isinstance(overrides, dict):  # (a --config file's "backbone_overrides": null)
+        raise ValueError(f"backbone_overrides must be an object of backbone settings ({{}} for none), got "
+                         f"{json.dumps(overrides)}")
     known = sorted(BACKBONE_SETTINGS)
     for key, value in overrides.items():
         if key in OWN_FLAGS:  # backbone_config() sets them from their flags: an override would be dropped

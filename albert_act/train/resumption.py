@@ -31,10 +31,28 @@ def run_record(path, checkpoints):
         from albert_act.train.pretraining_config import PretrainConfig
 
         try:  # each value as a run writes it ("steps": "3" is an edit, not another run's setting)
-            PretrainConfig.from_record(record)
+            config = PretrainConfig.from_record(record)
         except ValueError as error:
             raise ValueError(f"{path}: {error} (the file was edited?){advice}") from None
+        nulls = _edited_nulls(record, config)
+        if nulls:
+            raise ValueError(f"{path}: {nulls[0]} is null, where a run writes the value it trained with (the file was "
+                             f"edited?){advice}")
     return record
+
+
+def _edited_nulls(record, config):
+    """The settings a run's record (read as `config`) holds as null where a run writes a value: a run's config.json is
+    resolved, so a null the preset or the defaults would fill in is an edit; and the backbone's that the preset sets."""
+    import dataclasses
+
+    from albert_act.model.presets import get_preset
+
+    resolved = dataclasses.replace(config, init_from=None).resolved()  # (--init_from's sizes: the backbone's own)
+    backbone = get_preset(config.preset).backbone
+    return sorted(key for key, value in record.items() if value is None and getattr(resolved, key, None) is not None) + \
+        sorted(f"backbone.{key}" for key, value in record["backbone"].items() if value is None and backbone.get(key)
+               is not None)
 
 
 def changed_settings(previous, current):
