@@ -253,7 +253,8 @@ def _blank(fields, text_a, text_b):
 def _columns_by_name(header_line, names, columns, path, task, split):
     """The (text_a, text_b, label) column indices: each named one found in the header line, the
     others (name None) as given; a name the header lacks is an error naming the file."""
-    header = header_line.rstrip("\r").split("\t")
+    line = header_line.rstrip("\r")
+    header = line.split("\t")
     found = []
     for name, column in zip(names, columns):
         if name is None:
@@ -263,6 +264,13 @@ def _columns_by_name(header_line, names, columns, path, task, split):
         elif len(header) == 1 and name in header[0].split(","):  # (saved as CSV, under the .tsv name)
             raise ValueError(f"{path} line 1: the header is comma-separated ({header[0][:40]!r}): a CSV file, where "
                              "GLUE's files are tab-separated; save it with tabs between the columns")
+        elif header_line.startswith("sep="):  # (Excel's first line, naming the separator)
+            raise ValueError(f"{path} line 1: {line[:12]!r}, Excel's line naming the separator, before "
+                             f"the header: delete it (sed -i 1d {path})")
+        elif name.lower() in [h.strip().lower() for h in header]:  # ("Sentence", "Label": renamed by a spreadsheet)
+            said = header[[h.strip().lower() for h in header].index(name.lower())]
+            raise ValueError(f"{path} line 1: the header's {said!r} is {task.name}'s {name!r} but for its case or "
+                             f"spaces (a spreadsheet's edit?): name the column {name!r}")
         elif f'"{name}"' in header:  # (csv's QUOTE_ALL, pandas' quoting=1: every field in quotes)
             raise ValueError(f"{path} line 1: the header's names are in quotes ({header[:4]}), as a CSV writer quoting "
                              "every field leaves them, and so are the rows' texts: save the file without quotes "

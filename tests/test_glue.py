@@ -157,3 +157,14 @@ def test_rows_split_by_another_line_end_are_named(tmp_path):
     (tmp_path / "train.tsv").write_text("\u2028".join(["sentence\tlabel"] + [f"a fine film {i}\t1" for i in range(5)]))
     with pytest.raises(ValueError, match=r"train.tsv: rows end in U\+2028 more often than in a newline; convert them"):
         read_glue("sst-2", str(tmp_path), "train")
+
+
+@pytest.mark.parametrize("header, said", [
+    ("sep=\t\nsentence\tlabel\n", r"train.tsv line 1: 'sep=\\t', Excel's line naming the separator, before the header: "
+                                  r"delete it \(sed -i 1d \S+train.tsv\)"),
+    ("Sentence\tLabel\n", r"train.tsv line 1: the header's 'Sentence' is SST-2's 'sentence' but for its case or spaces"),
+], ids=["excel-sep-line", "capitalised"])
+def test_a_header_a_spreadsheet_changed_is_named(header, said, tmp_path):
+    (tmp_path / "train.tsv").write_text(header + "a fine film\t1\n")
+    with pytest.raises(ValueError, match=said):
+        read_glue("sst-2", str(tmp_path), "train")

@@ -116,8 +116,8 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
     "mojibake": (lambda line: _MOJIBAKE.search(line), lambda n: max(5, 0.1 * n),
                  lambda path, number, line: f"hold UTF-8 read as Windows-1252 and saved again (line {number}: "
                                             f"{_MOJIBAKE.search(line).group()!r}, mojibake for one character), read as "
-                                            "such letters: decode it back first (python3 -c \"import sys; sys.stdout"
-                                            ".write(sys.stdin.read().encode('cp1252').decode('utf-8'))\" < FILE)"),
+                                            "such letters: decode it back first (ftfy, which mends mojibake line by "
+                                            "line: pip install ftfy; ftfy FILE > fixed.txt)"),
     "replaced": (lambda line: "\ufffd" in line, lambda n: max(3, 0.02 * n),
                  lambda path, number, line: f"hold U+FFFD, the replacement character (line {number}: "
                                             f"{line.strip()[:40]!r}), left where a decoder met bytes it could not read: "
@@ -192,7 +192,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
 }
 TRAINING_TEXT = ("own_mask",)  # traits warned of in training text only: served text holds [MASK] on purpose
 # What may follow a sentence's end on a line that is not wrapped: tags (<eos>, <|endoftext|>), footnote marks
-_TRAILING = re.compile(r"(?:\s*(?:<\|?/?[\w.-]*\|?>|\[\d+\]|[\u00b9\u00b2\u00b3\u2070-\u2079]+))+$")
+_TRAILING = re.compile(r"(?:\s*(?:<\|?/?[\w.-]*\|?>|\[\d+\]|[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+))+$")
 _JSON_ESCAPE = re.compile(r'\\u[0-9a-fA-F]{4}|\\"|\\n')  # "Jos\u00e9", '\"', '\n': JSON's, outside a JSON string
 _ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s(?:EOS|EOT)|\s[-+]?\d+(?:\.\d+)?|\s[\u2605\u2606]+)$")  # <eos>, 0.87
 _UNKNOWN = re.compile(r"(?i:<unk>|\[unk\]|<oov>|<num>|<number>)|\bUNK\b|@@UNKNOWN@@|_{3,}|__NUM__|@card@|@ord@")  # PTB's,
@@ -201,7 +201,7 @@ _WIKITEXT = re.compile(r" @[-.,]@ |^ ?=+ [^=]+ =+ ?$")
 _TREEBANK = re.compile(r"-[LR][RSC]B-|``")
 _HEADING = re.compile(r"#{1,6} \S")
 _INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")  # soft hyphen, zero-width space, joiners
-_FOOTNOTE = re.compile(r"\[(?:\d+|[a-z]|citation needed|clarification needed)\]|(?<=[.,;:])[\u00b9\u00b2\u00b3\u2070-\u2079]+")  # a
+_FOOTNOTE = re.compile(r"\[(?:\d+|[a-z]|citation needed|clarification needed)\]|(?<=[.,;:])[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+")  # a
 # copied page's "[46]", or its mark as a superscript after the punctuation ("(LUB).\u00b9")
 _RULE = re.compile(r"\s*([-=*_~#])\1{2,}\s*$")
 _OTHER_MASK = re.compile(r"<mask>|<extra_id_\d+>|<\|\w+\|>")  # RoBERTa's, T5's, GPT-2's <|endoftext|>

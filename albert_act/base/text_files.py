@@ -140,7 +140,8 @@ def expand_patterns(patterns):
     for pattern in patterns:  # a file whose name holds * ? or [ ] ("notes[1].txt") is that file, where it exists
         matches = [pattern] if not is_remote(pattern) and os.path.isfile(pattern) else glob(pattern)
         if not matches:
-            raise ValueError(f"no file matches {pattern!r}")
+            raise ValueError(f"no file matches {pattern!r}" + (": '-' is no name for standard input here; give "
+                                                               "/dev/stdin" if pattern == "-" else ""))
         for path in matches:
             refuse_device(path)
             checks.utf8_name(path)
