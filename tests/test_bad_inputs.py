@@ -124,6 +124,8 @@ CASES = [
      r"--override tau=0.1: a setting of the run, not of the backbone: use --tau 0.1", []),
     ("pretrain-override-form", PRETRAIN + " --override novalue", 2, r"--override expects key=value, got 'novalue'", []),
     ("pretrain-not-a-vocab", PRETRAIN + " --vocab {not_a_vocab}", 1, r"not_a_vocab.model: not a SentencePiece model", []),
+    ("pretrain-vocab-size-below-the-records-ids", PRETRAIN + " --vocab {vocab} --override vocabulary_size=399", 1,
+     r"vocab.model has 400 pieces but the model's vocabulary_size is 399", []),
     ("pretrain-vocab-size", PRETRAIN + " --vocab {vocab} --override vocabulary_size=500", 1,
      r"vocab.model has 400 pieces but the model's vocabulary_size is 500", []),
     ("pretrain-resume-with-another-vocabulary-size", PRETRAIN.replace("{tmp}/new_run", "{run}") + " --steps 3 --vocab "

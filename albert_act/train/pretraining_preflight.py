@@ -47,6 +47,9 @@ def preflight(config, replicas, sample_records=2000):
     if config.export_dir:
         check_export_dir(config)
     accumulation(config, replicas, workers=distribution.cluster_task()[0])
+    if tokenizer is not None and "vocabulary_size" in config.backbone_overrides and not tf.io.gfile.exists(
+            os.path.join(config.model_dir, artifacts.CONFIG)):  # (a new run's override below the records' ids: the
+        tokenizer.sized_for(config.backbone_config()["vocabulary_size"])  # override named, not the records)
     train_files, eval_files = _check_records(config, sample_records)
     check_batch_fits(config, train_files, count_records)
     _check_model_dir(config, train_files, eval_files, replicas)
