@@ -19,6 +19,7 @@ if not __package__:  # run as a file, where its imports of the package fail
                      "python -m albert_act.pretrain")
 
 import dataclasses
+import json
 import os
 import shlex
 import sys
@@ -138,7 +139,10 @@ def main(argv=None):
     jax = cli.jax_backend()  # the JAX backend's run, without TensorFlow: albert_act/train/jax_pretraining.py
     args = parse_args(argv)
     if bool(args.train_files) != bool(args.eval_files):
-        sys.exit("error: give both --train_files and --eval_files, or neither (the embedded demo data)")
+        from_file = {n: v for n, v in getattr(args, "from_file", {}).items() if n in ("train_files", "eval_files")}
+        said = "" if not from_file else f" (--config {args.config} gives " + ", ".join(
+            f"{n} {json.dumps(v)}" for n, v in sorted(from_file.items())) + ")"
+        sys.exit(f"error: give both --train_files and --eval_files, or neither (the embedded demo data){said}")
     conflict = conflicting_flags(args) or (jax_ignored_flags(args) if jax else None)
     if conflict:
         sys.exit(f"error: {conflict}")

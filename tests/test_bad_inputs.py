@@ -393,6 +393,9 @@ CASES += [
     ("pretrain-resume-config-with-a-null-the-run-wrote", PRETRAIN.replace("{tmp}/new_run", "{null_control_config_run}"),
      1, r"null_control_config_run/config.json: target_control is null, where a run writes the value it trained with "
      r"\(the file was edited\?\); the run's checkpoints need", ["{null_control_config_run}"]),
+    ("pretrain-config-with-held-out-records-alone", "albert_act.pretrain --config {configs}/eval_only.json --model_dir "
+     "{tmp}/eval_only", 1, r"give both --train_files and --eval_files, or neither \(the embedded demo data\) \(--config "
+     r"\S+eval_only.json gives eval_files \[\"e.tfrecord\"\]\)", ["{configs}"]),
     ("pretrain-config-overrides-null", PRETRAIN + " --config {configs}/overrides_null.json", 1, r"backbone_overrides "
      r"must be an object of backbone settings \(\{\} for none\), got null", ["{configs}"]),
     ("pretrain-resume-config-with-a-string-for-a-number", PRETRAIN.replace("{tmp}/new_run", "{string_steps_config_run}"),
@@ -1730,6 +1733,7 @@ def _config_files(root, tiny_run, records, shared_data):
     (root / "configs" / "seed_null.json").write_text(json.dumps({"seed": None}))
     (root / "configs" / "overrides_list.json").write_text(json.dumps({"backbone_overrides": [1, 2]}))
     (root / "configs" / "overrides_null.json").write_text(json.dumps({"backbone_overrides": None}))
+    (root / "configs" / "eval_only.json").write_text(json.dumps({"train_files": None, "eval_files": ["e.tfrecord"]}))
     (root / "configs" / "duplicate_key.json").write_text('{\n "seed": 3,\n "seed": 4\n}\n')
     (root / "configs" / "finetune_config.json").write_text(json.dumps(
         {"task": "rte", "data_dir": "glue/RTE", "init": "run", "output_dir": "ft", "epochs": 1}))
