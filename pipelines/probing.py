@@ -121,8 +121,12 @@ def read_conllu(path, words_only=False):
             raise ValueError(f"{path} line {number}: a bracketed tree ({line.strip()[:30]!r}, as Penn Treebank's "
                              ".mrg), which is not read: give dependency trees, in CoNLL-U (converted from them; "
                              "`analyze --parsed` also reads .dp files)")
+        if len(fields) != 10 and not line.strip():  # (spaces alone, where a blank line ends the sentence)
+            raise ValueError(f"{path} line {number}: spaces alone ({line!r}), where CoNLL-U ends a sentence with an "
+                             f"empty line: empty it (sed -i 's/^[[:space:]]*$//' {path})")
         if len(fields) != 10:
-            raise ValueError(f"{path} line {number}: CoNLL-U needs 10 TAB-separated fields, got {len(fields)}")
+            dp = " (a .dp file's are word, POS and head: 3)" if len(fields) in (3, 4) else ""
+            raise ValueError(f"{path} line {number}: CoNLL-U needs 10 TAB-separated fields, got {len(fields)}{dp}")
         glued = "SpaceAfter=No" in fields[9].split("|")
         if "-" in fields[0]:
             first, _, last = fields[0].partition("-")

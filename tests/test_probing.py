@@ -180,6 +180,10 @@ def test_a_parsed_file_is_told_by_its_lines_and_a_blind_one_read_for_its_words(s
     for name in ("heads.txt", "heads.DP"):
         (tmp_path / name).write_text(dp)
         assert list(probing.read_parsed(str(tmp_path / name))) == expected
+    spaced = tmp_path / "spaced.conllu"  # a sentence ended by a line of one space
+    spaced.write_text("1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_\n2\tcat\tcat\tNOUN\tNN\t_\t0\troot\t_\t_\n \n")
+    with pytest.raises(ValueError, match=r"spaced.conllu line 3: spaces alone \(' '\), where CoNLL-U ends a sentence"):
+        list(probing.read_parsed(str(spaced)))
     (tmp_path / "zero_based.dp").write_text("The\tDT\t1\ncat\tNN\t2\nsat\tVBD\t-1\n\n")  # (0-based, root -1)
     with pytest.raises(ValueError, match=r"zero_based.dp line 3: head -1 .*heads count words from 1, with 0 for the root"):
         list(probing.read_parsed(str(tmp_path / "zero_based.dp")))
