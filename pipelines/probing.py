@@ -111,6 +111,7 @@ def read_conllu(path, words_only=False):
     for number, line in text_files.read_lines(path, skip_flag=False):
         if not line:
             if sentence:
+                _check_forms(sentence, lines, path)
                 yield sentence if words_only else _check_heads(sentence, lines, path)
             sentence, lines, token = [], [], None
             continue
@@ -151,6 +152,7 @@ def read_conllu(path, words_only=False):
         sentence.append((fields[1], fields[4], head, fields[7], not glued))
         lines.append(number)
     if sentence:
+        _check_forms(sentence, lines, path)
         yield sentence if words_only else _check_heads(sentence, lines, path)
 
 
@@ -162,6 +164,15 @@ def sentence_text(words):
 def glued_words(words):
     """Per word, whether it follows the word before it with no space between them (SpaceAfter=No)."""
     return [index > 0 and len(words[index - 1]) > 4 and not words[index - 1][4] for index in range(len(words))]
+
+
+def _check_forms(sentence, lines, path):
+    """ValueError for a sentence of 3 words or more whose every FORM is "_": a treebank distributed without its text
+    (the words withheld), whose analyses would be of underscores."""
+    if len(sentence) >= 3 and all(word[0] == "_" for word in sentence):
+        raise ValueError(f"{path} line {lines[0]}: every word of the sentence is '_' (FORM withheld, as treebanks whose "
+                         "text is licensed apart are distributed): put the words back (the treebank's own script "
+                         "merges them from the source text)")
 
 
 def _check_heads(sentence, lines, path):

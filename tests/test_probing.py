@@ -180,6 +180,11 @@ def test_a_parsed_file_is_told_by_its_lines_and_a_blind_one_read_for_its_words(s
     for name in ("heads.txt", "heads.DP"):
         (tmp_path / name).write_text(dp)
         assert list(probing.read_parsed(str(tmp_path / name))) == expected
+    withheld = tmp_path / "withheld.conllu"  # a treebank distributed without its words
+    withheld.write_text("".join(f"{i}\t_\t_\tNOUN\tNN\t_\t{0 if i == 1 else 1}\t{'root' if i == 1 else 'dep'}\t_\t_\n"
+                                for i in range(1, 5)) + "\n")
+    with pytest.raises(ValueError, match=r"withheld.conllu line 1: every word of the sentence is '_' \(FORM withheld"):
+        list(probing.read_parsed(str(withheld), words_only=True))
     spaced = tmp_path / "spaced.conllu"  # a sentence ended by a line of one space
     spaced.write_text("1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_\n2\tcat\tcat\tNOUN\tNN\t_\t0\troot\t_\t_\n \n")
     with pytest.raises(ValueError, match=r"spaced.conllu line 3: spaces alone \(' '\), where CoNLL-U ends a sentence"):
