@@ -107,7 +107,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                # words split by tabs alone, each read as a space, rightly)
                lambda path, number, line: f"hold a tab (line {number}: {line.strip()[:40]!r}): columns (sentence pairs, "
                                           f"a table?) are read as one text, a tab as a space; give one column alone "
-                                          f"(e.g. cut -f1 {path})"),
+                                          f"(e.g. cut -f{_longest_column(line)} {path}, its longest)"),
     "spaced": (lambda line: len(words := line.split()) >= 8 and sum(len(w) == 1 for w in words) >= 0.8 * len(words),
                lambda n: max(10, ALIKE_SHARE * n),
                lambda path, number, line: f"are letters spaced apart (line {number}: {line.strip()[:40]!r}), as a PDF's "
@@ -205,10 +205,16 @@ _FOOTNOTE = re.compile(r"\[(?:\d+|[a-z]|citation needed|clarification needed)\]|
 # copied page's "[46]", or its mark as a superscript after the punctuation ("(LUB).\u00b9")
 _RULE = re.compile(r"\s*([-=*_~#])\1{2,}\s*$")
 _OTHER_MASK = re.compile(r"<mask>|<extra_id_\d+>|<\|\w+\|>")  # RoBERTa's, T5's, GPT-2's <|endoftext|>
-_ENDS = ".!?:;\"')]\u2026\u00bb\u201d\u2019\u3002\uff01\uff1f"  # where a sentence, or a line of one, ends
+_ENDS = ".!?:;\"')]\u2026\u00bb\u201d\u2019\u3002\uff01\uff1f\uff0e\uff61"  # where a sentence, or a line of one, ends
 _ESCAPE = re.compile(r"&(?:[a-zA-Z]{2,8}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it &apos;s", "a &#124; b", "&rsquo;"
 _MOJIBAKE = re.compile(r"[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac[\u0080-\u00bf\u2018-\u201e\u2122\u0153\u02dc]")  # "Ã©", "â€™"
 _LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _longest_column(line):
+    """The number (from 1) of the tab-separated column of `line` that holds the most characters: its text, most likely."""
+    columns = line.rstrip("\n").split("\t")
+    return max(range(len(columns)), key=lambda i: len(columns[i])) + 1
 
 
 def _prefixes(line):
