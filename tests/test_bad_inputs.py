@@ -396,6 +396,11 @@ CASES += [
     ("pretrain-config-with-held-out-records-alone", "albert_act.pretrain --config {configs}/eval_only.json --model_dir "
      "{tmp}/eval_only", 1, r"give both --train_files and --eval_files, or neither \(the embedded demo data\) \(--config "
      r"\S+eval_only.json gives eval_files \[\"e.tfrecord\"\]\)", ["{configs}"]),
+    ("pretrain-resume-a-run-whose-events-folder-is-a-file", PRETRAIN.replace("{tmp}/new_run", "{events_file_run}"), 1,
+     r"events_file_run/train is a file, where the run keeps its train folder: move it away", ["{events_file_run}"]),
+    ("pretrain-resume-a-run-whose-vocabulary-is-a-folder", PRETRAIN.replace("{tmp}/new_run", "{vocab_folder_run}"), 1,
+     r"vocab_folder_run/vocab.model is a folder, where the run keeps its vocab.model: move it away",
+     ["{vocab_folder_run}"]),
     ("pretrain-config-overrides-null", PRETRAIN + " --config {configs}/overrides_null.json", 1, r"backbone_overrides "
      r"must be an object of backbone settings \(\{\} for none\), got null", ["{configs}"]),
     ("pretrain-resume-config-with-a-string-for-a-number", PRETRAIN.replace("{tmp}/new_run", "{string_steps_config_run}"),
@@ -1610,6 +1615,12 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     for name in ("empty_state_run", "empty_state_export_run"):  # TensorFlow's list of the checkpoints, left empty
         shutil.copytree(tiny_run[0], root / name)
         (root / name / "checkpoints" / "checkpoint").write_text("")
+    shutil.copytree(tiny_run[0], root / "events_file_run")  # its TensorBoard folder a file
+    shutil.rmtree(root / "events_file_run" / "train")
+    (root / "events_file_run" / "train").write_text("x")
+    shutil.copytree(tiny_run[0], root / "vocab_folder_run")  # its vocabulary a folder
+    (root / "vocab_folder_run" / "vocab.model").unlink()
+    (root / "vocab_folder_run" / "vocab.model").mkdir()
     shutil.copytree(tiny_run[0], root / "foreign_ckpt_run")  # another run's later checkpoint copied in
     for part in (root / "foreign_ckpt_run" / "checkpoints").glob("ckpt-3.*"):
         shutil.copy(part, part.parent / part.name.replace("ckpt-3", "ckpt-9"))
@@ -1687,7 +1698,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                                               "empty_config_run", "no_backbone_config_run",
                                               "string_steps_config_run", "null_control_config_run", "orphan_export", "empty_state_run",
                                               "empty_state_export_run", "indexless_run", "foreign_ckpt_run",
-                                              "other_vocab_reference")},
+                                              "other_vocab_reference", "events_file_run", "vocab_folder_run")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
             "utf16_txt": root / "utf16.txt", "utf16le_txt": root / "utf16le.txt",

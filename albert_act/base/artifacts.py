@@ -86,12 +86,13 @@ def jax_checkpoints_on_disk(directory):
 
 
 def check_checkpoints_folder(model_dir, exists=os.path.exists, isdir=os.path.isdir):
-    """Refuses a run dir whose <model_dir>/checkpoints is not a folder (a file in its place), before
-    any training: the first save would fail after the work. `exists`/`isdir`: tf.io.gfile's for a bucket."""
-    folder = os.path.join(model_dir, CHECKPOINTS)
-    if exists(folder) and not isdir(folder):
-        raise ValueError(f"{folder} is a file, where the run keeps its checkpoints folder: move it away, or use a new "
-                         "--model_dir")
+    """Refuses a run dir whose checkpoints/, train/ or eval/ is a file, or whose held_out.jsonl, evaluation.json or
+    vocab.model is a folder, before any training: a write would fail after the work. `exists`/`isdir`: tf.io.gfile's."""
+    for name in (CHECKPOINTS, TRAIN_EVENTS, EVAL_EVENTS, HELD_OUT_CURVE, EVALUATION, VOCAB):
+        folder = name in (CHECKPOINTS, TRAIN_EVENTS, EVAL_EVENTS)
+        if exists(path := os.path.join(model_dir, name)) and isdir(path) != folder:
+            raise ValueError(f"{path} is a {'file' if folder else 'folder'}, where the run keeps its {name}"
+                             f"{' folder' * folder}: move it away, or use a new --model_dir")
 
 
 def is_run_record(record):
@@ -316,8 +317,7 @@ def _config_owner(entries):
 
 
 def folder_holding(path, named):
-    """The folder that holds `path` as <folder>/`named`/<path's name> (a fine-tuning dir's export/1, a grid's
-    grid/<point>), or None."""
+    """The folder holding `path` as <folder>/`named`/<path's name> (a fine-tuning's export/1, grid/<point>), or None."""
     parent = os.path.dirname(os.path.normpath(path))
     return (os.path.dirname(parent) or None) if os.path.basename(parent) == named else None
 
