@@ -24,6 +24,21 @@ REQUIRED_FEATURES = ("input_ids", "input_mask", "segment_ids", "masked_lm_positi
                      "masked_lm_weights", "next_sentence_labels")
 
 
+def _text_hint(path):
+    """"; a text file ..." for a local file that begins as text (a TFRecord begins with a length, NUL bytes in it)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64)
+    except OSError:
+        return ""
+    text = head.decode("utf-8", "ignore")  # (a character cut at the end: dropped)
+    if not head or len(text.encode()) < len(head) - 3 or any(c < " " and c not in "\t\r\n" for c in text):
+        return ""
+    kind = "JSON" if text.lstrip()[:1] in ("{", "[") else "text"
+    return (f"; it is {kind} (it begins {text[:30]!r}), not records: give the data tool's shards (python -m "
+            "pipelines.create_pretraining_data writes them)")
+
+
 def record_shapes(path):
     """(max_seq_length, max_predictions_per_seq) of the first record in `path`; ValueError naming
     the file when it is not a TFRecord of tf.train.Examples with every feature the reader parses."""
@@ -32,7 +47,7 @@ def record_shapes(path):
         feature = tf.train.Example.FromString(raws[0]).features.feature if raws else None
     except (tf.errors.OpError, DecodeError) as error:  # truncated/flipped bytes, or not an Example
         raise ValueError(f"{path}: not a readable TFRecord of tf.train.Examples ({write_failures.tf_message(error)})"
-                         f"{encodings.compression_hint(path)}") from None
+                         f"{encodings.compression_hint(path) or _text_hint(path)}") from None
     for raw in raws:
         missing = sorted(set(REQUIRED_FEATURES) - set(feature))
         if missing:

@@ -401,6 +401,9 @@ CASES += [
     ("pretrain-resume-a-run-whose-vocabulary-is-a-folder", PRETRAIN.replace("{tmp}/new_run", "{vocab_folder_run}"), 1,
      r"vocab_folder_run/vocab.model is a folder, where the run keeps its vocab.model: move it away",
      ["{vocab_folder_run}"]),
+    ("analyze-records-a-data-runs-report", "albert_act.analyze token-types --init {run} --records {records_dir}/stats.json "
+     "--output_dir {tmp}/a_stats", 1, r"stats.json: not a readable TFRecord .*; it is JSON \(it begins '\{.*\), not "
+     r"records: give the data tool's shards", []),
     ("pretrain-config-overrides-null", PRETRAIN + " --config {configs}/overrides_null.json", 1, r"backbone_overrides "
      r"must be an object of backbone settings \(\{\} for none\), got null", ["{configs}"]),
     ("pretrain-resume-config-with-a-string-for-a-number", PRETRAIN.replace("{tmp}/new_run", "{string_steps_config_run}"),
@@ -601,7 +604,7 @@ CASES += [
      ["{no_config_run}"]),
     ("pretrain-not-a-tfrecord", PRETRAIN.replace("{train}", "{text_tfrecord}"), 1,
      r"text.tfrecord: not a readable TFRecord of tf.train.Examples \(corrupted record at 0 \(Is this even a TFRecord "
-     r"file\?\)\)$", []),
+     r"file\?\)\); it is text \(it begins 'not a TFRecord at all\\n'\), not records: give the data tool's shards", []),
     ("finetune-into-the-run", FINETUNE.replace("{tmp}/ft", "{run}") + " --task rte --data_dir {rte}", 1,
      r"--output_dir .*run holds a pre-training run \(config.json\); fine-tune into another dir", ["{run}"]),
     ("finetune-into-the-data", FINETUNE.replace("{tmp}/ft", "{glue_label}") + " --task rte --data_dir {glue_label}", 1,
