@@ -6,6 +6,7 @@ the vocabulary is trained and when text is encoded.
 """
 
 import array
+import os
 import random
 import re
 import string
@@ -286,6 +287,10 @@ class Tokenizer:
             raise ValueError(f"{path}: no such file (the SentencePiece model)")
         if text_files.isdir(path):
             raise ValueError(f"{path} is a directory, not a SentencePiece model (a .model file)")
+        model = os.path.splitext(str(path))[0] + ".model"
+        if str(path).endswith(".vocab") and text_files.exists(model):  # (train_tokenizer writes both: the list, the model)
+            raise ValueError(f"{path}: the vocabulary's list of pieces, which SentencePiece writes beside its model; "
+                             f"give the model: {model}")
         return cls(text_files.read_bytes(path), source=path)
 
     @classmethod

@@ -124,6 +124,9 @@ CASES = [
      r"--override tau=0.1: a setting of the run, not of the backbone: use --tau 0.1", []),
     ("pretrain-override-form", PRETRAIN + " --override novalue", 2, r"--override expects key=value, got 'novalue'", []),
     ("pretrain-not-a-vocab", PRETRAIN + " --vocab {not_a_vocab}", 1, r"not_a_vocab.model: not a SentencePiece model", []),
+    ("pretrain-vocab-the-list-beside-the-model", PRETRAIN + " --vocab {tmp}/listed/vocab.vocab", 1,
+     r"vocab.vocab: the vocabulary's list of pieces, which SentencePiece writes beside its model; give the model: "
+     r"\S+vocab.model$", []),
     ("pretrain-vocab-size-below-the-records-ids", PRETRAIN + " --vocab {vocab} --override vocabulary_size=399", 1,
      r"vocab.model has 400 pieces but the model's vocabulary_size is 399", []),
     ("pretrain-vocab-size", PRETRAIN + " --vocab {vocab} --override vocabulary_size=500", 1,
@@ -1618,6 +1621,9 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     for name in ("empty_state_run", "empty_state_export_run"):  # TensorFlow's list of the checkpoints, left empty
         shutil.copytree(tiny_run[0], root / name)
         (root / name / "checkpoints" / "checkpoint").write_text("")
+    (root / "listed").mkdir()  # train_tokenizer's two files: the model, and the list of its pieces
+    shutil.copy(Path(tiny_run[0]) / "vocab.model", root / "listed" / "vocab.model")
+    (root / "listed" / "vocab.vocab").write_text("<pad>\t0\n[UNK]\t0\n")
     shutil.copytree(tiny_run[0], root / "events_file_run")  # its TensorBoard folder a file
     shutil.rmtree(root / "events_file_run" / "train")
     (root / "events_file_run" / "train").write_text("x")
