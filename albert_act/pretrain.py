@@ -99,6 +99,11 @@ def conflicting_flags(args):
     """A message for flags that are given but could not take effect (None when there are none):
     a flag the run would silently ignore is refused instead. (Settings read from --config's
     file are not flags given.)"""
+    if bool(args.train_files) != bool(args.eval_files):
+        from_file = {n: v for n, v in getattr(args, "from_file", {}).items() if n in ("train_files", "eval_files")}
+        said = "" if not from_file else f" (--config {args.config} gives " + ", ".join(
+            f"{n} {json.dumps(v)}" for n, v in sorted(from_file.items())) + ")"
+        return f"give both --train_files and --eval_files, or neither (the embedded demo data){said}"
     try:  # (a run inside another's checkpoints/, train/ or eval/, which that one writes and cleans)
         artifacts.check_not_in_a_run(args.model_dir, "--model_dir")
     except ValueError as error:
@@ -138,11 +143,6 @@ def main(argv=None):
     cli.quiet_start(argv)  # first: loads TensorFlow (not on the JAX backend), quietly unless --verbose
     jax = cli.jax_backend()  # the JAX backend's run, without TensorFlow: albert_act/train/jax_pretraining.py
     args = parse_args(argv)
-    if bool(args.train_files) != bool(args.eval_files):
-        from_file = {n: v for n, v in getattr(args, "from_file", {}).items() if n in ("train_files", "eval_files")}
-        said = "" if not from_file else f" (--config {args.config} gives " + ", ".join(
-            f"{n} {json.dumps(v)}" for n, v in sorted(from_file.items())) + ")"
-        sys.exit(f"error: give both --train_files and --eval_files, or neither (the embedded demo data){said}")
     conflict = conflicting_flags(args) or (jax_ignored_flags(args) if jax else None)
     if conflict:
         sys.exit(f"error: {conflict}")
