@@ -2178,7 +2178,9 @@ SLOW_CASES = {"export-output-without-version", "pretrain-export-dir-without-vers
               "analyze-difficulty-against-itself", "analyze-cut-index-export", "finetune-no-index-export",
               "pretrain-cut-index-export", "pretrain-damaged-stats-of-the-right-vocabulary",
               "pretrain-export-being-written-by-another-run", "export-no-index-export",
-              "bench-served-fill-mask-cut-index-export"}
+              "bench-served-fill-mask-cut-index-export", "export-a-run-with-an-empty-checkpoint-state-file",
+              "pretrain-records-without-their-report-on-a-larger-vocabulary",
+              "bench-served-fill-mask-fewer-sentences-than-asked"}
 
 
 def _one_override_per_key(argv):
