@@ -2180,7 +2180,9 @@ SLOW_CASES = {"export-output-without-version", "pretrain-export-dir-without-vers
               "pretrain-export-being-written-by-another-run", "export-no-index-export",
               "bench-served-fill-mask-cut-index-export", "export-a-run-with-an-empty-checkpoint-state-file",
               "pretrain-records-without-their-report-on-a-larger-vocabulary",
-              "bench-served-fill-mask-fewer-sentences-than-asked"}
+              "bench-served-fill-mask-fewer-sentences-than-asked", "pretrain-config-with-a-byte-order-mark",
+              "finetune-train-file-given-twice", "pretrain-export-written-by-another-run-meanwhile",
+              "bench-adaptive-inference-trained-rows-at-their-records-length"}
 
 
 def _one_override_per_key(argv):
