@@ -32,7 +32,7 @@ def _text_hint(path):
     except OSError:
         return ""
     text = head.decode("utf-8", "ignore")  # (a character cut at the end: dropped)
-    if not head or len(text.encode()) < len(head) - 3 or any(c < " " and c not in "\t\r\n" for c in text):
+    if not head or not encodings.text_like(head) or any(c < " " and c not in "\t\r\n" for c in text):
         return ""
     kind = "JSON" if text.lstrip()[:1] in ("{", "[") else "text"
     return (f"; it is {kind} (it begins {text[:30]!r}), not records: give the data tool's shards (python -m "

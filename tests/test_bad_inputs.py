@@ -435,7 +435,8 @@ CASES += [
     ("analyze-a-run-whose-vocabulary-was-replaced", "albert_act.analyze token-types --init {swapped_vocab_run} "
      "--records {eval} --output_dir {tmp}/a_swapped", 1, r"swapped_vocab_run/vocab.model is not the vocabulary", []),
     ("export-checkpoints-without-their-index", EXPORT.replace("{run}", "{indexless_run}"), 1,
-     r"indexless_run/checkpoints/ckpt-3's .data file is there without its .index", ["{indexless_run}"]),
+     r"indexless_run/checkpoints/ckpt-3: its .data file is there without its .index \(a copy cut short, or the file "
+     r"deleted\), so no checkpoint of the run reads; copy the whole checkpoint back$", ["{indexless_run}"]),
 ]
 CASES += [
     # --- every numeric flag checked before the compute, naming the flag and the value ------------

@@ -38,7 +38,7 @@ def refuse_other_encodings(path, first_line, in_place=False):
     path = os.fspath(path)
     head = _head(path, first_line)
     named = next((kind for magic, kind in BINARY if head.startswith(magic) and (  # (a text may begin "MZ is")
-        b"\x00" in head[:64] or any(b < 0x20 or b >= 0x7F for b in magic) or not _text_like(head))), None)
+        b"\x00" in head[:64] or any(b < 0x20 or b >= 0x7F for b in magic) or not text_like(head))), None)
     if named:
         raise ValueError(f"{path}: {named}, not text; give a UTF-8 text file")
     if head.startswith(b"PK\x03\x04") and path.endswith(".npz"):  # (not to be unzipped)
@@ -54,7 +54,7 @@ def refuse_other_encodings(path, first_line, in_place=False):
     _refuse_compressed(path, first_line, in_place)
     kind = MODEL_FILES.get(os.path.splitext(path)[1].lower()) or (
         "a variables file of a SavedModel or checkpoint" if ".data-" in os.path.basename(path) else None)
-    if kind and not _text_like(head):
+    if kind and not text_like(head):
         raise ValueError(f"{path}: {kind}, not text; give a UTF-8 text file")
     if first_line.startswith(b"%PDF-"):
         raise ValueError(f"{path}: a PDF document, not text; extract its text first (e.g. pdftotext {path} text.txt)")
@@ -118,7 +118,7 @@ def _utf8_tail(path):
             tail = f.read()
     except OSError:
         return False
-    return b"\x00" not in tail and _text_like(tail[tail.find(b"\n") + 1:]) and tail.count(b" ") >= 4
+    return b"\x00" not in tail and text_like(tail[tail.find(b"\n") + 1:]) and tail.count(b" ") >= 4
 
 
 BINARY = ((b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF8", "a GIF image"),
@@ -143,7 +143,7 @@ ZIPPED = {".docx": "a Word document: save it as plain text (.txt)", ".odt": "an 
           ".jar": "a Java archive (a program)", ".apk": "an Android package (a program)", ".whl": "a Python wheel"}
 
 
-def _text_like(head):
+def text_like(head):
     """Whether the bytes `head` (a file's start) could be UTF-8 text: no NUL, and valid UTF-8 but for a character cut
     at the end."""
     try:
@@ -192,7 +192,7 @@ def _utf16_text(head):
     """"UTF-16LE" or "UTF-16BE" where `head`, not UTF-8, reads as text in that encoding whatever its script (Cyrillic,
     Chinese: letters with no NUL byte): no control character, no lone surrogate, and a space or a line end among
     every 40 characters (random bytes hold none), else None."""
-    if _text_like(head):
+    if text_like(head):
         return None
     for order in ("LE", "BE"):
         try:

@@ -198,14 +198,8 @@ def _refusal(path, kind, number, line, first, first_number):
     columns = first.split("\t")
     return (f"{path} line {number}: a table's row ({len(columns)} tab-separated columns, as from line "
             f"{first_number}: {', '.join(repr(c[:20]) for c in columns[:4])}{', ...' if len(columns) > 4 else ''}), "
-            f"where plain text is read; give its text column alone (e.g. cut -f{_longest(line)} {path}, without "
+            f"where plain text is read; give its text column alone (e.g. cut -f{prose.longest_column(line)} {path}, without "
             f"line {first_number} if it names the columns)")
-
-
-def _longest(row):
-    """The number (from 1) of a row's longest column: its text, most likely."""
-    columns = row.split("\t")
-    return max(range(len(columns)), key=lambda i: len(columns[i])) + 1
 
 
 def read_text_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True):

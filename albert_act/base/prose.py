@@ -107,7 +107,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                # words split by tabs alone, each read as a space, rightly)
                lambda path, number, line: f"hold a tab (line {number}: {line.strip()[:40]!r}): columns (sentence pairs, "
                                           f"a table?) are read as one text, a tab as a space; give one column alone "
-                                          f"(e.g. cut -f{_longest_column(line)} {path}, its longest)"),
+                                          f"(e.g. cut -f{longest_column(line)} {path}, its longest)"),
     "spaced": (lambda line: len(words := line.split()) >= 8 and sum(len(w) == 1 for w in words) >= 0.8 * len(words),
                lambda n: max(10, ALIKE_SHARE * n),
                lambda path, number, line: f"are letters spaced apart (line {number}: {line.strip()[:40]!r}), as a PDF's "
@@ -211,7 +211,7 @@ _MOJIBAKE = re.compile(r"[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac[\u0080-\u00b
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
-def _longest_column(line):
+def longest_column(line):
     """The number (from 1) of the tab-separated column of `line` that holds the most characters: its text, most likely."""
     columns = line.rstrip("\n").split("\t")
     return max(range(len(columns)), key=lambda i: len(columns[i])) + 1

@@ -72,6 +72,12 @@ def indexless(directory):
     return sorted(cut, key=lambda prefix: int(prefix.rsplit("-", 1)[1]) if prefix.rsplit("-", 1)[1].isdigit() else -1)
 
 
+def indexless_refusal(prefix, what_to_do):
+    """The refusal of a run whose checkpoints all lost their .index (`indexless`; `prefix`: the newest)."""
+    return ValueError(f"{prefix}: its .data file is there without its .index (a copy cut short, or the file deleted), "
+                      f"so no checkpoint of the run reads; {what_to_do}")
+
+
 def check_own_updates(directory, steps):
     """ValueError for a checkpoint in `directory` saved past the run's `steps` updates: another run's, copied or
     linked in (resumed or exported, its weights would pass for this run's)."""
@@ -92,8 +98,7 @@ def checkpoint_managers(config, checkpoint, write_dir):
         if tf.io.gfile.exists(state_file) and checkpoint_state(directory) is None:
             tf.io.gfile.rename(state_file, state_file + ".damaged", overwrite=True)
             print(f"note: it is kept as {state_file}.damaged; the run writes a new one", flush=True)
-        return tf.train.CheckpointManager(checkpoint, os.path.join(run_dir, artifacts.CHECKPOINTS),
-                                          max_to_keep=config.keep_checkpoints)
+        return tf.train.CheckpointManager(checkpoint, directory, max_to_keep=config.keep_checkpoints)
 
     saving = manager(write_dir)
     return saving, saving if write_dir == config.model_dir else manager(config.model_dir)
@@ -139,37 +144,29 @@ def restore_latest_intact(checkpoint, manager, usable=None):
     return newest[1] if newest else None
 
 
-def newest_weights(run):
+def newest_weights(run, steps=None):
     """(update, path, model weights) of a pre-training run's newest intact checkpoint, TensorFlow's
     (checkpoints/ckpt-<update>) or, where it has none, the JAX backend's (checkpoints/jax-<update>.npz).
     A damaged one is named in a warning and the one before it is read, as the run's resume does; a
-    ValueError names every damaged file when none reads."""
+    ValueError names every damaged file when none reads, and a checkpoint past the run's `steps` (its
+    config.json's: another run's, `check_own_updates`)."""
     directory = os.path.join(run, artifacts.CHECKPOINTS)
     found = artifacts.checkpoints_on_disk(directory)
     if not found and artifacts.jax_checkpoints_on_disk(directory):
         return newest_intact(artifacts.jax_checkpoints_on_disk(directory), _jax_weights, directory,
                              errors=NPZ_READ_ERRORS, owner=run)
-    if not found and indexless(directory):
-        raise ValueError(f"{run}: {indexless(directory)[-1]}'s .data file is there without its .index (a copy cut "
-                         "short, or the file deleted): no checkpoint reads; copy the whole checkpoint back")
+    cut = [] if found else indexless(directory)
+    if cut:
+        raise indexless_refusal(cut[-1], "copy the whole checkpoint back")
     if not found:
         raise ValueError(f"{run}: no checkpoint in {directory}")
-    check_own_updates(directory, _recorded_steps(run))
+    check_own_updates(directory, steps)
     state = checkpoint_state(directory)
     named = state.model_checkpoint_path if state else None
     if named and not tf.io.gfile.exists(named + ".index"):
         print(f"warning: {os.path.join(directory, 'checkpoint')} names {named}, which is not there; reading the "
               "newest checkpoint on disk")
     return newest_intact(found, _tf_weights, directory, errors=READ_ERRORS, owner=run)
-
-
-def _recorded_steps(run):
-    """The updates a run's config.json asks for, or None (no config.json, or a damaged one: named where the model
-    is built from it)."""
-    try:
-        return artifacts.read_json(os.path.join(run, artifacts.CONFIG)).get("steps")
-    except (ValueError, OSError):
-        return None
 
 
 def _tf_weights(update, prefix):

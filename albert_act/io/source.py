@@ -245,9 +245,9 @@ class Source:
     def run_checkpoint(self):
         """(update, path, model weights) of a pre-training run's newest intact checkpoint; of a run still training
         (another process holds its lock), or stopped before its --steps, a note says which update is read."""
-        found = newest_weights(self.path)
-        holder = outputs.held_elsewhere(outputs.lock_path(self.path)) if "://" not in self.path else None
         steps = (self.info.get("pretraining") or {}).get("steps")
+        found = newest_weights(self.path, steps)
+        holder = outputs.held_elsewhere(outputs.lock_path(self.path)) if "://" not in self.path else None
         if holder is not None:
             print(f"note: {self.path} is still training{holder}: its newest checkpoint now, of update {found[0]:,}, "
                   "is read", file=sys.stderr, flush=True)

@@ -303,15 +303,16 @@ def _check_resumable(config):
     if artifacts.checkpoints_on_disk(os.path.join(config.model_dir, artifacts.CHECKPOINTS)):
         raise ValueError(f"{config.model_dir} holds a TensorFlow run's checkpoints; resume it without "
                          "KERAS_BACKEND=jax, or use a new --model_dir")
-    others = text_files.visible_entries(config.model_dir)
-    if not os.path.exists(path) and checkpoints(config.model_dir):  # as the TensorFlow run's preflight says it
+    others, saved = text_files.visible_entries(config.model_dir), checkpoints(config.model_dir)
+    record = run_record(path, bool(saved)) if os.path.exists(path) else None  # (a damaged one: named)
+    if record is None and saved:  # as the TensorFlow run's preflight says it
         raise artifacts.settings_lost(config.model_dir)
-    if others and not (os.path.exists(path) and artifacts.is_run_record(run_record(path, checkpoints(config.model_dir)))):
+    if others and not (record is not None and artifacts.is_run_record(record)):  # (not a Hugging Face one)
         raise ValueError(f"--model_dir {config.model_dir} holds other files ({', '.join(others[:5])}) and no run "
                          f"(a run's {artifacts.CONFIG}); pre-train into a new or empty dir, or a run dir to resume it")
-    if not os.path.exists(path) or not checkpoints(config.model_dir):
+    if record is None or not saved:
         return
-    previous, current = {**ADDED_SETTINGS, **run_record(path, True)}, config_record(config)
+    previous, current = {**ADDED_SETTINGS, **record}, config_record(config)
     previous = {k: v for k, v in previous.items() if k not in ("backend", artifacts.TRAIN_SHARDS, artifacts.EVAL_SHARDS)}
     differing = changed_settings(previous, current)
     if differing:

@@ -14,7 +14,7 @@ import tensorflow as tf
 from albert_act import distribution
 from albert_act.base import artifacts, checks, text_files
 from albert_act.train.pretraining_config import ADDED_SETTINGS, accumulation, check_batch_fits, config_record
-from albert_act.io.run_checkpoints import check_own_updates, indexless
+from albert_act.io.run_checkpoints import check_own_updates, indexless, indexless_refusal
 from albert_act.train.resumption import another_run, changed_settings, run_record
 from pipelines.pretraining_dataset import check_masked, check_records, count_records, record_files
 from pipelines.record_vocabulary import check_records_vocabulary, recorded_vocabulary
@@ -182,9 +182,8 @@ def _check_model_dir(config, train_files=(), eval_files=(), replicas=1):
     checkpoints = tf.io.gfile.glob(os.path.join(config.model_dir, artifacts.CHECKPOINTS, "ckpt-*.index"))
     cut = [] if checkpoints else indexless(os.path.join(config.model_dir, artifacts.CHECKPOINTS))
     if cut:  # (a run's checkpoint, unreadable: not a run that saved none, whose files a fresh start would replace)
-        raise ValueError(f"{cut[-1]}: its .data file is there without its .index (a copy cut short, or the file "
-                         "deleted), so no checkpoint of the run reads; nothing was changed: copy the whole checkpoint "
-                         f"back to resume, or move {artifacts.CHECKPOINTS}/ away to start the run anew")
+        raise indexless_refusal(cut[-1], f"nothing was changed: copy the whole checkpoint back to resume, or move "
+                                         f"{artifacts.CHECKPOINTS}/ away to start the run anew")
     if "://" not in config.model_dir and artifacts.jax_checkpoints_on_disk(
             os.path.join(config.model_dir, artifacts.CHECKPOINTS)):
         raise ValueError(f"{config.model_dir} holds a JAX run's checkpoints; resume it with KERAS_BACKEND=jax, "
