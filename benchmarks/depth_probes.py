@@ -84,6 +84,8 @@ def parse_probes(items):
         missing = [f for f in ("config.json", "evaluation.json") if not os.path.isfile(os.path.join(run, f))]
         if missing:
             what = "no such folder" if not os.path.exists(run) else f"no {' or '.join(missing)}"
+            if folders := [f for f in missing if os.path.isdir(os.path.join(run, f))]:  # (an entry, but a folder)
+                what = f"its {' and '.join(folders)} {'is a folder' if len(folders) == 1 else 'are folders'}"
             raise ValueError(f"{item}: {run} is not a finished pre-training run dir ({what}; a probe is the run dir "
                              "its final held-out evaluation, evaluation.json, was written to: not an export or a "
                              "fine-tuning dir)")

@@ -37,6 +37,9 @@ def read_points(path):
     """The evaluations of a run dir or a held_out.jsonl file, oldest first; a line that is not one
     names the file and line."""
     file = os.path.join(path, artifacts.HELD_OUT_CURVE) if os.path.isdir(path) else path
+    if os.path.isdir(file):  # (a run dir whose held_out.jsonl is a folder)
+        raise ValueError(f"{file} is a folder, where a run keeps its {artifacts.HELD_OUT_CURVE} file: give the run "
+                         "whose file it is, or move the folder away")
     if os.path.isdir(path) and not os.path.isfile(file):
         raise ValueError(f"{path} holds no {artifacts.HELD_OUT_CURVE}: give a pre-training run dir (it holds one "
                          "after its first --eval_every evaluation) or the file itself")

@@ -404,6 +404,15 @@ CASES += [
     ("pretrain-resume-a-run-whose-vocabulary-is-a-folder", PRETRAIN.replace("{tmp}/new_run", "{vocab_folder_run}"), 1,
      r"vocab_folder_run/vocab.model is a folder, where the run keeps its vocab.model: move it away",
      ["{vocab_folder_run}"]),
+    ("pretrain-resume-a-run-whose-final-weights-are-a-folder", PRETRAIN.replace("{tmp}/new_run", "{weights_folder_run}"),
+     1, r"weights_folder_run/model.weights.h5 is a folder, where the run keeps its model.weights.h5: move it away",
+     ["{weights_folder_run}"]),
+    ("bench-learning-curves-a-run-whose-curve-is-a-folder", "benchmarks.learning_curves A={folders_run} --output_dir "
+     "{tmp}/lc_folder", 1, r"folders_run/held_out.jsonl is a folder, where a run keeps its held_out.jsonl file: give "
+     r"the run whose file it is, or move the folder away", ["{folders_run}"]),
+    ("bench-depth-probes-a-run-whose-evaluation-is-a-folder", "benchmarks.depth_probes a={folders_run} --records "
+     "{eval} --sentences {corpus} --output_dir {tmp}/dp_folder", 1, r"a=\S+folders_run: \S+ is not a finished "
+     r"pre-training run dir \(its evaluation.json is a folder;", ["{folders_run}"]),
     ("analyze-records-a-data-runs-report", "albert_act.analyze token-types --init {run} --records {records_dir}/stats.json "
      "--output_dir {tmp}/a_stats", 1, r"stats.json: not a readable TFRecord .*; it is JSON \(it begins '\{.*\), not "
      r"records: give the data tool's shards", []),
@@ -1631,6 +1640,12 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     shutil.copytree(tiny_run[0], root / "vocab_folder_run")  # its vocabulary a folder
     (root / "vocab_folder_run" / "vocab.model").unlink()
     (root / "vocab_folder_run" / "vocab.model").mkdir()
+    shutil.copytree(tiny_run[0], root / "weights_folder_run")  # its final weights (a JAX run's) a folder
+    (root / "weights_folder_run" / "model.weights.h5").mkdir()
+    (root / "folders_run").mkdir()  # a run whose held_out.jsonl and evaluation.json are folders
+    shutil.copy(Path(tiny_run[0]) / "config.json", root / "folders_run")
+    (root / "folders_run" / "held_out.jsonl").mkdir()
+    (root / "folders_run" / "evaluation.json").mkdir()
     shutil.copytree(tiny_run[0], root / "foreign_ckpt_run")  # another run's later checkpoint copied in
     for part in (root / "foreign_ckpt_run" / "checkpoints").glob("ckpt-3.*"):
         shutil.copy(part, part.parent / part.name.replace("ckpt-3", "ckpt-9"))
@@ -1708,7 +1723,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                                               "empty_config_run", "no_backbone_config_run",
                                               "string_steps_config_run", "null_control_config_run", "orphan_export", "empty_state_run",
                                               "empty_state_export_run", "indexless_run", "foreign_ckpt_run",
-                                              "other_vocab_reference", "events_file_run", "vocab_folder_run")},
+                                              "other_vocab_reference", "events_file_run", "vocab_folder_run",
+                                              "weights_folder_run", "folders_run")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
             "utf16_txt": root / "utf16.txt", "utf16le_txt": root / "utf16le.txt",

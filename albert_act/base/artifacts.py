@@ -86,9 +86,9 @@ def jax_checkpoints_on_disk(directory):
 
 
 def check_checkpoints_folder(model_dir, exists=os.path.exists, isdir=os.path.isdir):
-    """Refuses a run dir whose checkpoints/, train/ or eval/ is a file, or whose held_out.jsonl, evaluation.json or
-    vocab.model is a folder, before any training: a write would fail after the work. `exists`/`isdir`: tf.io.gfile's."""
-    for name in (CHECKPOINTS, TRAIN_EVENTS, EVAL_EVENTS, HELD_OUT_CURVE, EVALUATION, VOCAB):
+    """Refuses a run dir whose checkpoints/, train/, eval/ is a file, or held_out.jsonl, evaluation.json, vocab.model,
+    model.weights.h5 a folder, before any training: a write would fail after the work. `exists`/`isdir`: gfile's."""
+    for name in (CHECKPOINTS, TRAIN_EVENTS, EVAL_EVENTS, HELD_OUT_CURVE, EVALUATION, VOCAB, JAX_FINAL_WEIGHTS):
         folder = name in (CHECKPOINTS, TRAIN_EVENTS, EVAL_EVENTS)
         if exists(path := os.path.join(model_dir, name)) and isdir(path) != folder:
             raise ValueError(f"{path} is a {'file' if folder else 'folder'}, where the run keeps its {name}"
