@@ -394,3 +394,33 @@ def test_a_file_utf16_then_utf8_is_not_told_to_be_converted_whole(tmp_path):
     path.write_bytes(text.encode("utf-16"))
     with pytest.raises(ValueError, match=r"joined.txt: UTF-16 text, not UTF-8 .*convert it first: iconv -f UTF-16"):
         list(text_files.read_lines(str(path)))
+
+
+TEXT = "".join(f"The river ran past the mill number {i} today, and nobody saw caf\u00e9 signs.\n" for i in range(40))
+
+
+@pytest.mark.parametrize("data, said", [
+    (TEXT.encode("utf-16")[:-1], r"UTF-16 text, not UTF-8 .*cut short: its 5\d+ bytes are no whole number of UTF-16 "
+     r"characters"),
+    (b"\xff\xfe" + TEXT.encode(), r"a UTF-16 byte-order mark \(FF FE\) before UTF-8 text .*remove its first two bytes"),
+    (TEXT.replace("\n", "\0").encode(), r"text whose lines are separated by NUL bytes \(as find -print0"),
+    (b"\xef\xbb\xbf" + TEXT.encode("cp1252"), r"line 1: not valid UTF-8 .*yet the file begins with a UTF-8 byte-order "
+     r"mark: the mark is wrong"),
+], ids=["utf16-cut-a-byte-short", "utf16-mark-before-utf8", "nul-separated-lines", "utf8-mark-before-cp1252"])
+def test_the_advised_command_makes_the_text_readable(tmp_path, data, said):
+    """A UTF-16 file cut a byte short (iconv stops at its end), a stray UTF-16 mark before UTF-8 text (converted, CJK
+    mojibake), lines separated by NULs (called binary) and a UTF-8 mark before Windows-1252 text (converted, the mark
+    became three letters): each is named, and its command, run, gives the text back."""
+    import re
+    import subprocess
+
+    from albert_act.base import text_files
+
+    path = tmp_path / "in.txt"
+    path.write_bytes(data)
+    with pytest.raises(ValueError, match=said) as refused:
+        list(text_files.read_lines(str(path)))
+    command = re.search(r"\(?((?:tail|head|tr) .*?(?:fixed|converted|lines)\.txt)", str(refused.value)).group(1)
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
+    output = next(tmp_path.glob("[fcl]*.txt"))
+    assert [line for _, line in text_files.read_lines(str(output))] == TEXT.splitlines()

@@ -91,6 +91,13 @@ def _refuse_utf16(path, start, head, in_place=False):
     marks = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
              (b"\xfe\xff", "UTF-16"))
     kind = next((name for mark, name in marks if start.startswith(mark)), None)
+    if kind == "UTF-16" and b"\x00" not in head and text_like(head[2:]) and b" " in head:  # (begun by PowerShell,
+        raise ValueError(f"{path}: a UTF-16 byte-order mark ({head[:2].hex(' ').upper()}) before UTF-8 text (a file "
+                         "begun by one tool and written on by another?): remove its first two bytes (tail -c +3 "
+                         f"{path} > fixed.txt); converting it from UTF-16 would garble it")  # written on in UTF-8)
+    if kind is None and b"\x00" in start and _nul_separated(head):
+        raise ValueError(f"{path}: text whose lines are separated by NUL bytes (as find -print0 and xargs -0 write "
+                         f"them), not line ends: convert them first (tr '\\0' '\\n' < {path} > lines.txt)")
     if kind is None and b"\x00" not in start:  # (UTF-16 of a script with no NUL byte: Chinese, a line of it)
         kind = _utf16_text(head)
     if kind is None and b"\x00" in start:
@@ -104,6 +111,12 @@ def _refuse_utf16(path, start, head, in_place=False):
         if _utf8_tail(path):  # (iconv of the whole would garble the UTF-8 part)
             raise ValueError(f"{path}: {kind} text at its start ({why}), but UTF-8 at its end: two files of different "
                              f"encodings joined? Convert the {kind} part alone (iconv -f {kind} -t UTF-8), then join them")
+        size = os.path.getsize(path) if "://" not in path and os.path.isfile(path) else 0
+        if cut := size % (int(kind[4:6]) // 8):  # (iconv stops at the cut character, naming no line)
+            raise ValueError(f"{path}: {kind} text, not UTF-8 ({why}), cut short: its {size} bytes are no whole number "
+                             f"of {kind} characters (a copy cut short?); copy the whole file again, or drop the cut "
+                             f"character: head -c -{cut} {path} | iconv -f {kind} -t UTF-8 > "
+                             "converted.txt")
         raise ValueError(f"{path}: {kind} text, not UTF-8 ({why}); convert it first: iconv -f {kind} -t UTF-8 {path} > "
                          + (f"{path}.text && mv {path}.text {path}" if in_place else "converted.txt"))
 
@@ -165,6 +178,14 @@ def _head(path, start):
     return start[:512]
 
 
+def _nul_separated(head):
+    """Whether `head`, with NUL bytes and no line end, is UTF-8 text whose lines are separated by NULs (find -print0):
+    a NUL after every few words, never two together."""
+    parts = head.split(b"\x00")
+    return (b"\n" not in head and b"\x00\x00" not in head and text_like(head.replace(b"\x00", b"\n"))
+            and sum(len(part) for part in parts[:-1]) >= 8 * (len(parts) - 1) and b" " in head)
+
+
 def _binary_kind(head):
     """What a file that starts with `head` (NUL bytes in its first line) is, when not UTF-16 or UTF-32 text: a
     TFRecord (a length, its checksum, then a tf.train.Example), another binary file, or None (NULs beside letters:
@@ -216,6 +237,10 @@ def not_utf8(path, number, raw, error, skip_flag, accented):
     elif re.search(rb"\xed[\xa0-\xbf]", raw):
         advice = ("its bytes hold a character past U+FFFF written as two UTF-16 surrogates (CESU-8 or WTF-8, as Java "
                   f"and some Windows tools write emoji): re-save the file as UTF-8{skip}")
+    elif _head(path, raw if number == 1 else b"").startswith(b"\xef\xbb\xbf"):  # (the mark, then Windows-1252)
+        advice = (f"yet the file begins with a UTF-8 byte-order mark: the mark is wrong (added to text of another "
+                  f"encoding, Windows-1252 most often): remove it and convert the rest (tail -c +4 {path} | iconv -f "
+                  f"cp1252 -t UTF-8 > converted.txt; another encoding takes its own -f){skip}")
     elif accented:
         advice = (f"the file mixes encodings (line {accented} is UTF-8 beyond ASCII; this line is not, e.g. Latin-1 "
                   f"pasted in): converting the whole file would garble the UTF-8 lines; fix line {number} alone{skip}")
