@@ -346,6 +346,9 @@ def _check_written_with(corpus):
         found = f"{there[differ]:,} bytes" if differ in there else "not there"
         cut = (f"{differ} cut short (a copy that stopped: copy it again), or " if there.get(differ, written[differ])
                < written[differ] else "")
+        if there.get(differ, 0) > written[differ] and there[differ] % written[differ] == 0:  # (cat a a > a, or b)
+            cut = (f"{differ} joined with a copy of itself (exactly {there[differ] // written[differ]} times its size: "
+                   "cat of the shard with itself? make the records again, or put the data tool's shard back), or ")
         raise ValueError(f"{corpus} was written with the shards {', '.join(sorted(written))} ({differ}: "
                          f"{written[differ]:,} bytes), but {folder}'s {differ} is {found}: {cut}the token corpus of "
                          "other records (replaced, copied beside another data run's shards, or swapped with the other "

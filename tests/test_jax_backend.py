@@ -318,6 +318,11 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
                                          r".tfrecord is [\d,]+ bytes: train-00001-of-00002.tfrecord cut short \(a copy "
                                          r"that stopped: copy it again\), or the token corpus of other records"):
         token_corpus.token_files([str(other / "train-*.tfrecord")])
+    shard.write_bytes((folder / shard.name).read_bytes() * 2)  # the shard joined with itself (cat a a > a)
+    with pytest.raises(ValueError, match=r"but \S+other_run's train-00001-of-00002.tfrecord is [\d,]+ bytes: "
+                                         r"train-00001-of-00002.tfrecord joined with a copy of itself \(exactly 2 times "
+                                         r"its size: cat of the shard with itself\?"):
+        token_corpus.token_files([str(other / "train-*.tfrecord")])
     renamed = tmp_path / "renamed"  # one shard under another name, beside the corpus of both
     renamed.mkdir()
     shutil.copy(folder / "train-00000-of-00002.tfrecord", renamed / "part-0.tfrecord")
