@@ -9,6 +9,7 @@ MNLI train has 12 columns and dev 16 (label = last column); test files have an
 `index` column and no label; AX (diagnostic) is predicted with the MNLI model.
 """
 
+import csv
 import dataclasses
 import os
 import re
@@ -145,6 +146,8 @@ def _read_tsv_lines(path):
                          f"(python3 -c \"import sys; sys.stdout.write(sys.stdin.read().replace('\\u{ord(other):04x}', "
                          f"'\\n'))\" < {path} > {path}.text && mv {path}.text {path})")
     lines = text.split("\n")
+    if (nul := next((n for n, line in enumerate(lines, 1) if "\x00" in line), None)) is not None:  # (a UTF-16 row)
+        raise encodings.nul_line(path, nul, lines[nul - 1].encode(), False)
     while lines and not lines[-1].strip():  # blank lines after the last row (an editor's): no rows
         lines.pop()
     return lines
@@ -240,6 +243,10 @@ def _none_read(path, task, rows, counts, expected, blank):
     if expected and counts == {expected + 1} and all(line.rstrip("\r").endswith("\t") for line in rows):
         return (f"{len(rows)} rows, every one ending in a tab (an empty last field: {expected + 1} fields where "
                 f"{task.name} has {expected}); strip the trailing tabs (sed -i 's/\\t$//' {path})")
+    if expected and counts == {1} and sum(len(next(csv.reader([line]))) == expected for line in rows) > len(rows) / 2:
+        return (f"{len(rows)} rows, every one with 1 field where {task.name} has {expected}, but {expected} when split "
+                f"on commas: a CSV file under the task's .tsv name; save it with tabs (pandas: to_csv(..., sep='\\t', "
+                f"index=False{', header=False' if not task.header else ''}, quoting=3))")
     return (f"{len(rows)} rows, every one with {' or '.join(map(str, sorted(counts)))} fields where {task.name} has "
             f"{expected}; is this the {task.name} folder?")
 

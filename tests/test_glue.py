@@ -168,3 +168,22 @@ def test_a_header_a_spreadsheet_changed_is_named(header, said, tmp_path):
     (tmp_path / "train.tsv").write_text(header + "a fine film\t1\n")
     with pytest.raises(ValueError, match=said):
         read_glue("sst-2", str(tmp_path), "train")
+
+
+def test_a_utf16_row_and_a_headerless_csv_are_named(tmp_path):
+    """One UTF-16 row in a UTF-8 train.tsv was refused for its label ('\\x001\\x00'); CoLA written by csv.writer (no
+    header, commas) was 'every one with 1 fields: is this the CoLA folder?'."""
+    import csv
+
+    rows = [f"a fine film number {i}\t{i % 2}" for i in range(30)]
+    (tmp_path / "train.tsv").write_bytes("\n".join(["sentence\tlabel"] + rows[:20]).encode() + b"\n" +
+                                         rows[20].encode("utf-16-le") + "\n".join([""] + rows[21:]).encode())
+    with pytest.raises(ValueError, match=r"train.tsv line 22: UTF-16LE text \(NUL bytes beside its letters\) in a file "
+                                         r"read as UTF-8 .*convert that part alone \(iconv -f UTF-16LE -t UTF-8\)"):
+        read_glue("sst-2", str(tmp_path), "train")
+    with open(tmp_path / "train.tsv", "w", newline="") as f:
+        csv.writer(f).writerows([("gj04", str(i % 2), "", f"The dog, number {i}, barked.") for i in range(30)])
+    with pytest.raises(ValueError, match=r"no CoLA examples: 30 rows, every one with 1 field where CoLA has 4, but 4 "
+                                         r"when split on commas: a CSV file under the task's .tsv name; save it with tabs "
+                                         r"\(pandas: to_csv\(..., sep='\\t', index=False, header=False, quoting=3\)\)"):
+        read_glue("cola", str(tmp_path), "train")
