@@ -406,11 +406,19 @@ TEXT = "".join(f"The river ran past the mill number {i} today, and nobody saw ca
     (TEXT.replace("\n", "\0").encode(), r"text whose lines are separated by NUL bytes \(as find -print0"),
     (b"\xef\xbb\xbf" + TEXT.encode("cp1252"), r"line 1: not valid UTF-8 .*yet the file begins with a UTF-8 byte-order "
      r"mark: the mark is wrong"),
-], ids=["utf16-cut-a-byte-short", "utf16-mark-before-utf8", "nul-separated-lines", "utf8-mark-before-cp1252"])
+    (b"".join(line.encode("utf-8" if i == 20 else "cp1252") for i, line in enumerate(TEXT.splitlines(True))),
+     r"line 1: not valid UTF-8 .*the file mixes encodings \(line 21 is UTF-8 beyond ASCII; this line is not: UTF-8 "
+     r"lines pasted into a file of another encoding\?\): .*; convert what is not UTF-8 alone"),
+    (b"".join(line.encode("cp1252" if i == 5 else "utf-8") for i, line in enumerate(TEXT.splitlines(True))),
+     r"line 6: not valid UTF-8 .*the file mixes encodings \(line 1 is UTF-8 beyond ASCII; this line is not: e.g. "
+     r"Latin-1 pasted in\): .*; fix line 6 alone, or convert what is not UTF-8 alone"),
+], ids=["utf16-cut-a-byte-short", "utf16-mark-before-utf8", "nul-separated-lines", "utf8-mark-before-cp1252",
+        "cp1252-with-a-utf8-line", "utf8-with-a-cp1252-line"])
 def test_the_advised_command_makes_the_text_readable(tmp_path, data, said):
     """A UTF-16 file cut a byte short (iconv stops at its end), a stray UTF-16 mark before UTF-8 text (converted, CJK
-    mojibake), lines separated by NULs (called binary) and a UTF-8 mark before Windows-1252 text (converted, the mark
-    became three letters): each is named, and its command, run, gives the text back."""
+    mojibake), lines separated by NULs (called binary), a UTF-8 mark before Windows-1252 text (converted, the mark
+    became three letters), Windows-1252 text with a UTF-8 line (converted whole, that line garbled), or the reverse:
+    each is named, and its command, run, gives the text back."""
     import re
     import subprocess
 
@@ -420,7 +428,7 @@ def test_the_advised_command_makes_the_text_readable(tmp_path, data, said):
     path.write_bytes(data)
     with pytest.raises(ValueError, match=said) as refused:
         list(text_files.read_lines(str(path)))
-    command = re.search(r"\(?((?:tail|head|tr) .*?(?:fixed|converted|lines)\.txt)", str(refused.value)).group(1)
+    command = re.search(r"\b((?:tail|head|tr|python3) .*?(?:fixed|converted|lines)\.txt)", str(refused.value)).group(1)
     subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
     output = next(tmp_path.glob("[fcl]*.txt"))
     assert [line for _, line in text_files.read_lines(str(output))] == TEXT.splitlines()

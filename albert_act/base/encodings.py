@@ -241,14 +241,42 @@ def not_utf8(path, number, raw, error, skip_flag, accented):
         advice = (f"yet the file begins with a UTF-8 byte-order mark: the mark is wrong (added to text of another "
                   f"encoding, Windows-1252 most often): remove it and convert the rest (tail -c +4 {path} | iconv -f "
                   f"cp1252 -t UTF-8 > converted.txt; another encoding takes its own -f){skip}")
-    elif accented:
-        advice = (f"the file mixes encodings (line {accented} is UTF-8 beyond ASCII; this line is not, e.g. Latin-1 "
-                  f"pasted in): converting the whole file would garble the UTF-8 lines; fix line {number} alone{skip}")
+    elif accented or (accented := _utf8_line_after(path, number)):
+        pasted = "e.g. Latin-1 pasted in" if accented < number else "UTF-8 lines pasted into a file of another encoding?"
+        advice = (f"the file mixes encodings (line {accented} is UTF-8 beyond ASCII; this line is not: {pasted}): "
+                  "converting the whole file would garble the UTF-8 lines; "
+                  + (f"fix line {number} alone, or " if accented < number else "")
+                  + f"convert what is not UTF-8 alone ({_MIXED} < {path} > converted.txt){skip}")
     else:  # (Western European most often; Shift-JIS, GB18030, KOI8-R or EBCDIC need their own -f)
         advice = (f"convert the file from its encoding (e.g. iconv -f cp1252 -t UTF-8 {path} > converted.txt for "
                   "Windows-1252; another, such as Shift-JIS, GB18030, KOI8-R or EBCDIC, takes its own -f: file -i names "
                   f"it){skip}" if skip_flag else "save the file as UTF-8 text (e.g. iconv -f cp1252 -t UTF-8)")
     return ValueError(f"{path} line {number}: not valid UTF-8 ({error.reason} at byte {error.start}); {advice}")
+
+
+_MIXED = ("python3 -c \"import codecs, sys; codecs.register_error('cp1252', lambda e: (e.object[e.start:e.end]"
+          ".decode('cp1252', 'replace'), e.end)); sys.stdout.write(sys.stdin.buffer.read().decode('utf-8', 'cp1252'))\"")
+# (reads UTF-8, and each run of bytes that is not as Windows-1252: a file of both, converted without garbling either)
+
+
+def _utf8_line_after(path, number):
+    """The number of the first line after line `number` of the local file `path` (its first 64 MiB) that is UTF-8
+    beyond ASCII, or None: a file mostly of another encoding with UTF-8 lines in it."""
+    try:
+        if "://" in os.fspath(path) or not os.path.isfile(path):
+            return None
+        with open(path, "rb") as f:
+            lines = f.read(1 << 26).split(b"\n")[number:-1]
+    except OSError:
+        return None
+    for later, raw in enumerate(lines, number + 1):
+        if not raw.isascii():
+            try:
+                raw.decode("utf-8")
+                return later
+            except UnicodeDecodeError:
+                continue
+    return None
 
 
 def nul_line(path, number, raw, skip_flag):
