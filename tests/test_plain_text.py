@@ -288,6 +288,9 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
      "6 of its first 6 lines hold U+FFFD, the replacement character (line 1: 'The caf\ufffd number 0 was open all day.')"),
     ("".join(f"The river ran past the mill number {i} today.\u00b9\n" for i in range(12)),
      "12 of its first 12 lines hold Wikipedia's footnote marks ('\u00b9' on line 1)"),
+    ("".join(f"The caf\u00e9 number {i} was open all day \u2013 and all night.\n" for i in range(6)).encode("utf-7")
+     .decode("ascii"), "6 of its first 6 lines hold UTF-7 ('+AOk' on line 1 is '\u00e9'), as some mail and old "
+                       "Windows tools write text"),
 ])
 def test_lines_begun_alike_or_escaped_are_warned_of(tmp_path, capsys, text, said):
     """A chat's export, an IRC log, a syslog or YAML (each line begun by a time, a sender, a key), Moses' escaped text

@@ -123,6 +123,10 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                             f"{line.strip()[:40]!r}), left where a decoder met bytes it could not read: "
                                             "the characters there are lost; decode the source with its own encoding "
                                             "(iconv -f ENCODING -t UTF-8)"),
+    "utf7": (lambda line: _utf7(line), lambda n: max(3, 0.02 * n),
+             lambda path, number, line: f"hold UTF-7 ({_utf7(line)[0]!r} on line {number} is {_utf7(line)[1]!r}), as "
+                                        "some mail and old Windows tools write text: read as its letters and signs; "
+                                        f"convert the file first (iconv -f UTF-7 -t UTF-8 {path} > converted.txt)"),
     "coloured": (lambda line: "\x1b[" in line, lambda n: 3,
                  lambda path, number, line: f"hold a terminal's colour codes (line {number}: ESC[...m), read as "
                                             "text: write the text without them (a program's --color=never, or sed "
@@ -208,7 +212,23 @@ _OTHER_MASK = re.compile(r"<mask>|<extra_id_\d+>|<\|\w+\|>")  # RoBERTa's, T5's,
 _ENDS = ".!?:;\"')]\u2026\u00bb\u201d\u2019\u3002\uff01\uff1f\uff0e\uff61"  # where a sentence, or a line of one, ends
 _ESCAPE = re.compile(r"&(?:[a-zA-Z]{2,8}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it &apos;s", "a &#124; b", "&rsquo;"
 _MOJIBAKE = re.compile(r"[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac[\u0080-\u00bf\u2018-\u201e\u2122\u0153\u02dc]")  # "Ã©", "â€™"
+_UTF7 = re.compile(r"\+[A-Za-z0-9/][A-Za-z0-9+/]{2,}(?:-|(?![A-Za-z0-9+/]))")  # a run of UTF-7: "+AOk-" for "\u00e9"
 _LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _utf7(line):
+    """(the run, what it stands for) of the first run of UTF-7 in `line` ("caf+AOk-" for "café": a '+', base64 of
+    UTF-16, a '-') that stands for letters beyond ASCII, or None."""
+    for run in _UTF7.findall(line) if "+" in line else ():
+        if not any(c.isalpha() for c in run):  # (a number, "+100", though it decodes, is no UTF-7)
+            continue
+        try:
+            text = run.encode("ascii").decode("utf-7")
+        except UnicodeDecodeError:
+            continue
+        if text and not text.isascii() and all(c.isprintable() for c in text):
+            return run, text
+    return None
 
 
 def longest_column(line):
