@@ -960,3 +960,20 @@ def test_a_run_still_training_is_read_at_its_newest_checkpoint_with_a_note(tiny_
                                        "weights are read (to finish it, run its command again: it resumes)\n")
     (run / "config.json").write_text(json.dumps(config))  # finished: nothing said
     assert Source.open(str(run)).run_checkpoint[0] == update and capsys.readouterr().err == ""
+
+
+def test_a_run_whose_events_folder_is_not_writable_is_refused_before_training(tmp_path, monkeypatch):
+    """A resumed run whose eval/ was read-only failed after its evaluation ('Permission denied'), advising a re-run
+    that failed the same way; now refused first, naming the folder and chmod. A writable run passes."""
+    from albert_act.train.resumption import check_run_entries
+
+    for name in ("checkpoints", "train", "eval"):
+        (tmp_path / "run" / name).mkdir(parents=True)
+    check_run_entries(str(tmp_path / "run"))
+    real_access = os.access
+    locked = tmp_path / "run" / "eval"
+    monkeypatch.setattr(os, "access", lambda path, mode: str(path) != str(locked) and real_access(path, mode))
+    with pytest.raises(ValueError, match=rf"^{locked} is not writable to you, and the run writes its eval there \(after "
+                                         rf"the work\): make it writable \(chmod -R u\+w {locked}\), or use a new "
+                                         r"--model_dir$"):
+        check_run_entries(str(tmp_path / "run"))

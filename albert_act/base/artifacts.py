@@ -85,16 +85,6 @@ def jax_checkpoints_on_disk(directory):
     return found
 
 
-def check_checkpoints_folder(model_dir, exists=os.path.exists, isdir=os.path.isdir):
-    """Refuses a run dir whose checkpoints/, train/, eval/ is a file, or held_out.jsonl, evaluation.json, vocab.model,
-    model.weights.h5 a folder, before any training: a write would fail after the work. `exists`/`isdir`: gfile's."""
-    for name in (CHECKPOINTS, TRAIN_EVENTS, EVAL_EVENTS, HELD_OUT_CURVE, EVALUATION, VOCAB, JAX_FINAL_WEIGHTS):
-        folder = name in (CHECKPOINTS, TRAIN_EVENTS, EVAL_EVENTS)
-        if exists(path := os.path.join(model_dir, name)) and isdir(path) != folder:
-            raise ValueError(f"{path} is a {'file' if folder else 'folder'}, where the run keeps its {name}"
-                             f"{' folder' * folder}: move it away, or use a new --model_dir")
-
-
 def is_run_record(record):
     """Whether a config.json's object is a pre-training run's (it names its preset), not a Hugging Face, keras-hub
     or another tool's."""

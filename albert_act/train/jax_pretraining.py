@@ -31,7 +31,7 @@ from albert_act.io.newest_intact import NPZ_READ_ERRORS, finite, newest_intact
 from albert_act.model.halting import ponder_weight_in_force
 from albert_act.train.ponder import AUTO_SHARE, held_depth, ponder_ramp, steered_tau
 from albert_act.train.pretraining_config import ADDED_SETTINGS, AUTO, accumulation, config_record, run_parts
-from albert_act.train.resumption import another_run, changed_settings, run_record
+from albert_act.train.resumption import another_run, changed_settings, check_run_entries, run_record
 from albert_act.train.pretraining_summaries import (depth_line, depth_spread, depth_sums_of, evaluation_sums,
                                                     held_out_curve, one_depth_warning, summarize)
 from pipelines import token_corpus
@@ -298,7 +298,7 @@ def _check_resumable(config):
     """A model dir resumes only the run it holds: the same settings but `RESUMABLE_CHANGES`, and a JAX
     run's checkpoints (a TensorFlow run's are read by the TensorFlow backend); a dir of other files
     (an export, someone's data) is not written among."""
-    artifacts.check_checkpoints_folder(config.model_dir)
+    check_run_entries(config.model_dir)
     path = os.path.join(config.model_dir, artifacts.CONFIG)
     if artifacts.checkpoints_on_disk(os.path.join(config.model_dir, artifacts.CHECKPOINTS)):
         raise ValueError(f"{config.model_dir} holds a TensorFlow run's checkpoints; resume it without "

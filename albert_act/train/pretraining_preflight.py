@@ -15,7 +15,7 @@ from albert_act import distribution
 from albert_act.base import artifacts, checks, text_files
 from albert_act.train.pretraining_config import ADDED_SETTINGS, accumulation, check_batch_fits, config_record
 from albert_act.io.run_checkpoints import check_own_updates, indexless, indexless_refusal
-from albert_act.train.resumption import another_run, changed_settings, run_record
+from albert_act.train.resumption import another_run, changed_settings, check_run_entries, run_record
 from pipelines.pretraining_dataset import check_masked, check_records, count_records, record_files
 from pipelines.record_vocabulary import check_records_vocabulary, recorded_vocabulary
 from pipelines import record_overlap
@@ -177,7 +177,7 @@ def _check_model_dir(config, train_files=(), eval_files=(), replicas=1):
     trained with, the same settings (but `RESUMABLE_CHANGES`), and the same training and held-out
     records (moved or renamed, told by their content: `_check_same_records`). A dir whose earlier
     run saved no checkpoint (it failed or was stopped before the first) starts afresh (`_start_afresh`)."""
-    artifacts.check_checkpoints_folder(config.model_dir, tf.io.gfile.exists, tf.io.gfile.isdir)
+    check_run_entries(config.model_dir, tf.io.gfile.exists, tf.io.gfile.isdir)
     path = os.path.join(config.model_dir, artifacts.CONFIG)
     checkpoints = tf.io.gfile.glob(os.path.join(config.model_dir, artifacts.CHECKPOINTS, "ckpt-*.index"))
     cut = [] if checkpoints else indexless(os.path.join(config.model_dir, artifacts.CHECKPOINTS))

@@ -1,6 +1,9 @@
 """Whether a run dir resumes the run the flags describe: the settings that may change between a run and its
 resumption (`RESUMABLE_CHANGES`), the others that differ (`changed_settings`), and the refusal that names them
-(`another_run`). Used by both backends' pre-training."""
+(`another_run`), and the run dir's entries a resumption writes into (`check_run_entries`). Used by both backends'
+pre-training."""
+
+import os
 
 import keras
 
@@ -89,3 +92,18 @@ def another_run(model_dir, differing):
         + ("; on the TensorFlow backend: KERAS_BACKEND unset" if keras.backend.backend() == "jax" else "") + ")")
     return ValueError(f"{model_dir} holds a run with another config ({details}); use a new --model_dir, or "
                       f"{resume} to resume{longer}")
+
+
+def check_run_entries(model_dir, exists=os.path.exists, isdir=os.path.isdir):
+    """Refuses a run dir whose checkpoints/, train/, eval/ is a file or not writable, or held_out.jsonl, evaluation.json,
+    vocab.model, model.weights.h5 a folder, before any training: a write would fail after the work. `exists`/`isdir`:
+    gfile's."""
+    folders = (artifacts.CHECKPOINTS, artifacts.TRAIN_EVENTS, artifacts.EVAL_EVENTS)
+    for name in (*folders, artifacts.HELD_OUT_CURVE, artifacts.EVALUATION, artifacts.VOCAB, artifacts.JAX_FINAL_WEIGHTS):
+        folder = name in folders
+        if exists(path := os.path.join(model_dir, name)) and isdir(path) != folder:
+            raise ValueError(f"{path} is a {'file' if folder else 'folder'}, where the run keeps its {name}"
+                             f"{' folder' * folder}: move it away, or use a new --model_dir")
+        if folder and "://" not in path and os.path.isdir(path) and not os.access(path, os.W_OK | os.X_OK):
+            raise ValueError(f"{path} is not writable to you, and the run writes its {name} there (after the work): "
+                             f"make it writable (chmod -R u+w {path}), or use a new --model_dir")
