@@ -407,6 +407,10 @@ CASES += [
     ("pretrain-resume-a-run-whose-final-weights-are-a-folder", PRETRAIN.replace("{tmp}/new_run", "{weights_folder_run}"),
      1, r"weights_folder_run/model.weights.h5 is a folder, where the run keeps its model.weights.h5: move it away",
      ["{weights_folder_run}"]),
+    ("export-config-a-bad-value-inside-the-export-record", "albert_act.export --config "
+     "{tmp}/nested_export/1/assets/albert_act_export.json --output {tmp}/x_nested/1", 1, r"--config \S+nested_export/1/"
+     r"assets/albert_act_export.json line 9: max_seq_length must be an integer in "
+     r"\[3, 8192\], got '64'", ["{configs}"]),
     ("bench-learning-curves-a-run-whose-curve-is-a-folder", "benchmarks.learning_curves A={folders_run} --output_dir "
      "{tmp}/lc_folder", 1, r"folders_run/held_out.jsonl is a folder, where a run keeps its held_out.jsonl file: give "
      r"the run whose file it is, or move the folder away", ["{folders_run}"]),
@@ -1778,6 +1782,10 @@ def _config_files(root, tiny_run, records, shared_data):
     record = {"kind": "pretraining", "export": {"checkpoint": "../../gone_run", "kind": "pretraining", "output": ".",
                                                 "vocab": None}}  # an export's record: paths relative to the export
     (root / "configs" / "copied_export_record.json").write_text(json.dumps(record))
+    (root / "nested_export" / "1" / "assets").mkdir(parents=True)  # a bad value inside "export", the same key
+    (root / "nested_export" / "1" / "assets" / "albert_act_export.json").write_text(json.dumps(  # valid at the top
+        {"kind": "pretraining", "max_seq_length": 64, "export": {**record["export"], "max_seq_length": "64"}},
+        indent=1))  # (line 3)
     (root / "moved_export" / "1" / "assets").mkdir(parents=True)
     (root / "moved_export" / "1" / "assets" / "albert_act_export.json").write_text(json.dumps(record))
     (root / "configs" / "bom.json").write_bytes(b"\xef\xbb\xbf" + json.dumps({"seed": 5}).encode())

@@ -22,10 +22,9 @@ Public ALBERT checkpoints are read too (`albert_act.io.public_checkpoints`); the
 other projects' and listed here beside ours. Which kind a dir is, `albert_act.io.source` works out.
 """
 
-import json
 import os
 
-from albert_act.base import checks, outputs, text_files
+from albert_act.base import checks, json_files, outputs, text_files
 
 CONFIG = "config.json"
 CHECKPOINTS = "checkpoints"
@@ -58,6 +57,9 @@ HF_CONFIG, HF_WEIGHTS, HF_VOCAB = "config.json", "model.safetensors", "spiece.mo
 TF1_CONFIG, TF1_VOCAB = "albert_config.json", "30k-clean.model"
 KERAS_HUB_CONFIG, KERAS_HUB_WEIGHTS, KERAS_HUB_TASK = "config.json", "model.weights.h5", "task.json"
 KERAS_HUB_VOCAB = "assets/tokenizer/vocabulary.spm"
+
+
+read_json, write_json = json_files.read_json, json_files.write_json  # (a run's and an export's JSON files)
 
 
 def _gfile():
@@ -95,87 +97,6 @@ def settings_lost(model_dir):
     """The refusal for a run dir with checkpoints and no config.json (either backend's run)."""
     return ValueError(f"{model_dir} holds checkpoints but no {CONFIG}, so the settings they were trained with are "
                       f"unknown; put its {CONFIG} back, or use a new --model_dir")
-
-
-def read_json(path, lines=None):
-    """The JSON object (a dict) in `path`; a ValueError names the file, and the line and column
-    where it stops being JSON (a truncated or hand-edited config), or what it holds instead.
-    lines: a dict, given {key: the line (1-based) where it is first written as a key} (for messages
-    about a value: the file is read once, so a pipe works)."""
-    remote = "://" in str(path)  # a local file is read without TensorFlow (the JAX backend has none)
-    if _gfile().isdir(path) if remote else os.path.isdir(path):
-        raise ValueError(f"{path} is a directory, not a JSON file")
-    try:
-        with _gfile().GFile(path, "rb") if remote else open(path, "rb") as f:
-            text = f.read().decode("utf-8").removeprefix("\ufeff")  # read once (a pipe); a byte-order mark is no error
-        value = json.loads(text, object_pairs_hook=no_duplicate_keys)
-    except DuplicateKey as duplicate:
-        line = _line_of_second(text, duplicate.key)
-        raise ValueError(f"{path}{f' line {line}' if line else ''}: {duplicate.key!r} is given twice in one object "
-                         "(JSON keeps the last without a word): give it once") from None
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path} line {error.lineno} column {error.colno}: not valid JSON ({error.msg})") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a text file (not UTF-8), so not JSON") from None
-    if not isinstance(value, dict):
-        raise ValueError(f"{path}: a JSON {type(value).__name__} where an object ({{...}}) was expected")
-    if lines is not None:
-        for key in _all_keys(value):
-            found = _key_positions(text, key)
-            if found and key not in lines:
-                lines[key] = text.count("\n", 0, found[0]) + 1
-    return value
-
-
-def _all_keys(value):
-    """The keys of a JSON object and of the objects inside it."""
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            yield key
-            yield from _all_keys(inner)
-    elif isinstance(value, list):
-        for inner in value:
-            yield from _all_keys(inner)
-
-
-class DuplicateKey(Exception):
-    """A key written twice in one JSON object (`no_duplicate_keys`): JSON would keep the last without a word."""
-
-    def __init__(self, key):
-        super().__init__(key)
-        self.key = key
-
-
-def no_duplicate_keys(pairs):
-    """json.loads' object_pairs_hook that raises `DuplicateKey` for a key given twice."""
-    seen = set()
-    for key, _ in pairs:
-        if key in seen:
-            raise DuplicateKey(key)
-        seen.add(key)
-    return dict(pairs)
-
-
-def _line_of_second(text, key):
-    """The line (1-based) where `key` appears as a JSON key the second time, or None."""
-    found = _key_positions(text, key)
-    return text.count("\n", 0, found[1]) + 1 if len(found) > 1 else None
-
-
-def _key_positions(text, key):
-    """Where `key` is written as a JSON key in `text` (offsets)."""
-    import re
-
-    return [m.start() for m in re.finditer(re.escape(json.dumps(key)) + r"\s*:", text)]
-
-
-def write_json(path, value):
-    """Writes `value` as JSON, whole: a local file is written beside `path` and renamed over it."""
-    if "://" in str(path):
-        with _gfile().GFile(path, "w") as f:
-            json.dump(value, f, indent=2)
-    else:
-        outputs.write_file(path, json.dumps(value, indent=2).encode())
 
 
 SAVED_MODEL_ENTRIES = {SAVED_MODEL, "variables", ASSETS, "fingerprint.pb", "saved_model.pbtxt"}

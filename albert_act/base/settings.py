@@ -73,11 +73,11 @@ def key_value(flag):
         key, value = key.strip(), value.strip()
         if not key or not equals:
             raise argparse.ArgumentTypeError(f"{flag} expects key=value, got {text!r}")
-        from albert_act.base import artifacts
+        from albert_act.base import json_files
 
         try:
-            return key, json.loads(value, object_pairs_hook=artifacts.no_duplicate_keys)
-        except artifacts.DuplicateKey as duplicate:
+            return key, json.loads(value, object_pairs_hook=json_files.no_duplicate_keys)
+        except json_files.DuplicateKey as duplicate:
             raise argparse.ArgumentTypeError(f"{flag} {key}: {duplicate.key!r} is given twice in one object (JSON "
                                              "keeps the last without a word): give it once") from None
         except json.JSONDecodeError:
@@ -312,8 +312,9 @@ def _saved(config_class, argv, typed=()):
         except ValueError as error:
             takes = f"; this command's --config takes {config_class.CONFIG_FILES}" if "not settings of" in str(error) \
                 else ""
-            named = str(error).split(" ", 1)[0]  # "seed must be ...": the setting refused, and its line
-            line = f" line {lines[named]}" if named in lines else ""
+            named = str(error).split(" ", 1)[0]  # "seed must be ...": the setting refused, and its line (an export's
+            named = f"export.{named}" if f"export.{named}" in lines else named  # record: inside its "export")
+            line = f" line {lines[named]}" if lines.get(named) else ""
             raise ValueError(f"--config {path}{line}: {error}{takes}") from None
     required = _required(config_class)  # those the file left out are None here: the flags give them
     values = {k: v for k, v in dataclasses.asdict(config).items() if not (k in required and v is None)}
