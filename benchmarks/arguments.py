@@ -2,11 +2,12 @@
 folder of --output_dir, and the one tail that runs a benchmark's work."""
 
 import contextlib
+import json
 import os
 import re
 import sys
 
-from albert_act.base import cli
+from albert_act.base import artifacts, cli
 
 
 def named(items, what, example):
@@ -101,3 +102,21 @@ def said_when_stopped(output_dir, file_name):
     written = text_files.replaced_since(os.path.join(output_dir, file_name))
     return lambda: (f"the new result is in {output_dir}, written whole just before the stop" if written() else
                     f"{NOTHING_WRITTEN} (an earlier result in {output_dir}, if any, is intact)")
+
+
+HELD_OUT_SETTINGS = ("eval_files", "eval_batches", "global_batch_size", "backend")  # what picks a run's held-out batches
+
+
+def held_out_settings(one, other):
+    """'; their config.json differ in ...' where both are run dirs whose held-out settings differ; else ''."""
+    configs = []
+    for part in (one, other):
+        try:
+            with open(os.path.join(part, artifacts.CONFIG), encoding="utf-8") as f:
+                configs.append(json.load(f))
+        except (OSError, ValueError):
+            return ""
+    values = [[config.get(key, "tensorflow" if key == "backend" else None) for key in HELD_OUT_SETTINGS]
+              for config in configs]  # (a run of the TensorFlow backend records none)
+    differ = [f"{key} {a!r} against {b!r}" for key, a, b in zip(HELD_OUT_SETTINGS, *values) if a != b]
+    return f"; their runs' config.json differ in {', '.join(differ)}" if differ else ""

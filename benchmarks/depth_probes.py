@@ -92,6 +92,20 @@ def parse_probes(items):
     return probes
 
 
+def check_same_held_out(probes):
+    """Refuses probes evaluated on different held-out records (their baselines differ: another --eval_files,
+    --eval_batches or backend): their MLM and SOP columns would not compare."""
+    rows = {name: (run, evaluation_row(run)) for name, run in probes.items()}
+    (first, (first_run, row)), *others = rows.items()
+    for name, (run, other) in others:
+        for key in ("mlm_baseline", "sop_baseline"):
+            if abs(other[key] - row[key]) > 1e-6:
+                raise ValueError(f"{first}={first_run} and {name}={run} were evaluated on different held-out records "
+                                 f"({key} {row[key]:.4f} against {other[key]:.4f})"
+                                 f"{arguments.held_out_settings(first_run, run)}: their accuracies do not compare; give "
+                                 "runs evaluated alike (the same --eval_files, --eval_batches and backend)")
+
+
 def evaluation_row(run):
     """What the run's final held-out evaluation says of its depth."""
     from albert_act.base import artifacts
@@ -103,13 +117,15 @@ def evaluation_row(run):
         counts = np.asarray(unmasked["histogram"][1:], np.float64)
         row = {"step": result["step"], "mlm": result["mlm_accuracy"], "mlm_interval": result["mlm_accuracy_interval"],
                 "sop": result["sop_accuracy"], "mean_n": result["iterations"]["all"]["mean"],
+                "mlm_baseline": result["mlm_unigram_baseline"], "sop_baseline": result["sop_majority_baseline"],
                 "shares": (counts / counts.sum()).tolist(), "std_n": unmasked["std"], "cls": result["differences"][
                     "[CLS] - unmasked"], "mask": result["differences"]["[MASK]->[MASK] - unmasked"]}
     except (KeyError, TypeError, IndexError, ValueError) as error:  # (edited, or another tool's file of that name)
         raise ValueError(f"{path}: no {error} where a run's held-out evaluation has it (edited, or another tool's "
                          "file?): run the run's command again, which evaluates at its end") from None
     for key, name, most in (("mlm", "mlm_accuracy", 1), ("sop", "sop_accuracy", 1), ("mean_n", "iterations.all.mean",
-                                                                                     None), ("std_n", "iterations.unmasked.std", None)):
+                                                                                     None), ("std_n", "iterations.unmasked.std", None),
+                            ("mlm_baseline", "mlm_unigram_baseline", 1), ("sop_baseline", "sop_majority_baseline", 1)):
         value = row[key]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= (most or np.inf):
             raise ValueError(f"{path}: {name} is {value!r}, where a run's held-out evaluation writes "
@@ -237,6 +253,7 @@ def _measure(args):
     from pipelines.pretraining_dataset import record_files
 
     probes = parse_probes(args.probes)
+    check_same_held_out(probes)
     check_output_dir(args.output_dir, args.overwrite, OUTPUT_FILES | set(probes), "the benchmark",
                      "an earlier depth_probes table")
     record_files(args.records, "held-out TFRecord")

@@ -235,7 +235,7 @@ def check_same_records(curves, same_updates=True, places=None):
     for name, other in others:
         for key in ("mlm_unigram_baseline", "sop_majority_baseline"):
             if abs(other[0][key] - points[0][key]) > 1e-6:
-                why = _held_out_settings(places.get(first, first), places.get(name, name))
+                why = arguments.held_out_settings(places.get(first, first), places.get(name, name))
                 raise ValueError(f"{first} and {name} were evaluated on different held-out records ({key} "
                                  f"{points[0][key]:.4f} against {other[0][key]:.4f}){why}: their accuracies do not "
                                  "compare")
@@ -244,24 +244,6 @@ def check_same_records(curves, same_updates=True, places=None):
         steps = "; ".join(f"{n}: {', '.join(str(p['step']) for p in c[:6])}{' ...' if len(c) > 6 else ''}"
                           for n, c in curves.items())
         raise ValueError(f"no update that every run has been evaluated at ({steps}): use the same --eval_every")
-
-
-HELD_OUT_SETTINGS = ("eval_files", "eval_batches", "global_batch_size", "backend")  # what picks a run's held-out batches
-
-
-def _held_out_settings(one, other):
-    """'; their config.json differ in ...' where both are run dirs whose held-out settings differ; else ''."""
-    configs = []
-    for part in (one, other):
-        try:
-            with open(os.path.join(part, artifacts.CONFIG), encoding="utf-8") as f:
-                configs.append(json.load(f))
-        except (OSError, ValueError):
-            return ""
-    values = [[config.get(key, "tensorflow" if key == "backend" else None) for key in HELD_OUT_SETTINGS]
-              for config in configs]  # (a run of the TensorFlow backend records none)
-    differ = [f"{key} {a!r} against {b!r}" for key, a, b in zip(HELD_OUT_SETTINGS, *values) if a != b]
-    return f"; their runs' config.json differ in {', '.join(differ)}" if differ else ""
 
 
 def markdown(curves):

@@ -162,3 +162,22 @@ def test_an_edited_evaluation_is_named_with_its_field(key, value, said, tiny_run
     (run / "evaluation.json").write_text(json.dumps({**evaluation, key: value}))
     with pytest.raises(ValueError, match=said + r".*edited, or another tool's file\?"):
         depth_probes.evaluation_row(str(run))
+
+
+def test_probes_evaluated_on_different_held_out_records_are_refused(tiny_run, tmp_path):
+    """A JAX run (its token corpus, --eval_batches 1) beside a TensorFlow run (the records, --eval_batches 2) was
+    tabled side by side without a word; learning_curves refused the same pair."""
+    runs = {}
+    for name, baseline, backend in (("a", None, None), ("b", 0.1234, "jax")):
+        runs[name] = tmp_path / name
+        runs[name].mkdir()
+        evaluation = json.loads(open(f"{tiny_run[0]}/evaluation.json").read())
+        config = json.loads(open(f"{tiny_run[0]}/config.json").read())
+        (runs[name] / "evaluation.json").write_text(json.dumps(
+            {**evaluation, "mlm_unigram_baseline": baseline or evaluation["mlm_unigram_baseline"]}))
+        (runs[name] / "config.json").write_text(json.dumps({**config, **({"backend": backend} if backend else {})}))
+    depth_probes.check_same_held_out({"a": str(runs["a"]), "c": str(tiny_run[0])})
+    with pytest.raises(ValueError, match=r"a=\S+a and b=\S+b were evaluated on different held-out records "
+                                         r"\(mlm_baseline [\d.]+ against 0.1234\); their runs' config.json differ in "
+                                         r"backend 'tensorflow' against 'jax': their accuracies do not compare"):
+        depth_probes.check_same_held_out({"a": str(runs["a"]), "b": str(runs["b"])})
