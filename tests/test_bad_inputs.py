@@ -345,6 +345,9 @@ CASES = [
      r"held_ft is in use by another fine-tuning \(pid \d+", []),
     ("export-dir-in-use", "albert_act.export --checkpoint {run} --kind pretraining --output {tmp}/held_export/1", 1,
      r"held_export/1 is in use by another export \(pid \d+", []),
+    ("pretrain-export-dir-in-use-at-the-start", PRETRAIN.replace(" --no_export", " --export_dir {tmp}/held_export/1 "
+     "--vocab {vocab}").replace("new_run", "held_export_run"), 1, r"--export_dir \S+held_export/1 is in use by another "
+     r"run's export \(pid \d+.*wait for it to end or stop it", []),
     ("data-dir-in-use", DATA.replace("{tmp}/records", "{tmp}/held_records") + " --input {corpus}", 1,
      r"held_records is in use by another data run \(pid \d+", []),
     # --- no write replaces what it should not ----------------------------------------------------
@@ -1153,7 +1156,8 @@ CASES += [
      "{tmp}/race/1 --vocab {vocab}").replace("new_run", "race_run"), 1,
      r"--export_dir .*race/1 was written by another run \(.*/run, per .*race/1/assets/albert_act_export.json\) while "
      r"this one trained, and is left as it is; this run's weights are in its checkpoints: export them with python -m "
-     r"albert_act.export --checkpoint .*race_run", []),
+     r"albert_act.export --checkpoint .*race_run --kind pretraining --output <another dir>. The run itself is "
+     r"finished: its held-out evaluation is in \S+race_run/evaluation.json", []),
     ("pretrain-export-being-written-by-another-run", PRETRAIN.replace(" --no_export", " --export_dir "
      "{tmp}/race2/1 --vocab {vocab}").replace("new_run", "race_run2"), 1,
      r"--export_dir .*race2/1 is in use by another run's export \(pid \d+.*; this run's weights are in its "

@@ -12,7 +12,7 @@ import sys
 import tensorflow as tf
 
 from albert_act import distribution
-from albert_act.base import artifacts, checks, text_files
+from albert_act.base import artifacts, checks, outputs, text_files
 from albert_act.train.pretraining_config import ADDED_SETTINGS, accumulation, check_batch_fits, config_record
 from albert_act.io.run_checkpoints import check_own_updates, indexless, indexless_refusal
 from albert_act.train.resumption import another_run, changed_settings, check_run_entries, run_record
@@ -163,6 +163,8 @@ def check_export_dir(config, at_end=False):
                          f"this one trained, and is left as it is; this run's weights are in its checkpoints: export "
                          f"them with python -m albert_act.export --checkpoint {config.model_dir} --kind pretraining "
                          "--output <another dir>")
+    if not at_end:  # (another command writing it now, an export: refused now, not after the training)
+        outputs.DirectoryLock(config.export_dir, "run's export", "--export_dir").acquire().release()
     if earlier is not None and not ours and not config.overwrite_export:
         gone = earlier != "an unreadable record" and not tf.io.gfile.exists(os.path.join(earlier, artifacts.CONFIG))
         raise ValueError(f"--export_dir {config.export_dir} holds the export of another run ({earlier}, per {info}"

@@ -238,7 +238,12 @@ def _finish(config, trainer, eval_files, write_dir, chief):
         warning = one_depth_warning(spread) if step >= config.ponder_warmup_start + config.ponder_warmup_steps else None
         evaluation["depth"] = depth_line(spread).strip() + (f"\n{warning}" if warning else "")
     if config.export_dir and chief:  # the raw-text SavedModel the config names, loaded back and asked one query
-        evaluation["export"] = _export(config, trainer, step)
+        try:
+            evaluation["export"] = _export(config, trainer, step)
+        except ValueError as error:  # (refused: another command wrote or writes it): the run is finished all the same
+            artifacts.write_json(os.path.join(write_dir, artifacts.EVALUATION), evaluation)
+            raise ValueError(f"{error}. The run itself is finished: its held-out evaluation is in "
+                             f"{os.path.join(write_dir, artifacts.EVALUATION)}") from None
     artifacts.write_json(os.path.join(write_dir, artifacts.EVALUATION), evaluation)
     return evaluation
 
