@@ -435,3 +435,25 @@ def test_the_advised_command_makes_the_text_readable(tmp_path, data, said):
     subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
     output = next(tmp_path.glob("[fcl]*.txt"))
     assert [line for _, line in text_files.read_lines(str(output))] == TEXT.splitlines()
+
+
+@pytest.mark.parametrize("text, joined", [
+    ("The old man walked slowly\ndown the long road to the\nvillage where he was born.\n\n" * 8,
+     "The old man walked slowly down the long road to the village where he was born.\n"),
+    ("The old man walked slowly down the long ro-\nad to the small and quiet vil-\nlage where he was born.\n\n" * 8,
+     "The old man walked slowly down the long road to the small and quiet village where he was born.\n"),
+], ids=["wrapped", "wrapped-and-hyphenated"])
+def test_hard_wrapped_text_is_told_a_command_that_joins_it(tmp_path, capsys, text, joined):
+    """The advice was fmt -w 100000, which GNU fmt refuses (its widest is 2,500) and which leaves words hyphenated
+    across lines split ('Ame- rican'); the command now given, run, gives each paragraph on one line."""
+    import re
+    import subprocess
+
+    prose._WARNED.clear()
+    (tmp_path / "wrapped.txt").write_text(text)
+    list(plain_text.read_text_lines(str(tmp_path / "wrapped.txt")))
+    warning = capsys.readouterr().err
+    assert "stop mid-sentence" in warning
+    command = re.search(r"join each paragraph's lines first \((awk .*? > joined.txt)", warning).group(1)
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
+    assert (tmp_path / "joined.txt").read_text() == (joined + "\n") * 8

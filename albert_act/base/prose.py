@@ -192,7 +192,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                 lambda path, number, line: f"stop mid-sentence (line {number}: "
                                            f"{line.strip()[-30:]!r}), as hard-wrapped text (e-mail, Project Gutenberg) "
                                            "does: each line is read as a sentence of its own; join each paragraph's "
-                                           "lines first (e.g. fmt -w 100000)"),
+                                           f"lines first ({_joined(path, line)})"),
 }
 TRAINING_TEXT = ("own_mask",)  # traits warned of in training text only: served text holds [MASK] on purpose
 # What may follow a sentence's end on a line that is not wrapped: tags (<eos>, <|endoftext|>), footnote marks
@@ -214,6 +214,15 @@ _ESCAPE = re.compile(r"&(?:[a-zA-Z]{2,8}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it 
 _MOJIBAKE = re.compile(r"[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac[\u0080-\u00bf\u2018-\u201e\u2122\u0153\u02dc]")  # "Ã©", "â€™"
 _UTF7 = re.compile(r"\+[A-Za-z0-9/][A-Za-z0-9+/]{2,}(?:-|(?![A-Za-z0-9+/]))")  # a run of UTF-7: "+AOk-" for "\u00e9"
 _LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _joined(path, line):
+    """The command that joins each paragraph (lines up to a blank one) of `path` into one line, and words hyphenated
+    across lines (as `line`, wrapped, ends: 'Ame-') back into one word."""
+    hyphenated = re.search(r"[^\W\d_]-$", line.rstrip())
+    unhyphen = 'gsub(/-\\n/, ""); ' if hyphenated else ""
+    return (f"awk 'BEGIN {{RS = \"\"; ORS = \"\\n\\n\"}} {{{unhyphen}gsub(/\\n/, \" \"); print}}' {path} > joined.txt"
+            + ("; it joins the words hyphenated across lines too" if hyphenated else ""))
 
 
 def _utf7(line):
