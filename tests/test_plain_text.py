@@ -266,6 +266,9 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
      "6 of its first 6 lines hold [UNK] (line 1), a corpus's mark for a word it left out"),
     ("".join(f" The road is 4 @,@ 000 km long and well @-@ known as route {i} .\n" for i in range(6)),
      "6 of its first 6 lines hold WikiText's markup ('@,@' on line 1: its ' = Title = ' headings, and @-@ for"),
+    ("".join(f"== History {i} ==\nThe [[river]] ran past the mill number {i} today.<ref>{{{{cite web|url=http://x.org|"
+             f"title=T}}}}</ref>\n\n" for i in range(6)), "6 of its first 12 lines hold wiki section headings ('== History "
+     "0 ==' on line 1: MediaWiki's '== History ==', WikiText's ' = Title = '), each read as a sentence: leave them out"),
     ("".join(f"how are you doing today my friend number {i} __eou__\n" for i in range(12)),
      "12 of its first 12 lines end in a tag or a bare number ('__eou__' on line 1)"),
     ("".join(f"The river ran past the mill number {i} today.<br>\n" for i in range(12)),
@@ -457,3 +460,12 @@ def test_hard_wrapped_text_is_told_a_command_that_joins_it(tmp_path, capsys, tex
     command = re.search(r"join each paragraph's lines first \((awk .*? > joined.txt)", warning).group(1)
     subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
     assert (tmp_path / "joined.txt").read_text() == (joined + "\n") * 8
+
+
+def test_lines_ended_by_a_wiki_reference_are_not_called_wrapped(tmp_path, capsys):
+    """Raw MediaWiki's sentences end in '<ref>{{cite web|...}}</ref>': they were called hard-wrapped (with fmt)."""
+    prose._WARNED.clear()
+    (tmp_path / "wiki.txt").write_text("".join(f"The river ran past the mill number {i} today.<ref>{{{{cite web|url="
+                                               "http://x.org|title=T}}</ref>\n" for i in range(24)))
+    list(plain_text.read_text_lines(str(tmp_path / "wiki.txt")))
+    assert "stop mid-sentence" not in capsys.readouterr().err

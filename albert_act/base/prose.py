@@ -153,7 +153,10 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                  lambda path, number, line: f"hold WikiText's markup ({_WIKITEXT.search(line).group().strip()!r} on "
                                             f"line {number}: its ' = Title = ' headings, and @-@ for a hyphen cut "
                                             "apart), read as text: detokenize first (' @-@ ' to '-', ' @,@ ' to ',', "
-                                            "' @.@ ' to '.'; headings left out)"),
+                                            "' @.@ ' to '.'; headings left out)" if "@" in _WIKITEXT.search(line).group()
+                                            else f"hold wiki section headings ({line.strip()[:40]!r} on line {number}: "
+                                            "MediaWiki's '== History ==', WikiText's ' = Title = '), each read as a "
+                                            f"sentence: leave them out (grep -v '^ *=.*= *$' {path} > text.txt)"),
     "treebank": (lambda line: _TREEBANK.search(line), lambda n: max(3, 0.02 * n),
                  lambda path, number, line: f"hold Penn Treebank's tokens ({_TREEBANK.search(line).group()!r} on line "
                                             f"{number}: brackets and quotes written as words), read as words: "
@@ -196,7 +199,8 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
 }
 TRAINING_TEXT = ("own_mask",)  # traits warned of in training text only: served text holds [MASK] on purpose
 # What may follow a sentence's end on a line that is not wrapped: tags (<eos>, <|endoftext|>), footnote marks
-_TRAILING = re.compile(r"(?:\s*(?:<\|?/?[\w.-]*\|?>|\[\d+\]|[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+))+$")
+_TRAILING = re.compile(r"(?:\s*(?:<\|?/?[\w.-]*\|?>|\[\d+\]|[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+|<ref[^>]*>.*?</ref>"
+                       r"|<ref[^>]*/>|\{\{[^{}]*\}\}))+$")  # (and MediaWiki's references: <ref>{{cite ...}}</ref>)
 _JSON_ESCAPE = re.compile(r'\\u[0-9a-fA-F]{4}|\\"|\\n')  # "Jos\u00e9", '\"', '\n': JSON's, outside a JSON string
 _ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s(?:EOS|EOT)|\s[-+]?\d+(?:\.\d+)?|\s[\u2605\u2606]+)$")  # <eos>, 0.87
 _UNKNOWN = re.compile(r"(?i:<unk>|\[unk\]|<oov>|<num>|<number>)|\bUNK\b|@@UNKNOWN@@|_{3,}|__NUM__|@card@|@ord@")  # PTB's,
