@@ -407,6 +407,10 @@ CASES += [
     ("pretrain-resume-a-run-whose-vocabulary-is-a-folder", PRETRAIN.replace("{tmp}/new_run", "{vocab_folder_run}"), 1,
      r"vocab_folder_run/vocab.model is a folder, where the run keeps its vocab.model: move it away",
      ["{vocab_folder_run}"]),
+    ("pretrain-resume-a-finished-run-whose-checkpoints-were-deleted", PRETRAIN.replace("{tmp}/new_run",
+     "{no_ckpt_run}"), 1, r"no_ckpt_run holds a run's results \(evaluation.json\) but no checkpoint in checkpoints/ "
+     r"\(deleted, or a copy made without them\?\); a fresh start would replace them, so nothing was changed: put the "
+     r"checkpoints back to resume the run, or use a new --model_dir", ["{no_ckpt_run}"]),
     ("pretrain-resume-a-run-whose-final-weights-are-a-folder", PRETRAIN.replace("{tmp}/new_run", "{weights_folder_run}"),
      1, r"weights_folder_run/model.weights.h5 is a folder, where the run keeps its model.weights.h5: move it away",
      ["{weights_folder_run}"]),
@@ -1648,6 +1652,9 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     shutil.copytree(tiny_run[0], root / "vocab_folder_run")  # its vocabulary a folder
     (root / "vocab_folder_run" / "vocab.model").unlink()
     (root / "vocab_folder_run" / "vocab.model").mkdir()
+    shutil.copytree(tiny_run[0], root / "no_ckpt_run")  # a finished run whose checkpoints were deleted
+    for part in (root / "no_ckpt_run" / "checkpoints").iterdir():
+        part.unlink()
     shutil.copytree(tiny_run[0], root / "weights_folder_run")  # its final weights (a JAX run's) a folder
     (root / "weights_folder_run" / "model.weights.h5").mkdir()
     (root / "folders_run").mkdir()  # a run whose held_out.jsonl and evaluation.json are folders
@@ -1732,7 +1739,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                                               "string_steps_config_run", "null_control_config_run", "orphan_export", "empty_state_run",
                                               "empty_state_export_run", "indexless_run", "foreign_ckpt_run",
                                               "other_vocab_reference", "events_file_run", "vocab_folder_run",
-                                              "weights_folder_run", "folders_run")},
+                                              "weights_folder_run", "folders_run", "no_ckpt_run")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
             "utf16_txt": root / "utf16.txt", "utf16le_txt": root / "utf16le.txt",

@@ -977,3 +977,25 @@ def test_a_run_whose_events_folder_is_not_writable_is_refused_before_training(tm
                                          rf"the work\): make it writable \(chmod -R u\+w {locked}\), or use a new "
                                          r"--model_dir$"):
         check_run_entries(str(tmp_path / "run"))
+
+
+@pytest.mark.parametrize("kept, said", [
+    ({"model.weights.h5": ""}, r"\(model.weights.h5\)"),
+    ({"checkpoints/checkpoint": 'model_checkpoint_path: "ckpt-3"\n'}, r"\(checkpoints/checkpoint\)"),
+    ({"held_out.jsonl": '{"step": 2}\n{"step": 4}\n'}, r"\(held_out.jsonl up to update 4\)"),
+    ({"held_out.jsonl": '{"step": 2}\n'}, None),  # evaluated before its first checkpoint (at 4): it saved none
+    ({}, None),
+], ids=["jax-final-weights", "checkpoint-list", "evaluated-past-a-checkpoint", "evaluated-before-one", "nothing"])
+def test_a_run_whose_checkpoints_were_deleted_keeps_its_results(tmp_path, kept, said):
+    """A finished run with its checkpoints deleted started afresh, removing its results (TensorFlow) or replacing
+    them without a word (JAX); a run that saved none (stopped before its first) still starts afresh."""
+    from albert_act.train.resumption import check_results_kept
+
+    (tmp_path / "run" / "checkpoints").mkdir(parents=True)
+    for name, text in kept.items():
+        (tmp_path / "run" / name).write_text(text)
+    if said is None:
+        check_results_kept(str(tmp_path / "run"), 4)
+        return
+    with pytest.raises(ValueError, match=rf"run holds a run's results {said} but no checkpoint in checkpoints/"):
+        check_results_kept(str(tmp_path / "run"), 4)

@@ -31,7 +31,7 @@ from albert_act.io.newest_intact import NPZ_READ_ERRORS, finite, newest_intact
 from albert_act.model.halting import ponder_weight_in_force
 from albert_act.train.ponder import AUTO_SHARE, held_depth, ponder_ramp, steered_tau
 from albert_act.train.pretraining_config import ADDED_SETTINGS, AUTO, accumulation, config_record, run_parts
-from albert_act.train.resumption import another_run, changed_settings, check_run_entries, run_record
+from albert_act.train.resumption import another_run, changed_settings, check_results_kept, check_run_entries, run_record
 from albert_act.train.pretraining_summaries import (depth_line, depth_spread, depth_sums_of, evaluation_sums,
                                                     held_out_curve, one_depth_warning, summarize)
 from pipelines import token_corpus
@@ -310,6 +310,8 @@ def _check_resumable(config):
     if others and not (record is not None and artifacts.is_run_record(record)):  # (not a Hugging Face one)
         raise ValueError(f"--model_dir {config.model_dir} holds other files ({', '.join(others[:5])}) and no run "
                          f"(a run's {artifacts.CONFIG}); pre-train into a new or empty dir, or a run dir to resume it")
+    if record is not None and not saved:  # (deleted from a finished run: its results kept, not replaced)
+        check_results_kept(config.model_dir, record.get("checkpoint_every", config.checkpoint_every))
     if record is None or not saved:
         return
     previous, current = {**ADDED_SETTINGS, **record}, config_record(config)

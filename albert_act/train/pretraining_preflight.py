@@ -15,7 +15,7 @@ from albert_act import distribution
 from albert_act.base import artifacts, checks, outputs, text_files
 from albert_act.train.pretraining_config import ADDED_SETTINGS, accumulation, check_batch_fits, config_record
 from albert_act.io.run_checkpoints import check_own_updates, indexless, indexless_refusal
-from albert_act.train.resumption import another_run, changed_settings, check_run_entries, run_record
+from albert_act.train.resumption import another_run, changed_settings, check_results_kept, check_run_entries, run_record
 from pipelines.pretraining_dataset import check_masked, check_records, count_records, record_files
 from pipelines.record_vocabulary import check_records_vocabulary, recorded_vocabulary
 from pipelines import record_overlap
@@ -218,6 +218,8 @@ def _check_model_dir(config, train_files=(), eval_files=(), replicas=1):
     current = config_record(config)
     previous = {**ADDED_SETTINGS, **previous}
     differing = changed_settings(previous, current)
+    if not checkpoints:  # (deleted from a finished run: its results are kept, not replaced by a fresh start's)
+        check_results_kept(config.model_dir, previous.get("checkpoint_every", config.checkpoint_every))
     if differing:
         if not checkpoints:
             details = ", ".join(f"{k}: {there!r} there, {now!r} now" for k, there, now in differing)

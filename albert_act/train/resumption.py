@@ -3,6 +3,7 @@ resumption (`RESUMABLE_CHANGES`), the others that differ (`changed_settings`), a
 (`another_run`), and the run dir's entries a resumption writes into (`check_run_entries`). Used by both backends'
 pre-training."""
 
+import json
 import os
 
 import keras
@@ -107,3 +108,26 @@ def check_run_entries(model_dir, exists=os.path.exists, isdir=os.path.isdir):
         if folder and "://" not in path and os.path.isdir(path) and not os.access(path, os.W_OK | os.X_OK):
             raise ValueError(f"{path} is not writable to you, and the run writes its {name} there (after the work): "
                              f"make it writable (chmod -R u+w {path}), or use a new --model_dir")
+
+
+def check_results_kept(model_dir, checkpoint_every):
+    """Refuses a run dir with no checkpoint that holds what only a run that saved one writes: its final evaluation,
+    model.weights.h5 (a JAX run's end), TensorFlow's list of its checkpoints, or a held-out evaluation at or past
+    update `checkpoint_every`. Its checkpoints were deleted or not copied: starting afresh would replace the run's
+    results (a run that saved none, stopped early, starts afresh)."""
+    from albert_act.base import text_files
+
+    kept = [name for name in (artifacts.EVALUATION, artifacts.JAX_FINAL_WEIGHTS,
+                              os.path.join(artifacts.CHECKPOINTS, "checkpoint"))
+            if text_files.exists(os.path.join(model_dir, name))]
+    curve = os.path.join(model_dir, artifacts.HELD_OUT_CURVE)
+    if not kept and text_files.exists(curve):
+        steps = [json.loads(line).get("step") for line in text_files.read_bytes(curve).decode("utf-8", "replace")
+                 .splitlines() if line.strip().startswith("{")]
+        reached = max((step for step in steps if isinstance(step, int)), default=0)
+        kept = [f"{artifacts.HELD_OUT_CURVE} up to update {reached}"] if reached >= checkpoint_every else []
+    if kept:
+        raise ValueError(f"{model_dir} holds a run's results ({', '.join(kept)}) but no checkpoint in "
+                         f"{artifacts.CHECKPOINTS}/ (deleted, or a copy made without them?); a fresh start would "
+                         "replace them, so nothing was changed: put the checkpoints back to resume the run, or use a "
+                         "new --model_dir")
