@@ -216,6 +216,12 @@ CASES = [
     ("pretrain-held-out-records-of-another-prediction-width", PRETRAIN.replace("--eval_files {eval}", "--eval_files "
      "{no_masked}").replace("{no_masked}", "{wide_records}"), 1, r"wide.tfrecord: records of 64 pieces with 13 "
      r"predictions each, where \S+train-00000-of-00002.tfrecord's are of 64 with 15 \(records of two data runs", []),
+    ("analyze-fixed-point-on-records-with-no-masked-piece", "albert_act.analyze fixed-point --init {run} --records "
+     "{no_masked} --output_dir {tmp}/fp_no_masked", 1, r"no_masked.tfrecord: no record \(of the first [\d,]+ of each "
+     r"file\) holds a masked piece", []),
+    ("analyze-difficulty-on-records-with-no-masked-piece", "albert_act.analyze difficulty --init {run} --reference "
+     "{export} --records {no_masked} --output_dir {tmp}/d_no_masked", 1, r"no_masked.tfrecord: no record \(of the "
+     r"first [\d,]+ of each file\) holds a masked piece", []),
     ("analyze-held-out-records-with-no-masked-piece", "albert_act.analyze held-out --init {run} --records {no_masked} "
      "--output_dir {tmp}/h_nomasked", 1, r"no_masked.tfrecord'\]: no record read holds a masked piece "
      r"\(masked_lm_weights all 0\), so the MLM accuracy would be of nothing", []),
