@@ -469,3 +469,24 @@ def test_lines_ended_by_a_wiki_reference_are_not_called_wrapped(tmp_path, capsys
                                                "http://x.org|title=T}}</ref>\n" for i in range(24)))
     list(plain_text.read_text_lines(str(tmp_path / "wiki.txt")))
     assert "stop mid-sentence" not in capsys.readouterr().err
+
+
+def test_a_nel_inside_a_line_of_a_file_of_newlines_is_warned_of(tmp_path, capsys):
+    """U+0085 is Windows-1252's ellipsis decoded as Latin-1 far more often than an EBCDIC line end: each cut its
+    sentence in two without a word; the sed given, run, gives the ellipsis back."""
+    import subprocess
+
+    from albert_act.base import text_files
+
+    path = tmp_path / "in.txt"
+    path.write_text("He waited\u0085 and then he left.\nShe stayed.\nHe came back\u0085 later.\n")
+    assert [line for _, line in text_files.read_lines(str(path))] == ["He waited", " and then he left.", "She stayed.",
+                                                                     "He came back", " later."]
+    warning = capsys.readouterr().err
+    assert warning.count("warning:") == 1 and "in.txt line 1: U+0085 (NEL) inside a line, read as a line end" in warning
+    command = warning.split("replace it first (")[1].rsplit(")", 1)[0]
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
+    assert (tmp_path / "fixed.txt").read_text() == "He waited\u2026 and then he left.\nShe stayed.\nHe came back\u2026 later.\n"
+    path.write_text("one\u0085two\u0085three")  # NEL the file's only line end (an EBCDIC export): no warning
+    assert [line for _, line in text_files.read_lines(str(path))] == ["one", "two", "three"]
+    assert capsys.readouterr().err == ""

@@ -375,6 +375,15 @@ def read_bytes(path):
         raise ValueError(f"{path}: a folder, where a file was expected") from None
 
 
+def _warn_of_nel(path, number):
+    """Warns of U+0085 inside line `number` of a file of newlines, where it is most often Windows-1252's ellipsis
+    decoded as Latin-1, not an EBCDIC line end; returns `number`."""
+    print(f"warning: {path} line {number}: U+0085 (NEL) inside a line, read as a line end; in a file of newlines it is "
+          "most often Windows-1252's '\u2026' decoded as Latin-1 (the sentence is cut in two there): if so, replace it "
+          f"first (sed 's/\\xc2\\x85/\u2026/g' {path} > fixed.txt)", file=sys.stderr)
+    return number
+
+
 def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True, in_place=False):
     """Yields (line number, text without the newline) of a UTF-8 file; a byte-order mark at its start, or at a
     line's (files joined with cat), is dropped, and a lone CR inside a line (or U+2028, U+2029, NEL, a vertical tab) ends a line
@@ -399,7 +408,7 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
         raise ValueError(f"{path}: a folder, where a text file was expected") from None
     except OSError as error:  # a link loop (ELOOP), a file it may not read (EACCES): the input, not an output
         raise ValueError(f"{path}: cannot be read ({error.strerror})") from None
-    accented = None  # the first line of UTF-8 beyond ASCII
+    accented = nel = None  # the first line of UTF-8 beyond ASCII; of U+0085 inside a line ended by a newline
     with handle:
         for number, raw in enumerate(handle, start=1):
             if number == 1:
@@ -425,6 +434,8 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
                 continue
             if line.startswith("\ufeff"):  # a file's, or one of files joined with cat (each its own): no character
                 line = line[1:]
+            if nel is None and "\x85" in line.rstrip("\r\n") and line.endswith("\n"):  # (a file of newlines)
+                nel = _warn_of_nel(path, number)
             line = line.rstrip("\r\n")
             if _LINE_ENDS.search(line):  # a lone CR inside (classic Mac text pasted in), U+2028, U+2029, NEL or \v (a
                 yield from ((number, piece) for piece in _LINE_ENDS.split(line))  # JavaScript or EBCDIC export): a
