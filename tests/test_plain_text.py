@@ -291,6 +291,26 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
      "6 of its first 6 lines hold U+FFFD, the replacement character (line 1: 'The caf\ufffd number 0 was open all day.')"),
     ("".join(f"The river ran past the mill number {i} today.\u00b9\n" for i in range(12)),
      "12 of its first 12 lines hold Wikipedia's footnote marks ('\u00b9' on line 1)"),
+    ("".join(f"The river ran past the mill number {i} today. [SEP] It was cold.\n" for i in range(6)),
+     "6 of its first 6 lines hold [SEP] (line 1), the model's own marker"),
+    ("".join(f"The river ran past the mill number {i} today.*\n" for i in range(12)),
+     "12 of its first 12 lines hold Wikipedia's footnote marks ('*' on line 1)"),
+    ("".join(f"The river ran past the mill number {i} today.[note 3]\n" for i in range(12)),
+     "12 of its first 12 lines hold Wikipedia's footnote marks ('[note 3]' on line 1)"),
+    ("".join(f"The river ran past the mill.<br /><br />It was cold on day {i}.\n" for i in range(6)),
+     "6 of its first 6 lines hold HTML's line breaks ('<br />' inside line 1"),
+    ("".join(f"The man who *T*-1 ran past the mill number {i} said 0 it was cold.\n" for i in range(6)),
+     "6 of its first 6 lines hold Penn Treebank's tokens ('*T*-1' on line 1"),
+    ("".join(f"The river ran past the mill number {i} today.\n\n* * *\n\n" for i in range(4)),
+     "are rules ('* * *' on line 3)"),
+    ("".join(f"The river ran past the mill number {i} today.\nIt was cold.\nPage {i + 1}\n" for i in range(6)),
+     "6 of its first 18 lines are page numbers ('Page 1' on line 3)"),
+    ("".join(f"The Liga Uruguaya de Ba\\xc3\\xa1squetbol number {i} met today.\n" for i in range(6)),
+     "6 of its first 6 lines hold escaped bytes ('\\\\xc3\\\\xa1' on line 1: UTF-8 written as Python's"),
+    ("The river ran past the mill today.\n" * 4 + "\x1b$B$3$s$K$A$O\x1b(B\n",
+     "1 of its first 5 lines hold ISO-2022's escapes (ESC $ on line 5"),
+    ("".join(f"the company said its profit rose N percent in the {w} quarter\n" for w in ["first", "last"] * 6),
+     "12 of its first 12 lines hold no punctuation and no capital (line 1: 'the company said its profit rose N"),
     ("".join(f"The caf\u00e9 number {i} was open all day \u2013 and all night.\n" for i in range(6)).encode("utf-7")
      .decode("ascii"), "6 of its first 6 lines hold UTF-7 ('+AOk' on line 1 is '\u00e9'), as some mail and old "
                        "Windows tools write text"),
@@ -311,6 +331,11 @@ def test_lines_begun_alike_or_escaped_are_warned_of(tmp_path, capsys, text, said
                  "- The cat sat on the mat.\n" * 8, PROSE * 3 + "Tom &amp; Jerry ran.\n" * 9,
                  "".join(f"The river ran past mill {i} today.</s>\n" for i in range(12)),  # (ended, not wrapped)
                  "".join(f"The area of lake {i} is 5 km\u00b2 in all.\n" for i in range(12)),  # (no footnote)
+                 "\u092f\u0939 \u090f\u0915 \u0905\u091a\u094d\u091b\u0940 \u0915\u093f\u0924\u093e\u092c "
+                 "\u0939\u0948\u0964\n" * 12,  # (Hindi, its sentences ended by a danda)
+                 "\u0531\u0575\u057d \u0563\u056b\u0580\u0584\u0568 \u056c\u0561\u057e \u0567\u0589\n" * 12,  # (Armenian)
+                 "\u0e19\u0e35\u0e48\u0e04\u0e37\u0e2d \u0e2b\u0e19\u0e31\u0e07\u0e2a\u0e37\u0e2d\u0e17\u0e35\u0e48"
+                 "\u0e14\u0e35 \u0e21\u0e32\u0e01\n" * 12,  # (Thai: no sentence mark)
                  "".join("\t".join(f"The cat number {i} sat on the mat today .".split()[:4 + i]) + "\n"
                          for i in range(6))):
         path.write_text(text)

@@ -25,14 +25,16 @@ _MARK = re.compile(r"(?:[@#>*\u2022\u00b7\u25aa\u25ba\u2192\u2013\u2014-]|[^\w\s
 PROSE_LINES, PROSE_SHARE = 1000, 0.6  # a file's first lines weighed as sentences; the share below which it is warned of
 _WORD = re.compile(r"[\"'\u201c\u2018(\[\u00bf\u00a1\u00a7\u00b6]*(?:[^\W_]+(?:['\u2019.-][^\W_]+)*\.?|\d+(?:[.,:/-]\d+)*%?|"
                    r"[&\u2014\u2013-])"
-                   r"[\"'\u201d\u2019)\].,;:!?\u2026]*$")  # a word or number, with its quotes and punctuation
+                   r"[\"'\u201d\u2019)\].,;:!?\u2026\u0964\u0965\u0589\u06d4\u061f\u060c]*$")  # a word or number, with
+# its quotes and punctuation (a danda, Armenian's and Arabic's full stops)
 
 
 def reads_as_sentence(line):
     """Whether a line (not blank) reads as a sentence: two words or more, the first a word ("R2D2", a number) and 70% of
     them words with their punctuation (`_WORD`), not markup, keys, tags or ids; or, without spaces, mostly letters
     (Chinese, Japanese). Format characters (a soft hyphen, a zero-width space) are dropped first."""
-    tokens = "".join(c for c in line if unicodedata.category(c) != "Cf").split()
+    tokens = "".join(c for c in line if unicodedata.category(c) not in ("Cf", "Mn", "Mc")).split()  # (Hindi's vowel
+    # signs: no \w)
     if len(tokens) > 2 and _MARK.match(tokens[0]):  # a list's bullet, a quote's ">", "@alice", "#1", an emoji
         tokens = tokens[1:]
     if len(tokens) == 2 and any(token.isdigit() for token in tokens):  # "the 1234", "  1234 the": a count's line
@@ -144,6 +146,31 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                  lambda path, number, line: f"hold [MASK] (line {number}), this model's mask: training text reads it as "
                                             "its characters, served text as the mask, so the two would mean other "
                                             "things; give the original words"),
+    "own_marks": (lambda line: _OWN_MARK.search(line), lambda n: max(3, 0.02 * n),
+                  lambda path, number, line: f"hold {_OWN_MARK.search(line).group()} (line {number}), the model's own "
+                                             "marker, which it adds itself between and around sentences: read as its "
+                                             "characters, it would mean another thing; give the sentences alone (one a "
+                                             "line: a blank line ends a document)"),
+    "broken": (lambda line: _BREAK.search(line.rstrip()[:-6]), lambda n: max(3, 0.02 * n),
+               lambda path, number, line: f"hold HTML's line breaks ({_BREAK.search(line).group()!r} inside line "
+                                          f"{number}, as IMDb's and other scraped reviews keep them), read as text: "
+                                          f"make them line ends first (sed -E 's#<br */?>#\\n#g' {path} > text.txt)"),
+    "escaped_bytes": (lambda line: _BYTE_ESCAPE.search(line), lambda n: max(5, 0.05 * n),
+                      lambda path, number, line: f"hold escaped bytes ({_BYTE_ESCAPE.search(line).group()!r} on line "
+                                                 f"{number}: UTF-8 written as Python's \\xNN escapes), read as they "
+                                                 "are written: decode them first (python3 -c \"import sys; sys.stdout."
+                                                 "write(sys.stdin.read().encode('latin-1', 'backslashreplace').decode("
+                                                 "'unicode_escape').encode('latin-1').decode('utf-8'))\" < "
+                                                 f"{path} > text.txt)"),
+    "iso2022": (lambda line: "\x1b$" in line or "\x1b(" in line, lambda n: 1,
+                lambda path, number, line: f"hold ISO-2022's escapes (ESC $ on line {number}: Japanese, Korean or "
+                                           "Chinese in a 7-bit encoding, as old mail writes it), read as letters: "
+                                           f"convert the file first (iconv -f ISO-2022-JP -t UTF-8 {path} > "
+                                           "converted.txt; ISO-2022-KR, ISO-2022-CN for the others)"),
+    "paginated": (lambda line: _PAGE.match(line), lambda n: max(3, 0.01 * n),
+                  lambda path, number, line: f"are page numbers ({line.strip()[:20]!r} on line {number}), as text "
+                                             "copied from a PDF or a book keeps them with its running heads: each is "
+                                             "read as a sentence of its document; give the text without them"),
     "other_mask": (lambda line: _OTHER_MASK.search(line), lambda n: max(3, 0.02 * n),
                    lambda path, number, line: f"hold {_OTHER_MASK.search(line).group()} (line {number}), another "
                                               "model's special token (RoBERTa's <mask>, T5's, GPT-2's <|endoftext|>), "
@@ -178,7 +205,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
     "footnoted": (lambda line: _FOOTNOTE.search(line), lambda n: max(10, 0.3 * n),  # (a page of Wikipedia: 5 of 12)
                   lambda path, number, line: f"hold Wikipedia's footnote marks ({_FOOTNOTE.search(line).group()!r} on "
                                              f"line {number}), read as words of the text: give the text without them "
-                                             "(e.g. sed -E 's/\[([0-9]+|citation needed)\]//g')"),
+                                             "(e.g. sed -E 's/\[([0-9]+|[a-z]|note [0-9]+|citation needed)\]//g')"),
     "headed": (lambda line: _HEADING.match(line), lambda n: max(3, 0.05 * n),
                lambda path, number, line: f"are Markdown headings (line {number}: {line.strip()[:40]!r}), read with "
                                           "their '#' as sentences: give the text without its markup"),
@@ -190,12 +217,17 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
               lambda path, number, line: f"end in a tag or a bare number ({_ENDING.search(line).group().strip()!r} on "
                                          f"line {number}), as a language model's <eos> or a label's score: read as "
                                          "the text's last word; give the text alone"),
-    "wrapped": (lambda line: 10 <= len(end := _TRAILING.sub("", line.rstrip())) <= 200 and end[-1] not in _ENDS,
+    "wrapped": (lambda line: 10 <= len(end := _TRAILING.sub("", line.rstrip())) <= 200 and end[-1] not in _ENDS
+                and not "\u0e00" <= end[-1] <= "\u0eff",  # (Thai and Lao end a sentence with no mark)
                 lambda n: max(10, 0.6 * n),
                 lambda path, number, line: f"stop mid-sentence (line {number}: "
                                            f"{line.strip()[-30:]!r}), as hard-wrapped text (e-mail, Project Gutenberg) "
                                            "does: each line is read as a sentence of its own; join each paragraph's "
-                                           f"lines first ({_joined(path, line)})"),
+                                           f"lines first ({_joined(path, line)})" if _PUNCTUATED.search(line) or
+                                           (cased := re.sub(r"(?<!\S)N(?!\S)", "", line)) != cased.lower() else f"hold no punctuation and no capital (line "
+                                           f"{number}: {line.strip()[:40]!r}), as text stripped of them does (Penn Treebank's language-modelling text, lower-cased, "
+                                           "numbers as N; a speech transcript): the model learns text as written; give "
+                                           "the original text"),
 }
 TRAINING_TEXT = ("own_mask",)  # traits warned of in training text only: served text holds [MASK] on purpose
 # What may follow a sentence's end on a line that is not wrapped: tags (<eos>, <|endoftext|>), footnote marks
@@ -206,17 +238,24 @@ _ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s(?:EOS|E
 _UNKNOWN = re.compile(r"(?i:<unk>|\[unk\]|<oov>|<num>|<number>)|\bUNK\b|@@UNKNOWN@@|_{3,}|__NUM__|@card@|@ord@")  # PTB's,
 # BERT's, AllenNLP's; a cloze blank; numbers replaced (TreeTagger's @card@)
 _WIKITEXT = re.compile(r" @[-.,]@ |^ ?=+ [^=]+ =+ ?$")
-_TREEBANK = re.compile(r"-[LR][RSC]B-|``")
+_TREEBANK = re.compile(r"-[LR][RSC]B-|``|(?<!\S)\*(?:T|U|PRO|EXP|ICH|RNR|\?)\*(?:-\d+)?(?!\S)|(?<!\S)\*-\d+(?!\S)")
+# (and its empty elements, as a treebank's leaves hold them: traces *T*-2, *-1, *U*, *PRO*)
 _HEADING = re.compile(r"#{1,6} \S")
 _INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")  # soft hyphen, zero-width space, joiners
-_FOOTNOTE = re.compile(r"\[(?:\d+|[a-z]|citation needed|clarification needed)\]|(?<=[.,;:])[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+")  # a
+_FOOTNOTE = re.compile(r"\[(?:\d+|[a-z]|note \d+|nb \d+|citation needed|clarification needed)\]|(?<=[.,;:])(?:[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+|\*+(?=\s|$))")  # a
 # copied page's "[46]", or its mark as a superscript after the punctuation ("(LUB).\u00b9")
-_RULE = re.compile(r"\s*([-=*_~#])\1{2,}\s*$")
+_RULE = re.compile(r"\s*([-=*_~#])(?: ?\1){2,}\s*$")  # ("---", a novel's "* * *")
 _OTHER_MASK = re.compile(r"<mask>|<extra_id_\d+>|<\|\w+\|>")  # RoBERTa's, T5's, GPT-2's <|endoftext|>
-_ENDS = ".!?:;\"')]\u2026\u00bb\u201d\u2019\u3002\uff01\uff1f\uff0e\uff61"  # where a sentence, or a line of one, ends
+_ENDS = (".!?:;\"')]\u2026\u00bb\u201d\u2019\u3002\uff01\uff1f\uff0e\uff61"
+         "\u0964\u0965\u0589\u06d4\u061f\u1362\u104b\u17d4\u0f0d\u037e")  # (danda, Armenian, Arabic, Ethiopic...)  # where a sentence, or a line of one, ends
 _ESCAPE = re.compile(r"&(?:[a-zA-Z]{2,8}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it &apos;s", "a &#124; b", "&rsquo;"
 _MOJIBAKE = re.compile(r"[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac[\u0080-\u00bf\u2018-\u201e\u2122\u0153\u02dc]")  # "Ã©", "â€™"
 _UTF7 = re.compile(r"\+[A-Za-z0-9/][A-Za-z0-9+/]{2,}(?:-|(?![A-Za-z0-9+/]))")  # a run of UTF-7: "+AOk-" for "\u00e9"
+_PUNCTUATED = re.compile(r"[.,;:!?\u3001\u3002\u0964\u060c]")
+_OWN_MARK = re.compile(r"\[(?:SEP|CLS)\]")
+_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)  # (one that ends a line: "ended")
+_BYTE_ESCAPE = re.compile(r"(?:\\x[89a-f][0-9a-f]){2,}")  # "Ba\xc3\xa1squetbol": a character's UTF-8 bytes
+_PAGE = re.compile(r"\s*(?:-\s*\d+\s*-|(?:Page|p\.|Seite|page)\s*\d+(?:\s*(?:of|/)\s*\d+)?)\s*$")
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
