@@ -111,6 +111,12 @@ def task_file(task, data_dir, split):
     if os.path.isfile(data_dir):
         raise ValueError(f"--data_dir {data_dir} is a file, not a folder (the task's glue_data folder)")
     path = os.path.join(data_dir, task.splits[split])
+    if "://" not in path and os.path.isdir(data_dir) and not os.access(data_dir, os.R_OK | os.X_OK):
+        raise ValueError(f"--data_dir {data_dir}: cannot be read (permission denied): make it readable (chmod u+rx "
+                         f"{data_dir})")
+    if "://" not in path and os.path.islink(path) and not os.path.exists(path):  # (git-annex's, content not fetched)
+        raise ValueError(f"{path}: a link to {os.readlink(path)}, which is not there (content not fetched, as git-annex "
+                         "leaves it, or the file moved): put the file there")
     if not text_files.exists(path):  # a remote one that cannot be reached: an OSError naming it
         inside = os.path.join(data_dir, task.directory, task.splits[split])
         if text_files.exists(inside):  # the glue_data root given: the task's folder is one below
@@ -135,9 +141,13 @@ def _read_tsv_lines(path):
     encodings.refuse_other_encodings(path, data.split(b"\n", 1)[0], in_place=True)  # UTF-16 with or without its mark, say
     try:
         text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
-        raise ValueError(f"{path} line {line}: not valid UTF-8 (byte {data[error.start]:#04x}); save it as UTF-8") from None
+    except UnicodeDecodeError as error:  # (the advice its bytes call for: CESU-8, Java's C0 80, mixed encodings...)
+        line, start = data[:error.start].count(b"\n") + 1, data.rfind(b"\n", 0, error.start) + 1
+        raw = data[start:data.find(b"\n", error.start) % (len(data) + 1)]
+        accented = next((n for n, row in enumerate(data[:start].split(b"\n"), 1) if not row.isascii()), None)
+        raise encodings.not_utf8(path, line, raw, UnicodeDecodeError("utf-8", raw, error.start - start,
+                                                                       error.end - start, error.reason), False,
+                                 accented) from None
     if "\r" in text and "\n" not in text:
         raise ValueError(f"{path}: lines end in a lone CR (classic Mac line ends); convert them to LF or CRLF")
     other = next((end for end in ("\u2028", "\u2029", "\x85", "\v") if text.count(end) > text.count("\n")), None)

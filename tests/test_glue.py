@@ -187,3 +187,37 @@ def test_a_utf16_row_and_a_headerless_csv_are_named(tmp_path):
                                          r"when split on commas: a CSV file under the task's .tsv name; save it with tabs "
                                          r"\(pandas: to_csv\(..., sep='\\t', index=False, header=False, quoting=3\)\)"):
         read_glue("cola", str(tmp_path), "train")
+
+
+def test_a_task_file_that_is_a_dangling_link_or_in_a_folder_not_readable_is_named(tmp_path, monkeypatch):
+    """A git-annex train.tsv (a link to content not fetched) and a --data_dir not readable were each 'missing', though
+    ls shows the file; a CESU-8 emoji was 'save it as UTF-8' where the text readers name CESU-8."""
+    import os
+
+    (tmp_path / "annex").mkdir()
+    (tmp_path / "annex" / "train.tsv").symlink_to(tmp_path / ".git" / "annex" / "objects" / "ab" / "train.tsv")
+    with pytest.raises(ValueError, match=r"annex/train.tsv: a link to \S+objects/ab/train.tsv, which is not there "
+                                         r"\(content not fetched, as git-annex leaves it"):
+        read_glue("sst-2", str(tmp_path / "annex"), "train")
+    (tmp_path / "locked").mkdir()
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: str(path) != str(tmp_path / "locked") and real_access(path, mode))
+    with pytest.raises(ValueError, match=r"--data_dir \S+locked: cannot be read \(permission denied\): make it readable"):
+        read_glue("sst-2", str(tmp_path / "locked"), "train")
+    (tmp_path / "cesu").mkdir()
+    (tmp_path / "cesu" / "train.tsv").write_bytes(b"sentence\tlabel\na fine film\t1\nso fun \xed\xa0\xbd\xed\xb8\x80\t1\n")
+    with pytest.raises(ValueError, match=r"cesu/train.tsv line 3: not valid UTF-8 .*a character past U\+FFFF written as "
+                                         r"two UTF-16 surrogates \(CESU-8"):
+        read_glue("sst-2", str(tmp_path / "cesu"), "train")
+    import io
+    import tarfile
+
+    (tmp_path / "tar").mkdir()  # a tar of the task file under its name: extracted into that name, not the current folder
+    with tarfile.open(tmp_path / "tar" / "train.tsv", "w") as archive:
+        data = b"sentence\tlabel\na fine film\t1\n"
+        info = tarfile.TarInfo("train.tsv")
+        info.size = len(data)
+        archive.addfile(info, io.BytesIO(data))
+    with pytest.raises(ValueError, match=r"a tar archive: extract its files first \(tar -xOf \S+tar/train.tsv > "
+                                         r"\S+tar/train.tsv.text && mv \S+tar/train.tsv.text \S+tar/train.tsv\)"):
+        read_glue("sst-2", str(tmp_path / "tar"), "train")

@@ -353,12 +353,19 @@ def test_a_byte_order_mark_at_any_line_start_is_no_character(tmp_path):
     path.write_bytes(b"\xef\xbb\xbfThe river ran.\n\n\xef\xbb\xbfThe boat sailed on.\nIt rained.\n")
     assert [line for _, line in plain_text.read_text_lines(str(path))] == ["The river ran.", "", "The boat sailed on.",
                                                                             "It rained."]
+    path.write_bytes(b"The river ran.\n\rThe boat sailed on.\n\r\n\rIt rained.\n\r")  # LF CR ends (RISC OS): a blank
+    assert [line for _, line in plain_text.read_text_lines(str(path))] == ["The river ran.", "The boat sailed on.",  # line
+                                                                            "", "It rained.", ""]  # after each, it was
 
 
 @pytest.mark.parametrize("head, said", [
     (b"\x1f\x9d\x90The text, compressed", r"a compress \(.Z\)-compressed file, not text; decompress it first \(gzip -dc "),
     (b"PAR1\x15\x04\x15\xa0\x1f\x15\xd8\x12L\x15\x02", r"a Parquet table \(write its text column out as plain text"),
-], ids=["unix-compress", "parquet"])
+    (b"version https://git-lfs.github.com/spec/v1\noid sha256:4d7a2146\nsize 9213448\n", r"a Git LFS pointer \(a few "
+     r"lines naming the file\), not the file itself, whose content was not downloaded: fetch it first \(git lfs pull"),
+    (b"-----BEGIN PGP MESSAGE-----\n\nhQEMA5nK\n", r"an encrypted message \(ASCII-armoured\), not text; decrypt it "
+     r"first \(e.g. gpg -d"),
+], ids=["unix-compress", "parquet", "git-lfs-pointer", "pgp-message"])
 def test_more_binary_files_are_named(head, said, tmp_path):
     from albert_act.base import encodings
 

@@ -49,13 +49,20 @@ def refuse_other_encodings(path, first_line, in_place=False):
         zipped = zipped or ("an office document (a spreadsheet, a text or slides: a zip of XML parts, whatever its "
                             "name says): save it as plain text, or as tab-separated text for a table")  # its name)
     if zipped or head[257:262] == b"ustar":  # (zip files in disguise: no text inside to unzip; a tar archive)
-        raise ValueError(f"{path}: {zipped or 'a tar archive: extract its files first (tar -xf ' + path + ')'}; not "
+        untar = f"tar -xOf {path} > {path}.text && mv {path}.text {path}" if in_place else f"tar -xf {path}"
+        raise ValueError(f"{path}: {zipped or 'a tar archive: extract its files first (' + untar + ')'}; not "
                          "text: give a UTF-8 text file")
     _refuse_compressed(path, first_line, in_place)
     kind = MODEL_FILES.get(os.path.splitext(path)[1].lower()) or (
         "a variables file of a SavedModel or checkpoint" if ".data-" in os.path.basename(path) else None)
     if kind and not text_like(head):
         raise ValueError(f"{path}: {kind}, not text; give a UTF-8 text file")
+    if first_line.startswith(b"version https://git-lfs.github.com/spec/"):
+        raise ValueError(f"{path}: a Git LFS pointer (a few lines naming the file), not the file itself, whose content "
+                         "was not downloaded: fetch it first (git lfs pull, in the repository it was cloned with)")
+    if first_line.startswith((b"-----BEGIN PGP MESSAGE-----", b"-----BEGIN AGE ENCRYPTED FILE-----")):
+        raise ValueError(f"{path}: an encrypted message (ASCII-armoured), not text; decrypt it first (e.g. gpg -d "
+                         f"{path} > text.txt)")
     if first_line.startswith(b"%PDF-"):
         raise ValueError(f"{path}: a PDF document, not text; extract its text first (e.g. pdftotext {path} text.txt)")
     if first_line.startswith(b"%!PS"):

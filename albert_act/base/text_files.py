@@ -434,6 +434,7 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
                 continue
             if line.startswith("\ufeff"):  # a file's, or one of files joined with cat (each its own): no character
                 line = line[1:]
+            line = line[1:] if number > 1 and line.startswith("\r") else line  # (LF CR line ends: RISC OS, reversed)
             if nel is None and "\x85" in line.rstrip("\r\n") and line.endswith("\n"):  # (a file of newlines)
                 nel = _warn_of_nel(path, number)
             line = line.rstrip("\r\n")
