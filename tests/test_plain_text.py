@@ -473,10 +473,11 @@ def test_the_advised_command_makes_the_text_readable(tmp_path, data, said):
 
 
 @pytest.mark.parametrize("text, joined", [
-    ("The old man walked slowly\ndown the long road to the\nvillage where he was born.\n\n" * 8,
-     "The old man walked slowly down the long road to the village where he was born.\n"),
-    ("The old man walked slowly down the long ro-\nad to the small and quiet vil-\nlage where he was born.\n\n" * 8,
-     "The old man walked slowly down the long road to the small and quiet village where he was born.\n"),
+    ("The old man walked slowly\ndown the long road to the\nvillage where he was born. He\nslept.\n\n" * 8,
+     "The old man walked slowly down the long road to the village where he was born.\nHe slept.\n"),
+    ("The old man walked slowly down the long ro-\nad to the small and quiet vil-\nlage where he was \"born.\" He\n"
+     "slept.\n\n" * 8, "The old man walked slowly down the long road to the small and quiet village where he was "
+                       "\"born.\"\nHe slept.\n"),
 ], ids=["wrapped", "wrapped-and-hyphenated"])
 def test_hard_wrapped_text_is_told_a_command_that_joins_it(tmp_path, capsys, text, joined):
     """The advice was fmt -w 100000, which GNU fmt refuses (its widest is 2,500) and which leaves words hyphenated
@@ -490,6 +491,7 @@ def test_hard_wrapped_text_is_told_a_command_that_joins_it(tmp_path, capsys, tex
     warning = capsys.readouterr().err
     assert "stop mid-sentence" in warning
     command = re.search(r"join each paragraph's lines first \((awk .*? > joined.txt)", warning).group(1)
+    assert "a sentence a line" in warning
     subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
     assert (tmp_path / "joined.txt").read_text() == (joined + "\n") * 8
 

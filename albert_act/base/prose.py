@@ -260,11 +260,12 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 
 
 def _joined(path, line):
-    """The command that joins each paragraph (lines up to a blank one) of `path` into one line, and words hyphenated
-    across lines (as `line`, wrapped, ends: 'Ame-') back into one word."""
+    """The command that joins each paragraph (lines up to a blank one) of `path`, then puts each sentence on a line
+    of its own (cut after . ! ?), and words hyphenated across lines (as `line`, wrapped, ends: 'Ame-') back into one."""
     hyphenated = re.search(r"[^\W\d_]-$", line.rstrip())
     unhyphen = 'gsub(/-\\n/, ""); ' if hyphenated else ""
-    return (f"awk 'BEGIN {{RS = \"\"; ORS = \"\\n\\n\"}} {{{unhyphen}gsub(/\\n/, \" \"); print}}' {path} > joined.txt"
+    return (f"awk 'BEGIN {{RS = \"\"; ORS = \"\\n\\n\"}} {{{unhyphen}gsub(/\\n/, \" \"); gsub(/[.!?][\"\\047)]* +/, "
+            f"\"&\\n\"); gsub(/ +\\n/, \"\\n\"); print}}' {path} > joined.txt, a sentence a line after each . ! or ?"
             + ("; it joins the words hyphenated across lines too" if hyphenated else ""))
 
 
