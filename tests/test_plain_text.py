@@ -27,6 +27,8 @@ PROSE = "Jarred Shaw is an American basketball player.\nHe signed for Dorados in
     ("0:00:00.000,0:00:03.000\nA first line.\n", 1, "a subtitle file (a timing line)"),
     ("[Script Info]\nTitle: x\n", 1, "a subtitle file (ASS/SSA)"),
     ("-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\n", 1, "CoNLL-2003 columns"),
+    ("-DOCSTART-\nThe river ran past the mill.\nIt was cold.\n-DOCSTART-\nThe boat sailed.\n", 1,
+     "'-DOCSTART-', CoNLL-2003's mark of a document's start, where plain text is read; give the text with a blank line"),
     ("EU NNP B-NP B-ORG\nrejects VBZ B-VP O\n", 2, "a token a line with its tags"),
     ("Pierre/NNP Vinken/NNP ,/, 61/CD\nMr./NNP Vinken/NNP is/VBZ chairman/NN\n", 2, "words with their tags"),
     ("| sentence | n |\n|---|---|\n| A first line. | 1 |\n", 2, "a text table's row"),
