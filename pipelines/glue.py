@@ -117,6 +117,8 @@ def task_file(task, data_dir, split):
     if "://" not in path and os.path.islink(path) and not os.path.exists(path):  # (git-annex's, content not fetched)
         raise ValueError(f"{path}: a link to {os.readlink(path)}, which is not there (content not fetched, as git-annex "
                          "leaves it, or the file moved): put the file there")
+    if "://" not in path and os.path.isfile(path) and not os.access(path, os.R_OK):
+        raise ValueError(f"{path}: cannot be read (permission denied): make it readable (chmod u+r {path})")
     if not text_files.exists(path):  # a remote one that cannot be reached: an OSError naming it
         inside = os.path.join(data_dir, task.directory, task.splits[split])
         if text_files.exists(inside):  # the glue_data root given: the task's folder is one below

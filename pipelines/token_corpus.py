@@ -83,6 +83,8 @@ class TokenCorpus:
                 self.bare_space = int(data["bare_space"])
                 self.config = instances.InstanceConfig(**_within_a_sequence(json.loads(str(data["config"]))))
                 self.vocabulary = str(data["vocabulary"])
+        except PermissionError:  # (whole, but not readable to this user: not to be made again)
+            raise ValueError(f"{path}: cannot be read (permission denied): make it readable (chmod u+r {path})") from None
         except (OSError, ValueError, KeyError, EOFError, TypeError, zipfile.BadZipFile) as error:
             raise ValueError(f"{path}: not a token corpus of the data tool, or cut short ({first_line(error)}); "
                              "make the records again with python -m pipelines.create_pretraining_data") from None

@@ -221,3 +221,14 @@ def test_a_task_file_that_is_a_dangling_link_or_in_a_folder_not_readable_is_name
     with pytest.raises(ValueError, match=r"a tar archive: extract its files first \(tar -xOf \S+tar/train.tsv > "
                                          r"\S+tar/train.tsv.text && mv \S+tar/train.tsv.text \S+tar/train.tsv\)"):
         read_glue("sst-2", str(tmp_path / "tar"), "train")
+
+
+def test_a_task_file_not_readable_is_named_before_the_work(tmp_path, monkeypatch):
+    """A dev.tsv of mode 000 was named after the training, with 'free space and re-run' in its tail."""
+    import os
+
+    (tmp_path / "train.tsv").write_text("sentence\tlabel\na fine film\t1\n")
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: str(path) != str(tmp_path / "train.tsv") and real_access(path, mode))
+    with pytest.raises(ValueError, match=r"train.tsv: cannot be read \(permission denied\): make it readable \(chmod u\+r"):
+        read_glue("sst-2", str(tmp_path), "train")

@@ -526,3 +526,18 @@ def test_a_nel_inside_a_line_of_a_file_of_newlines_is_warned_of(tmp_path, capsys
     path.write_text("one\u0085two\u0085three")  # NEL the file's only line end (an EBCDIC export): no warning
     assert [line for _, line in text_files.read_lines(str(path))] == ["one", "two", "three"]
     assert capsys.readouterr().err == ""
+
+
+def test_a_glob_in_a_folder_not_readable_says_so(tmp_path, monkeypatch):
+    """'no file matches locked/*.txt' of a folder that holds a.txt but cannot be listed: the cause is said."""
+    import os
+
+    from albert_act.base import text_files
+
+    (tmp_path / "locked").mkdir()
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: str(path) != str(tmp_path / "locked") and real_access(path, mode))
+    monkeypatch.setattr(text_files, "glob", lambda pattern: [])  # (as glob finds nothing in a folder it cannot list)
+    with pytest.raises(ValueError, match=r"no file matches '\S+locked/\*.txt': \S+locked cannot be read \(permission "
+                                         r"denied\), so its files cannot be listed; make it readable \(chmod u\+rx"):
+        text_files.expand_patterns([str(tmp_path / "locked" / "*.txt")])

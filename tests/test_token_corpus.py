@@ -197,3 +197,14 @@ def test_a_corpus_of_the_wrong_kinds_or_bounds_is_named_and_an_empty_one_does_no
     stream = token_corpus.InstanceStream(token_corpus.TokenCorpus(str(tmp_path / "empty.npz")))
     with pytest.raises(ValueError, match=r"empty.npz: makes no pre-training instance \(0 documents\)"):
         stream.batch(8)
+
+
+def test_a_token_corpus_not_readable_is_not_called_damaged(tmp_path, monkeypatch):
+    """A whole tokens-train.npz of mode 000 was 'not a token corpus, or cut short: make the records again'."""
+    def refused(path, allow_pickle=False):
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(np, "load", refused)
+    with pytest.raises(ValueError, match=r"tokens-train.npz: cannot be read \(permission denied\): make it readable "
+                                         r"\(chmod u\+r"):
+        token_corpus.TokenCorpus(str(tmp_path / "tokens-train.npz"))

@@ -140,6 +140,10 @@ def expand_patterns(patterns):
     for pattern in patterns:  # a file whose name holds * ? or [ ] ("notes[1].txt") is that file, where it exists
         matches = [pattern] if not is_remote(pattern) and os.path.isfile(pattern) else glob(pattern)
         if not matches:
+            folder = os.path.dirname(pattern) or "."
+            if not is_remote(pattern) and os.path.isdir(folder) and not os.access(folder, os.R_OK | os.X_OK):
+                raise ValueError(f"no file matches {pattern!r}: {folder} cannot be read (permission denied), so its "
+                                 f"files cannot be listed; make it readable (chmod u+rx {folder})")
             raise ValueError(f"no file matches {pattern!r}" + (": '-' is no name for standard input here; give "
                                                                "/dev/stdin" if pattern == "-" else ""))
         for path in matches:
