@@ -272,10 +272,18 @@ def token_files(patterns):
         found = glob.glob(pattern)
         if not found and "://" not in pattern:
             raise ValueError(f"{pattern} matches no file")
+        if corpus := next((f for f in found if f.endswith(".npz")), None):  # ('*eval*': the shards and their corpus)
+            raise ValueError(f"{pattern} matches the token corpus {corpus} beside shards: give the shards alone ("
+                             f"{os.path.join(os.path.dirname(pattern), os.path.basename(corpus)[7:-4] + '-*.tfrecord')}"
+                             "), or the corpus alone")
         held_out = os.path.basename(pattern).startswith("eval") or (found and all(  # ('*.tfrecord' of eval shards)
             os.path.basename(f).startswith("eval") for f in found))
         name = TOKENS_EVAL if held_out else TOKENS_TRAIN
-        corpora.setdefault(os.path.join(os.path.dirname(pattern), name), set()).update(map(os.path.realpath, found))
+        matched = corpora.setdefault(os.path.join(os.path.dirname(pattern), name), set())
+        if twice := next((f for f in found if os.path.realpath(f) in matched), None):  # (as the TensorFlow backend)
+            raise ValueError(f"{twice}: given twice in {' '.join(patterns)!r} (by two patterns, or a link): give each "
+                             "shard once")
+        matched.update(map(os.path.realpath, found))
     missing = [path for path in corpora if not os.path.exists(path)]
     if missing:
         raise ValueError(f"{missing[0]}: no token corpus (the JAX backend reads the data tool's tokens-*.npz beside "
@@ -287,28 +295,34 @@ def token_files(patterns):
                          "...), or train on the TensorFlow backend, which reads the shards of several data runs")
     (corpus, matched), = corpora.items()
     if matched is not None:
-        prefix = "eval" if os.path.basename(corpus) == TOKENS_EVAL else "train"
-        shards = {os.path.realpath(path)
-                  for path in glob.glob(os.path.join(os.path.dirname(corpus), f"{prefix}-*-of-*.tfrecord"))}
-        others = sorted(os.path.basename(path) for path in matched - shards)
-        if shards and others:
-            raise ValueError(f"{', '.join(patterns)} matches {others[0]}, which is not one of the {prefix} shards "
-                             f"that the JAX backend reads as {corpus}: give {prefix} shards only ("
-                             f"{os.path.join(os.path.dirname(corpus), prefix + '-*.tfrecord')})")
-        of = {int(m.group(1)) for m in (re.search(r"-of-(\d+)\.tfrecord$", path) for path in shards) if m}
-        if shards and of and len(shards) < max(of):  # (the others deleted, or left behind by a copy)
-            raise ValueError(f"{os.path.dirname(corpus) or '.'} holds {len(shards)} of the {max(of)} {prefix} shards "
-                             f"(their names say -of-{max(of):05d}) that its token corpus {corpus} holds, and the JAX "
-                             f"backend reads that corpus: it would train on all {max(of)}; make records of the "
-                             "documents you want")
-        if shards and not shards <= matched:
-            raise ValueError(f"{', '.join(patterns)} matches {len(matched & shards)} of the {len(shards)} shards in "
-                             f"{os.path.dirname(corpus) or '.'}, but the JAX backend reads their token corpus "
-                             f"{corpus}, which holds all of them: give all the shards ("
-                             f"{os.path.join(os.path.dirname(corpus), prefix + '-*.tfrecord')}), or make records "
-                             "of the documents you want")
+        _check_shards(patterns, corpus, matched)
     _check_renamed(patterns, matched, corpus, _check_written_with(corpus))
     return corpus
+
+
+def _check_shards(patterns, corpus, matched):
+    """ValueError where the shards the patterns match (`matched`, real paths) are not all the shards the token corpus
+    `corpus` holds, or include others: the JAX backend reads the corpus, all of it."""
+    prefix = "eval" if os.path.basename(corpus) == TOKENS_EVAL else "train"
+    shards = {os.path.realpath(path)
+              for path in glob.glob(os.path.join(os.path.dirname(corpus), f"{prefix}-*-of-*.tfrecord"))}
+    others = sorted(os.path.basename(path) for path in matched - shards)
+    if shards and others:
+        raise ValueError(f"{', '.join(patterns)} matches {others[0]}, which is not one of the {prefix} shards "
+                         f"that the JAX backend reads as {corpus}: give {prefix} shards only ("
+                         f"{os.path.join(os.path.dirname(corpus), prefix + '-*.tfrecord')})")
+    of = {int(m.group(1)) for m in (re.search(r"-of-(\d+)\.tfrecord$", path) for path in shards) if m}
+    if shards and of and len(shards) < max(of):  # (the others deleted, or left behind by a copy)
+        raise ValueError(f"{os.path.dirname(corpus) or '.'} holds {len(shards)} of the {max(of)} {prefix} shards "
+                         f"(their names say -of-{max(of):05d}) that its token corpus {corpus} holds, and the JAX "
+                         f"backend reads that corpus: it would train on all {max(of)}; make records of the "
+                         "documents you want")
+    if shards and not shards <= matched:
+        raise ValueError(f"{', '.join(patterns)} matches {len(matched & shards)} of the {len(shards)} shards in "
+                         f"{os.path.dirname(corpus) or '.'}, but the JAX backend reads their token corpus "
+                         f"{corpus}, which holds all of them: give all the shards ("
+                         f"{os.path.join(os.path.dirname(corpus), prefix + '-*.tfrecord')}), or make records "
+                         "of the documents you want")
 
 
 def _check_renamed(patterns, matched, corpus, written):

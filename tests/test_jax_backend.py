@@ -284,6 +284,12 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
     with pytest.raises(ValueError, match=r"matches 1 of the 2 shards in .*, but the JAX backend reads their token "
                                          r"corpus .*tokens-train.npz, which holds all of them"):
         token_corpus.token_files([str(folder / "train-00000-of-00002.tfrecord")])
+    with pytest.raises(ValueError, match=r"train-00000-of-00002.tfrecord: given twice in .* \(by two patterns, or a "
+                                         r"link\): give each shard once"):  # (the TensorFlow backend refuses it too)
+        token_corpus.token_files([str(folder / "train-00000-*.tfrecord"), str(folder / "train-*.tfrecord")])
+    with pytest.raises(ValueError, match=r"\*eval\* matches the token corpus \S+tokens-eval.npz beside shards: give the "
+                                         r"shards alone \(\S+/eval-\*.tfrecord\), or the corpus alone"):
+        token_corpus.token_files([str(folder / "*eval*")])
     assert token_corpus.token_files([str(folder / "train-00000-*.tfrecord"), str(folder / "train-00001-*")]) == \
         str(folder / "tokens-train.npz")
     for patterns, match in (([str(folder / "*.tfrecord")], r"matches eval-00000-of-00001.tfrecord, which is not one of "
