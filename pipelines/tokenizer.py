@@ -283,6 +283,9 @@ class Tokenizer:
 
     @classmethod
     def from_file(cls, path):
+        text_files.refuse_fifo(path, "given as the vocabulary", "a vocabulary is read more than once (the checks, the "
+                               "work, the copy kept beside the output): give the .model file itself")
+        text_files.refuse_device(path, "a SentencePiece model")
         if not text_files.exists(path):
             raise ValueError(f"{path}: no such file (the SentencePiece model)")
         if text_files.isdir(path):

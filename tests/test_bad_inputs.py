@@ -88,6 +88,12 @@ CASES = [
      r"the file there$", []),
     ("finetune-train-tsv-a-device", FINETUNE + " --task rte --data_dir {tmp}/glue_device", 1, r"glue_device/train.tsv is "
      r"a device, not the task's tab-separated file: give a file$", []),
+    ("data-vocab-a-named-pipe", DATA.replace("{vocab}", "{tmp}/glue_fifo/train.tsv") + " --input {corpus}", 1,
+     r"glue_fifo/train.tsv: a named pipe \(FIFO\) given as the vocabulary: reading it waits for a program to write it; "
+     r"a vocabulary is read more than once \(the checks, the work, the copy kept beside the output\): give the .model "
+     r"file itself", []),
+    ("pretrain-vocab-a-named-pipe", PRETRAIN + " --vocab {tmp}/glue_fifo/train.tsv", 1, r"glue_fifo/train.tsv: a named "
+     r"pipe \(FIFO\) given as the vocabulary", []),
     ("pretrain-records-glob-matching-a-named-pipe", PRETRAIN.replace("{train}", "'{tmp}/fifo_records/train-*'"), 1,
      r"fifo_records/train-00001-of-00002.tfrecord: a named pipe \(FIFO\) among the training files \(\S+fifo_records/"
      r"train-\*\): reading it waits for a program to write it; give a file there, or leave it out", []),
