@@ -313,6 +313,9 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
      "1 of its first 5 lines hold ISO-2022's escapes (ESC $ on line 5"),
     ("".join(f"the company said its profit rose N percent in the {w} quarter\n" for w in ["first", "last"] * 6),
      "12 of its first 12 lines hold no punctuation and no capital (line 1: 'the company said its profit rose N"),
+    ("".join(f"The river ran past the mill number {i} today.\n" * 2 for i in range(6)),
+     "6 of its first 12 lines repeat the line before them (line 2: 'The river ran past the mill number 0 tod'), "
+     "each sentence twice"),
     ("".join(f"The caf\u00e9 number {i} was open all day \u2013 and all night.\n" for i in range(6)).encode("utf-7")
      .decode("ascii"), "6 of its first 6 lines hold UTF-7 ('+AOk' on line 1 is '\u00e9'), as some mail and old "
                        "Windows tools write text"),
@@ -338,6 +341,7 @@ def test_lines_begun_alike_or_escaped_are_warned_of(tmp_path, capsys, text, said
                  "\u0531\u0575\u057d \u0563\u056b\u0580\u0584\u0568 \u056c\u0561\u057e \u0567\u0589\n" * 12,  # (Armenian)
                  "\u0e19\u0e35\u0e48\u0e04\u0e37\u0e2d \u0e2b\u0e19\u0e31\u0e07\u0e2a\u0e37\u0e2d\u0e17\u0e35\u0e48"
                  "\u0e14\u0e35 \u0e21\u0e32\u0e01\n" * 12,  # (Thai: no sentence mark)
+                 "The first match was played on 27 October.\n" * 9 + PROSE,  # (a run of one line, as Wikipedia's lists)
                  "".join("\t".join(f"The cat number {i} sat on the mat today .".split()[:4 + i]) + "\n"
                          for i in range(6))):
         path.write_text(text)

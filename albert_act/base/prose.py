@@ -57,10 +57,16 @@ class Prose:
         self.checked = {k: v for k, v in _TRAITS.items() if not (served and k in TRAINING_TEXT)}  # (served: [MASK]s)
         self.prefixes, self.traits = collections.Counter(), {}  # {prefix: lines}, {trait: [(number, line)]}
         self.shown = {}  # {prefix: (number, line)}: its first line
+        self.before, self.again, self.repeats = None, False, []  # the line before (not blank), whether it repeated its
+        # own, and the lines that repeat theirs (the first of a run)
 
     def feed(self, number, line):
         if self.lines < PROSE_LINES and line.strip():
             self.lines += 1
+            again = line.strip() == self.before  # (each sentence written twice: a doubled file, a join gone wrong;
+            if again and not self.again:  # a run of one line counted once: Wikipedia's lists repeat a line in a run)
+                self.repeats.append((number, line))
+            self.before, self.again = line.strip(), again
             if reads_as_sentence(line):
                 self.sentences += 1
             else:
@@ -90,11 +96,17 @@ class Prose:
                       f"line {number} does: {line.strip()[:40]!r}): a time, a line's number, a sender or a key, as a "
                       "log, a chat's export or YAML begins each line? It is read as words of the text: give the text "
                       "alone")
+        if self.lines >= 5 and len(self.repeats) >= max(5, 0.2 * self.lines):
+            number, line = self.repeats[0]
+            warn_once(f"warning: {self.path}: {len(self.repeats):,} of its first {self.lines:,} lines repeat the line "
+                      f"before them (line {number}: {line.strip()[:40]!r}), each sentence twice (a file written twice "
+                      "over, a join that doubled its lines?): each is read twice; remove the repeats first (uniq "
+                      f"{self.path} > text.txt)")
         for trait, (_, least, said) in self.checked.items():
             if self.lines >= 5 and len(held := self.traits.get(trait, [])) >= least(self.lines):
                 warn_once(f"warning: {self.path}: {len(held):,} of its first {self.lines:,} lines "
                           f"{said(self.path, *held[0])}")
-        self.other, self.prefixes, self.traits = None, collections.Counter(), {}  # (warned once)
+        self.other, self.prefixes, self.traits, self.repeats = None, collections.Counter(), {}, []  # (warned once)
 
 
 ALIKE_SHARE, KEY_SHARE = 0.5, 0.8  # of a file's first lines begun alike (by a key, as "text:")
