@@ -92,6 +92,10 @@ CASES = [
      r"glue_fifo/train.tsv: a named pipe \(FIFO\) given as the vocabulary: reading it waits for a program to write it; "
      r"a vocabulary is read more than once \(the checks, the work, the copy kept beside the output\): give the .model "
      r"file itself", []),
+    ("pretrain-set-a-path-to-a-json-list", PRETRAIN + " --set vocab=[]", 2, r"--set vocab=\[\]: vocab takes a path, "
+     r"and \[\] is JSON's list, no path \(it would be a file named '\[\]'\); give the path, or leave vocab out", []),
+    ("pretrain-set-a-path-to-false", PRETRAIN + " --set init_from=false", 2, r"--set init_from=false: init_from takes "
+     r"a path, and false is JSON's bool, no path", []),
     ("pretrain-vocab-a-named-pipe", PRETRAIN + " --vocab {tmp}/glue_fifo/train.tsv", 1, r"glue_fifo/train.tsv: a named "
      r"pipe \(FIFO\) given as the vocabulary", []),
     ("pretrain-records-glob-matching-a-named-pipe", PRETRAIN.replace("{train}", "'{tmp}/fifo_records/train-*'"), 1,

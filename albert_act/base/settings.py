@@ -251,6 +251,10 @@ def _apply_set(parser, config_class, args, typed):
             shown = " ".join(f"{k}={v}" for k, v in typed[key]) if key in typed else getattr(args, key)
             parser.error(f"{key} is given twice, as {flag} {shown} and as --set {key}={json.dumps(value)}: give one")
         seen.add(key)
+        if fields[key].metadata.get("kind") == PATH and isinstance(value, (bool, list, dict)):  # (a number: a name)
+            parser.error(f"--set {key}={json.dumps(value)}: {key} takes a path, and {json.dumps(value)} is JSON's "
+                         f"{type(value).__name__}, no path (it would be a file named '{json.dumps(value)}'); give the "
+                         f"path, or leave {key} out for its default")
         if dict in types_of(fields[key]):
             if not isinstance(value, dict):
                 parser.error(f"--set {key} must be a JSON object of key: value pairs (e.g. {flag_name(fields[key])} "
