@@ -88,6 +88,7 @@ def jax_ignored_flags(args):
                 "unset)")
     given = [f"--{name} {getattr(args, name)}" for name in ("strategy", "input_streams", "export_dir")
              if name in args.given and getattr(args, name) not in (None, "auto")]
+    given += ["--overwrite"] if "overwrite_export" in args.given and args.overwrite_export else []  # (of an export)
     if given:
         return (f"{', '.join(given)}: TensorFlow's, which the JAX backend does not read (it uses every local device, "
                 "one input stream, and writes model.weights.h5: python -m albert_act.export --checkpoint <model_dir> "

@@ -361,7 +361,7 @@ def test_tensorflows_run_flags_are_refused_on_jax_not_ignored():
     from albert_act import pretrain
 
     for flags, named in ((["--strategy", "tpu"], "--strategy tpu"), (["--input_streams", "2"], "--input_streams 2"),
-                         (["--export_dir", "out/1"], "--export_dir out/1")):
+                         (["--export_dir", "out/1"], "--export_dir out/1"), (["--overwrite"], "--overwrite")):
         message = pretrain.jax_ignored_flags(pretrain.parse_args(["--model_dir", "run", *flags]))
         assert message.startswith(f"{named}: TensorFlow's, which the JAX backend does not read"), message
     assert pretrain.jax_ignored_flags(pretrain.parse_args(["--model_dir", "run", "--strategy", "auto"])) is None
