@@ -1392,6 +1392,10 @@ CASES += [
     ("bench-served-depth-a-fine-tuning-dir", "benchmarks.served_depth --init {earlier}/ft --records {eval} "
      "--output_dir {tmp}/sd_ft", 1, r"earlier/ft is not a pre-training SavedModel \(one with an encoder_ids signature\): "
      r"it is a fine-tuning dir \(a fine-tuned classifier\); give the export of a pre-training run", []),
+    ("bench-served-depth-a-hugging-face-model", "benchmarks.served_depth --init {hf_model} --records {eval} "
+     "--output_dir {tmp}/sd_hf", 1, r"hf_model is not a pre-training SavedModel \(one with an encoder_ids signature\): "
+     r"it is a Hugging Face ALBERT; export it first \(python -m albert_act.export --checkpoint \S+hf_model --kind "
+     r"pretraining --output <dir>/1\) and give that export", []),
     ("bench-served-fill-mask-a-folder-inside-the-export", "benchmarks.served_fill_mask --init {export}/variables "
      "--conllu {ud40} --output_dir {tmp}/sfm_inside", 1, r"variables is not a pre-training SavedModel \(one with a "
      r"fill_mask signature\): it is a folder inside the SavedModel \S+export/1: give that", []),

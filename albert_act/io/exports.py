@@ -35,6 +35,11 @@ def not_a_pretraining_export(path, signature):
     if tf.io.gfile.exists(os.path.join(path, CONFIG)) and tf.io.gfile.isdir(os.path.join(path, CHECKPOINTS)):
         how = (f": {path} is a pre-training run; export it first (python -m albert_act.export --checkpoint {path} "
                "--kind pretraining --output <dir>/1) and give that export")
+    elif any(all(tf.io.gfile.exists(os.path.join(path, name)) for name in names) for names in (
+            (artifacts.HF_CONFIG, artifacts.HF_WEIGHTS), (artifacts.KERAS_HUB_WEIGHTS, artifacts.KERAS_HUB_VOCAB))):
+        hub = "Hugging Face" if tf.io.gfile.exists(os.path.join(path, artifacts.HF_WEIGHTS)) else "keras-hub"
+        how = (f": it is a {hub} ALBERT; export it first (python -m albert_act.export --checkpoint {path} --kind "
+               "pretraining --output <dir>/1) and give that export")
     elif parent and tf.io.gfile.exists(os.path.join(parent, SAVED_MODEL)):  # its variables/ or assets/ folder
         how = f": it is a folder inside the SavedModel {parent}: give that"
     elif tf.io.gfile.exists(os.path.join(path, FINETUNED_INFO)) or _export_kind(path) == "classifier":
