@@ -238,6 +238,10 @@ def test_model_dir_with_an_incompatible_run_is_refused(records, tmp_path, monkey
         "r holds a run with another config (preset: 'demo' there, 'small' now, backbone.hidden_dim: 128 there, 768 now, "
         "backbone.num_heads: 4 there, 12 now, steps: 1000 there, 112500 now, and 1 more settings); use a new "
         "--model_dir, or --preset demo (and the run's other settings) to resume")
+    derived = [(f"backbone_overrides.{k}", None, 64) for k in ("a", "b", "c", "d", "e", "f")]  # (--init_from's sizes)
+    assert str(another_run("r", derived + [("init_from", None, "other_run")])).startswith(
+        "r holds a run with another config (init_from: None there, 'other_run' now, backbone_overrides.a: None there, "
+        "64 now, backbone_overrides.b: None there, 64 now, backbone_overrides.c: None there, 64 now, and 3 more settings)")
     assert str(another_run("r", [("steps", 1000, 2000)])).endswith(
         "or the same settings to resume; to train it on for other --steps, start a new run from its weights: "
         "--init_from r --model_dir <a new dir> (the settings that follow --steps by default, its warm-ups and ponder "

@@ -80,10 +80,12 @@ def config_differences(previous, current, prefix=""):
 
 def another_run(model_dir, differing):
     """The refusal of a run dir whose run has other settings (`config_differences`: each with its value there and
-    now). Another --preset is said first, with three of the settings that differ with it; other --steps (a finished
-    run given more) are told how to train on from its weights, and that the schedules following --steps change."""
+    now). Another --preset or --init_from is said first, with three of the settings that differ with it (the backbone's
+    they bring); other --steps (a finished run given more) are told how to train on from its weights, and that the
+    schedules following --steps change."""
     preset = [(key, there, now) for key, there, now in differing if key == "preset"]
-    shown = (preset + [d for d in differing if d[0] != "preset"])[:4 if preset else None]
+    leading = preset + [d for d in differing if d[0] == "init_from"]
+    shown = (leading + [d for d in differing if d not in leading])[:4 if leading else None]
     details = ", ".join(f"{key}: {there!r} there, {now!r} now" for key, there, now in shown) + (
         f", and {len(differing) - len(shown)} more settings" if len(differing) > len(shown) else "")
     resume = f"--preset {preset[0][1]} (and the run's other settings)" if preset else "the same settings"
