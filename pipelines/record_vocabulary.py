@@ -58,10 +58,11 @@ def check_records_vocabulary(path, model_proto, vocab_name):
         then = stats.get("vocab")
         changed = isinstance(then, str) and text_files.exists(then) and vocab_fingerprint(
             text_files.read_bytes(then)) != recorded  # (the same name, trained again in place)
+        own = isinstance(then, str) and not changed and text_files.exists(then)  # (there, as it was)
         raise ValueError(f"{path}: made with another vocabulary ({then}, per {stats_path}"
                          f"{'; that file has been replaced since, trained again in place?' if changed else ''}) than "
                          f"the model's ({vocab_name}): its ids would mean other pieces; make the records with the "
-                         "model's vocabulary")
+                         f"model's vocabulary{f', or use theirs ({then})' if own else ''}")
     else:  # (a report copied beside other records vouches for none: they are sampled all the same)
         check_word_starts(path, model_proto, vocab_name, sample_records=50)
 

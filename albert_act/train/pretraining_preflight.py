@@ -79,7 +79,7 @@ def _check_records(config, sample_records):
     for path in train_files + eval_files:
         shapes[path] = check_records(path, vocabulary, length, sample_records)
         if proto is not None:
-            check_records_vocabulary(path, proto, os.path.basename(config.vocab))
+            check_records_vocabulary(path, proto, config.vocab)
     first = train_files[0]
     odd = next((path for path, shape in shapes.items() if shape != shapes[first]), None)
     if odd:
