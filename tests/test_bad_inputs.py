@@ -430,6 +430,9 @@ CASES += [
     ("pretrain-resume-a-run-whose-final-weights-are-a-folder", PRETRAIN.replace("{tmp}/new_run", "{weights_folder_run}"),
      1, r"weights_folder_run/model.weights.h5 is a folder, where the run keeps its model.weights.h5: move it away",
      ["{weights_folder_run}"]),
+    ("export-config-of-a-pretraining-export-set-to-classifier", "albert_act.export --config "
+     "{tmp}/cls_export/1/assets/albert_act_export.json --output {tmp}/x_cls/1 --set kind=classifier", 1, r"drop --top_k \(a "
+     r"--config file's: --set top_k=null\) \(--top_k \d+ comes from --config \S+albert_act_export.json\)\n", []),
     ("export-config-a-bad-value-inside-the-export-record", "albert_act.export --config "
      "{tmp}/nested_export/1/assets/albert_act_export.json --output {tmp}/x_nested/1", 1, r"--config \S+nested_export/1/"
      r"assets/albert_act_export.json line 9: max_seq_length must be an integer in "
@@ -1814,6 +1817,9 @@ def _config_files(root, tiny_run, records, shared_data):
     record = {"kind": "pretraining", "export": {"checkpoint": "../../gone_run", "kind": "pretraining", "output": ".",
                                                 "vocab": None}}  # an export's record: paths relative to the export
     (root / "configs" / "copied_export_record.json").write_text(json.dumps(record))
+    (root / "cls_export" / "1" / "assets").mkdir(parents=True)  # an export command's record, its top_k given
+    (root / "cls_export" / "1" / "assets" / "albert_act_export.json").write_text(json.dumps(
+        {"kind": "pretraining", "export": {**record["export"], "top_k": 5}}))
     (root / "nested_export" / "1" / "assets").mkdir(parents=True)  # a bad value inside "export", the same key
     (root / "nested_export" / "1" / "assets" / "albert_act_export.json").write_text(json.dumps(  # valid at the top
         {"kind": "pretraining", "max_seq_length": 64, "export": {**record["export"], "max_seq_length": "64"}},

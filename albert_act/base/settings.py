@@ -352,7 +352,8 @@ def explained(args):
             name, said = re.escape(flag.lstrip("-")), re.escape(str(value))  # ("warmup_steps ..., got 50" too)
             if re.search(rf"(?:{re.escape(flag)}|\b{name})[ =]{said}\b", message) or (
                     re.search(rf"\b{name}\b", message) and re.search(rf"\bgot {said}\b", message)):
-                notes.append(f"{flag} {value} comes from --config {args.config}; give {flag} to change it")
+                change = "" if f"drop {flag}" in message else f"; give {flag} to change it"  # (not both ways)
+                notes.append(f"{flag} {value} comes from --config {args.config}{change}")
         return f"{message} ({'; '.join(notes)})" if notes else message
     return explain
 
