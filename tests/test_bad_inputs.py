@@ -248,6 +248,10 @@ CASES = [
     ("analyze-held-out-a-run-whose-records-moved", "albert_act.analyze held-out --init {records_moved_run} "
      "--output_dir {tmp}/a_moved", 1, r"records_moved_run's held-out records, its config.json's eval_files \(\S+"
      r"moved_away/eval-\*\), are not there \(moved, or made on another machine\?\): pass --records", []),
+    ("analyze-held-out-a-run-started-elsewhere-with-relative-records", "albert_act.analyze held-out --init "
+     "{relative_records_run} --output_dir {tmp}/a_relative", 1, r"relative_records_run's held-out records, its "
+     r"config.json's eval_files \(data_cache/somewhere/eval-\*\), are not there \(read from this folder, \S+\): run "
+     r"from the one the run was started in, or pass --records", []),
     ("analyze-sentences-a-line-of-accents-alone", "albert_act.analyze sentences --init {run} --text {accents_alone} "
      "--output_dir {tmp}/a_accents", 0, r"note: 1 of the 2 lines of \S+accents_alone.txt hold no piece once normalized "
      r"as the model reads text \(.*: accents or format characters alone\): left out", []),
@@ -1754,7 +1758,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "not_a_vocab": root / "not_a_vocab.model", "bad_utf8": root / "bad_utf8.txt",
             "empty_txt": root / "empty.txt", "one_line_txt": root / "one_line.txt",
             "fixed_depth_pieces_json": root / "fixed_depth_pieces.json", "edited_run": edited, "no_weights": root / "no_weights.tfrecord",
-            "truncated": root / "truncated.tfrecord", "long_records": root / "long.tfrecord", "wide_records": root / "wide.tfrecord", "partly_trained": root / "partly_trained.tfrecord", "records_moved_run": root / "records_moved_run", "accents_alone": root / "accents_alone.txt", "huge_word": root / "huge_word.conllu", "latin1_name": root / os.fsdecode(b"s\xe9.txt"), "three_segments": root / "three_segments.tfrecord",
+            "truncated": root / "truncated.tfrecord", "long_records": root / "long.tfrecord", "wide_records": root / "wide.tfrecord", "partly_trained": root / "partly_trained.tfrecord", "records_moved_run": root / "records_moved_run", "relative_records_run": root / "relative_records_run", "accents_alone": root / "accents_alone.txt", "huge_word": root / "huge_word.conllu", "latin1_name": root / os.fsdecode(b"s\xe9.txt"), "three_segments": root / "three_segments.tfrecord",
            "three_labels": root / "three_labels.tfrecord", "mixed_lengths": root / "mixed_lengths.tfrecord",
            "late_mixed": root / "late_mixed.tfrecord", "doubled": root / "doubled.tfrecord", "zlib_records": root / "zlib.tfrecord", "late_corrupt": root / "late_corrupt.tfrecord",
            "unmasked_input": root / "unmasked_input.tfrecord", "no_masked": root / "no_masked.tfrecord", "int_weights": root / "int_weights.tfrecord",
@@ -1839,6 +1843,9 @@ def _config_files(root, tiny_run, records, shared_data):
     config = json.loads((root / "records_moved_run" / "config.json").read_text())
     (root / "records_moved_run" / "config.json").write_text(json.dumps({**config, "eval_files": [
         str(root / "moved_away" / "eval-*")]}))
+    shutil.copytree(root / "records_moved_run", root / "relative_records_run")  # started elsewhere, with relative ones
+    (root / "relative_records_run" / "config.json").write_text(json.dumps({**config, "eval_files": [
+        "data_cache/somewhere/eval-*"]}))
     (root / "nostats").mkdir()
     for name, pattern in (("train", records[0]), ("eval", records[1])):
         shutil.copy(sorted(Path(pattern).parent.glob(Path(pattern).name))[0], root / "nostats" / f"{name}.tfrecord")

@@ -2,7 +2,7 @@
 
 `run_analyses` loads the model, checks the records against it, computes the mode's analyses (`albert_act.analysis.depth`)
 and writes their tables (Markdown), numbers (JSON) and plots (PNG) into a staging dir that replaces the output dir
-whole. The renderers turn each result into the Markdown table printed and written."""
+whole; the renderers turn each result into its Markdown table."""
 
 import json
 import math
@@ -443,8 +443,8 @@ def held_out_records(source, records=None):
     if source.kind == "pretraining-run":
         patterns = source.info["pretraining"]["eval_files"]
         if not any(text_files.glob(pattern) for pattern in patterns):  # (moved, or on another machine)
-            raise ValueError(f"{source.path}'s held-out records, its {artifacts.CONFIG}'s eval_files "
-                             f"({', '.join(patterns)}), are not there (moved, or made on another machine?): pass "
-                             "--records")
+            here = not all(os.path.isabs(p) or "://" in p for p in patterns)  # (relative: read from this folder)
+            raise ValueError(f"{source.path}'s held-out records, its {artifacts.CONFIG}'s eval_files ({', '.join(patterns)}), are not there (" + (
+                f"read from this folder, {os.getcwd()}): run from the one the run was started in, or " if here else "moved, or made on another machine?): ") + "pass --records")
         return patterns
     raise ValueError(f"{source.path} is not a run dir with a held-out shard: pass --records")
