@@ -772,7 +772,9 @@ TRUNCATED_VOCAB = (r"truncated_vocab.model: a truncated or damaged SentencePiece
                    r"or normalizer_spec, which a whole model ends with\)")
 # Damaged weights: every command reads them through one reader (`Source`), as pre-training's resume does.
 DAMAGED_FALLBACK = (r"warning: .*damaged_index_run/checkpoints/ckpt-3: unreadable \(OpError: .*\); reading the checkpoint "
-                    r"before it\nread .*damaged_index_run/checkpoints/ckpt-2, the newest intact checkpoint")
+                    r"before it\nread .*damaged_index_run/checkpoints/ckpt-2, the newest intact checkpoint.*\nnote: "
+                    r"\S+damaged_index_run's checkpoints past update 2 do not read \(named above\): the weights of "
+                    r"update 2 are read, not those of its last, 3")
 ALL_TRUNCATED = (r"truncated_run: no intact checkpoint in .*truncated_run/checkpoints: .*ckpt-3: unreadable \(IndexError: "
                  r"Read less bytes than requested\)")
 DAMAGED_EXPORT = (r"damaged_export/1/variables/variables.data-00000-of-00001 \(the export's weights\): damaged export, "

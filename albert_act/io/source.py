@@ -251,9 +251,11 @@ class Source:
         if holder is not None:
             print(f"note: {self.path} is still training{holder}: its newest checkpoint now, of update {found[0]:,}, "
                   "is read", file=sys.stderr, flush=True)
-        elif isinstance(steps, int) and found[0] < steps:  # (stopped, or killed: its command resumes it)
-            print(f"note: {self.path} stopped at update {found[0]:,} of its {steps:,}: an unfinished run's weights are "
-                  "read (to finish it, run its command again: it resumes)", file=sys.stderr, flush=True)
+        elif isinstance(steps, int) and found[0] < steps:  # (stopped, or killed: its command resumes it; or damaged)
+            last = max(artifacts.checkpoints_on_disk(folder := os.path.join(self.path, CHECKPOINTS)) or artifacts.jax_checkpoints_on_disk(folder))
+            print(f"note: {self.path} stopped at update {found[0]:,} of its {steps:,}: an unfinished run's weights are read (to finish it, run its "
+                  "command again: it resumes)" if last <= found[0] else f"note: {self.path}'s checkpoints past update {found[0]:,} do not read (named "
+                  f"above): the weights of update {found[0]:,} are read, not those of its last, {last:,}", file=sys.stderr, flush=True)
         return found
 
     def trained_tau(self):
