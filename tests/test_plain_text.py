@@ -342,6 +342,8 @@ def test_lines_begun_alike_or_escaped_are_warned_of(tmp_path, capsys, text, said
                  "\u0e19\u0e35\u0e48\u0e04\u0e37\u0e2d \u0e2b\u0e19\u0e31\u0e07\u0e2a\u0e37\u0e2d\u0e17\u0e35\u0e48"
                  "\u0e14\u0e35 \u0e21\u0e32\u0e01\n" * 12,  # (Thai: no sentence mark)
                  "The first match was played on 27 October.\n" * 9 + PROSE,  # (a run of one line, as Wikipedia's lists)
+                 "".join(f'"I will come back on day {i}."\n"Do not be late."\nHe left her at the gate.\n'
+                         for i in range(12)),  # (a novel's dialogue: a speech a line, narration between)
                  "".join("\t".join(f"The cat number {i} sat on the mat today .".split()[:4 + i]) + "\n"
                          for i in range(6))):
         path.write_text(text)

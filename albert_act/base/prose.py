@@ -145,7 +145,8 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                  lambda path, number, line: f"hold a terminal's colour codes (line {number}: ESC[...m), read as "
                                             "text: write the text without them (a program's --color=never, or sed "
                                             "'s/\\x1b\\[[0-9;]*m//g')"),
-    "quoted": (_QUOTED_LINE.match, lambda n: max(20, ALIKE_SHARE * n),  # (Wikipedia's '"AIK won 6-2 on aggregate."')
+    "quoted": (_QUOTED_LINE.match, lambda n: max(20, 0.8 * n),  # (Wikipedia's '"AIK won 6-2 on aggregate."'; a novel's
+               # dialogue, a speech a line, has lines of narration between: under 80%)
                lambda path, number, line: f"are each a quoted string (line {number}: {line.strip()[:40]!r}), as jq "
                                           "prints JSON's strings without -r: the quotes and escapes (\\n, \\u00e9) are "
                                           "read as text; give the text itself (jq -r)"),
