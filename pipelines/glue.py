@@ -11,6 +11,7 @@ MNLI train has 12 columns and dev 16 (label = last column); test files have an
 
 import csv
 import dataclasses
+import io
 import os
 import re
 
@@ -235,11 +236,29 @@ def _note_quirks(path, lines, skipped, expected, examples):
     if tabbed:
         print(f"note: {path}: {len(tabbed)} of the rows skipped end in a tab (a field more, empty; line {tabbed[0]} "
               f"first): strip it to read them (sed -i 's/\\t$//' {path})")
+    inside = [n for n in skipped if expected and '"' in lines[n - 1] and _quoted_row(lines[n - 1:n + 1], expected)]
+    if inside:  # (a text quoted for its tab or line break: split there, the row skipped, or two)
+        print(f"note: {path}: {len(inside)} of the rows skipped hold a tab or a line break inside a quoted text (CSV's "
+              f"quoting, as pandas' to_csv writes a text that holds one; line {inside[0]} first), which this file's "
+              "format has no way to hold: replace them in the texts (e.g. with a space) before writing the file")
     quoted = [e for e in examples if any(_CSV_QUOTED.fullmatch(t or "") for t in (e.text_a, e.text_b))]
     if quoted:
         print(f"note: {path}: {len(quoted)} texts are in CSV's quoting (\"...\"\"...\"\"...\", as pandas' to_csv writes a "
               f"field that holds a quote; {quoted[0].text_a[:40]!r} first), read with their quotes: write the file "
               "with quoting=csv.QUOTE_NONE (pandas: to_csv(..., sep='\\t', quoting=3))")
+
+
+def _quoted_row(lines, expected):
+    """Whether the first of `lines`, alone or joined with the next, reads in CSV's quoting as one row of `expected`
+    fields: a text quoted for the tab or line break it holds."""
+    for k in (1, 2):
+        try:
+            row = next(csv.reader(io.StringIO("\n".join(lines[:k])), delimiter="\t"), [])
+        except csv.Error:
+            continue
+        if len(row) == expected and any("\t" in field or "\n" in field for field in row):
+            return True
+    return False
 
 
 def _none_read(path, task, rows, counts, expected, blank):

@@ -232,3 +232,16 @@ def test_a_task_file_not_readable_is_named_before_the_work(tmp_path, monkeypatch
     monkeypatch.setattr(os, "access", lambda path, mode: str(path) != str(tmp_path / "train.tsv") and real_access(path, mode))
     with pytest.raises(ValueError, match=r"train.tsv: cannot be read \(permission denied\): make it readable \(chmod u\+r"):
         read_glue("sst-2", str(tmp_path), "train")
+
+
+def test_rows_skipped_for_a_tab_or_a_line_break_in_a_quoted_text_are_noted(tmp_path, capsys):
+    """pandas' to_csv(sep='\\t') quotes a text that holds a tab or a line break: those rows were skipped as malformed
+    (a third of QQP's dev lost) with no word of why."""
+    rows = ["id\tqid1\tqid2\tquestion1\tquestion2\tis_duplicate"] + [
+        f"{i}\t{2 * i}\t{2 * i + 1}\tHow do I learn {i}?\tWhat is {i}?\t{i % 2}" for i in range(20)]
+    rows[3] = '2\t4\t5\t"How do I\nlearn 2?"\tWhat is 2?\t0'  # a line break inside a quoted question
+    rows[5] = '4\t8\t9\t"How do I\tlearn 4?"\tWhat is 4?\t0'  # a tab inside one
+    (tmp_path / "train.tsv").write_text("\n".join(rows) + "\n")
+    examples, report = read_glue("qqp", str(tmp_path), "train")
+    assert len(examples) == 18 and report["malformed_rows_skipped"] == 3
+    assert "of the rows skipped hold a tab or a line break inside a quoted text (CSV's quoting" in capsys.readouterr().out
