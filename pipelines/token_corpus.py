@@ -279,7 +279,10 @@ def token_files(patterns):
         held_out = os.path.basename(pattern).startswith("eval") or (found and all(  # ('*.tfrecord' of eval shards)
             os.path.basename(f).startswith("eval") for f in found))
         name = TOKENS_EVAL if held_out else TOKENS_TRAIN
-        matched = corpora.setdefault(os.path.join(os.path.dirname(pattern), name), set())
+        folder, targets = os.path.dirname(pattern), {os.path.dirname(os.path.realpath(f)) for f in found}
+        if len(targets) == 1 and not os.path.exists(os.path.join(folder, name)) and all(map(os.path.islink, found)):
+            folder = targets.pop()  # (links to a data run's shards: its corpus is beside them)
+        matched = corpora.setdefault(os.path.join(folder, name), set())
         if twice := next((f for f in found if os.path.realpath(f) in matched), None):  # (as the TensorFlow backend)
             raise ValueError(f"{twice}: given twice in {' '.join(patterns)!r} (by two patterns, or a link): give each "
                              "shard once")
@@ -357,6 +360,12 @@ def _check_written_with(corpus):
     folder = os.path.dirname(corpus) or "."
     there = {name: os.path.getsize(os.path.join(folder, name)) for name in written
              if os.path.isfile(os.path.join(folder, name))}
+    if there and there != written and sorted(there.values()) == sorted(written.values()) and len(there) == len(written):
+        differ = sorted(name for name in written if there[name] != written[name])  # (renamed into each other)
+        raise ValueError(f"{folder}'s shards {', '.join(differ)} have each other's sizes ({corpus} was written with "
+                         f"{differ[0]} of {written[differ[0]]:,} bytes; it is {there[differ[0]]:,}): renamed into each "
+                         "other? Give them their data tool names back (the corpus holds them by name), or make the "
+                         "records again")
     if there and there != written:  # (none there: the corpus copied alone, to a machine with JAX)
         differ = next(name for name in sorted(written) if there.get(name) != written[name])
         found = f"{there[differ]:,} bytes" if differ in there else "not there"

@@ -329,6 +329,21 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
                                          r"train-00001-of-00002.tfrecord joined with a copy of itself \(exactly 2 times "
                                          r"its size: cat of the shard with itself\?"):
         token_corpus.token_files([str(other / "train-*.tfrecord")])
+    swapped_names = tmp_path / "swapped_names"  # the two shards renamed into each other
+    shutil.copytree(folder, swapped_names)
+    first, second = (swapped_names / f"train-0000{i}-of-00002.tfrecord" for i in (0, 1))
+    first.rename(tmp_path / "aside.tfrecord")
+    second.rename(first)
+    (tmp_path / "aside.tfrecord").rename(second)
+    assert first.stat().st_size != second.stat().st_size  # (else nothing tells them apart, nor needs to)
+    with pytest.raises(ValueError, match=r"swapped_names's shards train-00000-of-00002.tfrecord, train-00001-of-00002"
+                                         r".tfrecord have each other's sizes .*renamed into each other\?"):
+        token_corpus.token_files([str(swapped_names / "train-*.tfrecord")])
+    links = tmp_path / "links"  # links to the shards under other names: the corpus beside their targets is read
+    links.mkdir()
+    for i in (0, 1):
+        (links / f"wiki-{i}.tfrecord").symlink_to(folder / f"train-0000{i}-of-00002.tfrecord")
+    assert token_corpus.token_files([str(links / "wiki-*.tfrecord")]) == str(folder / "tokens-train.npz")
     renamed = tmp_path / "renamed"  # one shard under another name, beside the corpus of both
     renamed.mkdir()
     shutil.copy(folder / "train-00000-of-00002.tfrecord", renamed / "part-0.tfrecord")
