@@ -92,3 +92,20 @@ def test_a_checkpoint_listed_but_deleted_is_named_and_the_one_before_it_restored
     assert f"warning: {tmp_path / 'checkpoint'} names {tmp_path / 'ckpt-2'}, which is not there (its files deleted or " \
            "moved?); resuming from the newest checkpoint on disk" in out
     assert "NotFoundError" not in out and "Failed to find" not in out
+
+
+def test_another_models_checkpoint_is_named_as_such(tmp_path, capsys):
+    """A fixed-depth run's ckpt-3 copied into an ACT run was 'unreadable' in TensorFlow's words ('changes in the
+    Python program'): it reads whole, and lacks this model's weights; the one before it is read."""
+    import tensorflow as tf
+
+    from albert_act.io.run_checkpoints import restore_latest_intact
+
+    ours = {"a": tf.Variable(1.0), "b": tf.Variable(2.0)}
+    theirs = {"a": tf.Variable(5.0)}  # (no "b": as a fixed-depth model has no halting unit)
+    tf.train.CheckpointManager(tf.train.Checkpoint(**ours), str(tmp_path), 5).save(checkpoint_number=2)
+    tf.train.CheckpointManager(tf.train.Checkpoint(**theirs), str(tmp_path), 5).save(checkpoint_number=3)
+    restored = restore_latest_intact(tf.train.Checkpoint(**ours), tf.train.CheckpointManager(
+        tf.train.Checkpoint(**ours), str(tmp_path), 5))
+    assert restored.endswith("ckpt-2") and float(ours["a"].numpy()) == 1.0
+    assert "ckpt-3: holds another model's checkpoint: 1 of this run's weights are not in it" in capsys.readouterr().out

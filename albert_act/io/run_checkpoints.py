@@ -133,6 +133,11 @@ def restore_latest_intact(checkpoint, manager, usable=None):
             raise Unusable(refused)
         try:
             checkpoint.restore(path).assert_existing_objects_matched()
+        except AssertionError as error:  # (the file whole, another model's: a fixed-depth run's, another preset's)
+            if "not bound to checkpointed values" not in str(error):
+                raise
+            raise Unusable(f"holds another model's checkpoint: {str(error).split(' ')[1]} of this run's weights are not "
+                           "in it (a fixed-depth run's, or another preset's, copied in?)") from None
         except tf.errors.NotFoundError as error:
             if "DeserializeIterator" in str(error):
                 raise Refused(f"{path}: its saved input position names record files that are not found from "
