@@ -112,6 +112,11 @@ def evaluation_row(run):
 
     path = os.path.join(run, artifacts.EVALUATION)
     result = artifacts.read_json(path)  # a damaged one: named
+    written = result.get("model_dir")  # (the run it was written by: another one's copied in, if that one is there
+    if isinstance(written, str) and not artifacts.same_path(written, run) and _other_settings(written, run):  # and
+        raise ValueError(f"{path} is the evaluation of another run ({written}, per its model_dir, whose settings "  # not
+                         f"differ: {_other_settings(written, run)}), copied in: its numbers are not of {run}'s weights; "
+                         f"run {run}'s command again (it evaluates at its end), or give {written} itself")  # a copy)
     try:
         unmasked = result["iterations"]["unmasked"]
         counts = np.asarray(unmasked["histogram"][1:], np.float64)
@@ -132,6 +137,20 @@ def evaluation_row(run):
                              f"{'an accuracy in [0, 1]' if most else 'a number >= 0'} (edited, or another tool's file?): "
                              "run the run's command again, which evaluates at its end")
     return row
+
+
+def _other_settings(one, other):
+    """The settings (of those that make the model) in which two run dirs' config.json differ, e.g. "halting 'none'
+    against 'act'"; "" where they are alike (a run and its copy) or one is not there."""
+    from albert_act.base import artifacts
+
+    try:
+        configs = [artifacts.read_json(os.path.join(run, artifacts.CONFIG)) for run in (one, other)]
+    except (OSError, ValueError):
+        return ""
+    keys = ("preset", "halting", "steps", "seed", "backbone")
+    return ", ".join(f"{key} {configs[0].get(key)!r} against {configs[1].get(key)!r}" for key in keys
+                     if configs[0].get(key) != configs[1].get(key))[:200]
 
 
 def difficulty_row(run, reference, records, output_dir):

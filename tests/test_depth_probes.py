@@ -181,3 +181,24 @@ def test_probes_evaluated_on_different_held_out_records_are_refused(tiny_run, tm
                                          r"\(mlm_baseline [\d.]+ against 0.1234\); their runs' config.json differ in "
                                          r"backend 'tensorflow' against 'jax': their accuracies do not compare"):
         depth_probes.check_same_held_out({"a": str(runs["a"]), "b": str(runs["b"])})
+
+
+def test_an_evaluation_copied_from_another_run_is_refused(tiny_run, tmp_path):
+    """A run's evaluation.json replaced by a fixed-depth run's made one row of two models: its depth from the other
+    run's file, its served depth from this run's weights. A moved run (the run it names gone) is read."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(tiny_run[0], run)
+    other = tmp_path / "other"
+    shutil.copytree(tiny_run[0], other)
+    evaluation = json.loads((run / "evaluation.json").read_text())
+    (run / "evaluation.json").write_text(json.dumps({**evaluation, "model_dir": str(other)}))
+    assert depth_probes.evaluation_row(str(run))["step"] == evaluation["step"]  # (a copy of the run: read)
+    config = json.loads((other / "config.json").read_text())
+    (other / "config.json").write_text(json.dumps({**config, "halting": "none"}))  # (a fixed-depth run's evaluation)
+    with pytest.raises(ValueError, match=r"run/evaluation.json is the evaluation of another run \(\S+other, per its "
+                                         r"model_dir, whose settings differ: halting 'none' against 'act'\), copied in"):
+        depth_probes.evaluation_row(str(run))
+    shutil.rmtree(other)  # (the run it names gone: this one moved from there)
+    assert depth_probes.evaluation_row(str(run))["step"] == evaluation["step"]
