@@ -999,3 +999,24 @@ def test_a_run_whose_checkpoints_were_deleted_keeps_its_results(tmp_path, kept, 
         return
     with pytest.raises(ValueError, match=rf"run holds a run's results {said} but no checkpoint in checkpoints/"):
         check_results_kept(str(tmp_path / "run"), 4)
+
+
+def test_demo_data_whose_vocabulary_was_replaced_is_named(tmp_path):
+    """A --demo_data_dir whose vocab.model was replaced was 'reused', then its records refused as another
+    vocabulary's with advice to make them again (the demo makes its own): the file at fault is named first."""
+    from albert_act.base import artifacts
+    from albert_act.train.demo_data import DEMO_DATA, check_cache_dir
+    from pipelines.create_pretraining_data import vocab_fingerprint
+
+    records = tmp_path / artifacts.DEMO_RECORDS
+    records.mkdir()
+    (tmp_path / artifacts.DEMO_RECIPE).write_text(json.dumps(DEMO_DATA))
+    for name in (artifacts.TOKENS_TRAIN, artifacts.TOKENS_EVAL):
+        (records / name).write_bytes(b"")
+    (records / artifacts.STATS_JSON).write_text(json.dumps({"vocab_sha256": vocab_fingerprint(b"the demo's")}))
+    (tmp_path / artifacts.VOCAB).write_bytes(b"the demo's")
+    check_cache_dir(str(tmp_path))
+    (tmp_path / artifacts.VOCAB).write_bytes(b"another vocabulary")
+    with pytest.raises(ValueError, match=r"vocab.model is not the vocabulary the demo records in \S+ were made with "
+                                         r"\(replaced by another\?\): put the demo's own back"):
+        check_cache_dir(str(tmp_path))

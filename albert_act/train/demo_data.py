@@ -64,12 +64,31 @@ def _reusable(cache_dir):
                                        (artifacts.STATS_JSON, artifacts.TOKENS_TRAIN, artifacts.TOKENS_EVAL))
 
 
+def check_own_vocab(cache_dir):
+    """ValueError where the demo data's vocab.model is not the one its records were made with (replaced by another):
+    named, not rebuilt over (the file there may be the user's)."""
+    from pipelines.create_pretraining_data import vocab_fingerprint
+
+    vocab, records = os.path.join(cache_dir, artifacts.VOCAB), os.path.join(cache_dir, artifacts.DEMO_RECORDS)
+    try:
+        with open(os.path.join(records, artifacts.STATS_JSON)) as f:
+            recorded = json.load(f).get("vocab_sha256")
+        with open(vocab, "rb") as f:
+            found = vocab_fingerprint(f.read())
+    except (OSError, ValueError, AttributeError):
+        return  # (a damaged report, a missing vocabulary: the records' own checks name them)
+    if recorded and found != recorded:
+        raise ValueError(f"{vocab} is not the vocabulary the demo records in {records} were made with (replaced by "
+                         f"another?): put the demo's own back, or give a new --demo_data_dir (or delete {cache_dir}) "
+                         "to build the demo data again")
+
+
 def check_cache_dir(cache_dir):
     """ValueError unless `cache_dir` may be (re)built: the cache is rebuilt only where it holds nothing but
     the demo's own files (an older recipe, or a build cut short); a folder of the user's, or records of
     theirs, are refused, not replaced."""
     if _reusable(cache_dir):
-        return
+        return check_own_vocab(cache_dir)
     own = {artifacts.DEMO_RECIPE, artifacts.DEMO_CORPUS, artifacts.DEMO_RECORDS, artifacts.VOCAB,
            artifacts.VOCAB.replace(".model", ".vocab")}
     records = os.path.join(cache_dir, artifacts.DEMO_RECORDS)
