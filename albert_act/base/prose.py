@@ -175,7 +175,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                                  "write(sys.stdin.read().encode('latin-1', 'backslashreplace').decode("
                                                  "'unicode_escape').encode('latin-1').decode('utf-8'))\" < "
                                                  f"{path} > text.txt)"),
-    "iso2022": (lambda line: "\x1b$" in line or "\x1b(" in line, lambda n: 1,
+    "iso2022": (lambda line: "\x1b$" in line, lambda n: 1,  # (ESC $: a two-byte set; ESC ( alone ends colour codes too)
                 lambda path, number, line: f"hold ISO-2022's escapes (ESC $ on line {number}: Japanese, Korean or "
                                            "Chinese in a 7-bit encoding, as old mail writes it), read as letters: "
                                            f"convert the file first (iconv -f ISO-2022-JP -t UTF-8 {path} > "
