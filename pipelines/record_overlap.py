@@ -30,8 +30,8 @@ def trained_share(train_files, eval_files, seq, predictions):
     """(the share of the held-out records whose text is in the training records read, how many were read each)."""
     held, _ = _windows(eval_files, SAMPLE_EVAL, seq, predictions)
     trained, rows = _windows(train_files, max(1, SAMPLE_WINDOWS // seq), seq, predictions)
-    if not len(held) or not rows:
-        return 0.0, (rows, len(held))
+    if not len(held[0]) or not rows:  # (no window read: nothing to compare, and no mean of nothing to warn of)
+        return 0.0, (rows, 0)
     known = np.unique(trained[1])
     found = np.isin(held[1], known)
     counts, hits = np.bincount(held[0], minlength=len(held)), np.bincount(held[0], found, minlength=len(held))

@@ -232,6 +232,9 @@ CASES = [
     ("analyze-difficulty-on-records-with-no-masked-piece", "albert_act.analyze difficulty --init {run} --reference "
      "{export} --records {no_masked} --output_dir {tmp}/d_no_masked", 1, r"no_masked.tfrecord: no record \(of the "
      r"first [\d,]+ of each file\) holds a masked piece", []),
+    ("analyze-report-on-real-records-with-no-masked-piece", "albert_act.analyze report --init {run} --records "
+     "{real_no_masked} --output_dir {tmp}/r_no_masked", 1, r"real_no_masked.tfrecord: no record \(of the first [\d,]+ "
+     r"of each file\) holds a masked piece", []),
     ("analyze-held-out-records-with-no-masked-piece", "albert_act.analyze held-out --init {run} --records {no_masked} "
      "--output_dir {tmp}/h_nomasked", 1, r"no_masked.tfrecord'\]: no record read holds a masked piece "
      r"\(masked_lm_weights all 0\), so the MLM accuracy would be of nothing", []),
@@ -1763,7 +1766,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "truncated": root / "truncated.tfrecord", "long_records": root / "long.tfrecord", "wide_records": root / "wide.tfrecord", "partly_trained": root / "partly_trained.tfrecord", "records_moved_run": root / "records_moved_run", "relative_records_run": root / "relative_records_run", "accents_alone": root / "accents_alone.txt", "huge_word": root / "huge_word.conllu", "latin1_name": root / os.fsdecode(b"s\xe9.txt"), "three_segments": root / "three_segments.tfrecord",
            "three_labels": root / "three_labels.tfrecord", "mixed_lengths": root / "mixed_lengths.tfrecord",
            "late_mixed": root / "late_mixed.tfrecord", "doubled": root / "doubled.tfrecord", "zlib_records": root / "zlib.tfrecord", "late_corrupt": root / "late_corrupt.tfrecord",
-           "unmasked_input": root / "unmasked_input.tfrecord", "no_masked": root / "no_masked.tfrecord", "int_weights": root / "int_weights.tfrecord",
+           "unmasked_input": root / "unmasked_input.tfrecord", "no_masked": root / "no_masked.tfrecord", "real_no_masked": root / "real_no_masked.tfrecord", "int_weights": root / "int_weights.tfrecord",
             **{name: root / name for name in ("truncated_config_run", "list_config_run", "binary_config_run",
                                               "empty_config_run", "no_backbone_config_run",
                                               "string_steps_config_run", "null_control_config_run", "orphan_export", "empty_state_run",
@@ -2137,6 +2140,12 @@ def _bad_records(root, records):
         with tf.io.TFRecordWriter(str(root / f"{name}.tfrecord")) as writer:
             for _ in range(4):
                 writer.write(record)
+    with tf.io.TFRecordWriter(str(root / "real_no_masked.tfrecord")) as writer:  # real records, their weights all 0
+        for raw in tf.data.TFRecordDataset(sorted(Path(records[1]).parent.glob(Path(records[1]).name))).take(14):
+            parsed = tf.train.Example.FromString(raw.numpy())
+            weights = parsed.features.feature["masked_lm_weights"].float_list.value
+            weights[:] = [0.0] * len(weights)
+            writer.write(parsed.SerializeToString())
     for name, early, late in (("mixed_lengths", 4, 4), ("late_mixed", 2001, 1), ("late_corrupt", 2100, 0)):
         with tf.io.TFRecordWriter(str(root / f"{name}.tfrecord")) as writer:  # (shards of two lengths joined by cat)
             for record in [example(64)] * early + [example(128)] * late:
@@ -2164,19 +2173,26 @@ def _bad_records(root, records):
 
 
 def run_main(module, argv, capsys):
-    """(exit status, message) of `python -m module argv`, run in-process."""
+    """(exit status, message) of `python -m module argv`, run in-process; a RuntimeWarning (numpy's 'Mean of empty
+    slice', printed with its source line to a user) is added to the message as the user would see it."""
+    import warnings
+
     main = importlib.import_module(module).main
-    try:
-        main(argv)
-        status = 0
-    except SystemExit as exit_:
-        status = exit_.code if isinstance(exit_.code, int) else 1
-        if isinstance(exit_.code, str):
-            print(exit_.code)
-    finally:
-        keras.config.set_dtype_policy("float32")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RuntimeWarning)
+        try:
+            main(argv)
+            status = 0
+        except SystemExit as exit_:
+            status = exit_.code if isinstance(exit_.code, int) else 1
+            if isinstance(exit_.code, str):
+                print(exit_.code)
+        finally:
+            keras.config.set_dtype_policy("float32")
     captured = capsys.readouterr()
-    return status, captured.out + captured.err
+    shown = "".join(f"{w.filename}:{w.lineno}: RuntimeWarning: {w.message}\n" for w in caught
+                    if issubclass(w.category, RuntimeWarning))
+    return status, shown + captured.out + captured.err
 
 
 # Served signatures, as a client (TensorFlow Serving's REST, a Python caller) may call them:
@@ -2291,6 +2307,7 @@ def test_bad_input(case, places, capsys, monkeypatch):
         while _MEANWHILE_LOCKS:
             _MEANWHILE_LOCKS.pop().release()
     assert actual_status == status, output[-2000:]
+    assert "RuntimeWarning" not in output, output[-2000:]  # (numpy's raw words, with their source lines)
     assert re.search(message, output, re.S), output[-2000:]
     assert [_snapshot(path) for path in kept] == before, intact
     while _LEFT_WHOLE:

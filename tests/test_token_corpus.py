@@ -208,3 +208,20 @@ def test_a_token_corpus_not_readable_is_not_called_damaged(tmp_path, monkeypatch
     with pytest.raises(ValueError, match=r"tokens-train.npz: cannot be read \(permission denied\): make it readable "
                                          r"\(chmod u\+r"):
         token_corpus.TokenCorpus(str(tmp_path / "tokens-train.npz"))
+
+
+def test_held_out_records_with_no_window_of_text_compare_to_nothing_without_a_warning(records, monkeypatch):
+    """Held-out records of which no run of WINDOW text pieces is read (a few short ones) made numpy's 'Mean of empty
+    slice' reach the user before the refusal that followed."""
+    import glob
+    import warnings
+
+    from pipelines import record_overlap
+
+    real = record_overlap._windows
+    monkeypatch.setattr(record_overlap, "_windows", lambda files, *a: (
+        (np.zeros(0, np.int64), np.zeros(0, np.uint64)), 14) if files == ["held"] else real(files, *a))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        share, (rows, held) = record_overlap.trained_share(sorted(glob.glob(records[0])), ["held"], 64, 15)
+    assert (share, held) == (0.0, 0) and rows > 0
