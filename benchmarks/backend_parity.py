@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import sys
+import zipfile
 
 import numpy as np
 
@@ -165,9 +166,9 @@ def _write_or_check(args):
         return True
     try:
         return check(args.check)
-    except (OSError, ValueError, KeyError) as error:  # h5py's and NumPy's refusals of a damaged file
-        raise ValueError(f"--check {args.check}: its reference does not read whole ({error}): write it "
-                         "again with --write") from None
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:  # h5py's, NumPy's refusals
+        raise ValueError(f"--check {args.check}: its reference does not read whole ({type(error).__name__}: {error}): "
+                         "write it again with --write") from None  # of a damaged file (a cut or empty .npz: zip's)
 
 
 if __name__ == "__main__":

@@ -441,3 +441,17 @@ def test_the_parity_reference_is_moved_into_place_whole(tmp_path):
     assert sorted(p.name for p in (tmp_path / "parity").iterdir()) == ["model.weights.h5", "reference.npz"]
     again = dict(np.load(tmp_path / "parity" / "reference.npz"))
     assert float(again["loss"]) == float(first["loss"]) and again.keys() == first.keys()
+
+
+@pytest.mark.parametrize("data", [b"", b"PK\x03\x04 cut"], ids=["empty", "cut"])
+def test_a_damaged_parity_reference_is_named(tmp_path, monkeypatch, data):
+    """An empty or cut reference.npz reached the user as NumPy's EOFError or zipfile's BadZipFile traceback."""
+    import argparse
+    import os
+
+    from benchmarks import backend_parity
+
+    (tmp_path / "reference.npz").write_bytes(data)
+    monkeypatch.setattr(backend_parity, "check", lambda d: dict(np.load(os.path.join(d, "reference.npz"))))
+    with pytest.raises(ValueError, match=r"--check \S+: its reference does not read whole \((EOFError|BadZipFile): "):
+        backend_parity._write_or_check(argparse.Namespace(write=None, check=str(tmp_path)))
