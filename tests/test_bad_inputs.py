@@ -94,6 +94,9 @@ CASES = [
      r"file itself", []),
     ("pretrain-set-a-path-to-a-json-list", PRETRAIN + " --set vocab=[]", 2, r"--set vocab=\[\]: vocab takes a path, "
      r"and \[\] is JSON's list, no path \(it would be a file named '\[\]'\); give the path, or leave vocab out", []),
+    ("pretrain-set-a-backbone-setting", PRETRAIN + " --set backbone.hidden_dim=64", 2, r"--set backbone.hidden_dim: not "
+     r"a setting of PretrainConfig; the backbone's settings go by --override \(--set backbone_overrides=\{...\}\): "
+     r"--override hidden_dim=64; known", []),
     ("pretrain-set-a-path-to-false", PRETRAIN + " --set init_from=false", 2, r"--set init_from=false: init_from takes "
      r"a path, and false is JSON's bool, no path", []),
     ("pretrain-vocab-a-named-pipe", PRETRAIN + " --vocab {tmp}/glue_fifo/train.tsv", 1, r"glue_fifo/train.tsv: a named "

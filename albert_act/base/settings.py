@@ -241,9 +241,14 @@ def _apply_set(parser, config_class, args, typed):
         if key not in fields:
             named = [f for f in fields.values() if flag_name(f) == f"--{key}"]  # a flag's name (--tau): its setting
             negated = bool(named) and named[0].metadata.get("kind") == NEGATED  # (--unshared: share_weights=false)
+            bare = key.removeprefix("backbone.")  # (a backbone setting: hidden_dim, or the whole backbone)
+            backbone = key == "backbone" or bare in getattr(config_class, "BACKBONE_SETTINGS", ())
+            override = "" if named or "backbone_overrides" not in fields or not backbone else (
+                f"; the backbone's settings go by --override (--set backbone_overrides={{...}}): --override "
+                + (f"{bare}={json.dumps(value)}" if key != "backbone" else "KEY=VALUE for each"))
             parser.error(f"--set {key}: not a setting of {config_class.__name__}" + (
                 f"; --{key} is the flag of the setting {named[0].name}: --set {named[0].name}="
-                f"{'false' if negated else json.dumps(value)}" if named else f"; known: {', '.join(fields)}"))
+                f"{'false' if negated else json.dumps(value)}" if named else f"{override}; known: {', '.join(fields)}"))
         if key in seen:
             parser.error(f"--set {key} is given twice: give it once")
         if key in args.given or key in args.typed:  # (typed at its default's value too: --preset demo)

@@ -68,6 +68,8 @@ class PretrainConfig:
     """Everything a pre-training run depends on. Settings left at None take the preset's value
     (`resolved()`); the values are checked when the config is built."""
 
+    BACKBONE_SETTINGS = tuple(BACKBONE_SETTINGS)  # (--set of one of them: told it goes by --override)
+
     # What `pretrain --config` reads (its --help says so): a run's config.json.
     CONFIG_FILES = "a pre-training run's config.json (<model_dir>/config.json)"
 
