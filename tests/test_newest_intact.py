@@ -109,3 +109,9 @@ def test_another_models_checkpoint_is_named_as_such(tmp_path, capsys):
         tf.train.Checkpoint(**ours), str(tmp_path), 5))
     assert restored.endswith("ckpt-2") and float(ours["a"].numpy()) == 1.0
     assert "ckpt-3: holds another model's checkpoint: 1 of this run's weights are not in it" in capsys.readouterr().out
+    wider = {"a": tf.Variable([1.0, 2.0]), "b": tf.Variable(2.0)}  # (another --override's: other shapes)
+    tf.train.CheckpointManager(tf.train.Checkpoint(**wider), str(tmp_path), 5).save(checkpoint_number=4)
+    restored = restore_latest_intact(tf.train.Checkpoint(**ours), tf.train.CheckpointManager(
+        tf.train.Checkpoint(**ours), str(tmp_path), 5))
+    assert restored.endswith("ckpt-2")
+    assert "ckpt-4: holds another model's checkpoint: weights of other shapes" in capsys.readouterr().out

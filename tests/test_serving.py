@@ -517,3 +517,24 @@ def test_a_stop_after_the_export_is_in_place_says_it_is_whole(tiny_run, tmp_path
     assert said.err.endswith(f"stopped: {output} is written whole; only its example query was cut "
                                             "short\n")
     assert (output / "saved_model.pb").is_file() and (output / "variables" / "variables.index").is_file()
+
+
+def test_an_export_whose_variables_are_another_exports_is_named(tmp_path):
+    """variables/ copied from another export (weights of other shapes) was 'saved_model.pb: damaged export' in
+    TensorFlow's words."""
+    import shutil
+
+    import tensorflow as tf
+
+    from albert_act.io.exports import load_export
+
+    for name, shape in (("one", 2), ("other", 3)):
+        module = tf.Module()
+        module.weight = tf.Variable(tf.zeros([shape]))
+        module.read = tf.function(lambda: module.weight + 1.0, input_signature=[])
+        tf.saved_model.save(module, str(tmp_path / name))
+    shutil.rmtree(tmp_path / "one" / "variables")
+    shutil.copytree(tmp_path / "other" / "variables", tmp_path / "one" / "variables")
+    with pytest.raises(ValueError, match=r"one: its variables/ are another model's \(weights of other shapes than its "
+                                         r"saved_model.pb's: .*copied from another export\?\)"):
+        load_export(str(tmp_path / "one"))

@@ -67,6 +67,10 @@ def load_export(path):
         with cli.quiet_stderr():  # loading runs SentencePiece, which logs an INFO line
             return tf.saved_model.load(str(path))
     except READ_ERRORS as error:
+        if "incompatible tensor with shape" in str(error):  # (whole files, of two exports: variables/ copied over)
+            raise ValueError(f"{path}: its variables/ are another model's (weights of other shapes than its "
+                             f"saved_model.pb's: {first_line(error)[:120]}; copied from another export?); export the "
+                             "model again from its run or fine-tuning dir") from None
         part, state = _damaged_part(str(path))
         raise ValueError(f"{part}: damaged export, {state} ({first_line(error)}); export the model again from its "
                          "run or fine-tuning dir") from None

@@ -10,7 +10,7 @@ import numpy as np
 import tensorflow as tf
 
 from albert_act.base import artifacts, text_files, write_failures
-from albert_act.io.newest_intact import NPZ_READ_ERRORS, Refused, Unusable, finite, newest_intact
+from albert_act.io.newest_intact import NPZ_READ_ERRORS, Refused, Unusable, finite, first_line, newest_intact
 
 READ_ERRORS = (tf.errors.OpError, IndexError, ValueError, OSError)  # what TensorFlow raises on a damaged file
 
@@ -138,6 +138,11 @@ def restore_latest_intact(checkpoint, manager, usable=None):
                 raise
             raise Unusable(f"holds another model's checkpoint: {str(error).split(' ')[1]} of this run's weights are not "
                            "in it (a fixed-depth run's, or another preset's, copied in?)") from None
+        except ValueError as error:
+            if "incompatible tensor with shape" not in str(error):
+                raise
+            raise Unusable("holds another model's checkpoint: weights of other shapes (another --override or preset's, "
+                           f"copied in?): {first_line(error)[:120]}") from None
         except tf.errors.NotFoundError as error:
             if "DeserializeIterator" in str(error):
                 raise Refused(f"{path}: its saved input position names record files that are not found from "
