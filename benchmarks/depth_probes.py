@@ -140,17 +140,17 @@ def evaluation_row(run):
 
 
 def _other_settings(one, other):
-    """The settings (of those that make the model) in which two run dirs' config.json differ, e.g. "halting 'none'
-    against 'act'"; "" where they are alike (a run and its copy) or one is not there."""
+    """The settings (those a resumption must keep: `changed_settings`) in which two run dirs' config.json differ,
+    e.g. "halting 'none' against 'act'"; "" where they are alike (a run and its copy) or one is not there."""
     from albert_act.base import artifacts
+    from albert_act.train.resumption import changed_settings
 
     try:
         configs = [artifacts.read_json(os.path.join(run, artifacts.CONFIG)) for run in (one, other)]
     except (OSError, ValueError):
         return ""
-    keys = ("preset", "halting", "steps", "seed", "backbone")
-    return ", ".join(f"{key} {configs[0].get(key)!r} against {configs[1].get(key)!r}" for key in keys
-                     if configs[0].get(key) != configs[1].get(key))[:200]
+    kept = [{k: v for k, v in c.items() if k not in (artifacts.TRAIN_SHARDS, artifacts.EVAL_SHARDS)} for c in configs]
+    return ", ".join(f"{key} {there!r} against {now!r}" for key, there, now in changed_settings(*kept))[:200]
 
 
 def difficulty_row(run, reference, records, output_dir):

@@ -174,7 +174,8 @@ def test_probes_evaluated_on_different_held_out_records_are_refused(tiny_run, tm
         evaluation = json.loads(open(f"{tiny_run[0]}/evaluation.json").read())
         config = json.loads(open(f"{tiny_run[0]}/config.json").read())
         (runs[name] / "evaluation.json").write_text(json.dumps(
-            {**evaluation, "mlm_unigram_baseline": baseline or evaluation["mlm_unigram_baseline"]}))
+            {**evaluation, "mlm_unigram_baseline": baseline or evaluation["mlm_unigram_baseline"],
+             "model_dir": str(runs[name])}))
         (runs[name] / "config.json").write_text(json.dumps({**config, **({"backend": backend} if backend else {})}))
     depth_probes.check_same_held_out({"a": str(runs["a"]), "c": str(tiny_run[0])})
     with pytest.raises(ValueError, match=r"a=\S+a and b=\S+b were evaluated on different held-out records "
