@@ -251,7 +251,7 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
     ("".join(f"The river ran past mill number {i} today.\nThe boat sailed on.\n---\n" for i in range(4)),
      "4 of its first 12 lines are rules ('---' on line 3), as documents are separated in some files"),
     ("".join(f"The sail\u00adors car\u00adried number {i} home today.\n" for i in range(6)),
-     "6 of its first 6 lines hold an invisible character inside a word (U+00AD on line 1: a soft hyphen"),
+     "6 of its first 6 lines hold an invisible character (U+00AD on line 1: a soft hyphen"),
     ("".join(f"## Part {i}\nThe river ran past mill number {i} today.\n" for i in range(6)),
      "6 of its first 12 lines are Markdown headings (line 1: '## Part 0'), read with their '#'"),
     ("".join(f"The room was clean and the staff kind, visit {i} \u2605\u2605\u2605\u2605\u2606\n" for i in range(12)),
@@ -313,6 +313,16 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
      "1 of its first 5 lines hold ISO-2022's escapes (ESC $ on line 5"),
     ("".join(f"the company said its profit rose N percent in the {w} quarter\n" for w in ["first", "last"] * 6),
      "12 of its first 12 lines hold no punctuation and no capital (line 1: 'the company said its profit rose N"),
+    ("".join(f"The river\u0092s mill number {i} ran \u0093all\u0094 day.\n" for i in range(6)),
+     "6 of its first 6 lines hold C1 control characters (U+0092 on line 1: Windows-1252's quotes and dashes decoded as "
+     "Latin-1)"),
+    ("".join(f"The river ran past the mill number {i} today.\u00b6\n" for i in range(12)),
+     "12 of its first 12 lines hold pilcrows (\u00b6 on line 1: a word processor's formatting marks"),
+    ("".join(f"The \u200eriver \u200eran \u200epast \u200ethe \u200emill {i}.\n" for i in range(6)),
+     "6 of its first 6 lines hold an invisible character (U+200E on line 1"),
+    ("".join(f"> The river ran past the mill number {i} today.\n" for i in range(12)),
+     "12 of its first 12 lines begin alike ('> a a', as line 1 does: '> The river ran past the mill number 0 t'): an "
+     "e-mail's quoted text; the marks are read as words: remove them first (sed -E 's/^( *>)+ ?//'"),
     ("".join(f"The river ran past the mill number {i} today.\n" * 2 for i in range(6)),
      "6 of its first 12 lines repeat the line before them (line 2: 'The river ran past the mill number 0 tod'), "
      "each sentence twice"),
@@ -373,7 +383,9 @@ def test_a_byte_order_mark_at_any_line_start_is_no_character(tmp_path):
      r"lines naming the file\), not the file itself, whose content was not downloaded: fetch it first \(git lfs pull"),
     (b"-----BEGIN PGP MESSAGE-----\n\nhQEMA5nK\n", r"an encrypted message \(ASCII-armoured\), not text; decrypt it "
      r"first \(e.g. gpg -d"),
-], ids=["unix-compress", "parquet", "git-lfs-pointer", "pgp-message"])
+    (b"!<arch>\nbase.txt/       0           0     0     644     49988     `\nThe river ran.\n", r"an ar archive \(.a, "
+     r".deb\): extract its files first \(ar x\), not text"),
+], ids=["unix-compress", "parquet", "git-lfs-pointer", "pgp-message", "ar-archive"])
 def test_more_binary_files_are_named(head, said, tmp_path):
     from albert_act.base import encodings
 
@@ -486,7 +498,9 @@ def test_the_advised_command_makes_the_text_readable(tmp_path, data, said):
     ("The old man walked slowly down the long ro-\nad to the small and quiet vil-\nlage where he was \"born.\" He\n"
      "slept.\n\n" * 8, "The old man walked slowly down the long road to the small and quiet village where he was "
                        "\"born.\"\nHe slept.\n"),
-], ids=["wrapped", "wrapped-and-hyphenated"])
+    ("The old man walked slowly\r\ndown the long road to the\r\nvillage where he was born. He\r\nslept.\r\n\r\n" * 8,
+     "The old man walked slowly down the long road to the village where he was born.\nHe slept.\n"),
+], ids=["wrapped", "wrapped-and-hyphenated", "wrapped-with-crlf"])
 def test_hard_wrapped_text_is_told_a_command_that_joins_it(tmp_path, capsys, text, joined):
     """The advice was fmt -w 100000, which GNU fmt refuses (its widest is 2,500) and which leaves words hyphenated
     across lines split ('Ame- rican'); the command now given, run, gives each paragraph on one line."""
@@ -498,10 +512,10 @@ def test_hard_wrapped_text_is_told_a_command_that_joins_it(tmp_path, capsys, tex
     list(plain_text.read_text_lines(str(tmp_path / "wrapped.txt")))
     warning = capsys.readouterr().err
     assert "stop mid-sentence" in warning
-    command = re.search(r"join each paragraph's lines first \((awk .*? > joined.txt)", warning).group(1)
+    command = re.search(r"join each paragraph's lines first \((tr .*? > \S+wrapped.joined.txt)", warning).group(1)
     assert "a sentence a line" in warning
     subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
-    assert (tmp_path / "joined.txt").read_text() == (joined + "\n") * 8
+    assert (tmp_path / "wrapped.joined.txt").read_text() == (joined + "\n") * 8
 
 
 def test_lines_ended_by_a_wiki_reference_are_not_called_wrapped(tmp_path, capsys):

@@ -151,7 +151,8 @@ BINARY = ((b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF
           (b"\xca\xfe\xba\xbe", "a Java class file (or a macOS program)"), (b"\x00\x00\x01\x00", "an icon (.ico)"),
           (b"\x89HDF\r\n\x1a\n", "an HDF5 file (Keras weights, .h5)"),
           (b"PAR1", "a Parquet table (write its text column out as plain text, e.g. with pandas' read_parquet)"),
-          (b"ARROW1", "an Arrow table (write its text column out as plain text)"))
+          (b"ARROW1", "an Arrow table (write its text column out as plain text)"),
+          (b"!<arch>\n", "an ar archive (.a, .deb): extract its files first (ar x)"))
 MODEL_FILES = {".pb": "a protobuf file (a SavedModel's saved_model.pb?)", ".model": "a SentencePiece model (--vocab "
                "takes it)", ".index": "a TensorFlow checkpoint's index", ".npz": "a NumPy archive", ".pt": "PyTorch "
                "weights", ".pth": "PyTorch weights", ".bin": "a binary file (model weights?)", ".safetensors": "model "

@@ -5,6 +5,7 @@ the end, hard wraps, page breaks, headings); each warned of once a process (`war
 `plain_text.read_text_lines` reads a file. No TensorFlow."""
 
 import collections
+import os
 import re
 import unicodedata
 
@@ -92,10 +93,13 @@ class Prose:
                             key=lambda kv: (kv[1], len(kv[0])), default=(None, 0))
         if self.lines >= 5 and prefix is not None:
             number, line = self.shown[prefix]
+            quoted = line.lstrip().startswith(">")  # (an e-mail's quoted text: '> ' before each line)
             warn_once(f"warning: {self.path}: {alike:,} of its first {self.lines:,} lines begin alike ({prefix!r}, as "
-                      f"line {number} does: {line.strip()[:40]!r}): a time, a line's number, a sender or a key, as a "
-                      "log, a chat's export or YAML begins each line? It is read as words of the text: give the text "
-                      "alone")
+                      f"line {number} does: {line.strip()[:40]!r}): " + (
+                          f"an e-mail's quoted text; the marks are read as words: remove them first (sed -E 's/^( *>)+ "
+                          f"?//' {self.path} > text.txt)" if quoted else "a time, a line's number, a sender or a key, as "
+                          "a log, a chat's export or YAML begins each line? It is read as words of the text: give the "
+                          "text alone"))
         if self.lines >= 5 and len(self.repeats) >= max(5, 0.2 * self.lines):
             number, line = self.repeats[0]
             warn_once(f"warning: {self.path}: {len(self.repeats):,} of its first {self.lines:,} lines repeat the line "
@@ -141,6 +145,16 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
              lambda path, number, line: f"hold UTF-7 ({_utf7(line)[0]!r} on line {number} is {_utf7(line)[1]!r}), as "
                                         "some mail and old Windows tools write text: read as its letters and signs; "
                                         f"convert the file first (iconv -f UTF-7 -t UTF-8 {path} > converted.txt)"),
+    "c1": (lambda line: _C1.search(line), lambda n: max(3, 0.02 * n),
+           lambda path, number, line: f"hold C1 control characters (U+{ord(_C1.search(line).group()):04X} on line "
+                                      f"{number}: Windows-1252's quotes and dashes decoded as Latin-1), read as unknown "
+                                      "pieces: decode them as Windows-1252 first (python3 -c \"import re, sys; sys.stdout."
+                                      "write(re.sub('[\\x80-\\x9f]', lambda m: bytes([ord(m[0])]).decode('cp1252', "
+                                      f"'replace'), sys.stdin.read()))\" < {path} > fixed.txt)"),
+    "pilcrows": (lambda line: "\u00b6" in line, lambda n: max(3, 0.02 * n),
+                 lambda path, number, line: f"hold pilcrows (\u00b6 on line {number}: a word processor's formatting "
+                                            f"marks, copied with the text), read as text: remove them (sed 's/\u00b6//g' "
+                                            f"{path} > text.txt)"),
     "coloured": (lambda line: "\x1b[" in line, lambda n: 3,
                  lambda path, number, line: f"hold a terminal's colour codes (line {number}: ESC[...m), read as "
                                             "text: write the text without them (a program's --color=never, or sed "
@@ -210,11 +224,12 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                          "separated in some files: read as sentences, and they separate nothing "
                                          "here; a blank line ends a document"),
     "invisible": (lambda line: _INVISIBLE.search(line), lambda n: max(5, 0.1 * n),
-                  lambda path, number, line: f"hold an invisible character inside a word (U+"
+                  lambda path, number, line: f"hold an invisible character (U+"
                                              f"{ord(_INVISIBLE.search(line).group()):04X} on line {number}: a soft "
-                                             "hyphen or a zero-width space, as web and PDF text keep them), each an "
-                                             "unknown piece that splits its word: remove them first (e.g. sed "
-                                             "'s/\\xc2\\xad//g; s/\\xe2\\x80\\x8b//g', GNU sed's bytes)"),
+                                             "hyphen, a zero-width space or a direction mark, as web and PDF text keep "
+                                             "them), each an unknown piece that splits its word: remove them first (e.g. "
+                                             "sed 's/\\xc2\\xad//g; s/\\xe2\\x80\\x8b//g; s/\\xe2\\x80\\x8e//g', GNU sed's "
+                                             "bytes)"),
     "footnoted": (lambda line: _FOOTNOTE.search(line), lambda n: max(10, 0.3 * n),  # (a page of Wikipedia: 5 of 12)
                   lambda path, number, line: f"hold Wikipedia's footnote marks ({_FOOTNOTE.search(line).group()!r} on "
                                              f"line {number}), read as words of the text: give the text without them "
@@ -244,7 +259,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
 }
 TRAINING_TEXT = ("own_mask",)  # traits warned of in training text only: served text holds [MASK] on purpose
 # What may follow a sentence's end on a line that is not wrapped: tags (<eos>, <|endoftext|>), footnote marks
-_TRAILING = re.compile(r"(?:\s*(?:<\|?/?[\w.-]*\|?>|\[\d+\]|[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+|<ref[^>]*>.*?</ref>"
+_TRAILING = re.compile(r"(?:\s*(?:<\|?/?[\w.-]*\|?>|\[\d+\]|[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021\u00b6]+|<ref[^>]*>.*?</ref>"
                        r"|<ref[^>]*/>|\{\{[^{}]*\}\}))+$")  # (and MediaWiki's references: <ref>{{cite ...}}</ref>)
 _JSON_ESCAPE = re.compile(r'\\u[0-9a-fA-F]{4}|\\"|\\n')  # "Jos\u00e9", '\"', '\n': JSON's, outside a JSON string
 _ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s(?:EOS|EOT)|\s[-+]?\d+(?:\.\d+)?|\s[\u2605\u2606]+)$")  # <eos>, 0.87
@@ -254,7 +269,8 @@ _WIKITEXT = re.compile(r" @[-.,]@ |^ ?=+ [^=]+ =+ ?$")
 _TREEBANK = re.compile(r"-[LR][RSC]B-|``|(?<!\S)\*(?:T|U|PRO|EXP|ICH|RNR|\?)\*(?:-\d+)?(?!\S)|(?<!\S)\*-\d+(?!\S)")
 # (and its empty elements, as a treebank's leaves hold them: traces *T*-2, *-1, *U*, *PRO*)
 _HEADING = re.compile(r"#{1,6} \S")
-_INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")  # soft hyphen, zero-width space, joiners
+_INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u200e\u2060\ufeff]")  # soft hyphen, zero-width space, joiners,
+# the left-to-right mark (copied from web pages)
 _FOOTNOTE = re.compile(r"\[(?:\d+|[a-z]|note \d+|nb \d+|citation needed|clarification needed)\]|(?<=[.,;:])(?:[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+|\*+(?=\s|$))")  # a
 # copied page's "[46]", or its mark as a superscript after the punctuation ("(LUB).\u00b9")
 _RULE = re.compile(r"\s*([-=*_~#])(?: ?\1){2,}\s*$")  # ("---", a novel's "* * *")
@@ -265,6 +281,7 @@ _ESCAPE = re.compile(r"&(?:[a-zA-Z]{2,8}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it 
 _MOJIBAKE = re.compile(r"[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac[\u0080-\u00bf\u2018-\u201e\u2122\u0153\u02dc]")  # "Ã©", "â€™"
 _UTF7 = re.compile(r"\+[A-Za-z0-9/][A-Za-z0-9+/]{2,}(?:-|(?![A-Za-z0-9+/]))")  # a run of UTF-7: "+AOk-" for "\u00e9"
 _PUNCTUATED = re.compile(r"[.,;:!?\u3001\u3002\u0964\u060c]")
+_C1 = re.compile("[\x80-\x84\x86-\x9f]")  # (U+0085 is warned of where it is read, as a line end)
 _OWN_MARK = re.compile(r"\[(?:SEP|CLS)\]")
 _BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)  # (one that ends a line: "ended")
 _BYTE_ESCAPE = re.compile(r"(?:\\x[89a-f][0-9a-f]){2,}")  # "Ba\xc3\xa1squetbol": a character's UTF-8 bytes
@@ -277,8 +294,10 @@ def _joined(path, line):
     of its own (cut after . ! ?), and words hyphenated across lines (as `line`, wrapped, ends: 'Ame-') back into one."""
     hyphenated = re.search(r"[^\W\d_]-$", line.rstrip())
     unhyphen = 'gsub(/-\\n/, ""); ' if hyphenated else ""
-    return (f"awk 'BEGIN {{RS = \"\"; ORS = \"\\n\\n\"}} {{{unhyphen}gsub(/\\n/, \" \"); gsub(/[.!?][\"\\047)]* +/, "
-            f"\"&\\n\"); gsub(/ +\\n/, \"\\n\"); print}}' {path} > joined.txt, a sentence a line after each . ! or ?"
+    joined = f"{os.path.splitext(path)[0]}.joined.txt"  # (beside the input, never its name: > would empty it first)
+    return (f"tr -d '\\r' < {path} | awk 'BEGIN {{RS = \"\"; ORS = \"\\n\\n\"}} {{{unhyphen}gsub(/\\n/, \" \"); "
+            f"gsub(/[.!?][\"\\047)]* +/, \"&\\n\"); gsub(/ +\\n/, \"\\n\"); print}}' > {joined}, a sentence a line after "
+            "each . ! or ?"
             + ("; it joins the words hyphenated across lines too" if hyphenated else ""))
 
 
