@@ -24,6 +24,7 @@ if not __package__:  # run as a file, where its imports of the package fail
 import argparse
 import collections
 import json
+import glob
 import os
 import sys
 import time
@@ -100,7 +101,8 @@ def main(argv=None):
                                             **dict.fromkeys(("init", "conllu", "output_dir"), "path")})
     for path in (args.init, args.conllu):
         if not os.path.exists(path):
-            sys.exit(f"error: {path} not found")
+            sys.exit(f"error: {path} not found" + (" (read as a name: * ? [ ] make no pattern here; give one file)"
+                                                   if glob.has_magic(path) else ""))
 
     from albert_act.base.outputs import check_output_dir
     from albert_act.io.exports import find_export, not_a_pretraining_export

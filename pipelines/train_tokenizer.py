@@ -128,6 +128,9 @@ def _required_chars(value):
     if byte:
         raise argparse.ArgumentTypeError(f"holds the byte 0x{ord(byte) - 0xDC00:02x}, which is not UTF-8 (as a "
                                          "Latin-1 terminal sends an accented letter): type the characters as UTF-8")
+    if len(value) > 1 and os.path.isfile(value):  # (the characters themselves are asked for, not a file of them)
+        raise argparse.ArgumentTypeError(f"takes the characters themselves, and {value} is a file: give what it holds "
+                                         f"(--required_chars \"$(cat {value})\")")
     space = next((c for c in value if c.isspace() and c != " "), None)
     if space:
         raise argparse.ArgumentTypeError(f"holds {space!r}, whitespace, which the normalization makes a space: no "

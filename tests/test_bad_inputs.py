@@ -94,6 +94,11 @@ CASES = [
      r"file itself", []),
     ("pretrain-set-a-path-to-a-json-list", PRETRAIN + " --set vocab=[]", 2, r"--set vocab=\[\]: vocab takes a path, "
      r"and \[\] is JSON's list, no path \(it would be a file named '\[\]'\); give the path, or leave vocab out", []),
+    ("tokenizer-required-chars-a-file", "pipelines.train_tokenizer --input {corpus} --output {tmp}/v --vocab_size 30 "
+     "--required_chars={corpus}", 2,
+     r"--required_chars: takes the characters themselves, and \S+ is a file: give what it holds", []),
+    ("bench-served-fill-mask-conllu-a-glob", "benchmarks.served_fill_mask --init {export} --conllu '{tmp}/*.conllu'",
+     1, r"\*.conllu not found \(read as a name: \* \? \[ \] make no pattern here; give one file\)", []),
     ("pretrain-set-a-backbone-setting", PRETRAIN + " --set backbone.hidden_dim=64", 2, r"--set backbone.hidden_dim: not "
      r"a setting of PretrainConfig; the backbone's settings go by --override \(--set backbone_overrides=\{...\}\): "
      r"--override hidden_dim=64; known", []),
