@@ -273,10 +273,14 @@ def _measure(args):
 
     probes = parse_probes(args.probes)
     check_same_held_out(probes)
-    check_output_dir(args.output_dir, args.overwrite, OUTPUT_FILES | set(probes), "the benchmark",
-                     "an earlier depth_probes table")
+    check_output_dir(args.output_dir, args.overwrite, OUTPUT_FILES | set(probes) | _earlier_probes(args.output_dir),
+                     "the benchmark", "an earlier depth_probes table")
     record_files(args.records, "held-out TFRecord")
     sentences = read_sentences(args.sentences) if args.sentences else served_sentences(args.sentences_from, args.count)
+    other = [m.group() for s in sentences if "[mask]" not in s.lower() for m in [_OTHER_MASK.search(s)] if m]
+    if other and not any("[mask]" in s.lower() for s in sentences):  # ('<MASK>', '[ MASK ]': read as letters)
+        raise ValueError(f"--sentences {args.sentences}: {len(other)} lines hold {other[0]!r}, which this model reads as "
+                         "letters, and none its mask: write [MASK]")
     with arguments.staged_result(args.output_dir) as staged:  # the table and each probe's analyses, or the
         rows = {name: probe_row(name, run, sentences, args, staged) for name, run in probes.items()}  # earlier ones
         n_max = len(next(iter(rows.values()))["evaluation"]["shares"])
@@ -292,6 +296,19 @@ def _measure(args):
         print(table + note)
         outputs.write_file(os.path.join(staged, "probes.md"), (table + note + "\n").encode("utf-8"))
         outputs.write_file(os.path.join(staged, "probes.json"), json.dumps(rows, indent=2).encode("utf-8"))
+
+
+_OTHER_MASK = re.compile(r"<\s*mask\s*>|\[\s+mask\s*\]|\[\s*mask\s+\]|\{\s*mask\s*\}", re.IGNORECASE)
+
+
+def _earlier_probes(output_dir):
+    """The probe folders an earlier table in `output_dir` wrote (its probes.json's names): replaced with it."""
+    try:
+        with open(os.path.join(output_dir, "probes.json")) as f:
+            earlier = json.load(f)
+    except (OSError, ValueError):
+        return set()
+    return set(earlier) if isinstance(earlier, dict) else set()
 
 
 def probe_row(name, run, sentences, args, staged):

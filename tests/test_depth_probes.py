@@ -50,13 +50,18 @@ def test_probe_arguments_name_finished_runs(tiny_run, tmp_path):
     (["--sentences", "{utf16}"], r"utf16.txt: UTF-16"),
     (["--records", "{tmp}/nowhere/*.tfrecord"], r"no held-out TFRecord file matches"),
     (["--reference", "{tmp}/nowhere"], r"nowhere"),
-], ids=["count-0", "output-empty", "output-a-file", "sentences-empty", "sentences-utf16", "records-none", "reference-missing"])
+    (["--sentences", "{angled}"], r"angled.txt: 2 lines hold '<MASK>', which this model reads as letters, and none its "
+                                  r"mask: write \[MASK\]"),
+], ids=["count-0", "output-empty", "output-a-file", "sentences-empty", "sentences-utf16", "records-none", "reference-missing",
+        "sentences-masked-another-way"])
 def test_bad_inputs_are_one_line(flags, message, tiny_run, records, tmp_path):
     (tmp_path / "notes.txt").write_text("mine\n")
     (tmp_path / "empty.txt").write_text("\n  \n")
     (tmp_path / "utf16.txt").write_bytes("a sentence of quite a few words here".encode("utf-16"))
     (tmp_path / "s.txt").write_text("the [MASK] sat on the mat\n")
-    names = dict(notes=tmp_path / "notes.txt", empty=tmp_path / "empty.txt", utf16=tmp_path / "utf16.txt", tmp=tmp_path)
+    (tmp_path / "angled.txt").write_text("the <MASK> sat on the mat\nthe dog <MASK> at me\n")  # (another model's)
+    names = dict(notes=tmp_path / "notes.txt", empty=tmp_path / "empty.txt", utf16=tmp_path / "utf16.txt", tmp=tmp_path,
+                 angled=tmp_path / "angled.txt")
     given = {"--records": records[1], "--sentences": str(tmp_path / "s.txt"), "--output_dir": str(tmp_path / "out")}
     for flag, value in zip(flags[::2], flags[1::2]):
         given[flag] = value.format(**names)
@@ -110,6 +115,9 @@ def test_the_table_and_each_probes_analysis_replace_an_earlier_table_together(ti
         open(os.path.join(staged, name, "difficulty.json"), "w").write("{}")
         raise OSError(errno.ENOSPC, "No space left on device", os.path.join(staged, name))
 
+    depth_probes.main([f"again={tiny_run[0]}", *flags[1:], "--overwrite"])  # (the earlier table's probe folder,
+    assert sorted(os.listdir(table)) == ["again", "probes.json", "probes.md"]  # tiny: its own, replaced, not refused)
+    earlier = {path: path.read_bytes() for path in table.rglob("*") if path.is_file()}
     monkeypatch.setattr(depth_probes, "probe_row", analysed_then_full)
     with pytest.raises(SystemExit) as failed:
         depth_probes.main([*flags, "--overwrite"])
