@@ -323,6 +323,8 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
     ("".join(f"> The river ran past the mill number {i} today.\n" for i in range(12)),
      "12 of its first 12 lines begin alike ('> a a', as line 1 does: '> The river ran past the mill number 0 t'): an "
      "e-mail's quoted text; the marks are read as words: remove them first (sed -E 's/^( *>)+ ?//'"),
+    ("The river ran past the mill.\nnan\nThe boat sailed on.\nNone\nIt rained.\nnan\n",
+     "3 of its first 6 lines are 'nan' alone (line 2), as pandas writes a missing text"),
     ("".join(f"The river ran past the mill number {i} today.\n" * 2 for i in range(6)),
      "6 of its first 12 lines repeat the line before them (line 2: 'The river ran past the mill number 0 tod'), "
      "each sentence twice"),
@@ -385,7 +387,9 @@ def test_a_byte_order_mark_at_any_line_start_is_no_character(tmp_path):
      r"first \(e.g. gpg -d"),
     (b"!<arch>\nbase.txt/       0           0     0     644     49988     `\nThe river ran.\n", r"an ar archive \(.a, "
      r".deb\): extract its files first \(ar x\), not text"),
-], ids=["unix-compress", "parquet", "git-lfs-pointer", "pgp-message", "ar-archive"])
+    (b"/annex/objects/SHA256E-s9213448--4d7a214614ab2935c943f9e0ff69d22e.txt\n", r"a git-annex pointer \(the path of "
+     r"its content\), not the file itself, whose content was not fetched: fetch it first \(git annex get"),
+], ids=["unix-compress", "parquet", "git-lfs-pointer", "pgp-message", "ar-archive", "git-annex-pointer"])
 def test_more_binary_files_are_named(head, said, tmp_path):
     from albert_act.base import encodings
 
@@ -460,7 +464,9 @@ TEXT = "".join(f"The river ran past the mill number {i} today, and nobody saw ca
 @pytest.mark.parametrize("data, said", [
     (TEXT.encode("utf-16")[:-1], r"UTF-16 text, not UTF-8 .*cut short: its 5\d+ bytes are no whole number of UTF-16 "
      r"characters"),
-    (b"\xff\xfe" + TEXT.encode(), r"a UTF-16 byte-order mark \(FF FE\) before UTF-8 text .*remove its first two bytes"),
+    (b"\xff\xfe" + TEXT.encode(), r"a UTF-16 byte-order mark \(FF FE\) before UTF-8 text .*remove its first 2 bytes"),
+    (b"\xff\xfe\x00\x00" + TEXT.encode(), r"a UTF-32 byte-order mark \(FF FE 00 00\) before UTF-8 text .*remove its "
+     r"first 4 bytes"),
     (TEXT.replace("\n", "\0").encode(), r"text whose lines are separated by NUL bytes \(as find -print0"),
     (b"\xef\xbb\xbf" + TEXT.encode("cp1252"), r"line 1: not valid UTF-8 .*yet the file begins with a UTF-8 byte-order "
      r"mark: the mark is wrong"),
@@ -470,7 +476,8 @@ TEXT = "".join(f"The river ran past the mill number {i} today, and nobody saw ca
     (b"".join(line.encode("cp1252" if i == 5 else "utf-8") for i, line in enumerate(TEXT.splitlines(True))),
      r"line 6: not valid UTF-8 .*the file mixes encodings \(line 1 is UTF-8 beyond ASCII; this line is not: e.g. "
      r"Latin-1 pasted in\): .*; fix line 6 alone, or convert what is not UTF-8 alone"),
-], ids=["utf16-cut-a-byte-short", "utf16-mark-before-utf8", "nul-separated-lines", "utf8-mark-before-cp1252",
+], ids=["utf16-cut-a-byte-short", "utf16-mark-before-utf8", "utf32-mark-before-utf8", "nul-separated-lines",
+         "utf8-mark-before-cp1252",
         "cp1252-with-a-utf8-line", "utf8-with-a-cp1252-line"])
 def test_the_advised_command_makes_the_text_readable(tmp_path, data, said):
     """A UTF-16 file cut a byte short (iconv stops at its end), a stray UTF-16 mark before UTF-8 text (converted, CJK

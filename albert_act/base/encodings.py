@@ -57,6 +57,9 @@ def refuse_other_encodings(path, first_line, in_place=False):
         "a variables file of a SavedModel or checkpoint" if ".data-" in os.path.basename(path) else None)
     if kind and not text_like(head):
         raise ValueError(f"{path}: {kind}, not text; give a UTF-8 text file")
+    if first_line.startswith(b"/annex/objects/") and len(first_line) < 400:  # (an unlocked git-annex file, unfetched)
+        raise ValueError(f"{path}: a git-annex pointer (the path of its content), not the file itself, whose content "
+                         f"was not fetched: fetch it first (git annex get {path})")
     if first_line.startswith(b"version https://git-lfs.github.com/spec/"):
         raise ValueError(f"{path}: a Git LFS pointer (a few lines naming the file), not the file itself, whose content "
                          "was not downloaded: fetch it first (git lfs pull, in the repository it was cloned with)")
@@ -98,10 +101,11 @@ def _refuse_utf16(path, start, head, in_place=False):
     marks = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
              (b"\xfe\xff", "UTF-16"))
     kind = next((name for mark, name in marks if start.startswith(mark)), None)
-    if kind == "UTF-16" and b"\x00" not in head and text_like(head[2:]) and b" " in head:  # (begun by PowerShell,
-        raise ValueError(f"{path}: a UTF-16 byte-order mark ({head[:2].hex(' ').upper()}) before UTF-8 text (a file "
-                         "begun by one tool and written on by another?): remove its first two bytes (tail -c +3 "
-                         f"{path} > fixed.txt); converting it from UTF-16 would garble it")  # written on in UTF-8)
+    mark = 4 if kind == "UTF-32" else 2  # (a stray mark before UTF-8 text: a file begun by PowerShell, written on
+    if kind and b"\x00" not in (rest := head[mark:]) and text_like(rest) and b" " in rest:  # in UTF-8)
+        raise ValueError(f"{path}: a {kind} byte-order mark ({head[:mark].hex(' ').upper()}) before UTF-8 text (a file "
+                         f"begun by one tool and written on by another?): remove its first {mark} bytes (tail -c "
+                         f"+{mark + 1} {path} > fixed.txt); converting it from {kind} would garble it")
     if kind is None and b"\x00" in start and _nul_separated(head):
         raise ValueError(f"{path}: text whose lines are separated by NUL bytes (as find -print0 and xargs -0 write "
                          f"them), not line ends: convert them first (tr '\\0' '\\n' < {path} > lines.txt)")

@@ -104,8 +104,8 @@ class Prose:
             number, line = self.repeats[0]
             warn_once(f"warning: {self.path}: {len(self.repeats):,} of its first {self.lines:,} lines repeat the line "
                       f"before them (line {number}: {line.strip()[:40]!r}), each sentence twice (a file written twice "
-                      "over, a join that doubled its lines?): each is read twice; remove the repeats first (uniq "
-                      f"{self.path} > text.txt)")
+                      "over, a join that doubled its lines?): each is read twice; remove the repeats first (sed "
+                      f"'s/[[:space:]]*$//' {self.path} | uniq > text.txt)")
         for trait, (_, least, said) in self.checked.items():
             if self.lines >= 5 and len(held := self.traits.get(trait, [])) >= least(self.lines):
                 warn_once(f"warning: {self.path}: {len(held):,} of its first {self.lines:,} lines "
@@ -151,6 +151,11 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                       "pieces: decode them as Windows-1252 first (python3 -c \"import re, sys; sys.stdout."
                                       "write(re.sub('[\\x80-\\x9f]', lambda m: bytes([ord(m[0])]).decode('cp1252', "
                                       f"'replace'), sys.stdin.read()))\" < {path} > fixed.txt)"),
+    "missing": (lambda line: line.strip() in _MISSING, lambda n: max(3, 0.01 * n),
+                lambda path, number, line: f"are {line.strip()!r} alone (line {number}), as pandas writes a missing "
+                                           "text (astype(str), to_csv of None): each is read as a sentence; leave "
+                                           f"them out (df.dropna() before writing, or grep -vxE 'nan|None|NaN|null' "
+                                           f"{path} > text.txt)"),
     "pilcrows": (lambda line: "\u00b6" in line, lambda n: max(3, 0.02 * n),
                  lambda path, number, line: f"hold pilcrows (\u00b6 on line {number}: a word processor's formatting "
                                             f"marks, copied with the text), read as text: remove them (sed 's/\u00b6//g' "
@@ -281,6 +286,7 @@ _ESCAPE = re.compile(r"&(?:[a-zA-Z]{2,8}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it 
 _MOJIBAKE = re.compile(r"[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac[\u0080-\u00bf\u2018-\u201e\u2122\u0153\u02dc]")  # "Ã©", "â€™"
 _UTF7 = re.compile(r"\+[A-Za-z0-9/][A-Za-z0-9+/]{2,}(?:-|(?![A-Za-z0-9+/]))")  # a run of UTF-7: "+AOk-" for "\u00e9"
 _PUNCTUATED = re.compile(r"[.,;:!?\u3001\u3002\u0964\u060c]")
+_MISSING = {"nan", "NaN", "None", "null", "<NA>", "NULL"}  # (a missing text as pandas or a database writes it)
 _C1 = re.compile("[\x80-\x84\x86-\x9f]")  # (U+0085 is warned of where it is read, as a line end)
 _OWN_MARK = re.compile(r"\[(?:SEP|CLS)\]")
 _BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)  # (one that ends a line: "ended")

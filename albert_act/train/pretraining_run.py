@@ -84,7 +84,8 @@ def _run(config, progress, write_dir):
         if restored and checkpoint_update(restored) >= config.steps:  # (a finished run, given again)
             print(f"note: {restored} is the run's last update ({config.steps:,}): nothing is left to train, so the "
                   "updates' settings (--eval_every, --checkpoint_every, --log_every) change nothing; it is evaluated "
-                  "(and exported) again; to train on, raise --steps")
+                  f"(and exported) again; to train on, start a new run from its weights (--init_from {config.model_dir} "
+                  "--model_dir <a new dir> --steps N)")
     _train(config, trainer, streams, manager, (train_files, eval_files), write_dir, progress)
     return _finish(config, trainer, eval_files, write_dir, chief=write_dir == config.model_dir)
 
