@@ -245,3 +245,13 @@ def test_rows_skipped_for_a_tab_or_a_line_break_in_a_quoted_text_are_noted(tmp_p
     examples, report = read_glue("qqp", str(tmp_path), "train")
     assert len(examples) == 18 and report["malformed_rows_skipped"] == 3
     assert "of the rows skipped hold a tab or a line break inside a quoted text (CSV's quoting" in capsys.readouterr().out
+
+
+def test_texts_that_are_pandas_missing_values_are_noted(tmp_path, capsys):
+    """'nan' (a missing text as pandas' astype(str) writes it) was trained on as a sentence without a word."""
+    (tmp_path / "train.tsv").write_text("sentence\tlabel\n" + "".join(f"a fine film {i}\t1\n" for i in range(5)) +
+                                        "nan\t0\nNone\t1\n")
+    examples, _ = read_glue("sst-2", str(tmp_path), "train")
+    assert len(examples) == 7
+    assert "train.tsv: 2 texts are 'nan' or 'None' alone (train-7 first), as pandas writes a missing text" in \
+        capsys.readouterr().out

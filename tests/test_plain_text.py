@@ -27,6 +27,9 @@ PROSE = "Jarred Shaw is an American basketball player.\nHe signed for Dorados in
     ("0:00:00.000,0:00:03.000\nA first line.\n", 1, "a subtitle file (a timing line)"),
     ("[Script Info]\nTitle: x\n", 1, "a subtitle file (ASS/SSA)"),
     ("-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\n", 1, "CoNLL-2003 columns"),
+    ("-DOCSTART- -X- O O\nThe river ran past the mill.\n-DOCSTART- -X- O O\nThe boat sailed.\n", 1,
+     "CoNLL-2003 columns (a token a line) ('-DOCSTART- -X- O O'), where plain text is read; give the text itself (its "
+     "sentences alone, a line each); if the lines after it are text, its -DOCSTART- lines mark documents"),
     ("-DOCSTART-\nThe river ran past the mill.\nIt was cold.\n-DOCSTART-\nThe boat sailed.\n", 1,
      "'-DOCSTART-', CoNLL-2003's mark of a document's start, where plain text is read; give the text with a blank line"),
     ("EU NNP B-NP B-ORG\nrejects VBZ B-VP O\n", 2, "a token a line with its tags"),

@@ -257,6 +257,11 @@ def _check_opening(path, number, line, seen):
         "a SQL dump (PostgreSQL's COPY)" if _SQL_COPY.match(line) else None) or (
         "a vocabulary (BERT's vocab.txt, SentencePiece's .vocab: a piece a line)" if _VOCABULARY.match(line) else None) or (
         next((said for pattern, said in _OPENING_PATTERNS if pattern.match(line)), None))
+    if opening and line.startswith("-DOCSTART-") and line.strip() != "-DOCSTART-":  # (a text's documents may be
+        raise ValueError(f"{path} line {number}: {opening} ({line.strip()[:40]!r}), where plain text is read; give the "  # marked
+                         "text itself (its sentences alone, a line each); if the lines after it are text, its "  # so too)
+                         f"-DOCSTART- lines mark documents: make each a blank line (sed 's/^-DOCSTART-.*$//' {path} > "
+                         "text.txt)")
     if opening and line.strip() == "-DOCSTART-":  # (alone, no columns: documents of text marked as CoNLL-2003's are)
         raise ValueError(f"{path} line {number}: '-DOCSTART-', CoNLL-2003's mark of a document's start, where plain text "
                          "is read; give the text with a blank line, which ends a document here, for each mark "
