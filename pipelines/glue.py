@@ -235,7 +235,7 @@ def _note_quirks(path, lines, skipped, expected, examples):
               and not f[-1]]
     if tabbed:
         print(f"note: {path}: {len(tabbed)} of the rows skipped end in a tab (a field more, empty; line {tabbed[0]} "
-              f"first): strip it to read them (sed -i 's/\\t$//' {path})")
+              f"first): strip it to read them (sed -i 's/\\t\\(\\r\\?\\)$/\\1/' {path})")
     inside = [n for n in skipped if expected and '"' in lines[n - 1] and _quoted_row(lines[n - 1:n + 1], expected)]
     if inside:  # (a text quoted for its tab or line break: split there, the row skipped, or two)
         print(f"note: {path}: {len(inside)} of the rows skipped hold a tab or a line break inside a quoted text (CSV's "
@@ -277,7 +277,7 @@ def _none_read(path, task, rows, counts, expected, blank):
                 f"{expected}): pandas' index, which to_csv(..., index=False) leaves out")
     if expected and counts == {expected + 1} and all(line.rstrip("\r").endswith("\t") for line in rows):
         return (f"{len(rows)} rows, every one ending in a tab (an empty last field: {expected + 1} fields where "
-                f"{task.name} has {expected}); strip the trailing tabs (sed -i 's/\\t$//' {path})")
+                f"{task.name} has {expected}); strip the trailing tabs (sed -i 's/\\t\\(\\r\\?\\)$/\\1/' {path})")
     if expected and counts == {1} and sum(len(next(csv.reader([line]))) == expected for line in rows) > len(rows) / 2:
         return (f"{len(rows)} rows, every one with 1 field where {task.name} has {expected}, but {expected} when split "
                 f"on commas: a CSV file under the task's .tsv name; save it with tabs (pandas: to_csv(..., sep='\\t', "

@@ -15,6 +15,7 @@ if not __package__:  # run as a file, where its imports of the package fail
 
 import argparse
 import os
+import unicodedata
 
 from albert_act.base import artifacts, cli, entry, outputs, text_files
 from pipelines.tokenizer import ENGLISH_CHARACTERS, MODEL_TYPES, Tokenizer, train_sentencepiece
@@ -131,6 +132,10 @@ def _required_chars(value):
     if len(value) > 1 and os.path.isfile(value):  # (the characters themselves are asked for, not a file of them)
         raise argparse.ArgumentTypeError(f"takes the characters themselves, and {value} is a file: give what it holds "
                                          f"(--required_chars \"$(cat {value})\")")
+    invisible = next((c for c in value if unicodedata.category(c) == "Cf"), None)
+    if invisible:  # (a byte-order mark pasted with the characters: a piece no text shows)
+        raise argparse.ArgumentTypeError(f"holds U+{ord(invisible):04X}, an invisible character (a byte-order mark or "
+                                         "a zero-width one, pasted with the others): leave it out")
     space = next((c for c in value if c.isspace() and c != " "), None)
     if space:
         raise argparse.ArgumentTypeError(f"holds {space!r}, whitespace, which the normalization makes a space: no "

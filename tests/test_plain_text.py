@@ -571,3 +571,20 @@ def test_a_glob_in_a_folder_not_readable_says_so(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match=r"no file matches '\S+locked/\*.txt': \S+locked cannot be read \(permission "
                                          r"denied\), so its files cannot be listed; make it readable \(chmod u\+rx"):
         text_files.expand_patterns([str(tmp_path / "locked" / "*.txt")])
+
+
+def test_an_advised_command_quotes_a_path_with_spaces(tmp_path):
+    """'gunzip -c /x/sp dir/my corpus.txt > ...', pasted, failed and made a stray file: the path is quoted."""
+    import gzip
+    import subprocess
+
+    from albert_act.base import text_files
+
+    (tmp_path / "sp dir").mkdir()
+    path = tmp_path / "sp dir" / "my corpus.txt"
+    path.write_bytes(gzip.compress(TEXT.encode()))
+    with pytest.raises(ValueError, match=r"decompress it first \(gunzip -c '\S+sp dir/my corpus.txt' > '\S+sp "
+                                         r"dir/my corpus.decompressed.txt'\)") as refused:
+        list(text_files.read_lines(str(path)))
+    subprocess.run(["bash", "-c", str(refused.value).split("decompress it first (")[1][:-1]], check=True)
+    assert (tmp_path / "sp dir" / "my corpus.decompressed.txt").read_text() == TEXT

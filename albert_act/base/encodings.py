@@ -4,6 +4,7 @@ that is not UTF-8 (`not_utf8`) or holds NUL bytes (`nul_line`) is, with the advi
 
 import os
 import re
+import shlex
 
 
 _UNZLIB = ("python3 -c \"import sys, zlib; open(sys.argv[1] + '.raw', 'wb').write(zlib.decompress(open(sys.argv[1], "
@@ -84,14 +85,16 @@ def _refuse_compressed(path, start, in_place=False):
 
 
 def _decompress(found, path, in_place=False):
-    """The command that decompresses `path` (of the kind `found`), into a file beside it (in_place: into `path`)."""
+    """The command that decompresses `path` (of the kind `found`), into a file beside it (in_place: into `path`); a
+    path with spaces is quoted as the shell needs it."""
+    q = shlex.quote
     if found[0] == "ZLIB":
-        return f"{found[1]} {path}" + (f" && mv {path}.raw {path}" if in_place else "")
+        return f"{found[1]} {q(path)}" + (f" && mv {q(path + '.raw')} {q(path)}" if in_place else "")
     if in_place:
-        return f"{found[1]} {path} > {path}.text && mv {path}.text {path}"
+        return f"{found[1]} {q(path)} > {q(path + '.text')} && mv {q(path + '.text')} {q(path)}"
     root, suffix = os.path.splitext(path)
     text = root if suffix in (".gz", ".bz2", ".xz", ".zst", ".lz4", ".zip", ".Z") else f"{root}.decompressed{suffix}"
-    return f"{found[1]} {path} > {text}"
+    return f"{found[1]} {q(path)} > {q(text)}"
 
 
 def _refuse_utf16(path, start, head, in_place=False):

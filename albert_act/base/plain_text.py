@@ -265,7 +265,7 @@ def _check_opening(path, number, line, seen):
     if opening and line.strip() == "-DOCSTART-":  # (alone, no columns: documents of text marked as CoNLL-2003's are)
         raise ValueError(f"{path} line {number}: '-DOCSTART-', CoNLL-2003's mark of a document's start, where plain text "
                          "is read; give the text with a blank line, which ends a document here, for each mark "
-                         f"(sed 's/^-DOCSTART-$//' {path} > text.txt)")
+                         f"(sed -E 's/^-DOCSTART-\\r?$//' {path} > text.txt)")
     if opening or (seen <= 3 and _TIMING.match(line)):
         _refuse_opening(path, number, line, opening or "a subtitle file (a timing line)")
 

@@ -279,7 +279,7 @@ _INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u200e\u2060\ufeff]")  # soft 
 _FOOTNOTE = re.compile(r"\[(?:\d+|[a-z]|note \d+|nb \d+|citation needed|clarification needed)\]|(?<=[.,;:])(?:[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+|\*+(?=\s|$))")  # a
 # copied page's "[46]", or its mark as a superscript after the punctuation ("(LUB).\u00b9")
 _RULE = re.compile(r"\s*([-=*_~#])(?: ?\1){2,}\s*$")  # ("---", a novel's "* * *")
-_OTHER_MASK = re.compile(r"<mask>|<extra_id_\d+>|<\|\w+\|>")  # RoBERTa's, T5's, GPT-2's <|endoftext|>
+_OTHER_MASK = re.compile(r"(?i:<mask>)|<extra_id_\d+>|<\|\w+\|>")  # RoBERTa's, T5's, GPT-2's <|endoftext|>
 _ENDS = (".!?:;\"')]\u2026\u00bb\u201d\u2019\u3002\uff01\uff1f\uff0e\uff61"
          "\u0964\u0965\u0589\u06d4\u061f\u1362\u104b\u17d4\u0f0d\u037e")  # (danda, Armenian, Arabic, Ethiopic...)  # where a sentence, or a line of one, ends
 _ESCAPE = re.compile(r"&(?:[a-zA-Z]{2,8}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it &apos;s", "a &#124; b", "&rsquo;"
