@@ -125,6 +125,9 @@ def read_conllu(path, words_only=False):
         if len(fields) != 10 and not line.strip():  # (spaces alone, where a blank line ends the sentence)
             raise ValueError(f"{path} line {number}: spaces alone ({line!r}), where CoNLL-U ends a sentence with an "
                              f"empty line: empty it (sed -i 's/^[[:space:]]*$//' {path})")
+        if len(fields) != 10 and (cut := _separator_in(path, number)):
+            raise ValueError(f"{path} line {number}: {cut} inside it, which ends a line of text, cuts its fields in two: "
+                             "remove it from the form")
         if len(fields) != 10:
             dp = " (a .dp file's are word, POS and head: 3)" if len(fields) in (3, 4) else ""
             raise ValueError(f"{path} line {number}: CoNLL-U needs 10 TAB-separated fields, got {len(fields)}{dp}")
@@ -213,6 +216,17 @@ def read_head_only(path):
         sentence.append((fields[0], fields[1], int(fields[2]), fields[1], True))
     if sentence:
         yield sentence
+
+
+def _separator_in(path, number):
+    """The line separator (U+2028, NEL, a lone CR...) inside line `number` of the local file `path`, named; or ""."""
+    try:
+        with open(path, "rb") as f:
+            raw = next((line for n, line in enumerate(f, 1) if n == number), b"").decode("utf-8", "replace")
+    except OSError:
+        return ""
+    found = next((c for c in raw.rstrip("\r\n") if c in "\r\u2028\u2029\x85\v"), None)
+    return f"U+{ord(found):04X}" if found else ""
 
 
 def read_parsed(path, words_only=False):

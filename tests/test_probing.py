@@ -199,3 +199,16 @@ def test_a_parsed_file_is_told_by_its_lines_and_a_blind_one_read_for_its_words(s
         list(probing.read_parsed(str(blind)))
     words = list(probing.read_parsed(str(blind), words_only=True))
     assert [probing.sentence_text(sentence) for sentence in words] == ["The cat sat."]
+
+
+def test_a_line_separator_inside_a_form_is_named(tmp_path):
+    """A U+2028 inside a FORM ends the line for the text readers: 'needs 10 TAB-separated fields, got 2' pointed at a
+    line that shows 10."""
+    from pipelines.probing import read_conllu
+
+    rows = ["1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_", "2\tdo\u2028g\tdog\tNOUN\tNN\t_\t3\tnsubj\t_\t_",
+            "3\tbarked\tbark\tVERB\tVBD\t_\t0\troot\t_\t_"]
+    (tmp_path / "s.conllu").write_text("\n".join(rows) + "\n\n")
+    with pytest.raises(ValueError, match=r"s.conllu line 2: U\+2028 inside it, which ends a line of text, cuts its "
+                                         r"fields in two: remove it from the form"):
+        list(read_conllu(str(tmp_path / "s.conllu")))
