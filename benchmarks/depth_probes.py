@@ -136,6 +136,13 @@ def evaluation_row(run):
             raise ValueError(f"{path}: {name} is {value!r}, where a run's held-out evaluation writes "
                              f"{'an accuracy in [0, 1]' if most else 'a number >= 0'} (edited, or another tool's file?): "
                              "run the run's command again, which evaluates at its end")
+    try:
+        steps = artifacts.read_json(os.path.join(run, artifacts.CONFIG)).get("steps")
+    except (OSError, ValueError):
+        steps = None
+    if isinstance(steps, int) and row["step"] != steps:  # (written at the run's end: of its last update)
+        raise ValueError(f"{path}: of update {row['step']}, where the run's last is {steps} (its config.json's steps: "
+                         "the file edited, or another's?): run the run's command again, which evaluates at its end")
     return row
 
 

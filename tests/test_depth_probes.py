@@ -211,3 +211,16 @@ def test_an_evaluation_copied_from_another_run_is_refused(tiny_run, tmp_path):
         depth_probes.evaluation_row(str(run))
     shutil.rmtree(other)  # (the run it names gone: this one moved from there)
     assert depth_probes.evaluation_row(str(run))["step"] == evaluation["step"]
+
+
+def test_an_evaluation_of_another_update_is_refused(tiny_run, tmp_path):
+    """An evaluation.json saying update 2 of a run that finished at 3 was tabled beside update 3's served depth."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(tiny_run[0], run)
+    evaluation = json.loads((run / "evaluation.json").read_text())
+    (run / "evaluation.json").write_text(json.dumps({**evaluation, "step": evaluation["step"] - 1}))
+    with pytest.raises(ValueError, match=rf"evaluation.json: of update {evaluation['step'] - 1}, where the run's last "
+                                         rf"is {evaluation['step']} \(its config.json's steps"):
+        depth_probes.evaluation_row(str(run))
