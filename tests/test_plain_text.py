@@ -588,3 +588,17 @@ def test_an_advised_command_quotes_a_path_with_spaces(tmp_path):
         list(text_files.read_lines(str(path)))
     subprocess.run(["bash", "-c", str(refused.value).split("decompress it first (")[1][:-1]], check=True)
     assert (tmp_path / "sp dir" / "my corpus.decompressed.txt").read_text() == TEXT
+
+
+def test_a_classic_mac_file_in_mac_roman_is_told_both_conversions(tmp_path):
+    """CR line ends were named, and then Windows-1252 advised for its letters, which garbled them (Mac Roman)."""
+    import subprocess
+
+    from albert_act.base import text_files
+
+    path = tmp_path / "mac.txt"
+    path.write_bytes("Le caf\u00e9 est tr\u00e8s bon.\r".encode("mac_roman") * 20)
+    with pytest.raises(ValueError, match=r"lone CR \(classic Mac line ends\), its text not UTF-8 \(Mac Roman\?\)") as refused:
+        list(text_files.read_lines(str(path)))
+    subprocess.run(["bash", "-c", str(refused.value).split("convert them first: ")[1]], cwd=tmp_path, check=True)
+    assert [line for _, line in text_files.read_lines(str(tmp_path / "converted.txt"))] == ["Le caf\u00e9 est tr\u00e8s bon."] * 20
