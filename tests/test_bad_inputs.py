@@ -1097,7 +1097,7 @@ CASES += [
      r"--config .*copied_run/config.json lies in the run .*copied_run but names model_dir .*/run, which this would "
      r"resume: pass --model_dir .*copied_run to go on with this one, or --model_dir NEW", ["{copied_run}", "{run}"]),
     ("pretrain-config-backbone-edited", "albert_act.pretrain --config {configs}/backbone_edited.json --model_dir "
-     "{tmp}/c5", 1, r"--config .*backbone_edited.json: backbone.hidden_dim is 48 there, but the preset 'demo' with its "
+     "{tmp}/c5", 1, r"--config .*backbone_edited.json line 1: backbone.hidden_dim is 48 there, but the preset 'demo' with its "
      r"backbone_overrides gives \d+ now \(the file was edited, or the preset changed since\): \"backbone\" is "
      r"derived, not read; to have that value, pass --override hidden_dim=48", []),
     ("export-config-of-an-export-pretrain-wrote", "albert_act.export --config {export}/assets/albert_act_export.json "
@@ -2266,7 +2266,8 @@ def test_bad_served_input(case, places):
 
 # Cases that run real work (an export, an analysis, a 2 MB corpus) or build a model before their refusal:
 # `pytest -m slow` (the default run stays within its budget).
-SLOW_CASES = {"export-output-without-version", "pretrain-export-dir-without-version", "export-newest-checkpoint-damaged", "analyze-newest-checkpoint-damaged",
+SLOW_CASES = {"analyze-fixed-point-on-records-with-no-masked-piece", "analyze-difficulty-on-records-with-no-masked-piece",
+              "analyze-report-on-real-records-with-no-masked-piece", "export-output-without-version", "pretrain-export-dir-without-version", "export-newest-checkpoint-damaged", "analyze-newest-checkpoint-damaged",
               "data-a-2mb-line", "tokenizer-a-2mb-line", "tokenizer-output-named-model", "tokenizer-output-named-vocab",
               "pretrain-resume-every-checkpoint-truncated", "pretrain-init-from-damaged-export",
               "pretrain-init-from-every-checkpoint-truncated", "finetune-every-checkpoint-truncated",

@@ -75,7 +75,8 @@ def test_a_model_path_reaches_a_loaded_model_through_one_source(kind, tiny_run, 
         module = "albert_act." + command.split()[0]
         modules, upward = trace(path, module, until_loaded)
         entered, turns, sequence = summary(modules, module)
-        places = sorted({"albert_act.io" if m.startswith("albert_act.io.") else m for m in entered})
+        places = sorted({m.rsplit(".", 1)[0] if m.startswith(("albert_act.io.", "albert_act.base.")) else m
+                         for m in entered})  # (the io and base packages each one place: their files split by concern)
         print(f"{command} {kind}: {len(places)} places, {upward} upward calls, {turns} returns up: {' > '.join(sequence)}")
         assert "albert_act.io.source" in entered, (command, sequence)
         # pretrain: the config (its sizes from the source) and the run loop (the warm start) are two

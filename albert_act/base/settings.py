@@ -244,7 +244,7 @@ def _apply_set(parser, config_class, args, typed):
             bare = key.removeprefix("backbone.")  # (a backbone setting: hidden_dim, or the whole backbone)
             backbone = key == "backbone" or bare in getattr(config_class, "BACKBONE_SETTINGS", ())
             override = "" if named or "backbone_overrides" not in fields or not backbone else (
-                f"; the backbone's settings go by --override (--set backbone_overrides={{...}}): --override "
+                "; the backbone's settings go by --override (--set backbone_overrides={...}): --override "
                 + (f"{bare}={json.dumps(value)}" if key != "backbone" else "KEY=VALUE for each"))
             parser.error(f"--set {key}: not a setting of {config_class.__name__}" + (
                 f"; --{key} is the flag of the setting {named[0].name}: --set {named[0].name}="
@@ -256,7 +256,7 @@ def _apply_set(parser, config_class, args, typed):
             shown = " ".join(f"{k}={v}" for k, v in typed[key]) if key in typed else getattr(args, key)
             parser.error(f"{key} is given twice, as {flag} {shown} and as --set {key}={json.dumps(value)}: give one")
         seen.add(key)
-        if fields[key].metadata.get("kind") == PATH and isinstance(value, (bool, list, dict)):  # (a number: a name)
+        if fields[key].metadata.get("kind") == PATH and types_of(fields[key]) == (str,) and type(value) in (bool, list, dict):
             parser.error(f"--set {key}={json.dumps(value)}: {key} takes a path, and {json.dumps(value)} is JSON's "
                          f"{type(value).__name__}, no path (it would be a file named '{json.dumps(value)}'); give the "
                          f"path, or leave {key} out for its default")

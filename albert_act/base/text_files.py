@@ -412,7 +412,7 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
         raise ValueError(f"{path}: a folder, where a text file was expected") from None
     except OSError as error:  # a link loop (ELOOP), a file it may not read (EACCES): the input, not an output
         raise ValueError(f"{path}: cannot be read ({error.strerror})") from None
-    accented = nel = None  # the first line of UTF-8 beyond ASCII; of U+0085 inside a line ended by a newline
+    accented = nel = lf_cr = None  # the first line of UTF-8 beyond ASCII; of U+0085 in a line; LF CR line ends
     with handle:
         for number, raw in enumerate(handle, start=1):
             if number == 1:
@@ -437,9 +437,9 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
                 if invalid_lines is not None:
                     invalid_lines.append((path, number))
                 continue
-            if line.startswith("\ufeff"):  # a file's, or one of files joined with cat (each its own): no character
-                line = line[1:]
-            line = line[1:] if number > 1 and line.startswith("\r") else line  # (LF CR line ends: RISC OS, reversed)
+            lf_cr = raw.startswith(b"\r") if number == 2 else lf_cr  # (LF CR line ends, RISC OS's: told at line 2)
+            if line.startswith("\ufeff") or (lf_cr and line.startswith("\r")):  # a byte-order mark, a file's or one of
+                line = line[1:]  # files joined with cat (each its own), is no character; nor LF CR's CR
             if nel is None and "\x85" in line.rstrip("\r\n") and line.endswith("\n"):  # (a file of newlines)
                 nel = _warn_of_nel(path, number)
             line = line.rstrip("\r\n")
