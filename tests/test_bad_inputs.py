@@ -2266,7 +2266,9 @@ def test_bad_served_input(case, places):
 
 # Cases that run real work (an export, an analysis, a 2 MB corpus) or build a model before their refusal:
 # `pytest -m slow` (the default run stays within its budget).
-SLOW_CASES = {"analyze-fixed-point-on-records-with-no-masked-piece", "analyze-difficulty-on-records-with-no-masked-piece",
+SLOW_CASES = {"data-a-2mb-line-in-16-shards", "pretrain-no-export-and-overwrite-set-false",
+              "pretrain-some-of-a-data-runs-shards", "bench-data-throughput-too-little-text",
+              "analyze-fixed-point-on-records-with-no-masked-piece", "analyze-difficulty-on-records-with-no-masked-piece",
               "analyze-report-on-real-records-with-no-masked-piece", "export-output-without-version", "pretrain-export-dir-without-version", "export-newest-checkpoint-damaged", "analyze-newest-checkpoint-damaged",
               "data-a-2mb-line", "tokenizer-a-2mb-line", "tokenizer-output-named-model", "tokenizer-output-named-vocab",
               "pretrain-resume-every-checkpoint-truncated", "pretrain-init-from-damaged-export",
