@@ -984,8 +984,11 @@ def test_a_run_whose_events_folder_is_not_writable_is_refused_before_training(tm
     ({"checkpoints/checkpoint": 'model_checkpoint_path: "ckpt-3"\n'}, r"\(checkpoints/checkpoint\)"),
     ({"held_out.jsonl": '{"step": 2}\n{"step": 4}\n'}, r"\(held_out.jsonl up to update 4\)"),
     ({"held_out.jsonl": '{"step": 2}\n'}, None),  # evaluated before its first checkpoint (at 4): it saved none
-    ({}, None),
-], ids=["jax-final-weights", "checkpoint-list", "evaluated-past-a-checkpoint", "evaluated-before-one", "nothing"])
+    ({"held_out.jsonl": '{"step": 4}\n{"step": 5, "mlm_acc'}, r"\(held_out.jsonl up to update 4\)"),  # (a line cut
+    ({"held_out.jsonl": '{"step": 2}\n{"step": [4]}\n'}, None),  # short by a kill; an edited one: not read, not a
+    ({}, None),  # traceback)
+], ids=["jax-final-weights", "checkpoint-list", "evaluated-past-a-checkpoint", "evaluated-before-one",
+        "a-line-cut-short", "a-line-edited", "nothing"])
 def test_a_run_whose_checkpoints_were_deleted_keeps_its_results(tmp_path, kept, said):
     """A finished run with its checkpoints deleted started afresh, removing its results (TensorFlow) or replacing
     them without a word (JAX); a run that saved none (stopped before its first) still starts afresh."""

@@ -112,6 +112,16 @@ def check_run_entries(model_dir, exists=os.path.exists, isdir=os.path.isdir):
                              f"make it writable (chmod -R u+w {path}), or use a new --model_dir")
 
 
+def _step(line):
+    """The update of one line of a held-out curve, or None for a line that is not an evaluation's (cut short or edited:
+    named where the run writes the curve again)."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return None
+    return record.get("step") if isinstance(record, dict) else None
+
+
 def check_results_kept(model_dir, checkpoint_every):
     """Refuses a run dir with no checkpoint that holds what only a run that saved one writes: its final evaluation,
     model.weights.h5 (a JAX run's end), TensorFlow's list of its checkpoints, or a held-out evaluation at or past
@@ -124,9 +134,8 @@ def check_results_kept(model_dir, checkpoint_every):
             if text_files.exists(os.path.join(model_dir, name))]
     curve = os.path.join(model_dir, artifacts.HELD_OUT_CURVE)
     if not kept and text_files.exists(curve):
-        steps = [json.loads(line).get("step") for line in text_files.read_bytes(curve).decode("utf-8", "replace")
-                 .splitlines() if line.strip().startswith("{")]
-        reached = max((step for step in steps if isinstance(step, int)), default=0)
+        reached = max((step for line in text_files.read_bytes(curve).decode("utf-8", "replace").splitlines()
+                       if isinstance(step := _step(line), int)), default=0)
         kept = [f"{artifacts.HELD_OUT_CURVE} up to update {reached}"] if reached >= checkpoint_every else []
     if kept:
         raise ValueError(f"{model_dir} holds a run's results ({', '.join(kept)}) but no checkpoint in "
