@@ -15,7 +15,7 @@ import io
 import os
 import re
 
-from albert_act.base import encodings, text_files
+from albert_act.base import encodings, prose, text_files
 
 
 @dataclasses.dataclass(frozen=True)
@@ -241,7 +241,7 @@ def _note_quirks(path, lines, skipped, expected, examples):
         print(f"note: {path}: {len(inside)} of the rows skipped hold a tab or a line break inside a quoted text (CSV's "
               f"quoting, as pandas' to_csv writes a text that holds one; line {inside[0]} first), which this file's "
               "format has no way to hold: replace them in the texts (e.g. with a space) before writing the file")
-    missing = [e for e in examples if any((t or "").strip() in ("nan", "NaN", "None", "<NA>") for t in (e.text_a, e.text_b))]
+    missing = [e for e in examples if any((t or "").strip() in prose.MISSING_TEXTS for t in (e.text_a, e.text_b))]
     if missing:  # (pandas' missing text, written by astype(str) or to_csv: read as a sentence)
         print(f"note: {path}: {len(missing)} texts are 'nan' or 'None' alone ({missing[0].guid} first), as pandas writes "
               "a missing text; they are read as sentences: drop those rows (df.dropna()) before writing the file")

@@ -225,8 +225,8 @@ def _separator_in(path, number):
             raw = next((line for n, line in enumerate(f, 1) if n == number), b"").decode("utf-8", "replace")
     except OSError:
         return ""
-    found = next((c for c in raw.rstrip("\r\n") if c in "\r\u2028\u2029\x85\v"), None)
-    return f"U+{ord(found):04X}" if found else ""
+    found = text_files.LINE_ENDS.search(raw.rstrip("\r\n"))
+    return f"U+{ord(found.group()):04X}" if found else ""
 
 
 def read_parsed(path, words_only=False):

@@ -7,20 +7,16 @@ import os
 from albert_act.base import outputs, text_files
 
 
-def _gfile():
-    return text_files.gfile()  # TensorFlow loads on first use: the data tool reads these files
-
-
 def read_json(path, lines=None):
     """The JSON object (a dict) in `path`; a ValueError names the file, and the line and column
     where it stops being JSON (a truncated or hand-edited config), or what it holds instead.
     lines: a dict, given {key: the line (1-based) where it is first written as a key}, and {"outer.key": its line
     inside the top-level object "outer"} (for messages about a value: the file is read once, so a pipe works)."""
     remote = "://" in str(path)  # a local file is read without TensorFlow (the JAX backend has none)
-    if _gfile().isdir(path) if remote else os.path.isdir(path):
+    if text_files.gfile().isdir(path) if remote else os.path.isdir(path):
         raise ValueError(f"{path} is a directory, not a JSON file")
     try:
-        with _gfile().GFile(path, "rb") if remote else open(path, "rb") as f:
+        with text_files.gfile().GFile(path, "rb") if remote else open(path, "rb") as f:
             text = f.read().decode("utf-8").removeprefix("\ufeff")  # read once (a pipe); a byte-order mark is no error
         value = json.loads(text, object_pairs_hook=no_duplicate_keys)
     except DuplicateKey as duplicate:
@@ -108,7 +104,7 @@ def _key_positions(text, key):
 def write_json(path, value):
     """Writes `value` as JSON, whole: a local file is written beside `path` and renamed over it."""
     if "://" in str(path):
-        with _gfile().GFile(path, "w") as f:
+        with text_files.gfile().GFile(path, "w") as f:
             json.dump(value, f, indent=2)
     else:
         outputs.write_file(path, json.dumps(value, indent=2).encode())

@@ -151,7 +151,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                       "pieces: decode them as Windows-1252 first (python3 -c \"import re, sys; sys.stdout."
                                       "write(re.sub('[\\x80-\\x9f]', lambda m: bytes([ord(m[0])]).decode('cp1252', "
                                       f"'replace'), sys.stdin.read()))\" < {path} > fixed.txt)"),
-    "missing": (lambda line: line.strip() in _MISSING, lambda n: max(3, 0.01 * n),
+    "missing": (lambda line: line.strip() in MISSING_TEXTS, lambda n: max(3, 0.01 * n),
                 lambda path, number, line: f"are {line.strip()!r} alone (line {number}), as pandas writes a missing "
                                            "text (astype(str), to_csv of None): each is read as a sentence; leave "
                                            f"them out (df.dropna() before writing, or grep -vxE 'nan|None|NaN|null' "
@@ -253,14 +253,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
     "wrapped": (lambda line: 10 <= len(end := _TRAILING.sub("", line.rstrip())) <= 200 and end[-1] not in _ENDS
                 and not "\u0e00" <= end[-1] <= "\u0eff",  # (Thai and Lao end a sentence with no mark)
                 lambda n: max(10, 0.6 * n),
-                lambda path, number, line: f"stop mid-sentence (line {number}: "
-                                           f"{line.strip()[-30:]!r}), as hard-wrapped text (e-mail, Project Gutenberg) "
-                                           "does: each line is read as a sentence of its own; join each paragraph's "
-                                           f"lines first ({_joined(path, line)})" if _PUNCTUATED.search(line) or
-                                           (cased := re.sub(r"(?<!\S)N(?!\S)", "", line)) != cased.lower() else f"hold no punctuation and no capital (line "
-                                           f"{number}: {line.strip()[:40]!r}), as text stripped of them does (Penn Treebank's language-modelling text, lower-cased, "
-                                           "numbers as N; a speech transcript): the model learns text as written; give "
-                                           "the original text"),
+                lambda path, number, line: _unended(path, number, line)),
 }
 TRAINING_TEXT = ("own_mask",)  # traits warned of in training text only: served text holds [MASK] on purpose
 # What may follow a sentence's end on a line that is not wrapped: tags (<eos>, <|endoftext|>), footnote marks
@@ -280,19 +273,32 @@ _FOOTNOTE = re.compile(r"\[(?:\d+|[a-z]|note \d+|nb \d+|citation needed|clarific
 # copied page's "[46]", or its mark as a superscript after the punctuation ("(LUB).\u00b9")
 _RULE = re.compile(r"\s*([-=*_~#])(?: ?\1){2,}\s*$")  # ("---", a novel's "* * *")
 _OTHER_MASK = re.compile(r"(?i:<mask>)|<extra_id_\d+>|<\|\w+\|>")  # RoBERTa's, T5's, GPT-2's <|endoftext|>
-_ENDS = (".!?:;\"')]\u2026\u00bb\u201d\u2019\u3002\uff01\uff1f\uff0e\uff61"
-         "\u0964\u0965\u0589\u06d4\u061f\u1362\u104b\u17d4\u0f0d\u037e")  # (danda, Armenian, Arabic, Ethiopic...)  # where a sentence, or a line of one, ends
+_ENDS = (".!?:;\"')]\u2026\u00bb\u201d\u2019\u3002\uff01\uff1f\uff0e\uff61"  # where a sentence, or a line of one,
+         "\u0964\u0965\u0589\u06d4\u061f\u1362\u104b\u17d4\u0f0d\u037e")  # ends (a danda, Armenian's, Arabic's, Ethiopic's...)
 _ESCAPE = re.compile(r"&(?:[a-zA-Z]{2,8}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it &apos;s", "a &#124; b", "&rsquo;"
 _MOJIBAKE = re.compile(r"[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac[\u0080-\u00bf\u2018-\u201e\u2122\u0153\u02dc]")  # "Ã©", "â€™"
 _UTF7 = re.compile(r"\+[A-Za-z0-9/][A-Za-z0-9+/]{2,}(?:-|(?![A-Za-z0-9+/]))")  # a run of UTF-7: "+AOk-" for "\u00e9"
 _PUNCTUATED = re.compile(r"[.,;:!?\u3001\u3002\u0964\u060c]")
-_MISSING = {"nan", "NaN", "None", "null", "<NA>", "NULL"}  # (a missing text as pandas or a database writes it)
+MISSING_TEXTS = {"nan", "NaN", "None", "null", "<NA>", "NULL"}  # (a missing text as pandas or a database writes it)
 _C1 = re.compile("[\x80-\x84\x86-\x9f]")  # (U+0085 is warned of where it is read, as a line end)
 _OWN_MARK = re.compile(r"\[(?:SEP|CLS)\]")
 _BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)  # (one that ends a line: "ended")
 _BYTE_ESCAPE = re.compile(r"(?:\\x[89a-f][0-9a-f]){2,}")  # "Ba\xc3\xa1squetbol": a character's UTF-8 bytes
 _PAGE = re.compile(r"\s*(?:-\s*\d+\s*-|(?:Page|p\.|Seite|page)\s*\d+(?:\s*(?:of|/)\s*\d+)?)\s*$")
 _LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _unended(path, number, line):
+    """What is said of lines that stop mid-sentence (`line`, the first): hard-wrapped text, with the command that joins
+    it; or, where the line holds no punctuation and no capital (N aside), text stripped of them."""
+    cased = re.sub(r"(?<!\S)N(?!\S)", "", line)  # (Penn Treebank's language-modelling text writes numbers N)
+    if _PUNCTUATED.search(line) or cased != cased.lower():
+        return (f"stop mid-sentence (line {number}: {line.strip()[-30:]!r}), as hard-wrapped text (e-mail, Project "
+                "Gutenberg) does: each line is read as a sentence of its own; join each paragraph's lines first "
+                f"({_joined(path, line)})")
+    return (f"hold no punctuation and no capital (line {number}: {line.strip()[:40]!r}), as text stripped of them does "
+            "(Penn Treebank's language-modelling text, lower-cased, numbers as N; a speech transcript): the model "
+            "learns text as written; give the original text")
 
 
 def _joined(path, line):

@@ -190,7 +190,7 @@ def size(path):
     return gfile().stat(path).length if is_remote(path) else os.path.getsize(path)
 
 
-_LINE_ENDS = re.compile("[\r\u2028\u2029\x85\v]")  # line ends inside what a file's newlines make one line (\v: Word's
+LINE_ENDS = re.compile("[\r\u2028\u2029\x85\v]")  # line ends inside what a file's newlines make one line (\v: Word's
 # manual line break, as its plain-text export keeps it)
 SHARED_START = 2**16  # characters: two texts that begin with as many of the same are one text, or one holds the other
 SHORT_TEXT, MANY_FILES = 500, 100  # characters, files: one short text repeated among many files is the corpus's
@@ -443,8 +443,8 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
             if nel is None and "\x85" in line.rstrip("\r\n") and line.endswith("\n"):  # (a file of newlines)
                 nel = _warn_of_nel(path, number)
             line = line.rstrip("\r\n")
-            if _LINE_ENDS.search(line):  # a lone CR inside (classic Mac text pasted in), U+2028, U+2029, NEL or \v (a
-                yield from ((number, piece) for piece in _LINE_ENDS.split(line))  # JavaScript or EBCDIC export): a
+            if LINE_ENDS.search(line):  # a lone CR inside (classic Mac text pasted in), U+2028, U+2029, NEL or \v (a
+                yield from ((number, piece) for piece in LINE_ENDS.split(line))  # JavaScript or EBCDIC export): a
                 # line end, as Python's str.splitlines and editors take it
             else:
                 yield number, line

@@ -179,6 +179,18 @@ def newest_weights(run, steps=None):
     return newest_intact(found, _tf_weights, directory, errors=READ_ERRORS, owner=run)
 
 
+def earlier_update_read(run, update, steps):
+    """Why a run's weights of `update`, before its `steps`, are read: it stopped there (its command resumes it), or
+    its later checkpoints on disk (TensorFlow's or the JAX backend's) do not read (each named in a warning)."""
+    directory = os.path.join(run, artifacts.CHECKPOINTS)
+    last = max([*artifacts.checkpoints_on_disk(directory), *artifacts.jax_checkpoints_on_disk(directory)], default=0)
+    if last <= update:
+        return (f"{run} stopped at update {update:,} of its {steps:,}: an unfinished run's weights are read (to finish "
+                "it, run its command again: it resumes)")
+    return (f"{run}'s checkpoints past update {update:,} do not read (named above): the weights of update {update:,} "
+            f"are read, not those of its last, {last:,}")
+
+
 def _tf_weights(update, prefix):
     """{variable path: value} of the model weights in one checkpoint of a run; reads every tensor,
     so a damaged .index or .data file raises here (`READ_ERRORS`)."""

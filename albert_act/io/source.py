@@ -35,7 +35,7 @@ from albert_act.base.artifacts import (ASSETS, CHECKPOINTS, CONFIG, EXPORT, EXPO
                                        KERAS_HUB_WEIGHTS, TF1_CONFIG, TF1_VOCAB, VOCAB, WEIGHTS)
 from albert_act.io.exports import find_export, load_export
 from albert_act.io.public_checkpoints import read_albert_checkpoint, read_albert_config
-from albert_act.io.run_checkpoints import newest_weights, stored_tau
+from albert_act.io.run_checkpoints import earlier_update_read, newest_weights, stored_tau
 from albert_act.model.backbone import SETTINGS as BACKBONE_SETTINGS, AlbertActBackbone
 from albert_act.model.classifier import AlbertActClassifier
 from albert_act.model.halting import ponder_weight_in_force
@@ -252,10 +252,7 @@ class Source:
             print(f"note: {self.path} is still training{holder}: its newest checkpoint now, of update {found[0]:,}, "
                   "is read", file=sys.stderr, flush=True)
         elif isinstance(steps, int) and found[0] < steps:  # (stopped, or killed: its command resumes it; or damaged)
-            last = max(artifacts.checkpoints_on_disk(folder := os.path.join(self.path, CHECKPOINTS)) or artifacts.jax_checkpoints_on_disk(folder))
-            print(f"note: {self.path} stopped at update {found[0]:,} of its {steps:,}: an unfinished run's weights are read (to finish it, run its "
-                  "command again: it resumes)" if last <= found[0] else f"note: {self.path}'s checkpoints past update {found[0]:,} do not read (named "
-                  f"above): the weights of update {found[0]:,} are read, not those of its last, {last:,}", file=sys.stderr, flush=True)
+            print(f"note: {earlier_update_read(self.path, found[0], steps)}", file=sys.stderr, flush=True)
         return found
 
     def trained_tau(self):

@@ -68,15 +68,15 @@ def check_own_vocab(cache_dir):
     """ValueError where the demo data's vocab.model is not the one its records were made with (replaced by another):
     named, not rebuilt over (the file there may be the user's)."""
     from pipelines.create_pretraining_data import vocab_fingerprint
+    from pipelines.record_vocabulary import recorded_vocabulary
 
     vocab, records = os.path.join(cache_dir, artifacts.VOCAB), os.path.join(cache_dir, artifacts.DEMO_RECORDS)
+    recorded = recorded_vocabulary(os.path.join(records, artifacts.STATS_JSON))  # (the report beside the shards)
     try:
-        with open(os.path.join(records, artifacts.STATS_JSON)) as f:
-            recorded = json.load(f).get("vocab_sha256")
         with open(vocab, "rb") as f:
             found = vocab_fingerprint(f.read())
-    except (OSError, ValueError, AttributeError):
-        return  # (a damaged report, a missing vocabulary: the records' own checks name them)
+    except OSError:
+        return  # (a missing vocabulary: the records' own checks name it)
     if recorded and found != recorded:
         raise ValueError(f"{vocab} is not the vocabulary the demo records in {records} were made with (replaced by "
                          f"another?): put the demo's own back, or give a new --demo_data_dir (or delete {cache_dir}) "
