@@ -32,7 +32,7 @@ import os
 import sys
 import time
 
-from albert_act.base import cli, entry, outputs, overlap, text_files
+from albert_act.base import cli, entry, outputs, overlap, prose, text_files
 from pipelines import synthetic_corpus
 
 SPLITS = ("tr", "va", "te")
@@ -108,11 +108,11 @@ def read_conllu(path, words_only=False):
     naming the line. words_only: the words are all that is read (a served sentence's), so a file not parsed (HEAD
     "_", as a tokenizer writes CoNLL-U) is read too, its heads None."""
     sentence, lines, token = [], [], None  # token: (first word id, last word id, SpaceAfter=No) of a range
+    weighed = prose.Prose(path, traits=prose.WORD_TRAITS)  # (-LRB- for "(", soft hyphens: warned of as in text)
     for number, line in text_files.read_lines(path, skip_flag=False):
         if not line:
             if sentence:
-                _check_forms(sentence, lines, path)
-                yield sentence if words_only else _check_heads(sentence, lines, path)
+                yield _ended(sentence, lines, path, weighed, words_only)
             sentence, lines, token = [], [], None
             continue
         if line.startswith("#"):
@@ -155,8 +155,16 @@ def read_conllu(path, words_only=False):
         sentence.append((fields[1], fields[4], head, fields[7], not glued))
         lines.append(number)
     if sentence:
-        _check_forms(sentence, lines, path)
-        yield sentence if words_only else _check_heads(sentence, lines, path)
+        yield _ended(sentence, lines, path, weighed, words_only)
+    weighed.warn()
+
+
+def _ended(sentence, lines, path, weighed, words_only):
+    """A sentence read whole (its words from `lines`): its FORMs checked and weighed (`weighed`, a prose.Prose of the
+    file), its HEADs checked unless `words_only`."""
+    _check_forms(sentence, lines, path)
+    weighed.feed_words(lines, [word[0] for word in sentence])
+    return sentence if words_only else _check_heads(sentence, lines, path)
 
 
 def sentence_text(words):

@@ -1007,6 +1007,12 @@ CASES += [
     ("probing-conllu-a-copy-whose-trees-are-merged-in-pairs-and-reheaded", "pipelines.probing --conllu {ud40} "
      "{ud40_merged} --output_dir {tmp}/probing_merged", 1,
      r"--conllu .*ud40_merged.conllu: 36 of its 40 distinct sentences are also in .*ud40.conllu", []),
+    ("probing-conllu-forms-written-as-penn-treebank-tokens", "pipelines.probing --conllu {ud40_lrb} --output_dir "
+     "{tmp}/p_lrb", 0, r"warning: \S*ud40_lrb.conllu: \d+ of its first 40 sentences hold Penn Treebank's tokens "
+     r"\('(?:-LRB-|``)' on line \d+: brackets and quotes written as words\), read as words: detokenize first", []),
+    ("analyze-dependencies-conllu-forms-holding-soft-hyphens", ANALYZE.replace("token-types", "dependencies")
+     + " --parsed {ud40_shy}", 0, r"warning: \S*ud40_shy.conllu: \d+ of its first 40 sentences hold an invisible "
+     r"character \(U\+00AD on line \d+: a soft hyphen", []),
     ("probing-conllu-a-blank-line-lost", "pipelines.probing --conllu {ud_run_on} --output_dir {tmp}/p_run_on", 1,
      r"ud_run_on.conllu line \d+: word ID '1' where \d+ comes next \(a new sentence without the blank line that ends "
      r"each one\)", []),
@@ -1802,7 +1808,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             **{name: root / f"{name}.txt" for name in ("corpus_indented", "corpus_after_more", "corpus_reordered",
                                                       "corpus_joined", "corpus_spoken", "corpus_numbered", "corpus_html",
                                                       "corpus_twice")},
-            **{name: root / f"{name}.conllu" for name in ("ud40", "ud40_misc", "ud40_merged", "ud40_tail", "ud_run_on", "ud_2roots",
+            **{name: root / f"{name}.conllu" for name in ("ud40", "ud40_misc", "ud40_merged", "ud40_tail", "ud40_lrb", "ud40_shy", "ud_run_on", "ud_2roots",
                                                           "ud_cycle")},
             "latin1_txt": root / "latin1.txt", "ptb_dp": root / "ptb.dp", "ptb_mrg": root / "ptb.mrg",
             "subtitles": root / "subtitles.srt", "corpus_csv": root / "corpus_csv.txt", "curve_long": root / "long.jsonl", "curve_anneal": root / "anneal.jsonl",
@@ -1964,6 +1970,11 @@ def _more_bad_files(root, rte):
     (root / "ud40_misc.conllu").write_text("\n\n".join("\n".join(  # MISC (SpaceAfter=No) blanked: the words read alike
         "\t".join(f.split("\t")[:9] + ["_"]) if f.count("\t") == 9 else f for f in s.split("\n")) for s in ud) + "\n\n")
     (root / "ud40_tail.conllu").write_text("\n\n".join(ud[1:]) + "\n\n")  # all but its first sentence
+    ptb_tokens = {"(": "-LRB-", ")": "-RRB-", '"': "``"}  # (brackets and quotes as Penn Treebank writes them)
+    (root / "ud40_lrb.conllu").write_text(re.sub(r'^(\d+)\t([()"])\t', lambda m: f"{m[1]}\t{ptb_tokens[m[2]]}\t",
+                                                 "\n\n".join(ud) + "\n\n", flags=re.M))
+    (root / "ud40_shy.conllu").write_text(re.sub(r"^(\d+)\t(\w{4})(\w{4,})\t", "\\1\t\\2\u00ad\\3\t",  # soft hyphens
+                                                 "\n\n".join(ud) + "\n\n", flags=re.M))
     (root / "ud_run_on.conllu").write_text(ud[0] + "\n" + "\n\n".join(ud[1:]) + "\n\n")  # one blank line lost
     (root / "ud40_merged.conllu").write_text("\n\n".join(_merged_tree(ud[i], ud[i + 1]) for i in range(0, 40, 2)) + "\n\n")
 

@@ -53,9 +53,10 @@ class Prose:
     `PROSE_SHARE` of sentences, `ALIKE_SHARE` or more begun alike (`KEY_SHARE` by a key; 10 lines at least), or a
     trait's share, a warning (once they are read, or at the file's end) says how many, and names a line."""
 
-    def __init__(self, path, served=False):
-        self.path, self.lines, self.sentences, self.other = path, 0, 0, None
-        self.checked = {k: v for k, v in _TRAITS.items() if not (served and k in TRAINING_TEXT)}  # (served: [MASK]s)
+    def __init__(self, path, served=False, traits=None):
+        self.path, self.lines, self.sentences, self.other, self.unit = path, 0, 0, None, "lines"
+        self.checked = {k: v for k, v in _TRAITS.items() if not (served and k in TRAINING_TEXT)  # (served: [MASK]s)
+                        and (traits is None or k in traits)}
         self.prefixes, self.traits = collections.Counter(), {}  # {prefix: lines}, {trait: [(number, line)]}
         self.shown = {}  # {prefix: (number, line)}: its first line
         self.before, self.again, self.repeats = None, False, []  # the line before (not blank), whether it repeated its
@@ -78,6 +79,18 @@ class Prose:
             for trait, (holds, _, _) in self.checked.items():
                 if holds(line):
                     self.traits.setdefault(trait, []).append((number, line))
+            if self.lines == PROSE_LINES:
+                self.warn()
+
+    def feed_words(self, numbers, words):
+        """A parsed sentence's words, each read from its line of `numbers`: one of the sentences counted, with the
+        first word that holds each trait (a parsed file's words hold no prose's shape: only its traits are weighed)."""
+        self.unit = "sentences"
+        if self.lines < PROSE_LINES:
+            self.lines += 1
+            for trait, (holds, _, _) in self.checked.items():
+                if held := next(((n, word) for n, word in zip(numbers, words) if holds(word)), None):
+                    self.traits.setdefault(trait, []).append(held)
             if self.lines == PROSE_LINES:
                 self.warn()
 
@@ -108,7 +121,7 @@ class Prose:
                       f"'s/[[:space:]]*$//' {self.path} | uniq > text.txt)")
         for trait, (_, least, said) in self.checked.items():
             if self.lines >= 5 and len(held := self.traits.get(trait, [])) >= least(self.lines):
-                warn_once(f"warning: {self.path}: {len(held):,} of its first {self.lines:,} lines "
+                warn_once(f"warning: {self.path}: {len(held):,} of its first {self.lines:,} {self.unit} "
                           f"{said(self.path, *held[0])}")
         self.other, self.prefixes, self.traits, self.repeats = None, collections.Counter(), {}, []  # (warned once)
 
@@ -255,6 +268,8 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                 lambda n: max(10, 0.6 * n),
                 lambda path, number, line: _unended(path, number, line)),
 }
+WORD_TRAITS = ("escaped", "mojibake", "replaced", "c1", "unknown", "other_mask", "treebank", "invisible")  # those a
+# parsed file's words (CoNLL-U's FORMs) are weighed for
 TRAINING_TEXT = ("own_mask",)  # traits warned of in training text only: served text holds [MASK] on purpose
 # What may follow a sentence's end on a line that is not wrapped: tags (<eos>, <|endoftext|>), footnote marks
 _TRAILING = re.compile(r"(?:\s*(?:<\|?/?[\w.-]*\|?>|\[\d+\]|[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021\u00b6]+|<ref[^>]*>.*?</ref>"
