@@ -309,6 +309,11 @@ def _columns_by_name(header_line, names, columns, path, task, split):
         elif header_line.startswith("sep="):  # (Excel's first line, naming the separator)
             raise ValueError(f"{path} line 1: {line[:12]!r}, Excel's line naming the separator, before "
                              f"the header: delete it (sed -i 1d {path})")
+        elif name in [h.replace("\ufeff", "") for h in header]:  # (a file read without utf-8-sig, then written again)
+            said = header[[h.replace("\ufeff", "") for h in header].index(name)]
+            raise ValueError(f"{path} line 1: the header's {said!r} is {task.name}'s {name!r} with a byte-order mark "
+                             "(U+FEFF) before it, as a file read without utf-8-sig and written again keeps its mark "
+                             f"inside: remove it (sed -i '1s/\\xef\\xbb\\xbf//g' {path}, GNU sed's bytes)")
         elif name.lower() in [h.strip().lower() for h in header]:  # ("Sentence", "Label": renamed by a spreadsheet)
             said = header[[h.strip().lower() for h in header].index(name.lower())]
             raise ValueError(f"{path} line 1: the header's {said!r} is {task.name}'s {name!r} but for its case or "

@@ -122,6 +122,9 @@ CASES = [
      r"glue_short/train.tsv line 2: 3 fields where the header has 4", []),
     ("finetune-header-renamed", FINETUNE + " --task rte --data_dir {glue_renamed}", 1,
      r"glue_renamed/train.tsv line 1: the header has no column 'sentence1' \(it has \['index', 'premise'", []),
+    ("finetune-header-holding-a-byte-order-mark-inside", FINETUNE + " --task sst-2 --data_dir {tmp}/glue_bom_inside", 1,
+     r"glue_bom_inside/train.tsv line 1: the header's '\\ufeffsentence' is SST-2's 'sentence' with a byte-order mark "
+     r"\(U\+FEFF\) before it, .*remove it \(sed -i '1s/\\xef\\xbb\\xbf//g' \S*glue_bom_inside/train.tsv", []),
     ("finetune-missing-dev", FINETUNE + " --task rte --data_dir {glue_nodev}", 1, r"glue_nodev/dev.tsv: missing", []),
     ("finetune-no-init", FINETUNE.replace("{run}", "{tmp}/nowhere") + " --task rte --data_dir {rte}", 1,
      r"nowhere: no such file or folder", []),
@@ -1677,6 +1680,9 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
         (root / name / "train.tsv").write_text(train if train is not None else RTE_HEADER + RTE_ROW.format(i=0))
         if name != "glue_nodev":
             shutil.copy(rte / "dev.tsv", root / name / "dev.tsv")
+    (root / "glue_bom_inside").mkdir()  # SST-2's file read without utf-8-sig, written again by pandas (with its index)
+    (root / "glue_bom_inside" / "train.tsv").write_text("\t\ufeffsentence\tlabel\n0\tit is a fine film .\t1\n")
+    shutil.copy(rte.parent / "SST-2" / "dev.tsv", root / "glue_bom_inside" / "dev.tsv")
     vocab = Path(records[0]).parent.parent / "vocab.model"
     _bad_records(root, records)
     edited = root / "edited_run"

@@ -255,3 +255,19 @@ def test_texts_that_are_pandas_missing_values_are_noted(tmp_path, capsys):
     assert len(examples) == 7
     assert "train.tsv: 2 texts are 'nan' or 'None' alone (train-7 first), as pandas writes a missing text" in \
         capsys.readouterr().out
+
+
+def test_a_byte_order_mark_inside_the_header_is_named_and_its_command_removes_it(tmp_path):
+    """SST-2's train.tsv read without utf-8-sig and written again by pandas: its index column first, the mark before
+    'sentence'. The mark is named with a sed that removes it; then the index column is named."""
+    import re
+    import subprocess
+
+    (tmp_path / "train.tsv").write_text("\t\ufeffsentence\tlabel\n0\tit is a fine film .\t1\n1\tdull .\t0\n")
+    with pytest.raises(ValueError, match=r"train.tsv line 1: the header's '\\ufeffsentence' is SST-2's 'sentence' with "
+                                         r"a byte-order mark") as refused:
+        read_glue("sst-2", str(tmp_path), "train")
+    subprocess.run(["bash", "-c", re.search(r"\((sed .*?), GNU", str(refused.value)).group(1)], check=True)
+    assert (tmp_path / "train.tsv").read_text().splitlines()[0] == "\tsentence\tlabel"
+    with pytest.raises(ValueError, match=r"every one beginning with a row number .*pandas' index"):
+        read_glue("sst-2", str(tmp_path), "train")
