@@ -344,7 +344,10 @@ CASES = [
     ("data-empty-corpus", DATA + " --input {empty_txt}", 1, r"empty corpus: no non-blank line in .*empty.txt", []),
     ("data-instances-with-no-masked-piece", DATA.replace("{tmp}/records", "{tmp}/records_unmasked") + " --input "
      "{corpus} --max_seq_length 16 --max_predictions_per_seq 3", 0, r"note: \d+ of the \d+ instances hold no masked "
-     r"piece \(a short sequence whose first drawn span overflowed its masking budget and was dropped", []),
+     r"piece \(a sequence whose first drawn span overflowed its masking budget and was dropped[^;]*only\n", []),
+    ("data-masked-lm-prob-a-budget-of-one-piece", DATA.replace("{tmp}/records", "{tmp}/records_001") + " --input "
+     "{corpus} --masked_lm_prob 0.001", 0, r"note: \d+ of the \d+ instances hold no masked piece .*--masked_lm_prob "
+     r"0.001 gives a full sequence of 128 a budget of 1 piece, which any span of 2 or more overflows: raise it", []),
     ("data-bad-ngram", DATA + " --input {corpus} --max_ngram 0", 1, r"max_ngram", []),
     ("tokenizer-bpe-required-chars-the-text-lacks", "pipelines.train_tokenizer --input {corpus} --output {tmp}/v_bpe "
      "--vocab_size 40 --model_type bpe --no-byte_fallback --required_chars acqxz", 0, r"note: --required_chars: 3 of "
