@@ -436,16 +436,8 @@ def _print_notes(report, eval_fraction):
     if eval_fraction > 0 and not report["instances"]["eval"]:
         print(f"note: the eval shard is empty (--eval_fraction {eval_fraction} of too few documents); "
               "pre-training needs held-out records: raise --eval_fraction or give more documents")
-    if unmasked := report["instances_with_no_masked_piece"]:
-        config = report["config"]
-        full = round(config["masked_lm_prob"] * (config["max_seq_length"] - 3))  # (a full sequence's budget)
-        low = (f"; --masked_lm_prob {config['masked_lm_prob']:g} gives a full sequence of {config['max_seq_length']} "
-               f"a budget of {max(1, full)} piece{'s' * (full > 1)}, which any span of {max(1, full) + 1} or more "
-               "overflows: raise it (ALBERT's, and this tool's default, is 0.2)" if full < min(3, config["max_ngram"])
-               else "")
-        print(f"note: {unmasked:,} of the {report['instances']['total']:,} instances hold no masked piece (a sequence "
-              "whose first drawn span overflowed its masking budget and was dropped, as half of such spans are: the "
-              f"masked count stays unbiased): they train sentence order only{low}")
+    if note := record_warnings.unmasked_note(report):
+        print(note)
     for warning in record_warnings.warnings(report):
         print(f"warning: {warning}")
 

@@ -1,6 +1,6 @@
 """The data tool's warnings on records it wrote (`pipelines.create_pretraining_data`), each a line or None,
 from its report (stats.json): text the vocabulary cannot read, text cut off, masking far from its target, documents
-of one line."""
+of one line; and the note on instances left unmasked."""
 
 UNKNOWN_WARNED = 0.1  # of the tokens <unk>; English Wikipedia under the demo's 2,000-piece vocabulary: 0.02
 
@@ -85,3 +85,19 @@ def masking_warning(report):
     return (f"{said}: sequences of {report['config']['max_seq_length']} pieces "
             f"({report['mean_tokens_per_instance']:.1f} on average) are too short for it; use a longer "
             "--max_seq_length (ALBERT: 512, the demo 64)")
+
+
+def unmasked_note(report):
+    """The note on instances that hold no masked piece (a span that overflowed the budget dropped), with the
+    --masked_lm_prob to raise where that budget is one or two pieces; or None."""
+    if not (unmasked := report["instances_with_no_masked_piece"]):
+        return None
+    config = report["config"]
+    full = round(config["masked_lm_prob"] * (config["max_seq_length"] - 3))  # (a full sequence's budget)
+    low = (f"; --masked_lm_prob {config['masked_lm_prob']:g} gives a full sequence of {config['max_seq_length']} "
+           f"a budget of {max(1, full)} piece{'s' * (full > 1)}, which any span of {max(1, full) + 1} or more "
+           "overflows: raise it (ALBERT's, and this tool's default, is 0.2)" if full < min(3, config["max_ngram"])
+           else "")
+    return (f"note: {unmasked:,} of the {report['instances']['total']:,} instances hold no masked piece (a sequence "
+            "whose first drawn span overflowed its masking budget and was dropped, as half of such spans are: the "
+            f"masked count stays unbiased): they train sentence order only{low}")
