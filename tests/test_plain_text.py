@@ -464,6 +464,26 @@ def test_a_file_utf16_then_utf8_is_not_told_to_be_converted_whole(tmp_path):
 TEXT = "".join(f"The river ran past the mill number {i} today, and nobody saw caf\u00e9 signs.\n" for i in range(40))
 
 
+def test_utf16_whose_byte_order_turns_is_told_to_convert_each_part_and_the_commands_do(tmp_path):
+    """A UTF-16LE file (FF FE) joined to a UTF-16BE one (FE FF): iconv -f UTF-16 of the whole turns the second into
+    CJK mojibake. The turn is named, and the two commands advised give both parts' text back."""
+    import re
+    import subprocess
+
+    from albert_act.base import text_files
+
+    path = tmp_path / "in.txt"
+    path.write_bytes(TEXT.encode("utf-16") + b"\xfe\xff" + TEXT.encode("utf-16-be"))
+    turn = len(TEXT.encode("utf-16"))
+    with pytest.raises(ValueError, match=rf"in.txt: UTF-16 text whose byte order turns at byte {turn:,} \(a FF FE mark "
+                                         r"at its start, FE FF there: two files joined\?\)") as refused:
+        list(text_files.read_lines(str(path)))
+    subprocess.run(["bash", "-c", re.search(r"then join them \((.*)\)$", str(refused.value)).group(1)], cwd=tmp_path,
+                   check=True)
+    for part in ("part1.txt", "part2.txt"):
+        assert [line for _, line in text_files.read_lines(str(tmp_path / part))] == TEXT.splitlines()
+
+
 @pytest.mark.parametrize("data, said", [
     (TEXT.encode("utf-16")[:-1], r"UTF-16 text, not UTF-8 .*cut short: its 5\d+ bytes are no whole number of UTF-16 "
      r"characters"),

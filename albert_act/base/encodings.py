@@ -122,6 +122,11 @@ def _refuse_utf16(path, start, head, in_place=False):
     if kind:
         why = (f"its first line holds NUL bytes or a {kind[:6]} byte-order mark" if b"\x00" in start or kind in
                [name for _, name in marks] else f"its first bytes read as {kind} text, of a script with no NUL byte")
+        if kind == "UTF-16" and (turned := _byte_order_turned(path, start[:2])):  # (iconv would garble the second)
+            raise ValueError(f"{path}: UTF-16 text whose byte order turns at byte {turned:,} (a {start[:2].hex(' ').upper()} "
+                             f"mark at its start, {start[1::-1].hex(' ').upper()} there: two files joined?): convert "
+                             f"each part alone, then join them (head -c {turned} {path} | iconv -f UTF-16 -t UTF-8 > "
+                             f"part1.txt; tail -c +{turned + 1} {path} | iconv -f UTF-16 -t UTF-8 > part2.txt)")
         if _utf8_tail(path):  # (iconv of the whole would garble the UTF-8 part)
             raise ValueError(f"{path}: {kind} text at its start ({why}), but UTF-8 at its end: two files of different "
                              f"encodings joined? Convert the {kind} part alone (iconv -f {kind} -t UTF-8), then join them")
@@ -133,6 +138,23 @@ def _refuse_utf16(path, start, head, in_place=False):
                              "converted.txt")
         raise ValueError(f"{path}: {kind} text, not UTF-8 ({why}); convert it first: iconv -f {kind} -t UTF-8 {path} > "
                          + (f"{path}.text && mv {path}.text {path}" if in_place else "converted.txt"))
+
+
+def _byte_order_turned(path, mark):
+    """The offset in the local UTF-16 file `path` (its first 64 MiB), begun by the byte-order mark `mark`, of the
+    other order's mark at an even offset (U+FFFE in its own order, no character): a file of the other order joined
+    to it; or None."""
+    try:
+        if "://" in os.fspath(path) or not os.path.isfile(path):
+            return None
+        with open(path, "rb") as f:
+            data = f.read(64 << 20)
+    except OSError:
+        return None
+    found = data.find(mark[::-1], 2)
+    while found != -1 and found % 2:
+        found = data.find(mark[::-1], found + 1)
+    return None if found == -1 else found
 
 
 def _utf8_tail(path):
