@@ -316,6 +316,7 @@ def _check_shards(patterns, corpus, matched):
                          f"{os.path.join(os.path.dirname(corpus), prefix + '-*.tfrecord')})")
     of = {int(m.group(1)) for m in (re.search(r"-of-(\d+)\.tfrecord$", path) for path in shards) if m}
     if shards and of and len(shards) < max(of):  # (the others deleted, or left behind by a copy)
+        _check_renamed(patterns, matched, corpus, _record(corpus))  # (or the corpus's shards renamed -of-00003)
         raise ValueError(f"{os.path.dirname(corpus) or '.'} holds {len(shards)} of the {max(of)} {prefix} shards "
                          f"(their names say -of-{max(of):05d}) that its token corpus {corpus} holds, and the JAX "
                          f"backend reads that corpus: it would train on all {max(of)}; make records of the "
@@ -338,18 +339,23 @@ def _check_renamed(patterns, matched, corpus, written):
                          "The JAX backend reads that corpus, not the shards: give the data tool's shards by their names")
 
 
+def _record(corpus):
+    """The shards ({name: bytes}) the token corpus `corpus` records it was written with; None where it records none
+    (an older corpus) or cannot be read (named as damaged where it is read)."""
+    try:
+        with np.load(corpus, allow_pickle=False) as data:
+            return json.loads(str(data["shards"])) if "shards" in data.files else None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+        return None
+
+
 def _check_written_with(corpus):
     """ValueError when the token corpus `corpus` records other TFRecord shards (names and sizes) than its folder
     holds: the corpus of other records (replaced, copied beside another data run's, or swapped with the held-out
     one), which the JAX backend would train on instead of the shards given; a corpus copied alone (no shard of
     its beside it) passes. Corpora written without the record (older ones) are not checked. Returns the record
     ({shard name: bytes}), or None."""
-    try:
-        with np.load(corpus, allow_pickle=False) as data:
-            written = json.loads(str(data["shards"])) if "shards" in data.files else None
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
-        return None  # (named as damaged where it is read)
-    if not written:
+    if not (written := _record(corpus)):
         return None
     wanted = "eval-" if os.path.basename(corpus) == TOKENS_EVAL else "train-" if os.path.basename(
         corpus) == TOKENS_TRAIN else None

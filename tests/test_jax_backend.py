@@ -351,6 +351,12 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
     with pytest.raises(ValueError, match=r"part-\* matches part-0.tfrecord, none of the shards \S+tokens-train.npz was "
                                          r"written with \(train-00000-of-00002.tfrecord, train-00001-of-00002.tfrecord\)"):
         token_corpus.token_files([str(renamed / "part-*")])
+    for i in (0, 1):  # both shards renamed -of-00003 beside their corpus: not "2 of the 3 shards"
+        shutil.copy(folder / f"train-0000{i}-of-00002.tfrecord", renamed / f"train-0000{i}-of-00003.tfrecord")
+    (renamed / "part-0.tfrecord").unlink()
+    with pytest.raises(ValueError, match=r"matches train-00000-of-00003.tfrecord, none of the shards \S+tokens-train.npz "
+                                         r"was written with \(train-00000-of-00002.tfrecord, "):
+        token_corpus.token_files([str(renamed / "train-*.tfrecord")])
     alone = tmp_path / "held_out_alone"  # held-out shards without their corpus, matched as '*.tfrecord'
     alone.mkdir()
     shutil.copy(next(folder.glob("eval-*.tfrecord")), alone)
