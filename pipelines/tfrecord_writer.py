@@ -11,7 +11,7 @@ import google_crc32c
 from albert_act.base import text_files
 
 
-def _masked_crc(data):
+def masked_crc(data):
     crc = google_crc32c.value(data)
     return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
@@ -24,7 +24,7 @@ class TFRecordWriter:
 
     def write(self, record):
         header = struct.pack("<Q", len(record))
-        self.file.write(header + struct.pack("<I", _masked_crc(header)) + record + struct.pack("<I", _masked_crc(record)))
+        self.file.write(header + struct.pack("<I", masked_crc(header)) + record + struct.pack("<I", masked_crc(record)))
 
     def close(self):
         self.file.close()

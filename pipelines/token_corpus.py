@@ -349,6 +349,27 @@ def _record(corpus):
         return None
 
 
+def _record_framed(path):
+    """Whether the TFRecord file `path` begins with a record's frame: a length (8 bytes, little-endian) that the file
+    holds, and that length's masked CRC32C where google-crc32c is there to check it (a file of NULs has neither)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(12)
+        size = os.path.getsize(path)
+    except OSError:
+        return True  # (named where it is read)
+    if size == 0:
+        return True  # (an empty shard: a data run of few documents writes one)
+    length = int.from_bytes(head[:8], "little") if len(head) == 12 else -1
+    if not 0 < length <= size - 16:
+        return False
+    try:
+        from pipelines.tfrecord_writer import masked_crc
+    except ImportError:  # (google-crc32c, a TensorFlow requirement, may be missing where JAX alone is)
+        return True
+    return masked_crc(head[:8]) == int.from_bytes(head[8:12], "little")
+
+
 def _check_written_with(corpus):
     """ValueError when the token corpus `corpus` records other TFRecord shards (names and sizes) than its folder
     holds: the corpus of other records (replaced, copied beside another data run's, or swapped with the held-out
@@ -372,6 +393,11 @@ def _check_written_with(corpus):
                          f"{differ[0]} of {written[differ[0]]:,} bytes; it is {there[differ[0]]:,}): renamed into each "
                          "other? Give them their data tool names back (the corpus holds them by name), or make the "
                          "records again")
+    if damaged := next((name for name in sorted(there) if there[name] == written[name]
+                        and not _record_framed(os.path.join(folder, name))), None):  # (zeroed by a failed copy)
+        raise ValueError(f"{os.path.join(folder, damaged)}: not a TFRecord shard (its first record's frame does not "
+                         "read: zeroed or overwritten, though of its size), while the JAX backend would train on its "
+                         f"token corpus {corpus} without a word: copy the shard again, or make the records again")
     if there and there != written:  # (none there: the corpus copied alone, to a machine with JAX)
         differ = next(name for name in sorted(written) if there.get(name) != written[name])
         found = f"{there[differ]:,} bytes" if differ in there else "not there"

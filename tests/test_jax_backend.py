@@ -329,6 +329,10 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
                                          r"train-00001-of-00002.tfrecord joined with a copy of itself \(exactly 2 times "
                                          r"its size: cat of the shard with itself\?"):
         token_corpus.token_files([str(other / "train-*.tfrecord")])
+    shard.write_bytes(bytes(len((folder / shard.name).read_bytes())))  # NULs of its size: a failed copy
+    with pytest.raises(ValueError, match=r"other_run/train-00001-of-00002.tfrecord: not a TFRecord shard \(its first "
+                                         r"record's frame does not read: zeroed or overwritten, though of its size\)"):
+        token_corpus.token_files([str(other / "train-*.tfrecord")])
     swapped_names = tmp_path / "swapped_names"  # the two shards renamed into each other
     shutil.copytree(folder, swapped_names)
     first, second = (swapped_names / f"train-0000{i}-of-00002.tfrecord" for i in (0, 1))
