@@ -26,7 +26,7 @@ import argparse
 import json
 import os
 
-from albert_act.base import artifacts, cli, encodings, entry, text_files
+from albert_act.base import artifacts, cli, encodings, entry, json_files, text_files
 from albert_act.base.outputs import check_output_dir
 from benchmarks import arguments
 
@@ -85,7 +85,35 @@ def read_points(path):
             points.append(point)
     if not points:
         raise ValueError(f"{file}: no evaluation yet")
-    return sorted(points, key=lambda p: p["step"])
+    points = sorted(points, key=lambda p: p["step"])
+    if os.path.isdir(path):
+        _check_own(path, file, points)
+    return points
+
+
+def _check_own(run, file, points):
+    """ValueError where the run's curve `points` (read from `file`) ends at the update of its final evaluation
+    (evaluation.json) with other accuracies: another run's curve copied in. A note where the run finished with fewer
+    points than its config's eval_every makes (the file deleted, and the run evaluated again: its last point alone)."""
+    try:
+        final = json_files.read_json(os.path.join(run, artifacts.EVALUATION))
+        config = json_files.read_json(os.path.join(run, artifacts.CONFIG))
+    except (ValueError, OSError):
+        return  # (an unfinished run, or a curve copied alone: nothing to compare it to)
+    last = points[-1]
+    if final.get("step") == last["step"] and any(
+            isinstance(final.get(k), (int, float)) and abs(final[k] - last[k]) > 1e-6 for k in ("mlm_accuracy", "sop_accuracy")):
+        raise ValueError(f"{file}: its evaluation of update {last['step']:,} (MLM {last['mlm_accuracy']:.3f}, SOP "
+                         f"{last['sop_accuracy']:.3f}) is not the run's own of that update in {artifacts.EVALUATION} "
+                         f"(MLM {final['mlm_accuracy']:.3f}, SOP {final['sop_accuracy']:.3f}): another run's curve "
+                         "copied in? Give the run whose curve it is")
+    every, steps = config.get("eval_every"), config.get("steps")
+    if final.get("step") == steps == last["step"] and isinstance(every, int) and every > 0 and isinstance(steps, int):
+        made = steps // every + (steps % every > 0)
+        if len(points) < made:
+            print(f"note: {file} holds {len(points):,} of the {made:,} evaluations its run made (eval_every {every:,}, "
+                  f"steps {steps:,}): the others are gone (the file deleted, then the run evaluated again?); its "
+                  "TensorBoard events under eval/ keep them")
 
 
 def _other_baseline(first, point):

@@ -460,6 +460,13 @@ CASES += [
      "{tmp}/nested_export/1/assets/albert_act_export.json --output {tmp}/x_nested/1", 1, r"--config \S+nested_export/1/"
      r"assets/albert_act_export.json line 9: max_seq_length must be an integer in "
      r"\[3, 8192\], got '64'", ["{configs}"]),
+    ("bench-learning-curves-another-runs-curve-copied-in", "benchmarks.learning_curves A={curve_copied_run} "
+     "--output_dir {tmp}/lc_copied", 1, r"curve_copied_run/held_out.jsonl: its evaluation of update 3 \(MLM [\d.]+, SOP "
+     r"0.125\) is not the run's own of that update in evaluation.json \(MLM [\d.]+, SOP [\d.]+\): another run's curve "
+     r"copied in\?", []),
+    ("bench-learning-curves-a-curve-that-lost-its-points", "benchmarks.learning_curves A={curve_lost_run} "
+     "--output_dir {tmp}/lc_lost", 0, r"note: \S*curve_lost_run/held_out.jsonl holds 1 of the 3 evaluations its run made "
+     r"\(eval_every 1, steps 3\): the others are gone", []),
     ("bench-learning-curves-a-run-whose-curve-is-a-folder", "benchmarks.learning_curves A={folders_run} --output_dir "
      "{tmp}/lc_folder", 1, r"folders_run/held_out.jsonl is a folder, where a run keeps its held_out.jsonl file: give "
      r"the run whose file it is, or move the folder away", ["{folders_run}"]),
@@ -757,6 +764,10 @@ CASES += [
     ("pretrain-a-finished-run-given-its-own-vocabulary-copy", PRETRAIN.replace("{tmp}/new_run", "{run}") +
      " --steps 3 --warmup_steps 0 --learning_rate 1.76e-3 --vocab {run}/vocab.model --eval_batches 1", 0,
      r"note: \S+checkpoints/ckpt-3 is the run's last update \(3\): nothing is left to train", ["{run}/vocab.model"]),
+    ("pretrain-a-finished-run-whose-curve-was-deleted", PRETRAIN.replace("{tmp}/new_run", "{curve_deleted_run}") +
+     " --steps 3 --warmup_steps 0 --learning_rate 1.76e-3 --vocab {vocab} --eval_batches 1 --eval_every 1", 0,
+     r"note: \S+curve_deleted_run/held_out.jsonl is gone: it will hold this evaluation alone; the run's earlier ones "
+     r"\(every 1 update\) are in its TensorBoard events under eval/", []),
     ("pretrain-unshared-layers-from-a-shared-run", PRETRAIN.replace("{tmp}/new_run", "{tmp}/unshared_run") +
      " --init_from {run} --unshared", 1, r"--init_from \S+run has one layer shared by its iterations, and --unshared "
      r"asks \d+ layers of their own, which it does not hold: drop --unshared", []),
@@ -1715,6 +1726,18 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
         part.unlink()
     shutil.copytree(tiny_run[0], root / "weights_folder_run")  # its final weights (a JAX run's) a folder
     (root / "weights_folder_run" / "model.weights.h5").mkdir()
+    shutil.copytree(tiny_run[0], root / "curve_deleted_run")  # a finished run, evaluated each update, curve deleted
+    config = json.loads((root / "curve_deleted_run" / "config.json").read_text())
+    (root / "curve_deleted_run" / "config.json").write_text(json.dumps({**config, "eval_every": 1}))
+    (root / "curve_deleted_run" / "held_out.jsonl").unlink()
+    for name in ("curve_copied_run", "curve_lost_run"):  # another run's curve copied in; a run evaluated every
+        (root / name).mkdir()  # update (eval_every 1) whose curve was deleted, then the run evaluated again
+        for file in ("config.json", "evaluation.json", "held_out.jsonl"):
+            shutil.copy(Path(tiny_run[0]) / file, root / name)
+    point = json.loads((root / "curve_copied_run" / "held_out.jsonl").read_text())
+    (root / "curve_copied_run" / "held_out.jsonl").write_text(json.dumps({**point, "sop_accuracy": 0.125}) + "\n")
+    config = json.loads((root / "curve_lost_run" / "config.json").read_text())
+    (root / "curve_lost_run" / "config.json").write_text(json.dumps({**config, "eval_every": 1}))
     (root / "folders_run").mkdir()  # a run whose held_out.jsonl and evaluation.json are folders
     shutil.copy(Path(tiny_run[0]) / "config.json", root / "folders_run")
     (root / "folders_run" / "held_out.jsonl").mkdir()
@@ -1797,7 +1820,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                                               "string_steps_config_run", "null_control_config_run", "orphan_export", "empty_state_run",
                                               "empty_state_export_run", "indexless_run", "foreign_ckpt_run",
                                               "other_vocab_reference", "events_file_run", "vocab_folder_run",
-                                              "weights_folder_run", "folders_run", "no_ckpt_run")},
+                                              "weights_folder_run", "folders_run", "no_ckpt_run", "curve_copied_run",
+                                              "curve_lost_run", "curve_deleted_run")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
             "utf16_txt": root / "utf16.txt", "utf16le_txt": root / "utf16le.txt",

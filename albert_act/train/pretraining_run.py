@@ -86,6 +86,10 @@ def _run(config, progress, write_dir):
                   "updates' settings (--eval_every, --checkpoint_every, --log_every) change nothing; it is evaluated "
                   f"(and exported) again; to train on, start a new run from its weights (--init_from {config.model_dir} "
                   "--model_dir <a new dir> --steps N)")
+            curve = os.path.join(config.model_dir, artifacts.HELD_OUT_CURVE)
+            if config.eval_every and config.eval_every < config.steps and not tf.io.gfile.exists(curve):
+                print(f"note: {curve} is gone: it will hold this evaluation alone; the run's earlier ones (every "
+                      f"{config.eval_every:,} update{'s' * (config.eval_every > 1)}) are in its TensorBoard events under {artifacts.EVAL_EVENTS}/")
     _train(config, trainer, streams, manager, (train_files, eval_files), write_dir, progress)
     return _finish(config, trainer, eval_files, write_dir, chief=write_dir == config.model_dir)
 
