@@ -434,8 +434,11 @@ def _print_notes(report, eval_fraction):
     if invalid := report["invalid_utf8_lines_skipped"]:
         print(skipped_lines_note([line.rsplit(" line ", 1) for line in invalid], report["sentences"]))
     if eval_fraction > 0 and not report["instances"]["eval"]:
-        print(f"note: the eval shard is empty (--eval_fraction {eval_fraction} of too few documents); "
-              "pre-training needs held-out records: raise --eval_fraction or give more documents")
+        one = report["documents"]["total"] == 1  # (a text with no blank line: warned of below)
+        print(f"note: the eval shard is empty (--eval_fraction {eval_fraction} of "
+              f"{'one document' if one else 'too few documents'}); pre-training needs held-out records: "
+              + ("give documents apart, a blank line between them" if one else
+                 "raise --eval_fraction or give more documents"))
     if note := record_warnings.unmasked_note(report):
         print(note)
     for warning in record_warnings.warnings(report):

@@ -42,7 +42,20 @@ def truncation_warning(report):
 def warnings(report):
     """The report's warnings, each a line."""
     return [w for w in (masking_warning(report), unknown_warning(report), truncation_warning(report),
-                        one_line_documents_warning(report)) if w]
+                        one_line_documents_warning(report), one_document_warning(report)) if w]
+
+
+def one_document_warning(report):
+    """A line when 100 sentences or more are one document for each file (no blank line in them): its sentence-order
+    pairs span what were documents, and no document is left to hold out."""
+    files = len(report.get("inputs", ())) or 1
+    if report["documents"]["total"] > files or report["sentences"] < 100 * files:
+        return None
+    return (f"{report['sentences']:,} sentences in {report['documents']['total']:,} document"
+            f"{'s' * (files > 1)}: no blank line in {'any file' if files > 1 else 'the text'}, where a blank line ends "
+            "each document; its texts are read as one, their sentence-order pairs spanning them, and none is held out "
+            "whole. Put a blank line between documents (paragraphs begun by an indent, as Project Gutenberg's: "
+            "sed 's/^\\t/\\n/', GNU sed's, puts one before each)")
 
 
 ONE_LINE_WARNED = 0.9  # of the documents (20 or more) one sentence long; English Wikipedia's: 0.1

@@ -345,6 +345,11 @@ CASES = [
     ("data-instances-with-no-masked-piece", DATA.replace("{tmp}/records", "{tmp}/records_unmasked") + " --input "
      "{corpus} --max_seq_length 16 --max_predictions_per_seq 3", 0, r"note: \d+ of the \d+ instances hold no masked "
      r"piece \(a sequence whose first drawn span overflowed its masking budget and was dropped[^;]*only\n", []),
+    ("data-paragraphs-indented-and-no-blank-line", DATA.replace("{tmp}/records", "{tmp}/records_indented") + " --input "
+     "{gutenberg_indented}", 0, r"eval shard is empty \(--eval_fraction [\d.]+ of one document\); pre-training needs "
+     r"held-out records: give documents apart, a blank line between them\n.*warning: 120 sentences in 1 document: no blank "
+     r"line in the text, .*Put a blank line between documents \(paragraphs begun by an indent, as Project Gutenberg's: "
+     r"sed 's/\^\\t/\\n/', GNU sed's, puts one before each\)", []),
     ("data-masked-lm-prob-a-budget-of-one-piece", DATA.replace("{tmp}/records", "{tmp}/records_001") + " --input "
      "{corpus} --masked_lm_prob 0.001", 0, r"note: \d+ of the \d+ instances hold no masked piece .*--masked_lm_prob "
      r"0.001 gives a full sequence of 128 a budget of 1 piece, which any span of 2 or more overflows: raise it", []),
@@ -1847,7 +1852,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "subtitles": root / "subtitles.srt", "corpus_csv": root / "corpus_csv.txt", "curve_long": root / "long.jsonl", "curve_anneal": root / "anneal.jsonl",
             "curve_start": root / "curve_start.jsonl", "curve_plus": root / "anneal+v2.jsonl", "corpus_piped": root / "corpus_piped.txt", "corpus_yaml": root / "corpus_yaml.txt", "corpus_then_subtitles": root / "corpus_then_subtitles.txt", "corpus_fasttext": root / "corpus_fasttext.txt", "corpus_labelled_csv": root / "corpus_labelled.csv", "corpus_relabelled": root / "corpus_relabelled.txt", "curve_percent": root / "curve_percent.jsonl", "curve_rebased": root / "curve_rebased.jsonl", "curve_utf16": root / "curve_utf16.jsonl", "curve_missed": root / "curve_missed.jsonl", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "ft_copy": root / "ft_copy", "swapped": root / "swapped.model",
             **{name: root / f"{name}.txt" for name in LOOK_ALIKES}, "started": root / "started",
-            **{name: root / f"{name}.txt" for name in ("tagged_words", "bibtex", "conllu_text", "sgml", "csv_inside",
+            **{name: root / f"{name}.txt" for name in ("tagged_words", "bibtex", "conllu_text", "sgml", "csv_inside", "gutenberg_indented",
                                                        "double_spaced", "datelines")},
             **{name: root / name for name in ("linked_staging", "staged_records", "killed_overwrite", "project",
                                               "hf_model")},
@@ -1995,6 +2000,8 @@ def _more_bad_files(root, rte):
     (root / "corpus_html.txt").write_text("".join(  # as a web page holds it
         f"<p>{line.replace(' ', '&nbsp;')}</p>\n" if line.strip() else "\n" for line in corpus_lines))
     (root / "corpus_twice.txt").write_text((root / "corpus.txt").read_text() * 2)
+    (root / "gutenberg_indented.txt").write_text("".join(  # paragraphs begun by a tab, no blank line anywhere
+        f"\tThe {i}th chapter opens on a cold morning.\nNobody in house {i} had slept well.\n" for i in range(60)))
     (root / "corpus_numbered.txt").write_text("".join(f"{i + 1:6}\t{line}\n" for i, line in enumerate(corpus_lines)))
     (root / "corpus_spoken.txt").write_text("".join(  # a dialogue: each line said by one of two speakers
         f"{('Ann', 'Dr. Bo')[i % 2]}: {line}\n" if line.strip() else "\n" for i, line in enumerate(corpus_lines)))
