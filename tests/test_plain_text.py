@@ -186,6 +186,23 @@ def test_another_kind_joined_after_the_text_is_warned_of(tmp_path, capsys):
     assert len(list(plain_text.read_text_lines(str(path)))) == 63 and capsys.readouterr().err == ""
 
 
+def test_yaml_front_matter_is_named_and_its_command_leaves_it_out(tmp_path, capsys):
+    """Posts of a static site, each begun by '---', 'title: ...' lines and '---': named as front matter (not as
+    rules alone), and the awk advised keeps the text and its blank lines, nothing of the front matter."""
+    import re
+    import subprocess
+
+    posts = ["".join(f"Sentence {i} of post {p} is here.\n" for i in range(4)) for p in range(6)]
+    path = tmp_path / "posts.txt"
+    path.write_text("\n".join(f"---\ntitle: Post {p}\ntags: [a, b]\n---\n{post}" for p, post in enumerate(posts)))
+    list(plain_text.read_text_lines(str(path)))
+    err = capsys.readouterr().err
+    assert err.startswith(f"warning: {path}: 6 of its documents begin with YAML front matter (line 2: 'title: Post 0' "
+                          "after '---'), as a static site's pages do") and "rules" not in err, err
+    subprocess.run(["bash", "-c", re.search(r"leave it out \((.*)\)$", err.strip()).group(1)], cwd=tmp_path, check=True)
+    assert (tmp_path / "text.txt").read_text() == "\n".join(posts)
+
+
 @pytest.mark.parametrize("text, share, line", [
     ("".join(f"{w}_DT river_NN ran_VBD ._.\n" for w in ("The", "A", "One", "This", "That")), "0% of its first 5 lines",
      "line 1, 'The_DT"),

@@ -59,6 +59,7 @@ class Prose:
                         and (traits is None or k in traits)}
         self.prefixes, self.traits = collections.Counter(), {}  # {prefix: lines}, {trait: [(number, line)]}
         self.shown = {}  # {prefix: (number, line)}: its first line
+        self.front = []  # the lines that open YAML front matter (a key after '---')
         self.before, self.again, self.repeats = None, False, []  # the line before (not blank), whether it repeated its
         # own, and the lines that repeat theirs (the first of a run)
 
@@ -68,6 +69,8 @@ class Prose:
             again = line.strip() == self.before  # (each sentence written twice: a doubled file, a join gone wrong;
             if again and not self.again:  # a run of one line counted once: Wikipedia's lists repeat a line in a run)
                 self.repeats.append((number, line))
+            if self.before == "---" and _KEY.match(line):  # (YAML front matter: '---', then 'title: ...')
+                self.front.append((number, line))
             self.before, self.again = line.strip(), again
             if reads_as_sentence(line):
                 self.sentences += 1
@@ -119,11 +122,18 @@ class Prose:
                       f"before them (line {number}: {line.strip()[:40]!r}), each sentence twice (a file written twice "
                       "over, a join that doubled its lines?): each is read twice; remove the repeats first (sed "
                       f"'s/[[:space:]]*$//' {self.path} | uniq > text.txt)")
+        if self.lines >= 5 and len(self.front) >= 2:
+            number, line = self.front[0]
+            self.traits.pop("ruled", None)  # (its '---' lines: said here)
+            warn_once(f"warning: {self.path}: {len(self.front):,} of its documents begin with YAML front matter (line "
+                      f"{number}: {line.strip()[:40]!r} after '---'), as a static site's pages do: its keys and '---' "
+                      "lines are read as sentences; leave it out (awk '/^---[[:space:]]*$/ {f = !f; next} !f' "
+                      f"{self.path} > text.txt)")
         for trait, (_, least, said) in self.checked.items():
             if self.lines >= 5 and len(held := self.traits.get(trait, [])) >= least(self.lines):
                 warn_once(f"warning: {self.path}: {len(held):,} of its first {self.lines:,} {self.unit} "
                           f"{said(self.path, *held[0])}")
-        self.other, self.prefixes, self.traits, self.repeats = None, collections.Counter(), {}, []  # (warned once)
+        self.other, self.prefixes, self.traits, self.repeats, self.front = None, collections.Counter(), {}, [], []
 
 
 ALIKE_SHARE, KEY_SHARE = 0.5, 0.8  # of a file's first lines begun alike (by a key, as "text:")
@@ -282,6 +292,7 @@ _WIKITEXT = re.compile(r" @[-.,]@ |^ ?=+ [^=]+ =+ ?$")
 _TREEBANK = re.compile(r"-[LR][RSC]B-|``|(?<!\S)\*(?:T|U|PRO|EXP|ICH|RNR|\?)\*(?:-\d+)?(?!\S)|(?<!\S)\*-\d+(?!\S)")
 # (and its empty elements, as a treebank's leaves hold them: traces *T*-2, *-1, *U*, *PRO*)
 _HEADING = re.compile(r"#{1,6} \S")
+_KEY = re.compile(r"\s*[A-Za-z_][\w-]*:(?:\s|$)")  # YAML's "title: ...", "tags:"
 _INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u200e\u2060\ufeff]")  # soft hyphen, zero-width space, joiners,
 # the left-to-right mark (copied from web pages)
 _FOOTNOTE = re.compile(r"\[(?:\d+|[a-z]|note \d+|nb \d+|citation needed|clarification needed)\]|(?<=[.,;:])(?:[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+|\*+(?=\s|$))")  # a
