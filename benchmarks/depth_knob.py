@@ -144,6 +144,7 @@ def main(argv=None):
         raise SystemExit(f"error: --records {args.records} matches no file")
     from albert_act.analysis.report import check_not_trained_on, check_output_dir
     from albert_act.io.source import Source
+    from pipelines.pretraining_dataset import check_masked
     from pipelines.record_vocabulary import check_records_vocabulary
 
     try:  # the checks analyze and served_depth make: held-out records of the model's own vocabulary
@@ -160,6 +161,7 @@ def main(argv=None):
         check_not_trained_on(source, records)
         for path in records:
             check_records_vocabulary(path, source.tokenizer().model_proto, f"{args.init}'s vocabulary")
+        check_masked(records, "the held-out MLM accuracy of each cap would be of nothing")
     except (ValueError, OSError) as error:  # OSError: a read-only folder, where the lock goes
         raise SystemExit(arguments.refusal(error, args.output_dir)) from None
     if args.caps is None:

@@ -236,6 +236,9 @@ CASES = [
      r"file\) holds a masked piece \(masked_lm_weights all 0\): the \[MASK\] rows of the depth tables", []),
     ("bench-served-depth-on-records-with-no-masked-piece", "benchmarks.served_depth --init {export} --records "
      "{no_masked} --output_dir {tmp}/sd_no_masked", 1, r"no_masked.tfrecord: no record .* holds a masked piece", []),
+    ("bench-depth-knob-on-records-with-no-masked-piece", "benchmarks.depth_knob --init {export} --records "
+     "{no_masked} --output_dir {tmp}/dk_no_masked", 1, r"no_masked.tfrecord: no record .* holds a masked piece "
+     r"\(masked_lm_weights all 0\): the held-out MLM accuracy of each cap would be of nothing", []),
     ("pretrain-held-out-records-of-another-prediction-width", PRETRAIN.replace("--eval_files {eval}", "--eval_files "
      "{no_masked}").replace("{no_masked}", "{wide_records}"), 1, r"wide.tfrecord: records of 64 pieces with 13 "
      r"predictions each, where \S+train-00000-of-00002.tfrecord's are of 64 with 15 \(records of two data runs", []),
