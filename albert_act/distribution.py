@@ -166,6 +166,10 @@ def resolve_precision(precision, kind):
 
     checks.one_of("precision", precision, PRECISIONS)
     precision = precision if precision != "auto" else ("mixed_bfloat16" if kind == "tpu" else "float32")
+    if keras.config.floatx() != "float32":  # (keras.json's "floatx": variables and constants made in it)
+        print(f"note: Keras' floatx is {keras.config.floatx()} (keras.json in KERAS_HOME, or ~/.keras); this command's "
+              f"precision is {precision}, set by --precision, so floatx is set back to float32 here")
+        keras.config.set_floatx("float32")
     keras.config.set_dtype_policy(precision)
     return precision
 

@@ -90,3 +90,20 @@ def test_the_jax_tpu_path_resolves_to_the_pinned_jax_with_its_tpu_runtime(tmp_pa
                   if "==" in line and not line.startswith("#"))
     assert chosen["jax"] == pinned["jax"] and chosen["jaxlib"] == pinned["jaxlib"]
     assert "libtpu" in chosen and "tensorflow-tpu" not in chosen and chosen["tensorflow"] == pinned["tensorflow"]
+
+
+def test_a_keras_json_floatx_is_set_back_to_the_commands_precision(capsys):
+    """keras.json's "floatx": "float16" (KERAS_HOME) made pre-training fail in TensorFlow's words (AddV2 of float16
+    and float32, round 42 B45): floatx is set back to float32, with a note, and the dtype policy is the precision's."""
+    import keras
+
+    from albert_act import distribution
+
+    try:
+        keras.config.set_floatx("float16")
+        assert distribution.resolve_precision("auto", "cpu") == "float32"
+        assert keras.config.floatx() == "float32" and keras.config.dtype_policy().name == "float32"
+        assert capsys.readouterr().out.startswith("note: Keras' floatx is float16 (keras.json in KERAS_HOME, or "
+                                                  "~/.keras); this command's precision is float32")
+    finally:
+        keras.config.set_floatx("float32")
