@@ -245,6 +245,11 @@ def _note_quirks(path, lines, skipped, expected, examples):
     if missing:  # (pandas' missing text, written by astype(str) or to_csv: read as a sentence)
         print(f"note: {path}: {len(missing)} texts are 'nan' or 'None' alone ({missing[0].guid} first), as pandas writes "
               "a missing text; they are read as sentences: drop those rows (df.dropna()) before writing the file")
+    weighed = prose.Prose(path, traits=prose.TEXT_TRAITS)  # (<unk>, [SEP], <br />, soft hyphens: as in text)
+    for example in (e for e in examples if "-" in e.guid):  # (a test split's guid is its index: not weighed)
+        number = int(example.guid.rsplit("-", 1)[1])
+        weighed.feed_words([number, number], [t for t in (example.text_a, example.text_b) if t is not None], "rows")
+    weighed.warn()
     quoted = [e for e in examples if any(_CSV_QUOTED.fullmatch(t or "") for t in (e.text_a, e.text_b))]
     if quoted:
         print(f"note: {path}: {len(quoted)} texts are in CSV's quoting (\"...\"\"...\"\"...\", as pandas' to_csv writes a "

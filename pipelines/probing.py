@@ -53,7 +53,7 @@ def read_senteval(path):
     spaces around it, or differing from another only in case or invisible characters), a label
     outside its task's set (`TASK_LABELS`, by the file's name: past_present.sample.txt is Tense), or
     a va/te label that no tr line has (a classifier could never predict it)."""
-    data, lines = {split: [] for split in SPLITS}, {}
+    data, lines, weighed = {split: [] for split in SPLITS}, {}, prose.Prose(path, traits=prose.TEXT_TRAITS)
     known = TASK_LABELS.get(os.path.basename(str(path)).split(".")[0])
     for number, line in text_files.read_lines(path, skip_flag=False, in_place=True):
         if not line:
@@ -76,6 +76,8 @@ def read_senteval(path):
             raise ValueError(f"{path} line {number}: label {parts[1]!r} is not one of this task's {list(known)}")
         data[parts[0]].append((parts[1], parts[2]))
         lines.setdefault((parts[0], parts[1]), number)
+        weighed.feed_words([number], [parts[2]], "lines")
+    weighed.warn()
     _refuse_look_alike_labels(lines, path)
     trained = {label for label, _ in data["tr"]}
     unseen = sorted((number, split, label) for (split, label), number in lines.items()

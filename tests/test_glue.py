@@ -255,6 +255,34 @@ def test_texts_that_are_pandas_missing_values_are_noted(tmp_path, capsys):
     assert len(examples) == 7
     assert "train.tsv: 2 texts are 'nan' or 'None' alone (train-7 first), as pandas writes a missing text" in \
         capsys.readouterr().out
+    (tmp_path / "train.tsv").write_text("sentence\tlabel\n" + "".join(f"a fine film {i}\t1\n" for i in range(5)) +
+                                        "\\N\t0\n")  # (a SQL dump's NULL)
+    read_glue("sst-2", str(tmp_path), "train")
+    assert "train.tsv: 1 texts are 'nan' or 'None' alone (train-7 first)" in capsys.readouterr().out
+
+
+SENTENCES = [f"the film number {i} was a fine piece of work , and everyone liked it ." for i in range(40)]
+
+
+@pytest.mark.parametrize("edit, said", [
+    (lambda s: s.replace("everyone", "<unk>"), r"40 of its first 40 rows hold <unk> \(line 2\), a corpus's mark"),
+    (lambda s: s.replace(" , and", " [SEP]"), r"40 of its first 40 rows hold .*\[SEP\]"),
+    (lambda s: s.replace(" , and", " <br /><br />"), r"40 of its first 40 rows hold HTML's line breaks"),
+    (lambda s: s.replace("everyone", "every ##one"), r"40 of its first 40 rows hold WordPiece's pieces \('##one' on "
+     r"line 2"),
+    (lambda s: s.replace(" , and", "\x85 and"), r"40 of its first 40 rows hold U\+0085 \(NEL, on line 2"),
+    (lambda s: s.replace("everyone", "every\u00adone"), r"40 of its first 40 rows hold an invisible character "
+     r"\(U\+00AD on line 2"),
+], ids=["unk", "sep", "br", "wordpiece", "nel", "soft-hyphen"])
+def test_texts_holding_what_text_is_warned_of_are_warned_of_in_a_task_file(tmp_path, capsys, edit, said):
+    """A task file's texts are weighed as text is (round 42 A78, A82, A85, A109 to A111): <unk>, [SEP], <br />,
+    WordPiece's ##, NEL and soft hyphens were fine-tuned on without a word; the real GLUE files hold none of them."""
+    import re
+
+    (tmp_path / "train.tsv").write_text("sentence\tlabel\n" + "".join(f"{edit(s)}\t{i % 2}\n" for i, s in
+                                                                       enumerate(SENTENCES)))
+    assert len(read_glue("sst-2", str(tmp_path), "train")[0]) == 40
+    assert re.search(rf"warning: \S+train.tsv: {said}", capsys.readouterr().err), said
 
 
 def test_a_byte_order_mark_inside_the_header_is_named_and_its_command_removes_it(tmp_path):

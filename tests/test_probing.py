@@ -212,3 +212,14 @@ def test_a_line_separator_inside_a_form_is_named(tmp_path):
     with pytest.raises(ValueError, match=r"s.conllu line 2: U\+2028 inside it, which ends a line of text, cuts its "
                                          r"fields in two: remove it from the form"):
         list(read_conllu(str(tmp_path / "s.conllu")))
+
+
+def test_senteval_sentences_holding_soft_hyphens_are_warned_of(tmp_path, capsys):
+    """A SentEval file's sentences are weighed as text is (round 42 A125: soft hyphens fine-tuned on without a
+    word); the sample shipped with SentEval holds none."""
+    path = tmp_path / "past_present.txt"
+    path.write_text("".join(f"{('tr', 'va', 'te')[i % 3]}\t{('PAST', 'PRES')[i % 2]}\tThe com\u00admittee met on "
+                            f"day {i} .\n" for i in range(30)))
+    assert sum(map(len, probing.read_senteval(str(path)).values())) == 30
+    assert "past_present.txt: 30 of its first 30 lines hold an invisible character (U+00AD on line 1" in \
+        capsys.readouterr().err

@@ -56,7 +56,7 @@ class Prose:
     def __init__(self, path, served=False, traits=None):
         self.path, self.lines, self.sentences, self.other, self.unit = path, 0, 0, None, "lines"
         self.checked = {k: v for k, v in _TRAITS.items() if not (served and k in TRAINING_TEXT)  # (served: [MASK]s)
-                        and (traits is None or k in traits)}
+                        and (k in traits if traits is not None else k not in ROW_TRAITS)}
         self.prefixes, self.traits = collections.Counter(), {}  # {prefix: lines}, {trait: [(number, line)]}
         self.shown = {}  # {prefix: (number, line)}: its first line
         self.front = []  # the lines that open YAML front matter (a key after '---')
@@ -85,10 +85,11 @@ class Prose:
             if self.lines == PROSE_LINES:
                 self.warn()
 
-    def feed_words(self, numbers, words):
-        """A parsed sentence's words, each read from its line of `numbers`: one of the sentences counted, with the
-        first word that holds each trait (a parsed file's words hold no prose's shape: only its traits are weighed)."""
-        self.unit = "sentences"
+    def feed_words(self, numbers, words, unit="sentences"):
+        """A parsed sentence's words (or a table row's texts, `unit` "rows"), each read from its line of `numbers`:
+        one of the units counted, with the first word that holds each trait (a parsed file's words hold no prose's
+        shape: only its traits are weighed)."""
+        self.unit = unit
         if self.lines < PROSE_LINES:
             self.lines += 1
             for trait, (holds, _, _) in self.checked.items():
@@ -174,6 +175,16 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                       "pieces: decode them as Windows-1252 first (python3 -c \"import re, sys; sys.stdout."
                                       "write(re.sub('[\\x80-\\x9f]', lambda m: bytes([ord(m[0])]).decode('cp1252', "
                                       f"'replace'), sys.stdin.read()))\" < {path} > fixed.txt)"),
+    "nel": (lambda line: "\x85" in line, lambda n: max(3, 0.02 * n),
+            lambda path, number, line: f"hold U+0085 (NEL, on line {number}: Windows-1252's '\u2026' decoded as "
+                                       "Latin-1), read as an unknown piece: decode the file's C1 characters as "
+                                       "Windows-1252 first (python3 -c \"import re, sys; sys.stdout.write(re.sub("
+                                       "'[\\x80-\\x9f]', lambda m: bytes([ord(m[0])]).decode('cp1252', 'replace'), "
+                                       f"sys.stdin.read()))\" < {path} > fixed.txt)"),
+    "pieces": (lambda line: _PIECES.search(line), lambda n: max(3, 0.02 * n),
+               lambda path, number, line: f"hold WordPiece's pieces ({_PIECES.search(line).group().strip()!r} on line "
+                                          f"{number}: text as BERT's tokenizer splits it), each read as a word with its "
+                                          "'##': give the text as written"),
     "missing": (lambda line: line.strip() in MISSING_TEXTS, lambda n: max(3, 0.01 * n),
                 lambda path, number, line: f"are {line.strip()!r} alone (line {number}), as pandas writes a missing "
                                            "text (astype(str), to_csv of None): each is read as a sentence; leave "
@@ -278,6 +289,10 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                 lambda n: max(10, 0.6 * n),
                 lambda path, number, line: _unended(path, number, line)),
 }
+ROW_TRAITS = ("nel", "pieces")  # weighed in a table's texts alone (plain text ends a line at U+0085; the data tool
+# refuses a line of pieces)
+TEXT_TRAITS = ("escaped", "mojibake", "replaced", "c1", "nel", "unknown", "other_mask", "own_marks", "broken",
+               "invisible", "pieces")  # those a task file's texts (GLUE's, SentEval's) are weighed for
 WORD_TRAITS = ("escaped", "mojibake", "replaced", "c1", "unknown", "other_mask", "treebank", "invisible")  # those a
 # parsed file's words (CoNLL-U's FORMs) are weighed for
 TRAINING_TEXT = ("own_mask",)  # traits warned of in training text only: served text holds [MASK] on purpose
@@ -292,6 +307,7 @@ _WIKITEXT = re.compile(r" @[-.,]@ |^ ?=+ [^=]+ =+ ?$")
 _TREEBANK = re.compile(r"-[LR][RSC]B-|``|(?<!\S)\*(?:T|U|PRO|EXP|ICH|RNR|\?)\*(?:-\d+)?(?!\S)|(?<!\S)\*-\d+(?!\S)")
 # (and its empty elements, as a treebank's leaves hold them: traces *T*-2, *-1, *U*, *PRO*)
 _HEADING = re.compile(r"#{1,6} \S")
+_PIECES = re.compile(r"(?<!\S)##[^\W_]+")  # "prot ##agonist"
 _KEY = re.compile(r"\s*[A-Za-z_][\w-]*:(?:\s|$)")  # YAML's "title: ...", "tags:"
 _INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u200e\u2060\ufeff]")  # soft hyphen, zero-width space, joiners,
 # the left-to-right mark (copied from web pages)
@@ -305,7 +321,8 @@ _ESCAPE = re.compile(r"&(?:[a-zA-Z]{2,8}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it 
 _MOJIBAKE = re.compile(r"[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac[\u0080-\u00bf\u2018-\u201e\u2122\u0153\u02dc]")  # "Ã©", "â€™"
 _UTF7 = re.compile(r"\+[A-Za-z0-9/][A-Za-z0-9+/]{2,}(?:-|(?![A-Za-z0-9+/]))")  # a run of UTF-7: "+AOk-" for "\u00e9"
 _PUNCTUATED = re.compile(r"[.,;:!?\u3001\u3002\u0964\u060c]")
-MISSING_TEXTS = {"nan", "NaN", "None", "null", "<NA>", "NULL"}  # (a missing text as pandas or a database writes it)
+MISSING_TEXTS = {"nan", "NaN", "None", "null", "<NA>", "NULL", "\\N"}  # (a missing text as pandas or a database,
+# or a SQL dump, writes it)
 _C1 = re.compile("[\x80-\x84\x86-\x9f]")  # (U+0085 is warned of where it is read, as a line end)
 _OWN_MARK = re.compile(r"\[(?:SEP|CLS)\]")
 _BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)  # (one that ends a line: "ended")
