@@ -158,7 +158,7 @@ def _read_tsv_lines(path):
         raise ValueError(f"{path}: rows end in U+{ord(other):04X} more often than in a newline; convert them to newlines "
                          f"(python3 -c \"import sys; sys.stdout.write(sys.stdin.read().replace('\\u{ord(other):04x}', "
                          f"'\\n'))\" < {path} > {path}.text && mv {path}.text {path})")
-    lines = text.split("\n")
+    lines = [_LINE_END_BEFORE.sub(r"\1", line) for line in text.split("\n")]  # (U+2028 then LF: one line end)
     if (nul := next((n for n, line in enumerate(lines, 1) if "\x00" in line), None)) is not None:  # (a UTF-16 row)
         raise encodings.nul_line(path, nul, lines[nul - 1].encode(), False)
     while lines and not lines[-1].strip():  # blank lines after the last row (an editor's): no rows
@@ -225,6 +225,7 @@ def read_glue(name, data_dir, split):
     return examples, report
 
 
+_LINE_END_BEFORE = re.compile("[\u2028\u2029\v]+(\r?)$")
 _CSV_QUOTED = re.compile(r'"(?:[^"]|"")*""(?:[^"]|"")*"')  # a field as a CSV writer quotes one holding a quote
 
 

@@ -128,8 +128,10 @@ def read_conllu(path, words_only=False):
             raise ValueError(f"{path} line {number}: spaces alone ({line!r}), where CoNLL-U ends a sentence with an "
                              f"empty line: empty it (sed -i 's/^[[:space:]]*$//' {path})")
         if len(fields) != 10 and (cut := _separator_in(path, number)):
-            raise ValueError(f"{path} line {number}: {cut} inside it, which ends a line of text, cuts its fields in two: "
-                             "remove it from the form")
+            if cut[1] == 0:  # (in a comment, '# text = ...', which is not read)
+                continue
+            raise ValueError(f"{path} line {number}: {cut[0]} inside column {cut[1]} ({_COLUMNS[cut[1] - 1]}), which, "
+                             "ending a line of text, cuts the line's fields in two: remove it")
         if len(fields) != 10:
             dp = " (a .dp file's are word, POS and head: 3)" if len(fields) in (3, 4) else ""
             raise ValueError(f"{path} line {number}: CoNLL-U needs 10 TAB-separated fields, got {len(fields)}{dp}")
@@ -229,14 +231,20 @@ def read_head_only(path):
 
 
 def _separator_in(path, number):
-    """The line separator (U+2028, NEL, a lone CR...) inside line `number` of the local file `path`, named; or ""."""
+    """(the line separator (U+2028, NEL, a lone CR...) inside line `number` of the local file `path`, named; the
+    column (from 1) that holds it, 0 in a comment line), or None."""
     try:
         with open(path, "rb") as f:
             raw = next((line for n, line in enumerate(f, 1) if n == number), b"").decode("utf-8", "replace")
     except OSError:
-        return ""
-    found = text_files.LINE_ENDS.search(raw.rstrip("\r\n"))
-    return f"U+{ord(found.group()):04X}" if found else ""
+        return None
+    found = text_files.LINE_ENDS.search(raw := raw.rstrip("\r\n"))
+    if not found:
+        return None
+    return f"U+{ord(found.group()):04X}", 0 if raw.startswith("#") else raw[:found.start()].count("\t") + 1
+
+
+_COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
 
 
 def read_parsed(path, words_only=False):

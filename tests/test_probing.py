@@ -209,9 +209,16 @@ def test_a_line_separator_inside_a_form_is_named(tmp_path):
     rows = ["1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_", "2\tdo\u2028g\tdog\tNOUN\tNN\t_\t3\tnsubj\t_\t_",
             "3\tbarked\tbark\tVERB\tVBD\t_\t0\troot\t_\t_"]
     (tmp_path / "s.conllu").write_text("\n".join(rows) + "\n\n")
-    with pytest.raises(ValueError, match=r"s.conllu line 2: U\+2028 inside it, which ends a line of text, cuts its "
-                                         r"fields in two: remove it from the form"):
+    with pytest.raises(ValueError, match=r"s.conllu line 2: U\+2028 inside column 2 \(FORM\), which, ending a line of "
+                                         r"text, cuts the line's fields in two: remove it"):
         list(read_conllu(str(tmp_path / "s.conllu")))
+    rows[1] = "2\tdog\tdo\x85g\tNOUN\tNN\t_\t3\tnsubj\t_\t_"  # (round 42 A55: in the LEMMA, not the form)
+    (tmp_path / "s.conllu").write_text("\n".join(rows) + "\n\n")
+    with pytest.raises(ValueError, match=r"s.conllu line 2: U\+0085 inside column 3 \(LEMMA\)"):
+        list(read_conllu(str(tmp_path / "s.conllu")))
+    rows[1] = "2\tdog\tdog\tNOUN\tNN\t_\t3\tnsubj\t_\t_"  # a comment's (A56: never read) and at each line's end (A127)
+    (tmp_path / "s.conllu").write_text("# text = The do\u2028g barked\n" + "\u2028\n".join(rows) + "\u2028\n\n")
+    assert [word[0] for word in next(read_conllu(str(tmp_path / "s.conllu")))] == ["The", "dog", "barked"]
 
 
 def test_senteval_sentences_holding_soft_hyphens_are_warned_of(tmp_path, capsys):

@@ -442,7 +442,7 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
                 line = line[1:]  # files joined with cat (each its own), is no character; nor LF CR's CR
             if nel is None and "\x85" in line.rstrip("\r\n") and line.endswith("\n"):  # (a file of newlines)
                 nel = _warn_of_nel(path, number)
-            line = line.rstrip("\r\n")
+            line = line.rstrip("\r\n").rstrip("\u2028\u2029\v")  # (before a newline they end its line; NEL stays)
             if LINE_ENDS.search(line):  # a lone CR inside (classic Mac text pasted in), U+2028, U+2029, NEL or \v (a
                 yield from ((number, piece) for piece in LINE_ENDS.split(line))  # JavaScript or EBCDIC export): a
                 # line end, as Python's str.splitlines and editors take it
