@@ -627,15 +627,19 @@ def test_an_advised_command_quotes_a_path_with_spaces(tmp_path):
     assert (tmp_path / "sp dir" / "my corpus.decompressed.txt").read_text() == TEXT
 
 
-def test_a_classic_mac_file_in_mac_roman_is_told_both_conversions(tmp_path):
-    """CR line ends were named, and then Windows-1252 advised for its letters, which garbled them (Mac Roman)."""
+@pytest.mark.parametrize("encoding, said", [("mac_roman", "Mac Roman"), ("cp1252", "Latin-1 or Windows-1252"),
+                                             ("latin-1", "Latin-1 or Windows-1252")])
+def test_a_classic_mac_file_in_an_8_bit_encoding_is_told_both_conversions(tmp_path, encoding, said):
+    """CR line ends were named, and then Windows-1252 advised for its letters, which garbled them (Mac Roman); then
+    Mac Roman advised for Latin-1 and Windows-1252 text with CR line ends, which garbled theirs (round 42 A03, A04)."""
     import subprocess
 
     from albert_act.base import text_files
 
+    line = "Le g\u00e9n\u00e9ral \u00e9tait tr\u00e8s \u00e2g\u00e9" + (", \u201cdit-il\u201d." if encoding == "cp1252" else ".")
     path = tmp_path / "mac.txt"
-    path.write_bytes("Le caf\u00e9 est tr\u00e8s bon.\r".encode("mac_roman") * 20)
-    with pytest.raises(ValueError, match=r"lone CR \(classic Mac line ends\), its text not UTF-8 \(Mac Roman\?\)") as refused:
+    path.write_bytes(f"{line}\r".encode(encoding) * 20)
+    with pytest.raises(ValueError, match=rf"lone CR \(classic Mac line ends\), its text not UTF-8 \({said}\?\)") as refused:
         list(text_files.read_lines(str(path)))
     subprocess.run(["bash", "-c", str(refused.value).split("convert them first: ")[1]], cwd=tmp_path, check=True)
-    assert [line for _, line in text_files.read_lines(str(tmp_path / "converted.txt"))] == ["Le caf\u00e9 est tr\u00e8s bon."] * 20
+    assert [line for _, line in text_files.read_lines(str(tmp_path / "converted.txt"))] == [line] * 20

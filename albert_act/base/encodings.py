@@ -157,6 +157,14 @@ def _byte_order_turned(path, mark):
     return None if found == -1 else found
 
 
+def eight_bit(raw):
+    """(iconv's name, a reader's name) of the 8-bit encoding the bytes `raw` (not UTF-8) are most likely in: Mac Roman
+    where bytes 80-9F (its accented small letters: é is 8E) outnumber C0-FF (Latin-1's and Windows-1252's: é is E9),
+    else Windows-1252 (Latin-1 with quotes and dashes at 80-9F)."""
+    low, high = sum(0x80 <= b <= 0x9F for b in raw), sum(b >= 0xC0 for b in raw)
+    return ("MACINTOSH", "Mac Roman") if low > high else ("WINDOWS-1252", "Latin-1 or Windows-1252")
+
+
 def _utf8_tail(path):
     """Whether the local file `path`, 1 KiB or more, ends in UTF-8 text with no NUL byte (its last 256 bytes)."""
     try:

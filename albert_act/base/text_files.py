@@ -418,9 +418,9 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
             if number == 1:
                 encodings.refuse_other_encodings(path, raw, in_place)
                 if b"\n" not in raw and b"\r" in raw.rstrip(b"\r"):  # every line one: read whole, it would merge
-                    roman = not encodings.text_like(raw[:4096])  # (its letters too: Mac Roman, not UTF-8)
-                    raise ValueError(f"{path}: lines end in a lone CR (classic Mac line ends){', its text not UTF-8 (Mac Roman?)' * roman}; "
-                                     f"convert them first: tr '\\r' '\\n' < {path}{' | iconv -f MACINTOSH -t UTF-8' * roman} > converted.txt")
+                    old = "" if encodings.text_like(raw[:4096]) else encodings.eight_bit(raw)  # (Mac Roman, or not)
+                    raise ValueError(f"{path}: lines end in a lone CR (classic Mac line ends){old and f', its text not UTF-8 ({old[1]}?)'}; "
+                                     f"convert them first: tr '\\r' '\\n' < {path}{old and f' | iconv -f {old[0]} -t UTF-8'} > converted.txt")
             elif raw.count(b"\x00") >= 3:  # (the first line's NULs: named above; one NUL in a line of text is that
                 # line's fault, which its reader names) UTF-16 text joined on, or a binary file
                 if number <= 8 or not skip_invalid_utf8:
