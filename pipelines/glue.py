@@ -281,6 +281,11 @@ def _none_read(path, task, rows, counts, expected, blank):
     if expected and counts == {expected + 1} and all(line.split("\t", 1)[0].isdigit() for line in rows):
         return (f"{len(rows)} rows, every one beginning with a row number ({expected + 1} fields where {task.name} has "
                 f"{expected}): pandas' index, which to_csv(..., index=False) leaves out")
+    if expected and counts == {expected + 2} and all(line.split("\t", 1)[0].isdigit() and line.rstrip("\r").endswith(
+            "\t") for line in rows):
+        return (f"{len(rows)} rows, every one beginning with a row number (pandas' index) and ending in a tab (an empty "
+                f"last field): {expected + 2} fields where {task.name} has {expected}; write the file with to_csv(..., "
+                f"sep='\\t', index=False) and no trailing tab (sed -i 's/\\t\\(\\r\\?\\)$/\\1/' {path})")
     if expected and counts == {expected + 1} and all(line.rstrip("\r").endswith("\t") for line in rows):
         return (f"{len(rows)} rows, every one ending in a tab (an empty last field: {expected + 1} fields where "
                 f"{task.name} has {expected}); strip the trailing tabs (sed -i 's/\\t\\(\\r\\?\\)$/\\1/' {path})")
@@ -309,9 +314,13 @@ def _columns_by_name(header_line, names, columns, path, task, split):
             found.append(column)
         elif name in header:
             found.append(header.index(name))
-        elif len(header) == 1 and name in header[0].split(","):  # (saved as CSV, under the .tsv name)
-            raise ValueError(f"{path} line 1: the header is comma-separated ({header[0][:40]!r}): a CSV file, where "
-                             "GLUE's files are tab-separated; save it with tabs between the columns")
+        elif len(header) == 1 and (sep := next((s for s in (",", ";") if name in header[0].split(s)), None)):
+            raise ValueError(f"{path} line 1: the header is {'comma' if sep == ',' else 'semicolon'}-separated "
+                             f"({header[0][:40]!r}): a CSV file (a European Excel's separates by ';'), where GLUE's "
+                             "files are tab-separated; save it with tabs between the columns")
+        elif len(header) == 1 and name in re.split(r" {2,}", header[0]):  # (an editor's expandtab)
+            raise ValueError(f"{path} line 1: the header's columns are separated by spaces ({header[0][:40]!r}), "
+                             "where GLUE's files have tabs (an editor that writes spaces for a tab?): put the tabs back")
         elif header_line.startswith("sep="):  # (Excel's first line, naming the separator)
             raise ValueError(f"{path} line 1: {line[:12]!r}, Excel's line naming the separator, before "
                              f"the header: delete it (sed -i 1d {path})")

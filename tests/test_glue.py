@@ -163,10 +163,23 @@ def test_rows_split_by_another_line_end_are_named(tmp_path):
     ("sep=\t\nsentence\tlabel\n", r"train.tsv line 1: 'sep=\\t', Excel's line naming the separator, before the header: "
                                   r"delete it \(sed -i 1d \S+train.tsv\)"),
     ("Sentence\tLabel\n", r"train.tsv line 1: the header's 'Sentence' is SST-2's 'sentence' but for its case or spaces"),
-], ids=["excel-sep-line", "capitalised"])
+    ("sentence;label\n", r"train.tsv line 1: the header is semicolon-separated \('sentence;label'\): a CSV file \(a "
+     r"European Excel's"),
+    ("sentence    label\n", r"train.tsv line 1: the header's columns are separated by spaces \('sentence    label'\), "
+     r"where GLUE's files have tabs"),
+], ids=["excel-sep-line", "capitalised", "semicolons", "spaces-for-tabs"])
 def test_a_header_a_spreadsheet_changed_is_named(header, said, tmp_path):
+    """(round 42 A70, A80: a semicolon CSV and spaces for tabs were asked 'is this the SST-2 train file?')"""
     (tmp_path / "train.tsv").write_text(header + "a fine film\t1\n")
     with pytest.raises(ValueError, match=said):
+        read_glue("sst-2", str(tmp_path), "train")
+
+
+def test_pandas_index_and_a_trailing_tab_together_are_named(tmp_path):
+    """Each was named alone; together they were '4 fields where SST-2 has 2; is this the SST-2 folder?' (A71)."""
+    (tmp_path / "train.tsv").write_text("\tsentence\tlabel\t\n" + "".join(f"{i}\ta fine film\t1\t\n" for i in range(3)))
+    with pytest.raises(ValueError, match=r"3 rows, every one beginning with a row number \(pandas' index\) and ending "
+                                         r"in a tab \(an empty last field\): 4 fields where SST-2 has 2"):
         read_glue("sst-2", str(tmp_path), "train")
 
 
