@@ -316,8 +316,8 @@ def _columns_by_name(header_line, names, columns, path, task, split):
             found.append(header.index(name))
         elif len(header) == 1 and (sep := next((s for s in (",", ";") if name in header[0].split(s)), None)):
             raise ValueError(f"{path} line 1: the header is {'comma' if sep == ',' else 'semicolon'}-separated "
-                             f"({header[0][:40]!r}): a CSV file (a European Excel's separates by ';'), where GLUE's "
-                             "files are tab-separated; save it with tabs between the columns")
+                             f"({header[0][:40]!r}): a CSV file{' (as a European Excel saves one)' * (sep == ';')}, "
+                             "where GLUE's files are tab-separated; save it with tabs between the columns")
         elif len(header) == 1 and name in re.split(r" {2,}", header[0]):  # (an editor's expandtab)
             raise ValueError(f"{path} line 1: the header's columns are separated by spaces ({header[0][:40]!r}), "
                              "where GLUE's files have tabs (an editor that writes spaces for a tab?): put the tabs back")

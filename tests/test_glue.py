@@ -163,8 +163,8 @@ def test_rows_split_by_another_line_end_are_named(tmp_path):
     ("sep=\t\nsentence\tlabel\n", r"train.tsv line 1: 'sep=\\t', Excel's line naming the separator, before the header: "
                                   r"delete it \(sed -i 1d \S+train.tsv\)"),
     ("Sentence\tLabel\n", r"train.tsv line 1: the header's 'Sentence' is SST-2's 'sentence' but for its case or spaces"),
-    ("sentence;label\n", r"train.tsv line 1: the header is semicolon-separated \('sentence;label'\): a CSV file \(a "
-     r"European Excel's"),
+    ("sentence;label\n", r"train.tsv line 1: the header is semicolon-separated \('sentence;label'\): a CSV file \(as a "
+     r"European Excel saves one\)"),
     ("sentence    label\n", r"train.tsv line 1: the header's columns are separated by spaces \('sentence    label'\), "
      r"where GLUE's files have tabs"),
 ], ids=["excel-sep-line", "capitalised", "semicolons", "spaces-for-tabs"])
