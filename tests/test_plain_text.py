@@ -1,6 +1,8 @@
 """Files read as plain text: what only looks like text to a line reader is refused at its first lines, naming the
 line and what it is; prose that shares a trait with one of them (a tab, brackets, quotes, a time) is read."""
 
+import os
+
 import pytest
 
 from albert_act.base import plain_text, prose
@@ -186,6 +188,32 @@ def test_another_kind_joined_after_the_text_is_warned_of(tmp_path, capsys):
     assert len(list(plain_text.read_text_lines(str(path)))) == 63 and capsys.readouterr().err == ""
 
 
+@pytest.mark.parametrize("line, mark", [
+    ("The river ran (LUB).\u00b9 It rose.\u00b2\u00b3 Then fell,\u2020 and more.* Cited[12] here[citation needed].",
+     "footnote marks"), ("History[edit]", "section headings"), ("^ Smith, John (2001). A Book.", "references"),
+    ("The river ran past the mill. \\", "line continuation")])
+def test_the_command_advised_for_a_copied_pages_marks_removes_them(tmp_path, capsys, line, mark):
+    """Footnote marks as superscripts stayed after the sed advised for them (round 42 A46); [edit] headings,
+    references and line continuations (A15, A114, A30) are named with a command that leaves them out."""
+    import re
+    import subprocess
+
+    prose._WARNED.clear()
+    sentence = "The river ran (LUB). It rose. Then fell, and more. Cited here."
+    text = "".join(f"{line}\n{sentence}\n" for _ in range(12))
+    (tmp_path / "in.txt").write_text(text)
+    list(plain_text.read_text_lines(str(tmp_path / "in.txt")))
+    err = capsys.readouterr().err
+    assert mark in err, err
+    command = re.search(r"\(((?:sed|grep) .*? > text.txt)", err).group(1)
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True, env={**os.environ, "LC_ALL": "C"})
+    kept = (tmp_path / "text.txt").read_text().splitlines()
+    if mark == "line continuation":
+        assert kept[::2] == ["The river ran past the mill."] * 12
+    else:  # (the marks' lines, cleaned, are the sentence; the others left out)
+        assert kept == [sentence] * (24 if mark == "footnote marks" else 12)
+
+
 def test_yaml_front_matter_is_named_and_its_command_leaves_it_out(tmp_path, capsys):
     """Posts of a static site, each begun by '---', 'title: ...' lines and '---': named as front matter (not as
     rules alone), and the awk advised keeps the text and its blank lines, nothing of the front matter."""
@@ -319,6 +347,14 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
      "12 of its first 12 lines hold Wikipedia's footnote marks ('*' on line 1)"),
     ("".join(f"The river ran past the mill number {i} today.[note 3]\n" for i in range(12)),
      "12 of its first 12 lines hold Wikipedia's footnote marks ('[note 3]' on line 1)"),
+    ("".join(f"History[edit]\nThe river ran past the mill number {i} today.\n" for i in range(6)),
+     "6 of its first 12 lines are a copied Wikipedia page's section headings ('History[edit]' on line 1, with its "
+     "[edit] link)"),
+    ("".join(f"The river ran past the mill number {i} today.\n^ Smith, John ({1990 + i}). A Book.\n" for i in range(6)),
+     "6 of its first 12 lines are a copied Wikipedia page's references ('^ Smith, John (1990). A Book.' on line 2)"),
+    ("".join(f"The river ran past the mill number {i} today. \\\n" for i in range(6)),
+     "6 of its first 6 lines end in ' \\' (line 1: 'ast the mill number 0 today. \\'), a shell's or a macro's line "
+     "continuation"),
     ("".join(f"The river ran past the mill.<br /><br />It was cold on day {i}.\n" for i in range(6)),
      "6 of its first 6 lines hold HTML's line breaks ('<br />' inside line 1"),
     ("".join(f"The man who *T*-1 ran past the mill number {i} said 0 it was cold.\n" for i in range(6)),

@@ -272,7 +272,22 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
     "footnoted": (lambda line: _FOOTNOTE.search(line), lambda n: max(10, 0.3 * n),  # (a page of Wikipedia: 5 of 12)
                   lambda path, number, line: f"hold Wikipedia's footnote marks ({_FOOTNOTE.search(line).group()!r} on "
                                              f"line {number}), read as words of the text: give the text without them "
-                                             "(e.g. sed -E 's/\[([0-9]+|[a-z]|note [0-9]+|citation needed)\]//g')"),
+                                             "(sed -E 's/\\[([0-9]+|[a-z]|note [0-9]+|nb [0-9]+|citation needed|"
+                                             "clarification needed)\\]//g; s/([.,;:])(\u00b9|\u00b2|\u00b3|\u2074|"
+                                             "\u2075|\u2076|\u2077|\u2078|\u2079|\u2070|\u2020|\u2021|\\*)+/\\1/g' "
+                                             f"{path} > text.txt)"),
+    "edit_links": (lambda line: line.rstrip().endswith("[edit]"), lambda n: max(3, 0.02 * n),
+                   lambda path, number, line: f"are a copied Wikipedia page's section headings ({line.strip()[:40]!r} "
+                                              f"on line {number}, with its [edit] link), each read as a sentence: leave "
+                                              f"them out (grep -v '\\[edit\\]$' {path} > text.txt)"),
+    "cited": (lambda line: line.startswith("^ "), lambda n: max(3, 0.02 * n),
+              lambda path, number, line: f"are a copied Wikipedia page's references ({line.strip()[:40]!r} on line "
+                                         f"{number}), each read as a sentence: leave them out (grep -v '^\\^ ' {path} > "
+                                         "text.txt; and the 'References' headings)"),
+    "continued": (lambda line: line.rstrip("\r\n").endswith(" \\"), lambda n: max(5, 0.3 * n),
+                  lambda path, number, line: f"end in ' \\' (line {number}: '{line.strip()[-30:]}'), a shell's or a "
+                                             "macro's line continuation, read as text: remove it first (sed 's/ *\\\\$//' "
+                                             f"{path} > text.txt)"),
     "headed": (lambda line: _HEADING.match(line), lambda n: max(3, 0.05 * n),
                lambda path, number, line: f"are Markdown headings (line {number}: {line.strip()[:40]!r}), read with "
                                           "their '#' as sentences: give the text without its markup"),
