@@ -88,6 +88,8 @@ _OPENING_PATTERNS = ((re.compile(r"@[A-Za-z]+\s*\{[^\s,]*,\s*$"), "a BibTeX bibl
                      (re.compile(r"BEGIN:V(?:CALENDAR|CARD|EVENT)\s*$"), "an iCalendar or vCard file"),
                      (re.compile(r"WARC/\d"), "a web archive (WARC, WET)"),
                      (re.compile(r"diff (?:--git|-u) |--- a/"), "a diff (a patch)"),
+                     (re.compile(r"From: <Saved by "), "a web page saved as MHTML (an e-mail's headers, then its "
+                      "HTML in quoted-printable)"),
                      (re.compile(r"(?:Return-Path|Received|Delivered-To|MIME-Version|Message-ID|X-[\w-]+):\s|"
                                  r"From \S+@\S+ "), "an e-mail (its headers)"),
                      (re.compile(r"\[INFORMATION\]\s*$"), "a subtitle file (SubViewer)"),
@@ -105,7 +107,8 @@ _MERGES = re.compile(r"\s*(?:\u0120\S* \S+|\S+ \u0120\S*)\s*$")
 _QUOTED_PRINTABLE = re.compile(r"(?:.{50,}[^=\s]=\s*$|.*=[0-9A-F]{2}=[0-9A-F]{2})")  # (a character's bytes: not "k=20")
 _BASE64 = re.compile(r"\s*(?=\S*[0-9+/])(?=\S*[a-z])(?=\S*[A-Z])[A-Za-z0-9+/]{40,}={0,2}\s*$")
 _PARALLEL = re.compile(r".*\S\s+\|\|\|\s+\S")
-_HEADERS = re.compile(r"\s*(?:From|To|Cc|Bcc|Subject|Date|Sent|Reply-To):\s+\S.*@|\s*(?:Subject|Date):\s+\S")  # e-mail's
+_HEADERS = re.compile(r"\s*(?:From|To|Cc|Bcc|Subject|Date|Sent|Reply-To):\s+\S.*@|\s*(?:Subject|Date):\s+\S|"
+                      r"\s*(?:MIME-Version|Content-Type|Content-Transfer-Encoding|Message-ID):\s+\S")  # e-mail's
 _WIKITEXT = re.compile(r"\s*(?:'''[^']+'''|\{\{[^{}]*(?:\|.*|\}\}\s*$|$)|\|\s*\w[\w ]*=|\}\})")  # (not [[links]] alone: notes have them)
 # A vocabulary's first line, alone or with its score: BERT's vocab.txt ("[PAD]"), SentencePiece's .vocab ("<unk>\t0")
 _VOCABULARY = re.compile(r"\s*(?:\[PAD\]|<(?:pad|unk|s)>\t[-+.\deE]+)\s*$")
