@@ -32,7 +32,7 @@ import re
 import subprocess
 import sys
 
-from albert_act.base import cli, entry
+from albert_act.base import cli, entry, prose
 from benchmarks import arguments
 
 cli.quiet_start()
@@ -50,7 +50,7 @@ def served_sentences(path, count, min_words=6, max_words=40):
         words = line.split()
         if not min_words <= len(words) <= max_words:
             continue
-        if "[mask]" in line.lower():  # (its own masks: one more would not be "one word masked")
+        if prose.masks_in(line):  # (its own masks: one more would not be "one word masked")
             chosen.append(line.strip())
             if len(chosen) == count:
                 break
@@ -191,7 +191,7 @@ def served_row(run, sentences):
     ordinary = np.asarray(ordinary)
     cut = [row for row in rows if row["truncated"]]
     if cut:  # a served sentence longer than the model: said, and whether its [MASK] went with the cut
-        unmasked = sum("[MASK]" not in row["tokens"] and "[mask]" in sentence.lower()  # (one it held)
+        unmasked = sum("[MASK]" not in row["tokens"] and prose.masks_in(sentence)  # (one it held)
                        for row, sentence in zip(rows, sentences) if row["truncated"])
         print(f"note: {len(cut)} of {len(rows)} served sentences are longer than the model's "
               f"{backbone.max_sequence_length} positions and were cut"
@@ -284,8 +284,8 @@ def _measure(args):
                      "the benchmark", "an earlier depth_probes table")
     record_files(args.records, "held-out TFRecord")
     sentences = read_sentences(args.sentences) if args.sentences else served_sentences(args.sentences_from, args.count)
-    other = [m.group() for s in sentences if "[mask]" not in s.lower() for m in [_OTHER_MASK.search(s)] if m]
-    if other and not any("[mask]" in s.lower() for s in sentences):  # ('<MASK>', '[ MASK ]': read as letters)
+    other = [m.group() for s in sentences if not prose.masks_in(s) for m in [_OTHER_MASK.search(s)] if m]
+    if other and not any(prose.masks_in(s) for s in sentences):  # ('<MASK>', '[ MASK ]': read as letters)
         raise ValueError(f"--sentences {args.sentences}: {len(other)} lines hold {other[0]!r}, which this model reads as "
                          "letters, and none its mask: write [MASK]")
     with arguments.staged_result(args.output_dir) as staged:  # the table and each probe's analyses, or the
@@ -293,7 +293,7 @@ def _measure(args):
         n_max = len(next(iter(rows.values()))["evaluation"]["shares"])
         table = markdown(rows, n_max)
         cut = max(row["served"]["cut"] for row in rows.values())
-        masks = [sentence.lower().count("[mask]") for sentence in sentences]  # (--sentences: as the user wrote them)
+        masks = [prose.masks_in(sentence) for sentence in sentences]  # (as the model reads them: '\uff3bMASK\uff3d' too)
         said = "one word masked each" if set(masks) == {1} else (
             f"{sum(m > 0 for m in masks)} of them with a [MASK] ({sum(masks)} in all)")
         note = (f"\nMachine: {machine()}. Served: {len(sentences)} lone sentences, {said}"

@@ -29,7 +29,7 @@ import os
 import sys
 import time
 
-from albert_act.base import cli, entry, overlap, text_files  # noqa: E402
+from albert_act.base import cli, entry, overlap, prose, text_files  # noqa: E402
 from benchmarks import arguments  # noqa: E402
 
 cli.quiet_start()  # TensorFlow and SentencePiece start quietly, as in the CLIs
@@ -55,7 +55,7 @@ def masked_queries(sentences, tokenizer, count, seed, max_length):
         forms, glued = [form for form, *_ in words], probing.glued_words(words)
         if not 4 <= len(forms) <= 60 or len(tokenizer.encode([probing.sentence_text(words)])[0]) + 2 > max_length:
             continue
-        if any("[mask]" in form.lower() for form in forms):  # (a word written [MASK]: a second mask, read first)
+        if any(prose.masks_in(form) for form in forms):  # (a word written [MASK]: a second mask, read first)
             continue
         candidates = []
         for position, form in enumerate(forms):

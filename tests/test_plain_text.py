@@ -682,3 +682,10 @@ def test_a_classic_mac_file_in_an_8_bit_encoding_is_told_both_conversions(tmp_pa
         list(text_files.read_lines(str(path)))
     subprocess.run(["bash", "-c", str(refused.value).split("convert them first: ")[1]], cwd=tmp_path, check=True)
     assert [line for _, line in text_files.read_lines(str(tmp_path / "converted.txt"))] == [line] * 20
+
+
+def test_the_mask_is_counted_as_the_model_reads_it():
+    """'\uff3bMASK\uff3d' (a CJK keyboard's), '[M\u00c1SK]' and '[mask]' are each the mask once normalised: served
+    text counted none of them (round 42 A49), and training text holding them was not warned of (A126)."""
+    assert [prose.masks_in(s) for s in ("a \uff3bMASK\uff3d b", "[M\u00c1SK] and [mask]", "[ MASK ]", "<mask>",
+                                        "a mask")] == [1, 2, 0, 0, 0]

@@ -10,6 +10,15 @@ import re
 import unicodedata
 
 
+def masks_in(text):
+    """How many [MASK]s `text` holds as the model's normalisation reads it (NFKC, accents dropped, any case): '[mask]',
+    a CJK keyboard's fullwidth '\uff3bMASK\uff3d' and '[M\u00c1SK]' are each its mask."""
+    if "[" not in text and "\uff3b" not in text:
+        return 0
+    plain = "".join(c for c in unicodedata.normalize("NFKD", text) if unicodedata.category(c) != "Mn")
+    return unicodedata.normalize("NFKC", plain).lower().count("[mask]")
+
+
 def warn_once(message):
     """A warning on stderr, once a process: a file read twice (the overlap check, then the work) says it once."""
     if message not in _WARNED:
@@ -208,10 +217,11 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                            "a word it left out or replaced (as Penn Treebank's language-modelling text has), read "
                                            "as its characters, not as the vocabulary's unknown piece: give the "
                                            "original text"),
-    "own_mask": (lambda line: "[MASK]" in line, lambda n: max(3, 0.02 * n),
-                 lambda path, number, line: f"hold [MASK] (line {number}), this model's mask: training text reads it as "
-                                            "its characters, served text as the mask, so the two would mean other "
-                                            "things; give the original words"),
+    "own_mask": (lambda line: masks_in(line) > 0, lambda n: max(3, 0.02 * n),
+                 lambda path, number, line: f"hold [MASK] (line {number}" + ("" if "[MASK]" in line else
+                                            f", written {line.strip()[:40]!r}") + "), this model's mask: training "
+                                            "text reads it as its characters, served text as the mask, so the two "
+                                            "would mean other things; give the original words"),
     "own_marks": (lambda line: _OWN_MARK.search(line), lambda n: max(3, 0.02 * n),
                   lambda path, number, line: f"hold {_OWN_MARK.search(line).group()} (line {number}), the model's own "
                                              "marker, which it adds itself between and around sentences: read as its "
