@@ -157,6 +157,7 @@ def main(argv=None):
 
         with cli.failures(args.demo_data_dir, "nothing was written", "the demo data was not checked"):
             outputs.check_dir_target(args.demo_data_dir, "--demo_data_dir")
+            artifacts.check_not_in_a_run(args.demo_data_dir, "--demo_data_dir", run=config.model_dir)
             check_cache_dir(args.demo_data_dir)
         train, evaluation, vocab = prepare_demo_data(args.demo_data_dir)
         demo_export = None if args.no_export else os.path.join(REPO, "saved_models", "albert_act_demo", "1")

@@ -593,6 +593,9 @@ CASES += [
      r"no file matches .*none.conllu", []),
     ("analyze-documents-beside-parsed", ANALYZE.replace("token-types", "dependencies") + " --parsed {empty_form} "
      "--documents 50", 1, r"--documents 50 sizes the embedded corpus, which --parsed replaces: give one", []),
+    ("pretrain-demo-data-dir-in-a-runs-eval-folder", "albert_act.pretrain --model_dir {tmp}/demo_in_eval --steps 2 "
+     "--demo_data_dir {run}/eval/dd", 1, r"error: --demo_data_dir \S+/eval/dd lies in the run \S+'s eval/ folder, which "
+     r"the run writes, resumes from and cleans", ["{run}/eval/dd"]),
     ("pretrain-demo-data-dir-beside-train-files", PRETRAIN + " --demo_data_dir {tmp}/dd", 1,
      r"--demo_data_dir \S*dd is where the embedded demo data is built; with --train_files there is none to build", []),
     ("probing-every-sentence-of-one-tense", "pipelines.probing --conllu {tmp}/past_only.conllu --output_dir "
