@@ -169,3 +169,14 @@ def test_given_twice_names_only_what_was_typed(tmp_path, capsys):
         parse(["--config", str(path), *_file_flags(), "--override", "hidden_dim=48", "--set", 'backbone_overrides={}'])
     error = capsys.readouterr().err
     assert "as --override hidden_dim=48 and as --set backbone_overrides={}" in error and "dropout" not in error
+
+
+def test_set_reads_a_number_as_python_writes_it():
+    """--set learning_rate=.001, 1.e-4 and top_k=05 are numbers, though not JSON's: they were kept as text and refused
+    as out of range (round 42 B02, B118, B119). Text that is no number stays text."""
+    from albert_act.base import settings
+
+    parse = settings.key_value("--set")
+    assert [parse(text) for text in ("learning_rate=.001", "learning_rate=1.e-4", "top_k=05", "a=-.5", "a=1.2.3",
+                                     "vocab=v.model")] == [
+        ("learning_rate", 0.001), ("learning_rate", 1e-4), ("top_k", 5), ("a", -0.5), ("a", "1.2.3"), ("vocab", "v.model")]

@@ -65,9 +65,8 @@ def flag_name(field):
 
 
 def key_value(flag):
-    """The type of a KEY=VALUE flag: `key=value` -> (key, value), the value read as JSON (numbers,
-    true/false, lists), else as text; spaces around either are not theirs ('steps = 5'); anything else is
-    refused naming `flag`."""
+    """The type of a KEY=VALUE flag: `key=value` -> (key, value), the value read as JSON (numbers, true/false, lists;
+    and numbers as Python writes them), else as text; spaces around are not theirs; anything else is refused."""
     def parse(text):
         key, equals, value = text.partition("=")
         key, value = key.strip(), value.strip()
@@ -80,8 +79,10 @@ def key_value(flag):
         except json_files.DuplicateKey as duplicate:
             raise argparse.ArgumentTypeError(f"{flag} {key}: {duplicate.key!r} is given twice in one object (JSON "
                                              "keeps the last without a word): give it once") from None
-        except json.JSONDecodeError:
-            return key, value
+        except json.JSONDecodeError:  # (.001, 1.e-4, 05: a number as Python writes it, not JSON)
+            if re.fullmatch(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", value):
+                return key, int(value) if value.lstrip("+-").isdigit() else float(value)
+            return key, value  # (text: a path, a preset's name)
     return parse
 
 
@@ -376,8 +377,7 @@ def config_from(config_class, args, **changes):
 
 
 def values(config_class, args):
-    """The fields of `config_class` that `args` (parsed by `add_flags`' parser) holds: a dict's
-    KEY=VALUE pairs become the dict."""
+    """The fields of `config_class` that `args` (parsed by `add_flags`' parser) holds (KEY=VALUE pairs: a dict)."""
     found = {}
     for field in dataclasses.fields(config_class):
         if hasattr(args, field.name):
