@@ -20,7 +20,7 @@ if not __package__:  # run as a file, where its imports of the package fail
 
 import os
 
-from albert_act.base import cli, entry, outputs, text_files
+from albert_act.base import artifacts, cli, entry, outputs, text_files
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -78,6 +78,7 @@ def check_paths(args):
     if "://" in args.output:  # written beside it and renamed in: the name would make a local folder "gs:"
         raise ValueError(f"--output {args.output} {outputs.REMOTE_REFUSED}")
     outputs.check_dir_target(os.path.dirname(os.path.abspath(args.output)), "--output", holds_a_file=True)
+    artifacts.check_not_in_a_run(args.output, "--output")
     outputs.hold(args.output, "--output", a_file=True)  # then whether it exists: no second process writes it meanwhile
     if os.path.exists(args.output) and not args.overwrite:
         raise ValueError(f"--output {args.output} exists; pass --overwrite to replace it, or choose another name")

@@ -127,7 +127,7 @@ def main(argv=None):
     cli.quiet_start(argv)
     try:  # before any model is built
         if args.write:
-            from albert_act.base.outputs import check_output_dir
+            from albert_act.base.artifacts import check_output_dir
 
             if cli.jax_backend():
                 raise ValueError("--write computes the reference on Keras's TensorFlow backend, and KERAS_BACKEND is "

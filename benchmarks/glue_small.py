@@ -127,7 +127,7 @@ def main(argv=None):
     args = cli.parse_checked(parser, argv, {"seed": "int:seed", "train_examples": "int>=1", "epochs": "int[1,1000]",
                                             "learning_rate": "learning_rate", "bow_epochs": "int[1,1000]",
                                             **dict.fromkeys(("glue", "output_dir"), "path")})
-    from albert_act.base.outputs import check_output_dir
+    from albert_act.base.artifacts import check_output_dir
     from albert_act.io.source import Source
     from benchmarks import arguments
 

@@ -27,7 +27,7 @@ import json
 import os
 
 from albert_act.base import artifacts, cli, encodings, entry, json_files, text_files
-from albert_act.base.outputs import check_output_dir
+from albert_act.base.artifacts import check_output_dir
 from benchmarks import arguments
 
 KEPT = ("step", *artifacts.HELD_OUT_KEPT)  # what every line of a run's held_out.jsonl has

@@ -147,7 +147,7 @@ def main(argv=None):
     if missing:
         sys.exit(f"error: --glue {args.glue} holds no {', '.join(missing)} folder (the glue_data folder has one per "
                  "task)")
-    from albert_act.base.outputs import check_output_dir
+    from albert_act.base.artifacts import check_output_dir
 
     try:  # its own runs are reused (a finished one is not trained again); anything else there is refused
         check_output_dir(args.output_dir, False, OUTPUT_ENTRIES, "the benchmark", "", reused=True)

@@ -86,7 +86,7 @@ def main(argv=None):
     for path in [args.init, *files.values()]:
         if not os.path.exists(path):
             sys.exit(f"error: {path} not found")
-    from albert_act.base.outputs import check_output_dir
+    from albert_act.base.artifacts import check_output_dir
     from albert_act.io.source import Source
     from benchmarks import arguments
 

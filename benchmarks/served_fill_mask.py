@@ -104,7 +104,7 @@ def main(argv=None):
             sys.exit(f"error: {path} not found" + (" (read as a name: * ? [ ] make no pattern here; give one file)"
                                                    if glob.has_magic(path) else ""))
 
-    from albert_act.base.outputs import check_output_dir
+    from albert_act.base.artifacts import check_output_dir
     from albert_act.io.exports import find_export, not_a_pretraining_export
     from albert_act.io.source import Source
     from pipelines import probing

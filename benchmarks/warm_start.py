@@ -61,7 +61,7 @@ def main(argv=None):
     parser.add_argument("--output_dir", default=os.path.join(REPO, "runs", "warm_start"))
     args = cli.parse_checked(parser, argv, {"fixed_steps": "int>=1", "steps": "int>=1", "biases": "finite",
                                             "output_dir": "path"})
-    from albert_act.base.outputs import check_output_dir
+    from albert_act.base.artifacts import check_output_dir
 
     variants = [("fixed depth 6 (ALBERT)", "none", None)] + [(f"ACT, bias {b:g}", "act", b) for b in args.biases]
     try:  # its own runs are reused (a finished one is not trained again); anything else there is refused

@@ -32,7 +32,7 @@ import os
 import sys
 import time
 
-from albert_act.base import cli, entry, outputs, overlap, prose, text_files
+from albert_act.base import artifacts, cli, entry, outputs, overlap, prose, text_files
 from pipelines import synthetic_corpus
 
 SPLITS = ("tr", "va", "te")
@@ -355,6 +355,7 @@ def check_output_dir(output_dir, overwrite):
     if text_files.is_remote(output_dir):  # the task files are written beside their place and renamed in
         raise ValueError(f"--output_dir {output_dir} {outputs.REMOTE_REFUSED}")
     outputs.check_dir_target(output_dir, "--output_dir")
+    artifacts.check_not_in_a_run(output_dir, "--output_dir")
     outputs.hold(output_dir)
     there = [name for name in TASK_FILES.values() if os.path.lexists(os.path.join(output_dir, name))]
     if there and not overwrite:

@@ -615,6 +615,13 @@ CASES += [
     ("analyze-ids-outside-vocab", ANALYZE + " --records {outside_ids}", 1,
      r"outside_ids.tfrecord: input_ids holds token id 999, outside the model's vocabulary of 400", []),
     # --- the submission -------------------------------------------------------------------------------
+    ("submission-output-in-a-runs-checkpoints", SUBMIT.replace("{tmp}/s.zip", "{run}/checkpoints/s.zip"), 1,
+     r"--output \S+/checkpoints/s.zip lies in the run \S+'s checkpoints/ folder", ["{run}/checkpoints/s.zip"]),
+    ("submission-output-in-an-export", SUBMIT.replace("{tmp}/s.zip", "{export}/s.zip"), 1,
+     r"--output \S+ is inside the SavedModel \S+: written there, it would be a part of that one", ["{export}/s.zip"]),
+    ("bench-learning-curves-output-in-a-runs-checkpoints", "benchmarks.learning_curves A={run} --output_dir "
+     "{run}/checkpoints/lc", 1, r"--output_dir \S+/checkpoints/lc lies in the run \S+'s checkpoints/ folder",
+     ["{run}/checkpoints/lc"]),
     ("submission-no-data-dir", SUBMIT.replace("{glue}", "{tmp}/nowhere"), 1, r"--data_dir .*nowhere: no such folder", []),
     ("submission-models-a-file", SUBMIT.replace("{tmp}/empty_models", "{notes_dir}/notes.txt"), 1, r"notes.txt is a file",
      ["{notes_dir}"]),

@@ -32,8 +32,7 @@ ANALYSIS_FILES |= {"token_type_histograms.png", "token_types_heatmap.png", "depe
 def check_output_dir(output_dir, overwrite=True, own_files=ANALYSIS_FILES, what="an analysis",
                      earlier="an earlier analysis"):
     """`outputs.check_output_dir` for an analysis's --output_dir (by default), not in a run's own folders."""
-    artifacts.check_not_in_a_run(output_dir, "--output_dir")
-    outputs.check_output_dir(output_dir, overwrite, own_files, what, earlier)
+    artifacts.check_output_dir(output_dir, overwrite, own_files, what, earlier)
 
 
 def run_analyses(mode, init, output_dir, vocab=None, records=None, parsed=None, documents=500, keep_subtypes=False,

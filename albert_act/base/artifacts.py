@@ -359,3 +359,10 @@ def check_not_in_a_run(path, flag, run=None):
             raise ValueError(f"{flag} {path} lies in {'this run' if own else f'the run {folder}'}'s {parts[i]}/ "
                              "folder, which the run writes, resumes from and cleans: write it to a folder of its own "
                              "(e.g. beside the run)")
+
+
+def check_output_dir(output_dir, overwrite, own_files, what, earlier, flag="--output_dir", reused=False):
+    """`outputs.check_output_dir`, for an output that is not in a run's checkpoints/, train/ or eval/
+    (`check_not_in_a_run`): every command's and benchmark's results folder."""
+    check_not_in_a_run(output_dir, flag)
+    outputs.check_output_dir(output_dir, overwrite, own_files, what, earlier, flag, reused)

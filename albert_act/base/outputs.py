@@ -89,7 +89,7 @@ def check_dir_target(path, flag=None, holds_a_file=False):
             raise ValueError(f"{named} is a file, not a directory")
         raise ValueError(f"{named}: {ancestor} is a file, not a directory")
     checks.refuse_unwritable(ancestor, named)  # (the folder it is written into, or made in: before the work)
-    above = os.path.join(ancestor, "_") if ancestor != os.path.abspath(path) else ancestor  # (a SavedModel above it:
+    above = os.path.join(ancestor, "_") if ancestor != os.path.abspath(path) or holds_a_file else ancestor  # (a SavedModel:
     while above != os.path.dirname(above):  # a part of that one, written there)
         above = os.path.dirname(above)
         if os.path.isfile(os.path.join(above, SAVED_MODEL)):
