@@ -165,10 +165,14 @@ def difficulty_row(run, reference, records, output_dir):
 
     run_analyses("difficulty", run, output_dir, records=records, reference=reference)
     with open(os.path.join(output_dir, "difficulty.json")) as f:
-        unmasked = json.load(f)["types"]["unmasked"]
+        found = json.load(f)
+    unmasked = found["types"]["unmasked"]
     bins = unmasked["bins"]
+    caveat = found.get("reference_note") or ("The reference holds the probe's own weights: its rho sets depth against "
+                                             "itself, not against an independent difficulty." if found.get(
+                                                 "reference_is_the_model") else None)
     return {"rho": unmasked["spearman_iterations"], "e_rise": bins[-1]["mean_expected"][0] - bins[0]["mean_expected"][0],
-            "n_rise": bins[-1]["mean_iterations"][0] - bins[0]["mean_iterations"][0]}
+            "n_rise": bins[-1]["mean_iterations"][0] - bins[0]["mean_iterations"][0], "caveat": caveat}
 
 
 def served_row(run, sentences):
@@ -300,6 +304,8 @@ def _measure(args):
                 f"{f' ({cut} cut to the model length)' if cut else ''}. "
                 + (f"rho: surprisal under {args.reference}; records {args.records}." if args.reference else
                    f"No --reference: no difficulty column, and --records {args.records} not read."))
+        note += "".join(f"\nWarning ({name}): {row['difficulty']['caveat']}" for name, row in rows.items()
+                        if (row.get("difficulty") or {}).get("caveat"))  # (a reference at chance, or the probe itself)
         print(table + note)
         outputs.write_file(os.path.join(staged, "probes.md"), (table + note + "\n").encode("utf-8"))
         outputs.write_file(os.path.join(staged, "probes.json"), json.dumps(rows, indent=2).encode("utf-8"))

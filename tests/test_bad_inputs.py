@@ -478,6 +478,9 @@ CASES += [
     ("bench-learning-curves-a-run-whose-curve-is-a-folder", "benchmarks.learning_curves A={folders_run} --output_dir "
      "{tmp}/lc_folder", 1, r"folders_run/held_out.jsonl is a folder, where a run keeps its held_out.jsonl file: give "
      r"the run whose file it is, or move the folder away", ["{folders_run}"]),
+    ("bench-depth-probes-its-own-export-as-reference", "benchmarks.depth_probes a={run} --reference {export} --records "
+     "{eval} --sentences {corpus} --output_dir {tmp}/dp_itself", 0, r"\nWarning \(a\): The reference is at chance: its "
+     r"mean surprisal", ["{run}", "{export}"]),
     ("bench-depth-probes-a-run-whose-evaluation-is-a-folder", "benchmarks.depth_probes a={folders_run} --records "
      "{eval} --sentences {corpus} --output_dir {tmp}/dp_folder", 1, r"a=\S+folders_run: \S+ is not a finished "
      r"pre-training run dir \(its evaluation.json is a folder;", ["{folders_run}"]),
