@@ -61,7 +61,9 @@ def read_points(path):
                                  f"not a held-out curve of one evaluation a line; give the run dir, or its "
                                  f"{artifacts.HELD_OUT_CURVE}" if _whole_json(file) else
                                  f"{file} line {number}: not JSON ({error.msg}){encodings.compression_hint(file)}"
-                                 ) from None
+                                 + ("" if line.endswith("\n") else f": its last line, cut short (a copy or a write "
+                                    f"that stopped); remove it (sed -i '$d' {file}), or give the run's own command "
+                                    "again, which writes the curve anew")) from None
             if isinstance(point, dict) and isinstance(point.get("iterations"), dict) and "model_dir" in point:
                 raise ValueError(f"{file} line {number}: a run's {artifacts.EVALUATION} (its whole last evaluation, "
                                  f"on one line), not a held-out curve; give the run dir, or its "

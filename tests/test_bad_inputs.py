@@ -468,6 +468,9 @@ CASES += [
      "{tmp}/nested_export/1/assets/albert_act_export.json --output {tmp}/x_nested/1", 1, r"--config \S+nested_export/1/"
      r"assets/albert_act_export.json line 9: max_seq_length must be an integer in "
      r"\[3, 8192\], got '64'", ["{configs}"]),
+    ("bench-learning-curves-its-last-line-cut-short", "benchmarks.learning_curves A={tmp}/curve_cut.jsonl --output_dir "
+     "{tmp}/lc_cut", 1, r"curve_cut.jsonl line \d+: not JSON \(.*\): its last line, cut short \(a copy or a write that "
+     r"stopped\); remove it \(sed -i '\$d' \S+curve_cut.jsonl\)", []),
     ("bench-learning-curves-another-runs-curve-copied-in", "benchmarks.learning_curves A={curve_copied_run} "
      "--output_dir {tmp}/lc_copied", 1, r"curve_copied_run/held_out.jsonl: its evaluation of update 3 \(MLM [\d.]+, SOP "
      r"0.125\) is not the run's own of that update in evaluation.json \(MLM [\d.]+, SOP [\d.]+\): another run's curve "
@@ -2009,6 +2012,7 @@ def _more_bad_files(root, rte):
     (root / "curve_missed.jsonl").write_text("".join(  # an interval of another evaluation on line 2
         json.dumps({**p, "sop_accuracy_interval": [0.5, 0.52] if i == 1 else p["sop_accuracy_interval"]}) + "\n"
         for i, p in enumerate(long_points)))
+    (root / "curve_cut.jsonl").write_text((curves / "english_long.jsonl").read_text()[:-40])  # its last line cut
     (root / "accents_alone.txt").write_text("The river ran past the mill.\n\u0301\u0308\n")  # (no piece left)
     (root / "huge_word.conllu").write_text("1\t" + "qzjvxkwq" * 40 + "\t_\tNOUN\tNN\t_\t0\troot\t_\t_\n\n")  # 320
     (root / os.fsdecode(b"s\xe9.txt")).write_text("The river ran past the mill.\n")  # (a Latin-1 system's name)
