@@ -788,6 +788,10 @@ CASES += [
     ("pretrain-a-finished-run-given-its-own-vocabulary-copy", PRETRAIN.replace("{tmp}/new_run", "{run}") +
      " --steps 3 --warmup_steps 0 --learning_rate 1.76e-3 --vocab {run}/vocab.model --eval_batches 1", 0,
      r"note: \S+checkpoints/ckpt-3 is the run's last update \(3\): nothing is left to train", ["{run}/vocab.model"]),
+    ("pretrain-a-run-whose-own-vocabulary-copy-was-emptied", PRETRAIN.replace("{tmp}/new_run", "{vocab_emptied_run}")
+     + " --steps 3 --warmup_steps 0 --learning_rate 1.76e-3 --vocab {vocab} --eval_batches 1", 1,
+     r"vocab_emptied_run/vocab.model, the run's copy of its vocabulary, is not a readable vocabulary: replaced or "
+     r"damaged since the run saved it; put the run's own vocabulary back \(--vocab \S+ has its 400 pieces", []),
     ("pretrain-a-finished-run-whose-curve-was-deleted", PRETRAIN.replace("{tmp}/new_run", "{curve_deleted_run}") +
      " --steps 3 --warmup_steps 0 --learning_rate 1.76e-3 --vocab {vocab} --eval_batches 1 --eval_every 1", 0,
      r"note: \S+curve_deleted_run/held_out.jsonl is gone: it will hold this evaluation alone; the run's earlier ones "
@@ -1750,6 +1754,8 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
         part.unlink()
     shutil.copytree(tiny_run[0], root / "weights_folder_run")  # its final weights (a JAX run's) a folder
     (root / "weights_folder_run" / "model.weights.h5").mkdir()
+    shutil.copytree(tiny_run[0], root / "vocab_emptied_run")  # the run's copy of its vocabulary emptied
+    (root / "vocab_emptied_run" / "vocab.model").write_bytes(b"")
     shutil.copytree(tiny_run[0], root / "curve_deleted_run")  # a finished run, evaluated each update, curve deleted
     config = json.loads((root / "curve_deleted_run" / "config.json").read_text())
     (root / "curve_deleted_run" / "config.json").write_text(json.dumps({**config, "eval_every": 1}))
@@ -1845,7 +1851,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                                               "empty_state_export_run", "indexless_run", "foreign_ckpt_run",
                                               "other_vocab_reference", "events_file_run", "vocab_folder_run",
                                               "weights_folder_run", "folders_run", "no_ckpt_run", "curve_copied_run",
-                                              "curve_lost_run", "curve_deleted_run")},
+                                              "curve_lost_run", "curve_deleted_run", "vocab_emptied_run")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",
             "utf16_txt": root / "utf16.txt", "utf16le_txt": root / "utf16le.txt",

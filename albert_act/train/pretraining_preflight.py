@@ -204,11 +204,7 @@ def _check_model_dir(config, train_files=(), eval_files=(), replicas=1):
         raise ValueError(f"--model_dir {config.model_dir} holds a {artifacts.CONFIG} that is no pre-training run's (it "
                          "names no preset: a Hugging Face model's, another tool's?), which a run would replace; "
                          f"pre-train into a new or empty dir (to start from that model: --init_from {config.model_dir})")
-    own_vocab = os.path.join(config.model_dir, artifacts.VOCAB)
-    if checkpoints and config.vocab and tf.io.gfile.exists(own_vocab) and \
-            tf.io.gfile.GFile(own_vocab, "rb").read() != tf.io.gfile.GFile(config.vocab, "rb").read():
-        raise ValueError(f"--vocab {config.vocab} is not the vocabulary {config.model_dir} was trained with "
-                         f"({own_vocab}); resume with that one, or use a new --model_dir")
+    _check_own_vocabulary(config, previous, checkpoints)
     recorded = {key: previous.pop(key, None) for key in (artifacts.TRAIN_SHARDS, artifacts.EVAL_SHARDS)}
     for key, name in ((artifacts.TRAIN_SHARDS, "train_files"), (artifacts.EVAL_SHARDS, "eval_files")):
         if recorded[key] is None and previous.get(name):  # a run saved before they were recorded: its files,
@@ -242,6 +238,34 @@ def _check_eval_batches(config, before, eval_files, replicas):
     records = count_records(eval_files, max(b for b in (before, now) if b is not None) * batch + 1) if eval_files else 0
     if not all(b is None or b * batch >= records for b in (before, now)):
         raise ValueError(artifacts.other_eval_batches(config.model_dir, before, now))
+
+
+def _check_own_vocabulary(config, previous, checkpoints):
+    """ValueError where --vocab is not the run's own copy (its vocab.model); where that copy is the one at fault
+    (another size than the run's model, or damaged) and --vocab is of the model's size, the copy is named."""
+    own_vocab = os.path.join(config.model_dir, artifacts.VOCAB)
+    if checkpoints and config.vocab and tf.io.gfile.exists(own_vocab) and \
+            tf.io.gfile.GFile(own_vocab, "rb").read() != tf.io.gfile.GFile(config.vocab, "rb").read():
+        backbone, own, given = previous.get("backbone"), _pieces(own_vocab), _pieces(config.vocab)
+        size = backbone.get("vocabulary_size") if isinstance(backbone, dict) else None
+        if size and own != size and given == size:  # (the run's copy replaced or damaged since, not the --vocab)
+            raise ValueError(f"{own_vocab}, the run's copy of its vocabulary, is " + (
+                f"of {own:,} pieces, where the run's model has {size:,}" if own else "not a readable vocabulary") +
+                f": replaced or damaged since the run saved it; put the run's own vocabulary back (--vocab "
+                f"{config.vocab} has its {size:,} pieces: cp {config.vocab} {own_vocab}, if it is that one)")
+        raise ValueError(f"--vocab {config.vocab} is not the vocabulary {config.model_dir} was trained with "
+                         f"({own_vocab}); resume with that one, or use a new --model_dir")
+
+
+def _pieces(path):
+    """How many pieces the SentencePiece model in `path` holds; 0 where it does not read as one."""
+    import sentencepiece
+
+    try:
+        data = tf.io.gfile.GFile(path, "rb").read()
+        return sentencepiece.SentencePieceProcessor(model_proto=data).get_piece_size() if data else 0
+    except (OSError, RuntimeError, TypeError, tf.errors.OpError):
+        return 0
 
 
 def evaluated(model_dir):
