@@ -599,6 +599,9 @@ CASES += [
      r"no file matches .*none.conllu", []),
     ("analyze-documents-beside-parsed", ANALYZE.replace("token-types", "dependencies") + " --parsed {empty_form} "
      "--documents 50", 1, r"--documents 50 sizes the embedded corpus, which --parsed replaces: give one", []),
+    ("export-output-an-exports-base-path", EXPORT.replace("{tmp}/e/1", "{export_base}"), 1,
+     r"--output \S+ is an export's base path, holding its versions \(1\), each a SavedModel: give a version folder in "
+     r"it, a new one \(e.g. \S+/2\)", ["{export}"]),
     ("pretrain-demo-data-dir-in-a-runs-eval-folder", "albert_act.pretrain --model_dir {tmp}/demo_in_eval --steps 2 "
      "--demo_data_dir {run}/eval/dd", 1, r"error: --demo_data_dir \S+/eval/dd lies in the run \S+'s eval/ folder, which "
      r"the run writes, resumes from and cleans", ["{run}/eval/dd"]),
@@ -1835,7 +1838,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     shutil.copy(root / "other_vocab" / "stats.json", root / "other_vocab_eval" / "stats.json")
     (root / "old_vocab.vocab").write_text("<pad>\t0\n")
     locks = [outputs.DirectoryLock(root / name, "test").acquire() for name in HELD]
-    yield {"tmp": root, "run": run, "export": export, "train": records[0], "eval": records[1], "vocab": vocab,
+    yield {"tmp": root, "run": run, "export": export, "export_base": str(Path(export).parent), "train": records[0], "eval": records[1], "vocab": vocab,
            "records_dir": Path(records[0]).parent,
             "rte": rte, "glue": shared_data / "glue", "notes_dir": root / "notes_dir", "corpus": corpus,
             "not_a_vocab": root / "not_a_vocab.model", "bad_utf8": root / "bad_utf8.txt",

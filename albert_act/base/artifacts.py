@@ -215,6 +215,10 @@ def check_export_target(export_dir, overwrite=False, source=None, flag="--output
             raise ValueError(f"{flag} {export_dir} holds {kind} ({marker}); --overwrite replaces only a SavedModel, "
                              f"so choose another {flag}")
     others = [e for e in entries if e not in SAVED_MODEL_ENTRIES]
+    if others and all(e.isdigit() and _gfile().exists(os.path.join(export_dir, e, SAVED_MODEL)) for e in others):
+        raise ValueError(f"{flag} {export_dir} is an export's base path, holding its versions ({', '.join(others[:5])}),"
+                         f" each a SavedModel: give a version folder in it, a new one (e.g. "
+                         f"{os.path.join(export_dir, str(max(map(int, others)) + 1))})")
     if others:
         raise ValueError(f"{flag} {export_dir} holds other files ({', '.join(others[:5])}); --overwrite replaces only "
                          f"a SavedModel, so choose another {flag}")
