@@ -29,6 +29,7 @@ if not __package__:  # run as a file, where its imports of the package fail
 import collections
 import hashlib
 import os
+import re
 import sys
 import time
 
@@ -111,6 +112,7 @@ def read_conllu(path, words_only=False):
     "_", as a tokenizer writes CoNLL-U) is read too, its heads None."""
     sentence, lines, token = [], [], None  # token: (first word id, last word id, SpaceAfter=No) of a range
     weighed = prose.Prose(path, traits=prose.WORD_TRAITS)  # (-LRB- for "(", soft hyphens: warned of as in text)
+    plus = None  # CoNLL-U Plus's columns, as its "# global.columns =" line names them
     for number, line in text_files.read_lines(path, skip_flag=False):
         if not line:
             if sentence:
@@ -118,23 +120,11 @@ def read_conllu(path, words_only=False):
             sentence, lines, token = [], [], None
             continue
         if line.startswith("#"):
+            plus = line[len("# global.columns ="):].split() if line.startswith("# global.columns =") else plus
             continue
         fields = line.split("\t")
-        if len(fields) != 10 and line.lstrip().startswith("("):  # Penn Treebank's .mrg: constituents, no heads
-            raise ValueError(f"{path} line {number}: a bracketed tree ({line.strip()[:30]!r}, as Penn Treebank's "
-                             ".mrg), which is not read: give dependency trees, in CoNLL-U (converted from them; "
-                             "`analyze --parsed` also reads .dp files)")
-        if len(fields) != 10 and not line.strip():  # (spaces alone, where a blank line ends the sentence)
-            raise ValueError(f"{path} line {number}: spaces alone ({line!r}), where CoNLL-U ends a sentence with an "
-                             f"empty line: empty it (sed -i 's/^[[:space:]]*$//' {path})")
-        if len(fields) != 10 and (cut := _separator_in(path, number)):
-            if cut[1] == 0:  # (in a comment, '# text = ...', which is not read)
-                continue
-            raise ValueError(f"{path} line {number}: {cut[0]} inside column {cut[1]} ({_COLUMNS[cut[1] - 1]}), which, "
-                             "ending a line of text, cuts the line's fields in two: remove it")
-        if len(fields) != 10:
-            dp = " (a .dp file's are word, POS and head: 3)" if len(fields) in (3, 4) else ""
-            raise ValueError(f"{path} line {number}: CoNLL-U needs 10 TAB-separated fields, got {len(fields)}{dp}")
+        if len(fields) != 10 and _not_a_token_line(path, number, line, fields, plus):
+            continue  # (a comment's part, cut off by a line separator)
         glued = "SpaceAfter=No" in fields[9].split("|")
         if "-" in fields[0]:
             first, _, last = fields[0].partition("-")
@@ -169,6 +159,32 @@ def _ended(sentence, lines, path, weighed, words_only):
     _check_forms(sentence, lines, path)
     weighed.feed_words(lines, [word[0] for word in sentence])
     return sentence if words_only else _check_heads(sentence, lines, path)
+
+
+def _not_a_token_line(path, number, line, fields, plus):
+    """ValueError naming what a line of other than 10 fields is (a bracketed tree, spaces, a line separator
+    inside a column, CoNLL-U Plus's columns (`plus`), CoNLL-2003's); True for a comment's part, to be skipped."""
+    if line.lstrip().startswith("("):  # Penn Treebank's .mrg: constituents, no heads
+        raise ValueError(f"{path} line {number}: a bracketed tree ({line.strip()[:30]!r}, as Penn Treebank's "
+                         ".mrg), which is not read: give dependency trees, in CoNLL-U (converted from them; "
+                         "`analyze --parsed` also reads .dp files)")
+    if not line.strip():  # (spaces alone, where a blank line ends the sentence)
+        raise ValueError(f"{path} line {number}: spaces alone ({line!r}), where CoNLL-U ends a sentence with an "
+                         f"empty line: empty it (sed -i 's/^[[:space:]]*$//' {path})")
+    if cut := _separator_in(path, number):
+        if cut[1] == 0:  # (in a comment, '# text = ...', which is not read)
+            return True
+        raise ValueError(f"{path} line {number}: {cut[0]} inside column {cut[1]} ({_COLUMNS[cut[1] - 1]}), which, "
+                         "ending a line of text, cuts the line's fields in two: remove it")
+    if plus and [c.upper() for c in plus[:10]] == list(_COLUMNS) and len(fields) == len(plus):
+        raise ValueError(f"{path} line {number}: CoNLL-U Plus, its {len(plus)} columns named by its "
+                         f"'# global.columns' line; the first 10 are CoNLL-U's: keep them (cut -f1-10 {path} > "
+                         "plain.conllu)")
+    if line.startswith("-DOCSTART-") or len(fields) == 4 and re.fullmatch(r"O|[BIES]-[A-Za-z]+", fields[3].strip()):
+        raise ValueError(f"{path} line {number}: CoNLL-2003 columns (word, POS, chunk, named-entity tag: "
+                         f"{line.strip()[:40]!r}), which hold no dependency tree; give CoNLL-U")
+    dp = " (a .dp file's are word, POS and head: 3)" if len(fields) in (3, 4) else ""
+    raise ValueError(f"{path} line {number}: CoNLL-U needs 10 TAB-separated fields, got {len(fields)}{dp}")
 
 
 def sentence_text(words):

@@ -1058,8 +1058,8 @@ CASES += [
     ("probing-conllu-forms-written-as-penn-treebank-tokens", "pipelines.probing --conllu {ud40_lrb} --output_dir "
      "{tmp}/p_lrb", 0, r"warning: \S*ud40_lrb.conllu: \d+ of its first 40 sentences hold Penn Treebank's tokens "
      r"\('(?:-LRB-|``)' on line \d+: brackets and quotes written as words\), read as words: detokenize first", []),
-    ("analyze-dependencies-conllu-forms-holding-soft-hyphens", ANALYZE.replace("token-types", "dependencies")
-     + " --parsed {ud40_shy}", 0, r"warning: \S*ud40_shy.conllu: \d+ of its first 40 sentences hold an invisible "
+    ("analyze-dependencies-conllu-forms-holding-soft-hyphens", ANALYZE.replace("token-types", "dependencies").replace(
+        "/a", "/a_shy") + " --parsed {ud40_shy}", 0, r"warning: \S*ud40_shy.conllu: \d+ of its first 40 sentences hold an invisible "
      r"character \(U\+00AD on line \d+: a soft hyphen", []),
     ("probing-conllu-a-blank-line-lost", "pipelines.probing --conllu {ud_run_on} --output_dir {tmp}/p_run_on", 1,
      r"ud_run_on.conllu line \d+: word ID '1' where \d+ comes next \(a new sentence without the blank line that ends "

@@ -230,3 +230,22 @@ def test_senteval_sentences_holding_soft_hyphens_are_warned_of(tmp_path, capsys)
     assert sum(map(len, probing.read_senteval(str(path)).values())) == 30
     assert "past_present.txt: 30 of its first 30 lines hold an invisible character (U+00AD on line 1" in \
         capsys.readouterr().err
+
+
+def test_conllu_plus_and_conll_2003_are_named(tmp_path):
+    """CoNLL-U Plus (12 columns named by '# global.columns') was 'needs 10 fields, got 12'; a CoNLL-2003 file was
+    given a hint about .dp files (round 42 A60, A118). The cut advised for CoNLL-U Plus gives a file that reads."""
+    import subprocess
+
+    path = tmp_path / "plus.conllu"
+    path.write_text("# global.columns = ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC PARSEME:MWE SEM\n"
+                    "1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_\t*\t_\n2\tdog\tdog\tNOUN\tNN\t_\t0\troot\t_\t_\t*\t_\n\n")
+    with pytest.raises(ValueError, match=r"plus.conllu line 2: CoNLL-U Plus, its 12 columns .*\(cut -f1-10 ") as refused:
+        list(probing.read_conllu(str(path)))
+    subprocess.run(["bash", "-c", str(refused.value).rsplit("(", 1)[1].rstrip(")")], cwd=tmp_path, check=True)
+    assert [word[0] for word in next(probing.read_conllu(str(tmp_path / "plain.conllu")))] == ["The", "dog"]
+    for text in ("-DOCSTART- -X- -X- O\n\nEU\tNNP\tB-NP\tB-ORG\n", "EU\tNNP\tB-NP\tB-ORG\nrejects\tVBZ\tB-VP\tO\n"):
+        (tmp_path / "ner.conllu").write_text(text)
+        with pytest.raises(ValueError, match=r"ner.conllu line 1: CoNLL-2003 columns \(word, POS, chunk, named-entity "
+                                             r"tag: .*\), which hold no dependency tree; give CoNLL-U"):
+            list(probing.read_conllu(str(tmp_path / "ner.conllu")))
