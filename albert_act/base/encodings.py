@@ -165,6 +165,16 @@ def eight_bit(raw):
     return ("MACINTOSH", "Mac Roman") if low > high else ("WINDOWS-1252", "Latin-1 or Windows-1252")
 
 
+def dangling_link(path, pattern):
+    """What is said of `path`, matched by `pattern`, a symbolic link to nothing: git-annex's (its content not
+    fetched: got with git annex get), or another."""
+    matched = f" (matched by {pattern!r})" if path != pattern else ""
+    if "/annex/objects/" in os.readlink(path):
+        return (f"{path}: a git-annex link to {os.readlink(path)}, whose content was not fetched{matched}: fetch it "
+                f"(git annex get {path})")
+    return f"{path}: a symbolic link to {os.readlink(path)}, which does not exist{matched}; remove the link, or point it at the file"
+
+
 def _utf8_tail(path):
     """Whether the local file `path`, 1 KiB or more, ends in UTF-8 text with no NUL byte (its last 256 bytes)."""
     try:

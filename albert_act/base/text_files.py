@@ -150,9 +150,7 @@ def expand_patterns(patterns):
             refuse_device(path)
             checks.utf8_name(path)
             if not is_remote(path) and os.path.islink(path) and not os.path.exists(path):  # (glob lists it)
-                raise ValueError(f"{path}: a symbolic link to {os.readlink(path)}, which does not exist"
-                                 f"{f' (matched by {pattern!r})' if path != pattern else ''}; remove the link, or "
-                                 "point it at the file")
+                raise ValueError(encodings.dangling_link(path, pattern))
             if path != pattern:
                 refuse_fifo(path, f"matched by {pattern!r}", "give it by its own name if that is meant, or leave it out")
         folders = [path for path in matches if isdir(path)]
