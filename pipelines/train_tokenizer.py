@@ -132,7 +132,9 @@ def _required_chars(value):
     if len(value) > 1 and os.path.isfile(value):  # (the characters themselves are asked for, not a file of them)
         raise argparse.ArgumentTypeError(f"takes the characters themselves, and {value} is a file: give what it holds "
                                          f"(--required_chars \"$(cat {value})\")")
-    invisible = next((c for c in value if unicodedata.category(c) == "Cf"), None)
+    invisible = next((c for i, c in enumerate(value) if unicodedata.category(c) == "Cf" and not (  # (a joiner inside
+        c == "\u200d" and 0 < i < len(value) - 1 and not value[i - 1].isspace() and not value[i + 1].isspace())), None)
+    # an emoji's sequence, 👨\u200d👩\u200d👧, is its own: each code point gets a piece)
     if invisible:  # (a byte-order mark pasted with the characters: a piece no text shows)
         raise argparse.ArgumentTypeError(f"holds U+{ord(invisible):04X}, an invisible character (a byte-order mark or "
                                          "a zero-width one, pasted with the others): leave it out")
@@ -161,7 +163,8 @@ def _note_missing(required_chars, tokenizer, model_type, byte_fallback):
     if missing:
         print(f"note: --required_chars: {len(missing)} of its {len(asked)} characters ({missing[:20]!r}) are not in "
               "the text and have no piece (SentencePiece's BPE trainer stops on a required character it never sees): "
-              + ("they read as their UTF-8 bytes' pieces (--byte_fallback: <0xD0> ...), not as one piece each"
+              + (f"they read as their UTF-8 bytes' pieces (--byte_fallback: {missing[0]!r} is "
+                 f"{' '.join(f'<0x{b:02X}>' for b in missing[0].encode())}), not as one piece each"
                  if byte_fallback else "they read as <unk>") + "; with --model_type unigram each gets a piece")
 
 

@@ -361,6 +361,10 @@ CASES = [
      "--vocab_size 40 --model_type bpe --no-byte_fallback --required_chars acqxz", 0, r"note: --required_chars: 3 of "
      r"its 5 characters \('qxz'\) are not in the text and have no piece \(SentencePiece's BPE trainer stops on a "
      r"required character it never sees\): they read as <unk>", []),
+    ("tokenizer-bpe-required-char-the-text-lacks-read-as-bytes", "pipelines.train_tokenizer --input {corpus} --output "
+     "{tmp}/v_bpe_bytes --vocab_size 300 --model_type bpe --required_chars=\u00df", 0, r"note: --required_chars: 1 of "
+     r"its 1 characters \('\u00df'\) .*they read as their UTF-8 bytes' pieces \(--byte_fallback: '\u00df' is <0xC3> "
+     r"<0x9F>\)", []),
     ("tokenizer-a-savedmodel-graph-as-input", "pipelines.train_tokenizer --input {export}/saved_model.pb --output "
      "{tmp}/v_pb --vocab_size 40", 1, r"saved_model.pb: a protobuf file \(a SavedModel's saved_model.pb\?\), not text",
      []),

@@ -425,3 +425,17 @@ def test_required_chars_that_no_piece_can_hold_are_refused(tmp_path, capsys, cha
                               f"--required_chars={chars}"])
     assert stop.value.code == 2 and f"argument --required_chars: {said}" in capsys.readouterr().err
     assert not (tmp_path / "v.model").exists()
+
+
+def test_required_chars_of_an_emoji_sequence_keep_its_joiners():
+    """A zero-width joiner inside an emoji's sequence is the sequence's own (round 42 A122: refused as pasted); one at
+    either end, or a byte-order mark, is refused."""
+    import argparse
+
+    from pipelines import train_tokenizer
+
+    family = "\U0001F468\u200d\U0001F469\u200d\U0001F467"
+    assert train_tokenizer._required_chars(family) == family
+    for pasted in ("\u200dab", "ab\u200d", "\ufeffab"):
+        with pytest.raises(argparse.ArgumentTypeError, match=r"an invisible character"):
+            train_tokenizer._required_chars(pasted)
