@@ -249,9 +249,9 @@ def shared_documents(train, held_out, sample=1_000_000):
     return float(np.mean(hits[documents] >= SEEN * counts[documents]))
 
 
-def token_files(patterns):
+def token_files(patterns, held_out=None):
     """The token corpus for TFRecord patterns (or a tokens-*.npz path given as it is): the data
-    tool's file in the patterns' folder, tokens-eval.npz for eval-* shards, else tokens-train.npz.
+    tool's file in the patterns' folder, tokens-eval.npz for eval-* shards (or all, `held_out`), else tokens-train.npz.
     The corpus holds every shard's instances, so the patterns must cover all of its shards: a run
     on some of them would train on the rest as well."""
     corpora = {}  # corpus -> the shards the patterns match (None: the .npz given)
@@ -276,9 +276,9 @@ def token_files(patterns):
             raise ValueError(f"{pattern} matches the token corpus {corpus} beside shards: give the shards alone ("
                              f"{os.path.join(os.path.dirname(pattern), os.path.basename(corpus)[7:-4] + '-*.tfrecord')}"
                              "), or the corpus alone")
-        held_out = os.path.basename(pattern).startswith("eval") or (found and all(  # ('*.tfrecord' of eval shards)
-            os.path.basename(f).startswith("eval") for f in found))
-        name = TOKENS_EVAL if held_out else TOKENS_TRAIN
+        evaluated = held_out if held_out is not None else os.path.basename(pattern).startswith("eval") or (
+            found and all(os.path.basename(f).startswith("eval") for f in found))  # ('*.tfrecord' of eval shards)
+        name = TOKENS_EVAL if evaluated else TOKENS_TRAIN
         folder, targets = os.path.dirname(pattern), {os.path.dirname(os.path.realpath(f)) for f in found}
         if len(targets) == 1 and not os.path.exists(os.path.join(folder, name)) and all(map(os.path.islink, found)):
             folder = targets.pop()  # (links to a data run's shards: its corpus is beside them)
@@ -313,7 +313,7 @@ def _check_shards(patterns, corpus, matched):
     if shards and others:
         raise ValueError(f"{', '.join(patterns)} matches {others[0]}, which is not one of the {prefix} shards "
                          f"that the JAX backend reads as {corpus}: give {prefix} shards only ("
-                         f"{os.path.join(os.path.dirname(corpus), prefix + '-*.tfrecord')})")
+                         f"{os.path.join(os.path.dirname(corpus), prefix + '-*-of-*.tfrecord')})")
     of = {int(m.group(1)) for m in (re.search(r"-of-(\d+)\.tfrecord$", path) for path in shards) if m}
     if shards and of and len(shards) < max(of):  # (the others deleted, or left behind by a copy)
         _check_renamed(patterns, matched, corpus, _record(corpus))  # (or the corpus's shards renamed -of-00003)

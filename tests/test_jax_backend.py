@@ -361,6 +361,13 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
     with pytest.raises(ValueError, match=r"matches train-00000-of-00003.tfrecord, none of the shards \S+tokens-train.npz "
                                          r"was written with \(train-00000-of-00002.tfrecord, "):
         token_corpus.token_files([str(renamed / "train-*.tfrecord")])
+    renamed_eval = tmp_path / "renamed_eval"  # the held-out shard renamed, given as --eval_files (round 42 A108)
+    renamed_eval.mkdir()
+    shutil.copy(next(folder.glob("eval-*.tfrecord")), renamed_eval / "heldout.tfrecord")
+    shutil.copy(folder / "tokens-eval.npz", renamed_eval)
+    with pytest.raises(ValueError, match=r"matches heldout.tfrecord, none of the shards \S+tokens-eval.npz was written "
+                                         r"with \(eval-00000-of-00001.tfrecord\)"):
+        token_corpus.token_files([str(renamed_eval / "heldout.tfrecord")], held_out=True)
     alone = tmp_path / "held_out_alone"  # held-out shards without their corpus, matched as '*.tfrecord'
     alone.mkdir()
     shutil.copy(next(folder.glob("eval-*.tfrecord")), alone)

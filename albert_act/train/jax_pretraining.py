@@ -227,7 +227,8 @@ def run_jax_pretraining(config, progress=True):
     `python -m albert_act.export --checkpoint <model_dir> --kind pretraining --output DIR` on a machine with
     TensorFlow writes one)."""
     config = config.resolved()
-    train_path, eval_path = token_corpus.token_files(config.train_files), token_corpus.token_files(config.eval_files)
+    train_path, eval_path = token_corpus.token_files(config.train_files), token_corpus.token_files(
+        config.eval_files, held_out=True)
     _check_resumable(config)  # first (again under the lock): a run resumed with another --preset is told that
     corpus = _check_corpora(config, train_path, eval_path)
     with outputs.DirectoryLock(config.model_dir, "pre-training run", "--model_dir", say=progress):
@@ -321,8 +322,8 @@ def _check_resumable(config):
         raise another_run(config.model_dir, differing)
     before, now = previous.get("eval_batches"), config.eval_batches
     if before != now and {artifacts.HELD_OUT_CURVE, artifacts.EVALUATION} & set(others):  # (as the TensorFlow run's
-        stream = token_corpus.InstanceStream(token_corpus.TokenCorpus(token_corpus.token_files(config.eval_files)),
-                                             held_out=True)  # preflight: batches past the held-out end are none)
+        held_out = token_corpus.TokenCorpus(token_corpus.token_files(config.eval_files, held_out=True))
+        stream = token_corpus.InstanceStream(held_out, held_out=True)  # preflight: batches past the held-out end are none)
         batches = sum(1 for _ in iter(lambda: stream.batch(config.micro_batch_size * jax.local_device_count()), None))
         if not all(b is None or b >= batches for b in (before, now)):
             raise ValueError(artifacts.other_eval_batches(config.model_dir, before, now))
