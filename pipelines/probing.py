@@ -345,6 +345,11 @@ def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed
         if not related:
             raise ValueError(f"{path}: no dependency relation (column 8 is '_' in all {sentences} sentences): the "
                              "tasks' labels are read from the root's nsubj, obj and cop; parse the file first")
+        relations = {t[3].split(":")[0] for tokens in read for t in tokens}
+        if {"dobj", "nsubjpass"} & relations and "obj" not in relations:  # (UD v1's names: v2's obj is dobj)
+            print(f"warning: {path}: UD v1's relation names (dobj, nsubjpass), where the tasks read UD v2's (obj, "
+                  "nsubj:pass): obj_number finds no object, and passive subjects are no subject; convert the file "
+                  "to UD v2 (dobj to obj, nsubjpass to nsubj:pass)")
     for document in synthetic_corpus.generate_documents(synthetic_documents, seed):
         for sentence in document:
             text = " ".join(sentence.words)

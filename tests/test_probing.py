@@ -249,3 +249,17 @@ def test_conllu_plus_and_conll_2003_are_named(tmp_path):
         with pytest.raises(ValueError, match=r"ner.conllu line 1: CoNLL-2003 columns \(word, POS, chunk, named-entity "
                                              r"tag: .*\), which hold no dependency tree; give CoNLL-U"):
             list(probing.read_conllu(str(tmp_path / "ner.conllu")))
+
+
+def test_ud_v1_relation_names_are_warned_of(shared_data, tmp_path, capsys):
+    """UD v1's dobj and nsubjpass (round 42 A61: obj_number left empty, 'more sentences of its kind' blamed); UD v2's
+    EWT gives no such warning."""
+    import re
+
+    dev = (shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu").read_text().split("\n\n")[:200]
+    (tmp_path / "v1.conllu").write_text(re.sub(r"\tobj\t", "\tdobj\t", "\n\n".join(dev) + "\n\n"))
+    probing.build_probing_tasks(str(tmp_path / "o"), [str(tmp_path / "v1.conllu")])
+    assert "v1.conllu: UD v1's relation names (dobj, nsubjpass), where the tasks read UD v2's" in capsys.readouterr().out
+    (tmp_path / "v2.conllu").write_text("\n\n".join(dev) + "\n\n")
+    probing.build_probing_tasks(str(tmp_path / "o2"), [str(tmp_path / "v2.conllu")])
+    assert "UD v1" not in capsys.readouterr().out
