@@ -177,11 +177,17 @@ def difficulty_row(run, reference, records, output_dir):
 
 def served_row(run, sentences):
     from albert_act.analysis import depth
+    from albert_act.base import artifacts
     from albert_act.io.source import Source
     from pipelines.tokenizer import CLS_ID, MASK_ID, SEP_ID
 
     source = Source.open(run)
     backbone, _ = source.backbone(dropout=0.0)
+    update, evaluated = source.run_checkpoint[0], artifacts.read_json(os.path.join(run, artifacts.EVALUATION))["step"]
+    if update != evaluated:  # (its last checkpoint damaged: an earlier one read)
+        raise ValueError(f"{run}: its served depth would be of update {update:,} (its newest checkpoint that reads) "
+                         f"and its held-out row of update {evaluated:,} ({artifacts.EVALUATION}): the row would mix "
+                         "two models; give the run's own command again, which trains on from that checkpoint")
     tokenizer = source.tokenizer()
     rows = depth.sentence_depths(backbone, tokenizer, sentences)
     ordinary, masks = [], []

@@ -1112,6 +1112,10 @@ CASES += [
      r"--synthetic_documents must be an integer in \[0, 1000000\], got 1000000000", []),
     ("export-newest-checkpoint-damaged", EXPORT.replace("{run}", "{damaged_index_run}").replace("e/1", "e_fallback/1"),
      0, DAMAGED_FALLBACK, ["{damaged_index_run}"]),
+    ("bench-depth-probes-newest-checkpoint-damaged", "benchmarks.depth_probes a={damaged_index_run} --records {eval} "
+     "--sentences {corpus} --output_dir {tmp}/dp_fallback", 1, r"damaged_index_run: its served depth would be of update 2 "
+     r"\(its newest checkpoint that reads\) and its held-out row of update 3 \(evaluation.json\): the row would mix two "
+     r"models", ["{damaged_index_run}"]),
     ("analyze-newest-checkpoint-damaged", ANALYZE.replace("{run}", "{damaged_index_run}").replace("/a", "/a_fallback"),
      0, DAMAGED_FALLBACK, ["{damaged_index_run}"]),
     ("export-every-checkpoint-truncated", EXPORT.replace("{run}", "{truncated_run}"), 1, ALL_TRUNCATED,
