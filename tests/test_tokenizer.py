@@ -439,3 +439,14 @@ def test_required_chars_of_an_emoji_sequence_keep_its_joiners():
     for pasted in ("\u200dab", "ab\u200d", "\ufeffab"):
         with pytest.raises(argparse.ArgumentTypeError, match=r"an invisible character"):
             train_tokenizer._required_chars(pasted)
+
+
+def test_japanese_sentences_repeated_are_noted(tmp_path, capsys):
+    """A Japanese sentence, one run of letters with no space, ends at '。' and counts a word each two characters
+    (round 42 A33: a file of 3 sentences written 50 times gave no note)."""
+    from pipelines import train_tokenizer
+
+    (tmp_path / "ja.txt").write_text("東京は日本の首都です。\n大阪は大きな都市です。\n京都には古い寺がたくさんあります。\n" * 50)
+    train_tokenizer.main(["--input", str(tmp_path / "ja.txt"), "--output", str(tmp_path / "v"), "--vocab_size", "300",
+                          "--model_type", "bpe"])
+    assert "note: 147 of the 150 sentences of " in capsys.readouterr().out

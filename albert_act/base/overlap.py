@@ -7,7 +7,7 @@ import re
 import unicodedata
 
 # a word that ends a sentence: "it.", "it?\"", "(it.)", "**it.**", 'it.",' (a list of quoted sentences)
-_SENTENCE_END = re.compile(r"[.!?](?:[^\w\s,;:]*|[^\w\s,;:]+[,;])$")
+_SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f](?:[^\w\s,;:]*|[^\w\s,;:]+[,;])$")
 ABBREVIATION = 8  # characters: a one-word sentence as long or shorter ("Mr.", "e.g.", "No.") goes with the next
 CHUNK = 40  # words: a longer run without a sentence's end (a list, a text without stops) is cut every 40 words
 MIN_WORDS = 3  # a shorter sentence ("Yes.", "Thank you.", "See also") is any text's: no sign of a copy
@@ -128,8 +128,11 @@ def _key(sentence):
     Latin ones read as those."""
     if not sentence.isascii():
         sentence = sentence.translate(_LOOKALIKES)
-    words = _words(sentence)
-    return "".join(words), len(words)
+    words = _words(sentence)  # (a script written without spaces, as Japanese: a word each two characters)
+    return "".join(words), sum(max(1, len(w) // 2) if _UNSPACED.match(w) else 1 for w in words)
+
+
+_UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u9fff\u0e00-\u0e7f\u1000-\u109f]")  # kana, CJK, Thai, Burmese
 
 
 def unit_key(text):
