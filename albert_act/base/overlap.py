@@ -129,7 +129,8 @@ def _key(sentence):
     if not sentence.isascii():
         sentence = sentence.translate(_LOOKALIKES)
     words = _words(sentence)  # (a script written without spaces, as Japanese: a word each two characters)
-    return "".join(words), sum(max(1, len(w) // 2) if _UNSPACED.match(w) else 1 for w in words)
+    return "".join(words), len(words) if sentence.isascii() else sum(
+        max(1, len(w) // 2) if _UNSPACED.match(w) else 1 for w in words)
 
 
 _UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u9fff\u0e00-\u0e7f\u1000-\u109f]")  # kana, CJK, Thai, Burmese
