@@ -181,15 +181,11 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
     "c1": (lambda line: _C1.search(line), lambda n: max(3, 0.02 * n),
            lambda path, number, line: f"hold C1 control characters (U+{ord(_C1.search(line).group()):04X} on line "
                                       f"{number}: Windows-1252's quotes and dashes decoded as Latin-1), read as unknown "
-                                      "pieces: decode them as Windows-1252 first (python3 -c \"import re, sys; sys.stdout."
-                                      "write(re.sub('[\\x80-\\x9f]', lambda m: bytes([ord(m[0])]).decode('cp1252', "
-                                      f"'replace'), sys.stdin.read()))\" < {path} > fixed.txt)"),
+                                      f"pieces: decode them as Windows-1252 first ({_as_cp1252(path)})"),
     "nel": (lambda line: "\x85" in line, lambda n: max(3, 0.02 * n),
             lambda path, number, line: f"hold U+0085 (NEL, on line {number}: Windows-1252's '\u2026' decoded as "
                                        "Latin-1), read as an unknown piece: decode the file's C1 characters as "
-                                       "Windows-1252 first (python3 -c \"import re, sys; sys.stdout.write(re.sub("
-                                       "'[\\x80-\\x9f]', lambda m: bytes([ord(m[0])]).decode('cp1252', 'replace'), "
-                                       f"sys.stdin.read()))\" < {path} > fixed.txt)"),
+                                       f"Windows-1252 first ({_as_cp1252(path)})"),
     "pieces": (lambda line: _PIECES.search(line), lambda n: max(3, 0.02 * n),
                lambda path, number, line: f"hold WordPiece's pieces ({_PIECES.search(line).group().strip()!r} on line "
                                           f"{number}: text as BERT's tokenizer splits it), each read as a word with its "
@@ -354,6 +350,12 @@ _BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)  # (one that ends a line: "ende
 _BYTE_ESCAPE = re.compile(r"(?:\\x[89a-f][0-9a-f]){2,}")  # "Ba\xc3\xa1squetbol": a character's UTF-8 bytes
 _PAGE = re.compile(r"\s*(?:-\s*\d+\s*-|(?:Page|p\.|Seite|page)\s*\d+(?:\s*(?:of|/)\s*\d+)?)\s*$")
 _LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _as_cp1252(path):
+    """The command that decodes the C1 characters (U+0080 to U+009F) of `path` as the Windows-1252 bytes they were."""
+    return ("python3 -c \"import re, sys; sys.stdout.write(re.sub('[\\x80-\\x9f]', lambda m: bytes([ord(m[0])])."
+            f"decode('cp1252', 'replace'), sys.stdin.read()))\" < {path} > fixed.txt")
 
 
 def _unended(path, number, line):
