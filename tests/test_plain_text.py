@@ -106,6 +106,8 @@ PROSE = "Jarred Shaw is an American basketball player.\nHe signed for Dorados in
     ("BEGIN:VCALENDAR\nVERSION:2.0\n", 1, "an iCalendar or vCard file"),
     ("WARC/1.0\nWARC-Type: conversion\n", 1, "a web archive"),
     ("diff --git a/notes.txt b/notes.txt\nindex 83db48f..bf269f4 100644\n", 1, "a diff"),
+    ("--- notes.txt\n+++ notes2.txt\n@@ -1,3 +1,3 @@\n", 1, "a diff"),
+    ("begin 644 notes.txt\nM5&AE(')I=F5R(')A;B!P87-T\n", 1, "a uuencoded file"),
     ("Return-Path: <alice@example.com>\nFrom: alice@example.com\n", 1, "an e-mail"),
     ("From: Alice <alice@example.com>\nSubject: Hi\nMIME-Version: 1.0\nContent-Type: text/html\n", 2,
      "an e-mail's headers"),
@@ -194,7 +196,10 @@ def test_another_kind_joined_after_the_text_is_warned_of(tmp_path, capsys):
 @pytest.mark.parametrize("line, mark", [
     ("The river ran (LUB).\u00b9 It rose.\u00b2\u00b3 Then fell,\u2020 and more.* Cited[12] here[citation needed].",
      "footnote marks"), ("History[edit]", "section headings"), ("^ Smith, John (2001). A Book.", "references"),
-    ("The river ran past the mill. \\", "line continuation")])
+    ("The river ran past the mill. \\", "line continuation"),
+    ("\u2022 The river ran (LUB). It rose. Then fell, and more. Cited here.", "bullet"),
+    ("\uf0c1The river ran (LUB). It rose. Then fell, and more. Cited here.", "private-use"),
+    ("\u202eThe river ran (LUB). It rose. Then fell, and more. Cited\u00ad here.", "invisible")])
 def test_the_command_advised_for_a_copied_pages_marks_removes_them(tmp_path, capsys, line, mark):
     """Footnote marks as superscripts stayed after the sed advised for them (round 42 A46); [edit] headings,
     references and line continuations (A15, A114, A30) are named with a command that leaves them out."""
@@ -208,13 +213,13 @@ def test_the_command_advised_for_a_copied_pages_marks_removes_them(tmp_path, cap
     list(plain_text.read_text_lines(str(tmp_path / "in.txt")))
     err = capsys.readouterr().err
     assert mark in err, err
-    command = re.search(r"\(((?:sed|grep) .*? > text.txt)", err).group(1)
+    command = re.search(r"\(((?:sed|grep|python3) .*? > text.txt)", err).group(1)
     subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True, env={**os.environ, "LC_ALL": "C"})
     kept = (tmp_path / "text.txt").read_text().splitlines()
     if mark == "line continuation":
         assert kept[::2] == ["The river ran past the mill."] * 12
     else:  # (the marks' lines, cleaned, are the sentence; the others left out)
-        assert kept == [sentence] * (24 if mark == "footnote marks" else 12)
+        assert kept == [sentence] * (24 if mark in ("footnote marks", "bullet", "private-use", "invisible") else 12)
 
 
 def test_yaml_front_matter_is_named_and_its_command_leaves_it_out(tmp_path, capsys):
@@ -358,6 +363,14 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
     ("".join(f"The river ran past the mill number {i} today. \\\n" for i in range(6)),
      "6 of its first 6 lines end in ' \\' (line 1: 'ast the mill number 0 today. \\'), a shell's or a macro's line "
      "continuation"),
+    ("".join(f"\u202eThe river ran past the mill number {i} today.\n" for i in range(6)),
+     "6 of its first 6 lines hold an invisible character (U+202E on line 1"),
+    ("".join(f"\uf0c1 The river ran past the mill number {i} today.\n" for i in range(6)),
+     "6 of its first 6 lines hold private-use characters (U+F0C1 on line 1: an icon font's glyphs"),
+    ("".join(f"\u2022 The river ran past the mill number {i} today.\n" for i in range(6)),
+     "6 of its first 6 lines begin with a bullet ('\u2022', line 1"),
+    ("The river ran past the mill.\n```python\nprint(1)\n```\nIt was cold.\nThe end came.\n",
+     "2 of its first 6 lines are Markdown code fences ('```python' on line 2)"),
     ("".join(f"The river ran past the mill.<br /><br />It was cold on day {i}.\n" for i in range(6)),
      "6 of its first 6 lines hold HTML's line breaks ('<br />' inside line 1"),
     ("".join(f"The man who *T*-1 ran past the mill number {i} said 0 it was cold.\n" for i in range(6)),

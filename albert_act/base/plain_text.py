@@ -87,7 +87,8 @@ _OPENING_PATTERNS = ((re.compile(r"@[A-Za-z]+\s*\{[^\s,]*,\s*$"), "a BibTeX bibl
                      (re.compile(r"TY  - "), "a RIS bibliography"),
                      (re.compile(r"BEGIN:V(?:CALENDAR|CARD|EVENT)\s*$"), "an iCalendar or vCard file"),
                      (re.compile(r"WARC/\d"), "a web archive (WARC, WET)"),
-                     (re.compile(r"diff (?:--git|-u) |--- a/"), "a diff (a patch)"),
+                     (re.compile(r"diff (?:--git|-u) |--- a/|--- \S+(?:\t.*)?$"), "a diff (a patch)"),
+                     (re.compile(r"begin [0-7]{3,4} \S+\s*$"), "a uuencoded file (decode it first: uudecode)"),
                      (re.compile(r"From: <Saved by "), "a web page saved as MHTML (an e-mail's headers, then its "
                       "HTML in quoted-printable)"),
                      (re.compile(r"(?:Return-Path|Received|Delivered-To|MIME-Version|Message-ID|X-[\w-]+):\s|"

@@ -272,9 +272,23 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                   lambda path, number, line: f"hold an invisible character (U+"
                                              f"{ord(_INVISIBLE.search(line).group()):04X} on line {number}: a soft "
                                              "hyphen, a zero-width space or a direction mark, as web and PDF text keep "
-                                             "them), each an unknown piece that splits its word: remove them first (e.g. "
-                                             "sed 's/\\xc2\\xad//g; s/\\xe2\\x80\\x8b//g; s/\\xe2\\x80\\x8e//g', GNU sed's "
-                                             "bytes)"),
+                                             "them), each an unknown piece that splits its word: remove them first "
+                                             "(python3 -c \"import re, sys; sys.stdout.write(re.sub('[\\xad\\u200b-"
+                                             "\\u200f\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]', '', sys.stdin.read()))\" "
+                                             f"< {path} > text.txt)"),
+    "private": (lambda line: _PRIVATE.search(line), lambda n: max(5, 0.1 * n),
+                lambda path, number, line: f"hold private-use characters (U+{ord(_PRIVATE.search(line).group()):04X} "
+                                           f"on line {number}: an icon font's glyphs, copied from a web page), each an "
+                                           "unknown piece: remove them first (python3 -c \"import re, sys; "
+                                           "sys.stdout.write(re.sub('[\\ue000-\\uf8ff]', '', sys.stdin.read()))\" < "
+                                           f"{path} > text.txt)"),
+    "bulleted": (lambda line: line.lstrip()[:1] in _BULLETS, lambda n: max(5, 0.5 * n),
+                 lambda path, number, line: f"begin with a bullet ({line.lstrip()[0]!r}, line {number}: a list copied "
+                                            "from a page), read as an unknown piece before each: remove the bullets "
+                                            f"(sed -E 's/^[[:space:]]*({'|'.join(_BULLETS)}) *//' {path} > text.txt)"),
+    "fenced": (lambda line: line.lstrip().startswith("```"), lambda n: max(2, 0.01 * n),
+               lambda path, number, line: f"are Markdown code fences ({line.strip()[:20]!r} on line {number}): the code "
+                                          "between them is read as text; give the text without its code blocks"),
     "footnoted": (lambda line: _FOOTNOTE.search(line), lambda n: max(10, 0.3 * n),  # (a page of Wikipedia: 5 of 12)
                   lambda path, number, line: f"hold Wikipedia's footnote marks ({_FOOTNOTE.search(line).group()!r} on "
                                              f"line {number}), read as words of the text: give the text without them "
@@ -325,12 +339,14 @@ _ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s(?:EOS|E
 _UNKNOWN = re.compile(r"(?i:<unk>|\[unk\]|<oov>|<num>|<number>)|\bUNK\b|@@UNKNOWN@@|_{3,}|__NUM__|@card@|@ord@")  # PTB's,
 # BERT's, AllenNLP's; a cloze blank; numbers replaced (TreeTagger's @card@)
 _WIKITEXT = re.compile(r" @[-.,]@ |^ ?=+ [^=]+ =+ ?$")
-_TREEBANK = re.compile(r"-[LR][RSC]B-|``|(?<!\S)\*(?:T|U|PRO|EXP|ICH|RNR|\?)\*(?:-\d+)?(?!\S)|(?<!\S)\*-\d+(?!\S)")
+_TREEBANK = re.compile(r"-[LR][RSC]B-|(?<!`)``(?!`)|(?<!\S)\*(?:T|U|PRO|EXP|ICH|RNR|\?)\*(?:-\d+)?(?!\S)|(?<!\S)\*-\d+(?!\S)")
 # (and its empty elements, as a treebank's leaves hold them: traces *T*-2, *-1, *U*, *PRO*)
 _HEADING = re.compile(r"#{1,6} \S")
+_PRIVATE = re.compile("[\ue000-\uf8ff]")  # (an icon font's: Font Awesome's U+F0C1)
+_BULLETS = ("\u2022", "\u25e6", "\u25aa", "\u25cf", "\u2023", "\u2043", "\u25a0")  # \u2022 \u25e6 \u25aa ...
 _PIECES = re.compile(r"(?<!\S)##[^\W_]+")  # "prot ##agonist"
 _KEY = re.compile(r"\s*[A-Za-z_][\w-]*:(?:\s|$)")  # YAML's "title: ...", "tags:"
-_INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u200e\u2060\ufeff]")  # soft hyphen, zero-width space, joiners,
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")  # soft hyphen, zero-width space, joiners,
 # the left-to-right mark (copied from web pages)
 _FOOTNOTE = re.compile(r"\[(?:\d+|[a-z]|note \d+|nb \d+|citation needed|clarification needed)\]|(?<=[.,;:])(?:[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+|\*+(?=\s|$))")  # a
 # copied page's "[46]", or its mark as a superscript after the punctuation ("(LUB).\u00b9")
