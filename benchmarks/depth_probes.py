@@ -128,6 +128,10 @@ def evaluation_row(run):
     except (KeyError, TypeError, IndexError, ValueError) as error:  # (edited, or another tool's file of that name)
         raise ValueError(f"{path}: no {error} where a run's held-out evaluation has it (edited, or another tool's "
                          "file?): run the run's command again, which evaluates at its end") from None
+    if isinstance(row["step"], bool) or not isinstance(row["step"], int):
+        raise ValueError(f"{path}: step is {row['step']!r}, where a run's held-out evaluation writes an update's "
+                         "number (edited, or another tool's file?): run the run's command again, which evaluates at "
+                         "its end")
     for key, name, most in (("mlm", "mlm_accuracy", 1), ("sop", "sop_accuracy", 1), ("mean_n", "iterations.all.mean",
                                                                                      None), ("std_n", "iterations.unmasked.std", None),
                             ("mlm_baseline", "mlm_unigram_baseline", 1), ("sop_baseline", "sop_majority_baseline", 1)):
@@ -317,7 +321,8 @@ def _measure(args):
         outputs.write_file(os.path.join(staged, "probes.json"), json.dumps(rows, indent=2).encode("utf-8"))
 
 
-_OTHER_MASK = re.compile(r"<\s*mask\s*>|\[\s+mask\s*\]|\[\s*mask\s+\]|\{\s*mask\s*\}", re.IGNORECASE)
+_OTHER_MASK = re.compile(r"<\s*mask\s*>|\[\s+mask\s*\]|\[\s*mask\s+\]|\{\s*mask\s*\}|_{3,}", re.IGNORECASE)  # (and a cloze's
+# blank, '_____')
 
 
 def _earlier_probes(output_dir):

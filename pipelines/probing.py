@@ -45,7 +45,6 @@ PRESENT, PAST, NOUN_TAGS = ("VBP", "VBZ"), ("VBD",), ("NN", "NNS")
 # The closed label sets of the paper's probing tasks (by file name; top_constituents is open).
 TASK_LABELS = {"past_present": ("PAST", "PRES"), "subj_number": NOUN_TAGS, "obj_number": NOUN_TAGS}
 _PTB_VERBS = {"VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD"}  # Penn Treebank's verb tags, which the tasks read
-_UPOS = {"NOUN", "VERB", "ADJ", "ADP", "ADV", "AUX", "DET", "PRON", "PROPN", "PUNCT", "CCONJ", "SCONJ"}  # (not SYM, X)
 
 
 def read_senteval(path):
@@ -337,11 +336,13 @@ def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed
         if not tagged:
             raise ValueError(f"{path}: no XPOS tag (column 5 is '_' in all {sentences} sentences): the tasks' labels "
                              "are read from the XPOS tags (VBD, NN, ...); tag the file first")
-        if not ptb and any(t[1] in _UPOS for tokens in read for t in tokens):
+        if not ptb:  # (UPOS, CLAWS's VVD and NN1, or Penn Treebank's in lower case: no label found)
             common = ", ".join(tag for tag, _ in collections.Counter(t[1] for tokens in read for t in tokens).most_common(5))
+            lower = any(t[1].upper() in _PTB_VERBS and t[1] != t[1].upper() for tokens in read for t in tokens)
             raise ValueError(f"{path}: no Penn Treebank verb tag (VBD, VBZ, ...) among its XPOS tags (column 5: {common}, "
-                             "...: UPOS or another tag set?): the tasks' labels are read from Penn Treebank tags; give a "
-                             "file tagged with them (UD English's XPOS)")
+                             + ("...: Penn Treebank's in lower case; upper-case column 5" if lower else "...: UPOS or "
+                                "another tag set, such as CLAWS's?") + "): the tasks' labels are read from Penn Treebank "
+                             "tags; give a file tagged with them (UD English's XPOS)")
         if not related:
             raise ValueError(f"{path}: no dependency relation (column 8 is '_' in all {sentences} sentences): the "
                              "tasks' labels are read from the root's nsubj, obj and cop; parse the file first")

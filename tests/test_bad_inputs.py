@@ -488,6 +488,9 @@ CASES += [
     ("bench-depth-probes-its-own-export-as-reference", "benchmarks.depth_probes a={run} --reference {export} --records "
      "{eval} --sentences {corpus} --output_dir {tmp}/dp_itself", 0, r"\nWarning \(a\): The reference is at chance: its "
      r"mean surprisal", ["{run}", "{export}"]),
+    ("bench-depth-probes-cloze-blanks-for-masks", "benchmarks.depth_probes a={run} --records {eval} --sentences {cloze} "
+     "--output_dir {tmp}/dp_cloze", 1, r"--sentences \S+cloze.txt: 12 lines hold '_____', which this model reads as "
+     r"letters, and none its mask: write \[MASK\]", []),
     ("bench-depth-probes-a-run-whose-evaluation-is-a-folder", "benchmarks.depth_probes a={folders_run} --records "
      "{eval} --sentences {corpus} --output_dir {tmp}/dp_folder", 1, r"a=\S+folders_run: \S+ is not a finished "
      r"pre-training run dir \(its evaluation.json is a folder;", ["{folders_run}"]),
@@ -1595,7 +1598,7 @@ CASES += [
      r"what is there\): move it away, or write to another --output_dir", ["{notes_dir}/notes.txt"]),
     ("probing-xpos-holding-upos-tags", "pipelines.probing --conllu {upos_in_xpos} --output_dir {tmp}/probing_upos", 1,
      r"upos_in_xpos.conllu: no Penn Treebank verb tag \(VBD, VBZ, ...\) among its XPOS tags \(column 5: [A-Z]+, .*UPOS "
-     r"or another tag set\?\)", []),
+     r"or another tag set, such as CLAWS's\?\)", []),
     ("pretrain-set-model-dir-null", PRETRAIN.replace(" --model_dir {tmp}/new_run", "") + " --set model_dir=null", 2,
      r"--set model_dir=null: model_dir takes a path, and null is none \(it would be a folder named 'null'\)", []),
     ("pretrain-init-from-its-own-model-dir", PRETRAIN.replace("{tmp}/new_run", "{run}") + " --init_from {run}", 1,
@@ -1888,7 +1891,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "subtitles": root / "subtitles.srt", "corpus_csv": root / "corpus_csv.txt", "curve_long": root / "long.jsonl", "curve_anneal": root / "anneal.jsonl",
             "curve_start": root / "curve_start.jsonl", "curve_plus": root / "anneal+v2.jsonl", "corpus_piped": root / "corpus_piped.txt", "corpus_yaml": root / "corpus_yaml.txt", "corpus_then_subtitles": root / "corpus_then_subtitles.txt", "corpus_fasttext": root / "corpus_fasttext.txt", "corpus_labelled_csv": root / "corpus_labelled.csv", "corpus_relabelled": root / "corpus_relabelled.txt", "curve_percent": root / "curve_percent.jsonl", "curve_rebased": root / "curve_rebased.jsonl", "curve_utf16": root / "curve_utf16.jsonl", "curve_missed": root / "curve_missed.jsonl", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "ft_copy": root / "ft_copy", "swapped": root / "swapped.model",
             **{name: root / f"{name}.txt" for name in LOOK_ALIKES}, "started": root / "started",
-            **{name: root / f"{name}.txt" for name in ("tagged_words", "bibtex", "conllu_text", "sgml", "csv_inside", "gutenberg_indented",
+            **{name: root / f"{name}.txt" for name in ("tagged_words", "bibtex", "conllu_text", "sgml", "csv_inside", "gutenberg_indented", "cloze",
                                                        "double_spaced", "datelines")},
             **{name: root / name for name in ("linked_staging", "staged_records", "killed_overwrite", "project",
                                               "hf_model")},
@@ -2037,6 +2040,7 @@ def _more_bad_files(root, rte):
     (root / "corpus_html.txt").write_text("".join(  # as a web page holds it
         f"<p>{line.replace(' ', '&nbsp;')}</p>\n" if line.strip() else "\n" for line in corpus_lines))
     (root / "corpus_twice.txt").write_text((root / "corpus.txt").read_text() * 2)
+    (root / "cloze.txt").write_text("".join(f"The river ran past the _____ number {i} today.\n" for i in range(12)))
     (root / "gutenberg_indented.txt").write_text("".join(  # paragraphs begun by a tab, no blank line anywhere
         f"\tThe {i}th chapter opens on a cold morning.\nNobody in house {i} had slept well.\n" for i in range(60)))
     (root / "corpus_numbered.txt").write_text("".join(f"{i + 1:6}\t{line}\n" for i, line in enumerate(corpus_lines)))

@@ -263,3 +263,17 @@ def test_ud_v1_relation_names_are_warned_of(shared_data, tmp_path, capsys):
     (tmp_path / "v2.conllu").write_text("\n\n".join(dev) + "\n\n")
     probing.build_probing_tasks(str(tmp_path / "o2"), [str(tmp_path / "v2.conllu")])
     assert "UD v1" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("tags, said", [(lambda tag: tag.replace("VB", "VV").replace("NNS", "NN2").replace("MD", "VM"), "such as CLAWS's"),
+                                        (str.lower, "Penn Treebank's in lower case; upper-case column 5")])
+def test_xpos_in_another_tag_set_or_case_is_named(shared_data, tmp_path, tags, said):
+    """CLAWS's tags or Penn Treebank's in lower case left every task file empty, blamed on too few sentences (round 43
+    A48, A49)."""
+    rows = []
+    for line in (shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu").read_text().split("\n\n")[:100]:
+        rows.append("\n".join("\t".join(f[:4] + [tags(f[4])] + f[5:])
+                              if len(f := row.split("\t")) == 10 else row for row in line.split("\n")))
+    (tmp_path / "tags.conllu").write_text("\n\n".join(rows) + "\n\n")
+    with pytest.raises(ValueError, match=rf"no Penn Treebank verb tag .*{said}"):
+        probing.build_probing_tasks(str(tmp_path / "o"), [str(tmp_path / "tags.conllu")])
