@@ -246,6 +246,10 @@ def _note_quirks(path, lines, skipped, expected, examples):
     if missing:  # (pandas' missing text, written by astype(str) or to_csv: read as a sentence)
         print(f"note: {path}: {len(missing)} texts are 'nan' or 'None' alone ({missing[0].guid} first), as pandas writes "
               "a missing text; they are read as sentences: drop those rows (df.dropna()) before writing the file")
+    same = [e for e in examples if e.text_b is not None and e.text_a.strip() == e.text_b.strip()]
+    if len(same) >= max(3, 0.1 * len(examples)):  # (a column copied over the other)
+        print(f"note: {path}: {len(same):,} of its {len(examples):,} pairs are one sentence twice ({same[0].guid} "
+              "first): the second column a copy of the first? A pair of one sentence says nothing of how two relate")
     weighed = prose.Prose(path, traits=prose.TEXT_TRAITS)  # (<unk>, [SEP], <br />, soft hyphens: as in text)
     for example in (e for e in examples if "-" in e.guid):  # (a test split's guid is its index: not weighed)
         number = int(example.guid.rsplit("-", 1)[1])

@@ -182,6 +182,10 @@ def _not_a_token_line(path, number, line, fields, plus):
     if line.startswith("-DOCSTART-") or len(fields) == 4 and re.fullmatch(r"O|[BIES]-[A-Za-z]+", fields[3].strip()):
         raise ValueError(f"{path} line {number}: CoNLL-2003 columns (word, POS, chunk, named-entity tag: "
                          f"{line.strip()[:40]!r}), which hold no dependency tree; give CoNLL-U")
+    if len(fields) == 1 and prose.reads_as_sentence(line):
+        raise ValueError(f"{path} line {number}: a sentence of plain text ({line.strip()[:40]!r}), not a parsed file: "
+                         "this reads CoNLL-U (or .dp) trees; plain sentences, one a line, are read by analyze sentences "
+                         "--text")
     dp = " (a .dp file's are word, POS and head: 3)" if len(fields) in (3, 4) else ""
     raise ValueError(f"{path} line {number}: CoNLL-U needs 10 TAB-separated fields, got {len(fields)}{dp}")
 

@@ -320,3 +320,11 @@ def test_rows_ending_in_a_line_separator_before_the_newline_are_read(tmp_path):
     (tmp_path / "train.tsv").write_text("sentence\tlabel\u2028\n" + "".join(f"a fine film {i}\t1\u2028\r\n" for i in range(5)))
     examples, _ = read_glue("sst-2", str(tmp_path), "train")
     assert [(e.text_a, e.label) for e in examples] == [(f"a fine film {i}", "1") for i in range(5)]
+
+
+def test_pairs_of_one_sentence_twice_are_noted(tmp_path, capsys):
+    """RTE whose sentence2 is a copy of sentence1 in every row was fine-tuned on without a word (round 43 A58)."""
+    (tmp_path / "train.tsv").write_text("index\tsentence1\tsentence2\tlabel\n" + "".join(
+        f"{i}\tA man plays guitar {i}.\tA man plays guitar {i}.\tentailment\n" for i in range(5)))
+    read_glue("rte", str(tmp_path), "train")
+    assert "train.tsv: 5 of its 5 pairs are one sentence twice (train-2 first)" in capsys.readouterr().out

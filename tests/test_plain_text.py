@@ -702,3 +702,19 @@ def test_the_mask_is_counted_as_the_model_reads_it():
     text counted none of them (round 42 A49), and training text holding them was not warned of (A126)."""
     assert [prose.masks_in(s) for s in ("a \uff3bMASK\uff3d b", "[M\u00c1SK] and [mask]", "[ MASK ]", "<mask>",
                                         "a mask")] == [1, 2, 0, 0, 0]
+
+
+def test_a_socket_matched_by_a_glob_is_named(tmp_path):
+    """A Unix socket among the files a glob matches was 'cannot be read (No such device or address)' (round 43 A78)."""
+    import socket
+
+    from albert_act.base import text_files
+
+    (tmp_path / "a.txt").write_text("The river ran past the mill.\n")
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(tmp_path / "b.txt"))
+        with pytest.raises(ValueError, match=r"b.txt is a socket, not a text file: give a file"):
+            text_files.expand_patterns([str(tmp_path / "*.txt")])
+    finally:
+        server.close()

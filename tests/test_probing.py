@@ -277,3 +277,10 @@ def test_xpos_in_another_tag_set_or_case_is_named(shared_data, tmp_path, tags, s
     (tmp_path / "tags.conllu").write_text("\n\n".join(rows) + "\n\n")
     with pytest.raises(ValueError, match=rf"no Penn Treebank verb tag .*{said}"):
         probing.build_probing_tasks(str(tmp_path / "o"), [str(tmp_path / "tags.conllu")])
+
+
+def test_plain_sentences_given_as_a_parsed_file_are_named(tmp_path):
+    """'CoNLL-U needs 10 fields, got 1' said nothing of plain text, nor where it is read (round 43 B77)."""
+    (tmp_path / "s.conllu").write_text("The river ran past the mill today.\nIt was cold.\n")
+    with pytest.raises(ValueError, match=r"s.conllu line 1: a sentence of plain text .*analyze sentences --text"):
+        list(probing.read_parsed(str(tmp_path / "s.conllu")))

@@ -327,7 +327,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
 ROW_TRAITS = ("nel", "pieces")  # weighed in a table's texts alone (plain text ends a line at U+0085; the data tool
 # refuses a line of pieces)
 TEXT_TRAITS = ("escaped", "mojibake", "replaced", "c1", "nel", "unknown", "other_mask", "own_marks", "broken",
-               "invisible", "pieces", "coloured", "private")  # those a task file's texts (GLUE's, SentEval's) are
+               "invisible", "pieces", "coloured", "private", "bulleted")  # those a task file's texts (GLUE's, SentEval's) are
 # weighed for
 WORD_TRAITS = ("escaped", "mojibake", "replaced", "c1", "unknown", "other_mask", "treebank", "invisible", "coloured",
                "private")  # those a parsed file's words (CoNLL-U's FORMs) are weighed for

@@ -179,8 +179,9 @@ def refuse_device(path, kind="a text file", pipes=True):
         mode = os.stat(path).st_mode if not is_remote(path) else 0
     except OSError:
         return
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        raise ValueError(f"{path} is a device, not {kind}: give a file{' (or a pipe)' * pipes}")
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):  # (a socket: a server's, not a file)
+        raise ValueError(f"{path} is a {'socket' if stat.S_ISSOCK(mode) else 'device'}, not {kind}: give a file"
+                         f"{' (or a pipe)' * pipes}")
 
 
 def size(path):
