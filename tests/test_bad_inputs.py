@@ -1101,7 +1101,8 @@ CASES += [
     ("analyze-sentences-latin1", "albert_act.analyze sentences --init {run} --text {latin1_txt} --output_dir {tmp}/a_l1",
      1, r"latin1.txt line 1: not valid UTF-8 .*save the file as UTF-8 text", []),
     ("probing-conllu-plain-text", "pipelines.probing --conllu {corpus} --output_dir {tmp}/probing_out", 1,
-     r"corpus.txt line 1: CoNLL-U needs 10 TAB-separated fields, got 1$", []),
+     r"corpus.txt line 1: a sentence of plain text \('Document 0 starts here.'\), not a parsed file: this reads "
+     r"CoNLL-U \(or .dp\) trees; plain sentences, one a line, are read by analyze sentences --text$", []),
     ("probing-conllu-no-match", "pipelines.probing --conllu {tmp}/nothing*.conllu --output_dir {tmp}/probing_out", 1,
      r"no file matches '.*nothing\*.conllu'", []),
     ("tokenizer-vocab-size-1", "pipelines.train_tokenizer --input {corpus} --output {tmp}/v --vocab_size 1", 1,
@@ -1404,7 +1405,7 @@ CASES += [
     ("bench-served-fill-mask-over-notes", "benchmarks.served_fill_mask --init {export} --output_dir {notes_dir}", 1,
      r"notes_dir holds other files \(notes.txt\)", ["{notes_dir}/notes.txt"]),
     ("bench-served-fill-mask-not-conllu", "benchmarks.served_fill_mask --init {export} --conllu {corpus}", 1,
-     r"corpus.txt line 1: CoNLL-U needs 10 TAB-separated fields", []),
+     r"corpus.txt line 1: a sentence of plain text \('Document 0 starts here.'\), not a parsed file", []),
     ("bench-warm-start-bias-nan", "benchmarks.warm_start --biases 0 nan", 1,
      r"--biases must be a number in \[-3.4028e\+38, 3.4028e\+38\] .*, got nan", []),
     ("bench-warm-start-bias-twice", "benchmarks.warm_start --biases 1 0 1.0", 1,
