@@ -363,6 +363,11 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
     ("".join(f"The river ran past the mill number {i} today. \\\n" for i in range(6)),
      "6 of its first 6 lines end in ' \\' (line 1: 'ast the mill number 0 today. \\'), a shell's or a macro's line "
      "continuation"),
+    *[("".join(f"The river ran past the mill number {i} today, {mark} said.\n" for i in range(6)),
+       f"6 of its first 6 lines hold {mark} (line 1), a corpus's mark") for mark in (
+        "[deleted]", "<PERSON>", "[laughter]", "\u2588\u2588\u2588\u2588", "<0x0A>")],
+    ("".join(f"The river ran past the mill number {i} today.{{{{citation needed}}}}\n" for i in range(12)),
+     "12 of its first 12 lines hold Wikipedia's footnote marks ('{{citation needed}}' on line 1)"),
     ("".join(f"\u202eThe river ran past the mill number {i} today.\n" for i in range(6)),
      "6 of its first 6 lines hold an invisible character (U+202E on line 1"),
     ("".join(f"\uf0c1 The river ran past the mill number {i} today.\n" for i in range(6)),

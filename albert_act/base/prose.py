@@ -337,7 +337,11 @@ _TRAILING = re.compile(r"(?:\s*(?:<\|?/?[\w.-]*\|?>|\[\d+\]|[\u00b9\u00b2\u00b3\
                        r"|<ref[^>]*/>|\{\{[^{}]*\}\}))+$")  # (and MediaWiki's references: <ref>{{cite ...}}</ref>)
 _JSON_ESCAPE = re.compile(r'\\u[0-9a-fA-F]{4}|\\"|\\n')  # "Jos\u00e9", '\"', '\n': JSON's, outside a JSON string
 _ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s(?:EOS|EOT)|\s[-+]?\d+(?:\.\d+)?|\s[\u2605\u2606]+)$")  # <eos>, 0.87
-_UNKNOWN = re.compile(r"(?i:<unk>|\[unk\]|<oov>|<num>|<number>)|\bUNK\b|@@UNKNOWN@@|_{3,}|__NUM__|@card@|@ord@")  # PTB's,
+_UNKNOWN = re.compile(r"(?i:<unk>|\[unk\]|<oov>|<num>|<number>)|\bUNK\b|@@UNKNOWN@@|_{3,}|__NUM__|@card@|@ord@|"
+                      r"\[(?:deleted|removed)\]|<(?:PERSON|PER|LOC|ORG|NAME|EMAIL|URL|PHONE|ADDRESS)>|"
+                      r"\[(?:NAME|PERSON|EMAIL|URL|PHONE|ADDRESS|laughter|laughs|applause|music|inaudible|crosstalk)\]|"
+                      r"\u2588{2,}|<0x[0-9A-F]{2}>")  # PTB's, Reddit's [deleted], an anonymizer's <PERSON>, a transcript's
+# [laughter], redactions' \u2588\u2588, byte pieces left by a decode; and
 # BERT's, AllenNLP's; a cloze blank; numbers replaced (TreeTagger's @card@)
 _WIKITEXT = re.compile(r" @[-.,]@ |^ ?=+ [^=]+ =+ ?$")
 _TREEBANK = re.compile(r"-[LR][RSC]B-|(?<!`)``(?!`)|(?<!\S)\*(?:T|U|PRO|EXP|ICH|RNR|\?)\*(?:-\d+)?(?!\S)|(?<!\S)\*-\d+(?!\S)")
@@ -349,7 +353,8 @@ _PIECES = re.compile(r"(?<!\S)##[^\W_]+")  # "prot ##agonist"
 _KEY = re.compile(r"\s*[A-Za-z_][\w-]*:(?:\s|$)")  # YAML's "title: ...", "tags:"
 _INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")  # soft hyphen, zero-width space, joiners,
 # the left-to-right mark (copied from web pages)
-_FOOTNOTE = re.compile(r"\[(?:\d+|[a-z]|note \d+|nb \d+|citation needed|clarification needed)\]|(?<=[.,;:])(?:[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+|\*+(?=\s|$))")  # a
+_FOOTNOTE = re.compile(r"\{\{(?:citation needed|cn|fact|clarify|clarification needed)[^{}]*\}\}|"
+                       r"\[(?:\d+|[a-z]|note \d+|nb \d+|citation needed|clarification needed)\]|(?<=[.,;:])(?:[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+|\*+(?=\s|$))")  # a
 # copied page's "[46]", or its mark as a superscript after the punctuation ("(LUB).\u00b9")
 _RULE = re.compile(r"\s*([-=*_~#])(?: ?\1){2,}\s*$")  # ("---", a novel's "* * *")
 _OTHER_MASK = re.compile(r"(?i:<mask>)|<extra_id_\d+>|<\|\w+\|>")  # RoBERTa's, T5's, GPT-2's <|endoftext|>
