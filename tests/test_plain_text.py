@@ -723,3 +723,23 @@ def test_a_socket_matched_by_a_glob_is_named(tmp_path):
             text_files.expand_patterns([str(tmp_path / "*.txt")])
     finally:
         server.close()
+
+
+@pytest.mark.parametrize("data, said", [
+    (__import__("gzip").compress(b"The river ran past the mill.\n"), r"a gzip-compressed file, not text; decompress it "
+     r"first \(in the pipe that feeds it: \.\.\. \| gunzip -c \| <this command, reading /dev/fd/\d+>\)"),
+    ("The river ran past the mill.\n".encode("utf-16"), r"UTF-16 text, not UTF-8 .*convert it in the pipe that feeds "
+     r"it: \.\.\. \| iconv -f UTF-16 -t UTF-8 \| <this command")], ids=["gzip", "utf16"])
+def test_a_pipe_is_told_to_convert_in_the_pipe(data, said):
+    """Compressed or UTF-16 text on standard input was told to decompress /dev/stdin into /dev/stdin.decompressed,
+    or to convert /dev/fd/63, gone once the command ends (round 43 A100, A101, A103 to A105)."""
+    from albert_act.base import text_files
+
+    read, write = os.pipe()
+    os.write(write, data)
+    os.close(write)
+    try:
+        with pytest.raises(ValueError, match=said):
+            list(text_files.read_lines(f"/dev/fd/{read}"))
+    finally:
+        os.close(read)

@@ -88,6 +88,8 @@ def _decompress(found, path, in_place=False):
     """The command that decompresses `path` (of the kind `found`), into a file beside it (in_place: into `path`); a
     path with spaces is quoted as the shell needs it."""
     q = shlex.quote
+    if piped(path) and found[0] not in ("zip", "ZLIB"):  # (read already: decompressed where it is written)
+        return f"in the pipe that feeds it: ... | {found[1]} | <this command, reading {path}>"
     if found[0] == "ZLIB":
         return f"{found[1]} {q(path)}" + (f" && mv {q(path + '.raw')} {q(path)}" if in_place else "")
     if in_place:
@@ -95,6 +97,12 @@ def _decompress(found, path, in_place=False):
     root, suffix = os.path.splitext(path)
     text = root if suffix in (".gz", ".bz2", ".xz", ".zst", ".lz4", ".zip", ".Z") else f"{root}.decompressed{suffix}"
     return f"{found[1]} {q(path)} > {q(text)}"
+
+
+def piped(path):
+    """Whether `path` names a pipe's end (standard input, a process substitution's /dev/fd/63): read once, and gone
+    when the command ends, so a fix goes into the pipe, not onto the path."""
+    return str(path).startswith(("/dev/stdin", "/dev/fd/", "/proc/self/fd/"))
 
 
 def _refuse_utf16(path, start, head, in_place=False):
@@ -136,6 +144,9 @@ def _refuse_utf16(path, start, head, in_place=False):
                              f"of {kind} characters (a copy cut short?); copy the whole file again, or drop the cut "
                              f"character: head -c -{cut} {path} | iconv -f {kind} -t UTF-8 > "
                              "converted.txt")
+        if piped(path):  # (read already: converted where it is written)
+            raise ValueError(f"{path}: {kind} text, not UTF-8 ({why}); convert it in the pipe that feeds it: ... | "
+                             f"iconv -f {kind} -t UTF-8 | <this command, reading {path}>")
         raise ValueError(f"{path}: {kind} text, not UTF-8 ({why}); convert it first: iconv -f {kind} -t UTF-8 {path} > "
                          + (f"{path}.text && mv {path}.text {path}" if in_place else "converted.txt"))
 
