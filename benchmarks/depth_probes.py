@@ -172,9 +172,9 @@ def difficulty_row(run, reference, records, output_dir):
         found = json.load(f)
     unmasked = found["types"]["unmasked"]
     bins = unmasked["bins"]
-    caveat = found.get("reference_note") or ("The reference holds the probe's own weights: its rho sets depth against "
-                                             "itself, not against an independent difficulty." if found.get(
-                                                 "reference_is_the_model") else None)
+    caveat = " ".join(note for note in (
+        "The reference holds the probe's own weights: its rho sets depth against itself, not against an independent "
+        "difficulty." if found.get("reference_is_the_model") else "", found.get("reference_note") or "") if note) or None
     return {"rho": unmasked["spearman_iterations"], "e_rise": bins[-1]["mean_expected"][0] - bins[0]["mean_expected"][0],
             "n_rise": bins[-1]["mean_iterations"][0] - bins[0]["mean_iterations"][0], "caveat": caveat}
 

@@ -477,8 +477,8 @@ CASES += [
      r"stopped\); remove it \(sed -i '\$d' \S+curve_cut.jsonl\)", []),
     ("bench-learning-curves-another-runs-curve-copied-in", "benchmarks.learning_curves A={curve_copied_run} "
      "--output_dir {tmp}/lc_copied", 1, r"curve_copied_run/held_out.jsonl: its evaluation of update 3 \(MLM [\d.]+, SOP "
-     r"0.125\) is not the run's own of that update in evaluation.json \(MLM [\d.]+, SOP [\d.]+\): another run's curve "
-     r"copied in\?", []),
+     r"0.125\) is not the run's own of that update in evaluation.json \(MLM [\d.]+, SOP [\d.]+\): one of the two is "
+     r"another run's, copied in, or edited", []),
     ("bench-learning-curves-a-curve-that-lost-its-points", "benchmarks.learning_curves A={curve_lost_run} "
      "--output_dir {tmp}/lc_lost", 0, r"note: \S*curve_lost_run/held_out.jsonl holds 1 of the 3 evaluations its run made "
      r"\(eval_every 1, steps 3\): the others are gone", []),
@@ -486,8 +486,9 @@ CASES += [
      "{tmp}/lc_folder", 1, r"folders_run/held_out.jsonl is a folder, where a run keeps its held_out.jsonl file: give "
      r"the run whose file it is, or move the folder away", ["{folders_run}"]),
     ("bench-depth-probes-its-own-export-as-reference", "benchmarks.depth_probes a={run} --reference {export} --records "
-     "{eval} --sentences {corpus} --output_dir {tmp}/dp_itself", 0, r"\nWarning \(a\): The reference is at chance: its "
-     r"mean surprisal", ["{run}", "{export}"]),
+     "{eval} --sentences {corpus} --output_dir {tmp}/dp_itself", 0, r"\nWarning \(a\): The reference holds the probe's "
+     r"own weights: its rho sets depth against itself, not against an independent difficulty. The reference is at "
+     r"chance: its mean surprisal", ["{run}", "{export}"]),
     ("bench-depth-probes-cloze-blanks-for-masks", "benchmarks.depth_probes a={run} --records {eval} --sentences {cloze} "
      "--output_dir {tmp}/dp_cloze", 1, r"--sentences \S+cloze.txt: 12 lines hold '_____', which this model reads as "
      r"letters, and none its mask: write \[MASK\]", []),
