@@ -489,6 +489,9 @@ CASES += [
      "{eval} --sentences {corpus} --output_dir {tmp}/dp_itself", 0, r"\nWarning \(a\): The reference holds the probe's "
      r"own weights: its rho sets depth against itself, not against an independent difficulty. The reference is at "
      r"chance: its mean surprisal", ["{run}", "{export}"]),
+    ("analyze-records-a-runs-tensorboard-folder", "albert_act.analyze token-types --init {run} --records {run}/train "
+     "--output_dir {tmp}/a_tb", 1, r"\S+/train is a run's TensorBoard folder \(its events\), not records: give the data "
+     r"tool's shards", ["{run}"]),
     ("bench-depth-probes-cloze-blanks-for-masks", "benchmarks.depth_probes a={run} --records {eval} --sentences {cloze} "
      "--output_dir {tmp}/dp_cloze", 1, r"--sentences \S+cloze.txt: 12 lines hold '_____', which this model reads as "
      r"letters, and none its mask: write \[MASK\]", []),
