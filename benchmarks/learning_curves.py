@@ -62,8 +62,7 @@ def read_points(path):
                                  f"{artifacts.HELD_OUT_CURVE}" if _whole_json(file) else
                                  f"{file} line {number}: not JSON ({error.msg}){encodings.compression_hint(file)}"
                                  + ("" if line.endswith("\n") else f": its last line, cut short (a copy or a write "
-                                    f"that stopped); remove it (sed -i '$d' {file}), or give the run's own command "
-                                    "again, which writes the curve anew")) from None
+                                    f"that stopped); remove it (sed -i '$d' {file})")) from None
             if isinstance(point, dict) and isinstance(point.get("iterations"), dict) and "model_dir" in point:
                 raise ValueError(f"{file} line {number}: a run's {artifacts.EVALUATION} (its whole last evaluation, "
                                  f"on one line), not a held-out curve; give the run dir, or its "
@@ -86,7 +85,10 @@ def read_points(path):
                                  "two runs' curves in one file?): its accuracies do not compare; keep one run's lines")
             points.append(point)
     if not points:
-        raise ValueError(f"{file}: no evaluation yet")
+        final = os.path.join(os.path.dirname(file), artifacts.EVALUATION)
+        raise ValueError(f"{file}: no evaluation yet" + (
+            f"; the run's final one is in {final} (its curve's lines lost: a curve needs them)" if os.path.isfile(final)
+            else ""))
     points = sorted(points, key=lambda p: p["step"])
     if os.path.isdir(path):
         _check_own(path, file, points)

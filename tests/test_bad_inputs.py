@@ -474,7 +474,7 @@ CASES += [
      r"\[3, 8192\], got '64'", ["{configs}"]),
     ("bench-learning-curves-its-last-line-cut-short", "benchmarks.learning_curves A={tmp}/curve_cut.jsonl --output_dir "
      "{tmp}/lc_cut", 1, r"curve_cut.jsonl line \d+: not JSON \(.*\): its last line, cut short \(a copy or a write that "
-     r"stopped\); remove it \(sed -i '\$d' \S+curve_cut.jsonl\)", []),
+     r"stopped\); remove it \(sed -i '\$d' \S+curve_cut.jsonl\)$", []),
     ("bench-learning-curves-another-runs-curve-copied-in", "benchmarks.learning_curves A={curve_copied_run} "
      "--output_dir {tmp}/lc_copied", 1, r"curve_copied_run/held_out.jsonl: its evaluation of update 3 \(MLM [\d.]+, SOP "
      r"0.125\) is not the run's own of that update in evaluation.json \(MLM [\d.]+, SOP [\d.]+\): one of the two is "
