@@ -2364,6 +2364,11 @@ def test_bad_served_input(case, places):
 # Cases that run real work (an export, an analysis, a 2 MB corpus) or build a model before their refusal:
 # `pytest -m slow` (the default run stays within its budget).
 SLOW_CASES = {"data-a-2mb-line-in-16-shards", "pretrain-no-export-and-overwrite-set-false",
+              "bench-depth-probes-its-own-export-as-reference", "analyze-held-out-on-training-records-of-a-moved-export",
+              "analyze-held-out-a-byte-flipped-past-the-sample", "analyze-held-out-records-partly-trained-on",
+              "pretrain-resume-with-an-empty-checkpoint-state-file", "pretrain-a-finished-run-whose-curve-was-deleted",
+              "analyze-held-out-records-whose-length-changes-past-the-sample", "analyze-held-out-a-shard-joined-with-itself",
+              "analyze-sentences-truncated-export", "analyze-dependencies-conllu-forms-holding-soft-hyphens",
               "pretrain-some-of-a-data-runs-shards", "bench-data-throughput-too-little-text",
               "analyze-fixed-point-on-records-with-no-masked-piece", "analyze-difficulty-on-records-with-no-masked-piece",
               "analyze-report-on-real-records-with-no-masked-piece", "export-output-without-version", "pretrain-export-dir-without-version", "export-newest-checkpoint-damaged", "analyze-newest-checkpoint-damaged",

@@ -34,7 +34,9 @@ def _final_weights(model_dir):
 # The while loop, not STATIC: a static-loop run resumed this way can end 1 ulp away from the straight
 # one (7e-9 in 2 of a bias's 16 values) while two straight static runs agree bit for bit. `while` and the
 # demo preset's gather both resume exactly; `while` traces in a third of gather's time (39 s against 68 s
-# for this test alone on a 2-core AMD EPYC).
+# for this test alone on a 2-core AMD EPYC). Slow (~33 s): the default run keeps a SIGKILL's resumption in
+# test_outputs (the next run takes over) and test_multiworker (a killed worker, the same weights).
+@pytest.mark.slow
 def test_killed_run_resumes_to_the_same_weights(records, tmp_path):
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     straight_log = open(tmp_path / "straight.log", "w")
