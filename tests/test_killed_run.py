@@ -9,6 +9,7 @@ import sys
 import time
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 from conftest import TINY_RUN
