@@ -179,7 +179,7 @@ def difficulty_row(run, reference, records, output_dir):
             "n_rise": bins[-1]["mean_iterations"][0] - bins[0]["mean_iterations"][0], "caveat": caveat}
 
 
-def served_row(run, sentences):
+def served_row(run, sentences, evaluated):
     from albert_act.analysis import depth
     from albert_act.base import artifacts
     from albert_act.io.source import Source
@@ -187,8 +187,8 @@ def served_row(run, sentences):
 
     source = Source.open(run)
     backbone, _ = source.backbone(dropout=0.0)
-    update, evaluated = source.run_checkpoint[0], artifacts.read_json(os.path.join(run, artifacts.EVALUATION))["step"]
-    if update != evaluated:  # (its last checkpoint damaged: an earlier one read)
+    update = source.run_checkpoint[0]
+    if update != evaluated:  # (`evaluated`: the update of its evaluation.json; its last checkpoint damaged)
         raise ValueError(f"{run}: its served depth would be of update {update:,} (its newest checkpoint that reads) "
                          f"and its held-out row of update {evaluated:,} ({artifacts.EVALUATION}): the row would mix "
                          "two models; give the run's own command again, which trains on from that checkpoint")
@@ -339,7 +339,8 @@ def probe_row(name, run, sentences, args, staged):
     """One probe's row: its held-out evaluation, served depth and speed, and (with --reference) its difficulty
     analysis, written into `staged`/NAME."""
     print(f"{name}: {run}", flush=True)
-    row = {"run": run, "evaluation": evaluation_row(run), "served": served_row(run, sentences),
+    evaluation = evaluation_row(run)
+    row = {"run": run, "evaluation": evaluation, "served": served_row(run, sentences, evaluation["step"]),
            "seconds_per_update": seconds_per_update(run)}
     if args.reference:
         row["difficulty"] = difficulty_row(run, args.reference, args.records, os.path.join(staged, name))

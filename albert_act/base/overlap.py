@@ -148,7 +148,7 @@ _WORD = re.compile(r"[^\W_]+")  # a run of letters or digits
 
 
 def _words(text):
-    return _WORD.findall(_plain(text).casefold())
+    return _WORD.findall(plain(text).casefold())
 
 
 def _markup_free(text):
@@ -183,7 +183,7 @@ def _digest(words):
                           "big")
 
 
-def _plain(text):
+def plain(text):
     """`text` in NFKC without its accents (combining marks), as the model's normalization reads it: café is cafe."""
     if text.isascii():
         return text

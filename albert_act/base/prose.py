@@ -13,10 +13,11 @@ import unicodedata
 def masks_in(text):
     """How many [MASK]s `text` holds as the model's normalisation reads it (NFKC, accents dropped, any case): '[mask]',
     a CJK keyboard's fullwidth '\uff3bMASK\uff3d' and '[M\u00c1SK]' are each its mask."""
+    from albert_act.base import overlap
+
     if "[" not in text and "\uff3b" not in text:
         return 0
-    plain = "".join(c for c in unicodedata.normalize("NFKD", text) if unicodedata.category(c) != "Mn")
-    return unicodedata.normalize("NFKC", plain).lower().count("[mask]")
+    return overlap.plain(text).lower().count("[mask]")
 
 
 def warn_once(message):
@@ -273,15 +274,11 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                              f"{ord(_INVISIBLE.search(line).group()):04X} on line {number}: a soft "
                                              "hyphen, a zero-width space or a direction mark, as web and PDF text keep "
                                              "them), each an unknown piece that splits its word: remove them first "
-                                             "(python3 -c \"import re, sys; sys.stdout.write(re.sub('[\\xad\\u200b-"
-                                             "\\u200f\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]', '', sys.stdin.read()))\" "
-                                             f"< {path} > text.txt)"),
+                                             f"({_without(_INVISIBLE_CHARS, path)})"),
     "private": (lambda line: _PRIVATE.search(line), lambda n: max(5, 0.1 * n),
                 lambda path, number, line: f"hold private-use characters (U+{ord(_PRIVATE.search(line).group()):04X} "
                                            f"on line {number}: an icon font's glyphs, copied from a web page), each an "
-                                           "unknown piece: remove them first (python3 -c \"import re, sys; "
-                                           "sys.stdout.write(re.sub('[\\ue000-\\uf8ff]', '', sys.stdin.read()))\" < "
-                                           f"{path} > text.txt)"),
+                                           f"unknown piece: remove them first ({_without(_PRIVATE_CHARS, path)})"),
     "bulleted": (lambda line: line.lstrip()[:1] in _BULLETS, lambda n: max(5, 0.5 * n),
                  lambda path, number, line: f"begin with a bullet ({line.lstrip()[0]!r}, line {number}: a list copied "
                                             "from a page), read as an unknown piece before each: remove the bullets "
@@ -347,11 +344,13 @@ _WIKITEXT = re.compile(r" @[-.,]@ |^ ?=+ [^=]+ =+ ?$")
 _TREEBANK = re.compile(r"-[LR][RSC]B-|(?<!`)``(?!`)|(?<!\S)\*(?:T|U|PRO|EXP|ICH|RNR|\?)\*(?:-\d+)?(?!\S)|(?<!\S)\*-\d+(?!\S)")
 # (and its empty elements, as a treebank's leaves hold them: traces *T*-2, *-1, *U*, *PRO*)
 _HEADING = re.compile(r"#{1,6} \S")
-_PRIVATE = re.compile("[\ue000-\uf8ff]")  # (an icon font's: Font Awesome's U+F0C1)
+_PRIVATE_CHARS = r"\ue000-\uf8ff"  # (an icon font's: Font Awesome's U+F0C1)
+_PRIVATE = re.compile(f"[{_PRIVATE_CHARS}]")
 _BULLETS = ("\u2022", "\u25e6", "\u25aa", "\u25cf", "\u2023", "\u2043", "\u25a0")  # \u2022 \u25e6 \u25aa ...
 _PIECES = re.compile(r"(?<!\S)##[^\W_]+")  # "prot ##agonist"
 _KEY = re.compile(r"\s*[A-Za-z_][\w-]*:(?:\s|$)")  # YAML's "title: ...", "tags:"
-_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")  # soft hyphen, zero-width space, joiners,
+_INVISIBLE_CHARS = r"\xad\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff"
+_INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")  # soft hyphen, zero-width space, joiners,
 # the left-to-right mark (copied from web pages)
 _FOOTNOTE = re.compile(r"\{\{(?:citation needed|cn|fact|clarify|clarification needed)[^{}]*\}\}|"
                        r"\[(?:\d+|[a-z]|note \d+|nb \d+|citation needed|clarification needed)\]|(?<=[.,;:])(?:[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+|\*+(?=\s|$))")  # a
@@ -378,6 +377,13 @@ def _as_cp1252(path):
     """The command that decodes the C1 characters (U+0080 to U+009F) of `path` as the Windows-1252 bytes they were."""
     return ("python3 -c \"import re, sys; sys.stdout.write(re.sub('[\\x80-\\x9f]', lambda m: bytes([ord(m[0])])."
             f"decode('cp1252', 'replace'), sys.stdin.read()))\" < {path} > fixed.txt")
+
+
+def _without(characters, path):
+    """The command that writes `path` without the characters of the class `characters` (as a regex writes them,
+    escaped: '\\ue000-\\uf8ff') into text.txt."""
+    return (f"python3 -c \"import re, sys; sys.stdout.write(re.sub('[{characters}]', '', sys.stdin.read()))\" < {path} > "
+            "text.txt")
 
 
 def _unended(path, number, line):

@@ -259,12 +259,11 @@ def _check_own_vocabulary(config, previous, checkpoints):
 
 def _pieces(path):
     """How many pieces the SentencePiece model in `path` holds; 0 where it does not read as one."""
-    import sentencepiece
+    from pipelines.tokenizer import Tokenizer
 
     try:
-        data = tf.io.gfile.GFile(path, "rb").read()
-        return sentencepiece.SentencePieceProcessor(model_proto=data).get_piece_size() if data else 0
-    except (OSError, RuntimeError, TypeError, tf.errors.OpError):
+        return Tokenizer.from_file(path).vocabulary_size
+    except (ValueError, OSError):
         return 0
 
 
