@@ -216,6 +216,22 @@ def test_an_output_moved_aside_by_a_killed_writer_is_put_back(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["kept", "table"] and os.listdir(tmp_path / "kept") == []
 
 
+def test_a_run_folder_moved_mid_run_stops_the_run_where_a_new_one_would_be_begun(tmp_path):
+    from albert_act.base import artifacts
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text("{}")
+    artifacts.check_run_in_place(str(run), "the checkpoint of update 10")  # in place: nothing said
+    run.rename(tmp_path / "moved")
+    with pytest.raises(ValueError) as raised:
+        artifacts.check_run_in_place(str(run), "the checkpoint of update 10")
+    assert str(raised.value).startswith(f"{run}: the run's folder was moved or removed while it trained")
+    assert "the checkpoint of update 10 was not written" in str(raised.value)
+    assert "--model_dir at its new place" in str(raised.value)
+    assert not run.exists()  # nothing begun at the old place
+
+
 def test_a_benchmarks_result_is_replaced_in_one_step(tmp_path):
     """depth_knob wrote its .md, .json and .png one by one: a stop between them left a new table beside an old
     plot. `arguments.write_whole` stages them and moves them in together; a failure leaves the earlier result."""

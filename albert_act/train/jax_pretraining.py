@@ -173,6 +173,7 @@ class JaxPretrainer:
 
     def save(self, directory, update, position, keep):
         """checkpoints/jax-<update>.npz, written whole (a file beside it, renamed); the newest `keep` kept."""
+        artifacts.check_run_in_place(directory, f"the checkpoint of update {update}")
         folder = os.path.join(directory, artifacts.CHECKPOINTS)
         text_files.makedirs(folder)
         arrays = {f"trainable/{v.path}": np.asarray(a) for v, a in zip(self.model.trainable_variables,
@@ -374,6 +375,7 @@ def held_out(trainer, config, eval_path, update, progress):
     """The held-out evaluation at `update`: one line of held_out.jsonl (later lines replaced, as a resumed
     run writes them again), printed with the depth line."""
     evaluation = trainer.evaluate(eval_path, update)
+    artifacts.check_run_in_place(config.model_dir, f"the evaluation of update {update}")
     path = os.path.join(config.model_dir, artifacts.HELD_OUT_CURVE)
     text, line = held_out_curve(path, text_files.read_bytes(path) if os.path.exists(path) else b"",
                                 update, evaluation, trainer.tau_at(update - 1))

@@ -165,6 +165,7 @@ def _train(config, trainer, streams, manager, files, write_dir, progress):
         if config.eval_every and step % config.eval_every == 0 and step < config.steps:  # the last: _finish
             held_out(trainer, eval_files, write_dir, step, progress)
         if step % config.checkpoint_every == 0 or step == config.steps:
+            artifacts.check_run_in_place(write_dir, f"the checkpoint of update {step}")
             streams.save(step)  # first: a checkpoint on disk always has its input positions
             save_checkpoint(manager, step)
 
@@ -207,6 +208,7 @@ def held_out(trainer, eval_files, write_dir, step, progress=False):
     and one line of <write_dir>/held_out.jsonl, replacing the lines of this step and later ones (which
     a run resumed from an earlier checkpoint writes again). Returns the evaluation."""
     evaluation = trainer.evaluate(eval_files)
+    artifacts.check_run_in_place(write_dir, f"the evaluation of update {step}")
     writer = tf.summary.create_file_writer(os.path.join(write_dir, artifacts.EVAL_EVENTS))
     write_summaries(writer, step, evaluation, {"ponder_cost_weight": float(trainer.tau_at(step - 1))})
     write_token_type_image(writer, step, evaluation["iterations"], trainer.backbone.max_iterations)
