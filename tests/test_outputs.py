@@ -989,10 +989,17 @@ def test_a_run_whose_events_folder_is_not_writable_is_refused_before_training(tm
     real_access = os.access
     locked = tmp_path / "run" / "eval"
     monkeypatch.setattr(os, "access", lambda path, mode: str(path) != str(locked) and real_access(path, mode))
-    with pytest.raises(ValueError, match=rf"^{locked} is not writable to you, and the run writes its eval there \(after "
+    with pytest.raises(ValueError, match=rf"^{locked} is not writable to you, and the run writes there \(after "
                                          rf"the work\): make it writable \(chmod -R u\+w {locked}\), or use a new "
                                          r"--model_dir$"):
         check_run_entries(str(tmp_path / "run"))
+    run = tmp_path / "run"  # a read-only copy (chmod -R a-w): every folder named at once, one chmod for all
+    monkeypatch.setattr(os, "access", lambda path, mode: not str(path).startswith(str(run)) and real_access(path, mode))
+    with pytest.raises(ValueError) as raised:
+        check_run_entries(str(run))
+    assert str(raised.value) == (f"{run}, {run}/checkpoints, {run}/train and {run}/eval are not writable to you, and "
+                                 f"the run writes there (after the work): make them writable (chmod -R u+w {run}), "
+                                 "or use a new --model_dir")
 
 
 @pytest.mark.parametrize("kept, said", [

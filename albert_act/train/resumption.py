@@ -107,9 +107,16 @@ def check_run_entries(model_dir, exists=os.path.exists, isdir=os.path.isdir):
         if exists(path := os.path.join(model_dir, name)) and isdir(path) != folder:
             raise ValueError(f"{path} is a {'file' if folder else 'folder'}, where the run keeps its {name}"
                              f"{' folder' * folder}: move it away, or use a new --model_dir")
-        if folder and "://" not in path and os.path.isdir(path) and not os.access(path, os.W_OK | os.X_OK):
-            raise ValueError(f"{path} is not writable to you, and the run writes its {name} there (after the work): "
-                             f"make it writable (chmod -R u+w {path}), or use a new --model_dir")
+    if "://" in model_dir:
+        return
+    unwritable = [path for path in [model_dir, *(os.path.join(model_dir, name) for name in folders)]
+                  if os.path.isdir(path) and not os.access(path, os.W_OK | os.X_OK)]  # all at once, not one a try
+    if unwritable:
+        named = " and ".join(unwritable) if len(unwritable) < 3 else f"{', '.join(unwritable[:-1])} and {unwritable[-1]}"
+        which = "it" if len(unwritable) == 1 else "them"
+        raise ValueError(f"{named} {'is' if len(unwritable) == 1 else 'are'} not writable to you, and the run writes "
+                         f"there (after the work): make {which} writable (chmod -R u+w "
+                         f"{unwritable[0] if len(unwritable) == 1 else model_dir}), or use a new --model_dir")
 
 
 def _step(line):
