@@ -115,3 +115,24 @@ def test_another_models_checkpoint_is_named_as_such(tmp_path, capsys):
         tf.train.Checkpoint(**ours), str(tmp_path), 5))
     assert restored.endswith("ckpt-2")
     assert "ckpt-4: holds another model's checkpoint: weights of other shapes" in capsys.readouterr().out
+
+
+def test_a_position_naming_moved_records_says_which_file_and_how_to_resume():
+    """TensorFlow's input position keeps the record files' names: an absolute one since moved is named with the link
+    that resumes the run (round 43 B142 was told a relative start was the cause); a relative one with its folder."""
+    from albert_act.io.run_checkpoints import _records_gone
+
+    def error(name):  # TensorFlow's words, as a resumed run gets them
+        return ("Error when restoring from checkpoint or SavedModel at run/checkpoints/ckpt-15: {{function_node "
+                "__wrapped__DeserializeIterator_device_/job:localhost/replica:0/task:0/device:CPU:0}} Failed to restore "
+                f"dataset iterator from checkpoint: {name}; No such file or directory. Make sure the dataset ...")
+
+    moved = _records_gone("run/checkpoints/ckpt-15", error("/data/rec/train-00001-of-00004.tfrecord"))
+    assert moved == ("run/checkpoints/ckpt-15: its saved input position names /data/rec/train-00001-of-00004.tfrecord, "
+                     "which is not there now (the records moved or renamed since the run started?): the position is "
+                     "kept by the files' names, so put them back in /data/rec, or link their new folder there (ln -s "
+                     "<their new folder> /data/rec), and re-run the same command")
+    relative = _records_gone("run/checkpoints/ckpt-15", error("rec/train-00001-of-00004.tfrecord"))
+    assert relative.startswith("run/checkpoints/ckpt-15: its saved input position names record files "
+                               "(rec/train-00001-of-00004.tfrecord) that are not found from this folder (")
+    assert relative.endswith("a run started with relative --train_files resumes from the folder it was started in")

@@ -5,6 +5,7 @@ run (`restore_latest_intact`) and for its weights and tau (`newest_weights`, `st
 checkpoint is the newest intact one is `newest_intact`'s answer, for every reader."""
 
 import os
+import re
 
 import numpy as np
 import tensorflow as tf
@@ -145,13 +146,25 @@ def restore_latest_intact(checkpoint, manager, usable=None):
                            f"copied in?): {first_line(error)[:120]}") from None
         except tf.errors.NotFoundError as error:
             if "DeserializeIterator" in str(error):
-                raise Refused(f"{path}: its saved input position names record files that are not found from "
-                              f"this folder ({os.getcwd()}): a run started with relative --train_files resumes "
-                              "from the folder it was started in") from None
+                raise Refused(_records_gone(path, str(error))) from None
             raise
 
     newest = newest_intact(_checkpoints(manager), restore, manager.directory, errors=Exception, read_as="resumed from")
     return newest[1] if newest else None
+
+
+def _records_gone(path, error):
+    """Why a checkpoint's input position does not restore: TensorFlow's iterator names a record file it reads by the
+    name the run started with, relative to the folder it started in, or absolute and since moved."""
+    missing = re.search(r"from checkpoint: (.+?); No such file", error)
+    if missing is None or not os.path.isabs(missing.group(1)):
+        named = f" ({missing.group(1)})" if missing else ""
+        return (f"{path}: its saved input position names record files{named} that are not found from this folder "
+                f"({os.getcwd()}): a run started with relative --train_files resumes from the folder it was started in")
+    folder = os.path.dirname(missing.group(1))
+    return (f"{path}: its saved input position names {missing.group(1)}, which is not there now (the records moved or "
+            f"renamed since the run started?): the position is kept by the files' names, so put them back in {folder}, "
+            f"or link their new folder there (ln -s <their new folder> {folder}), and re-run the same command")
 
 
 def newest_weights(run, steps=None):
