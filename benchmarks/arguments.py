@@ -107,6 +107,16 @@ def said_when_stopped(output_dir, file_name):
 HELD_OUT_SETTINGS = ("eval_files", "eval_batches", "global_batch_size", "backend")  # what picks a run's held-out batches
 
 
+def _eval_shards(config):
+    """The fingerprints of a run's held-out shards: its config.json's, or (a JAX run records none) those of the files
+    its eval_files match here."""
+    if config.get(artifacts.EVAL_SHARDS):
+        return config[artifacts.EVAL_SHARDS]
+    files = config.get("eval_files")
+    files = [files] if isinstance(files, str) else files if isinstance(files, list) else []
+    return artifacts.shard_fingerprints([f for f in files if isinstance(f, str)])
+
+
 def held_out_settings(one, other):
     """'; their config.json differ in ...' where both are run dirs whose held-out settings differ; else ''."""
     configs = []
@@ -118,5 +128,8 @@ def held_out_settings(one, other):
             return ""
     values = [[config.get(key, "tensorflow" if key == "backend" else None) for key in HELD_OUT_SETTINGS]
               for config in configs]  # (a run of the TensorFlow backend records none)
-    differ = [f"{key} {a!r} against {b!r}" for key, a, b in zip(HELD_OUT_SETTINGS, *values) if a != b]
+    shards = [_eval_shards(config) for config in configs]
+    same_shards = shards[0] and shards[0] == shards[1]  # a glob and the one shard it matches are one setting
+    differ = [f"{key} {a!r} against {b!r}" for key, a, b in zip(HELD_OUT_SETTINGS, *values)
+              if a != b and not (key == "eval_files" and same_shards)]
     return f"; their runs' config.json differ in {', '.join(differ)}" if differ else ""

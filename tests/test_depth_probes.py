@@ -171,9 +171,12 @@ def test_an_edited_evaluation_is_named_with_its_field(key, value, said, tiny_run
         depth_probes.evaluation_row(str(run))
 
 
-def test_probes_evaluated_on_different_held_out_records_are_refused(tiny_run, tmp_path):
+def test_probes_evaluated_on_different_held_out_records_are_refused(tiny_run, records, tmp_path):
     """A JAX run (its token corpus, --eval_batches 1) beside a TensorFlow run (the records, --eval_batches 2) was
-    tabled side by side without a word; learning_curves refused the same pair."""
+    tabled side by side without a word; learning_curves refused the same pair. The JAX run names its one held-out
+    shard where the other gave the glob matching it: the same records, not named as a difference (round 43 B86)."""
+    import glob
+
     runs = {}
     for name, baseline, backend in (("a", None, None), ("b", 0.1234, "jax")):
         runs[name] = tmp_path / name
@@ -183,7 +186,10 @@ def test_probes_evaluated_on_different_held_out_records_are_refused(tiny_run, tm
         (runs[name] / "evaluation.json").write_text(json.dumps(
             {**evaluation, "mlm_unigram_baseline": baseline or evaluation["mlm_unigram_baseline"],
              "model_dir": str(runs[name])}))
-        (runs[name] / "config.json").write_text(json.dumps({**config, **({"backend": backend} if backend else {})}))
+        if backend:  # (a JAX run's config.json holds no eval_shards)
+            config = {**{k: v for k, v in config.items() if k != "eval_shards"}, "backend": backend,
+                      "eval_files": sorted(glob.glob(records[1]))}
+        (runs[name] / "config.json").write_text(json.dumps(config))
     depth_probes.check_same_held_out({"a": str(runs["a"]), "c": str(tiny_run[0])})
     with pytest.raises(ValueError, match=r"a=\S+a and b=\S+b were evaluated on different held-out records "
                                          r"\(mlm_baseline [\d.]+ against 0.1234\); their runs' config.json differ in "
