@@ -215,6 +215,10 @@ def _check_heads(sentence, lines, path):
     for head, number in zip(heads, lines):
         if not 0 <= head <= len(sentence):
             raise ValueError(f"{path} line {number}: HEAD {head} is outside its sentence of {len(sentence)} words")
+    selves = [number for word, (head, number) in enumerate(zip(heads, lines), 1) if head == word]
+    if selves:  # (before the roots: heads counted from 0 make a root of each word headed by the first)
+        raise ValueError(f"{path} line {selves[0]}: the word is its own HEAD ({len(selves)} such in the sentence); "
+                         "heads count words from 1, with 0 for the root (counted from 0? add 1 to each but the root's)")
     roots = [number for head, number in zip(heads, lines) if head == 0]
     if len(roots) != 1:
         raise ValueError(f"{path} line {lines[0]}: the sentence has {len(roots)} roots (HEAD 0"
@@ -230,13 +234,13 @@ def _check_heads(sentence, lines, path):
 def read_head_only(path):
     """PTB `.dp` files (word<TAB>POS<TAB>head, no relation labels): yields lists of
     (form, POS, head, relation, space_after) with the POS tag standing in for the missing relation
-    (space_after always True: the format does not say)."""
-    sentence = []
+    (space_after always True: the format does not say). Its HEADs are checked as CoNLL-U's are (`_check_heads`)."""
+    sentence, lines = [], []
     for number, line in text_files.read_lines(path, skip_flag=False):
         if not line.strip():
             if sentence:
-                yield sentence
-            sentence = []
+                yield _check_heads(sentence, lines, path)
+            sentence, lines = [], []
             continue
         fields = line.split("\t")
         if len(fields) == 3 and fields[2].lstrip("-").isdigit() and not fields[2].isdigit():
@@ -245,8 +249,9 @@ def read_head_only(path):
         if len(fields) != 3 or not fields[2].isdigit():
             raise ValueError(f"{path} line {number}: expected word<TAB>POS<TAB>head, got {line[:60]!r}")
         sentence.append((fields[0], fields[1], int(fields[2]), fields[1], True))
+        lines.append(number)
     if sentence:
-        yield sentence
+        yield _check_heads(sentence, lines, path)
 
 
 def _separator_in(path, number):

@@ -1057,6 +1057,9 @@ CASES += [
     ("analyze-parsed-bracketed-trees", "albert_act.analyze dependencies --init {run} --parsed {ptb_mrg} --output_dir "
      "{tmp}/a_mrg", 1, r"ptb.mrg line 2: a bracketed tree \('\( \(S', as Penn Treebank's .mrg\), which is not read: "
      r"give dependency trees, in CoNLL-U \(converted from them; `analyze --parsed` also reads .dp files\)", []),
+    ("analyze-parsed-dp-heads-from-0", "albert_act.analyze dependencies --init {run} --parsed {ptb_dp_from_0} "
+     "--output_dir {tmp}/a_dp0", 1, r"ptb_from_0.dp line 1: the word is its own HEAD \(\d+ such in the sentence\); "
+     r"heads count words from 1, with 0 for the root \(counted from 0\? add 1 to each but the root's\)$", []),
     ("data-input-a-copy-with-piped-line-numbers", DATA + " --input {corpus_piped} {corpus}", 1,
      r"--input .*corpus.txt: 21 of its 21 distinct sentences are also in .*corpus_piped.txt", []),
     ("analyze-sentences-text-a-conllu-file", "albert_act.analyze sentences --init {run} --text {ud40} --output_dir "
@@ -1892,7 +1895,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                                                       "corpus_twice")},
             **{name: root / f"{name}.conllu" for name in ("ud40", "ud40_misc", "ud40_merged", "ud40_tail", "ud40_lrb", "ud40_shy", "ud_run_on", "ud_2roots",
                                                           "ud_cycle")},
-            "latin1_txt": root / "latin1.txt", "ptb_dp": root / "ptb.dp", "ptb_mrg": root / "ptb.mrg",
+            "latin1_txt": root / "latin1.txt", "ptb_dp": root / "ptb.dp", "ptb_dp_from_0": root / "ptb_from_0.dp", "ptb_mrg": root / "ptb.mrg",
             "subtitles": root / "subtitles.srt", "corpus_csv": root / "corpus_csv.txt", "curve_long": root / "long.jsonl", "curve_anneal": root / "anneal.jsonl",
             "curve_start": root / "curve_start.jsonl", "curve_plus": root / "anneal+v2.jsonl", "corpus_piped": root / "corpus_piped.txt", "corpus_yaml": root / "corpus_yaml.txt", "corpus_then_subtitles": root / "corpus_then_subtitles.txt", "corpus_fasttext": root / "corpus_fasttext.txt", "corpus_labelled_csv": root / "corpus_labelled.csv", "corpus_relabelled": root / "corpus_relabelled.txt", "curve_percent": root / "curve_percent.jsonl", "curve_rebased": root / "curve_rebased.jsonl", "curve_utf16": root / "curve_utf16.jsonl", "curve_missed": root / "curve_missed.jsonl", "glue_train_is_dev": root / "glue_train_is_dev", "glue_doubled": root / "glue_doubled", "glue_dev_in_train": root / "glue_dev_in_train", "probing_unseen": root / "probing_unseen", "earlier": root / "earlier", "ft_copy": root / "ft_copy", "swapped": root / "swapped.model",
             **{name: root / f"{name}.txt" for name in LOOK_ALIKES}, "started": root / "started",
@@ -2007,6 +2010,9 @@ def _more_bad_files(root, rte):
     (root / "corpus_joined.txt").write_text((root / "corpus.txt").read_text().replace(".\nIt", ". It"))  # one line each
     (root / "ptb.dp").write_text("".join((rte.parent.parent / "ptb_wsj_sample_nltk" / "wsj_sample_heads.dp")
                                          .read_text().splitlines(keepends=True)[:60]))
+    (root / "ptb_from_0.dp").write_text("".join(  # each head but the root's one less: 0-based, as a converter writes
+        line if line.count("\t") != 2 else "{}\t{}\t{}\n".format(*(fields := line.split("\t"))[:2], max(
+            int(fields[2]) - 1, 0)) for line in (root / "ptb.dp").read_text().splitlines(keepends=True)))
     (root / "ptb.mrg").write_text("".join((rte.parent.parent / "ptb_wsj_sample_nltk" / "wsj_sample_combined.mrg")
                                           .read_text().splitlines(keepends=True)[:40]))
     curves = Path(__file__).resolve().parents[1] / "docs" / "curves"  # a run, its continuation, its first lines
