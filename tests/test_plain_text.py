@@ -604,7 +604,10 @@ def test_the_advised_command_makes_the_text_readable(tmp_path, data, said):
                        "\"born.\"\nHe slept.\n"),
     ("The old man walked slowly\r\ndown the long road to the\r\nvillage where he was born. He\r\nslept.\r\n\r\n" * 8,
      "The old man walked slowly down the long road to the village where he was born.\nHe slept.\n"),
-], ids=["wrapped", "wrapped-and-hyphenated", "wrapped-with-crlf"])
+    ("The old man walked slowly\ndown the long ro-\nad to the small and quiet vil-\nlage where he was born. He\n"
+     "slept.\n\n" * 8, "The old man walked slowly down the long road to the small and quiet village where he was born."
+                      "\nHe slept.\n"),
+], ids=["wrapped", "wrapped-and-hyphenated", "wrapped-with-crlf", "hyphenated-after-its-first-line"])
 def test_hard_wrapped_text_is_told_a_command_that_joins_it(tmp_path, capsys, text, joined):
     """The advice was fmt -w 100000, which GNU fmt refuses (its widest is 2,500) and which leaves words hyphenated
     across lines split ('Ame- rican'); the command now given, run, gives each paragraph on one line."""
@@ -620,6 +623,34 @@ def test_hard_wrapped_text_is_told_a_command_that_joins_it(tmp_path, capsys, tex
     assert "a sentence a line" in warning
     subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
     assert (tmp_path / "wrapped.joined.txt").read_text() == (joined + "\n") * 8
+
+
+@pytest.mark.parametrize("cut", ["\v", "\u2028", "\r", "\n"], ids=["vertical-tab", "u2028", "lone-cr", "newline"])
+def test_sentences_cut_in_two_lines_are_warned_of_with_the_command_that_mends_them(tmp_path, capsys, cut):
+    """Half of the lines ending mid-sentence (each long sentence cut at its middle, as Word's manual line break does)
+    was under the hard wrap's share and said nothing (round 43 A116 to A119); the command given, run, gives the text
+    back (the line ends inside lines made spaces, or the paragraphs joined)."""
+    import re
+    import subprocess
+
+    prose._WARNED.clear()
+    sentences = [f"The old man number {i} walked slowly down the long road to the village." for i in range(20)]
+    text = "".join(f"{s}\nIt rained.\n\n" for s in sentences)
+    (tmp_path / "cut.txt").write_bytes(text.replace(" down the", cut + "down the").encode("utf-8"))
+    list(plain_text.read_text_lines(str(tmp_path / "cut.txt")))
+    warning = capsys.readouterr().err
+    assert warning.startswith(f"warning: {tmp_path}/cut.txt: 20 of its first 60 lines stop mid-sentence where the next "
+                              "goes on in lower case (line 1: 'old man number 0 walked slowly'): sentences cut in "
+                              "two, each half read as a sentence of its own; ")
+    assert "as hard-wrapped text" not in warning  # (said once)
+    command = re.search(r"(?:make each a space|join each paragraph's lines) first \((.*)\)", warning).group(1)
+    subprocess.run(["bash", "-c", command.split(", a sentence a line")[0]], cwd=tmp_path, check=True)
+    mended = (tmp_path / ("cut.joined.txt" if cut == "\n" else "text.txt")).read_text()
+    assert mended == text
+    prose._WARNED.clear()
+    list(plain_text.read_text_lines(str(tmp_path / "cut.txt").replace("cut.txt", "cut.joined.txt" if cut == "\n" else
+                                                                          "text.txt")))
+    assert capsys.readouterr().err == ""
 
 
 def test_lines_ended_by_a_wiki_reference_are_not_called_wrapped(tmp_path, capsys):

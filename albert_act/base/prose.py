@@ -9,6 +9,8 @@ import os
 import re
 import unicodedata
 
+from albert_act.base import mending
+
 
 def masks_in(text):
     """How many [MASK]s `text` holds as the model's normalisation reads it (NFKC, accents dropped, any case): '[mask]',
@@ -72,6 +74,7 @@ class Prose:
         self.front = []  # the lines that open YAML front matter (a key after '---')
         self.before, self.again, self.repeats = None, False, []  # the line before (not blank), whether it repeated its
         # own, and the lines that repeat theirs (the first of a run)
+        self.open, self.halved = None, []  # the line before, where it stops mid-sentence; those the next goes on from
 
     def feed(self, number, line):
         if self.lines < PROSE_LINES and line.strip():
@@ -92,6 +95,9 @@ class Prose:
             for trait, (holds, _, _) in self.checked.items():
                 if holds(line):
                     self.traits.setdefault(trait, []).append((number, line))
+            if self.open and line.lstrip()[:1].islower():  # (a sentence cut in two: it goes on in lower case)
+                self.halved.append((*self.open, self.open[0] == number))  # (one number: a line end inside the line)
+            self.open = (number, line) if "wrapped" in self.checked and _TRAITS["wrapped"][0](line) else None
             if self.lines == PROSE_LINES:
                 self.warn()
 
@@ -140,14 +146,21 @@ class Prose:
                       f"{number}: {line.strip()[:40]!r} after '---'), as a static site's pages do: its keys and '---' "
                       "lines are read as sentences; leave it out (awk '/^---[[:space:]]*$/ {f = !f; next} !f' "
                       f"{self.path} > text.txt)")
+        wrapped = len(self.traits.get("wrapped", [])) >= _TRAITS["wrapped"][1](self.lines)  # (said of all its lines)
+        if self.lines >= 5 and len(self.halved) >= max(10, HALVED_SHARE * self.lines) and not wrapped:
+            warn_once(f"warning: {self.path}: {len(self.halved):,} of its first {self.lines:,} lines "
+                      f"{mending.halved(self.path, *self.halved[0])}")
         for trait, (_, least, said) in self.checked.items():
             if self.lines >= 5 and len(held := self.traits.get(trait, [])) >= least(self.lines):
-                warn_once(f"warning: {self.path}: {len(held):,} of its first {self.lines:,} {self.unit} "
-                          f"{said(self.path, *held[0])}")
+                split = [h for h in held if trait == "wrapped" and mending.SPLIT_WORD.search(h[1].rstrip())]
+                warn_once(f"warning: {self.path}: {len(held):,} of its first {self.lines:,} {self.unit} "  # (typeset
+                          f"{said(self.path, *(split if len(split) >= 0.05 * len(held) else held)[0])}")  # words split)
         self.other, self.prefixes, self.traits, self.repeats, self.front = None, collections.Counter(), {}, [], []
+        self.halved = []
 
 
 ALIKE_SHARE, KEY_SHARE = 0.5, 0.8  # of a file's first lines begun alike (by a key, as "text:")
+HALVED_SHARE = 0.25  # of a file's first lines that stop mid-sentence where the next line goes on in lower case
 _QUOTED_LINE = re.compile(r'\s*b?(?:"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\')\s*,?\s*$')  # jq's strings, Python's reprs
 _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how many lines of n on warned of, what is said)
     "escaped": (lambda line: "&" in line and _ESCAPE.search(line), lambda n: max(10, 0.1 * n),  # (Wikipedia: 1%)
@@ -182,11 +195,11 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
     "c1": (lambda line: _C1.search(line), lambda n: max(3, 0.02 * n),
            lambda path, number, line: f"hold C1 control characters (U+{ord(_C1.search(line).group()):04X} on line "
                                       f"{number}: Windows-1252's quotes and dashes decoded as Latin-1), read as unknown "
-                                      f"pieces: decode them as Windows-1252 first ({_as_cp1252(path)})"),
+                                      f"pieces: decode them as Windows-1252 first ({mending.as_cp1252(path)})"),
     "nel": (lambda line: "\x85" in line, lambda n: max(3, 0.02 * n),
             lambda path, number, line: f"hold U+0085 (NEL, on line {number}: Windows-1252's '\u2026' decoded as "
                                        "Latin-1), read as an unknown piece: decode the file's C1 characters as "
-                                       f"Windows-1252 first ({_as_cp1252(path)})"),
+                                       f"Windows-1252 first ({mending.as_cp1252(path)})"),
     "pieces": (lambda line: _PIECES.search(line), lambda n: max(3, 0.02 * n),
                lambda path, number, line: f"hold WordPiece's pieces ({_PIECES.search(line).group().strip()!r} on line "
                                           f"{number}: text as BERT's tokenizer splits it), each read as a word with its "
@@ -274,11 +287,11 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                              f"{ord(_INVISIBLE.search(line).group()):04X} on line {number}: a soft "
                                              "hyphen, a zero-width space or a direction mark, as web and PDF text keep "
                                              "them), each an unknown piece that splits its word: remove them first "
-                                             f"({_without(_INVISIBLE_CHARS, path)})"),
+                                             f"({mending.without(_INVISIBLE_CHARS, path)})"),
     "private": (lambda line: _PRIVATE.search(line), lambda n: max(5, 0.1 * n),
                 lambda path, number, line: f"hold private-use characters (U+{ord(_PRIVATE.search(line).group()):04X} "
                                            f"on line {number}: an icon font's glyphs, copied from a web page), each an "
-                                           f"unknown piece: remove them first ({_without(_PRIVATE_CHARS, path)})"),
+                                           f"unknown piece: remove them first ({mending.without(_PRIVATE_CHARS, path)})"),
     "bulleted": (lambda line: line.lstrip()[:1] in _BULLETS, lambda n: max(5, 0.5 * n),
                  lambda path, number, line: f"begin with a bullet ({line.lstrip()[0]!r}, line {number}: a list copied "
                                             "from a page), read as an unknown piece before each: remove the bullets "
@@ -319,7 +332,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
     "wrapped": (lambda line: 10 <= len(end := _TRAILING.sub("", line.rstrip())) <= 200 and end[-1] not in _ENDS
                 and not "\u0e00" <= end[-1] <= "\u0eff",  # (Thai and Lao end a sentence with no mark)
                 lambda n: max(10, 0.6 * n),
-                lambda path, number, line: _unended(path, number, line)),
+                mending.unended),
 }
 ROW_TRAITS = ("nel", "pieces")  # weighed in a table's texts alone (plain text ends a line at U+0085; the data tool
 # refuses a line of pieces)
@@ -362,7 +375,6 @@ _ENDS = (".!?:;\"')]\u2026\u00bb\u201d\u2019\u3002\uff01\uff1f\uff0e\uff61"  # w
 _ESCAPE = re.compile(r"&(?:[a-zA-Z]{2,8}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it &apos;s", "a &#124; b", "&rsquo;"
 _MOJIBAKE = re.compile(r"[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac[\u0080-\u00bf\u2018-\u201e\u2122\u0153\u02dc]")  # "Ã©", "â€™"
 _UTF7 = re.compile(r"\+[A-Za-z0-9/][A-Za-z0-9+/]{2,}(?:-|(?![A-Za-z0-9+/]))")  # a run of UTF-7: "+AOk-" for "\u00e9"
-_PUNCTUATED = re.compile(r"[.,;:!?\u3001\u3002\u0964\u060c]")
 MISSING_TEXTS = {"nan", "NaN", "None", "null", "<NA>", "NULL", "\\N"}  # (a missing text as pandas or a database,
 # or a SQL dump, writes it)
 _C1 = re.compile("[\x80-\x84\x86-\x9f]")  # (U+0085 is warned of where it is read, as a line end)
@@ -371,44 +383,6 @@ _BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)  # (one that ends a line: "ende
 _BYTE_ESCAPE = re.compile(r"(?:\\x[89a-f][0-9a-f]){2,}")  # "Ba\xc3\xa1squetbol": a character's UTF-8 bytes
 _PAGE = re.compile(r"\s*(?:-\s*\d+\s*-|(?:Page|p\.|Seite|page)\s*\d+(?:\s*(?:of|/)\s*\d+)?)\s*$")
 _LETTERS = re.compile(r"[^\W\d_]+")
-
-
-def _as_cp1252(path):
-    """The command that decodes the C1 characters (U+0080 to U+009F) of `path` as the Windows-1252 bytes they were."""
-    return ("python3 -c \"import re, sys; sys.stdout.write(re.sub('[\\x80-\\x9f]', lambda m: bytes([ord(m[0])])."
-            f"decode('cp1252', 'replace'), sys.stdin.read()))\" < {path} > fixed.txt")
-
-
-def _without(characters, path):
-    """The command that writes `path` without the characters of the class `characters` (as a regex writes them,
-    escaped: '\\ue000-\\uf8ff') into text.txt."""
-    return (f"python3 -c \"import re, sys; sys.stdout.write(re.sub('[{characters}]', '', sys.stdin.read()))\" < {path} > "
-            "text.txt")
-
-
-def _unended(path, number, line):
-    """What is said of lines that stop mid-sentence (`line`, the first): hard-wrapped text, with the command that joins
-    it; or, where the line holds no punctuation and no capital (N aside), text stripped of them."""
-    cased = re.sub(r"(?<!\S)N(?!\S)", "", line)  # (Penn Treebank's language-modelling text writes numbers N)
-    if _PUNCTUATED.search(line) or cased != cased.lower():
-        return (f"stop mid-sentence (line {number}: {line.strip()[-30:]!r}), as hard-wrapped text (e-mail, Project "
-                "Gutenberg) does: each line is read as a sentence of its own; join each paragraph's lines first "
-                f"({_joined(path, line)})")
-    return (f"hold no punctuation and no capital (line {number}: {line.strip()[:40]!r}), as text stripped of them does "
-            "(Penn Treebank's language-modelling text, lower-cased, numbers as N; a speech transcript): the model "
-            "learns text as written; give the original text")
-
-
-def _joined(path, line):
-    """The command that joins each paragraph (lines up to a blank one) of `path`, then puts each sentence on a line
-    of its own (cut after . ! ?), and words hyphenated across lines (as `line`, wrapped, ends: 'Ame-') back into one."""
-    hyphenated = re.search(r"[^\W\d_]-$", line.rstrip())
-    unhyphen = 'gsub(/-\\n/, ""); ' if hyphenated else ""
-    joined = f"{os.path.splitext(path)[0]}.joined.txt"  # (beside the input, never its name: > would empty it first)
-    return (f"tr -d '\\r' < {path} | awk 'BEGIN {{RS = \"\"; ORS = \"\\n\\n\"}} {{{unhyphen}gsub(/\\n/, \" \"); "
-            f"gsub(/[.!?][\"\\047)]* +/, \"&\\n\"); gsub(/ +\\n/, \"\\n\"); print}}' > {joined}, a sentence a line after "
-            "each . ! or ?"
-            + ("; it joins the words hyphenated across lines too" if hyphenated else ""))
 
 
 def _utf7(line):

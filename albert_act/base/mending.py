@@ -1,0 +1,60 @@
+"""The commands a warning about a text gives to mend it (`prose`'s traits): decode C1 characters as Windows-1252,
+remove a class of characters, join hard-wrapped lines into sentences. No TensorFlow."""
+
+import os
+import re
+
+_PUNCTUATED = re.compile(r"[.,;:!?\u3001\u3002\u0964\u060c]")
+SPLIT_WORD = re.compile(r"[^\W\d_]-$")  # a line that ends in a word's part: 'Ame-' (typeset text splits long words)
+
+
+def as_cp1252(path):
+    """The command that decodes the C1 characters (U+0080 to U+009F) of `path` as the Windows-1252 bytes they were."""
+    return ("python3 -c \"import re, sys; sys.stdout.write(re.sub('[\\x80-\\x9f]', lambda m: bytes([ord(m[0])])."
+            f"decode('cp1252', 'replace'), sys.stdin.read()))\" < {path} > fixed.txt")
+
+
+def without(characters, path):
+    """The command that writes `path` without the characters of the class `characters` (as a regex writes them,
+    escaped: '\\ue000-\\uf8ff') into text.txt."""
+    return (f"python3 -c \"import re, sys; sys.stdout.write(re.sub('[{characters}]', '', sys.stdin.read()))\" < {path} > "
+            "text.txt")
+
+
+def unended(path, number, line):
+    """What is said of lines that stop mid-sentence (`line`, the first): hard-wrapped text, with the command that joins
+    it; or, where the line holds no punctuation and no capital (N aside), text stripped of them."""
+    cased = re.sub(r"(?<!\S)N(?!\S)", "", line)  # (Penn Treebank's language-modelling text writes numbers N)
+    if _PUNCTUATED.search(line) or cased != cased.lower() or SPLIT_WORD.search(line.rstrip()):  # (a word split: typeset)
+        return (f"stop mid-sentence (line {number}: {line.strip()[-30:]!r}), as hard-wrapped text (e-mail, Project "
+                "Gutenberg) does: each line is read as a sentence of its own; join each paragraph's lines first "
+                f"({joined(path, line)})")
+    return (f"hold no punctuation and no capital (line {number}: {line.strip()[:40]!r}), as text stripped of them does "
+            "(Penn Treebank's language-modelling text, lower-cased, numbers as N; a speech transcript): the model "
+            "learns text as written; give the original text")
+
+
+def joined(path, line):
+    """The command that joins each paragraph (lines up to a blank one) of `path`, then puts each sentence on a line
+    of its own (cut after . ! ?), and words hyphenated across lines (as `line`, wrapped, ends: 'Ame-') back into one."""
+    hyphenated = SPLIT_WORD.search(line.rstrip())
+    unhyphen = 'gsub(/-\\n/, ""); ' if hyphenated else ""
+    output = f"{os.path.splitext(path)[0]}.joined.txt"  # (beside the input, never its name: > would empty it first)
+    return (f"tr -d '\\r' < {path} | awk 'BEGIN {{RS = \"\"; ORS = \"\\n\\n\"}} {{{unhyphen}gsub(/\\n/, \" \"); "
+            f"gsub(/[.!?][\"\\047)]* +/, \"&\\n\"); gsub(/ +\\n/, \"\\n\"); print}}' > {output}, a sentence a line after "
+            "each . ! or ?"
+            + ("; it joins the words hyphenated across lines too" if hyphenated else ""))
+
+
+def halved(path, number, line, inner):
+    """What is said of lines that stop mid-sentence where the next goes on in lower case (`line`, the first, of line
+    `number`): sentences cut in two, by line ends inside the file's lines (`inner`: a vertical tab, U+2028, a lone CR,
+    as Word's manual line break) or by newlines, with the command that mends them."""
+    said = (f"stop mid-sentence where the next goes on in lower case (line {number}: {line.strip()[-30:]!r}): sentences "
+            "cut in two, each half read as a sentence of its own; ")
+    if inner:
+        return said + ("the line ends inside the file's lines cut them (a vertical tab, U+2028 or a lone CR, as Word's "
+                       "manual line break): make each a space first (python3 -c \"import re, sys; sys.stdout.write(re."
+                       "sub('[\\v\\u2028\\u2029\\x85]|\\r(?!\\n)', ' ', sys.stdin.buffer.read().decode('utf-8')))\" < "
+                       f"{path} > text.txt)")
+    return said + f"join each paragraph's lines first ({joined(path, line)})"
