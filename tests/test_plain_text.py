@@ -195,13 +195,15 @@ def test_another_kind_joined_after_the_text_is_warned_of(tmp_path, capsys):
 
 @pytest.mark.parametrize("line, mark", [
     ("The river ran (LUB).\u00b9 It rose.\u00b2\u00b3 Then fell,\u2020 and more.* Cited[12] here[citation needed].",
-     "footnote marks"), ("History[edit]", "section headings"), ("^ Smith, John (2001). A Book.", "references"),
+     "footnote marks"), ("The river\u2020 ran (LUB). It rose*. Then fell\u2021, and more.\u2020 Cited here.",
+                         "footnote marks"), ("History[edit]", "section headings"), ("^ Smith, John (2001). A Book.", "references"),
     ("The river ran past the mill. \\", "line continuation"),
     ("\u2022 The river ran (LUB). It rose. Then fell, and more. Cited here.", "bullet"),
     ("\uf0c1The river ran (LUB). It rose. Then fell, and more. Cited here.", "private-use"),
     ("\u202eThe river ran (LUB). It rose. Then fell, and more. Cited\u00ad here.", "invisible")])
 def test_the_command_advised_for_a_copied_pages_marks_removes_them(tmp_path, capsys, line, mark):
-    """Footnote marks as superscripts stayed after the sed advised for them (round 42 A46); [edit] headings,
+    """Footnote marks as superscripts stayed after the sed advised for them (round 42 A46), and daggers or asterisks
+    after words were not named (round 43 A111); [edit] headings,
     references and line continuations (A15, A114, A30) are named with a command that leaves them out."""
     import re
     import subprocess

@@ -304,7 +304,8 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                              f"line {number}), read as words of the text: give the text without them "
                                              "(sed -E 's/\\[([0-9]+|[a-z]|note [0-9]+|nb [0-9]+|citation needed|"
                                              "clarification needed)\\]//g; s/([.,;:])(\u00b9|\u00b2|\u00b3|\u2074|"
-                                             "\u2075|\u2076|\u2077|\u2078|\u2079|\u2070|\u2020|\u2021|\\*)+/\\1/g' "
+                                             "\u2075|\u2076|\u2077|\u2078|\u2079|\u2070|\u2020|\u2021|\\*)+/\\1/g; "
+                                             "s/([[:alpha:]])(\u2020|\u2021|\\*)+([[:space:].,;:]|$)/\\1\\3/g' "
                                              f"{path} > text.txt)"),
     "edit_links": (lambda line: line.rstrip().endswith("[edit]"), lambda n: max(3, 0.02 * n),
                    lambda path, number, line: f"are a copied Wikipedia page's section headings ({line.strip()[:40]!r} "
@@ -366,8 +367,9 @@ _INVISIBLE_CHARS = r"\xad\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff"
 _INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")  # soft hyphen, zero-width space, joiners,
 # the left-to-right mark (copied from web pages)
 _FOOTNOTE = re.compile(r"\{\{(?:citation needed|cn|fact|clarify|clarification needed)[^{}]*\}\}|"
-                       r"\[(?:\d+|[a-z]|note \d+|nb \d+|citation needed|clarification needed)\]|(?<=[.,;:])(?:[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+|\*+(?=\s|$))")  # a
-# copied page's "[46]", or its mark as a superscript after the punctuation ("(LUB).\u00b9")
+                       r"\[(?:\d+|[a-z]|note \d+|nb \d+|citation needed|clarification needed)\]|(?<=[.,;:])(?:[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+|\*+(?=\s|$))"
+                       r"|(?<=[^\W\d_])[*\u2020\u2021]+(?=[\s.,;:]|$)")  # a copied page's "[46]", or its mark as a superscript
+# after the punctuation ("(LUB).\u00b9"), or a dagger or an asterisk after a word ("Paris\u2020 was")
 _RULE = re.compile(r"\s*([-=*_~#])(?: ?\1){2,}\s*$")  # ("---", a novel's "* * *")
 _OTHER_MASK = re.compile(r"(?i:<mask>)|<extra_id_\d+>|<\|\w+\|>")  # RoBERTa's, T5's, GPT-2's <|endoftext|>
 _ENDS = (".!?:;\"')]\u2026\u00bb\u201d\u2019\u3002\uff01\uff1f\uff0e\uff61"  # where a sentence, or a line of one,
