@@ -655,6 +655,28 @@ def test_sentences_cut_in_two_lines_are_warned_of_with_the_command_that_mends_th
     assert capsys.readouterr().err == ""
 
 
+def test_a_running_page_header_is_named_and_its_command_leaves_it_out(tmp_path, capsys):
+    """A page's header, one line but for its number, between blank lines every 20 lines was read as one-line
+    documents (most of the held-out ones) without a word (round 43 A112); the grep given, run, leaves them out."""
+    import subprocess
+
+    prose._WARNED.clear()
+    pages = [" ".join(f"The river ran past mill {page * 20 + i} today." for i in range(2)) for page in range(6)]
+    header = "THE RIVERS (VOL. II) \u2014 \u2018NOTES\u2019   "
+    text = "".join(f"{header}{11 + page}\n\n" + "\n".join(
+        [pages[page]] * 20) + "\n\n" for page in range(6))
+    (tmp_path / "paged.txt").write_text(text)
+    list(plain_text.read_text_lines(str(tmp_path / "paged.txt")))
+    warning = capsys.readouterr().err
+    assert warning.startswith(f"warning: {tmp_path}/paged.txt: 6 of its first 126 lines are one line, its numbers "
+                              "aside (line 1: 'THE RIVERS (VOL. II) \u2014 \u2018NOTES\u2019   11'), as a page's "
+                              "running header or footer, or a numbered heading: each is read as a sentence of its own; "
+                              "leave them out (grep -v -E '^")
+    subprocess.run(["bash", "-c", warning.split("leave them out (")[1].rstrip().rstrip(")")], cwd=tmp_path, check=True)
+    assert (tmp_path / "text.txt").read_text() == "".join("\n" + "\n".join([pages[page]] * 20) + "\n\n"
+                                                          for page in range(6))
+
+
 def test_lines_ended_by_a_wiki_reference_are_not_called_wrapped(tmp_path, capsys):
     """Raw MediaWiki's sentences end in '<ref>{{cite web|...}}</ref>': they were called hard-wrapped (with fmt)."""
     prose._WARNED.clear()

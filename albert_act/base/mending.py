@@ -46,6 +46,14 @@ def joined(path, line):
             + ("; it joins the words hyphenated across lines too" if hyphenated else ""))
 
 
+def without_lines(line, path):
+    """The command that writes `path` without the lines like `line` but for their numbers (a running header: grep -v
+    with an extended regex, each run of digits any number, each run of spaces any spaces) into text.txt."""
+    pattern = "".join("[0-9]+" if part[0].isdigit() else "[[:space:]]+" if part[0].isspace() else "." if part == "'"
+                      else re.sub(r"([.\[\]()*+?{}|^$\\])", r"\\\1", part) for part in re.findall(r"\d+|\s+|.", line.strip()))
+    return f"grep -v -E '^[[:space:]]*{pattern}[[:space:]]*$' {path} > text.txt"
+
+
 def halved(path, number, line, inner):
     """What is said of lines that stop mid-sentence where the next goes on in lower case (`line`, the first, of line
     `number`): sentences cut in two, by line ends inside the file's lines (`inner`: a vertical tab, U+2028, a lone CR,

@@ -75,6 +75,7 @@ class Prose:
         self.before, self.again, self.repeats = None, False, []  # the line before (not blank), whether it repeated its
         # own, and the lines that repeat theirs (the first of a run)
         self.open, self.halved = None, []  # the line before, where it stops mid-sentence; those the next goes on from
+        self.headers = {}  # {shape, its numbers 0: [(number, line)]} of lines that stop mid-sentence and hold a number
 
     def feed(self, number, line):
         if self.lines < PROSE_LINES and line.strip():
@@ -98,6 +99,8 @@ class Prose:
             if self.open and line.lstrip()[:1].islower():  # (a sentence cut in two: it goes on in lower case)
                 self.halved.append((*self.open, self.open[0] == number))  # (one number: a line end inside the line)
             self.open = (number, line) if "wrapped" in self.checked and _TRAITS["wrapped"][0](line) else None
+            if self.open and any(map(str.isdigit, line)) and not _PAGE.match(line):  # (a page's running header: one line, its number aside)
+                self.headers.setdefault(re.sub(r"\d+", "0", line.strip()), []).append((number, line))
             if self.lines == PROSE_LINES:
                 self.warn()
 
@@ -150,13 +153,19 @@ class Prose:
         if self.lines >= 5 and len(self.halved) >= max(10, HALVED_SHARE * self.lines) and not wrapped:
             warn_once(f"warning: {self.path}: {len(self.halved):,} of its first {self.lines:,} lines "
                       f"{mending.halved(self.path, *self.halved[0])}")
+        header = max(self.headers.values(), key=len, default=[])
+        if self.lines >= 5 and len(header) >= max(3, 0.01 * self.lines) and not wrapped:
+            warn_once(f"warning: {self.path}: {len(header):,} of its first {self.lines:,} lines are one line, its numbers "
+                      f"aside (line {header[0][0]}: {header[0][1].strip()[:40]!r}), as a page's running header or "
+                      f"footer, or a numbered heading: each is read as a sentence of its own; leave them out "
+                      f"({mending.without_lines(header[0][1], self.path)})")
         for trait, (_, least, said) in self.checked.items():
             if self.lines >= 5 and len(held := self.traits.get(trait, [])) >= least(self.lines):
                 split = [h for h in held if trait == "wrapped" and mending.SPLIT_WORD.search(h[1].rstrip())]
                 warn_once(f"warning: {self.path}: {len(held):,} of its first {self.lines:,} {self.unit} "  # (typeset
                           f"{said(self.path, *(split if len(split) >= 0.05 * len(held) else held)[0])}")  # words split)
         self.other, self.prefixes, self.traits, self.repeats, self.front = None, collections.Counter(), {}, [], []
-        self.halved = []
+        self.halved, self.headers = [], {}
 
 
 ALIKE_SHARE, KEY_SHARE = 0.5, 0.8  # of a file's first lines begun alike (by a key, as "text:")
