@@ -99,7 +99,8 @@ class Prose:
             if self.open and line.lstrip()[:1].islower():  # (a sentence cut in two: it goes on in lower case)
                 self.halved.append((*self.open, self.open[0] == number))  # (one number: a line end inside the line)
             self.open = (number, line) if "wrapped" in self.checked and _TRAITS["wrapped"][0](line) else None
-            if self.open and any(map(str.isdigit, line)) and not _PAGE.match(line):  # (a page's running header: one line, its number aside)
+            if self.open and any(map(str.isdigit, line)) and not _PAGE.match(line) and not _KEY.match(line) and (
+                    reads_as_sentence(line)):  # (not a subtitle's timing, YAML's "date: 2021-03-04")  # (a page's running header: one line, its number aside)
                 self.headers.setdefault(re.sub(r"\d+", "0", line.strip()), []).append((number, line))
             if self.lines == PROSE_LINES:
                 self.warn()
