@@ -225,7 +225,7 @@ def read_glue(name, data_dir, split):
     return examples, report
 
 
-_LINE_END_BEFORE = re.compile("[\u2028\u2029\v]+(\r?)$")
+_LINE_END_BEFORE = re.compile(f"[{text_files.ENDS_BEFORE_NEWLINE}]+(\r?)$")
 _CSV_QUOTED = re.compile(r'"(?:[^"]|"")*""(?:[^"]|"")*"')  # a field as a CSV writer quotes one holding a quote
 
 

@@ -314,10 +314,11 @@ def test_a_byte_order_mark_inside_the_header_is_named_and_its_command_removes_it
         read_glue("sst-2", str(tmp_path), "train")
 
 
-def test_rows_ending_in_a_line_separator_before_the_newline_are_read(tmp_path):
-    """Every line ending U+2028 then LF (round 42 A75: the header's 'label\u2028' was blamed on a spreadsheet's edit):
-    the separator before the newline ends the same line."""
-    (tmp_path / "train.tsv").write_text("sentence\tlabel\u2028\n" + "".join(f"a fine film {i}\t1\u2028\r\n" for i in range(5)))
+@pytest.mark.parametrize("end", ["\u2028", "\x85"], ids=["u2028", "nel"])
+def test_rows_ending_in_a_line_separator_before_the_newline_are_read(tmp_path, end):
+    """Every line ending U+2028 (or NEL, round 44 A69) then LF (round 42 A75: the header's 'label\u2028' was blamed on a
+    spreadsheet's edit): the separator before the newline ends the same line."""
+    (tmp_path / "train.tsv").write_text(f"sentence\tlabel{end}\n" + "".join(f"a fine film {i}\t1{end}\r\n" for i in range(5)))
     examples, _ = read_glue("sst-2", str(tmp_path), "train")
     assert [(e.text_a, e.label) for e in examples] == [(f"a fine film {i}", "1") for i in range(5)]
 

@@ -704,6 +704,8 @@ def test_a_nel_inside_a_line_of_a_file_of_newlines_is_warned_of(tmp_path, capsys
     assert (tmp_path / "fixed.txt").read_text() == "He waited\u2026 and then he left.\nShe stayed.\nHe came back\u2026 later.\n"
     path.write_text("one\u0085two\u0085three")  # NEL the file's only line end (an EBCDIC export): no warning
     assert [line for _, line in text_files.read_lines(str(path))] == ["one", "two", "three"]
+    path.write_text("one\u0085\ntwo\u0085\r\nthree\u0085\n")  # NEL before each newline (round 44 A06): one line end
+    assert [line for _, line in text_files.read_lines(str(path))] == ["one", "two", "three"]
     assert capsys.readouterr().err == ""
 
 

@@ -189,6 +189,7 @@ def size(path):
     return gfile().stat(path).length if is_remote(path) else os.path.getsize(path)
 
 
+ENDS_BEFORE_NEWLINE = "\u2028\u2029\v\x85"  # line ends that, right before a newline, end that same line (an export's)
 LINE_ENDS = re.compile("[\r\u2028\u2029\x85\v]")  # line ends inside what a file's newlines make one line (\v: Word's
 # manual line break, as its plain-text export keeps it)
 SHARED_START = 2**16  # characters: two texts that begin with as many of the same are one text, or one holds the other
@@ -439,9 +440,9 @@ def read_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag=True
             lf_cr = raw.startswith(b"\r") if number == 2 else lf_cr  # (LF CR line ends, RISC OS's: told at line 2)
             if line.startswith("\ufeff") or (lf_cr and line.startswith("\r")):  # a byte-order mark, a file's or one of
                 line = line[1:]  # files joined with cat (each its own), is no character; nor LF CR's CR
-            if nel is None and "\x85" in line.rstrip("\r\n") and line.endswith("\n"):  # (a file of newlines)
+            line = line.rstrip("\r\n").rstrip(ENDS_BEFORE_NEWLINE)  # (before a newline they end its line)
+            if nel is None and "\x85" in line and raw.endswith(b"\n"):  # (inside a line of a file of newlines)
                 nel = _warn_of_nel(path, number)
-            line = line.rstrip("\r\n").rstrip("\u2028\u2029\v")  # (before a newline they end its line; NEL stays)
             if LINE_ENDS.search(line):  # a lone CR inside (classic Mac text pasted in), U+2028, U+2029, NEL or \v (a
                 yield from ((number, piece) for piece in LINE_ENDS.split(line))  # JavaScript or EBCDIC export): a
                 # line end, as Python's str.splitlines and editors take it
