@@ -43,6 +43,14 @@ def test_missing_file_and_empty_pattern(wiki_vocab, tmp_path):
     with pytest.raises(ValueError, match=r"texts/b.txt: a symbolic link to \S+gone.txt, which does not exist \(matched "
                                          r"by '\S+texts/\*.txt'\); remove the link, or point it at the file"):
         _run(wiki_vocab, [str(tmp_path / "texts" / "*.txt")], tmp_path / "out")
+    (tmp_path / "texts" / "b.txt").unlink()  # two links to each other: a loop, not a missing file (round 44 A109)
+    (tmp_path / "texts" / "b.txt").symlink_to("c.txt")
+    (tmp_path / "texts" / "c.txt").symlink_to("b.txt")
+    with pytest.raises(ValueError, match=r"texts/b.txt: a symbolic link in a loop \(b.txt -> c.txt -> b.txt\) \(matched "
+                                         r"by '\S+texts/\*.txt'\), which leads to no file; remove the link, or point it "
+                                         r"at the file$"):
+        _run(wiki_vocab, [str(tmp_path / "texts" / "*.txt")], tmp_path / "out")
+    (tmp_path / "texts" / "c.txt").unlink()
     (tmp_path / "texts" / "b.txt").unlink()  # git-annex's link, its content not fetched (round 42 A120)
     (tmp_path / "texts" / "b.txt").symlink_to("../.git/annex/objects/Xz/Qq/SHA256E-s92--abc.txt/SHA256E-s92--abc.txt")
     with pytest.raises(ValueError, match=r"texts/b.txt: a git-annex link to \S+, whose content was not fetched \(matched "

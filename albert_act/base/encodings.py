@@ -183,6 +183,13 @@ def dangling_link(path, pattern):
     if "/annex/objects/" in os.readlink(path):
         return (f"{path}: a git-annex link to {os.readlink(path)}, whose content was not fetched{matched}: fetch it "
                 f"(git annex get {path})")
+    chain, at = [path], path
+    while os.path.islink(at) and len(chain) < 40:  # (a loop: a.txt -> b.txt -> a.txt, each link's target there)
+        at = os.path.join(os.path.dirname(at), os.readlink(at))
+        if any(os.path.abspath(at) == os.path.abspath(seen) for seen in chain):
+            return (f"{path}: a symbolic link in a loop ({' -> '.join(map(os.path.basename, [*chain, at]))}){matched}, "
+                    "which leads to no file; remove the link, or point it at the file")
+        chain.append(at)
     return f"{path}: a symbolic link to {os.readlink(path)}, which does not exist{matched}; remove the link, or point it at the file"
 
 
