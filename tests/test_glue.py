@@ -286,10 +286,15 @@ SENTENCES = [f"the film number {i} was a fine piece of work , and everyone liked
     (lambda s: s.replace(" , and", "\x85 and"), r"40 of its first 40 rows hold U\+0085 \(NEL, on line 2"),
     (lambda s: s.replace("everyone", "every\u00adone"), r"40 of its first 40 rows hold an invisible character "
      r"\(U\+00AD on line 2"),
-], ids=["unk", "sep", "br", "wordpiece", "nel", "soft-hyphen"])
+    (lambda s: " ".join("\u2581" + w for w in s.split()), r"40 of its first 40 rows hold SentencePiece's pieces "
+     r"\('\u2581the' on line 2"),
+    (lambda s: s.replace(" , and", " @,@ and"), r"40 of its first 40 rows hold WikiText's markup \('@,@' on line 2"),
+    (lambda s: s.replace("everyone", "[REDACTED]"), r"40 of its first 40 rows hold \[REDACTED\] \(line 2\)"),
+], ids=["unk", "sep", "br", "wordpiece", "nel", "soft-hyphen", "sentencepiece", "wikitext", "redacted"])
 def test_texts_holding_what_text_is_warned_of_are_warned_of_in_a_task_file(tmp_path, capsys, edit, said):
     """A task file's texts are weighed as text is (round 42 A78, A82, A85, A109 to A111): <unk>, [SEP], <br />,
-    WordPiece's ##, NEL and soft hyphens were fine-tuned on without a word; the real GLUE files hold none of them."""
+    WordPiece's ##, NEL and soft hyphens were fine-tuned on without a word, and SentencePiece's pieces, WikiText's
+    @,@ and [REDACTED] (round 44 A31, A91); the real GLUE files hold none of them."""
     import re
 
     (tmp_path / "train.tsv").write_text("sentence\tlabel\n" + "".join(f"{edit(s)}\t{i % 2}\n" for i, s in

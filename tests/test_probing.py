@@ -265,6 +265,21 @@ def test_ud_v1_relation_names_are_warned_of(shared_data, tmp_path, capsys):
     assert "UD v1" not in capsys.readouterr().out
 
 
+def test_forms_holding_wikitexts_marks_are_warned_of(shared_data, tmp_path, capsys):
+    """WikiText's @-@ and @,@ as FORMs went into the task files without a word (round 44 A32, A38); EWT holds none."""
+    import re
+
+    from pipelines.probing import read_conllu
+
+    dev = "\n\n".join((shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu").read_text().split("\n\n")[:200])
+    (tmp_path / "marks.conllu").write_text(dev.replace("\t-\t-\t", "\t@-@\t-\t").replace("\t,\t,\t", "\t@,@\t,\t") + "\n\n")
+    assert len(list(read_conllu(str(tmp_path / "marks.conllu")))) == 200
+    assert re.search(r"marks.conllu: \d+ of its first 200 sentences hold WikiText's markup \('@[-,]@' on line \d+",
+                     capsys.readouterr().err)
+    (tmp_path / "ewt.conllu").write_text(dev + "\n\n")
+    assert len(list(read_conllu(str(tmp_path / "ewt.conllu")))) == 200 and capsys.readouterr().err == ""
+
+
 @pytest.mark.parametrize("tags, said", [(lambda tag: tag.replace("VB", "VV").replace("NNS", "NN2").replace("MD", "VM"), "such as CLAWS's"),
                                         (str.lower, "Penn Treebank's in lower case; upper-case column 5")])
 def test_xpos_in_another_tag_set_or_case_is_named(shared_data, tmp_path, tags, said):

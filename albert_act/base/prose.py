@@ -213,7 +213,10 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
     "pieces": (lambda line: _PIECES.search(line), lambda n: max(3, 0.02 * n),
                lambda path, number, line: f"hold WordPiece's pieces ({_PIECES.search(line).group().strip()!r} on line "
                                           f"{number}: text as BERT's tokenizer splits it), each read as a word with its "
-                                          "'##': give the text as written"),
+                                          "'##': give the text as written" if "#" in _PIECES.search(line).group() else
+                                          f"hold SentencePiece's pieces ({_PIECES.search(line).group()!r} on line "
+                                          f"{number}: text as ALBERT's tokenizer splits it), each read as a word with its "
+                                          "'\u2581': give the text as written (decoded)"),
     "missing": (lambda line: line.strip() in MISSING_TEXTS, lambda n: max(3, 0.01 * n),
                 lambda path, number, line: f"are {line.strip()!r} alone (line {number}), as pandas writes a missing "
                                            "text (astype(str), to_csv of None): each is read as a sentence; leave "
@@ -310,9 +313,12 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                lambda path, number, line: f"are Markdown code fences ({line.strip()[:20]!r} on line {number}): the code "
                                           "between them is read as text; give the text without its code blocks"),
     "footnoted": (lambda line: _FOOTNOTE.search(line), lambda n: max(10, 0.3 * n),  # (a page of Wikipedia: 5 of 12)
-                  lambda path, number, line: f"hold Wikipedia's footnote marks ({_FOOTNOTE.search(line).group()!r} on "
+                  lambda path, number, line: f"hold footnote marks ({_FOOTNOTE.search(line).group()!r} on "
                                              f"line {number}), read as words of the text: give the text without them "
-                                             "(sed -E 's/\\[([0-9]+|[a-z]|note [0-9]+|nb [0-9]+|citation needed|"
+                                             "(sed -E '/^(\\[\\^[^]]*\\]:|\\.\\. \\[[^]]*\\] )/d; s/<sup>[^<]*<\\/sup>//g; "
+                                             "s/\\[\\^[^]]*\\]//g; s/ ?\\[(#[^]]*|[0-9]+)\\]_//g; s/([.,;:])\\([0-9]+\\)/\\1/g; "
+                                             "s/\\{\\{(citation needed|cn|fact|clarify|clarification needed)[^}]*\\}\\}//g; "
+                                             "s/\\[([0-9]+|[a-z]|note [0-9]+|nb [0-9]+|citation needed|"
                                              "clarification needed)\\]//g; s/([.,;:])(\u00b9|\u00b2|\u00b3|\u2074|"
                                              "\u2075|\u2076|\u2077|\u2078|\u2079|\u2070|\u2020|\u2021|\\*)+/\\1/g; "
                                              "s/([[:alpha:]])(\u2020|\u2021|\\*)+([[:space:].,;:]|$)/\\1\\3/g' "
@@ -348,10 +354,10 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
 ROW_TRAITS = ("nel", "pieces")  # weighed in a table's texts alone (plain text ends a line at U+0085; the data tool
 # refuses a line of pieces)
 TEXT_TRAITS = ("escaped", "mojibake", "replaced", "c1", "nel", "unknown", "other_mask", "own_marks", "broken",
-               "invisible", "pieces", "coloured", "private", "bulleted")  # those a task file's texts (GLUE's, SentEval's) are
+               "invisible", "pieces", "coloured", "private", "bulleted", "wikitext")  # those a task file's texts (GLUE's, SentEval's) are
 # weighed for
 WORD_TRAITS = ("escaped", "mojibake", "replaced", "c1", "unknown", "other_mask", "treebank", "invisible", "coloured",
-               "private")  # those a parsed file's words (CoNLL-U's FORMs) are weighed for
+               "private", "wikitext")  # those a parsed file's words (CoNLL-U's FORMs) are weighed for
 TRAINING_TEXT = ("own_mask",)  # traits warned of in training text only: served text holds [MASK] on purpose
 # What may follow a sentence's end on a line that is not wrapped: tags (<eos>, <|endoftext|>), footnote marks
 _TRAILING = re.compile(r"(?:\s*(?:<\|?/?[\w.-]*\|?>|\[\d+\]|[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021\u00b6]+|<ref[^>]*>.*?</ref>"
@@ -360,26 +366,28 @@ _JSON_ESCAPE = re.compile(r'\\u[0-9a-fA-F]{4}|\\"|\\n')  # "Jos\u00e9", '\"', '\
 _ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s(?:EOS|EOT)|\s[-+]?\d+(?:\.\d+)?|\s[\u2605\u2606]+)$")  # <eos>, 0.87
 _UNKNOWN = re.compile(r"(?i:<unk>|\[unk\]|<oov>|<num>|<number>)|\bUNK\b|@@UNKNOWN@@|_{3,}|__NUM__|@card@|@ord@|"
                       r"\[(?:deleted|removed)\]|<(?:PERSON|PER|LOC|ORG|NAME|EMAIL|URL|PHONE|ADDRESS)>|"
-                      r"\[(?:NAME|PERSON|EMAIL|URL|PHONE|ADDRESS|laughter|laughs|applause|music|inaudible|crosstalk)\]|"
-                      r"\u2588{2,}|<0x[0-9A-F]{2}>")  # PTB's, Reddit's [deleted], an anonymizer's <PERSON>, a transcript's
-# [laughter], redactions' \u2588\u2588, byte pieces left by a decode; and
+                      r"\[(?:NAME|PERSON|EMAIL|URL|PHONE|ADDRESS|laughter|laughs|applause|music|inaudible|crosstalk|"
+                      r"REDACTED|[Rr]edacted)\]|\u2588{2,}|<0x[0-9A-F]{2}>|(?<!\S)@user(?!\S)|(?<![\w/.])http(?![\w:/.])")  # PTB's, Reddit's [deleted], an anonymizer's <PERSON>, a transcript's
+# [laughter], redactions' \u2588\u2588, byte pieces left by a decode, TweetEval's @user and http; and
 # BERT's, AllenNLP's; a cloze blank; numbers replaced (TreeTagger's @card@)
-_WIKITEXT = re.compile(r" @[-.,]@ |^ ?=+ [^=]+ =+ ?$")
+_WIKITEXT = re.compile(r"(?<!\S)@[-.,]@(?!\S)|^ ?=+ [^=]+ =+ ?$")
 _TREEBANK = re.compile(r"-[LR][RSC]B-|(?<!`)``(?!`)|(?<!\S)\*(?:T|U|PRO|EXP|ICH|RNR|\?)\*(?:-\d+)?(?!\S)|(?<!\S)\*-\d+(?!\S)")
 # (and its empty elements, as a treebank's leaves hold them: traces *T*-2, *-1, *U*, *PRO*)
 _HEADING = re.compile(r"#{1,6} \S")
 _PRIVATE_CHARS = r"\ue000-\uf8ff"  # (an icon font's: Font Awesome's U+F0C1)
 _PRIVATE = re.compile(f"[{_PRIVATE_CHARS}]")
 _BULLETS = ("\u2022", "\u25e6", "\u25aa", "\u25cf", "\u2023", "\u2043", "\u25a0")  # \u2022 \u25e6 \u25aa ...
-_PIECES = re.compile(r"(?<!\S)##[^\W_]+")  # "prot ##agonist"
+_PIECES = re.compile(r"(?<!\S)(?:##|\u2581)[^\W_]+")  # "prot ##agonist", "\u2581prot agon ist"
 _KEY = re.compile(r"\s*[A-Za-z_][\w-]*:(?:\s|$)")  # YAML's "title: ...", "tags:"
 _INVISIBLE_CHARS = r"\xad\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff"
 _INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")  # soft hyphen, zero-width space, joiners,
 # the left-to-right mark (copied from web pages)
 _FOOTNOTE = re.compile(r"\{\{(?:citation needed|cn|fact|clarify|clarification needed)[^{}]*\}\}|"
                        r"\[(?:\d+|[a-z]|note \d+|nb \d+|citation needed|clarification needed)\]|(?<=[.,;:])(?:[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+|\*+(?=\s|$))"
-                       r"|(?<=[^\W\d_])[*\u2020\u2021]+(?=[\s.,;:]|$)")  # a copied page's "[46]", or its mark as a superscript
-# after the punctuation ("(LUB).\u00b9"), or a dagger or an asterisk after a word ("Paris\u2020 was")
+                       r"|(?<=[^\W\d_])[*\u2020\u2021]+(?=[\s.,;:]|$)|<sup>\s*\[?\w{1,3}\]?\s*</sup>|(?<=[.,;:])\(\d{1,3}\)|"
+                       r"\[\^[^\]\s]+\]|\[(?:#\w*|\d+)\]_")  # a copied page's "[46]", or its mark as a superscript after
+# the punctuation ("(LUB).\u00b9"), a dagger or an asterisk after a word ("Paris\u2020 was"), HTML's <sup>1</sup>, "(3)"
+# after a full stop, Markdown's [^1] and reStructuredText's [#]_
 _RULE = re.compile(r"\s*([-=*_~#])(?: ?\1){2,}\s*$")  # ("---", a novel's "* * *")
 _OTHER_MASK = re.compile(r"(?i:<mask>)|<extra_id_\d+>|<\|\w+\|>")  # RoBERTa's, T5's, GPT-2's <|endoftext|>
 _ENDS = (".!?:;\"')]\u2026\u00bb\u201d\u2019\u3002\uff01\uff1f\uff0e\uff61"  # where a sentence, or a line of one,
