@@ -1025,8 +1025,8 @@ CASES += [
      r"--input .*corpus.txt: 21 of its 21 distinct sentences are also in .*corpus_spoken.txt", []),
     ("tokenizer-input-a-conllu-file", TOKENIZER.replace("{corpus}", "{ud40}"), 1,
      r"ud40.conllu line \d+: a parsed file's token line \('2\\t.*': tab-separated columns, as CoNLL-U or \.dp\), where "
-     r"plain text is read; give the text itself \(a CoNLL-U file's '# text = ' lines hold it: sed -n "
-     r"'s/\^# text = //p' .*ud40.conllu\)", []),
+     r"plain text is read; give the text itself \(a CoNLL-U file's '# text = ' lines hold it: awk '/\^# newdoc/ && NR > "
+     r"1 \{print \"\"\} sub\(/\^# text = /, \"\"\)' .*ud40.conllu > text.txt\)", []),
     ("data-input-a-dp-file", DATA + " --input {ptb_dp}", 1, r"ptb.dp line 2: a parsed file's token line \('Vinken\\tNNP"
      r"\\t8': .*give the text itself \(a .dp file's first column holds its words\)", []),
     ("data-input-bracketed-trees", DATA + " --input {ptb_mrg}", 1, r"ptb.mrg line 3: a bracketed tree \('    \(NP-SBJ ', "
@@ -1590,7 +1590,8 @@ CASES += [
      r"\('@article\{smith2001,'\), where plain text is read", []),
     ("tokenizer-input-a-conllu-files-text-lines", TOKENIZER.replace("{corpus}", "{conllu_text}"), 1,
      r"conllu_text.txt line 2: a CoNLL-U file's text line \('# text = .*'\), where plain text is read; give the text "
-     r"itself \(sed -n 's/\^# text = //p' .*conllu_text.txt\)", []),
+     r"itself \(awk '/\^# newdoc/ && NR > 1 \{print \"\"\} sub\(/\^# text = /, \"\"\)' .*conllu_text.txt > "
+     r"text.txt\)", []),
     ("tokenizer-input-an-sgml-corpus", TOKENIZER.replace("{corpus}", "{sgml}"), 1, r"sgml.txt line 1: an SGML corpus "
      r"\(TREC's <DOC>\) \('<DOC>'\), where plain text is read", []),
     ("data-input-a-csv-table-inside-the-text", DATA.replace("{tmp}/records", "{tmp}/records_csv_inside") +

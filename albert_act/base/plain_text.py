@@ -170,10 +170,16 @@ _SAID = {"tagged": "words with their tags (word/TAG, a tagger's output)",
          "libsvm": "a LIBSVM line (a label and features)", "list": "a list of ids or words (a program's output)", "ini": "a configuration file's section or key (INI, TOML)"}
 
 
+def _conllu_text(path):
+    """The command that writes a CoNLL-U file's text lines into text.txt, a blank line before each document that a
+    '# newdoc' line begins (its documents kept apart)."""
+    return f"awk '/^# newdoc/ && NR > 1 {{print \"\"}} sub(/^# text = /, \"\")' {path} > text.txt"
+
+
 def _refusal(path, kind, number, line, first, first_number):
     shown = line[:40]
     if kind == "token":
-        where = (f"a CoNLL-U file's '# text = ' lines hold it: sed -n 's/^# text = //p' {path}"
+        where = (f"a CoNLL-U file's '# text = ' lines hold it: {_conllu_text(path)}"
                  if line[0].isdigit() else "a .dp file's first column holds its words")
         return (f"{path} line {number}: a parsed file's token line ({shown!r}: tab-separated columns, as CoNLL-U or "
                 f".dp), where plain text is read; give the text itself ({where})")
@@ -226,7 +232,7 @@ def read_text_lines(path, skip_invalid_utf8=False, invalid_lines=None, skip_flag
             texts.append((number, line))
             if len(texts) == 2:  # a CoNLL-U file's text lines alone, as grep '^# text' gives them
                 raise ValueError(f"{path} line {number}: a CoNLL-U file's text line ({line[:40]!r}), where plain text "
-                                 f"is read; give the text itself (sed -n 's/^# text = //p' {path})")
+                                 f"is read; give the text itself ({_conllu_text(path)})")
         if line.strip() and not line.startswith("#") and line.strip() != "---":  # (YAML's start)
             shown.append((number, line))
             _check_opening(path, number, line, len(shown))
