@@ -612,7 +612,10 @@ def test_the_advised_command_makes_the_text_readable(tmp_path, data, said):
     ("The old man walked slowly\ndown the long ro-\nad to the small and quiet vil-\nlage where he was born. He\n"
      "slept.\n\n" * 8, "The old man walked slowly down the long road to the small and quiet village where he was born."
                       "\nHe slept.\n"),
-], ids=["wrapped", "wrapped-and-hyphenated", "wrapped-with-crlf", "hyphenated-after-its-first-line"])
+    ("The old man walked slowly down the long ro\u2010\nad to the small and quiet vil\u2010\nlage where he was born. He\n"
+     "slept.\n\n" * 8, "The old man walked slowly down the long road to the small and quiet village where he was born."
+                      "\nHe slept.\n"),
+], ids=["wrapped", "wrapped-and-hyphenated", "wrapped-with-crlf", "hyphenated-after-its-first-line", "u2010-hyphen"])
 def test_hard_wrapped_text_is_told_a_command_that_joins_it(tmp_path, capsys, text, joined):
     """The advice was fmt -w 100000, which GNU fmt refuses (its widest is 2,500) and which leaves words hyphenated
     across lines split ('Ame- rican'); the command now given, run, gives each paragraph on one line."""
@@ -680,11 +683,12 @@ def test_a_running_page_header_is_named_and_its_command_leaves_it_out(tmp_path, 
                                                           for page in range(6))
 
 
-def test_lines_ended_by_a_wiki_reference_are_not_called_wrapped(tmp_path, capsys):
-    """Raw MediaWiki's sentences end in '<ref>{{cite web|...}}</ref>': they were called hard-wrapped (with fmt)."""
+@pytest.mark.parametrize("end", ["<ref>{{cite web|url=http://x.org|title=T}}</ref>", "<sup>2</sup>", " http"])
+def test_lines_ended_by_a_wiki_reference_are_not_called_wrapped(tmp_path, capsys, end):
+    """Raw MediaWiki's sentences end in '<ref>{{cite web|...}}</ref>': they were called hard-wrapped (with fmt); so
+    were lines ending in HTML's footnote mark or TweetEval's http (round 44 A64, A103)."""
     prose._WARNED.clear()
-    (tmp_path / "wiki.txt").write_text("".join(f"The river ran past the mill number {i} today.<ref>{{{{cite web|url="
-                                               "http://x.org|title=T}}</ref>\n" for i in range(24)))
+    (tmp_path / "wiki.txt").write_text("".join(f"The river ran past the mill number {i} today.{end}\n" for i in range(24)))
     list(plain_text.read_text_lines(str(tmp_path / "wiki.txt")))
     assert "stop mid-sentence" not in capsys.readouterr().err
 

@@ -5,7 +5,8 @@ import os
 import re
 
 _PUNCTUATED = re.compile(r"[.,;:!?\u3001\u3002\u0964\u060c]")
-SPLIT_WORD = re.compile(r"[^\W\d_]-$")  # a line that ends in a word's part: 'Ame-' (typeset text splits long words)
+SPLIT_WORD = re.compile(r"[^\W\d_][-\u2010]$")  # a line that ends in a word's part: 'Ame-' (typeset text splits long
+# words; a PDF's with U+2010, the hyphen)
 
 
 def as_cp1252(path):
@@ -38,7 +39,7 @@ def joined(path, line):
     """The command that joins each paragraph (lines up to a blank one) of `path`, then puts each sentence on a line
     of its own (cut after . ! ?), and words hyphenated across lines (as `line`, wrapped, ends: 'Ame-') back into one."""
     hyphenated = SPLIT_WORD.search(line.rstrip())
-    unhyphen = 'gsub(/-\\n/, ""); ' if hyphenated else ""
+    unhyphen = 'gsub(/(-|\u2010)\\n/, ""); ' if hyphenated else ""
     output = f"{os.path.splitext(path)[0]}.joined.txt"  # (beside the input, never its name: > would empty it first)
     return (f"tr -d '\\r' < {path} | awk 'BEGIN {{RS = \"\"; ORS = \"\\n\\n\"}} {{{unhyphen}gsub(/\\n/, \" \"); "
             f"gsub(/[.!?][\"\\047)]* +/, \"&\\n\"); gsub(/ +\\n/, \"\\n\"); print}}' > {output}, a sentence a line after "

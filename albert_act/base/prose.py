@@ -360,7 +360,7 @@ WORD_TRAITS = ("escaped", "mojibake", "replaced", "c1", "unknown", "other_mask",
                "private", "wikitext")  # those a parsed file's words (CoNLL-U's FORMs) are weighed for
 TRAINING_TEXT = ("own_mask",)  # traits warned of in training text only: served text holds [MASK] on purpose
 # What may follow a sentence's end on a line that is not wrapped: tags (<eos>, <|endoftext|>), footnote marks
-_TRAILING = re.compile(r"(?:\s*(?:<\|?/?[\w.-]*\|?>|\[\d+\]|[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021\u00b6]+|<ref[^>]*>.*?</ref>"
+_TRAILING = re.compile(r"(?:\s*(?:<\|?/?[\w.-]*\|?>|<sup>[^<]*</sup>|(?<=\s)http|\[\d+\]|[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021\u00b6]+|<ref[^>]*>.*?</ref>"
                        r"|<ref[^>]*/>|\{\{[^{}]*\}\}))+$")  # (and MediaWiki's references: <ref>{{cite ...}}</ref>)
 _JSON_ESCAPE = re.compile(r'\\u[0-9a-fA-F]{4}|\\"|\\n')  # "Jos\u00e9", '\"', '\n': JSON's, outside a JSON string
 _ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s(?:EOS|EOT)|\s[-+]?\d+(?:\.\d+)?|\s[\u2605\u2606]+)$")  # <eos>, 0.87
