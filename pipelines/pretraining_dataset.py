@@ -17,7 +17,7 @@ import tensorflow as tf
 
 from google.protobuf.message import DecodeError
 
-from albert_act.base import checks, encodings, text_files, write_failures
+from albert_act.base import artifacts, checks, encodings, text_files, write_failures
 
 
 REQUIRED_FEATURES = ("input_ids", "input_mask", "segment_ids", "masked_lm_positions", "masked_lm_ids",
@@ -117,9 +117,8 @@ def record_files(file_pattern, what="TFRecord"):
         raise ValueError(f"{staged} lies in the data tool's {os.path.dirname(staged)}: a run's unfinished output (it "
                          "was stopped, or is still running); re-run the data tool, and give the shards it moves out")
     folders = [f for f in files if text_files.isdir(f)]
-    if folders and text_files.glob(os.path.join(folders[0], "events.out.tfevents.*")):  # (a run's train/ or eval/)
-        raise ValueError(f"{folders[0]} is a run's TensorBoard folder (its events), not records: give the data tool's "
-                         "shards (e.g. its eval-*.tfrecord)")
+    if own := next(((f, kind) for f in files if (kind := artifacts.run_file(f))), None):  # (its train/, a checkpoint)
+        raise ValueError(f"{own[0]} is {own[1]}, not records: give the data tool's shards (e.g. its eval-*.tfrecord)")
     if folders:
         raise ValueError(f"{folders[0]} is a directory, not a TFRecord file: give the files, or a glob such as "
                          f"{folders[0].rstrip('/')}/*.tfrecord")

@@ -33,7 +33,7 @@ import zipfile
 
 import numpy as np
 
-from albert_act.base.artifacts import TOKENS_EVAL, TOKENS_TRAIN, first_line  # noqa: F401 (the files' names)
+from albert_act.base.artifacts import TOKENS_EVAL, TOKENS_TRAIN, first_line, run_file  # noqa: F401 (the files' names)
 from albert_act.base import encodings
 from pipelines import instances
 
@@ -263,6 +263,9 @@ def token_files(patterns, held_out=None):
                                  "to read (tokens-train.npz for training, tokens-eval.npz held out)")
             corpora.setdefault(found[0] if found else pattern, None)
             continue
+        if own := next(((f, kind) for f in (glob.glob(pattern) or [pattern]) if (kind := run_file(f))), None):
+            raise ValueError(f"{own[0]} is {own[1]}, not records: give the data tool's shards (e.g. its "
+                             "eval-*.tfrecord) or its token corpus (tokens-*.npz)")
         if os.path.isfile(pattern) and not pattern.endswith(".tfrecord"):
             raise ValueError(f"{pattern}: neither the data tool's TFRecord shards nor its token corpus (tokens-*.npz)"
                              f"{encodings.compression_hint(pattern)}")

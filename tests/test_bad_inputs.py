@@ -492,6 +492,9 @@ CASES += [
     ("analyze-records-a-runs-tensorboard-folder", "albert_act.analyze token-types --init {run} --records {run}/train "
      "--output_dir {tmp}/a_tb", 1, r"\S+/train is a run's TensorBoard folder \(its events\), not records: give the data "
      r"tool's shards", ["{run}"]),
+    ("analyze-records-a-runs-checkpoint-files", "albert_act.analyze held-out --init {run} --records "
+     "'{run}/checkpoints/*' --output_dir {tmp}/a_ckpt", 1, r"\S+/checkpoints/checkpoint is a run's checkpoint file, not "
+     r"records: give the data tool's shards \(e.g. its eval-\*.tfrecord\)$", ["{run}"]),
     ("bench-depth-probes-cloze-blanks-for-masks", "benchmarks.depth_probes a={run} --records {eval} --sentences {cloze} "
      "--output_dir {tmp}/dp_cloze", 1, r"--sentences \S+cloze.txt: 12 lines hold '_____', which this model reads as "
      r"letters, and none its mask: write \[MASK\]", []),

@@ -225,3 +225,20 @@ def test_held_out_records_with_no_window_of_text_compare_to_nothing_without_a_wa
         warnings.simplefilter("error")
         share, (rows, held) = record_overlap.trained_share(sorted(glob.glob(records[0])), ["held"], 64, 15)
     assert (share, held) == (0.0, 0) and rows > 0
+
+
+def test_a_runs_own_files_given_as_records_are_named(tmp_path):
+    """A run's TensorBoard folder or its events given as --train_files or --eval_files on JAX were told to make the
+    records again, or to give shards in that folder (round 44 A96, A98); a checkpoint's files are named alike."""
+    import re
+
+    (tmp_path / "train").mkdir()
+    (tmp_path / "train" / "events.out.tfevents.1.host.1.v2").write_bytes(b"\0" * 16)
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "jax-3.npz").write_bytes(b"\0" * 16)
+    for given, said in ((tmp_path / "train", "a run's TensorBoard folder (its events)"),
+                        (tmp_path / "train" / "*", "a run's TensorBoard events file"),
+                        (tmp_path / "checkpoints" / "jax-*", "a run's checkpoint file")):
+        with pytest.raises(ValueError, match=rf"is {re.escape(said)}, not records: give the data tool's shards \(e.g. "
+                                             r"its eval-\*.tfrecord\) or its token corpus \(tokens-\*.npz\)$"):
+            token_corpus.token_files([str(given)])

@@ -23,6 +23,7 @@ other projects' and listed here beside ours. Which kind a dir is, `albert_act.io
 """
 
 import os
+import re
 
 from albert_act.base import checks, json_files, outputs, text_files
 
@@ -46,6 +47,7 @@ EXPORT_INFO = "albert_act_export.json"  # an asset of every SavedModel
 ASSETS = "assets"
 SAVED_MODEL = outputs.SAVED_MODEL
 TRAIN_EVENTS, EVAL_EVENTS = "train", "eval"  # TensorBoard folders of a run
+EVENTS = "events.out.tfevents."  # TensorBoard's files' names begin so
 DEMO_RECIPE, DEMO_CORPUS, DEMO_RECORDS = "recipe.json", "corpus.txt", "records"
 STATS_JSON, STATS_MD = "stats.json", "stats.md"  # the data tool's report, in its --output_dir
 # The data tool's tokenized training and held-out documents, without TensorFlow (pipelines/token_corpus.py).
@@ -97,6 +99,19 @@ def settings_lost(model_dir):
     """The refusal for a run dir with checkpoints and no config.json (either backend's run)."""
     return ValueError(f"{model_dir} holds checkpoints but no {CONFIG}, so the settings they were trained with are "
                       f"unknown; put its {CONFIG} back, or use a new --model_dir")
+
+
+def run_file(path):
+    """What `path` is where it is a run's own file or folder, given where records are read: "a run's TensorBoard
+    folder (its events)", "a run's TensorBoard events file", "a run's checkpoint file"; else ""."""
+    name = os.path.basename(str(path).rstrip("/"))
+    if text_files.isdir(path):
+        return "a run's TensorBoard folder (its events)" if text_files.glob(os.path.join(path, EVENTS + "*")) else ""
+    if name.startswith(EVENTS):
+        return "a run's TensorBoard events file"
+    if re.fullmatch(rf"ckpt-\d+(\.index|\.data-\d+-of-\d+)|checkpoint|{JAX_CHECKPOINT_PREFIX}\d+\.npz", name):
+        return "a run's checkpoint file"
+    return ""
 
 
 def check_run_in_place(model_dir, what):
