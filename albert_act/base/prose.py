@@ -5,7 +5,6 @@ the end, hard wraps, page breaks, headings); each warned of once a process (`war
 `plain_text.read_text_lines` reads a file. No TensorFlow."""
 
 import collections
-import os
 import re
 import unicodedata
 
