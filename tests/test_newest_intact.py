@@ -2,6 +2,8 @@
 the TensorFlow resume and the JAX resume all ask: newest first, a damaged or unusable one named and
 passed over, every failure named when none reads, a refusal ending the search."""
 
+from pathlib import Path
+
 import pytest
 
 from albert_act.io.newest_intact import NPZ_READ_ERRORS, Refused, Unusable, newest_intact
@@ -136,3 +138,28 @@ def test_a_position_naming_moved_records_says_which_file_and_how_to_resume():
     assert relative.startswith("run/checkpoints/ckpt-15: its saved input position names record files "
                                "(rec/train-00001-of-00004.tfrecord) that are not found from this folder (")
     assert relative.endswith("a run started with relative --train_files resumes from the folder it was started in")
+
+
+def test_an_earlier_checkpoint_of_a_run_is_told_how_to_be_read(tmp_path):
+    """--init_from RUN/checkpoints/ckpt-2 of a run that holds ckpt-4 was told to give the run dir, whose newest
+    checkpoint is read, not the one asked for (round 44 B86): the copy that holds it alone is named, with its commands."""
+    import subprocess
+
+    from albert_act.io.run_checkpoints import inside_run
+
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    for name in ("config.json", "vocab.model", "checkpoints/ckpt-2.index", "checkpoints/ckpt-2.data-00000-of-00001",
+                 "checkpoints/ckpt-4.index", "checkpoints/ckpt-4.data-00000-of-00001"):
+        (run / name).write_text(name)
+    assert inside_run(f"{run}/checkpoints/ckpt-4", str(run)) == (
+        f"{run}/checkpoints/ckpt-4 is inside the pre-training run {run}: give the run dir itself (its newest intact "
+        "checkpoint is read)")
+    said = inside_run(f"{run}/checkpoints/ckpt-2", str(run))
+    assert said.startswith(f"{run}/checkpoints/ckpt-2 is inside the pre-training run {run}: give the run dir itself (its "
+                           "newest intact checkpoint, of update 4, is read); for update 2's weights, give a copy of the "
+                           "run that holds that checkpoint alone (")
+    assert said.endswith(f"), then {run}-2")
+    subprocess.run(["bash", "-c", said.split("alone (")[1].rsplit("), then", 1)[0]], check=True)
+    assert sorted(str(p.relative_to(f"{run}-2")) for p in Path(f"{run}-2").rglob("*")) == [
+        "checkpoints", "checkpoints/ckpt-2.data-00000-of-00001", "checkpoints/ckpt-2.index", "config.json", "vocab.model"]

@@ -192,6 +192,22 @@ def newest_weights(run, steps=None):
     return newest_intact(found, _tf_weights, directory, errors=READ_ERRORS, owner=run)
 
 
+def inside_run(path, run):
+    """The refusal of `path`, a file or folder of the pre-training run `run` (its checkpoints/, one checkpoint): the run
+    dir is read, its newest checkpoint; an earlier one named is read from a copy of the run that holds it alone."""
+    newest = max([*artifacts.checkpoints_on_disk(os.path.join(run, artifacts.CHECKPOINTS)),
+                  *artifacts.jax_checkpoints_on_disk(os.path.join(run, artifacts.CHECKPOINTS))], default=None)
+    asked = re.match(rf"(ckpt-|{artifacts.JAX_CHECKPOINT_PREFIX})(\d+)", os.path.basename(str(path).rstrip("/")))
+    said = f"{path} is inside the pre-training run {run}: give the run dir itself (its newest intact checkpoint"
+    if not asked or newest is None or int(asked.group(2)) >= newest:
+        return said + " is read)"
+    copy = f"{run.rstrip('/')}-{asked.group(2)}"
+    return (f"{said}, of update {newest}, is read); for update {asked.group(2)}'s weights, give a copy of the run that "
+            f"holds that checkpoint alone (mkdir -p {copy}/{artifacts.CHECKPOINTS} && cp {run}/{artifacts.CONFIG} "
+            f"{run}/{artifacts.VOCAB} {copy}/ ; cp {run}/{artifacts.CHECKPOINTS}/{asked.group(1)}{asked.group(2)}[.-]* "
+            f"{copy}/{artifacts.CHECKPOINTS}/), then {copy}")
+
+
 def earlier_update_read(run, update, steps):
     """Why a run's weights of `update`, before its `steps`, are read: it stopped there (its command resumes it), or
     its later checkpoints on disk (TensorFlow's or the JAX backend's) do not read (each named in a warning)."""

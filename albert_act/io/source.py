@@ -35,7 +35,7 @@ from albert_act.base.artifacts import (ASSETS, CHECKPOINTS, CONFIG, EXPORT, EXPO
                                        KERAS_HUB_WEIGHTS, TF1_CONFIG, TF1_VOCAB, VOCAB, WEIGHTS)
 from albert_act.io.exports import find_export, load_export
 from albert_act.io.public_checkpoints import read_albert_checkpoint, read_albert_config
-from albert_act.io.run_checkpoints import earlier_update_read, newest_weights, stored_tau
+from albert_act.io.run_checkpoints import earlier_update_read, inside_run, newest_weights, stored_tau
 from albert_act.model.backbone import SETTINGS as BACKBONE_SETTINGS, AlbertActBackbone
 from albert_act.model.classifier import AlbertActClassifier
 from albert_act.model.halting import ponder_weight_in_force
@@ -87,8 +87,7 @@ def kind_of(path):
                          "starting, or stopped before its first): give it the time to write one, or another model")
     inside = _run_holding(path)
     if inside:
-        raise ValueError(f"{path} is inside the pre-training run {inside}: give the run dir itself (its newest "
-                         "intact checkpoint is read)")
+        raise ValueError(inside_run(path, inside))
     above = [os.path.dirname(os.path.normpath(path)), os.path.dirname(os.path.dirname(os.path.normpath(path)))]
     export = next((f for f in above if f and tf.io.gfile.exists(os.path.join(f, ASSETS, EXPORT_INFO))), None)
     if export:  # its saved_model.pb, variables/ (or a file in it), assets/
