@@ -115,8 +115,11 @@ def conflicting_flags(args):
             return (f"{name} is given empty ({getattr(args, name)!r}{f' by --config {args.config}' * in_file}): it "
                     "names no record file; give a pattern, or leave it out for the demo data")
     if not args.train_files and args.vocab:
-        return (f"--vocab {args.vocab}: the demo data (no --train_files) is made with its own vocabulary "
-                f"({os.path.join(args.demo_data_dir, artifacts.VOCAB)}), which the run's export carries: drop --vocab; "
+        in_file = "vocab" not in args.given and ("vocab" in getattr(args, "from_file", {}) or "--vocab" in getattr(
+            args, "file_words", {}))  # (given by --config's file: dropped there)
+        return (f"--vocab {args.vocab}{f' (from --config {args.config})' * in_file}: the demo data (no --train_files) is "
+                f"made with its own vocabulary ({os.path.join(args.demo_data_dir, artifacts.VOCAB)}), which the run's "
+                f"export carries: drop {f'vocab from {args.config}' if in_file else '--vocab'}; "
                 "or make records with your vocabulary (python -m pipelines.create_pretraining_data --vocab ...) and pass "
                 "them as --train_files and --eval_files")
     if args.train_files and "demo_data_dir" in args.typed:

@@ -453,6 +453,10 @@ CASES += [
     ("pretrain-config-with-held-out-records-alone", "albert_act.pretrain --config {configs}/eval_only.json --model_dir "
      "{tmp}/eval_only", 1, r"give both --train_files and --eval_files, or neither \(the embedded demo data\) \(--config "
      r"\S+eval_only.json gives eval_files \[\"e.tfrecord\"\]\)", ["{configs}"]),
+    ("pretrain-config-with-a-vocabulary-for-the-demo-data", "albert_act.pretrain --config {configs}/demo_vocab.json "
+     "--model_dir {tmp}/demo_vocab", 1, r"--vocab v.model \(from --config \S+demo_vocab.json\): the demo data \(no "
+     r"--train_files\) is made with its own vocabulary .*: drop vocab from \S+demo_vocab.json; or make records",
+     ["{configs}"]),
     ("pretrain-resume-a-run-whose-events-folder-is-a-file", PRETRAIN.replace("{tmp}/new_run", "{events_file_run}"), 1,
      r"events_file_run/train is a file, where the run keeps its train folder: move it away", ["{events_file_run}"]),
     ("pretrain-resume-a-run-whose-vocabulary-is-a-folder", PRETRAIN.replace("{tmp}/new_run", "{vocab_folder_run}"), 1,
@@ -1924,6 +1928,7 @@ def _config_files(root, tiny_run, records, shared_data):
     (root / "configs" / "overrides_list.json").write_text(json.dumps({"backbone_overrides": [1, 2]}))
     (root / "configs" / "overrides_null.json").write_text(json.dumps({"backbone_overrides": None}))
     (root / "configs" / "eval_only.json").write_text(json.dumps({"train_files": None, "eval_files": ["e.tfrecord"]}))
+    (root / "configs" / "demo_vocab.json").write_text(json.dumps({"vocab": "v.model"}))
     (root / "configs" / "duplicate_key.json").write_text('{\n "seed": 3,\n "seed": 4\n}\n')
     (root / "configs" / "finetune_config.json").write_text(json.dumps(
         {"task": "rte", "data_dir": "glue/RTE", "init": "run", "output_dir": "ft", "epochs": 1}))
