@@ -133,3 +133,15 @@ def held_out_settings(one, other):
     differ = [f"{key} {a!r} against {b!r}" for key, a, b in zip(HELD_OUT_SETTINGS, *values)
               if a != b and not (key == "eval_files" and same_shards)]
     return f"; their runs' config.json differ in {', '.join(differ)}" if differ else ""
+
+
+def check_curve_agrees(file, point, final):
+    """ValueError where a run's curve line `point` (read from `file`) is of its final evaluation's update (`final`,
+    evaluation.json's) with other accuracies: one of the two copied from another run, or edited."""
+    if final.get("step") == point.get("step") and any(
+            isinstance(final.get(k), (int, float)) and isinstance(point.get(k), (int, float)) and abs(
+                final[k] - point[k]) > 1e-6 for k in ("mlm_accuracy", "sop_accuracy")):
+        raise ValueError(f"{file}: its evaluation of update {point['step']:,} (MLM {point['mlm_accuracy']:.3f}, SOP "
+                         f"{point['sop_accuracy']:.3f}) is not the run's own of that update in {artifacts.EVALUATION} "
+                         f"(MLM {final['mlm_accuracy']:.3f}, SOP {final['sop_accuracy']:.3f}): one of the two is "
+                         "another run's, copied in, or edited; give a run whose curve and evaluation agree")

@@ -147,6 +147,14 @@ def evaluation_row(run):
     if isinstance(steps, int) and row["step"] != steps:  # (written at the run's end: of its last update)
         raise ValueError(f"{path}: of update {row['step']}, where the run's last is {steps} (its config.json's steps: "
                          "the file edited, or another's?): run the run's command again, which evaluates at its end")
+    curve = os.path.join(run, artifacts.HELD_OUT_CURVE)  # (its line of that update: the same evaluation)
+    for line in open(curve, encoding="utf-8", errors="replace").read().splitlines() if os.path.isfile(curve) else ():
+        try:
+            point = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(point, dict):
+            arguments.check_curve_agrees(curve, point, result)
     return row
 
 

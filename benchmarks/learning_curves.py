@@ -105,12 +105,7 @@ def _check_own(run, file, points):
     except (ValueError, OSError):
         return  # (an unfinished run, or a curve copied alone: nothing to compare it to)
     last = points[-1]
-    if final.get("step") == last["step"] and any(
-            isinstance(final.get(k), (int, float)) and abs(final[k] - last[k]) > 1e-6 for k in ("mlm_accuracy", "sop_accuracy")):
-        raise ValueError(f"{file}: its evaluation of update {last['step']:,} (MLM {last['mlm_accuracy']:.3f}, SOP "
-                         f"{last['sop_accuracy']:.3f}) is not the run's own of that update in {artifacts.EVALUATION} "
-                         f"(MLM {final['mlm_accuracy']:.3f}, SOP {final['sop_accuracy']:.3f}): one of the two is "
-                         "another run's, copied in, or edited; give a run whose curve and evaluation agree")
+    arguments.check_curve_agrees(file, last, final)
     every, steps = config.get("eval_every"), config.get("steps")
     if final.get("step") == steps == last["step"] and isinstance(every, int) and every > 0 and isinstance(steps, int):
         made = steps // every + (steps % every > 0)

@@ -171,6 +171,21 @@ def test_an_edited_evaluation_is_named_with_its_field(key, value, said, tiny_run
         depth_probes.evaluation_row(str(run))
 
 
+def test_an_evaluation_its_runs_curve_contradicts_is_refused(tiny_run, tmp_path):
+    """evaluation.json edited to MLM 0.9 was tabled for a run at chance, whose held_out.jsonl line of that update said
+    otherwise (round 44 B98), as learning_curves refuses; a run whose two agree is read."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(tiny_run[0], run)
+    depth_probes.evaluation_row(str(run))
+    evaluation = json.loads((run / "evaluation.json").read_text())
+    (run / "evaluation.json").write_text(json.dumps({**evaluation, "mlm_accuracy": 0.9}))
+    with pytest.raises(ValueError, match=r"held_out.jsonl: its evaluation of update 3 \(MLM [\d.]+, SOP [\d.]+\) is not "
+                                         r"the run's own of that update in evaluation.json \(MLM 0.900, "):
+        depth_probes.evaluation_row(str(run))
+
+
 def test_probes_evaluated_on_different_held_out_records_are_refused(tiny_run, records, tmp_path):
     """A JAX run (its token corpus, --eval_batches 1) beside a TensorFlow run (the records, --eval_batches 2) was
     tabled side by side without a word; learning_curves refused the same pair. The JAX run names its one held-out
