@@ -447,6 +447,23 @@ def test_a_run_started_with_relative_paths_resumes_from_another_folder(records, 
     assert "is the run's last update (2): nothing is left to train, so the updates' settings (--eval_every, " in out
 
 
+def test_a_curve_line_its_re_evaluation_contradicts_is_noted_as_replaced(tiny_run, capsys):
+    """A finished run run again replaced its curve's edited line of the last update without a word (round 44 B115);
+    the same numbers again say nothing."""
+    from albert_act.train.pretraining_summaries import held_out_curve
+
+    evaluation = json.loads(open(f"{tiny_run[0]}/evaluation.json").read())
+    text, line = held_out_curve("run/held_out.jsonl", b"", 3, evaluation, 0.1)
+    assert held_out_curve("run/held_out.jsonl", text, 3, evaluation, 0.1)[0] == text
+    assert capsys.readouterr().out == ""
+    edited = json.dumps({**json.loads(text), "mlm_accuracy": 0.5}) + "\n"
+    assert held_out_curve("run/held_out.jsonl", edited, 3, evaluation, 0.1)[0] == text
+    assert capsys.readouterr().out == (
+        f"note: run/held_out.jsonl line 1, of update 3, said MLM 0.500, SOP {line['sop_accuracy']:.3f}, where this "
+        f"evaluation of the run's weights of that update gives MLM {line['mlm_accuracy']:.3f}, SOP "
+        f"{line['sop_accuracy']:.3f} (the line edited, another run's copied in, or other held-out batches): replaced\n")
+
+
 def test_a_damaged_held_out_curve_line_is_named_and_overrides_of_flags_refused():
     from albert_act.train.pretraining_config import PretrainConfig
     from albert_act.train.pretraining_summaries import held_out_curve

@@ -123,7 +123,7 @@ def held_out_curve(path, earlier, step, evaluation, tau):
 
     from albert_act.base import artifacts
 
-    kept = []
+    kept, same = [], None  # the lines before `step`; the earlier line of `step` itself
     try:
         earlier = earlier.decode("utf-8") if isinstance(earlier, bytes) else earlier
     except UnicodeDecodeError as error:
@@ -133,8 +133,9 @@ def held_out_curve(path, earlier, step, evaluation, tau):
         if not text.strip():
             continue
         try:
-            if json.loads(text)["step"] < step:
+            if (record := json.loads(text))["step"] < step:
                 kept.append(text)
+            same = (number, record) if record["step"] == step else same
         except (ValueError, KeyError, TypeError):
             raise ValueError(f"{path} line {number}: not a held-out evaluation's JSON line (cut short or edited); "
                              "remove that line (the run writes its later lines again) and re-run") from None
@@ -142,6 +143,12 @@ def held_out_curve(path, earlier, step, evaluation, tau):
             "mean_iterations": evaluation["iterations"]["all"]["mean"],
             "expected_iterations": evaluation["iterations"]["all"]["expected_mean"],
             "ponder_cost_weight": float(tau), "depth_spread": depth_spread(evaluation)}
+    if same and any(isinstance(same[1].get(k), (int, float)) and abs(same[1][k] - line[k]) > 1e-6
+                    for k in ("mlm_accuracy", "sop_accuracy")):  # (the same weights evaluated again: the same numbers)
+        print(f"note: {path} line {same[0]}, of update {step:,}, said MLM {same[1]['mlm_accuracy']:.3f}, SOP "
+              f"{same[1]['sop_accuracy']:.3f}, where this evaluation of the run's weights of that update gives MLM "
+              f"{line['mlm_accuracy']:.3f}, SOP {line['sop_accuracy']:.3f} (the line edited, another run's copied in, or "
+              "other held-out batches): replaced", flush=True)
     return "\n".join(kept + [json.dumps(line)]) + "\n", line
 
 
