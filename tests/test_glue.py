@@ -183,6 +183,22 @@ def test_pandas_index_and_a_trailing_tab_together_are_named(tmp_path):
         read_glue("sst-2", str(tmp_path), "train")
 
 
+def test_a_task_file_zero_filled_at_its_end_keeps_its_rows_by_the_command_given(tmp_path):
+    """train.tsv followed by 8,192 NUL bytes (a crash's zero-filled end) was called a binary file, a model or an image
+    (round 44 A62, A63): the rows before are named, with the head that keeps them."""
+    import re
+    import subprocess
+
+    text = "sentence\tlabel\n" + "".join(f"a fine film number {i}\t{i % 2}\n" for i in range(20))
+    (tmp_path / "train.tsv").write_bytes(text.encode() + b"\0" * 8192)
+    with pytest.raises(ValueError, match=r"train.tsv line 22: NUL bytes to the file's end, as a file zero-filled after a "
+                                         r"crash \(or a copy cut short\) holds them, after 21 lines of text; keep those "
+                                         r"\(head -n 21 \S+train.tsv > fixed.txt\)") as refused:
+        read_glue("sst-2", str(tmp_path), "train")
+    subprocess.run(["bash", "-c", re.search(r"\((head .*?)\)", str(refused.value)).group(1)], cwd=tmp_path, check=True)
+    assert (tmp_path / "fixed.txt").read_text() == text
+
+
 def test_a_utf16_row_and_a_headerless_csv_are_named(tmp_path):
     """One UTF-16 row in a UTF-8 train.tsv was refused for its label ('\\x001\\x00'); CoLA written by csv.writer (no
     header, commas) was 'every one with 1 fields: is this the CoLA folder?'."""

@@ -360,5 +360,20 @@ def nul_line(path, number, raw, skip_flag):
         return ValueError(f"{path} line {number}: {kind} text (NUL bytes beside its letters) in a file read as UTF-8 (a "
                           f"file of another encoding joined on, or a line pasted in?): convert that part alone (iconv -f {kind} -t UTF-8)"
                           + (", or pass --skip_invalid_utf8 to skip such lines" if skip_flag and number > 8 else ""))
+    if number > 1 and b"\0" not in raw.rstrip(b"\0\r\n"):  # (NULs that end a line, after text: no binary file)
+        end = " to the file's end" if _zeros_at_end(path) else ""
+        return ValueError(f"{path} line {number}: NUL bytes{end}, as a file zero-filled after a crash (or a copy "
+                          f"cut short) holds them, after {number - 1:,} lines of text; keep those (head -n {number - 1} "
+                          f"{path} > fixed.txt) and check that nothing is missing at their end")
     return ValueError(f"{path} line {number}: NUL bytes, as a binary file holds (a SentencePiece .model, a TFRecord, an "
                       "image...), not text; give a UTF-8 text file")
+
+
+def _zeros_at_end(path):
+    """Whether the local file `path` ends in NUL bytes alone (its last 4 KiB)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, os.path.getsize(path) - 4096))
+            return not f.read().strip(b"\0")
+    except OSError:
+        return False
