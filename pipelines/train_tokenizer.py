@@ -15,6 +15,7 @@ if not __package__:  # run as a file, where its imports of the package fail
 
 import argparse
 import os
+import re
 import unicodedata
 
 from albert_act.base import artifacts, cli, entry, outputs, text_files
@@ -76,7 +77,8 @@ def main(argv=None):
                         help="characters that are not pieces become their UTF-8 bytes (256 pieces) instead of "
                              "<unk> (default: on; --no-byte_fallback for vocabularies under ~400 pieces)")
     parser.add_argument("--required_chars", default=ENGLISH_CHARACTERS, type=_required_chars,
-                        help="characters kept as pieces however rare in the text (default: a-z, 0-9, ASCII "
+                        help="characters kept as pieces however rare in the text, each written out (not ranges; "
+                             "default: a to z, 0 to 9, ASCII "
                              "punctuation and common symbols; with --model_type bpe, those the text holds; "
                              "--required_chars= for none)")
     parser.add_argument("--seed", type=int, default=12345)
@@ -138,6 +140,14 @@ def _required_chars(value):
     if invisible:  # (a byte-order mark pasted with the characters: a piece no text shows)
         raise argparse.ArgumentTypeError(f"holds U+{ord(invisible):04X}, an invisible character (a byte-order mark or "
                                          "a zero-width one, pasted with the others): leave it out")
+    span = next((s for s in re.finditer(r"[a-z]-[a-z]|[A-Z]-[A-Z]|[0-9]-[0-9]", value) if s.group()[0] < s.group()[2]),
+                None)  # (a regex's 'a-z', as --help writes the default)
+    if span:
+        first, last = span.group()[0], span.group()[2]
+        written = "".join(map(chr, range(ord(first), ord(last) + 1)))
+        raise argparse.ArgumentTypeError(f"holds {span.group()!r}, which is read as the three characters {first}, - and "
+                                         f"{last}, not as a range: write the characters out ({written}); a '-' of its "
+                                         "own goes first or last")
     space = next((c for c in value if c.isspace() and c != " "), None)
     if space:
         raise argparse.ArgumentTypeError(f"holds {space!r}, whitespace, which the normalization makes a space: no "

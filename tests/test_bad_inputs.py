@@ -99,6 +99,10 @@ CASES = [
      r"--required_chars: takes the characters themselves, and \S+ is a file: give what it holds", []),
     ("tokenizer-required-chars-with-a-byte-order-mark", "pipelines.train_tokenizer --input {corpus} --output {tmp}/v "
      "--vocab_size 30 --required_chars=\ufeffabc", 2, r"--required_chars: holds U\+FEFF, an invisible character", []),
+    ("tokenizer-required-chars-as-ranges", "pipelines.train_tokenizer --input {corpus} --output {tmp}/v --vocab_size 30 "
+     "--required_chars=a-z0-9", 2, r"--required_chars: holds 'a-z', which is read as the three characters a, - and z, "
+     r"not as a range: write the characters out \(abcdefghijklmnopqrstuvwxyz\); a '-' of its own goes first or last",
+     []),
     ("bench-served-fill-mask-conllu-a-glob", "benchmarks.served_fill_mask --init {export} --conllu '{tmp}/*.conllu'",
      1, r"\*.conllu not found \(read as a name: \* \? \[ \] make no pattern here; give one file\)", []),
     ("pretrain-set-a-backbone-setting", PRETRAIN + " --set backbone.hidden_dim=64", 2, r"--set backbone.hidden_dim: not "
