@@ -807,3 +807,25 @@ def test_a_pipe_is_told_to_convert_in_the_pipe(data, said):
             list(text_files.read_lines(f"/dev/fd/{read}"))
     finally:
         os.close(read)
+
+
+@pytest.mark.parametrize("encoding, named, language", [("cp1251", "CP1251", "Russian"), ("koi8_r", "KOI8-R", "Russian"),
+                                                       ("gb18030", "GB18030", "Chinese")])
+def test_text_of_another_encoding_is_told_the_iconv_that_converts_it(tmp_path, encoding, named, language):
+    """Cyrillic and Chinese files were told 'iconv -f cp1252' (which turns them into mojibake, then accepted) and that
+    'file -i' names their encoding, which calls each ISO-8859-1 (round 44 A51 to A53); charset-normalizer's guess is
+    named, and its iconv, run, gives the text back."""
+    import subprocess
+
+    from albert_act.base import text_files
+
+    text = {"Russian": "Москва - столица России. Здесь живут миллионы людей, и город очень большой.\n",
+            "Chinese": "北京是中国的首都。它是世界上人口最多的城市之一。长城是中国古代的军事防御工程。\n"}[language] * 20
+    (tmp_path / "in.txt").write_bytes(text.encode(encoding))
+    with pytest.raises(ValueError, match=rf"in.txt line 1: not valid UTF-8 .*; its bytes read as {language} text "
+                                         rf"\({named}, by charset-normalizer's guess\): convert it \((iconv -f {named} "
+                                         r"-t UTF-8 \S+in.txt > converted.txt)\)") as refused:
+        list(text_files.read_lines(str(tmp_path / "in.txt")))
+    command = str(refused.value).split("convert it (")[1].split(")")[0]
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
+    assert (tmp_path / "converted.txt").read_text(encoding="utf-8") == text

@@ -320,11 +320,47 @@ def not_utf8(path, number, raw, error, skip_flag, accented):
                   "converting the whole file would garble the UTF-8 lines; "
                   + (f"fix line {number} alone, or " if accented < number else "")
                   + f"convert what is not UTF-8 alone ({_MIXED} < {path} > converted.txt){skip}")
-    else:  # (Western European most often; Shift-JIS, GB18030, KOI8-R or EBCDIC need their own -f)
+    elif (guess := guessed_encoding(_sample(path, raw))) and guess[0] != "CP1252":  # (its letters tell: Cyrillic...)
+        advice = (f"its bytes read as {guess[1]} text ({guess[0]}, by charset-normalizer's guess): convert it (iconv -f "
+                  f"{guess[0]} -t UTF-8 {path} > converted.txt){skip}" if skip_flag else
+                  f"its bytes read as {guess[1]} text ({guess[0]}): save the file as UTF-8 text (iconv -f {guess[0]} -t UTF-8)")
+    else:  # (Western European most often; EBCDIC and others need their own -f)
         advice = (f"convert the file from its encoding (e.g. iconv -f cp1252 -t UTF-8 {path} > converted.txt for "
-                  "Windows-1252; another, such as Shift-JIS, GB18030, KOI8-R or EBCDIC, takes its own -f: file -i names "
-                  f"it){skip}" if skip_flag else "save the file as UTF-8 text (e.g. iconv -f cp1252 -t UTF-8)")
+                  f"Windows-1252; another, such as Shift-JIS, GB18030, KOI8-R or EBCDIC, takes its own -f){skip}"
+                  if skip_flag else "save the file as UTF-8 text (e.g. iconv -f cp1252 -t UTF-8)")
     return ValueError(f"{path} line {number}: not valid UTF-8 ({error.reason} at byte {error.start}); {advice}")
+
+
+def _sample(path, raw):
+    """The first 64 KiB of the local file `path`, or `raw` (a pipe's, a bucket's line)."""
+    try:
+        if "://" not in os.fspath(path) and os.path.isfile(path):
+            with open(path, "rb") as f:
+                return f.read(1 << 16)
+    except OSError:
+        pass
+    return raw
+
+
+_WESTERN = {"cp1252", "cp1250", "latin_1", "iso8859_15", "iso8859_2", "cp1254", "iso8859_9", "mac_roman", "cp850"}
+_ICONV = {"euc_jis_2004": "EUC-JP", "euc_jisx0213": "EUC-JP", "shift_jis_2004": "SHIFT_JIS", "shift_jisx0213": "SHIFT_JIS",
+          "mac_cyrillic": "MAC-CYRILLIC"}
+
+
+def guessed_encoding(data):
+    """(iconv's name, the language) of the encoding that charset-normalizer finds `data` (bytes not UTF-8) written in;
+    ("CP1252", ...) for text of a Western European script (its guess among Latin ones is often a near one, cp1250 for
+    French), None where it finds none, or where fewer than 32 bytes are beyond ASCII."""
+    from charset_normalizer import from_bytes
+
+    if sum(byte >= 0x80 for byte in data[: 1 << 16]) < 32:  # (a stray byte or two: too little to tell a script by)
+        return None
+    best = from_bytes(data[: 1 << 16]).best()
+    if best is None or best.language == "Unknown":
+        return None
+    if best.encoding in _WESTERN:
+        return "CP1252", "Western European"
+    return _ICONV.get(best.encoding, best.encoding.upper().replace("_", "-")), best.language
 
 
 _MIXED = ("python3 -c \"import codecs, sys; codecs.register_error('cp1252', lambda e: (e.object[e.start:e.end]"
