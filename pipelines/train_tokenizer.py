@@ -78,9 +78,8 @@ def main(argv=None):
                              "<unk> (default: on; --no-byte_fallback for vocabularies under ~400 pieces)")
     parser.add_argument("--required_chars", default=ENGLISH_CHARACTERS, type=_required_chars,
                         help="characters kept as pieces however rare in the text, each written out (not ranges; "
-                             "default: a to z, 0 to 9, ASCII "
-                             "punctuation and common symbols; with --model_type bpe, those the text holds; "
-                             "--required_chars= for none)")
+                             "default: a to z, 0 to 9, ASCII punctuation and common symbols; with --model_type bpe, "
+                             "those the text holds; --required_chars= for none)")
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--skip_invalid_utf8", action="store_true",
                         help="skip lines that are not UTF-8 instead of failing")

@@ -829,3 +829,23 @@ def test_text_of_another_encoding_is_told_the_iconv_that_converts_it(tmp_path, e
     command = str(refused.value).split("convert it (")[1].split(")")[0]
     subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
     assert (tmp_path / "converted.txt").read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize("encoding, read_as, language", [("cp1251", "cp1252", "Russian"), ("gb18030", "latin-1", "Chinese")])
+def test_another_scripts_text_converted_from_the_wrong_encoding_is_undone_by_the_command_given(
+        tmp_path, capsys, encoding, read_as, language):
+    """Cyrillic converted with 'iconv -f cp1252' ('\u00cc\u00ee\u00f1\u00ea\u00e2\u00e0') and Chinese with Latin-1 were accepted, or warned of as
+    pilcrows and hard wraps (round 44 A56, A57): named, with the two iconv that undo the conversion."""
+    import subprocess
+
+    text = {"Russian": "Москва - столица России. Здесь живут миллионы людей, и город очень большой.\n",
+            "Chinese": "北京是中国的首都。它是世界上人口最多的城市之一。长城是中国古代的军事防御工程。\n"}[language] * 20
+    (tmp_path / "in.txt").write_text(text.encode(encoding).decode(read_as), encoding="utf-8")
+    prose._WARNED.clear()
+    list(plain_text.read_text_lines(str(tmp_path / "in.txt")))
+    warning = next(line for line in capsys.readouterr().err.splitlines() if "accented" in line)
+    assert warning.startswith(f"warning: {tmp_path}/in.txt: 20 of its first 20 lines are mostly Latin-1's accented "
+                              "letters (line 1: ")
+    assert warning.endswith(f"> fixed.txt: {language}, by charset-normalizer's guess)")
+    subprocess.run(["bash", "-c", warning.split("undo it (")[1].split(": " + language)[0]], cwd=tmp_path, check=True)
+    assert (tmp_path / "fixed.txt").read_text(encoding="utf-8") == text

@@ -67,3 +67,24 @@ def halved(path, number, line, inner):
                        "sub('[\\v\\u2028\\u2029\\x85]|\\r(?!\\n)', ' ', sys.stdin.buffer.read().decode('utf-8')))\" < "
                        f"{path} > text.txt)")
     return said + f"join each paragraph's lines first ({joined(path, line)})"
+
+
+def misread(path, number, line):
+    """What is said of lines most of whose letters are Latin-1's accented ones ('\u00cc\u00ee\u00f1\u00ea\u00e2\u00e0'): another script's text
+    converted from the wrong encoding (Cyrillic as Windows-1252), with the iconv that undoes it where the line's bytes
+    read back as one (`encodings.guessed_encoding`)."""
+    from albert_act.base import encodings
+
+    said = (f"are mostly Latin-1's accented letters (line {number}: {line.strip()[:30]!r}), as another script's text "
+            "converted from the wrong encoding reads (Cyrillic or Greek taken for Windows-1252, Chinese for Latin-1): ")
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            sample = f.read(1 << 16)
+    except OSError:  # (a pipe's, read already: its line)
+        sample = line * 4
+    wrong = "ISO-8859-1" if re.search("[\x80-\x9f]", sample) else "CP1252"  # (C1 characters: Latin-1's decode)
+    guess = encodings.guessed_encoding(sample.encode("latin-1" if wrong == "ISO-8859-1" else "cp1252", "ignore"))
+    if guess and guess[0] != "CP1252":
+        return said + (f"undo it (iconv -f UTF-8 -t {wrong} {path} | iconv -f {guess[0]} -t UTF-8 > fixed.txt: "
+                       f"{guess[1]}, by charset-normalizer's guess)")
+    return said + "convert the original file from its own encoding"

@@ -192,6 +192,8 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                             f"{_MOJIBAKE.search(line).group()!r}, mojibake for one character), read as "
                                             "such letters: decode it back first (ftfy, which mends mojibake line by "
                                             "line: pip install ftfy; ftfy FILE > fixed.txt)"),
+    "misread": (lambda line: (n := sum("\u00c0" <= c <= "\u00ff" for c in line)) >= 8 and n >= 0.5 * sum(
+        map(str.isalpha, line)), lambda n: max(5, 0.2 * n), mending.misread),  # (most letters Latin-1's accented)
     "replaced": (lambda line: "\ufffd" in line, lambda n: max(3, 0.02 * n),
                  lambda path, number, line: f"hold U+FFFD, the replacement character (line {number}: "
                                             f"{line.strip()[:40]!r}), left where a decoder met bytes it could not read: "
