@@ -288,6 +288,20 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                  lambda path, number, line: f"hold Penn Treebank's tokens ({_TREEBANK.search(line).group()!r} on line "
                                             f"{number}: brackets and quotes written as words), read as words: "
                                             "detokenize first (-LRB- to '(', `` to '\"')"),
+    "split": (lambda line: _SPLIT.search(line), lambda n: max(5, 0.1 * n),
+              lambda path, number, line: f"hold words split as Penn Treebank's tokenizer splits them "
+                                         f"({_SPLIT.search(line).group().strip()!r} on line {number}: clitics and "
+                                         "punctuation set apart), read as such: give the text as written (detokenized: "
+                                         "sacremoses' MosesDetokenizer, or the original text)"),
+    "latex": (lambda line: _LATEX.search(line), lambda n: max(3, 0.05 * n),
+              lambda path, number, line: f"hold LaTeX commands ('{_LATEX.search(line).group()}' on line {number}), "
+                                         f"read as text: give the text without its markup (detex {path} > text.txt, "
+                                         "or pandoc -t plain)"),
+    "highlights": (lambda line: line.strip() == "@highlight", lambda n: max(3, 0.02 * n),
+                   lambda path, number, line: f"are CNN/Daily Mail's '@highlight' marks (line {number}), each read as "
+                                              "a sentence, as is the summary line after it: leave both out (awk "
+                                              "'/^@highlight$/ {h = 1; next} h && NF {h = 0; next} 1' "
+                                              f"{path} > text.txt)"),
     "paged": (lambda line: "\f" in line, lambda n: max(2, 0.01 * n),
               lambda path, number, line: f"hold a form feed (line {number}), a page break as pdftotext leaves it, with "
                                          "each page's running header and number read as sentences: extract without "
@@ -372,6 +386,9 @@ _UNKNOWN = re.compile(r"(?i:<unk>|\[unk\]|<oov>|<num>|<number>)|\bUNK\b|@@UNKNOW
 # [laughter], redactions' \u2588\u2588, byte pieces left by a decode, TweetEval's @user and http; and
 # BERT's, AllenNLP's; a cloze blank; numbers replaced (TreeTagger's @card@)
 _WIKITEXT = re.compile(r"(?<!\S)@[-.,]@(?!\S)|^ ?=+ [^=]+ =+ ?$")
+_SPLIT = re.compile(r"(?<=\w) n't(?!\S)|(?<=\w) '(?:s|re|ve|ll|d|m)(?!\S)|(?<=\w) [,;:](?= \w)")  # "is n't", "a , b"
+_LATEX = re.compile(r"\\(?:section|subsection|chapter|cite[pt]?|ref|label|begin|end|emph|textbf|textit|item|footnote)"
+                    r"(?![a-zA-Z])")
 _TREEBANK = re.compile(r"-[LR][RSC]B-|(?<!`)``(?!`)|(?<!\S)\*(?:T|U|PRO|EXP|ICH|RNR|\?)\*(?:-\d+)?(?!\S)|(?<!\S)\*-\d+(?!\S)")
 # (and its empty elements, as a treebank's leaves hold them: traces *T*-2, *-1, *U*, *PRO*)
 _HEADING = re.compile(r"#{1,6} \S")
