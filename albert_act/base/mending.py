@@ -88,3 +88,18 @@ def misread(path, number, line):
         return said + (f"undo it (iconv -f UTF-8 -t {wrong} {path} | iconv -f {guess[0]} -t UTF-8 > fixed.txt: "
                        f"{guess[1]}, by charset-normalizer's guess)")
     return said + "convert the original file from its own encoding"
+
+
+def footnotes(path, number, mark):
+    """What is said of lines that hold footnote marks (`mark`, the first, on line `number`: Wikipedia's [12], a
+    superscript, a dagger, HTML's <sup>, Markdown's [^1], reStructuredText's [#]_), with the sed that removes them."""
+    return (f"hold footnote marks ({mark!r} on "
+            f"line {number}), read as words of the text: give the text without them "
+            "(sed -E '/^(\\[\\^[^]]*\\]:|\\.\\. \\[[^]]*\\] )/d; s/<sup>[^<]*<\\/sup>//g; "
+            "s/\\[\\^[^]]*\\]//g; s/ ?\\[(#[^]]*|[0-9]+)\\]_//g; s/([.,;:])\\([0-9]+\\)/\\1/g; "
+            "s/\\{\\{(citation needed|cn|fact|clarify|clarification needed)[^}]*\\}\\}//g; "
+            "s/\\[([0-9]+|[a-z]|note [0-9]+|nb [0-9]+|citation needed|"
+            "clarification needed)\\]//g; s/([.,;:])(\u00b9|\u00b2|\u00b3|\u2074|"
+            "\u2075|\u2076|\u2077|\u2078|\u2079|\u2070|\u2020|\u2021|\\*)+/\\1/g; "
+            "s/([[:alpha:]])(\u2020|\u2021|\\*)+([[:space:].,;:]|$)/\\1\\3/g' "
+            f"{path} > text.txt)")

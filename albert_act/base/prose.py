@@ -328,16 +328,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                lambda path, number, line: f"are Markdown code fences ({line.strip()[:20]!r} on line {number}): the code "
                                           "between them is read as text; give the text without its code blocks"),
     "footnoted": (lambda line: _FOOTNOTE.search(line), lambda n: max(10, 0.3 * n),  # (a page of Wikipedia: 5 of 12)
-                  lambda path, number, line: f"hold footnote marks ({_FOOTNOTE.search(line).group()!r} on "
-                                             f"line {number}), read as words of the text: give the text without them "
-                                             "(sed -E '/^(\\[\\^[^]]*\\]:|\\.\\. \\[[^]]*\\] )/d; s/<sup>[^<]*<\\/sup>//g; "
-                                             "s/\\[\\^[^]]*\\]//g; s/ ?\\[(#[^]]*|[0-9]+)\\]_//g; s/([.,;:])\\([0-9]+\\)/\\1/g; "
-                                             "s/\\{\\{(citation needed|cn|fact|clarify|clarification needed)[^}]*\\}\\}//g; "
-                                             "s/\\[([0-9]+|[a-z]|note [0-9]+|nb [0-9]+|citation needed|"
-                                             "clarification needed)\\]//g; s/([.,;:])(\u00b9|\u00b2|\u00b3|\u2074|"
-                                             "\u2075|\u2076|\u2077|\u2078|\u2079|\u2070|\u2020|\u2021|\\*)+/\\1/g; "
-                                             "s/([[:alpha:]])(\u2020|\u2021|\\*)+([[:space:].,;:]|$)/\\1\\3/g' "
-                                             f"{path} > text.txt)"),
+                  lambda path, number, line: mending.footnotes(path, number, _FOOTNOTE.search(line).group())),
     "edit_links": (lambda line: line.rstrip().endswith("[edit]"), lambda n: max(3, 0.02 * n),
                    lambda path, number, line: f"are a copied Wikipedia page's section headings ({line.strip()[:40]!r} "
                                               f"on line {number}, with its [edit] link), each read as a sentence: leave "
