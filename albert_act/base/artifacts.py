@@ -117,7 +117,7 @@ def run_file(path):
 def check_run_in_place(model_dir, what):
     """ValueError when a run's folder lost its config.json while the run went on (moved or removed mid-run): `what`
     (the checkpoint or curve about to be written) is not written, where a new folder would be begun at the old place."""
-    if not _gfile().exists(os.path.join(model_dir, CONFIG)):
+    if not text_files.exists(os.path.join(model_dir, CONFIG)):  # (a local path without TensorFlow: the JAX backend's)
         raise ValueError(f"{model_dir}: the run's folder was moved or removed while it trained ({CONFIG} is gone from "
                          f"it), so {what} was not written; if you moved it, re-run the same command with --model_dir "
                          "at its new place: it resumes from its newest checkpoint there")
