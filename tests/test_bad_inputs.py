@@ -564,7 +564,11 @@ CASES += [
           ("max_iterations", "0", r"max_iterations must be an integer in \[1, 64\], got 0"),
           ("hidden_dim", "-4", r"hidden_dim must be an integer >= 1, got -4"),
           ("dropout", "1.5", r"dropout must be (a number )?in \[0, 1\), got 1.5"),
-          ("halting_epsilon", "2", r"epsilon must be (a number )?in \(0, 1\), got 2"))],
+          ("halting_epsilon", "2", r"epsilon must be (a number )?in \(0, 1\), got 2"),
+          ("num_segments", "1", r"num_segments must be an integer >= 2: pre-training's sentence pairs are segments 0 "
+                                r"and 1$"),  # (round 45 B33: TensorFlow's traceback after the first update's work)
+          ("initializer_range", "-1", r"initializer_range must be a standard deviation > 0$"),  # (B35: trained)
+          ("return_details", "true", r"what the model returns is asked by each command .*: drop the override$"))],
     ("pretrain-init-from-nowhere", PRETRAIN + " --init_from {tmp}/nowhere", 1, r"nowhere: no such file or folder", []),
     ("pretrain-init-from-a-file", PRETRAIN + " --init_from {notes_dir}/notes.txt", 1, r"notes.txt: not a pre-training run dir", ["{notes_dir}"]),
     ("pretrain-train-files-a-dir", PRETRAIN.replace("{train}", "{notes_dir}"), 1, r"notes_dir is a directory", []),

@@ -286,6 +286,8 @@ def _init_changes(config, source):
 OWN_FLAGS = {"halting": "--halting", "share_weights": "--unshared", "execution": "--execution"}
 _OWN_USE = {"halting": "--halting act or --halting none", "execution": "--execution NAME",
             "share_weights": "--unshared for distinct layers, nothing for shared ones (the default)"}
+_BOUNDS = {"num_segments": (2, "an integer >= 2: pre-training's sentence pairs are segments 0 and 1"),  # (at least)
+           "initializer_range": (1e-12, "a standard deviation > 0"), "layer_norm_epsilon": (1e-30, "a number > 0")}
 
 
 def _check_overrides(overrides, preset_backbone):
@@ -298,6 +300,9 @@ def _check_overrides(overrides, preset_backbone):
         if key in OWN_FLAGS:  # backbone_config() sets them from their flags: an override would be dropped
             raise ValueError(f"--override {key}={value}: {key} is set by its own flag, not by --override: drop the "
                              f"override and use {_OWN_USE[key]}")
+        if key == "return_details":  # (what the model returns, asked by each caller: no setting of a run)
+            raise ValueError(f"--override {key}={json.dumps(value)}: what the model returns is asked by each command "
+                             "(the analyses ask for its per-iteration details), not set for a run: drop the override")
         run = [settings.flag_name(f) for f in dataclasses.fields(PretrainConfig)
                if key in (f.name, f.metadata.get("flag"))]  # (--override tau=0.1: the run's own setting)
         if key not in known:
@@ -307,6 +312,9 @@ def _check_overrides(overrides, preset_backbone):
         if isinstance(value, float) and not math.isfinite(value) or str(value).strip().lower().lstrip("+-") in (
                 "inf", "infinity", "nan"):  # (a nan bias: a nan loss at the first update; "inf" is no JSON number)
             raise ValueError(f"--override {key}={value}: not a finite number; give one")
+        if key in _BOUNDS and (isinstance(value, bool) or not isinstance(value, int if key == "num_segments" else (
+                int, float)) or value < _BOUNDS[key][0]):
+            raise ValueError(f"--override {key}={json.dumps(value)}: {key} must be {_BOUNDS[key][1]}")
         like = preset_backbone.get(key)
         if like is None:
             continue
