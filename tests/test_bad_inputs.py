@@ -479,7 +479,7 @@ CASES += [
     ("export-config-a-bad-value-inside-the-export-record", "albert_act.export --config "
      "{tmp}/nested_export/1/assets/albert_act_export.json --output {tmp}/x_nested/1", 1, r"--config \S+nested_export/1/"
      r"assets/albert_act_export.json line 9: max_seq_length must be an integer in "
-     r"\[3, 8192\], got '64'", ["{configs}"]),
+     r"\[3, 8192\], got \"64\", a string: write the number without quotes", ["{configs}"]),
     ("bench-learning-curves-its-last-line-cut-short", "benchmarks.learning_curves A={tmp}/curve_cut.jsonl --output_dir "
      "{tmp}/lc_cut", 1, r"curve_cut.jsonl line \d+: not JSON \(.*\): its last line, cut short \(a copy or a write that "
      r"stopped\); remove it \(sed -i '\$d' \S+curve_cut.jsonl\)$", []),
@@ -515,7 +515,8 @@ CASES += [
     ("pretrain-config-overrides-null", PRETRAIN + " --config {configs}/overrides_null.json", 1, r"backbone_overrides "
      r"must be an object of backbone settings \(\{\} for none\), got null", ["{configs}"]),
     ("pretrain-resume-config-with-a-string-for-a-number", PRETRAIN.replace("{tmp}/new_run", "{string_steps_config_run}"),
-     1, r"string_steps_config_run/config.json: steps must be an integer in \[1, 100000000\], got '2' \(the file was "
+     1, r"string_steps_config_run/config.json: steps must be an integer in \[1, 100000000\], got \"2\", a string: write "
+     r"the number without quotes \(the file was "
      r"edited\?\); the run's checkpoints need", ["{string_steps_config_run}"]),
     ("analyze-init-config-not-utf8", "albert_act.analyze token-types --init {binary_config_run} --output_dir {tmp}/a", 1,
      r"binary_config_run/config.json: not a text file", ["{binary_config_run}"]),
@@ -1166,7 +1167,8 @@ CASES += [
      r"--config .*seed_null.json line 1: seed must be an integer in \[0, 4294967295\] .*, got null \(leave it out "
      r"for its default, 12345\)", ["{configs}"]),
     ("pretrain-config-partial-with-a-string", PRETRAIN + " --config {configs}/steps_string.json", 1,
-     r"--config .*steps_string.json line 1: seed must be an integer in \[0, 4294967295\] .*, got '7'", ["{configs}"]),
+     r"--config .*steps_string.json line 1: seed must be an integer in \[0, 4294967295\] .*, got \"7\", a string: "
+     r"write the number without quotes", ["{configs}"]),
     ("pretrain-config-overrides-a-list", PRETRAIN + " --config {configs}/overrides_list.json", 1,
      r"--config .*overrides_list.json line 1: backbone_overrides must be a JSON object of key: value pairs, got \[1, 2\]",
      []),

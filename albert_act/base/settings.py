@@ -378,12 +378,8 @@ def config_from(config_class, args, **changes):
 
 def values(config_class, args):
     """The fields of `config_class` that `args` (parsed by `add_flags`' parser) holds (KEY=VALUE pairs: a dict)."""
-    found = {}
-    for field in dataclasses.fields(config_class):
-        if hasattr(args, field.name):
-            value = getattr(args, field.name)
-            found[field.name] = dict(value or ()) if dict in types_of(field) else value
-    return found
+    return {field.name: dict(getattr(args, field.name) or ()) if dict in types_of(field) else getattr(args, field.name)
+            for field in dataclasses.fields(config_class) if hasattr(args, field.name)}
 
 
 def from_record(config_class, record, what, added=None, extra=(), partial=False):
@@ -397,16 +393,16 @@ def from_record(config_class, record, what, added=None, extra=(), partial=False)
     names = {f.name for f in dataclasses.fields(config_class)}
     unknown = sorted(set(record) - names - set(extra))
     if unknown:
-        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
-        raise ValueError(f"not settings of {what}: {', '.join(unknown[:5])}{more}")
+        raise ValueError(f"not settings of {what}: {', '.join(unknown[:5])}" + (
+            f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""))
     absent = {name: None for name in _required(config_class) if name not in record} if partial else {}
     return config_class(**{**(added or {}), **absent, **{k: v for k, v in record.items() if k in names}})
 
 
 def check_values(config):
-    """Each field's rule and choices, on the value it holds (None: a default resolved later, passes,
-    where the default is None). ValueError in the flag's words: "steps must be an integer in [1,
-    100000000], got 0"; "seed must be ..., got null" (a --config file's null for a setting that has a value)."""
+    """Each field's rule and choices, on its value (None, a default resolved later, passes where the default is None).
+    ValueError in the flag's words: "steps must be an integer in [1, 100000000], got 0"; "seed must be ..., got null"
+    (a --config file's null, where the setting has a value); 'got "0.01", a string' (a number in quotes)."""
     for field in dataclasses.fields(config):
         value, meta = getattr(config, field.name), field.metadata
         if value is None and meta and field.default not in (None, dataclasses.MISSING):
@@ -421,10 +417,11 @@ def check_values(config):
             checks.path(field.name, value)
         if meta["rule"]:
             words, test = checks.flag_rule(meta["rule"])
-            integer = meta["rule"].startswith("int")
-            number = isinstance(value, int) if integer else isinstance(value, (int, float))
-            if isinstance(value, bool) or not number or not test(value):
-                raise ValueError(f"{field.name} must be {words}, got {value!r}")
+            number = isinstance(value, int) if meta["rule"].startswith("int") else isinstance(value, (int, float))
+            if isinstance(value, bool) or not number or not test(value):  # (JSON's "0.01": in range, as text)
+                kind = {str: ", a string: write the number without quotes", bool: ", true or false: give a number"}
+                shown = json.dumps(value) if type(value) in kind else repr(value)
+                raise ValueError(f"{field.name} must be {words}, got {shown}{kind.get(type(value), '')}")
         if meta["choices"] is not None:
             checks.one_of(field.name, value, meta["choices"])
 
