@@ -855,3 +855,21 @@ def test_another_scripts_text_converted_from_the_wrong_encoding_is_undone_by_the
     assert warning.endswith(f"> fixed.txt: {language}, by charset-normalizer's guess)")
     subprocess.run(["bash", "-c", warning.split("undo it (")[1].split(": " + language)[0]], cwd=tmp_path, check=True)
     assert (tmp_path / "fixed.txt").read_text(encoding="utf-8") == text
+
+
+def test_a_named_pipe_nothing_writes_to_is_noted_and_read_once_written(tmp_path, capsys):
+    """A FIFO named outright with no writer made the data tool, analyze and probing wait without a word (round 45
+    A67): a note says what they wait for, and the text is read once a program writes it."""
+    import threading
+    import time
+
+    from albert_act.base import text_files
+
+    fifo = tmp_path / "pipe.txt"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: (time.sleep(1.5), fifo.write_text("One line.\nTwo lines.\n")))
+    writer.start()
+    assert [line for _, line in text_files.read_lines(str(fifo))] == ["One line.", "Two lines."]
+    writer.join()
+    assert capsys.readouterr().err == (f"note: {fifo} is a named pipe (FIFO) that nothing has written to yet: waiting "
+                                       "for a program to write it (Ctrl-C to stop)\n")

@@ -13,7 +13,7 @@ import stat
 import sys
 import unicodedata
 
-from albert_act.base import checks, encodings
+from albert_act.base import checks, encodings, named_pipes
 
 
 def is_remote(path):
@@ -164,11 +164,7 @@ def expand_patterns(patterns):
 def refuse_fifo(path, found_by, advice="give a file there, or leave it out"):
     """ValueError for a local named pipe (FIFO) that the user did not name (`found_by`: how it was found, "matched
     by '*.txt'"), or that is read more than once: reading it waits for a program to write it, without a word."""
-    try:
-        fifo = not is_remote(path) and stat.S_ISFIFO(os.stat(path).st_mode)
-    except OSError:
-        return
-    if fifo:
+    if not is_remote(path) and named_pipes.is_fifo(path):
         raise ValueError(f"{path}: a named pipe (FIFO) {found_by}: reading it waits for a program to write it; {advice}")
 
 
@@ -351,7 +347,7 @@ def open_binary(path, mode="rb"):
     """A file object; for reading a remote one, first whether it is there: TensorFlow's reader yields no line where
     the path cannot be reached (an OSError naming it, `_Remote`) or is missing (FileNotFoundError)."""
     if not is_remote(path):
-        return open(path, mode)
+        return named_pipes.opened(path, mode) if "r" in mode and named_pipes.is_fifo(path) else open(path, mode)
     if "r" in mode and not gfile().exists(path):
         raise FileNotFoundError(errno.ENOENT, "No such file", path)
     return gfile().GFile(path, mode)
