@@ -705,7 +705,7 @@ CASES += [
      r"\d+ times; pass a --global_batch_size of at most \d+", ["{tmp}/new_run"]),
     # a refused resume names what differs, a nested setting by its key, not whole dicts before it
     ("pretrain-resume-with-init-from", PRETRAIN.replace("{tmp}/new_run", "{run}") + " --init_from {export}", 1,
-     r"holds a run with another config \((?:(?!\{).)*init_from: None there, '.*export/1' now", ["{run}", "{export}"]),
+     r"holds a run with another config \((?:(?!\{).)*init_from: unset \(the default\) there, '.*export/1' now", ["{run}", "{export}"]),
     ("tokenizer-a-sample-of-the-lines", TOKENIZER.replace("{tmp}/v", "{tmp}/v_sample") + " --max_sentences 20", 0,
      r"note: the vocabulary is trained on a seeded sample of 20 of the \d[\d,]* lines \(--max_sentences\)", []),
     ("tokenizer-max-sentences-0", TOKENIZER + " --max_sentences 0", 1, r"--max_sentences must be an integer >= 1, got 0", []),

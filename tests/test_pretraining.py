@@ -240,8 +240,9 @@ def test_model_dir_with_an_incompatible_run_is_refused(records, tmp_path, monkey
         "--model_dir, or --preset demo (and the run's other settings) to resume")
     derived = [(f"backbone_overrides.{k}", None, 64) for k in ("a", "b", "c", "d", "e", "f")]  # (--init_from's sizes)
     assert str(another_run("r", derived + [("init_from", None, "other_run")])).startswith(
-        "r holds a run with another config (init_from: None there, 'other_run' now, backbone_overrides.a: None there, "
-        "64 now, backbone_overrides.b: None there, 64 now, backbone_overrides.c: None there, 64 now, and 3 more settings)")
+        "r holds a run with another config (init_from: unset (the default) there, 'other_run' now, "
+        "backbone_overrides.a: unset (the default) there, 64 now, backbone_overrides.b: unset (the default) there, 64 "
+        "now, backbone_overrides.c: unset (the default) there, 64 now, and 3 more settings)")
     assert str(another_run("r", [("steps", 1000, 2000)])).endswith(
         "or the same settings to resume; to train it on for other --steps, start a new run from its weights: "
         "--init_from r --model_dir <a new dir> (the settings that follow --steps by default, its warm-ups and ponder "
@@ -462,6 +463,20 @@ def test_a_curve_line_its_re_evaluation_contradicts_is_noted_as_replaced(tiny_ru
         f"note: run/held_out.jsonl line 1, of update 3, said MLM 0.500, SOP {line['sop_accuracy']:.3f}, where this "
         f"evaluation of the run's weights of that update gives MLM {line['mlm_accuracy']:.3f}, SOP "
         f"{line['sop_accuracy']:.3f} (the line edited, another run's copied in, or other held-out batches): replaced\n")
+
+
+def test_a_warm_start_from_a_model_that_halted_otherwise_is_noted():
+    """--init_from a run trained with --override halting_epsilon=0.5 ran at the preset's 0.01 without a word (round 45
+    B66); the same settings say nothing."""
+    from types import SimpleNamespace
+
+    from albert_act.train.pretraining_run import halting_changes
+
+    encoder = SimpleNamespace(halting_epsilon=0.01, max_iterations=6)
+    assert halting_changes("run", {"halting_epsilon": 0.5, "max_iterations": 6}, encoder) == (
+        "note: run was trained with other halting settings (halting_epsilon 0.5 there, 0.01 here): this run halts by "
+        "its own (--override KEY=VALUE keeps the other's)")
+    assert halting_changes("run", {"halting_epsilon": None, "max_iterations": 6}, encoder) is None
 
 
 def test_a_damaged_held_out_curve_line_is_named_and_overrides_of_flags_refused():

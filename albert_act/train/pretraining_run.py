@@ -115,7 +115,19 @@ def _resume(config, trainer, train_files, write_dir, progress, source):
             new = [prefix.rstrip("/") for prefix in INIT_FRESH if any(p.startswith(prefix) for p in fresh)]
             bias = f" (halting bias {trainer.backbone.halting_bias_initializer:g})" if HALTING_UNIT[:-1] in new else ""
             print(f"started from {config.init_from}; new: {', '.join(new) or 'none'}{bias}")
+            note = halting_changes(config.init_from, source.info.get("backbone") or {}, trainer.backbone.encoder)
+            if note:
+                print(note, flush=True)
     return streams, manager, restored
+
+
+def halting_changes(init_from, before, encoder):
+    """A note where the model warm-started from (`init_from`, its backbone settings `before`) halted otherwise than the
+    `encoder` of this run will (its halting_epsilon or max_iterations: the preset's, not the weights'), or None."""
+    changed = [f"{key} {before[key]} there, {getattr(encoder, key)} here" for key in ("halting_epsilon", "max_iterations")
+               if before.get(key) is not None and before[key] != getattr(encoder, key)]
+    return (f"note: {init_from} was trained with other halting settings ({'; '.join(changed)}): this run halts by its "
+            "own (--override KEY=VALUE keeps the other's)") if changed else None
 
 
 def _streams_note(streams):

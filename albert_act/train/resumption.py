@@ -86,7 +86,8 @@ def another_run(model_dir, differing):
     preset = [(key, there, now) for key, there, now in differing if key == "preset"]
     leading = preset + [d for d in differing if d[0] == "init_from"]
     shown = (leading + [d for d in differing if d not in leading])[:4 if leading else None]
-    details = ", ".join(f"{key}: {there!r} there, {now!r} now" for key, there, now in shown) + (
+    said = lambda value: "unset (the default)" if value is None else repr(value)  # noqa: E731 (not None: a setting)
+    details = ", ".join(f"{key}: {said(there)} there, {said(now)} now" for key, there, now in shown) + (
         f", and {len(differing) - len(shown)} more settings" if len(differing) > len(shown) else "")
     resume = f"--preset {preset[0][1]} (and the run's other settings)" if preset else "the same settings"
     longer = "" if preset or "steps" not in (key for key, _, _ in differing) else (
