@@ -139,14 +139,19 @@ def _required_chars(value):
     if invisible:  # (a byte-order mark pasted with the characters: a piece no text shows)
         raise argparse.ArgumentTypeError(f"holds U+{ord(invisible):04X}, an invisible character (a byte-order mark or "
                                          "a zero-width one, pasted with the others): leave it out")
-    span = next((s for s in re.finditer(r"[a-z]-[a-z]|[A-Z]-[A-Z]|[0-9]-[0-9]", value) if s.group()[0] < s.group()[2]),
-                None)  # (a regex's 'a-z', as --help writes the default)
+    span = next((s for s in re.finditer(r"[a-z]-[a-z]|[A-Z]-[A-Z]|[0-9]-[0-9]", value) if s.group()[0] != s.group()[2]),
+                None)  # (a regex's 'a-z', as --help writes the default; or 'z-a')
     if span:
         first, last = span.group()[0], span.group()[2]
-        written = "".join(map(chr, range(ord(first), ord(last) + 1)))
+        written = "".join(map(chr, range(ord(min(first, last)), ord(max(first, last)) + 1)))
         raise argparse.ArgumentTypeError(f"holds {span.group()!r}, which is read as the three characters {first}, - and "
                                          f"{last}, not as a range: write the characters out ({written}); a '-' of its "
                                          "own goes first or last")
+    escape = re.search(r"\\[uUx][0-9a-fA-F]{2,8}|\\[wdsWDSpP]|\[:[a-z]+:\]", value)  # ('\u4e2d', '\w', '[:alpha:]')
+    if escape:
+        raise argparse.ArgumentTypeError(f"holds '{escape.group()}', read as its characters one by one, not as the "
+                                         "escape or class it writes: give the characters themselves (bash types "
+                                         "$'\\u4e2d' as the one character)")
     space = next((c for c in value if c.isspace() and c != " "), None)
     if space:
         raise argparse.ArgumentTypeError(f"holds {space!r}, whitespace, which the normalization makes a space: no "

@@ -99,6 +99,9 @@ CASES = [
      r"--required_chars: takes the characters themselves, and \S+ is a file: give what it holds", []),
     ("tokenizer-required-chars-with-a-byte-order-mark", "pipelines.train_tokenizer --input {corpus} --output {tmp}/v "
      "--vocab_size 30 --required_chars=\ufeffabc", 2, r"--required_chars: holds U\+FEFF, an invisible character", []),
+    ("tokenizer-required-chars-as-escapes", "pipelines.train_tokenizer --input {corpus} --output {tmp}/v --vocab_size 30 "
+     "--required_chars='\\u4e2d\\u6587'", 2, r"--required_chars: holds '\\u4e2d', read as its characters one by one, not "
+     r"as the escape or class it writes: give the characters themselves", []),
     ("tokenizer-required-chars-as-ranges", "pipelines.train_tokenizer --input {corpus} --output {tmp}/v --vocab_size 30 "
      "--required_chars=a-z0-9", 2, r"--required_chars: holds 'a-z', which is read as the three characters a, - and z, "
      r"not as a range: write the characters out \(abcdefghijklmnopqrstuvwxyz\); a '-' of its own goes first or last",

@@ -201,7 +201,9 @@ def test_another_kind_joined_after_the_text_is_warned_of(tmp_path, capsys):
     ("The river ran past the mill. \\", "line continuation"),
     ("\u2022 The river ran (LUB). It rose. Then fell, and more. Cited here.", "bullet"),
     ("\uf0c1The river ran (LUB). It rose. Then fell, and more. Cited here.", "private-use"),
-    ("\u202eThe river ran (LUB). It rose. Then fell, and more. Cited\u00ad here.", "invisible")])
+    ("\u202eThe river ran (LUB). It rose. Then fell, and more. Cited\u00ad here.", "invisible"),
+    ("The river ran (LUB).\U000e0001\U000e0068\U000e007f It rose. Then fell, and more. Cited here.", "invisible"),
+    ("The r\u0456ver r\u0430n (LUB). It r\u043ese. Then fell, \u0430nd more. Cited here.", "Latin and Cyrillic")])
 def test_the_command_advised_for_a_copied_pages_marks_removes_them(tmp_path, capsys, line, mark):
     """Footnote marks as superscripts stayed after the sed advised for them (round 42 A46), and daggers or asterisks
     after words were not named (round 43 A111); [edit] headings,
@@ -222,7 +224,8 @@ def test_the_command_advised_for_a_copied_pages_marks_removes_them(tmp_path, cap
     if mark == "line continuation":
         assert kept[::2] == ["The river ran past the mill."] * 12
     else:  # (the marks' lines, cleaned, are the sentence; the others left out)
-        assert kept == [sentence] * (24 if mark in ("footnote marks", "bullet", "private-use", "invisible") else 12)
+        assert kept == [sentence] * (24 if mark in ("footnote marks", "bullet", "private-use", "invisible",
+                                                     "Latin and Cyrillic") else 12)
 
 
 def test_yaml_front_matter_is_named_and_its_command_leaves_it_out(tmp_path, capsys):
@@ -375,6 +378,14 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
      "12 of its first 12 lines hold footnote marks ('{{citation needed}}' on line 1)"),
     ("".join(f"\u202eThe river ran past the mill number {i} today.\n" for i in range(6)),
      "6 of its first 6 lines hold an invisible character (U+202E on line 1"),
+    ("".join(f"The m\u0456ll {i} \u0440ast the r\u0456ver ran.\n" for i in range(6)),
+     "6 of its first 6 lines hold words that mix Latin and Cyrillic letters ('m\u0456ll' on line 1"),
+    ("The river ran.\n<<<<<<< HEAD\nThe mill stood.\n=======\nThe mill fell.\n>>>>>>> origin/main\nIt rained.\n",
+     "3 of its first 7 lines are a git merge conflict's markers (line 2: '<<<<<<< HEAD')"),
+    ("".join(f"The <i>river</i> ran past <b>mill</b> {i}.\n" for i in range(6)),
+     "6 of its first 6 lines hold HTML tags ('<i>' on line 1), read as text"),
+    ("".join(f"The river ran past mill {i}.\U000e0001\U000e0068\U000e0069\U000e007f\n" for i in range(6)),
+     "6 of its first 6 lines hold an invisible character (U+E0001 on line 1"),
     ("".join(f"The mill {i} is n't far , and Shaw 's dog ran .\n" for i in range(6)),
      "6 of its first 6 lines hold words split as Penn Treebank's tokenizer splits them (\"n't\" on line 1"),
     ("".join(f"\\section{{Mill {i}}} The river ran past the mill \\cite{{smith}}.\n" for i in range(6)),

@@ -5,6 +5,9 @@ import os
 import re
 
 _PUNCTUATED = re.compile(r"[.,;:!?\u3001\u3002\u0964\u060c]")
+HOMOGLYPH = re.compile(r"[a-zA-Z][\u0400-\u04ff]|[\u0400-\u04ff][a-zA-Z]")  # a word of both scripts: look-alikes
+CONFLICT = re.compile(r"(?:<{7}|>{7}) \S|={7}\s*$")  # git's merge conflict markers
+INLINE_TAG = re.compile(r"</?(?:i|b|em|strong|u|span|a|font|small|big|code)(?:\s[^<>]*)?>", re.IGNORECASE)
 SPLIT_WORD = re.compile(r"[^\W\d_][-\u2010]$")  # a line that ends in a word's part: 'Ame-' (typeset text splits long
 # words; a PDF's with U+2010, the hyphen)
 
@@ -103,3 +106,45 @@ def footnotes(path, number, mark):
             "\u2075|\u2076|\u2077|\u2078|\u2079|\u2070|\u2020|\u2021|\\*)+/\\1/g; "
             "s/([[:alpha:]])(\u2020|\u2021|\\*)+([[:space:].,;:]|$)/\\1\\3/g' "
             f"{path} > text.txt)")
+
+
+def running_header(path, number, line):
+    """What is said of lines that repeat one line but for its numbers (`line`, the first, of line `number`)."""
+    return (f"are one line, its numbers aside (line {number}: {line.strip()[:40]!r}), as a page's running header or "
+            f"footer, or a numbered heading: each is read as a sentence of its own; leave them out "
+            f"({without_lines(line, path)})")
+
+
+def wikitext(path, number, line, mark):
+    """What is said of lines that hold WikiText's markup (`mark`: its @-@, or a ' = Title = ' heading)."""
+    if "@" in mark:
+        return (f"hold WikiText's markup ({mark.strip()!r} on line {number}: its ' = Title = ' headings, and @-@ for a "
+                "hyphen cut apart), read as text: detokenize first (' @-@ ' to '-', ' @,@ ' to ',', ' @.@ ' to '.'; "
+                "headings left out)")
+    return (f"hold wiki section headings ({line.strip()[:40]!r} on line {number}: MediaWiki's '== History ==', "
+            f"WikiText's ' = Title = '), each read as a sentence: leave them out (grep -v '^ *=.*= *$' {path} > text.txt)")
+
+
+def homoglyphs(path, number, line):
+    """What is said of words that mix Latin and Cyrillic letters (look-alikes typed for each other)."""
+    word = next(w for w in line.split() if HOMOGLYPH.search(w))
+    return (f"hold words that mix Latin and Cyrillic letters ({word!r} on line {number}: look-alikes, Cyrillic "
+            f"{' '.join(_CYRILLIC[:9])} for Latin {' '.join(_LATIN[:9])}), each read as another script's letters: "
+            "replace them (python3 -c \"import sys; sys.stdout.write(sys.stdin.read().translate(str.maketrans("
+            f"'{_CYRILLIC}', '{_LATIN}')))\" < {path} > text.txt)")
+
+
+_CYRILLIC, _LATIN = ("\u0430\u0435\u043e\u0440\u0441\u0445\u0456\u0458\u0455\u0410\u0412\u0415\u041a\u041c\u041d\u041e"
+                     "\u0420\u0421\u0422\u0425\u0406\u0408\u0405", "aeopcxijsABEKMHOPCTXIJS")  # look-alike letters
+
+
+def conflict(path, number, line):
+    """What is said of git's merge conflict markers."""
+    return (f"are a git merge conflict's markers (line {number}: {line.strip()[:20]!r}): both sides of the conflict are "
+            "read, and the markers as sentences: resolve the conflict first (git mergetool, or edit the file)")
+
+
+def inline_tags(path, number, line):
+    """What is said of lines that hold HTML's inline tags."""
+    return (f"hold HTML tags ({INLINE_TAG.search(line).group()!r} on line {number}), read as text: give the text "
+            f"without its markup (sed -E 's/<[^<>]+>//g' {path} > text.txt)")

@@ -155,10 +155,8 @@ class Prose:
                       f"{mending.halved(self.path, *self.halved[0])}")
         header = max(self.headers.values(), key=len, default=[])
         if self.lines >= 5 and len(header) >= max(3, 0.01 * self.lines) and not wrapped:
-            warn_once(f"warning: {self.path}: {len(header):,} of its first {self.lines:,} lines are one line, its numbers "
-                      f"aside (line {header[0][0]}: {header[0][1].strip()[:40]!r}), as a page's running header or "
-                      f"footer, or a numbered heading: each is read as a sentence of its own; leave them out "
-                      f"({mending.without_lines(header[0][1], self.path)})")
+            warn_once(f"warning: {self.path}: {len(header):,} of its first {self.lines:,} lines "
+                      f"{mending.running_header(self.path, *header[0])}")
         for trait, (_, least, said) in self.checked.items():
             if self.lines >= 5 and len(held := self.traits.get(trait, [])) >= least(self.lines):
                 split = [h for h in held if trait == "wrapped" and mending.SPLIT_WORD.search(h[1].rstrip())]
@@ -277,13 +275,10 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                               "read as its characters: this model's mask is [MASK], and a blank line "
                                               "ends a document"),
     "wikitext": (lambda line: _WIKITEXT.search(line), lambda n: max(3, 0.02 * n),
-                 lambda path, number, line: f"hold WikiText's markup ({_WIKITEXT.search(line).group().strip()!r} on "
-                                            f"line {number}: its ' = Title = ' headings, and @-@ for a hyphen cut "
-                                            "apart), read as text: detokenize first (' @-@ ' to '-', ' @,@ ' to ',', "
-                                            "' @.@ ' to '.'; headings left out)" if "@" in _WIKITEXT.search(line).group()
-                                            else f"hold wiki section headings ({line.strip()[:40]!r} on line {number}: "
-                                            "MediaWiki's '== History ==', WikiText's ' = Title = '), each read as a "
-                                            f"sentence: leave them out (grep -v '^ *=.*= *$' {path} > text.txt)"),
+                 lambda path, number, line: mending.wikitext(path, number, line, _WIKITEXT.search(line).group())),
+    "mixed_scripts": (lambda line: mending.HOMOGLYPH.search(line), lambda n: max(3, 0.02 * n), mending.homoglyphs),
+    "conflicted": (lambda line: mending.CONFLICT.match(line), lambda n: 2, mending.conflict),
+    "tagged": (lambda line: mending.INLINE_TAG.search(line), lambda n: max(3, 0.05 * n), mending.inline_tags),
     "treebank": (lambda line: _TREEBANK.search(line), lambda n: max(3, 0.02 * n),
                  lambda path, number, line: f"hold Penn Treebank's tokens ({_TREEBANK.search(line).group()!r} on line "
                                             f"{number}: brackets and quotes written as words), read as words: "
@@ -360,10 +355,10 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
 ROW_TRAITS = ("nel", "pieces")  # weighed in a table's texts alone (plain text ends a line at U+0085; the data tool
 # refuses a line of pieces)
 TEXT_TRAITS = ("escaped", "mojibake", "replaced", "c1", "nel", "unknown", "other_mask", "own_marks", "broken",
-               "invisible", "pieces", "coloured", "private", "bulleted", "wikitext")  # those a task file's texts (GLUE's, SentEval's) are
+               "invisible", "pieces", "coloured", "private", "bulleted", "wikitext", "mixed_scripts", "tagged")  # those a task file's texts (GLUE's, SentEval's) are
 # weighed for
 WORD_TRAITS = ("escaped", "mojibake", "replaced", "c1", "unknown", "other_mask", "treebank", "invisible", "coloured",
-               "private", "wikitext")  # those a parsed file's words (CoNLL-U's FORMs) are weighed for
+               "private", "wikitext", "mixed_scripts")  # those a parsed file's words (CoNLL-U's FORMs) are weighed for
 TRAINING_TEXT = ("own_mask",)  # traits warned of in training text only: served text holds [MASK] on purpose
 # What may follow a sentence's end on a line that is not wrapped: tags (<eos>, <|endoftext|>), footnote marks
 _TRAILING = re.compile(r"(?:\s*(?:<\|?/?[\w.-]*\|?>|<sup>[^<]*</sup>|(?<=\s)http|\[\d+\]|[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021\u00b6]+|<ref[^>]*>.*?</ref>"
@@ -388,7 +383,7 @@ _PRIVATE = re.compile(f"[{_PRIVATE_CHARS}]")
 _BULLETS = ("\u2022", "\u25e6", "\u25aa", "\u25cf", "\u2023", "\u2043", "\u25a0")  # \u2022 \u25e6 \u25aa ...
 _PIECES = re.compile(r"(?<!\S)(?:##|\u2581)[^\W_]+")  # "prot ##agonist", "\u2581prot agon ist"
 _KEY = re.compile(r"\s*[A-Za-z_][\w-]*:(?:\s|$)")  # YAML's "title: ...", "tags:"
-_INVISIBLE_CHARS = r"\xad\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff"
+_INVISIBLE_CHARS = r"\xad\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff\U000e0000-\U000e007f"  # (and tag characters)
 _INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")  # soft hyphen, zero-width space, joiners,
 # the left-to-right mark (copied from web pages)
 _FOOTNOTE = re.compile(r"\{\{(?:citation needed|cn|fact|clarify|clarification needed)[^{}]*\}\}|"
