@@ -1556,7 +1556,7 @@ CASES += [
      r"fine-tuning again \(python -m albert_act.finetune --config .*sts-b/finetune_config.json --output_dir .*sts-b\)",
      []),
     ("finetune-set-learning-rate-inf", FINETUNE + " --task rte --data_dir {rte} --set learning_rate=inf", 1,
-     r"learning_rate must be a learning rate in \[1e-08, .*, got 'inf'", []),
+     r"learning_rate must be a learning rate in \[1e-08, .*, got \"inf\"$", []),
     ("pretrain-export-dir-without-version", PRETRAIN.replace("--no_export", "--export_dir {tmp}/pre_unversioned "
                                                             "--vocab {vocab}").replace("{tmp}/new_run", "{tmp}/run_unv"),
      0, r"serve: TensorFlow Serving loads <base>/<version number>/, and .*pre_unversioned is not named by a number: "

@@ -419,7 +419,7 @@ def check_values(config):
             words, test = checks.flag_rule(meta["rule"])
             number = isinstance(value, int) if meta["rule"].startswith("int") else isinstance(value, (int, float))
             if isinstance(value, bool) or not number or not test(value):  # (JSON's "0.01": in range, as text)
-                kind = {str: ", a string: write the number without quotes", bool: ", true or false: give a number"}
+                kind = {str: ", a string: write the number without quotes" * _number(str(value)), bool: ", true or false"}
                 shown = json.dumps(value) if type(value) in kind else repr(value)
                 raise ValueError(f"{field.name} must be {words}, got {shown}{kind.get(type(value), '')}")
         if meta["choices"] is not None:
