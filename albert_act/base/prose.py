@@ -85,21 +85,22 @@ class Prose:
             if self.before == "---" and _KEY.match(line):  # (YAML front matter: '---', then 'title: ...')
                 self.front.append((number, line))
             self.before, self.again = line.strip(), again
-            if reads_as_sentence(line):
+            sentence = reads_as_sentence(line)
+            if sentence:
                 self.sentences += 1
             else:
                 self.other = self.other or (number, line)
             for prefix in _prefixes(line):
                 self.prefixes[prefix] += 1
                 self.shown.setdefault(prefix, (number, line))
-            for trait, (holds, _, _) in self.checked.items():
-                if holds(line):
-                    self.traits.setdefault(trait, []).append((number, line))
+            held = [trait for trait, (holds, _, _) in self.checked.items() if holds(line)]
+            for trait in held:
+                self.traits.setdefault(trait, []).append((number, line))
             if self.open and line.lstrip()[:1].islower():  # (a sentence cut in two: it goes on in lower case)
                 self.halved.append((*self.open, self.open[0] == number))  # (one number: a line end inside the line)
-            self.open = (number, line) if "wrapped" in self.checked and _TRAITS["wrapped"][0](line) else None
-            if self.open and any(map(str.isdigit, line)) and not _PAGE.match(line) and not _KEY.match(line) and (
-                    reads_as_sentence(line)):  # (not a subtitle's timing, YAML's "date: 2021-03-04")  # (a page's running header: one line, its number aside)
+            self.open = (number, line) if "wrapped" in held else None
+            if self.open and sentence and any(map(str.isdigit, line)) and not _PAGE.match(line) and not _KEY.match(
+                    line):  # (a page's running header, its number aside; not a subtitle's timing, YAML's "date: 2021")
                 self.headers.setdefault(re.sub(r"\d+", "0", line.strip()), []).append((number, line))
             if self.lines == PROSE_LINES:
                 self.warn()
@@ -159,9 +160,12 @@ class Prose:
                       f"{mending.running_header(self.path, *header[0])}")
         for trait, (_, least, said) in self.checked.items():
             if self.lines >= 5 and len(held := self.traits.get(trait, [])) >= least(self.lines):
-                split = [h for h in held if trait == "wrapped" and mending.SPLIT_WORD.search(h[1].rstrip())]
-                warn_once(f"warning: {self.path}: {len(held):,} of its first {self.lines:,} {self.unit} "  # (typeset
-                          f"{said(self.path, *(split if len(split) >= 0.05 * len(held) else held)[0])}")  # words split)
+                shown = held[0]
+                if trait == "wrapped":  # (typeset text: a line ending in a split word shown, whose join undoes it)
+                    split = [h for h in held if mending.SPLIT_WORD.search(h[1].rstrip())]
+                    shown = split[0] if len(split) >= 0.05 * len(held) else shown
+                warn_once(f"warning: {self.path}: {len(held):,} of its first {self.lines:,} {self.unit} "
+                          f"{said(self.path, *shown)}")
         self.other, self.prefixes, self.traits, self.repeats, self.front = None, collections.Counter(), {}, [], []
         self.halved, self.headers = [], {}
 
@@ -355,8 +359,8 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
 ROW_TRAITS = ("nel", "pieces")  # weighed in a table's texts alone (plain text ends a line at U+0085; the data tool
 # refuses a line of pieces)
 TEXT_TRAITS = ("escaped", "mojibake", "replaced", "c1", "nel", "unknown", "other_mask", "own_marks", "broken",
-               "invisible", "pieces", "coloured", "private", "bulleted", "wikitext", "mixed_scripts", "tagged")  # those a task file's texts (GLUE's, SentEval's) are
-# weighed for
+               "invisible", "pieces", "coloured", "private", "bulleted", "wikitext", "mixed_scripts", "tagged")  # those a
+# task file's texts (GLUE's, SentEval's) are weighed for
 WORD_TRAITS = ("escaped", "mojibake", "replaced", "c1", "unknown", "other_mask", "treebank", "invisible", "coloured",
                "private", "wikitext", "mixed_scripts")  # those a parsed file's words (CoNLL-U's FORMs) are weighed for
 TRAINING_TEXT = ("own_mask",)  # traits warned of in training text only: served text holds [MASK] on purpose
@@ -368,9 +372,9 @@ _ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s(?:EOS|E
 _UNKNOWN = re.compile(r"(?i:<unk>|\[unk\]|<oov>|<num>|<number>)|\bUNK\b|@@UNKNOWN@@|_{3,}|__NUM__|@card@|@ord@|"
                       r"\[(?:deleted|removed)\]|<(?:PERSON|PER|LOC|ORG|NAME|EMAIL|URL|PHONE|ADDRESS)>|"
                       r"\[(?:NAME|PERSON|EMAIL|URL|PHONE|ADDRESS|laughter|laughs|applause|music|inaudible|crosstalk|"
-                      r"REDACTED|[Rr]edacted)\]|\u2588{2,}|<0x[0-9A-F]{2}>|(?<!\S)@user(?!\S)|(?<![\w/.])http(?![\w:/.])")  # PTB's, Reddit's [deleted], an anonymizer's <PERSON>, a transcript's
-# [laughter], redactions' \u2588\u2588, byte pieces left by a decode, TweetEval's @user and http; and
-# BERT's, AllenNLP's; a cloze blank; numbers replaced (TreeTagger's @card@)
+                      r"REDACTED|[Rr]edacted)\]|\u2588{2,}|<0x[0-9A-F]{2}>|(?<!\S)@user(?!\S)|(?<![\w/.])http(?![\w:/.])")
+# PTB's, BERT's, AllenNLP's; Reddit's [deleted], an anonymizer's <PERSON>, a transcript's [laughter], redactions' \u2588\u2588,
+# byte pieces left by a decode, TweetEval's @user and http; a cloze blank; numbers replaced (TreeTagger's @card@)
 _WIKITEXT = re.compile(r"(?<!\S)@[-.,]@(?!\S)|^ ?=+ [^=]+ =+ ?$")
 _SPLIT = re.compile(r"(?<=\w) n't(?!\S)|(?<=\w) '(?:s|re|ve|ll|d|m)(?!\S)|(?<=\w) [,;:](?= \w)")  # "is n't", "a , b"
 _LATEX = re.compile(r"\\(?:section|subsection|chapter|cite[pt]?|ref|label|begin|end|emph|textbf|textit|item|footnote)"
