@@ -195,15 +195,21 @@ def dangling_link(path, pattern):
 
 def _utf8_tail(path):
     """Whether the local file `path`, 1 KiB or more, ends in UTF-8 text with no NUL byte (its last 256 bytes)."""
+    tail = _tail(path, 256, least=1024)
+    return tail is not None and b"\x00" not in tail and text_like(tail[tail.find(b"\n") + 1:]) and tail.count(b" ") >= 4
+
+
+def _tail(path, size, least=0):
+    """The last `size` bytes of the local file `path` of `least` bytes or more; None for another (a bucket's, a pipe's,
+    a shorter one) or one that does not read."""
     try:
-        if "://" in os.fspath(path) or not os.path.isfile(path) or os.path.getsize(path) < 1024:
-            return False
+        if "://" in os.fspath(path) or not os.path.isfile(path) or os.path.getsize(path) < least:
+            return None
         with open(path, "rb") as f:
-            f.seek(-256, os.SEEK_END)
-            tail = f.read()
+            f.seek(max(0, os.path.getsize(path) - size))
+            return f.read()
     except OSError:
-        return False
-    return b"\x00" not in tail and text_like(tail[tail.find(b"\n") + 1:]) and tail.count(b" ") >= 4
+        return None
 
 
 BINARY = ((b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF8", "a GIF image"),
@@ -239,16 +245,16 @@ def text_like(head):
     return b"\x00" not in head
 
 
-def _head(path, start):
-    """The first 512 bytes of the file `path` (a tar archive's header), or of its first line `start` where it is not a
-    local file."""
+def _head(path, start, size=512):
+    """The first `size` bytes of the file `path` (512: a tar archive's header), or of `start` (its first line, or the
+    line read) where it is not a local file."""
     try:
         if "://" not in os.fspath(path) and os.path.isfile(path):  # (a bucket's or a pipe's first line is all there is)
             with open(path, "rb") as f:
-                return f.read(512)
+                return f.read(size)
     except OSError:
         pass
-    return start[:512]
+    return start[:size]
 
 
 def _nul_separated(head):
@@ -320,7 +326,7 @@ def not_utf8(path, number, raw, error, skip_flag, accented):
                   "converting the whole file would garble the UTF-8 lines; "
                   + (f"fix line {number} alone, or " if accented < number else "")
                   + f"convert what is not UTF-8 alone ({_MIXED} < {path} > converted.txt){skip}")
-    elif (guess := guessed_encoding(_sample(path, raw))) and guess[0] != "CP1252":  # (its letters tell: Cyrillic...)
+    elif (guess := guessed_encoding(_head(path, raw, 1 << 16))) and guess[0] != "CP1252":  # (its letters tell: Cyrillic...)
         advice = (f"its bytes read as {guess[1]} text ({guess[0]}, by charset-normalizer's guess): convert it (iconv -f "
                   f"{guess[0]} -t UTF-8 {path} > converted.txt){skip}" if skip_flag else
                   f"its bytes read as {guess[1]} text ({guess[0]}): save the file as UTF-8 text (iconv -f {guess[0]} -t UTF-8)")
@@ -329,17 +335,6 @@ def not_utf8(path, number, raw, error, skip_flag, accented):
                   f"Windows-1252; another, such as Shift-JIS, GB18030, KOI8-R or EBCDIC, takes its own -f){skip}"
                   if skip_flag else "save the file as UTF-8 text (e.g. iconv -f cp1252 -t UTF-8)")
     return ValueError(f"{path} line {number}: not valid UTF-8 ({error.reason} at byte {error.start}); {advice}")
-
-
-def _sample(path, raw):
-    """The first 64 KiB of the local file `path`, or `raw` (a pipe's, a bucket's line)."""
-    try:
-        if "://" not in os.fspath(path) and os.path.isfile(path):
-            with open(path, "rb") as f:
-                return f.read(1 << 16)
-    except OSError:
-        pass
-    return raw
 
 
 _WESTERN = {"cp1252", "cp1250", "latin_1", "iso8859_15", "iso8859_2", "cp1254", "iso8859_9", "mac_roman", "cp850"}
@@ -397,19 +392,10 @@ def nul_line(path, number, raw, skip_flag):
                           f"file of another encoding joined on, or a line pasted in?): convert that part alone (iconv -f {kind} -t UTF-8)"
                           + (", or pass --skip_invalid_utf8 to skip such lines" if skip_flag and number > 8 else ""))
     if number > 1 and b"\0" not in raw.rstrip(b"\0\r\n"):  # (NULs that end a line, after text: no binary file)
-        end = " to the file's end" if _zeros_at_end(path) else ""
+        end = " to the file's end" if (tail := _tail(path, 4096)) is not None and not tail.strip(b"\0") else ""
         return ValueError(f"{path} line {number}: NUL bytes{end}, as a file zero-filled after a crash (or a copy "
                           f"cut short) holds them, after {number - 1:,} lines of text; keep those (head -n {number - 1} "
                           f"{path} > fixed.txt) and check that nothing is missing at their end")
     return ValueError(f"{path} line {number}: NUL bytes, as a binary file holds (a SentencePiece .model, a TFRecord, an "
                       "image...), not text; give a UTF-8 text file")
 
-
-def _zeros_at_end(path):
-    """Whether the local file `path` ends in NUL bytes alone (its last 4 KiB)."""
-    try:
-        with open(path, "rb") as f:
-            f.seek(max(0, os.path.getsize(path) - 4096))
-            return not f.read().strip(b"\0")
-    except OSError:
-        return False
