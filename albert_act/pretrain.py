@@ -96,6 +96,11 @@ def jax_ignored_flags(args):
     return None
 
 
+def _in_config_file(args, name):
+    """Whether --config's file gave the setting `name` (a path's, or a flag's words)."""
+    return name in getattr(args, "from_file", {}) or f"--{name}" in getattr(args, "file_words", {})
+
+
 def conflicting_flags(args):
     """A message for flags that are given but could not take effect (None when there are none):
     a flag the run would silently ignore is refused instead. (Settings read from --config's
@@ -110,13 +115,12 @@ def conflicting_flags(args):
     except ValueError as error:
         return str(error)
     for name in ("train_files", "eval_files"):  # (an empty list is no file, not the demo data's default)
-        in_file = name in getattr(args, "from_file", {}) or f"--{name}" in getattr(args, "file_words", {})
+        in_file = _in_config_file(args, name)
         if (name in args.given or in_file) and not getattr(args, name):
             return (f"{name} is given empty ({getattr(args, name)!r}{f' by --config {args.config}' * in_file}): it "
                     "names no record file; give a pattern, or leave it out for the demo data")
     if not args.train_files and args.vocab:
-        in_file = "vocab" not in args.given and ("vocab" in getattr(args, "from_file", {}) or "--vocab" in getattr(
-            args, "file_words", {}))  # (given by --config's file: dropped there)
+        in_file = "vocab" not in args.given and _in_config_file(args, "vocab")  # (dropped there, not typed)
         return (f"--vocab {args.vocab}{f' (from --config {args.config})' * in_file}: the demo data (no --train_files) is "
                 f"made with its own vocabulary ({os.path.join(args.demo_data_dir, artifacts.VOCAB)}), which the run's "
                 f"export carries: drop {f'vocab from {args.config}' if in_file else '--vocab'}; "

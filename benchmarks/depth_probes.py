@@ -108,7 +108,7 @@ def check_same_held_out(probes):
 
 def evaluation_row(run):
     """What the run's final held-out evaluation says of its depth."""
-    from albert_act.base import artifacts
+    from albert_act.base import artifacts, text_files
 
     path = os.path.join(run, artifacts.EVALUATION)
     result = artifacts.read_json(path)  # a damaged one: named
@@ -148,7 +148,8 @@ def evaluation_row(run):
         raise ValueError(f"{path}: of update {row['step']}, where the run's last is {steps} (its config.json's steps: "
                          "the file edited, or another's?): run the run's command again, which evaluates at its end")
     curve = os.path.join(run, artifacts.HELD_OUT_CURVE)  # (its line of that update: the same evaluation)
-    for line in open(curve, encoding="utf-8", errors="replace").read().splitlines() if os.path.isfile(curve) else ():
+    text = text_files.read_bytes(curve).decode("utf-8", "replace") if os.path.isfile(curve) else ""
+    for line in text.splitlines():
         try:
             point = json.loads(line)
         except ValueError:

@@ -117,8 +117,7 @@ def record_files(file_pattern, what="TFRecord"):
         raise ValueError(f"{staged} lies in the data tool's {os.path.dirname(staged)}: a run's unfinished output (it "
                          "was stopped, or is still running); re-run the data tool, and give the shards it moves out")
     folders = [f for f in files if text_files.isdir(f)]
-    if own := next(((f, kind) for f in files if (kind := artifacts.run_file(f))), None):  # (its train/, a checkpoint)
-        raise ValueError(f"{own[0]} is {own[1]}, not records: give the data tool's shards (e.g. its eval-*.tfrecord)")
+    artifacts.refuse_run_files(files)  # (a run's train/, a checkpoint's files)
     if folders:
         raise ValueError(f"{folders[0]} is a directory, not a TFRecord file: give the files, or a glob such as "
                          f"{folders[0].rstrip('/')}/*.tfrecord")

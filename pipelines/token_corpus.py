@@ -33,7 +33,7 @@ import zipfile
 
 import numpy as np
 
-from albert_act.base.artifacts import TOKENS_EVAL, TOKENS_TRAIN, first_line, run_file  # noqa: F401 (the files' names)
+from albert_act.base.artifacts import TOKENS_EVAL, TOKENS_TRAIN, first_line, refuse_run_files  # noqa: F401 (the files' names)
 from albert_act.base import encodings
 from pipelines import instances
 
@@ -263,16 +263,14 @@ def token_files(patterns, held_out=None):
                                  "to read (tokens-train.npz for training, tokens-eval.npz held out)")
             corpora.setdefault(found[0] if found else pattern, None)
             continue
-        if own := next(((f, kind) for f in (glob.glob(pattern) or [pattern]) if (kind := run_file(f))), None):
-            raise ValueError(f"{own[0]} is {own[1]}, not records: give the data tool's shards (e.g. its "
-                             "eval-*.tfrecord) or its token corpus (tokens-*.npz)")
+        found = glob.glob(pattern)
+        refuse_run_files(found or [pattern], " or its token corpus (tokens-*.npz)")
         if os.path.isfile(pattern) and not pattern.endswith(".tfrecord"):
             raise ValueError(f"{pattern}: neither the data tool's TFRecord shards nor its token corpus (tokens-*.npz)"
                              f"{encodings.compression_hint(pattern)}")
         if os.path.isdir(pattern):
             raise ValueError(f"{pattern} is a folder: give its shards ({os.path.join(pattern, 'train-*.tfrecord')}) "
                              "or its token corpus (tokens-*.npz)")
-        found = glob.glob(pattern)
         if not found and "://" not in pattern:
             raise ValueError(f"{pattern} matches no file")
         if corpus := next((f for f in found if f.endswith(".npz")), None):  # ('*eval*': the shards and their corpus)

@@ -114,6 +114,15 @@ def run_file(path):
     return ""
 
 
+def refuse_run_files(paths, or_else=""):
+    """ValueError naming the first of `paths` that is a run's own file or folder (`run_file`), given where records are
+    read; `or_else`: what else the reader takes (", or its token corpus")."""
+    for path in paths:
+        if kind := run_file(path):
+            raise ValueError(f"{path} is {kind}, not records: give the data tool's shards (e.g. its eval-*.tfrecord)"
+                             f"{or_else}")
+
+
 def check_run_in_place(model_dir, what):
     """ValueError when a run's folder lost its config.json while the run went on (moved or removed mid-run): `what`
     (the checkpoint or curve about to be written) is not written, where a new folder would be begun at the old place."""

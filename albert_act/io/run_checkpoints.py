@@ -195,8 +195,7 @@ def newest_weights(run, steps=None):
 def inside_run(path, run):
     """The refusal of `path`, a file or folder of the pre-training run `run` (its checkpoints/, one checkpoint): the run
     dir is read, its newest checkpoint; an earlier one named is read from a copy of the run that holds it alone."""
-    newest = max([*artifacts.checkpoints_on_disk(os.path.join(run, artifacts.CHECKPOINTS)),
-                  *artifacts.jax_checkpoints_on_disk(os.path.join(run, artifacts.CHECKPOINTS))], default=None)
+    newest = _last_update(run)
     asked = re.match(rf"(ckpt-|{artifacts.JAX_CHECKPOINT_PREFIX})(\d+)", os.path.basename(str(path).rstrip("/")))
     said = f"{path} is inside the pre-training run {run}: give the run dir itself (its newest intact checkpoint"
     if not asked or newest is None or int(asked.group(2)) >= newest:
@@ -208,11 +207,16 @@ def inside_run(path, run):
             f"{copy}/{artifacts.CHECKPOINTS}/), then {copy}")
 
 
+def _last_update(run):
+    """The update of the newest checkpoint on disk of the run `run` (TensorFlow's or the JAX backend's), or None."""
+    directory = os.path.join(run, artifacts.CHECKPOINTS)
+    return max([*artifacts.checkpoints_on_disk(directory), *artifacts.jax_checkpoints_on_disk(directory)], default=None)
+
+
 def earlier_update_read(run, update, steps):
     """Why a run's weights of `update`, before its `steps`, are read: it stopped there (its command resumes it), or
     its later checkpoints on disk (TensorFlow's or the JAX backend's) do not read (each named in a warning)."""
-    directory = os.path.join(run, artifacts.CHECKPOINTS)
-    last = max([*artifacts.checkpoints_on_disk(directory), *artifacts.jax_checkpoints_on_disk(directory)], default=0)
+    last = _last_update(run) or 0
     if last <= update:
         return (f"{run} stopped at update {update:,} of its {steps:,}: an unfinished run's weights are read (to finish "
                 "it, run its command again: it resumes)")
