@@ -51,19 +51,23 @@ def run(spec, execution, inputs, labels):
         sums = objective.sums(outputs, labels)
         return objective.losses(sums, sums["mlm_weight"], sums["examples"], spec["tau"])["loss"], outputs
 
-    (loss, outputs), gradients = jax.jit(jax.value_and_grad(loss_fn, has_aux=True))(trainable)
-    result = {f"output/{k}": np.asarray(v) for k, v in outputs.items()}
-    result["loss"] = np.asarray(loss)
-    result.update({f"gradient/{v.path}": np.asarray(g) for v, g in zip(model.trainable_variables, gradients)})
     optimizer = Lamb(learning_rate=spec["learning_rate"])
     optimizer.build(model.trainable_variables)
-    step = jax.jit(lambda trainable, state: (lambda lg: (lg[0][0], *optimizer.stateless_apply(state, lg[1], trainable)))(
-        jax.value_and_grad(loss_fn, has_aux=True)(trainable)))
+
+    def step(trainable, state):  # (one function compiled: the first call's outputs and gradients are the given weights')
+        (loss, outputs), gradients = jax.value_and_grad(loss_fn, has_aux=True)(trainable)
+        return (loss, outputs, gradients, *optimizer.stateless_apply(state, gradients, trainable))
+
+    step = jax.jit(step)
     state = [v.value for v in optimizer.variables]
     losses = []
-    for _ in range(spec["updates"]):
-        loss, trainable, state = step(trainable, state)
+    for update in range(spec["updates"]):
+        loss, outputs, gradients, trainable, state = step(trainable, state)
         losses.append(float(loss))
+        if update == 0:
+            result = {f"output/{k}": np.asarray(v) for k, v in outputs.items()}
+            result["loss"] = np.asarray(loss)
+            result.update({f"gradient/{v.path}": np.asarray(g) for v, g in zip(model.trainable_variables, gradients)})
     result["losses"] = np.asarray(losses)
     return result
 

@@ -360,6 +360,7 @@ def test_the_sentences_table_escapes_pipes_and_says_what_its_picture_shows():
     assert "sentences.png shades each piece by its iterations" in sentences_markdown([row], 6)
 
 
+@pytest.mark.slow  # (~9 s: an analysis of a model; the stop just after a move-in is tested in seconds for probing's)
 def test_a_stopped_analysis_says_whether_it_was_moved_in(tmp_path):
     """Ctrl-C during an analysis: its folder is moved into place whole or not at all, and the stop line says
     which (it said "files may be from an earlier run" even where there was no folder)."""

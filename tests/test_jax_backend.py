@@ -152,12 +152,16 @@ def test_pretraining_on_jax_resumes_exactly_and_its_weights_export(records, tmp_
     for name in a.files:
         np.testing.assert_array_equal(a[name], b[name], err_msg=name)
     assert straight["mlm_accuracy"] == resumed["mlm_accuracy"]
-    with pytest.raises(AssertionError, match="holds a run with another config .steps: 4 there, 6 now"):
-        _jax_run(tmp_path, _jax_config(records, tmp_path / "resumed", steps=6))
-    with pytest.raises(AssertionError, match=r"resumed was evaluated on 2 held-out batches, and this command asks 3 "
-                                             r"held-out batches: .* would mix two held-out sets and its evaluation.json "
-                                             r"be replaced; give --eval_batches 2"):  # (evaluation.json kept)
-        _jax_run(tmp_path, _jax_config(records, tmp_path / "resumed", eval_batches=3))
+    from albert_act.train import jax_pretraining  # (the run's first checks, in this process: no model built)
+    from albert_act.train.pretraining_config import PretrainConfig
+
+    with pytest.raises(ValueError, match="holds a run with another config .steps: 4 there, 6 now"):
+        jax_pretraining._check_resumable(PretrainConfig(**_jax_config(records, tmp_path / "resumed", steps=6)).resolved())
+    with pytest.raises(ValueError, match=r"resumed was evaluated on 2 held-out batches, and this command asks 3 "
+                                         r"held-out batches: .* would mix two held-out sets and its evaluation.json "
+                                         r"be replaced; give --eval_batches 2"):  # (evaluation.json kept)
+        jax_pretraining._check_resumable(PretrainConfig(**_jax_config(records, tmp_path / "resumed",
+                                                                      eval_batches=3)).resolved())
     # The same run on other documents is refused (its files may move: a copy of its corpus is the same one).
     with np.load(Path(records[0]).parent / "tokens-train.npz") as data:
         fields = dict(data)
@@ -181,7 +185,6 @@ def test_pretraining_on_jax_resumes_exactly_and_its_weights_export(records, tmp_
     np.testing.assert_array_equal(kernel.numpy(), a["trainable/encoder/halting_unit/dense/kernel"])
     assert source.trained_tau() == (pytest.approx(0.01), 4)
     # The TensorFlow backend does not train over a JAX run (it would find no checkpoint of its own).
-    from albert_act.train.pretraining_config import PretrainConfig
     from albert_act.train.pretraining_preflight import preflight
 
     config = PretrainConfig(**_jax_config(records, tmp_path / "straight")).resolved()

@@ -495,6 +495,7 @@ def test_the_depth_knob_benchmark_refuses_what_analyze_refuses(tiny_run, records
     assert not (tmp_path / "k2").exists()
 
 
+@pytest.mark.slow  # (~15 s: an export; the stop just after a move-in is tested in seconds for probing's task files)
 def test_a_stop_after_the_export_is_in_place_says_it_is_whole(tiny_run, tmp_path, monkeypatch, capsys):
     """Ctrl-C during the example query that follows the export: the export is whole, and the stop line says so
     (not "nothing was written", which a re-run would then contradict with "exists"). The lock a killed export left

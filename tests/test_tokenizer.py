@@ -334,7 +334,8 @@ def _children(pid):
     return found
 
 
-@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM", "SIGHUP", "SIGKILL"])
+@pytest.mark.parametrize("stop", ["SIGINT"] + [pytest.param(s, marks=pytest.mark.slow) for s in ("SIGTERM", "SIGHUP",
+                                                                                                   "SIGKILL")])
 def test_a_stop_while_sentencepiece_trains_is_at_once(stop, shared_data, tmp_path):
     """SentencePiece's trainer holds the interpreter until it has finished (15 s on this text): it runs
     in a child process, so Ctrl-C, SIGTERM or SIGHUP during training stops the command at once, with its one
