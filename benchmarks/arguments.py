@@ -22,8 +22,9 @@ def named(items, what, example):
             path = " (a path, whose '=' ends no name)" if os.path.exists(item) else ""
             raise ValueError(f"{item!r}{path}: give NAME=VALUE, a name and {what} (e.g. {example})")
         if not re.fullmatch(r"[\w.+-]+", name) or name in (".", ".."):
-            raise ValueError(f"{item!r}: the name {name!r} must be letters, digits, '_', '-', '+' or '.' (it names "
-                             "a row of the table and a folder in --output_dir)")
+            dots = " and not '.' or '..' alone, which name a folder's own and its parent" if name in (".", "..") else ""
+            raise ValueError(f"{item!r}: the name {name!r} must be letters, digits, '_', '-', '+' or '.'{dots} (it "
+                             "names a row of the table and a folder in --output_dir)")
         if name in values:
             raise ValueError(f"the name {name!r} is given twice ({values[name]} and {value}): one row per name")
         values[name] = value

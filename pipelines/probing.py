@@ -29,12 +29,11 @@ if not __package__:  # run as a file, where its imports of the package fail
 import collections
 import hashlib
 import os
-import re
 import sys
 import time
 
 from albert_act.base import artifacts, cli, entry, outputs, overlap, prose, text_files
-from pipelines import synthetic_corpus
+from pipelines import conllu_lines, synthetic_corpus
 
 SPLITS = ("tr", "va", "te")
 TASK_FILES = {"tense": "past_present.txt", "subj_number": "subj_number.txt",
@@ -111,6 +110,7 @@ def read_conllu(path, words_only=False):
     "_", as a tokenizer writes CoNLL-U) is read too, its heads None."""
     sentence, lines, token = [], [], None  # token: (first word id, last word id, SpaceAfter=No) of a range
     weighed = prose.Prose(path, traits=prose.WORD_TRAITS)  # (-LRB- for "(", soft hyphens: warned of as in text)
+    columns = conllu_lines.Columns(path)  # (FORM and LEMMA swapped)
     plus = None  # CoNLL-U Plus's columns, as its "# global.columns =" line names them
     for number, line in text_files.read_lines(path, skip_flag=False):
         if not line:
@@ -122,7 +122,7 @@ def read_conllu(path, words_only=False):
             plus = line[len("# global.columns ="):].split() if line.startswith("# global.columns =") else plus
             continue
         fields = line.split("\t")
-        if len(fields) != 10 and _not_a_token_line(path, number, line, fields, plus):
+        if len(fields) != 10 and conllu_lines.not_a_token_line(path, number, line, fields, plus):
             continue  # (a comment's part, cut off by a line separator)
         glued = "SpaceAfter=No" in fields[9].split("|")
         if "-" in fields[0]:
@@ -147,9 +147,11 @@ def read_conllu(path, words_only=False):
             glued = glued or int(fields[0]) < token[1] or token[2]
         sentence.append((fields[1], fields[4], head, fields[7], not glued))
         lines.append(number)
+        columns.feed(number, fields)
     if sentence:
         yield _ended(sentence, lines, path, weighed, words_only)
     weighed.warn()
+    columns.warn()
 
 
 def _ended(sentence, lines, path, weighed, words_only):
@@ -158,36 +160,6 @@ def _ended(sentence, lines, path, weighed, words_only):
     _check_forms(sentence, lines, path)
     weighed.feed_words(lines, [word[0] for word in sentence])
     return sentence if words_only else _check_heads(sentence, lines, path)
-
-
-def _not_a_token_line(path, number, line, fields, plus):
-    """ValueError naming what a line of other than 10 fields is (a bracketed tree, spaces, a line separator
-    inside a column, CoNLL-U Plus's columns (`plus`), CoNLL-2003's); True for a comment's part, to be skipped."""
-    if line.lstrip().startswith("("):  # Penn Treebank's .mrg: constituents, no heads
-        raise ValueError(f"{path} line {number}: a bracketed tree ({line.strip()[:30]!r}, as Penn Treebank's "
-                         ".mrg), which is not read: give dependency trees, in CoNLL-U (converted from them; "
-                         "`analyze --parsed` also reads .dp files)")
-    if not line.strip():  # (spaces alone, where a blank line ends the sentence)
-        raise ValueError(f"{path} line {number}: spaces alone ({line!r}), where CoNLL-U ends a sentence with an "
-                         f"empty line: empty it (sed -i 's/^[[:space:]]*$//' {path})")
-    if cut := _separator_in(path, number):
-        if cut[1] == 0:  # (in a comment, '# text = ...', which is not read)
-            return True
-        raise ValueError(f"{path} line {number}: {cut[0]} inside column {cut[1]} ({_COLUMNS[cut[1] - 1]}), which, "
-                         "ending a line of text, cuts the line's fields in two: remove it")
-    if plus and [c.upper() for c in plus[:10]] == list(_COLUMNS) and len(fields) == len(plus):
-        raise ValueError(f"{path} line {number}: CoNLL-U Plus, its {len(plus)} columns named by its "
-                         f"'# global.columns' line; the first 10 are CoNLL-U's: keep them (cut -f1-10 {path} > "
-                         "plain.conllu)")
-    if line.startswith("-DOCSTART-") or len(fields) == 4 and re.fullmatch(r"O|[BIES]-[A-Za-z]+", fields[3].strip()):
-        raise ValueError(f"{path} line {number}: CoNLL-2003 columns (word, POS, chunk, named-entity tag: "
-                         f"{line.strip()[:40]!r}), which hold no dependency tree; give CoNLL-U")
-    if len(fields) == 1 and prose.reads_as_sentence(line):
-        raise ValueError(f"{path} line {number}: a sentence of plain text ({line.strip()[:40]!r}), not a parsed file: "
-                         "this reads CoNLL-U (or .dp) trees; plain sentences, one a line, are read by analyze sentences "
-                         "--text")
-    dp = " (a .dp file's are word, POS and head: 3)" if len(fields) in (3, 4) else ""
-    raise ValueError(f"{path} line {number}: CoNLL-U needs 10 TAB-separated fields, got {len(fields)}{dp}")
 
 
 def sentence_text(words):
@@ -254,23 +226,6 @@ def read_head_only(path):
         yield _check_heads(sentence, lines, path)
 
 
-def _separator_in(path, number):
-    """(the line separator (U+2028, NEL, a lone CR...) inside line `number` of the local file `path`, named; the
-    column (from 1) that holds it, 0 in a comment line), or None."""
-    try:
-        with open(path, "rb") as f:
-            raw = next((line for n, line in enumerate(f, 1) if n == number), b"").decode("utf-8", "replace")
-    except OSError:
-        return None
-    found = text_files.LINE_ENDS.search(raw := raw.rstrip("\r\n"))
-    if not found:
-        return None
-    return f"U+{ord(found.group()):04X}", 0 if raw.startswith("#") else raw[:found.start()].count("\t") + 1
-
-
-_COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
-
-
 def read_parsed(path, words_only=False):
     """Sentences of a CoNLL-U / CoNLL-X (.conllu, .conll) or PTB head-only (.dp) file, told by its first line (a .dp
     file's is word<TAB>POS<TAB>head, whatever the file's name; a pipe, read once, by its name). words_only: as `read_conllu`'s."""
@@ -289,7 +244,7 @@ def labels_from_dependencies(tokens):
     if len(roots) != 1:
         return {}
     root = roots[0]
-    children = {rel.split(":")[0]: i for i, (_, _, head, rel, *_) in enumerate(tokens, 1) if head == root}
+    children = {rel.split(":")[0].lower(): i for i, (_, _, head, rel, *_) in enumerate(tokens, 1) if head == root}
     labels = {}
     verb_tag = tokens[root - 1][1]
     if not verb_tag.startswith("VB") and "cop" in children:
@@ -355,11 +310,7 @@ def build_probing_tasks(output_dir, conllu_paths=(), synthetic_documents=0, seed
         if not related:
             raise ValueError(f"{path}: no dependency relation (column 8 is '_' in all {sentences} sentences): the "
                              "tasks' labels are read from the root's nsubj, obj and cop; parse the file first")
-        relations = {t[3].split(":")[0] for tokens in read for t in tokens}
-        if {"dobj", "nsubjpass"} & relations and "obj" not in relations:  # (UD v1's names: v2's obj is dobj)
-            print(f"warning: {path}: UD v1's relation names (dobj, nsubjpass), where the tasks read UD v2's (obj, "
-                  "nsubj:pass): obj_number finds no object, and passive subjects are no subject; convert the file "
-                  "to UD v2 (dobj to obj, nsubjpass to nsubj:pass)")
+        conllu_lines.check_relations(path, {t[3].split(":")[0] for tokens in read for t in tokens})
     for document in synthetic_corpus.generate_documents(synthetic_documents, seed):
         for sentence in document:
             text = " ".join(sentence.words)

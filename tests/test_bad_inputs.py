@@ -258,6 +258,10 @@ CASES = [
     ("analyze-report-on-real-records-with-no-masked-piece", "albert_act.analyze report --init {run} --records "
      "{real_no_masked} --output_dir {tmp}/r_no_masked", 1, r"real_no_masked.tfrecord: no record \(of the first [\d,]+ "
      r"of each file\) holds a masked piece", []),
+    ("analyze-held-out-an-export-whose-records-kind-was-edited", "albert_act.analyze held-out --init "
+     "{kind_edited_export} --records {eval} --output_dir {tmp}/h_kind", 1, r"kind_edited_export/1/assets/"
+     r"albert_act_export.json says the export holds a classifier model, yet its weights hold an MLM head .*: was the "
+     r"file edited\? Restore it", []),  # (round 45 B71)
     ("analyze-held-out-records-with-no-masked-piece", "albert_act.analyze held-out --init {run} --records {no_masked} "
      "--output_dir {tmp}/h_nomasked", 1, r"no_masked.tfrecord'\]: no record read holds a masked piece "
      r"\(masked_lm_weights all 0\), so the MLM accuracy would be of nothing", []),
@@ -567,7 +571,9 @@ CASES += [
           ("num_heads", "3", r"hidden size \(32\) must be divisible by num_heads \(3\)"),
           ("max_iterations", "0", r"max_iterations must be an integer in \[1, 64\], got 0"),
           ("hidden_dim", "-4", r"hidden_dim must be an integer >= 1, got -4"),
-          ("dropout", "1.5", r"dropout must be (a number )?in \[0, 1\), got 1.5"),
+          ("dropout", "1.5", r"dropout must be (a number )?in \[0, 1\), .*got 1.5"),
+          ("dropout", "1e-50", r"dropout must be a number in \[0, 1\), 0 or at least 1.1755e-38 \(a smaller one is 0 in "
+                               r"float32, where the model computes\), got 1e-50"),  # (round 45 B80: accepted)
           ("halting_epsilon", "2", r"epsilon must be (a number )?in \(0, 1\), got 2"),
           ("num_segments", "1", r"num_segments must be an integer >= 2: pre-training's sentence pairs are segments 0 "
                                 r"and 1$"),  # (round 45 B33: TensorFlow's traceback after the first update's work)
@@ -1902,6 +1908,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name,
             **{name: root / name for name in ("damaged_index_run", "truncated_run")},
             "damaged_export": root / "damaged_export" / "1", "moved_export": root / "moved" / "a" / "b" / "1",
+            "kind_edited_export": root / "kind_edited_export" / "1",
             **{name: root / name / "1" for name in ("no_index_export", "cut_index_export")},
             "truncated_export": root / "truncated_export" / "1", "other_vocab": root / "other_vocab", "other_vocab_eval": root / "other_vocab_eval", "truncated_vocab": root / "truncated_vocab.model",
             "swapped_vocab_run": root / "swapped_vocab_run",
@@ -1978,6 +1985,9 @@ def _config_files(root, tiny_run, records, shared_data):
     for name, pattern in (("train", records[0]), ("eval", records[1])):
         shutil.copy(sorted(Path(pattern).parent.glob(Path(pattern).name))[0], root / "nostats" / f"{name}.tfrecord")
     shutil.copytree(tiny_run[1], root / "moved" / "a" / "b" / "1")  # its recorded (relative) paths now lead nowhere
+    shutil.copytree(tiny_run[1], root / "kind_edited_export" / "1")  # its record's kind edited to another model's
+    record = root / "kind_edited_export" / "1" / "assets" / "albert_act_export.json"
+    record.write_text(json.dumps({**json.loads(record.read_text()), "kind": "classifier"}))
     shutil.copytree(root / "nostats", root / "damaged_stats")  # the data tool's report beside them, cut short
     (root / "damaged_stats" / "stats.json").write_text('{"vocab": "vocab.model", "vocab_sha')
     shutil.copytree(root / "damaged_stats", root / "damaged_stats2")  # (a damaged file is named once a process)
@@ -2391,7 +2401,8 @@ def test_bad_served_input(case, places):
 
 # Cases that run real work (an export, an analysis, a 2 MB corpus) or build a model before their refusal:
 # `pytest -m slow` (the default run stays within its budget).
-SLOW_CASES = {"data-a-2mb-line-in-16-shards", "pretrain-no-export-and-overwrite-set-false",
+SLOW_CASES = {"data-a-2mb-line-in-16-shards", "pretrain-a-finished-run-given-its-own-vocabulary-copy",
+              "analyze-jit-compile-a-gather-run", "pretrain-no-export-and-overwrite-set-false",
               "bench-depth-probes-its-own-export-as-reference", "analyze-held-out-on-training-records-of-a-moved-export",
               "analyze-held-out-a-byte-flipped-past-the-sample", "analyze-held-out-records-partly-trained-on",
               "pretrain-resume-with-an-empty-checkpoint-state-file", "pretrain-a-finished-run-whose-curve-was-deleted",

@@ -560,24 +560,47 @@ def test_a_file_utf16_then_utf8_is_not_told_to_be_converted_whole(tmp_path):
 TEXT = "".join(f"The river ran past the mill number {i} today, and nobody saw caf\u00e9 signs.\n" for i in range(40))
 
 
-def test_utf16_whose_byte_order_turns_is_told_to_convert_each_part_and_the_commands_do(tmp_path):
-    """A UTF-16LE file (FF FE) joined to a UTF-16BE one (FE FF): iconv -f UTF-16 of the whole turns the second into
-    CJK mojibake. The turn is named, and the two commands advised give both parts' text back."""
+@pytest.mark.parametrize("second, other, mark", [(b"\xfe\xff" + TEXT.encode("utf-16-be"), "UTF-16", "FE FF"),
+                                                 (TEXT.encode("utf-32"), "UTF-32", "FF FE 00 00")])
+def test_utf16_joined_to_another_part_is_told_to_convert_each_part_and_the_commands_do(tmp_path, second, other, mark):
+    """A UTF-16LE file (FF FE) joined to a UTF-16BE one (FE FF) or a UTF-32 one (FF FE 00 00): iconv -f UTF-16 of the
+    whole garbles the second (CJK mojibake, NULs). The second part is named, and the two commands advised give both
+    parts' text back."""
     import re
     import subprocess
 
     from albert_act.base import text_files
 
     path = tmp_path / "in.txt"
-    path.write_bytes(TEXT.encode("utf-16") + b"\xfe\xff" + TEXT.encode("utf-16-be"))
+    path.write_bytes(TEXT.encode("utf-16") + second)
     turn = len(TEXT.encode("utf-16"))
-    with pytest.raises(ValueError, match=rf"in.txt: UTF-16 text whose byte order turns at byte {turn:,} \(a FF FE mark "
-                                         r"at its start, FE FF there: two files joined\?\)") as refused:
+    with pytest.raises(ValueError, match=rf"in.txt: UTF-16 text \(a FF FE mark at its start\) whose second part, from "
+                                         rf"byte {turn:,}, is {other} \({mark} there: two files joined\?\)") as refused:
         list(text_files.read_lines(str(path)))
     subprocess.run(["bash", "-c", re.search(r"then join them \((.*)\)$", str(refused.value)).group(1)], cwd=tmp_path,
                    check=True)
     for part in ("part1.txt", "part2.txt"):
         assert [line for _, line in text_files.read_lines(str(tmp_path / part))] == TEXT.splitlines()
+
+
+@pytest.mark.parametrize("encoding", ["utf-32", "utf-16"])
+def test_utf8_joined_to_a_file_with_a_byte_order_mark_is_told_to_convert_that_part_and_the_commands_do(tmp_path,
+                                                                                                     encoding):
+    """UTF-8 text with UTF-32 (or UTF-16) appended by iconv, its mark at a line's start (round 45 A76: a Latin-1
+    line was blamed): the part is named, and the commands advised give the whole text back."""
+    import re
+    import subprocess
+
+    from albert_act.base import text_files
+
+    path = tmp_path / "in.txt"
+    path.write_bytes(TEXT.encode() + TEXT.encode(encoding))
+    with pytest.raises(ValueError, match=rf"in.txt line 41: {encoding.upper()} text \(a FF FE[ 0]* byte-order mark, "
+                                         r"then NUL bytes beside its letters\)") as refused:
+        list(text_files.read_lines(str(path)))
+    subprocess.run(["bash", "-c", re.search(r"then join them \((.*)\)$", str(refused.value)).group(1)], cwd=tmp_path,
+                   check=True)
+    assert (tmp_path / "text.txt").read_text() == TEXT * 2
 
 
 @pytest.mark.parametrize("data, said", [

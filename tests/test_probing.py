@@ -1,6 +1,7 @@
 """SentEval probing: the reader on the real sample, labels derived from parses, the builder."""
 
 import collections
+import re
 
 import pytest
 
@@ -263,6 +264,49 @@ def test_ud_v1_relation_names_are_warned_of(shared_data, tmp_path, capsys):
     (tmp_path / "v2.conllu").write_text("\n\n".join(dev) + "\n\n")
     probing.build_probing_tasks(str(tmp_path / "o2"), [str(tmp_path / "v2.conllu")])
     assert "UD v1" not in capsys.readouterr().out
+
+
+def _relabelled(lines, column, change):
+    return "\n".join("\t".join(change(f) if i == column else f for i, f in enumerate(line.split("\t")))
+                     if re.match(r"\d+\t", line) else line for line in lines.split("\n"))
+
+
+def test_relation_names_of_other_schemes_and_swapped_columns_are_named(shared_data, tmp_path, capsys):
+    """Round 45 A33, A34, A36: spaCy's labels were called UD v1's; upper-case relation names emptied subj_number and
+    obj_number with 'more sentences of its kind' blamed; FORM and LEMMA swapped made task files of lemmas, without
+    a word. Upper case is read as UD's lower case (the same task files); the others are named, the swap with the awk
+    that undoes it."""
+    import subprocess
+
+    text = "\n\n".join((shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu").read_text().split("\n\n")[:300])
+    (tmp_path / "ud.conllu").write_text(text + "\n\n")
+    probing.build_probing_tasks(str(tmp_path / "ud"), [str(tmp_path / "ud.conllu")])
+    assert capsys.readouterr().out.count("warning") == 0
+    (tmp_path / "upper.conllu").write_text(_relabelled(text, 7, str.upper) + "\n\n")
+    probing.build_probing_tasks(str(tmp_path / "upper"), [str(tmp_path / "upper.conllu")])
+    assert "upper.conllu: its relation names are in upper case (" in capsys.readouterr().out
+    for name in probing.TASK_FILES.values():
+        assert (tmp_path / "upper" / name).read_text() == (tmp_path / "ud" / name).read_text()
+    spacy = {"obj": "dobj", "root": "ROOT", "case": "prep", "nsubj:pass": "nsubjpass"}
+    (tmp_path / "spacy.conllu").write_text(_relabelled(text, 7, lambda r: spacy.get(r, r)) + "\n\n")
+    probing.build_probing_tasks(str(tmp_path / "spacy"), [str(tmp_path / "spacy.conllu")])
+    out = capsys.readouterr().out
+    assert "spacy.conllu: spaCy's relation names (ROOT, dobj, nsubjpass, prep: ClearNLP's English scheme)" in out
+    assert "UD v1" not in out
+    lines = text.split("\n")
+    swapped = "\n".join("\t".join([f[0], f[2], f[1], *f[3:]]) if re.match(r"\d+\t", line) else line
+                        for line in lines for f in [line.split("\t")])
+    (tmp_path / "swapped.conllu").write_text(swapped + "\n\n")
+    list(probing.read_conllu(str(tmp_path / "swapped.conllu")))
+    err = capsys.readouterr().err
+    assert re.search(r"swapped.conllu: FORM and LEMMA \(columns 2 and 3\) look swapped: [\d,]+ words tagged as "
+                     r"inflected hold their lemma as FORM \(line \d+: FORM '\w+', LEMMA '\w+', V", err), err
+    subprocess.run(["bash", "-c", err.split("swap the columns back (")[1].strip()[:-1]], cwd=tmp_path, check=True)
+    assert (tmp_path / "fixed.conllu").read_text() == text + "\n\n"
+    (tmp_path / "merged.conllu").write_text(f"<<<<<<< HEAD\n{text}\n=======\n>>>>>>> main\n")
+    with pytest.raises(ValueError, match=r"merged.conllu line 1: a git merge conflict's marker \('<<<<<<< HEAD'\): "
+                                         "both sides of the conflict are in the file; resolve it first"):
+        list(probing.read_conllu(str(tmp_path / "merged.conllu")))
 
 
 def test_forms_holding_wikitexts_marks_are_warned_of(shared_data, tmp_path, capsys):

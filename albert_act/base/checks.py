@@ -27,9 +27,11 @@ def probability(name, value, *, inclusive_low=True, inclusive_high=False):
     """Checks `value` is a number in [0, 1) (bounds configurable) and returns it."""
     low_ok = value >= 0.0 if inclusive_low else value > 0.0
     high_ok = value <= 1.0 if inclusive_high else value < 1.0
+    interval = f"{'[' if inclusive_low else '('}0, 1{']' if inclusive_high else ')'}"
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (low_ok and high_ok):
-        interval = f"{'[' if inclusive_low else '('}0, 1{']' if inclusive_high else ')'}"
         raise ValueError(f"{name} must be a number in {interval}, got {value!r}")
+    if not _not_subnormal(value):  # (1e-50: 0 in float32, yet a dropout layer is built and draws its numbers)
+        raise ValueError(f"{name} must be a number in {interval}{_ZERO_OR_NORMAL}, got {value!r}")
     return float(value)
 
 
@@ -67,6 +69,13 @@ def _finite(v):
     return v - v == 0 and abs(v) <= FLOAT32_MAX
 
 
+def _not_subnormal(v):
+    return not 0 < abs(v) < FLOAT32_TINY
+
+
+_ZERO_OR_NORMAL = f", 0 or at least {FLOAT32_TINY:.5g} (a smaller one is 0 in float32, where the model computes)"
+
+
 FLAG_RULES = {
     "int>=1": ("an integer >= 1", lambda v: v >= 1),
     "int>=0": ("an integer >= 0", lambda v: v >= 0),
@@ -75,16 +84,16 @@ FLAG_RULES = {
     # finite in float32, as the model computes, and > 0 there: 1e-40 is 0 there (a run that would not learn)
     ">0": (f"a number in [{FLOAT32_TINY:.5g}, {FLOAT32_MAX:.5g}] (> 0 and finite in float32, as the model computes)",
            lambda v: v >= FLOAT32_TINY and _finite(v)),
-    ">=0": (f"a number in [0, {FLOAT32_MAX:.5g}] (finite in float32, as the model computes)",
-            lambda v: v >= 0 and _finite(v)),
+    ">=0": (f"a number in [0, {FLOAT32_MAX:.5g}] (finite in float32, as the model computes){_ZERO_OR_NORMAL}",
+            lambda v: v >= 0 and _finite(v) and _not_subnormal(v)),
     "finite": (f"a number in [-{FLOAT32_MAX:.5g}, {FLOAT32_MAX:.5g}] (finite in float32, as the model computes)",
                _finite),
     "learning_rate": (f"a learning rate in [{LEAST_LEARNING_RATE:g}, {MOST_LEARNING_RATE:g}] (a smaller one's steps are "
                       "rounded away in float32 weights; a larger one throws them far in one step)",
                       lambda v: LEAST_LEARNING_RATE <= v <= MOST_LEARNING_RATE),
     "(0,1)": ("a number in (0, 1)", lambda v: 0 < v < 1),
-    "[0,1)": ("a number in [0, 1)", lambda v: 0 <= v < 1),
-    "[0,1]": ("a number in [0, 1]", lambda v: 0 <= v <= 1),
+    "[0,1)": (f"a number in [0, 1){_ZERO_OR_NORMAL}", lambda v: 0 <= v < 1 and _not_subnormal(v)),
+    "[0,1]": (f"a number in [0, 1]{_ZERO_OR_NORMAL}", lambda v: 0 <= v <= 1 and _not_subnormal(v)),
 }
 
 

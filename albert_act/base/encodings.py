@@ -105,13 +105,15 @@ def piped(path):
     return str(path).startswith(("/dev/stdin", "/dev/fd/", "/proc/self/fd/"))
 
 
+_MARKS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
+          (b"\xfe\xff", "UTF-16"))  # byte-order marks (UTF-32's first: it begins as UTF-16LE's)
+
+
 def _refuse_utf16(path, start, head, in_place=False):
     """UTF-16 or UTF-32 text (a byte-order mark, or NUL bytes between its letters: `_utf_width` of the file's `head`)
     is not read as UTF-8 with lines skipped: the lines left would be letters split by NULs. Other NULs in the first
     line `start`: a binary file, named (`_binary_kind`)."""
-    marks = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
-             (b"\xfe\xff", "UTF-16"))
-    kind = next((name for mark, name in marks if start.startswith(mark)), None)
+    kind = next((name for mark, name in _MARKS if start.startswith(mark)), None)
     mark = 4 if kind == "UTF-32" else 2  # (a stray mark before UTF-8 text: a file begun by PowerShell, written on
     if kind and b"\x00" not in (rest := head[mark:]) and text_like(rest) and b" " in rest:  # in UTF-8)
         raise ValueError(f"{path}: a {kind} byte-order mark ({head[:mark].hex(' ').upper()}) before UTF-8 text (a file "
@@ -129,12 +131,13 @@ def _refuse_utf16(path, start, head, in_place=False):
         kind = _utf_width(head)  # (UTF-16LE: no mark to tell it, so named for iconv)
     if kind:
         why = (f"its first line holds NUL bytes or a {kind[:6]} byte-order mark" if b"\x00" in start or kind in
-               [name for _, name in marks] else f"its first bytes read as {kind} text, of a script with no NUL byte")
-        if kind == "UTF-16" and (turned := _byte_order_turned(path, start[:2])):  # (iconv would garble the second)
-            raise ValueError(f"{path}: UTF-16 text whose byte order turns at byte {turned:,} (a {start[:2].hex(' ').upper()} "
-                             f"mark at its start, {start[1::-1].hex(' ').upper()} there: two files joined?): convert "
-                             f"each part alone, then join them (head -c {turned} {path} | iconv -f UTF-16 -t UTF-8 > "
-                             f"part1.txt; tail -c +{turned + 1} {path} | iconv -f UTF-16 -t UTF-8 > part2.txt)")
+               [name for _, name in _MARKS] else f"its first bytes read as {kind} text, of a script with no NUL byte")
+        if kind == "UTF-16" and (second := _second_mark(path, start[:2])):  # (iconv would garble the second part)
+            turned, other, mark = second
+            raise ValueError(f"{path}: UTF-16 text (a {start[:2].hex(' ').upper()} mark at its start) whose second part, "
+                             f"from byte {turned:,}, is {other} ({mark.hex(' ').upper()} there: two files joined?): "
+                             f"convert each part alone, then join them (head -c {turned} {path} | iconv -f UTF-16 -t UTF-8 "
+                             f"> part1.txt; tail -c +{turned + 1} {path} | iconv -f {other} -t UTF-8 > part2.txt)")
         if _utf8_tail(path):  # (iconv of the whole would garble the UTF-8 part)
             raise ValueError(f"{path}: {kind} text at its start ({why}), but UTF-8 at its end: two files of different "
                              f"encodings joined? Convert the {kind} part alone (iconv -f {kind} -t UTF-8), then join them")
@@ -151,10 +154,10 @@ def _refuse_utf16(path, start, head, in_place=False):
                          + (f"{path}.text && mv {path}.text {path}" if in_place else "converted.txt"))
 
 
-def _byte_order_turned(path, mark):
-    """The offset in the local UTF-16 file `path` (its first 64 MiB), begun by the byte-order mark `mark`, of the
-    other order's mark at an even offset (U+FFFE in its own order, no character): a file of the other order joined
-    to it; or None."""
+def _second_mark(path, mark):
+    """(the offset, the encoding, the mark) of the first byte-order mark at an even offset in the local UTF-16 file
+    `path` (its first 64 MiB), begun by the mark `mark`, of UTF-32 or of the other order (U+FFFE in its own order,
+    no character): a file of another encoding joined to it; or None."""
     try:
         if "://" in os.fspath(path) or not os.path.isfile(path):
             return None
@@ -162,10 +165,13 @@ def _byte_order_turned(path, mark):
             data = f.read(64 << 20)
     except OSError:
         return None
-    found = data.find(mark[::-1], 2)
-    while found != -1 and found % 2:
-        found = data.find(mark[::-1], found + 1)
-    return None if found == -1 else found
+    found = []
+    for other, kind in ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (mark[::-1], "UTF-16")):
+        at = data.find(other, 2)
+        while at != -1 and at % 2:
+            at = data.find(other, at + 1)
+        found += [(at, kind, other)] if at != -1 else []
+    return min(found, default=None)
 
 
 def eight_bit(raw):
@@ -387,6 +393,13 @@ def nul_line(path, number, raw, skip_flag):
     """The refusal of line `number` (bytes `raw`) holding NUL bytes: UTF-16 text (`_utf_width`: files of two encodings
     joined), or a binary file's bytes."""
     kind = _utf_width(raw[:64])
+    joined = next((name for mark, name in _MARKS if raw.startswith(mark)), None)  # (a file begun with its mark)
+    if kind and number > 1 and joined:
+        return ValueError(f"{path} line {number}: {joined} text (a {raw[:4 if joined == 'UTF-32' else 2].hex(' ').upper()} "
+                          "byte-order mark, then NUL bytes beside its letters) in a file read as UTF-8 (a file of "
+                          "another encoding joined on?): convert that part alone, then join them (head -n "
+                          f"{number - 1} {path} > part1.txt; tail -n +{number} {path} | iconv -f {joined} -t UTF-8 > "
+                          "part2.txt; cat part1.txt part2.txt > text.txt)")
     if kind and number > 1:
         return ValueError(f"{path} line {number}: {kind} text (NUL bytes beside its letters) in a file read as UTF-8 (a "
                           f"file of another encoding joined on, or a line pasted in?): convert that part alone (iconv -f {kind} -t UTF-8)"

@@ -1,14 +1,14 @@
 """Whether a file read as plain text reads as prose: the share of its first lines that read as sentences, lines
 that begin alike (a log's times, a chat's senders, a list's numbers, YAML's keys), and traits few texts' lines hold
 (`_TRAITS`: escapes, tabs, letters spaced apart, quoted strings, corpora's marks such as <unk>, tags or scores at
-the end, hard wraps, page breaks, headings); each warned of once a process (`warn_once`), as
-`plain_text.read_text_lines` reads a file. No TensorFlow."""
+the end, hard wraps, page breaks, headings; and `text_marks`': text in another form, links); each warned of once a
+process (`warn_once`), as `plain_text.read_text_lines` reads a file. No TensorFlow."""
 
 import collections
 import re
 import unicodedata
 
-from albert_act.base import mending
+from albert_act.base import mending, text_marks
 
 
 def masks_in(text):
@@ -66,6 +66,8 @@ class Prose:
 
     def __init__(self, path, served=False, traits=None):
         self.path, self.lines, self.sentences, self.other, self.unit = path, 0, 0, None, "lines"
+        self.at_once, self.served, self.copies = SERVED_AT_ONCE if served else (), {} if served else None, []  # (served
+        # text: {line: its first number}, and the lines that repeat one before them: each served and counted again)
         self.checked = {k: v for k, v in _TRAITS.items() if not (served and k in TRAINING_TEXT)  # (served: [MASK]s)
                         and (k in traits if traits is not None else k not in ROW_TRAITS)}
         self.prefixes, self.traits = collections.Counter(), {}  # {prefix: lines}, {trait: [(number, line)]}
@@ -85,6 +87,8 @@ class Prose:
             if self.before == "---" and _KEY.match(line):  # (YAML front matter: '---', then 'title: ...')
                 self.front.append((number, line))
             self.before, self.again = line.strip(), again
+            if self.served is not None and self.served.setdefault(line.strip(), number) != number:
+                self.copies.append((number, self.served[line.strip()]))
             sentence = reads_as_sentence(line)
             if sentence:
                 self.sentences += 1
@@ -143,6 +147,10 @@ class Prose:
                       f"before them (line {number}: {line.strip()[:40]!r}), each sentence twice (a file written twice "
                       "over, a join that doubled its lines?): each is read twice; remove the repeats first (sed "
                       f"'s/[[:space:]]*$//' {self.path} | uniq > text.txt)")
+        if len(self.copies) >= max(2, 0.1 * self.lines):
+            warn_once(f"warning: {self.path}: {len(self.copies):,} of its first {self.lines:,} lines repeat one before "
+                      f"them (line {self.copies[0][0]} is line {self.copies[0][1]} again): each is served and counted "
+                      f"again, as if another sentence; leave the repeats out (awk '!seen[$0]++' {self.path} > text.txt)")
         if self.lines >= 5 and len(self.front) >= 2:
             number, line = self.front[0]
             self.traits.pop("ruled", None)  # (its '---' lines: said here)
@@ -159,14 +167,16 @@ class Prose:
             warn_once(f"warning: {self.path}: {len(header):,} of its first {self.lines:,} lines "
                       f"{mending.running_header(self.path, *header[0])}")
         for trait, (_, least, said) in self.checked.items():
-            if self.lines >= 5 and len(held := self.traits.get(trait, [])) >= least(self.lines):
+            if (held := self.traits.get(trait, [])) and (trait in self.at_once or self.lines >= 5 and len(held) >= least(
+                    self.lines)):
                 shown = held[0]
                 if trait == "wrapped":  # (typeset text: a line ending in a split word shown, whose join undoes it)
                     split = [h for h in held if mending.SPLIT_WORD.search(h[1].rstrip())]
                     shown = split[0] if len(split) >= 0.05 * len(held) else shown
                 warn_once(f"warning: {self.path}: {len(held):,} of its first {self.lines:,} {self.unit} "
                           f"{said(self.path, *shown)}")
-        self.other, self.prefixes, self.traits, self.repeats, self.front = None, collections.Counter(), {}, [], []
+        self.other, self.prefixes, self.traits, self.repeats, self.front, self.copies = (None, collections.Counter(),
+                                                                                         {}, [], [], [])
         self.halved, self.headers = [], {}
 
 
@@ -201,10 +211,6 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                             f"{line.strip()[:40]!r}), left where a decoder met bytes it could not read: "
                                             "the characters there are lost; decode the source with its own encoding "
                                             "(iconv -f ENCODING -t UTF-8)"),
-    "utf7": (lambda line: _utf7(line), lambda n: max(3, 0.02 * n),
-             lambda path, number, line: f"hold UTF-7 ({_utf7(line)[0]!r} on line {number} is {_utf7(line)[1]!r}), as "
-                                        "some mail and old Windows tools write text: read as its letters and signs; "
-                                        f"convert the file first (iconv -f UTF-7 -t UTF-8 {path} > converted.txt)"),
     "c1": (lambda line: _C1.search(line), lambda n: max(3, 0.02 * n),
            lambda path, number, line: f"hold C1 control characters (U+{ord(_C1.search(line).group()):04X} on line "
                                       f"{number}: Windows-1252's quotes and dashes decoded as Latin-1), read as unknown "
@@ -275,7 +281,8 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                              "read as a sentence of its document; give the text without them"),
     "other_mask": (lambda line: _OTHER_MASK.search(line), lambda n: max(3, 0.02 * n),
                    lambda path, number, line: f"hold {_OTHER_MASK.search(line).group()} (line {number}), another "
-                                              "model's special token (RoBERTa's <mask>, T5's, GPT-2's <|endoftext|>), "
+                                              "model's special token (RoBERTa's <mask>, T5's, GPT-2's <|endoftext|>, "
+                                              "LLaMA's <bos>, Gemma's <start_of_turn> turns), "
                                               "read as its characters: this model's mask is [MASK], and a blank line "
                                               "ends a document"),
     "wikitext": (lambda line: _WIKITEXT.search(line), lambda n: max(3, 0.02 * n),
@@ -355,21 +362,23 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                 and not "\u0e00" <= end[-1] <= "\u0eff",  # (Thai and Lao end a sentence with no mark)
                 lambda n: max(10, 0.6 * n),
                 mending.unended),
-}
+} | text_marks.TRAITS  # (and text written in another form: URL-encoding, overstrike, box frames, links...)
 ROW_TRAITS = ("nel", "pieces")  # weighed in a table's texts alone (plain text ends a line at U+0085; the data tool
 # refuses a line of pieces)
 TEXT_TRAITS = ("escaped", "mojibake", "replaced", "c1", "nel", "unknown", "other_mask", "own_marks", "broken",
-               "invisible", "pieces", "coloured", "private", "bulleted", "wikitext", "mixed_scripts", "tagged")  # those a
-# task file's texts (GLUE's, SentEval's) are weighed for
+               "invisible", "pieces", "coloured", "private", "bulleted", "wikitext", "mixed_scripts", "tagged",
+               "url_encoded", "quoted_printable", "controls", "overstruck")  # a task file's texts (GLUE's) are weighed for
 WORD_TRAITS = ("escaped", "mojibake", "replaced", "c1", "unknown", "other_mask", "treebank", "invisible", "coloured",
-               "private", "wikitext", "mixed_scripts")  # those a parsed file's words (CoNLL-U's FORMs) are weighed for
+               "private", "wikitext", "mixed_scripts", "controls")  # those a parsed file's words (CoNLL-U's FORMs) are
+SERVED_AT_ONCE = ("own_marks", "other_mask", "coloured", "controls", "conflicted", "unknown")  # warned of in served
+# text from one line on (a few sentences typed or pasted): none is a sentence's
 TRAINING_TEXT = ("own_mask",)  # traits warned of in training text only: served text holds [MASK] on purpose
 # What may follow a sentence's end on a line that is not wrapped: tags (<eos>, <|endoftext|>), footnote marks
 _TRAILING = re.compile(r"(?:\s*(?:<\|?/?[\w.-]*\|?>|<sup>[^<]*</sup>|(?<=\s)http|\[\d+\]|[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021\u00b6]+|<ref[^>]*>.*?</ref>"
-                       r"|<ref[^>]*/>|\{\{[^{}]*\}\}))+$")  # (and MediaWiki's references: <ref>{{cite ...}}</ref>)
+                       r"|<ref[^>]*/>|\{\{[^{}]*\}\}|[\u2500-\u257f]+))+$")  # (MediaWiki's <ref>{{cite ...}}</ref>; a frame)
 _JSON_ESCAPE = re.compile(r'\\u[0-9a-fA-F]{4}|\\"|\\n')  # "Jos\u00e9", '\"', '\n': JSON's, outside a JSON string
 _ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s(?:EOS|EOT)|\s[-+]?\d+(?:\.\d+)?|\s[\u2605\u2606]+)$")  # <eos>, 0.87
-_UNKNOWN = re.compile(r"(?i:<unk>|\[unk\]|<oov>|<num>|<number>)|\bUNK\b|@@UNKNOWN@@|_{3,}|__NUM__|@card@|@ord@|"
+_UNKNOWN = re.compile(r"(?i:<unk>|\[unk\]|<oov>|<num>|<number>|<blank>|\[blank\])|\bUNK\b|@@UNKNOWN@@|_{3,}|__NUM__|@card@|@ord@|"
                       r"\[(?:deleted|removed)\]|<(?:PERSON|PER|LOC|ORG|NAME|EMAIL|URL|PHONE|ADDRESS)>|"
                       r"\[(?:NAME|PERSON|EMAIL|URL|PHONE|ADDRESS|laughter|laughs|applause|music|inaudible|crosstalk|"
                       r"REDACTED|[Rr]edacted)\]|\u2588{2,}|<0x[0-9A-F]{2}>|(?<!\S)@user(?!\S)|(?<![\w/.])http(?![\w:/.])")
@@ -397,12 +406,12 @@ _FOOTNOTE = re.compile(r"\{\{(?:citation needed|cn|fact|clarify|clarification ne
 # the punctuation ("(LUB).\u00b9"), a dagger or an asterisk after a word ("Paris\u2020 was"), HTML's <sup>1</sup>, "(3)"
 # after a full stop, Markdown's [^1] and reStructuredText's [#]_
 _RULE = re.compile(r"\s*([-=*_~#])(?: ?\1){2,}\s*$")  # ("---", a novel's "* * *")
-_OTHER_MASK = re.compile(r"(?i:<mask>)|<extra_id_\d+>|<\|\w+\|>")  # RoBERTa's, T5's, GPT-2's <|endoftext|>
+_OTHER_MASK = re.compile(r"(?i:<mask>)|<extra_id_\d+>|<\|\w+\|>|<(?:bos|pad|start_of_turn|end_of_turn)>")  # RoBERTa's, T5's,
+# GPT-2's <|endoftext|>, LLaMA's and Gemma's
 _ENDS = (".!?:;\"')]\u2026\u00bb\u201d\u2019\u3002\uff01\uff1f\uff0e\uff61"  # where a sentence, or a line of one,
          "\u0964\u0965\u0589\u06d4\u061f\u1362\u104b\u17d4\u0f0d\u037e")  # ends (a danda, Armenian's, Arabic's, Ethiopic's...)
 _ESCAPE = re.compile(r"&(?:[a-zA-Z]{2,8}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it &apos;s", "a &#124; b", "&rsquo;"
 _MOJIBAKE = re.compile(r"[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac[\u0080-\u00bf\u2018-\u201e\u2122\u0153\u02dc]")  # "Ã©", "â€™"
-_UTF7 = re.compile(r"\+[A-Za-z0-9/][A-Za-z0-9+/]{2,}(?:-|(?![A-Za-z0-9+/]))")  # a run of UTF-7: "+AOk-" for "\u00e9"
 MISSING_TEXTS = {"nan", "NaN", "None", "null", "<NA>", "NULL", "\\N"}  # (a missing text as pandas or a database,
 # or a SQL dump, writes it)
 _C1 = re.compile("[\x80-\x84\x86-\x9f]")  # (U+0085 is warned of where it is read, as a line end)
@@ -412,20 +421,6 @@ _BYTE_ESCAPE = re.compile(r"(?:\\x[89a-f][0-9a-f]){2,}")  # "Ba\xc3\xa1squetbol"
 _PAGE = re.compile(r"\s*(?:-\s*\d+\s*-|(?:Page|p\.|Seite|page)\s*\d+(?:\s*(?:of|/)\s*\d+)?)\s*$")
 _LETTERS = re.compile(r"[^\W\d_]+")
 
-
-def _utf7(line):
-    """(the run, what it stands for) of the first run of UTF-7 in `line` ("caf+AOk-" for "café": a '+', base64 of
-    UTF-16, a '-') that stands for letters beyond ASCII, or None."""
-    for run in _UTF7.findall(line) if "+" in line else ():
-        if not any(c.isalpha() for c in run):  # (a number, "+100", though it decodes, is no UTF-7)
-            continue
-        try:
-            text = run.encode("ascii").decode("utf-7")
-        except UnicodeDecodeError:
-            continue
-        if text and not text.isascii() and all(c.isprintable() for c in text):
-            return run, text
-    return None
 
 
 def longest_column(line):
@@ -440,7 +435,7 @@ def _prefixes(line):
     begins with ("[", "<", "|", "@", "=", "/"), a time's or a date's digits ("0:0", "0/0", "0-0") or begin with a
     list's number ("0.", "0)"); and a first word that ends in ":" as it is ("text:", "ALICE:"): not a sentence's
     "In 1990, the", "- An item"."""
-    words = line.split(None, 3)[:3]
+    words = text_marks.shown_link(line).split(None, 3)[:3]  # (a link's text: '[[Paris]] is')
     shapes = [_LETTERS.sub("a", re.sub(r"\d+", "0", " ".join(words[:n]))) for n in range(1, len(words) + 1)]
     key = [words[0]] if words and len(words[0]) > 1 and words[0].endswith(":") else []  # "text:", as YAML's lines
     return [shape for shape in shapes if _UNLIKE_A_SENTENCE.search(shape)] + key

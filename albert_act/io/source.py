@@ -354,6 +354,10 @@ class Source:
         them (e.g. Hugging Face's AlbertForMaskedLM) and, with `new_heads`, the heads a checkpoint
         lacks altogether (e.g. an AlbertModel)."""
         if self.info["kind"] != "pretraining":
+            if self.kind == "export" and any("masked_lm_head" in name for name in self.weights):  # (its record edited)
+                raise ValueError(f"{self.config_file} says the export holds a {self.info['kind']} model, yet its "
+                                 "weights hold an MLM head (a pre-training model's): was the file edited? Restore it "
+                                 "(export the run again)")
             raise ValueError(f"{self.path} holds a {self.info['kind']} model, not a pre-training one (no MLM head)")
         config, values, fresh = self.backbone_values(halting, max_iterations)
         if self.checkpoint is not None:  # a public checkpoint: its heads may be missing

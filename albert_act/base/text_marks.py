@@ -1,0 +1,116 @@
+"""More of `prose`'s traits: text written in another form than its own, each with what is said of it and the command
+that mends it: URL-encoding, UTF-7, quoted-printable bytes in part of a file, a manual page's overstrike, box-drawing
+frames, underscores for spaces, control characters (DOS's Ctrl-Z) and links (Markdown's, MediaWiki's). No
+TensorFlow."""
+
+import re
+
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+_PERCENT_TEXT = re.compile(r"%(?:2[0-9A-Fa-f]|3[AaBbFf]|[89A-Fa-f][0-9A-Fa-f])")  # a space, punctuation, UTF-8's bytes
+_FORM_WORDS = re.compile(r"[^\W\d_]\+[^\W\d_]")  # form data's 'hide+new+secretions'
+QP_BYTES = re.compile(r"(?:=[89A-F][0-9A-F]){2,}")  # quoted-printable's UTF-8 bytes: '=E2=80=93'
+_BOX = "\u2500-\u257f"  # box-drawing characters: '\u2502', '\u251c\u2500\u2500\u2524'
+BOX = re.compile(f"^\\s*[{_BOX}]|[{_BOX}]\\s*$")
+_UNDERSCORED = re.compile(r"[^\W_]+_[^\W_]+_[^\W_]+_[^\W_]+")  # 'Victor_Chaim_Lavy_is'
+CONTROL = re.compile("[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f]")  # (not a tab, a line's ends, ESC's colours, a backspace)
+_UTF7 = re.compile(r"\+[A-Za-z0-9/][A-Za-z0-9+/]{2,}(?:-|(?![A-Za-z0-9+/]))")  # a run of UTF-7: "+AOk-" for "\u00e9"
+LINK = re.compile(r"\[\[(?:[^\[\]|]*\|)?([^\[\]]+)\]\]|\[([^\[\]]+)\]\((?:[a-z][a-z0-9+.-]*:|/|#|\.)[^()\s]*\)")
+# MediaWiki's '[[Page|text]]', Markdown's '[text](https://...)': (the text shown, of one or the other)
+
+
+def url_encoded(line):
+    """The first escape or form-data word of `line` when it reads as URL-encoded ('%20' or '%C3%A9' twice; or no space
+    and three '+' between words, as a form's data writes spaces), or None."""
+    text = line.strip()
+    if len(_PERCENT.findall(text)) >= 2 and _PERCENT_TEXT.search(text):
+        return _PERCENT_TEXT.search(text).group()
+    if " " not in text and text.count("+") >= 3 and _FORM_WORDS.search(text):
+        return text[:30]
+    return None
+
+
+def shown_link(line):
+    """`line` with each link made its text ('[[Page|text]]' and '[text](url)' read 'text')."""
+    return LINK.sub(lambda m: m.group(1) or m.group(2), line) if "[" in line else line
+
+
+def utf7(line):
+    """(the run, what it stands for) of the first run of UTF-7 in `line` ("caf+AOk-" for "café": a '+', base64 of
+    UTF-16, a '-') that stands for letters beyond ASCII, or None."""
+    for run in _UTF7.findall(line) if "+" in line and not url_encoded(line) else ():  # (not form data)
+        if not any(c.isalpha() for c in run):  # (a number, "+100", though it decodes, is no UTF-7)
+            continue
+        try:
+            text = run.encode("ascii").decode("utf-7")
+        except UnicodeDecodeError:
+            continue
+        if text and not text.isascii() and all(c.isprintable() for c in text):
+            return run, text
+    return None
+
+
+def _url(path, number, line):
+    return (f"are URL-encoded ({url_encoded(line)!r} on line {number}: '%20' or '+' for a space, '%C3%A9' for '\u00e9', "
+            "as a web form or a URL writes text), read as written: decode them first (python3 -c \"import sys, "
+            "urllib.parse; sys.stdout.writelines(urllib.parse.unquote_plus(line) for line in sys.stdin)\" < "
+            f"{path} > text.txt)")
+
+
+def _quoted_printable(path, number, line):
+    return (f"hold quoted-printable bytes ({QP_BYTES.search(line).group()!r} on line {number}: a character's UTF-8 "
+            "bytes, as an e-mail writes them), read as letters: decode them first (python3 -c \"import re, sys; "
+            "sys.stdout.buffer.write(re.sub(rb'(?:=[89A-F][0-9A-F])+', lambda m: bytes.fromhex(m[0].decode()."
+            f"replace('=', '')), sys.stdin.buffer.read()))\" < {path} > text.txt)")
+
+
+def _overstrike(path, number, line):
+    return (f"hold backspaces (line {number}: {line.strip()[:20]!r}), the overstrike nroff writes for a manual page's "
+            "bold and underline ('c\\bc', '_\\bc'), read as unknown pieces between letters: write the text without "
+            f"them (col -b < {path} > text.txt; or man's output with MANPAGER=cat and col -b)")
+
+
+def _boxed(path, number, line):
+    return (f"are framed in box-drawing characters (line {number}: {line.strip()[:30]!r}), as a terminal's table or "
+            "a tree view draws them: each is an unknown piece, its rules' lines read as sentences; remove them first "
+            f"(python3 -c \"import re, sys; sys.stdout.writelines(re.sub('[{_BOX.encode('unicode_escape').decode()}]',"
+            f" '', line).strip() + chr(10) for line in sys.stdin)\" < {path} > text.txt: a rule's line left blank ends "
+            "a document)")
+
+
+def _underscored(path, number, line):
+    return (f"are words joined by '_' (line {number}: {line.strip()[:30]!r}), as titles and some datasets write "
+            f"spaces: each line is read as one long word; make them spaces first (tr '_' ' ' < {path} > text.txt)")
+
+
+def _control(path, number, line):
+    char = CONTROL.search(line).group()
+    named = {"\x1a": ": Ctrl-Z, DOS's end-of-file mark", "\x00": ": NUL", "\x7f": ": DEL"}.get(char, "")
+    return (f"hold a control character (U+{ord(char):04X} on line {number}{named}), read as an unknown piece: remove "
+            f"them first (tr -d '\\000-\\007\\016-\\032\\034-\\037\\177' < {path} > text.txt)")
+
+
+def _linked(path, number, line):
+    link = LINK.search(line).group()
+    return (f"hold links ({link[:40]!r} on line {number}: Markdown's [text](address), MediaWiki's [[Page|text]]), "
+            "read with their brackets and addresses as words: keep each link's text first (sed -E "
+            f"'s/\\[\\[([^]|]*\\|)?([^]]*)\\]\\]/\\2/g; s/\\[([^]]*)\\]\\([^)]*\\)/\\1/g' {path} > text.txt)")
+
+
+def _utf7(path, number, line):
+    run, text = utf7(line)
+    return (f"hold UTF-7 ({run!r} on line {number} is {text!r}), as some mail and old Windows tools write text: read "
+            f"as its letters and signs; convert the file first (iconv -f UTF-7 -t UTF-8 {path} > converted.txt)")
+
+
+TRAITS = {  # (whether a line holds it, from how many lines of n on it is warned of, what is said): as `prose._TRAITS`
+    "utf7": (utf7, lambda n: max(3, 0.02 * n), _utf7),
+    "url_encoded": (url_encoded, lambda n: max(3, 0.05 * n), _url),
+    "quoted_printable": (lambda line: "=" in line and QP_BYTES.search(line), lambda n: max(3, 0.02 * n),
+                         _quoted_printable),
+    "overstruck": (lambda line: "\b" in line, lambda n: max(3, 0.02 * n), _overstrike),
+    "boxed": (lambda line: BOX.search(line), lambda n: max(3, 0.05 * n), _boxed),
+    "underscored": (lambda line: " " not in line.strip() and _UNDERSCORED.search(line), lambda n: max(5, 0.2 * n),
+                    _underscored),
+    "controls": (lambda line: CONTROL.search(line), lambda n: 1, _control),
+    "linked": (lambda line: "[" in line and LINK.search(line), lambda n: max(3, 0.05 * n), _linked),
+}

@@ -1,0 +1,100 @@
+"""Text written in another form than its own (`albert_act.base.text_marks`): URL-encoding, quoted-printable bytes,
+overstrike, box frames, underscores for spaces, control characters, links; other models' special tokens; served
+text's repeats and own markers. Each is named with a line, and the command its warning gives gives the text back."""
+
+import os
+import re
+import shutil
+import subprocess
+import urllib.parse
+
+import pytest
+
+from albert_act.base import plain_text, prose
+
+SENTENCES = [f"The river ran past the old mill number {i}, and the town grew." for i in range(12)]
+_COMMAND = re.compile(r"\(((?:sed|python3|tr|col) .*? > text\.txt)")
+
+
+def _overstruck(line):
+    return "".join(f"{c}\b{c}" if c.isalpha() else c for c in line)
+
+
+@pytest.mark.parametrize("dirty, said", [
+    ([urllib.parse.quote(s) for s in SENTENCES], "12 of its first 12 lines are URL-encoded ('%20' on line 1"),
+    ([urllib.parse.quote_plus(s) for s in SENTENCES], "12 of its first 12 lines are URL-encoded ('The+river+ran+"),
+    ([s.replace("old", "old (1979=E2=80=9384)") if i % 3 == 0 else s for i, s in enumerate(SENTENCES)],
+     "4 of its first 12 lines hold quoted-printable bytes ('=E2=80=93' on line 1"),
+    ([_overstruck(s) for s in SENTENCES], "12 of its first 12 lines hold backspaces (line 1"),
+    ([f"\u2502 {s} \u2502" for s in SENTENCES], "12 of its first 12 lines are framed in box-drawing characters (line 1"),
+    ([s.replace(" ", "_") for s in SENTENCES], "12 of its first 12 lines are words joined by '_' (line 1"),
+    (SENTENCES + ["\x1a"], "1 of its first 13 lines hold a control character (U+001A on line 13: Ctrl-Z"),
+    ([s.replace("river", "[river](https://en.wikipedia.org/wiki/River)") for s in SENTENCES],
+     "12 of its first 12 lines hold links ('[river](https://en.wikipedia.org/wiki/Ri' on line 1"),
+    ([s.replace("river", "[[River|river]]").replace("mill", "[[mill]]") for s in SENTENCES],
+     "12 of its first 12 lines hold links ('[[River|river]]' on line 1"),
+], ids=["percent", "plus", "quoted-printable", "overstrike", "box", "underscores", "ctrl-z", "markdown", "mediawiki"])
+def test_text_in_another_form_is_named_and_its_command_gives_the_text_back(tmp_path, capsys, dirty, said):
+    """Round 45 A01, A05, A08, A11, A16, A24, A26, A65, A66: each was read as letters with no word, or with the wrong
+    cause (UTF-7 for form data's '+', a hard wrap for a frame)."""
+    if "backspaces" in said and not shutil.which("col"):
+        pytest.skip("col (bsdextrautils) is not installed")
+    prose._WARNED.clear()
+    path = tmp_path / "in.txt"
+    path.write_text("".join(line + "\n" for line in dirty), encoding="utf-8")
+    list(plain_text.read_text_lines(str(path)))
+    err = capsys.readouterr().err.replace(f"warning: {path}: ", "")
+    assert said in err and "UTF-7" not in err and "stop mid-sentence" not in err, err
+    command = _COMMAND.search(err[err.index(said):]).group(1)
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True, env={**os.environ, "LC_ALL": "C.UTF-8"})
+    kept = [line for line in (tmp_path / "text.txt").read_text(encoding="utf-8").splitlines() if line]
+    assert kept == [line.replace("=E2=80=93", "\u2013") for line in dirty] if "quoted" in said else SENTENCES
+
+
+@pytest.mark.parametrize("mark, said", [
+    ("<bos>", "hold <bos> (line 1), another model's special token"),
+    ("<start_of_turn>user", "hold <start_of_turn> (line 1), another model's special token"),
+    ("<pad> <pad>", "hold <pad> (line 1), another model's special token"),
+    ("<blank>", "hold <blank> (line 1), a corpus's mark for a word it left out or replaced")])
+def test_other_models_tokens_are_named(tmp_path, capsys, mark, said):
+    """Round 45 A29, A92 to A94: LLaMA's <bos>, Gemma's turns, <pad> on a third of the lines, a cloze's <blank>."""
+    prose._WARNED.clear()
+    path = tmp_path / "in.txt"
+    path.write_text("".join(f"{mark} {s}\n" if i % 3 == 0 else f"{s}\n" for i, s in enumerate(SENTENCES)))
+    list(plain_text.read_text_lines(str(path)))
+    assert said in capsys.readouterr().err
+
+
+def test_served_text_names_its_repeats_and_the_models_markers_from_one_line(tmp_path, capsys):
+    """Round 45 A31, A32 and B23: 30 copies of one sentence were served and tabled as 30; '[CLS] ... [SEP]' typed
+    in one served line was only '33% <unk>'. Training text keeps its thresholds (a run of one line: Wikipedia's
+    lists)."""
+    prose._WARNED.clear()
+    path = tmp_path / "served.txt"
+    path.write_text(f"{SENTENCES[0]}\n" * 30)
+    assert len(list(plain_text.read_text_lines(str(path), skip_flag=False))) == 30
+    assert ("29 of its first 30 lines repeat one before them (line 2 is line 1 again): each is served and counted "
+            "again") in capsys.readouterr().err
+    subprocess.run(["bash", "-c", f"awk '!seen[$0]++' {path} > text.txt"], cwd=tmp_path, check=True)
+    assert (tmp_path / "text.txt").read_text() == f"{SENTENCES[0]}\n"
+    list(plain_text.read_text_lines(str(path)))  # (training text: no such warning)
+    assert "repeat one before them" not in capsys.readouterr().err
+    path.write_text(f"[CLS] {SENTENCES[0]} [SEP]\n{SENTENCES[1]}\n")
+    list(plain_text.read_text_lines(str(path), skip_flag=False))
+    assert "1 of its first 2 lines hold [CLS] (line 1), the model's own marker" in capsys.readouterr().err
+
+
+def test_wikipedia_text_raises_none_of_these_warnings(capsys):
+    """The held-out Wikipedia text, read in chunks of 12 lines, holds none of the new traits (false alarms)."""
+    from albert_act.base import text_marks
+
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "wikipedia_en_sample",
+                        "wiki_en_valid.txt")
+    if not os.path.exists(path):
+        pytest.fail("../shared/data is missing") if os.environ.get("CI") else pytest.skip("../shared/data is absent")
+    lines = [line for line in open(path, encoding="utf-8") if line.strip()]
+    for start in range(0, len(lines), 12):
+        chunk = lines[start:start + 12]
+        for trait, (holds, least, _) in text_marks.TRAITS.items():
+            held = [line for line in chunk if holds(line)]
+            assert len(held) < least(len(chunk)), (trait, held[:2])
