@@ -31,7 +31,7 @@ def probability(name, value, *, inclusive_low=True, inclusive_high=False):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (low_ok and high_ok):
         raise ValueError(f"{name} must be a number in {interval}, got {value!r}")
     if not _not_subnormal(value):  # (1e-50: 0 in float32, yet a dropout layer is built and draws its numbers)
-        raise ValueError(f"{name} must be a number in {interval}{_ZERO_OR_NORMAL}, got {value!r}")
+        raise ValueError(f"{name} must be a number in {interval}, got {value!r}{subnormal_note(value)}")
     return float(value)
 
 
@@ -73,7 +73,12 @@ def _not_subnormal(v):
     return not 0 < abs(v) < FLOAT32_TINY
 
 
-_ZERO_OR_NORMAL = f", 0 or at least {FLOAT32_TINY:.5g} (a smaller one is 0 in float32, where the model computes)"
+def subnormal_note(value):
+    """What is said of a number refused for being above 0 but below float32's smallest normal (1e-50: 0 where the
+    model computes, yet not 0 to the code that reads it), or ""."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return (f" (0 in float32, where the model computes: give 0, or at least {FLOAT32_TINY:.5g})"
+            if number and not _not_subnormal(value) else "")
 
 
 FLAG_RULES = {
@@ -84,7 +89,7 @@ FLAG_RULES = {
     # finite in float32, as the model computes, and > 0 there: 1e-40 is 0 there (a run that would not learn)
     ">0": (f"a number in [{FLOAT32_TINY:.5g}, {FLOAT32_MAX:.5g}] (> 0 and finite in float32, as the model computes)",
            lambda v: v >= FLOAT32_TINY and _finite(v)),
-    ">=0": (f"a number in [0, {FLOAT32_MAX:.5g}] (finite in float32, as the model computes){_ZERO_OR_NORMAL}",
+    ">=0": (f"a number in [0, {FLOAT32_MAX:.5g}] (finite in float32, as the model computes)",
             lambda v: v >= 0 and _finite(v) and _not_subnormal(v)),
     "finite": (f"a number in [-{FLOAT32_MAX:.5g}, {FLOAT32_MAX:.5g}] (finite in float32, as the model computes)",
                _finite),
@@ -92,8 +97,8 @@ FLAG_RULES = {
                       "rounded away in float32 weights; a larger one throws them far in one step)",
                       lambda v: LEAST_LEARNING_RATE <= v <= MOST_LEARNING_RATE),
     "(0,1)": ("a number in (0, 1)", lambda v: 0 < v < 1),
-    "[0,1)": (f"a number in [0, 1){_ZERO_OR_NORMAL}", lambda v: 0 <= v < 1 and _not_subnormal(v)),
-    "[0,1]": (f"a number in [0, 1]{_ZERO_OR_NORMAL}", lambda v: 0 <= v <= 1 and _not_subnormal(v)),
+    "[0,1)": ("a number in [0, 1)", lambda v: 0 <= v < 1),
+    "[0,1]": ("a number in [0, 1]", lambda v: 0 <= v <= 1),  # (the data tool's rates: NumPy's float64)
 }
 
 
@@ -167,7 +172,7 @@ def rule_check(name, value, rule):
     words, test = flag_rule(rule)
     for item in value if isinstance(value, (list, tuple)) else (value,):  # a flag of several values: each
         if item is not None and not test(item):
-            raise ValueError(f"{name} must be {words}, got {item}")
+            raise ValueError(f"{name} must be {words}, got {item}{subnormal_note(item)}")
     if isinstance(value, (list, tuple)):  # each value is a row or a run of its own: twice is the same work again
         twice = next((item for number, item in enumerate(value) if item in value[:number]), None)
         if twice is not None:

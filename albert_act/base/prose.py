@@ -370,7 +370,7 @@ TEXT_TRAITS = ("escaped", "mojibake", "replaced", "c1", "nel", "unknown", "other
                "url_encoded", "quoted_printable", "controls", "overstruck")  # a task file's texts (GLUE's) are weighed for
 WORD_TRAITS = ("escaped", "mojibake", "replaced", "c1", "unknown", "other_mask", "treebank", "invisible", "coloured",
                "private", "wikitext", "mixed_scripts", "controls")  # those a parsed file's words (CoNLL-U's FORMs) are
-SERVED_AT_ONCE = ("own_marks", "other_mask", "coloured", "controls", "conflicted", "unknown")  # warned of in served
+SERVED_AT_ONCE = ("own_marks", "other_mask", "coloured", "controls", "conflicted")  # warned of in served
 # text from one line on (a few sentences typed or pasted): none is a sentence's
 TRAINING_TEXT = ("own_mask",)  # traits warned of in training text only: served text holds [MASK] on purpose
 # What may follow a sentence's end on a line that is not wrapped: tags (<eos>, <|endoftext|>), footnote marks

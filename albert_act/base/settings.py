@@ -421,7 +421,8 @@ def check_values(config):
             if isinstance(value, bool) or not number or not test(value):  # (JSON's "0.01": in range, as text)
                 kind = {str: ", a string: write the number without quotes" * _number(str(value)), bool: ", true or false"}
                 shown = json.dumps(value) if type(value) in kind else repr(value)
-                raise ValueError(f"{field.name} must be {words}, got {shown}{kind.get(type(value), '')}")
+                raise ValueError(f"{field.name} must be {words}, got {shown}{kind.get(type(value), '')}"
+                                 f"{checks.subnormal_note(value)}")
         if meta["choices"] is not None:
             checks.one_of(field.name, value, meta["choices"])
 
