@@ -33,9 +33,12 @@ def _overstruck(line):
      "12 of its first 12 lines hold links ('[river](https://en.wikipedia.org/wiki/Ri' on line 1"),
     ([s.replace("river", "[[River|river]]").replace("mill", "[[mill]]") for s in SENTENCES],
      "12 of its first 12 lines hold links ('[[River|river]]' on line 1"),
-], ids=["percent", "plus", "quoted-printable", "overstrike", "box", "underscores", "ctrl-z", "markdown", "mediawiki"])
+    ([s + ("      " + str(i + 1) if (i + 1) % 4 == 0 else "") for i, s in enumerate(SENTENCES)],
+     "3 of its first 12 lines end in a number set apart by spaces (line 4: '"),
+], ids=["percent", "plus", "quoted-printable", "overstrike", "box", "underscores", "ctrl-z", "markdown", "mediawiki",
+        "margin-numbers"])
 def test_text_in_another_form_is_named_and_its_command_gives_the_text_back(tmp_path, capsys, dirty, said):
-    """Round 45 A01, A05, A08, A11, A16, A24, A26, A65, A66: each was read as letters with no word, or with the wrong
+    """Round 45 A01, A05, A08, A11, A16, A24, A26, A65, A66 and round 43 A113 (line numbers in a margin): each was read as letters with no word, or with the wrong
     cause (UTF-7 for form data's '+', a hard wrap for a frame)."""
     if "backspaces" in said and not shutil.which("col"):
         pytest.skip("col (bsdextrautils) is not installed")

@@ -1,6 +1,6 @@
 """More of `prose`'s traits: text written in another form than its own, each with what is said of it and the command
 that mends it: URL-encoding, UTF-7, quoted-printable bytes in part of a file, a manual page's overstrike, box-drawing
-frames, underscores for spaces, control characters (DOS's Ctrl-Z) and links (Markdown's, MediaWiki's). No
+frames, underscores for spaces, control characters (DOS's Ctrl-Z), line numbers in a margin and links (Markdown's, MediaWiki's). No
 TensorFlow."""
 
 import re
@@ -14,6 +14,7 @@ BOX = re.compile(f"^\\s*[{_BOX}]|[{_BOX}]\\s*$")
 _UNDERSCORED = re.compile(r"[^\W_]+_[^\W_]+_[^\W_]+_[^\W_]+")  # 'Victor_Chaim_Lavy_is'
 CONTROL = re.compile("[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f]")  # (not a tab, a line's ends, ESC's colours, a backspace)
 _UTF7 = re.compile(r"\+[A-Za-z0-9/][A-Za-z0-9+/]{2,}(?:-|(?![A-Za-z0-9+/]))")  # a run of UTF-7: "+AOk-" for "\u00e9"
+MARGIN_NUMBER = re.compile(r"(?<=\S)[ \t]{3,}\d{1,4}[ \t]*$")  # a legal text's or a poem's line numbers: '...   10'
 LINK = re.compile(r"\[\[(?:[^\[\]|]*\|)?([^\[\]]+)\]\]|\[([^\[\]]+)\]\((?:[a-z][a-z0-9+.-]*:|/|#|\.)[^()\s]*\)")
 # MediaWiki's '[[Page|text]]', Markdown's '[text](https://...)': (the text shown, of one or the other)
 
@@ -89,6 +90,13 @@ def _control(path, number, line):
             f"them first (tr -d '\\000-\\007\\016-\\032\\034-\\037\\177' < {path} > text.txt)")
 
 
+def _margin(path, number, line):
+    return (f"end in a number set apart by spaces (line {number}: {line.rstrip()[-30:]!r}), as line numbers in the "
+            "margin of a legal text or a poem: read as the line's last word (and put inside sentences where wrapped "
+            f"lines are joined): remove them first (sed -E 's/[[:space:]]{{3,}}[0-9]+[[:space:]]*$//' {path} > "
+            "text.txt)")
+
+
 def _linked(path, number, line):
     link = LINK.search(line).group()
     return (f"hold links ({link[:40]!r} on line {number}: Markdown's [text](address), MediaWiki's [[Page|text]]), "
@@ -112,5 +120,6 @@ TRAITS = {  # (whether a line holds it, from how many lines of n on it is warned
     "underscored": (lambda line: " " not in line.strip() and _UNDERSCORED.search(line), lambda n: max(5, 0.2 * n),
                     _underscored),
     "controls": (lambda line: CONTROL.search(line), lambda n: 1, _control),
+    "margin_numbers": (lambda line: MARGIN_NUMBER.search(line), lambda n: max(3, 0.05 * n), _margin),
     "linked": (lambda line: "[" in line and LINK.search(line), lambda n: max(3, 0.05 * n), _linked),
 }
