@@ -1473,6 +1473,18 @@ CASES += [
     ("pretrain-halting-rate-steps-rounded-away", PRETRAIN + " --learning_rate 1e-3 --halting_learning_rate_scale 1.2e-38",
      1, r"halting_learning_rate_scale 1.2e-38 gives the halting unit a learning rate of 1.2e-41 \(x learning_rate "
      r"0.001\): it must be a learning rate in \[1e-08, ", []),
+    ("pretrain-clip-norm-below-float32s-smallest", PRETRAIN + " --clip_norm 1e-40", 1,  # (round 46 B06: "give 0")
+     r"--clip_norm must be a number in \[1.1755e-38, .*\), got 1e-40 \(0 in float32, where the model computes\)$", []),
+    ("pretrain-override-dropout-1-in-float32", PRETRAIN + " --override dropout=0.99999999999", 1,  # (B07: trained)
+     r"dropout must be a number in \[0, 1\), got 0.99999999999 \(1.0 in float32, where the model computes\)", []),
+    ("pretrain-override-halting-bias-beyond-float32", PRETRAIN + " --override halting_bias_initializer=1e39", 1,
+     r"halting_bias_initializer must be a number in \[-3.4028e\+38, 3.4028e\+38\] .*got 1e\+39", []),  # (B08)
+    ("pretrain-config-halting-bias-beyond-float32", PRETRAIN + " --config {configs}/huge_bias.json", 1,
+     r"halting_bias_initializer must be a number in \[-3.4028e\+38, 3.4028e\+38\] .*got 1e\+39", []),  # (B24)
+    ("pretrain-set-seed-false", PRETRAIN + " --set seed=false", 1,  # (B19: "got false, true or false")
+     r"seed must be an integer in \[0, 4294967295\] .*, got false, a boolean \(true or false\), not a number", []),
+    ("pretrain-config-tau-a-string", PRETRAIN + " --config {configs}/tau_string.json", 1,  # (B23: in range, as text)
+     r"ponder_cost_weight \(--tau\) must be .* or 'auto', got \"0.1\", a string: write the number without quotes", []),
     ("pretrain-clip-norm-beyond-float32", PRETRAIN + " --clip_norm 3.5e38", 1,
      r"--clip_norm must be a number in \[1.1755e-38, 3.4028e\+38\] \(> 0 and finite in float32, as the model "
      r"computes\), got 3.5e\+38", []),
@@ -1945,6 +1957,8 @@ def _config_files(root, tiny_run, records, shared_data):
     (root / "configs").mkdir()
     (root / "configs" / "steps_string.json").write_text(json.dumps({"seed": "7"}))
     (root / "configs" / "seed_null.json").write_text(json.dumps({"seed": None}))
+    (root / "configs" / "tau_string.json").write_text(json.dumps({"ponder_cost_weight": "0.1"}))
+    (root / "configs" / "huge_bias.json").write_text(json.dumps({"backbone_overrides": {"halting_bias_initializer": 1e39}}))
     (root / "configs" / "overrides_list.json").write_text(json.dumps({"backbone_overrides": [1, 2]}))
     (root / "configs" / "overrides_null.json").write_text(json.dumps({"backbone_overrides": None}))
     (root / "configs" / "eval_only.json").write_text(json.dumps({"train_files": None, "eval_files": ["e.tfrecord"]}))

@@ -8,6 +8,7 @@ was expected, e.g. `ValueError("max_iterations must be an integer >= 1, got 0")`
 import argparse
 import os
 import re
+import struct
 
 # The largest settings the model and the command lines accept: beyond them a run would not end in
 # any useful time (a while loop of 100,000 iterations, a sequence of 10^8 positions).
@@ -31,7 +32,10 @@ def probability(name, value, *, inclusive_low=True, inclusive_high=False):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (low_ok and high_ok):
         raise ValueError(f"{name} must be a number in {interval}, got {value!r}")
     if not _not_subnormal(value):  # (1e-50: 0 in float32, yet a dropout layer is built and draws its numbers)
-        raise ValueError(f"{name} must be a number in {interval}, got {value!r}{subnormal_note(value)}")
+        raise ValueError(f"{name} must be a number in {interval}, got {value!r}{subnormal_note(value, inclusive_low)}")
+    if not inclusive_high and struct.unpack("f", struct.pack("f", value))[0] >= 1.0:  # (0.99999999999: 1 there)
+        raise ValueError(f"{name} must be a number in {interval}, got {value!r} (1.0 in float32, where the model "
+                         "computes)")
     return float(value)
 
 
@@ -73,12 +77,12 @@ def _not_subnormal(v):
     return not 0 < abs(v) < FLOAT32_TINY
 
 
-def subnormal_note(value):
+def subnormal_note(value, zero_allowed=True):
     """What is said of a number refused for being above 0 but below float32's smallest normal (1e-50: 0 where the
-    model computes, yet not 0 to the code that reads it), or ""."""
-    number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    return (f" (0 in float32, where the model computes: give 0, or at least {FLOAT32_TINY:.5g})"
-            if number and not _not_subnormal(value) else "")
+    model computes, yet not 0 to the code that reads it), or ""; `zero_allowed`: whether 0 is advised."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or _not_subnormal(value):
+        return ""
+    return f" (0 in float32, where the model computes{f': give 0, or at least {FLOAT32_TINY:.5g}' * zero_allowed})"
 
 
 FLAG_RULES = {
@@ -172,7 +176,7 @@ def rule_check(name, value, rule):
     words, test = flag_rule(rule)
     for item in value if isinstance(value, (list, tuple)) else (value,):  # a flag of several values: each
         if item is not None and not test(item):
-            raise ValueError(f"{name} must be {words}, got {item}{subnormal_note(item)}")
+            raise ValueError(f"{name} must be {words}, got {item}{subnormal_note(item, test(0))}")
     if isinstance(value, (list, tuple)):  # each value is a row or a run of its own: twice is the same work again
         twice = next((item for number, item in enumerate(value) if item in value[:number]), None)
         if twice is not None:

@@ -44,6 +44,15 @@ def types_of(field):
     return tuple(k for k in kinds if k is not type(None))
 
 
+def shown_value(value, zero_allowed=True):
+    """`value` as a refusal shows it, with what is wrong beyond its range: a number in quotes (a JSON string), a
+    boolean, a number that float32 makes 0 (`checks.subnormal_note`)."""
+    if isinstance(value, (str, bool)):
+        return json.dumps(value) + (", a string: write the number without quotes" * _number(value) if isinstance(
+            value, str) else ", a boolean (true or false), not a number")
+    return f"{value!r}{checks.subnormal_note(value, zero_allowed)}"
+
+
 def _number(text):
     """Whether `text` reads as a JSON number ("1e-3", not "inf"): a quoted one was typed as a JSON string."""
     try:
@@ -419,10 +428,7 @@ def check_values(config):
             words, test = checks.flag_rule(meta["rule"])
             number = isinstance(value, int) if meta["rule"].startswith("int") else isinstance(value, (int, float))
             if isinstance(value, bool) or not number or not test(value):  # (JSON's "0.01": in range, as text)
-                kind = {str: ", a string: write the number without quotes" * _number(str(value)), bool: ", true or false"}
-                shown = json.dumps(value) if type(value) in kind else repr(value)
-                raise ValueError(f"{field.name} must be {words}, got {shown}{kind.get(type(value), '')}"
-                                 f"{checks.subnormal_note(value)}")
+                raise ValueError(f"{field.name} must be {words}, got {shown_value(value, test(0))}")
         if meta["choices"] is not None:
             checks.one_of(field.name, value, meta["choices"])
 

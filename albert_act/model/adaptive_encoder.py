@@ -71,7 +71,8 @@ class AdaptiveDepthEncoder(keras.layers.Layer):
         self.halting = checks.one_of("halting", halting, HALTING_MODES)
         self.share_weights = checks.one_of("share_weights", share_weights, (True, False))
         self.halting_epsilon = checks.probability("halting_epsilon", halting_epsilon, inclusive_low=False)
-        self.halting_bias_initializer = float(halting_bias_initializer)
+        checks.rule_check("halting_bias_initializer", halting_bias_initializer, "finite")  # (1e39: TensorFlow's raw
+        self.halting_bias_initializer = float(halting_bias_initializer)  # "out of range for a double-precision float")
         self.execution = checks.one_of("execution", execution, EXECUTIONS)
         self.capacity = None if capacity is None else checks.positive_int("capacity", capacity)
         self.return_details = bool(return_details)
