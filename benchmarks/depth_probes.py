@@ -330,8 +330,9 @@ def _measure(args):
         outputs.write_file(os.path.join(staged, "probes.json"), json.dumps(rows, indent=2).encode("utf-8"))
 
 
-_OTHER_MASK = re.compile(r"<\s*mask\s*>|\[\s+mask\s*\]|\[\s*mask\s+\]|\{\s*mask\s*\}|_{3,}", re.IGNORECASE)  # (and a cloze's
-# blank, '_____')
+_OTHER_MASK = re.compile(r"<\s*mask\s*>|\[\s+mask\s*\]|\[\s*mask\s+\]|\{\s*mask\s*\}|_{3,}|[<\[(]\s*(?:blank|gap)\s*[>\])]|"
+                         r"\[\s*(?:\.\.\.|\u2026)\s*\]", re.IGNORECASE)  # (and a cloze's blank: '_____', '[BLANK]',
+# '(gap)', '[...]')
 
 
 def _earlier_probes(output_dir):

@@ -1,7 +1,9 @@
 """Checks of a CoNLL-U file's lines beyond their tree (`probing.read_conllu` reads it): a line that is not a token's
-named (a bracketed tree, a line separator in a column, CoNLL-U Plus's or CoNLL-2003's columns, a merge conflict),
-FORM and LEMMA swapped, and relation names of another scheme than UD v2's (UD v1's, spaCy's, upper case)."""
+named (a bracketed tree, a line separator in a column, CoNLL-U Plus's or CoNLL-2003's columns, a merge conflict,
+columns separated by spaces), FORM and LEMMA or DEPREL and DEPS swapped, and relation names of another scheme than UD
+v2's (UD v1's, spaCy's, Prague's, numbers; upper case is read as UD's)."""
 
+import collections
 import re
 
 from albert_act.base import mending, prose, text_files
@@ -32,6 +34,10 @@ def not_a_token_line(path, number, line, fields, plus):
     if line.startswith("-DOCSTART-") or len(fields) == 4 and re.fullmatch(r"O|[BIES]-[A-Za-z]+", fields[3].strip()):
         raise ValueError(f"{path} line {number}: CoNLL-2003 columns (word, POS, chunk, named-entity tag: "
                          f"{line.strip()[:40]!r}), which hold no dependency tree; give CoNLL-U")
+    if len(fields) == 1 and re.match(r"\s*\d+(?:[-.]\d+)?(?: +\S+){5} +(?:\d+|_)(?: +\S+){3}\s*$", line):
+        raise ValueError(f"{path} line {number}: CoNLL-U's 10 columns separated by spaces, not TABs "
+                         f"({line.strip()[:40]!r}): make them TABs (sed -E 's/ +/\\t/g' {path} > fixed.conllu, where no "
+                         "FORM or LEMMA holds a space)")
     if len(fields) == 1 and prose.reads_as_sentence(line):
         raise ValueError(f"{path} line {number}: a sentence of plain text ({line.strip()[:40]!r}), not a parsed file: "
                          "this reads CoNLL-U (or .dp) trees; plain sentences, one a line, are read by analyze sentences "
@@ -61,16 +67,21 @@ _INFLECTED = {"VBD", "VBN", "VBG", "VBZ", "NNS", "NNPS", "JJR", "JJS"}  # Penn T
 
 
 class Columns:
-    """Whether a file's FORM and LEMMA columns are swapped (words as their lemmas, the inflected forms in LEMMA):
-    of the words with an inflected tag whose FORM and LEMMA differ, how many have a LEMMA that extends the FORM
-    ('nominate' and 'nominated', swapped) and how many a FORM that extends the LEMMA ('nominated', 'nominate'); a
-    warning when the first are 20 or more and three times the second."""
+    """What a file's columns say beyond each tree: FORM and LEMMA swapped (words as their lemmas: of the words with
+    an inflected tag whose FORM and LEMMA differ, 20 or more, and three times those the other way, have a LEMMA that
+    extends the FORM: 'nominate' and 'nominated'), DEPREL and DEPS swapped (DEPREL '3:case'), and its relation names
+    (`check_relations`), each warned of once the file is read (`warn`)."""
 
     def __init__(self, path):
         self.path, self.swapped, self.kept, self.first = path, 0, 0, None
+        self.relations, self.deps, self.tokens = collections.Counter(), None, 0  # (DEPREL's, without subtypes)
 
     def feed(self, number, fields):
         form, lemma = fields[1].lower(), fields[2].lower()
+        self.tokens += 1
+        self.relations[fields[7].split(":")[0]] += 1
+        if self.deps is None and re.match(r"\d+(?:\.\d+)?:\w", fields[7]):
+            self.deps = (number, fields[7])
         if fields[4] in _INFLECTED and form != lemma and lemma != "_" and min(len(form), len(lemma)) > 2:
             if lemma.startswith(form[:-1]) and len(lemma) > len(form):
                 self.swapped += 1
@@ -78,7 +89,8 @@ class Columns:
             elif form.startswith(lemma[:-1]) and len(form) > len(lemma):
                 self.kept += 1
 
-    def warn(self):
+    def warn(self, relations=True):
+        """The warnings, of the relation names too where `relations` (not for a file read for its words alone)."""
         if self.swapped >= 20 and self.swapped >= 3 * self.kept:
             number, form, lemma, tag = self.first
             prose.warn_once(f"warning: {self.path}: FORM and LEMMA (columns 2 and 3) look swapped: {self.swapped:,} "
@@ -86,28 +98,43 @@ class Columns:
                             f"LEMMA {lemma!r}, {tag}), and {self.kept:,} their inflected form; the sentences are read "
                             "from FORM: swap the columns back (awk 'BEGIN {FS = OFS = \"\\t\"} $1 ~ /^[0-9]+$/ {t = $2; "
                             f"$2 = $3; $3 = t}} 1' {self.path} > fixed.conllu)")
+        if relations and self.deps and self.relations.get("_", 0) < self.tokens / 2:
+            prose.warn_once(f"warning: {self.path}: DEPREL (column 8) holds DEPS' head:relation pairs (line "
+                            f"{self.deps[0]}: {self.deps[1]!r}): columns 8 and 9 swapped? The relations read would be "
+                            "heads' numbers; swap them back (awk 'BEGIN {FS = OFS = \"\\t\"} $1 ~ /^[0-9]+$/ {t = $8; "
+                            f"$8 = $9; $9 = t}} 1' {self.path} > fixed.conllu)")
+        elif relations and self.tokens:
+            check_relations(self.path, self.relations)
 
 
 _SPACY = {"dobj", "pobj", "prep", "attr", "ROOT", "nsubjpass", "dative", "acomp", "npadvmod", "relcl", "poss"}  # (ClearNLP's)
+_PRAGUE = {"Sb", "Pred", "Atr", "AuxP", "Obj", "Adv", "AuxK", "AuxV", "Coord", "AuxC"}  # analytical functions
+_UD = {"nsubj", "obj", "iobj", "cop", "root", "det", "case", "nmod", "amod", "advmod", "aux", "mark", "obl", "punct"}
 
 
 def check_relations(path, relations):
-    """Warns of relation names (column 8's, without subtypes) of another scheme than UD v2's, which the probing
-    tasks read (nsubj, obj, cop): upper case (read in lower case), spaCy's English labels (ClearNLP's: pobj, prep,
-    attr, ROOT), UD v1's (dobj, nsubjpass)."""
-    upper = sorted(r for r in relations if r != r.lower() and r.lower() in _UD)
-    if upper and not relations & _UD:
-        print(f"note: {path}: its relation names are in upper case ({', '.join(upper[:4])}): read as UD writes them, "
-              "in lower case", flush=True)
-    elif {"pobj", "prep", "attr"} & relations:
-        named = ", ".join(sorted(_SPACY & relations)[:6])
-        print(f"warning: {path}: spaCy's relation names ({named}: ClearNLP's English scheme), where the tasks read UD "
-              "v2's (nsubj, obj, cop): obj_number finds no object and copular sentences no tense; parse the text "
-              "with a Universal Dependencies model (spaCy's UD pipelines, Stanza, UDPipe) instead", flush=True)
-    elif {"dobj", "nsubjpass"} & relations and "obj" not in relations:  # (UD v1's names: v2's obj is dobj)
-        print(f"warning: {path}: UD v1's relation names (dobj, nsubjpass), where the tasks read UD v2's (obj, "
-              "nsubj:pass): obj_number finds no object, and passive subjects are no subject; convert the file "
-              "to UD v2 (dobj to obj, nsubjpass to nsubj:pass)", flush=True)
-
-
-_UD = {"nsubj", "obj", "iobj", "cop", "root", "det", "case", "nmod", "amod", "advmod", "aux", "mark", "obl", "punct"}
+    """Warns of relation names (`relations`: column 8's, without subtypes, counted) of another scheme than UD v2's,
+    which the probing tasks and per-relation analyses read (nsubj, obj, cop): upper case (read in lower case),
+    spaCy's English labels (ClearNLP's: pobj, prep, attr, ROOT), UD v1's (dobj, nsubjpass), the Prague Dependency
+    Treebank's (Sb, Pred, Atr), numbers, or any other set with none of UD's."""
+    names = set(relations) - {"_", ""}
+    common = ", ".join(name for name, _ in relations.most_common(6) if name not in ("_", ""))
+    upper = sorted(r for r in names if r.isupper() and r.lower() in _UD)
+    if upper and not names & _UD and len(_PRAGUE & names) < 3:
+        prose.warn_once(f"note: {path}: its relation names are in upper case ({', '.join(upper[:4])}): read as UD "
+                        "writes them, in lower case")
+    elif {"pobj", "prep", "attr"} & names:
+        prose.warn_once(f"warning: {path}: spaCy's relation names ({', '.join(sorted(_SPACY & names)[:6])}: ClearNLP's "
+                        "English scheme), where UD v2's are read (nsubj, obj, cop): obj_number finds no object and "
+                        "copular sentences no tense; parse the text with a Universal Dependencies model (spaCy's UD "
+                        "pipelines, Stanza, UDPipe) instead")
+    elif {"dobj", "nsubjpass"} & names and "obj" not in names:  # (UD v1's names: v2's obj is dobj)
+        prose.warn_once(f"warning: {path}: UD v1's relation names (dobj, nsubjpass), where UD v2's are read (obj, "
+                        "nsubj:pass): obj_number finds no object, and passive subjects are no subject; convert the "
+                        "file to UD v2 (dobj to obj, nsubjpass to nsubj:pass)")
+    elif names and not names & _UD:
+        scheme = ("the Prague Dependency Treebank's analytical functions" if len(_PRAGUE & names) >= 3 else
+                  "numbers (a parser's label ids?)" if all(name.isdigit() for name in names) else "none of UD's")
+        prose.warn_once(f"warning: {path}: its relation names are {scheme} ({common}), where UD v2's are read (nsubj, "
+                        "obj, cop, root): the tasks and per-relation tables find none of theirs; give the file parsed "
+                        "with UD v2's relations (Stanza, UDPipe, spaCy's UD pipelines)")

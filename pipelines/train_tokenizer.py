@@ -139,15 +139,19 @@ def _required_chars(value):
     if invisible:  # (a byte-order mark pasted with the characters: a piece no text shows)
         raise argparse.ArgumentTypeError(f"holds U+{ord(invisible):04X}, an invisible character (a byte-order mark or "
                                          "a zero-width one, pasted with the others): leave it out")
-    span = next((s for s in re.finditer(r"[a-z]-[a-z]|[A-Z]-[A-Z]|[0-9]-[0-9]", value) if s.group()[0] != s.group()[2]),
-                None)  # (a regex's 'a-z', as --help writes the default; or 'z-a')
-    if span:
-        first, last = span.group()[0], span.group()[2]
-        written = "".join(map(chr, range(ord(min(first, last)), ord(max(first, last)) + 1)))
-        raise argparse.ArgumentTypeError(f"holds {span.group()!r}, which is read as the three characters {first}, - and "
+    span = next((s for s in re.finditer(r"(?=([^\s-])-([^\s-]))", value) if s.group(1) != s.group(2) and (
+        s.group(1).isalnum() and s.group(2).isalnum() or min(map(ord, s.groups())) > 127)), None)  # (a regex's 'a-z',
+    if span:  # as --help writes the default; 'z-a'; an emoji's or a script's block, '\U0001f600-\U0001f64f')
+        first, last = span.groups()
+        low, high = ord(min(first, last)), ord(max(first, last))
+        written = "".join(map(chr, range(low, high + 1))) if high - low < 64 else (
+            f"\"$(python3 -c 'print(\"\".join(map(chr, range(0x{low:X}, 0x{high:X} + 1))))')\", {high - low + 1:,} of them")
+        raise argparse.ArgumentTypeError(f"holds '{first}-{last}', which is read as the three characters {first}, - and "
                                          f"{last}, not as a range: write the characters out ({written}); a '-' of its "
                                          "own goes first or last")
-    escape = re.search(r"\\[uUx][0-9a-fA-F]{2,8}|\\[wdsWDSpP]|\[:[a-z]+:\]", value)  # ('\u4e2d', '\w', '[:alpha:]')
+    escape = re.search(r"\\[uUx][0-9a-fA-F]{2,8}|\\[wdsWDSpP]|\[:[a-z]+:\]|[Uu]\+[0-9A-Fa-f]{4,6}|&(?:[a-zA-Z]{2,8}|#\d{2,7}|"
+                       r"#x[0-9a-fA-F]{2,6});|(?:%[0-9A-Fa-f]{2}){2,}|\{[^{}]\.\.[^{}]\}", value)  # ('\u4e2d', '\w', '[:alpha:]',
+    # 'U+00E9', '&eacute;', '%C3%A9', bash's '{a..z}')
     if escape:
         raise argparse.ArgumentTypeError(f"holds '{escape.group()}', read as its characters one by one, not as the "
                                          "escape or class it writes: give the characters themselves (bash types "

@@ -52,8 +52,11 @@ def test_probe_arguments_name_finished_runs(tiny_run, tmp_path):
     (["--reference", "{tmp}/nowhere"], r"nowhere"),
     (["--sentences", "{angled}"], r"angled.txt: 2 lines hold '<MASK>', which this model reads as letters, and none its "
                                   r"mask: write \[MASK\]"),
+    *[(["--sentences", "{" + name + "}"], rf"{name}.txt: 2 lines hold '{re.escape(blank)}', which this model reads as "
+       r"letters, and none its mask: write \[MASK\]") for name, blank in (
+        ("bracketed", "[BLANK]"), ("elided", "[...]"), ("gap", "(gap)"))],  # (round 46 A60 to A63: a cloze's blanks)
 ], ids=["count-0", "output-empty", "output-a-file", "sentences-empty", "sentences-utf16", "records-none", "reference-missing",
-        "sentences-masked-another-way"])
+        "sentences-masked-another-way", "sentences-blank-bracketed", "sentences-blank-elided", "sentences-blank-gap"])
 def test_bad_inputs_are_one_line(flags, message, tiny_run, records, tmp_path):
     (tmp_path / "notes.txt").write_text("mine\n")
     (tmp_path / "empty.txt").write_text("\n  \n")
@@ -62,6 +65,9 @@ def test_bad_inputs_are_one_line(flags, message, tiny_run, records, tmp_path):
     (tmp_path / "angled.txt").write_text("the <MASK> sat on the mat\nthe dog <MASK> at me\n")  # (another model's)
     names = dict(notes=tmp_path / "notes.txt", empty=tmp_path / "empty.txt", utf16=tmp_path / "utf16.txt", tmp=tmp_path,
                  angled=tmp_path / "angled.txt")
+    for name, blank in (("bracketed", "[BLANK]"), ("elided", "[...]"), ("gap", "(gap)")):
+        names[name] = tmp_path / f"{name}.txt"
+        names[name].write_text(f"the {blank} sat on the mat\nthe dog {blank} at me\n")
     given = {"--records": records[1], "--sentences": str(tmp_path / "s.txt"), "--output_dir": str(tmp_path / "out")}
     for flag, value in zip(flags[::2], flags[1::2]):
         given[flag] = value.format(**names)

@@ -260,10 +260,10 @@ def test_ud_v1_relation_names_are_warned_of(shared_data, tmp_path, capsys):
     dev = (shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu").read_text().split("\n\n")[:200]
     (tmp_path / "v1.conllu").write_text(re.sub(r"\tobj\t", "\tdobj\t", "\n\n".join(dev) + "\n\n"))
     probing.build_probing_tasks(str(tmp_path / "o"), [str(tmp_path / "v1.conllu")])
-    assert "v1.conllu: UD v1's relation names (dobj, nsubjpass), where the tasks read UD v2's" in capsys.readouterr().out
+    assert "v1.conllu: UD v1's relation names (dobj, nsubjpass), where UD v2's are read" in capsys.readouterr().err
     (tmp_path / "v2.conllu").write_text("\n\n".join(dev) + "\n\n")
     probing.build_probing_tasks(str(tmp_path / "o2"), [str(tmp_path / "v2.conllu")])
-    assert "UD v1" not in capsys.readouterr().out
+    assert "UD v1" not in capsys.readouterr().err
 
 
 def _relabelled(lines, column, change):
@@ -272,27 +272,47 @@ def _relabelled(lines, column, change):
 
 
 def test_relation_names_of_other_schemes_and_swapped_columns_are_named(shared_data, tmp_path, capsys):
-    """Round 45 A33, A34, A36: spaCy's labels were called UD v1's; upper-case relation names emptied subj_number and
-    obj_number with 'more sentences of its kind' blamed; FORM and LEMMA swapped made task files of lemmas, without
-    a word. Upper case is read as UD's lower case (the same task files); the others are named, the swap with the awk
-    that undoes it."""
+    """Round 45 A33, A34, A36 and round 46 A39 to A42: spaCy's labels were called UD v1's; upper-case relation names,
+    Prague's, numbers and DEPS in DEPREL emptied subj_number and obj_number with 'more sentences of its kind' blamed;
+    FORM and LEMMA swapped made task files of lemmas, without a word; spaces for TABs were 'a sentence of text'.
+    Upper case is read as UD's lower case (the same task files); the others are named, a swap with the awk that
+    undoes it."""
     import subprocess
 
     text = "\n\n".join((shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu").read_text().split("\n\n")[:300])
     (tmp_path / "ud.conllu").write_text(text + "\n\n")
     probing.build_probing_tasks(str(tmp_path / "ud"), [str(tmp_path / "ud.conllu")])
-    assert capsys.readouterr().out.count("warning") == 0
+    assert "warning" not in capsys.readouterr().err
     (tmp_path / "upper.conllu").write_text(_relabelled(text, 7, str.upper) + "\n\n")
     probing.build_probing_tasks(str(tmp_path / "upper"), [str(tmp_path / "upper.conllu")])
-    assert "upper.conllu: its relation names are in upper case (" in capsys.readouterr().out
+    assert "upper.conllu: its relation names are in upper case (" in capsys.readouterr().err
     for name in probing.TASK_FILES.values():
         assert (tmp_path / "upper" / name).read_text() == (tmp_path / "ud" / name).read_text()
     spacy = {"obj": "dobj", "root": "ROOT", "case": "prep", "nsubj:pass": "nsubjpass"}
-    (tmp_path / "spacy.conllu").write_text(_relabelled(text, 7, lambda r: spacy.get(r, r)) + "\n\n")
-    probing.build_probing_tasks(str(tmp_path / "spacy"), [str(tmp_path / "spacy.conllu")])
-    out = capsys.readouterr().out
-    assert "spacy.conllu: spaCy's relation names (ROOT, dobj, nsubjpass, prep: ClearNLP's English scheme)" in out
-    assert "UD v1" not in out
+    prague = {"nsubj": "Sb", "root": "Pred", "obj": "Obj", "amod": "Atr", "case": "AuxP", "punct": "AuxK"}
+    numbers = {}
+    for name, change, said in (
+            ("spacy", lambda r: spacy.get(r, r), "spaCy's relation names (ROOT, dobj, nsubjpass, prep: ClearNLP's "
+                                                  "English scheme)"),  # (round 45 A33: called UD v1's)
+            ("prague", lambda r: prague.get(r.split(":")[0], "Adv"), "its relation names are the Prague Dependency "
+                                                                     "Treebank's analytical functions ("),  # (46 A40)
+            ("numbers", lambda r: str(numbers.setdefault(r, len(numbers))), "its relation names are numbers (a "
+                                                                              "parser's label ids?) ("),  # (A41)
+            ("deps", None, "DEPREL (column 8) holds DEPS' head:relation pairs (line 5: '")):  # (A39: DEPS swapped in)
+        relabelled = "\n".join("\t".join([*f[:7], f[8], f[7], f[9]]) if re.match(r"\d+\t", line) else line
+                               for line in text.split("\n") for f in [line.split("\t")]) if change is None else (
+            _relabelled(text, 7, change))
+        (tmp_path / f"{name}.conllu").write_text(relabelled + "\n\n")
+        probing.build_probing_tasks(str(tmp_path / name), [str(tmp_path / f"{name}.conllu")])
+        err = capsys.readouterr().err
+        assert f"{name}.conllu: {said}" in err and "UD v1" not in err and "upper case" not in err, err
+    subprocess.run(["bash", "-c", err.split("swap them back (")[1].strip()[:-1]], cwd=tmp_path, check=True)
+    assert (tmp_path / "fixed.conllu").read_text() == text + "\n\n"
+    spaced = "\n".join(line.replace("\t", " ") for line in text.split("\n"))  # (round 46 A42: 'a sentence of text')
+    (tmp_path / "spaced.conllu").write_text(spaced + "\n\n")
+    with pytest.raises(ValueError, match=r"spaced.conllu line 5: CoNLL-U's 10 columns separated by spaces, not TABs "
+                                         r"\('1 From from ADP IN _ 3 case 3:case _'\): make them TABs"):
+        list(probing.read_conllu(str(tmp_path / "spaced.conllu")))
     lines = text.split("\n")
     swapped = "\n".join("\t".join([f[0], f[2], f[1], *f[3:]]) if re.match(r"\d+\t", line) else line
                         for line in lines for f in [line.split("\t")])

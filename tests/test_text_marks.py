@@ -12,6 +12,7 @@ import pytest
 
 from albert_act.base import plain_text, prose
 
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SENTENCES = [f"The river ran past the old mill number {i}, and the town grew." for i in range(12)]
 _COMMAND = re.compile(r"\(((?:sed|python3|tr|col) .*? > text\.txt)")
 
@@ -35,10 +36,30 @@ def _overstruck(line):
      "12 of its first 12 lines hold links ('[[River|river]]' on line 1"),
     ([s + ("      " + str(i + 1) if (i + 1) % 4 == 0 else "") for i, s in enumerate(SENTENCES)],
      "3 of its first 12 lines end in a number set apart by spaces (line 4: '"),
+    ([s.replace("old", "old (1979=e2=80=9384)") if i % 3 == 0 else s for i, s in enumerate(SENTENCES)],
+     "4 of its first 12 lines hold quoted-printable bytes ('=e2=80=93' on line 1"),
+    ([line for i, s in enumerate(SENTENCES) for line in ([f"| {s} |"] + (["+" + "-" * 20 + "+"] if i % 4 == 3 else []))],
+     "15 of its first 15 lines are framed in '|' (line 1"),
+    ([s.replace(" ", "-") for s in SENTENCES], "12 of its first 12 lines are words joined by '-' (line 1"),
+    ([s.replace("river", "[b]river[/b]").replace("town", "[url=https://x.org]town[/url]") for s in SENTENCES],
+     "12 of its first 12 lines hold BBCode tags ('[/b]' on line 1"),
+    ([line for i, s in enumerate(SENTENCES) for line in (s.replace("mill", f"[mill][{i}]"), f"[{i}]: https://x.org/{i}")],
+     "24 of its first 24 lines hold links ('[mill][0]' on line 1"),
+    ([f"{s} ![figure](images/fig{i}.png)" if i % 2 else s for i, s in enumerate(SENTENCES)],
+     "6 of its first 12 lines hold links (' ![figure](images/fig1.png)' on line 2"),
+    ([s.replace("river", "[[https://en.wikipedia.org/wiki/River][river]]") for s in SENTENCES],
+     "12 of its first 12 lines hold links ('[[https://en.wikipedia.org/wiki/River][r' on line 1"),
+    ([s.replace("river", "`river <https://en.wikipedia.org/wiki/River>`_") for s in SENTENCES],
+     "12 of its first 12 lines hold links ('`river <https://en.wikipedia.org/wiki/Ri' on line 1"),
+    (["\x1b(B" + s if i % 2 else s for i, s in enumerate(SENTENCES)],
+     "6 of its first 12 lines hold ISO 2022's escapes (ESC '(B' on line 2"),
 ], ids=["percent", "plus", "quoted-printable", "overstrike", "box", "underscores", "ctrl-z", "markdown", "mediawiki",
-        "margin-numbers"])
+        "margin-numbers", "quoted-printable-lower-case", "ascii-frame", "hyphens", "bbcode", "markdown-references",
+        "markdown-images", "org-links", "rest-links", "iso-2022-escapes"])
 def test_text_in_another_form_is_named_and_its_command_gives_the_text_back(tmp_path, capsys, dirty, said):
-    """Round 45 A01, A05, A08, A11, A16, A24, A26, A65, A66 and round 43 A113 (line numbers in a margin): each was read as letters with no word, or with the wrong
+    """Round 45 A01, A05, A08, A11, A16, A24, A26, A65, A66, round 43 A113 (line numbers in a margin) and round 46
+    A01, A03, A05, A08 to A12, A18 (lower-case quoted-printable, ASCII frames, hyphens for spaces, BBCode, Markdown's
+    references and images, Org's and reST's links, ISO 2022's escapes): each was read as letters with no word, or with the wrong
     cause (UTF-7 for form data's '+', a hard wrap for a frame)."""
     if "backspaces" in said and not shutil.which("col"):
         pytest.skip("col (bsdextrautils) is not installed")
@@ -49,18 +70,21 @@ def test_text_in_another_form_is_named_and_its_command_gives_the_text_back(tmp_p
     err = capsys.readouterr().err.replace(f"warning: {path}: ", "")
     assert said in err and "UTF-7" not in err and "stop mid-sentence" not in err, err
     command = _COMMAND.search(err[err.index(said):]).group(1)
-    subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True, env={**os.environ, "LC_ALL": "C.UTF-8"})
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True, env={**os.environ, "LC_ALL": "C.UTF-8",
+                                                                         "PYTHONPATH": REPO})
     kept = [line for line in (tmp_path / "text.txt").read_text(encoding="utf-8").splitlines() if line]
-    assert kept == [line.replace("=E2=80=93", "\u2013") for line in dirty] if "quoted" in said else SENTENCES
+    assert kept == [re.sub("=[Ee]2=80=93", "\u2013", line) for line in dirty] if "quoted" in said else SENTENCES
 
 
 @pytest.mark.parametrize("mark, said", [
     ("<bos>", "hold <bos> (line 1), another model's special token"),
     ("<start_of_turn>user", "hold <start_of_turn> (line 1), another model's special token"),
     ("<pad> <pad>", "hold <pad> (line 1), another model's special token"),
-    ("<blank>", "hold <blank> (line 1), a corpus's mark for a word it left out or replaced")])
+    ("<blank>", "hold <blank> (line 1), another model's special token"),
+    ("[INST]", "hold [INST] (line 1), another model's special token")])
 def test_other_models_tokens_are_named(tmp_path, capsys, mark, said):
-    """Round 45 A29, A92 to A94: LLaMA's <bos>, Gemma's turns, <pad> on a third of the lines, a cloze's <blank>."""
+    """Round 45 A29, A92 to A94, round 46 A13, A52, A60, A61: LLaMA's <bos>, Gemma's turns, <pad> on a third of the
+    lines, a cloze's <blank> (told this model's mask is [MASK]), Mistral's [INST]."""
     prose._WARNED.clear()
     path = tmp_path / "in.txt"
     path.write_text("".join(f"{mark} {s}\n" if i % 3 == 0 else f"{s}\n" for i, s in enumerate(SENTENCES)))

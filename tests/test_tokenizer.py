@@ -415,9 +415,21 @@ def test_a_full_disk_while_writing_the_pair_leaves_the_earlier_pair_whole(tmp_pa
 
 
 @pytest.mark.parametrize("chars, said", [("\udcff", "holds the byte 0xff, which is not UTF-8"),
-                                         ("ab\t", "holds '\\t', whitespace, which the normalization makes a space")])
+                                         ("ab\t", "holds '\\t', whitespace, which the normalization makes a space"),
+                                         *[(chars, f"holds '{chars}', read as its characters one by one, not as the "
+                                                   "escape or class it writes") for chars in (
+                                             "U+00E9", "&eacute;", "%C3%A9%C3%B1", "{a..z}")],
+                                         ("\U0001f600-\U0001f64f", "holds '\U0001f600-\U0001f64f', which is read as "
+                                          "the three characters \U0001f600, - and \U0001f64f, not as a range: write "
+                                          "the characters out (\"$(python3 -c 'print(\"\".join(map(chr, range(0x1F600, "
+                                          "0x1F64F + 1))))')\", 80 of them)"),
+                                         ("\u00e9-\u00eb", "holds '\u00e9-\u00eb', which is read as the three "
+                                          "characters \u00e9, - and \u00eb, not as a range: write the characters out "
+                                          "(\u00e9\u00ea\u00eb)")])
 def test_required_chars_that_no_piece_can_hold_are_refused(tmp_path, capsys, chars, said):
-    """A byte that is not UTF-8 (a Latin-1 terminal's) or whitespace in --required_chars: refused before training."""
+    """A byte that is not UTF-8 (a Latin-1 terminal's) or whitespace in --required_chars: refused before training.
+    So are a code point, an HTML entity, URL escapes and bash's {a..z} (round 46 A24 to A27), and a range of any
+    characters (A28, A29: an emoji's block, a script's), written as the characters they stand for."""
     from pipelines import train_tokenizer
 
     (tmp_path / "text.txt").write_text("The river ran past the mill.\n")

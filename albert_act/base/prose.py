@@ -282,7 +282,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
     "other_mask": (lambda line: _OTHER_MASK.search(line), lambda n: max(3, 0.02 * n),
                    lambda path, number, line: f"hold {_OTHER_MASK.search(line).group()} (line {number}), another "
                                               "model's special token (RoBERTa's <mask>, T5's, GPT-2's <|endoftext|>, "
-                                              "LLaMA's <bos>, Gemma's <start_of_turn> turns), "
+                                              "LLaMA's <bos>, Gemma's <start_of_turn> turns, Mistral's [INST]), "
                                               "read as its characters: this model's mask is [MASK], and a blank line "
                                               "ends a document"),
     "wikitext": (lambda line: _WIKITEXT.search(line), lambda n: max(3, 0.02 * n),
@@ -333,7 +333,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
     "fenced": (lambda line: line.lstrip().startswith("```"), lambda n: max(2, 0.01 * n),
                lambda path, number, line: f"are Markdown code fences ({line.strip()[:20]!r} on line {number}): the code "
                                           "between them is read as text; give the text without its code blocks"),
-    "footnoted": (lambda line: _FOOTNOTE.search(line), lambda n: max(10, 0.3 * n),  # (a page of Wikipedia: 5 of 12)
+    "footnoted": (lambda line: _FOOTNOTE.search(line) and not text_marks.BBCODE.search(line), lambda n: max(10, 0.3 * n),  # (a page of Wikipedia: 5 of 12)
                   lambda path, number, line: mending.footnotes(path, number, _FOOTNOTE.search(line).group())),
     "edit_links": (lambda line: line.rstrip().endswith("[edit]"), lambda n: max(3, 0.02 * n),
                    lambda path, number, line: f"are a copied Wikipedia page's section headings ({line.strip()[:40]!r} "
@@ -375,16 +375,16 @@ SERVED_AT_ONCE = ("own_marks", "other_mask", "coloured", "controls", "conflicted
 TRAINING_TEXT = ("own_mask",)  # traits warned of in training text only: served text holds [MASK] on purpose
 # What may follow a sentence's end on a line that is not wrapped: tags (<eos>, <|endoftext|>), footnote marks
 _TRAILING = re.compile(r"(?:\s*(?:<\|?/?[\w.-]*\|?>|<sup>[^<]*</sup>|(?<=\s)http|\[\d+\]|[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021\u00b6]+|<ref[^>]*>.*?</ref>"
-                       r"|<ref[^>]*/>|\{\{[^{}]*\}\}|[\u2500-\u257f]+))+$")  # (MediaWiki's <ref>{{cite ...}}</ref>; a frame)
+                       r"|<ref[^>]*/>|\{\{[^{}]*\}\}|[\u2500-\u257f]+|(?<=\s)\|))+$")  # (MediaWiki's <ref>{{cite ...}}</ref>; a frame)
 _JSON_ESCAPE = re.compile(r'\\u[0-9a-fA-F]{4}|\\"|\\n')  # "Jos\u00e9", '\"', '\n': JSON's, outside a JSON string
 _ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s(?:EOS|EOT)|\s[-+]?\d+(?:\.\d+)?|\s[\u2605\u2606]+)$")  # <eos>, 0.87
-_UNKNOWN = re.compile(r"(?i:<unk>|\[unk\]|<oov>|<num>|<number>|<blank>|\[blank\])|\bUNK\b|@@UNKNOWN@@|_{3,}|__NUM__|@card@|@ord@|"
+_UNKNOWN = re.compile(r"(?i:<unk>|\[unk\]|<oov>|<num>|<number>)|\bUNK\b|@@UNKNOWN@@|_{3,}|__NUM__|@card@|@ord@|"
                       r"\[(?:deleted|removed)\]|<(?:PERSON|PER|LOC|ORG|NAME|EMAIL|URL|PHONE|ADDRESS)>|"
                       r"\[(?:NAME|PERSON|EMAIL|URL|PHONE|ADDRESS|laughter|laughs|applause|music|inaudible|crosstalk|"
                       r"REDACTED|[Rr]edacted)\]|\u2588{2,}|<0x[0-9A-F]{2}>|(?<!\S)@user(?!\S)|(?<![\w/.])http(?![\w:/.])")
 # PTB's, BERT's, AllenNLP's; Reddit's [deleted], an anonymizer's <PERSON>, a transcript's [laughter], redactions' \u2588\u2588,
 # byte pieces left by a decode, TweetEval's @user and http; a cloze blank; numbers replaced (TreeTagger's @card@)
-_WIKITEXT = re.compile(r"(?<!\S)@[-.,]@(?!\S)|^ ?=+ [^=]+ =+ ?$")
+_WIKITEXT = re.compile(r"(?<!\S)@[-.,]@(?!\S)|^ ?(?:=+ )+[^=]+(?: =+)+ ?$")  # (WikiText-103's ' = = Career = = ')
 _SPLIT = re.compile(r"(?<=\w) n't(?!\S)|(?<=\w) '(?:s|re|ve|ll|d|m)(?!\S)|(?<=\w) [,;:](?= \w)")  # "is n't", "a , b"
 _LATEX = re.compile(r"\\(?:section|subsection|chapter|cite[pt]?|ref|label|begin|end|emph|textbf|textit|item|footnote)"
                     r"(?![a-zA-Z])")
@@ -400,14 +400,14 @@ _INVISIBLE_CHARS = r"\xad\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff\U00
 _INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")  # soft hyphen, zero-width space, joiners,
 # the left-to-right mark (copied from web pages)
 _FOOTNOTE = re.compile(r"\{\{(?:citation needed|cn|fact|clarify|clarification needed)[^{}]*\}\}|"
-                       r"\[(?:\d+|[a-z]|note \d+|nb \d+|citation needed|clarification needed)\]|(?<=[.,;:])(?:[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+|\*+(?=\s|$))"
+                       r"(?<!\])\[(?:\d+|[a-z]|note \d+|nb \d+|citation needed|clarification needed)\](?![\[(])|(?<=[.,;:])(?:[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+|\*+(?=\s|$))"
                        r"|(?<=[^\W\d_])[*\u2020\u2021]+(?=[\s.,;:]|$)|<sup>\s*\[?\w{1,3}\]?\s*</sup>|(?<=[.,;:])\(\d{1,3}\)|"
                        r"\[\^[^\]\s]+\]|\[(?:#\w*|\d+)\]_")  # a copied page's "[46]", or its mark as a superscript after
 # the punctuation ("(LUB).\u00b9"), a dagger or an asterisk after a word ("Paris\u2020 was"), HTML's <sup>1</sup>, "(3)"
 # after a full stop, Markdown's [^1] and reStructuredText's [#]_
 _RULE = re.compile(r"\s*([-=*_~#])(?: ?\1){2,}\s*$")  # ("---", a novel's "* * *")
-_OTHER_MASK = re.compile(r"(?i:<mask>)|<extra_id_\d+>|<\|\w+\|>|<(?:bos|pad|start_of_turn|end_of_turn)>")  # RoBERTa's, T5's,
-# GPT-2's <|endoftext|>, LLaMA's and Gemma's
+_OTHER_MASK = re.compile(r"(?i:<mask>|<blank>|\[blank\])|<extra_id_\d+>|<\|\w+\|>|<(?:bos|pad|start_of_turn|end_of_turn)>|\[/?INST\]|<</?SYS>>")  # RoBERTa's, T5's,
+# GPT-2's <|endoftext|>, LLaMA's and Gemma's, Mistral's [INST] ... [/INST]; a cloze's <blank>
 _ENDS = (".!?:;\"')]\u2026\u00bb\u201d\u2019\u3002\uff01\uff1f\uff0e\uff61"  # where a sentence, or a line of one,
          "\u0964\u0965\u0589\u06d4\u061f\u1362\u104b\u17d4\u0f0d\u037e")  # ends (a danda, Armenian's, Arabic's, Ethiopic's...)
 _ESCAPE = re.compile(r"&(?:[a-zA-Z]{2,8}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")  # "it &apos;s", "a &#124; b", "&rsquo;"
@@ -435,7 +435,7 @@ def _prefixes(line):
     begins with ("[", "<", "|", "@", "=", "/"), a time's or a date's digits ("0:0", "0/0", "0-0") or begin with a
     list's number ("0.", "0)"); and a first word that ends in ":" as it is ("text:", "ALICE:"): not a sentence's
     "In 1990, the", "- An item"."""
-    words = text_marks.shown_link(line).split(None, 3)[:3]  # (a link's text: '[[Paris]] is')
+    words = text_marks.unframed(line).split(None, 3)[:3]  # (a link's text: '[[Paris]] is'; a frame's: '| The')
     shapes = [_LETTERS.sub("a", re.sub(r"\d+", "0", " ".join(words[:n]))) for n in range(1, len(words) + 1)]
     key = [words[0]] if words and len(words[0]) > 1 and words[0].endswith(":") else []  # "text:", as YAML's lines
     return [shape for shape in shapes if _UNLIKE_A_SENTENCE.search(shape)] + key

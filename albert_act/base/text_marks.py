@@ -1,22 +1,29 @@
 """More of `prose`'s traits: text written in another form than its own, each with what is said of it and the command
 that mends it: URL-encoding, UTF-7, quoted-printable bytes in part of a file, a manual page's overstrike, box-drawing
-frames, underscores for spaces, control characters (DOS's Ctrl-Z), line numbers in a margin and links (Markdown's, MediaWiki's). No
-TensorFlow."""
+frames (and ASCII's '| ... |'), underscores or hyphens for spaces, control characters (DOS's Ctrl-Z, ISO 2022's
+escapes), line numbers in a margin, links (Markdown's, its images and references, MediaWiki's, Org's, reST's) and
+BBCode. No TensorFlow."""
 
 import re
 
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _PERCENT_TEXT = re.compile(r"%(?:2[0-9A-Fa-f]|3[AaBbFf]|[89A-Fa-f][0-9A-Fa-f])")  # a space, punctuation, UTF-8's bytes
 _FORM_WORDS = re.compile(r"[^\W\d_]\+[^\W\d_]")  # form data's 'hide+new+secretions'
-QP_BYTES = re.compile(r"(?:=[89A-F][0-9A-F]){2,}")  # quoted-printable's UTF-8 bytes: '=E2=80=93'
+QP_BYTES = re.compile(r"(?:=[89A-Fa-f][0-9A-Fa-f]){2,}")  # quoted-printable's UTF-8 bytes: '=E2=80=93', '=e2=80=99'
 _BOX = "\u2500-\u257f"  # box-drawing characters: '\u2502', '\u251c\u2500\u2500\u2524'
-BOX = re.compile(f"^\\s*[{_BOX}]|[{_BOX}]\\s*$")
-_UNDERSCORED = re.compile(r"[^\W_]+_[^\W_]+_[^\W_]+_[^\W_]+")  # 'Victor_Chaim_Lavy_is'
-CONTROL = re.compile("[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f]")  # (not a tab, a line's ends, ESC's colours, a backspace)
+BOX = re.compile(f"^\\s*[{_BOX}]|[{_BOX}]\\s*$|^\\s*\\|\\s.*\\s\\|\\s*$|^\\s*\\+-{{3,}}\\+\\s*$")  # (ASCII's '| text |', '+---+')
+_JOINED = re.compile(r"[^\W_]+([_-])[^\W_]+\1[^\W_]+\1[^\W_]+")  # 'Victor_Chaim_Lavy_is', 'Victor-Chaim-Lavy-is'
+CONTROL = re.compile("[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f]|\x1b(?![\\[$])")  # (not a tab, a line's ends, a backspace;
+# ESC but for a colour code's and ISO-2022-JP's: ISO 2022's 'ESC ( B')
+BBCODE = re.compile(r"\[/(?:b|i|u|s|url|img|quote|code|color|size|list|center)\]", re.IGNORECASE)  # a closing tag
 _UTF7 = re.compile(r"\+[A-Za-z0-9/][A-Za-z0-9+/]{2,}(?:-|(?![A-Za-z0-9+/]))")  # a run of UTF-7: "+AOk-" for "\u00e9"
 MARGIN_NUMBER = re.compile(r"(?<=\S)[ \t]{3,}\d{1,4}[ \t]*$")  # a legal text's or a poem's line numbers: '...   10'
-LINK = re.compile(r"\[\[(?:[^\[\]|]*\|)?([^\[\]]+)\]\]|\[([^\[\]]+)\]\((?:[a-z][a-z0-9+.-]*:|/|#|\.)[^()\s]*\)")
-# MediaWiki's '[[Page|text]]', Markdown's '[text](https://...)': (the text shown, of one or the other)
+LINK = re.compile(r"\[\[[^\[\]]+\]\[([^\[\]]+)\]\]|\[\[(?:[^\[\]|]*\|)?([^\[\]]+)\]\]| ?!\[[^\[\]]*\]\([^()\s]*\)()|\[([^\[\]]*)\]\("
+                  r"(?:[a-z][a-z0-9+.-]*:|[/#.])?[^()\s]*[/.:#][^()\s]*\)|\[((?=[^\[\]]*[^\W\d_])[^\[\]]{2,})\]\[[^\[\]\s]*\]|`([^`<]+?) <[^<>\s]+>`__?"
+                  r"|^ {0,3}\[[^\[\]]+\]:[ \t]+\S+.*\n?()")
+# Org's '[[https://...][text]]', MediaWiki's '[[Page|text]]', Markdown's '[text](url)', '![alt](img.png)', '[text][1]' and
+# its '[1]: https://...' lines, reST's '`text <url>`_': (the text shown, of one of them; none of an image, '![alt](a.png)', or a
+# reference's line)
 
 
 def url_encoded(line):
@@ -30,9 +37,14 @@ def url_encoded(line):
     return None
 
 
+def unframed(line):
+    """`line` as its words read, without a frame ('| text |') and with each link made its text (`shown_link`)."""
+    return shown_link(re.sub(r"^\s*\|\s(.*)\s\|\s*$", r"\1", line) if "|" in line else line)
+
+
 def shown_link(line):
     """`line` with each link made its text ('[[Page|text]]' and '[text](url)' read 'text')."""
-    return LINK.sub(lambda m: m.group(1) or m.group(2), line) if "[" in line else line
+    return LINK.sub(lambda m: next(filter(None, m.groups()), ""), line) if "[" in line or "`" in line else line
 
 
 def utf7(line):
@@ -60,7 +72,7 @@ def _url(path, number, line):
 def _quoted_printable(path, number, line):
     return (f"hold quoted-printable bytes ({QP_BYTES.search(line).group()!r} on line {number}: a character's UTF-8 "
             "bytes, as an e-mail writes them), read as letters: decode them first (python3 -c \"import re, sys; "
-            "sys.stdout.buffer.write(re.sub(rb'(?:=[89A-F][0-9A-F])+', lambda m: bytes.fromhex(m[0].decode()."
+            "sys.stdout.buffer.write(re.sub(rb'(?:=[89A-Fa-f][0-9A-Fa-f])+', lambda m: bytes.fromhex(m[0].decode()."
             f"replace('=', '')), sys.stdin.buffer.read()))\" < {path} > text.txt)")
 
 
@@ -71,6 +83,11 @@ def _overstrike(path, number, line):
 
 
 def _boxed(path, number, line):
+    if not re.search(f"[{_BOX}]", line):  # (ASCII's: '| text |' lines, '+-----+' rules)
+        return (f"are framed in '|' (line {number}: {line.strip()[:30]!r}), as a text table's cells or a terminal's "
+                "box: each '|' is read as a word, its '+---+' rules as sentences; remove them first (sed -E "
+                f"'s/^[[:space:]]*\\|[[:space:]]?//; s/[[:space:]]?\\|[[:space:]]*$//; s/^[[:space:]]*\\+-+\\+[[:space:]]*$//' "
+                f"{path} > text.txt: a rule's line left blank ends a document)")
     return (f"are framed in box-drawing characters (line {number}: {line.strip()[:30]!r}), as a terminal's table or "
             "a tree view draws them: each is an unknown piece, its rules' lines read as sentences; remove them first "
             f"(python3 -c \"import re, sys; sys.stdout.writelines(re.sub('[{_BOX.encode('unicode_escape').decode()}]',"
@@ -78,16 +95,28 @@ def _boxed(path, number, line):
             "a document)")
 
 
-def _underscored(path, number, line):
-    return (f"are words joined by '_' (line {number}: {line.strip()[:30]!r}), as titles and some datasets write "
-            f"spaces: each line is read as one long word; make them spaces first (tr '_' ' ' < {path} > text.txt)")
+def _joined(path, number, line):
+    mark = _JOINED.search(line).group(1)
+    return (f"are words joined by '{mark}' (line {number}: {line.strip()[:30]!r}), as titles, slugs and some datasets "
+            f"write spaces: each line is read as one long word; make them spaces first (tr '{mark}' ' ' < {path} > "
+            "text.txt)")
 
 
 def _control(path, number, line):
     char = CONTROL.search(line).group()
+    if char == "\x1b":  # (ESC ( B, ESC ) 0: a character set's switch)
+        return (f"hold ISO 2022's escapes (ESC {line[line.index(char) + 1:line.index(char) + 3]!r} on line {number}: a "
+                "terminal's or old mail's switch of character set), read as unknown pieces and letters: remove them "
+                f"first (sed -E 's/\\x1b[()*+][A-Za-z0-9@]//g' {path} > text.txt)")
     named = {"\x1a": ": Ctrl-Z, DOS's end-of-file mark", "\x00": ": NUL", "\x7f": ": DEL"}.get(char, "")
     return (f"hold a control character (U+{ord(char):04X} on line {number}{named}), read as an unknown piece: remove "
             f"them first (tr -d '\\000-\\007\\016-\\032\\034-\\037\\177' < {path} > text.txt)")
+
+
+def _bbcode(path, number, line):
+    return (f"hold BBCode tags ({BBCODE.search(line).group()!r} on line {number}: a forum's [b]...[/b], "
+            "[url=...]...[/url]), read as text: remove them first (sed -E "
+            f"'s/\\[\\/?(b|i|u|s|url|img|quote|code|color|size|list|center)(=[^]]*)?\\]//gI' {path} > text.txt)")
 
 
 def _margin(path, number, line):
@@ -99,9 +128,10 @@ def _margin(path, number, line):
 
 def _linked(path, number, line):
     link = LINK.search(line).group()
-    return (f"hold links ({link[:40]!r} on line {number}: Markdown's [text](address), MediaWiki's [[Page|text]]), "
-            "read with their brackets and addresses as words: keep each link's text first (sed -E "
-            f"'s/\\[\\[([^]|]*\\|)?([^]]*)\\]\\]/\\2/g; s/\\[([^]]*)\\]\\([^)]*\\)/\\1/g' {path} > text.txt)")
+    return (f"hold links ({link[:40]!r} on line {number}: Markdown's [text](address), MediaWiki's [[Page|text]], "
+            "Org's, reST's), read with their brackets and addresses as words: keep each link's text first (python3 -c "
+            "\"import re, sys; from albert_act.base import text_marks; sys.stdout.writelines(l for l in map(text_marks."
+            f"shown_link, sys.stdin) if l.strip() or l == chr(10))\" < {path} > text.txt, run in albert-act's folder)")
 
 
 def _utf7(path, number, line):
@@ -117,9 +147,9 @@ TRAITS = {  # (whether a line holds it, from how many lines of n on it is warned
                          _quoted_printable),
     "overstruck": (lambda line: "\b" in line, lambda n: max(3, 0.02 * n), _overstrike),
     "boxed": (lambda line: BOX.search(line), lambda n: max(3, 0.05 * n), _boxed),
-    "underscored": (lambda line: " " not in line.strip() and _UNDERSCORED.search(line), lambda n: max(5, 0.2 * n),
-                    _underscored),
+    "joined_words": (lambda line: " " not in line.strip() and _JOINED.search(line), lambda n: max(5, 0.2 * n), _joined),
     "controls": (lambda line: CONTROL.search(line), lambda n: 1, _control),
     "margin_numbers": (lambda line: MARGIN_NUMBER.search(line), lambda n: max(3, 0.05 * n), _margin),
-    "linked": (lambda line: "[" in line and LINK.search(line), lambda n: max(3, 0.05 * n), _linked),
+    "bbcode": (lambda line: "[/" in line and BBCODE.search(line), lambda n: max(3, 0.05 * n), _bbcode),
+    "linked": (lambda line: ("[" in line or "`" in line) and LINK.search(line), lambda n: max(3, 0.05 * n), _linked),
 }
