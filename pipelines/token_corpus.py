@@ -293,6 +293,13 @@ def token_files(patterns, held_out=None):
         raise ValueError(f"{missing[0]}: no token corpus (the JAX backend reads the data tool's tokens-*.npz beside "
                          "its TFRecords; make the records again with this version of python -m "
                          "pipelines.create_pretraining_data)")
+    if other := next((path for path in corpora if "://" not in path and not os.path.isfile(path)), None):
+        from albert_act.base import named_pipes  # (np.load of a pipe with no writer waits without a word)
+
+        kind = ("a named pipe (FIFO)" if named_pipes.is_fifo(other) else "a folder" if os.path.isdir(other) else
+                "not a regular file (a device?)")
+        raise ValueError(f"{other}: {kind}, where the JAX backend reads the data tool's token corpus, a zip archive "
+                         "that is read by seeking in it: give the file itself")
     if len(corpora) != 1:
         raise ValueError(f"the JAX backend reads one token corpus per run, got {len(corpora)}: {', '.join(corpora)}; "
                          "make one data run of all the texts (python -m pipelines.create_pretraining_data --input A B "

@@ -183,6 +183,21 @@ def test_pandas_index_and_a_trailing_tab_together_are_named(tmp_path):
         read_glue("sst-2", str(tmp_path), "train")
 
 
+def test_rows_ending_in_several_tabs_are_named_and_the_sed_given_strips_them(tmp_path):
+    """Every row (the header too) ending in two tabs was '4 fields where SST-2 has 2; is this the SST-2 folder?'
+    (round 46 A71); one tab was named."""
+    import re
+    import subprocess
+
+    text = "sentence\tlabel\n" + "".join(f"a fine film number {i}\t{i % 2}\n" for i in range(20))
+    (tmp_path / "train.tsv").write_text(text.replace("\n", "\t\t\n"))
+    with pytest.raises(ValueError, match=r"20 rows, every one ending in tabs \(empty last fields: 4 fields where SST-2 "
+                                         r"has 2\); strip the trailing tabs \((sed .*)\)") as refused:
+        read_glue("sst-2", str(tmp_path), "train")
+    subprocess.run(["bash", "-c", re.search(r"\((sed .*)\)", str(refused.value)).group(1)], cwd=tmp_path, check=True)
+    assert (tmp_path / "train.tsv").read_text() == text
+
+
 def test_a_task_file_zero_filled_at_its_end_keeps_its_rows_by_the_command_given(tmp_path):
     """train.tsv followed by 8,192 NUL bytes (a crash's zero-filled end) was called a binary file, a model or an image
     (round 44 A62, A63): the rows before are named, with the head that keeps them."""

@@ -392,6 +392,20 @@ def test_the_jax_run_checks_its_corpora_and_model_dir_before_training(records, t
         jax_pretraining._check_resumable(config)
 
 
+def test_a_token_corpus_that_is_a_pipe_or_a_folder_is_named_not_waited_on(records, tmp_path):
+    """Round 46 A89: tokens-train.npz a named pipe with no writer beside the shards: np.load waited without a word."""
+    from pipelines import token_corpus
+
+    shard = sorted(Path(records[0]).parent.glob(Path(records[0]).name))[0]
+    for name, make in (("fifo", os.mkfifo), ("folder", os.mkdir)):
+        (tmp_path / name).mkdir()
+        shutil.copy(shard, tmp_path / name / "train-00000-of-00001.tfrecord")
+        make(tmp_path / name / "tokens-train.npz")
+        with pytest.raises(ValueError, match=rf"{name}/tokens-train.npz: {'a named pipe' if name == 'fifo' else 'a folder'}"
+                                             r".*, where the JAX backend reads the data tool's token corpus"):
+            token_corpus.token_files([str(tmp_path / name / "train-*.tfrecord")])
+
+
 def test_tensorflows_run_flags_are_refused_on_jax_not_ignored():
     from albert_act import pretrain
 

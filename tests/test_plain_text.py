@@ -197,7 +197,9 @@ def test_another_kind_joined_after_the_text_is_warned_of(tmp_path, capsys):
     ("The river ran (LUB).\u00b9 It rose.\u00b2\u00b3 Then fell,\u2020 and more.* Cited[12] here[citation needed].",
      "footnote marks"), ("The river\u2020 ran (LUB). It rose*. Then fell\u2021, and more.\u2020 Cited here.",
                          "footnote marks"),
-    ("The river ran (LUB).<sup>1</sup> It rose.(2) Then fell,[^3] and more. [#]_ Cited here [4]_.", "footnote marks"), ("History[edit]", "section headings"), ("^ Smith, John (2001). A Book.", "references"),
+    ("The river ran (LUB).<sup>1</sup> It rose.(2) Then fell,[^3] and more. [#]_ Cited here [4]_.", "footnote marks"),
+    ("The river ran (LUB).<ref name=\"a\">Smith, John (2001). The Book, p. 4.</ref> It rose.{{sfn|Smith|2001|p=4}} Then "
+     "fell,<ref name=\"a\" /> and more. Cited here.", "footnote marks"),  # (round 46 A96, A97: MediaWiki's) ("History[edit]", "section headings"), ("^ Smith, John (2001). A Book.", "references"),
     ("The river ran past the mill. \\", "line continuation"),
     ("\u2022 The river ran (LUB). It rose. Then fell, and more. Cited here.", "bullet"),
     ("\uf0c1The river ran (LUB). It rose. Then fell, and more. Cited here.", "private-use"),
@@ -581,6 +583,42 @@ def test_utf16_joined_to_another_part_is_told_to_convert_each_part_and_the_comma
                    check=True)
     for part in ("part1.txt", "part2.txt"):
         assert [line for _, line in text_files.read_lines(str(tmp_path / part))] == TEXT.splitlines()
+
+
+def _deflated(data):
+    import zlib
+
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return compressor.compress(data) + compressor.flush()
+
+
+@pytest.mark.parametrize("data, said, parts", [
+    (TEXT.encode("utf-32") + TEXT.encode("utf-16"), r"UTF-32 text \(a FF FE 00 00 mark at its start\) whose second part, "
+     r"from byte [\d,]+, is UTF-16 \(FF FE there: two files joined\?\): convert each part alone, then join them \((.*)\)$",
+     ("part1.txt", "part2.txt")),  # (round 46 A81: 'cut short')
+    (TEXT.encode("cp1252") + TEXT.encode("utf-16"), r"line 1: not valid UTF-8 .*; and from byte [\d,]+ on it holds UTF-16 "
+     r"text \(a FF FE byte-order mark: a file appended to one of another encoding\?\): convert each part alone, then join "
+     r"them \((.*), or the first part's own encoding; (.*)\), or pass", ("part1.txt", "part2.txt")),  # (A83: cp1252 for all)
+    (_deflated(TEXT.encode()), r"a raw DEFLATE stream \(no gzip or zlib header\), which inflates to text "
+     r"\('The river ran past the mill nu'\): decompress it first \((.*)\)$", ("text.txt",)),  # (A77: 'iconv -f cp1252')
+    (__import__("lzma").compress(TEXT.encode(), format=__import__("lzma").FORMAT_ALONE), r"a legacy LZMA-compressed file, "
+     r"not text; decompress it first \((.*)\)$", ("in.decompressed.txt",)),  # (A76: 'a binary file')
+], ids=["utf32-then-utf16", "cp1252-then-utf16", "raw-deflate", "legacy-lzma"])
+def test_files_of_two_encodings_or_bare_compression_are_named_and_the_commands_work(tmp_path, data, said, parts):
+    """Round 46 A76, A77, A81, A83: each was named as something else, with advice that garbled it."""
+    import re
+    import subprocess
+
+    from albert_act.base import text_files
+
+    path = tmp_path / "in.txt"
+    path.write_bytes(data)
+    with pytest.raises(ValueError) as refused:
+        list(text_files.read_lines(str(path)))
+    found = re.search(said, str(refused.value))
+    assert found, str(refused.value)
+    subprocess.run(["bash", "-c", "; ".join(found.groups())], cwd=tmp_path, check=True)
+    assert "".join((tmp_path / part).read_text() for part in parts) == TEXT * len(parts)
 
 
 @pytest.mark.parametrize("encoding", ["utf-32", "utf-16"])

@@ -51,15 +51,17 @@ def _overstruck(line):
      "12 of its first 12 lines hold links ('[[https://en.wikipedia.org/wiki/River][r' on line 1"),
     ([s.replace("river", "`river <https://en.wikipedia.org/wiki/River>`_") for s in SENTENCES],
      "12 of its first 12 lines hold links ('`river <https://en.wikipedia.org/wiki/Ri' on line 1"),
+    ([" ".join(w + "</w>" for w in s.split()) if i % 2 else s for i, s in enumerate(SENTENCES)],
+     "6 of its first 12 lines hold BPE's end-of-word marks ('The</w> river</w> ran</w> past' on line 2"),
     (["\x1b(B" + s if i % 2 else s for i, s in enumerate(SENTENCES)],
      "6 of its first 12 lines hold ISO 2022's escapes (ESC '(B' on line 2"),
 ], ids=["percent", "plus", "quoted-printable", "overstrike", "box", "underscores", "ctrl-z", "markdown", "mediawiki",
         "margin-numbers", "quoted-printable-lower-case", "ascii-frame", "hyphens", "bbcode", "markdown-references",
-        "markdown-images", "org-links", "rest-links", "iso-2022-escapes"])
+        "markdown-images", "org-links", "rest-links", "end-of-word-marks", "iso-2022-escapes"])
 def test_text_in_another_form_is_named_and_its_command_gives_the_text_back(tmp_path, capsys, dirty, said):
     """Round 45 A01, A05, A08, A11, A16, A24, A26, A65, A66, round 43 A113 (line numbers in a margin) and round 46
-    A01, A03, A05, A08 to A12, A18 (lower-case quoted-printable, ASCII frames, hyphens for spaces, BBCode, Markdown's
-    references and images, Org's and reST's links, ISO 2022's escapes): each was read as letters with no word, or with the wrong
+    A01, A03, A05, A08 to A12, A18, A98 (lower-case quoted-printable, ASCII frames, hyphens for spaces, BBCode, Markdown's
+    references and images, Org's and reST's links, ISO 2022's escapes, BPE's '</w>'): each was read as letters with no word, or with the wrong
     cause (UTF-7 for form data's '+', a hard wrap for a frame)."""
     if "backspaces" in said and not shutil.which("col"):
         pytest.skip("col (bsdextrautils) is not installed")

@@ -13,7 +13,7 @@ _UNZLIB = ("python3 -c \"import sys, zlib; open(sys.argv[1] + '.raw', 'wb').writ
 COMPRESSED = ((b"\x1f\x8b", "gzip", "gunzip -c"), (b"BZh", "bzip2", "bunzip2 -c"), (b"\xfd7zXZ\x00", "xz", "unxz -c"),
               (b"\x28\xb5\x2f\xfd", "zstd", "unzstd -c"), (b"PK\x03\x04", "zip", "unzip -p"),
               (b"\x04\x22\x4d\x18", "LZ4", "unlz4 -c"),  # (to stdout: any name, whatever its suffix)
-              (b"\x1f\x9d", "compress (.Z)", "gzip -dc"),
+              (b"\x1f\x9d", "compress (.Z)", "gzip -dc"), (b"\x5d\x00\x00", "legacy LZMA", "xz -dc --format=lzma"),
               *((b"x" + level, "ZLIB", _UNZLIB) for level in (b"\x01", b"\x9c", b"\xda")))  # (TFRecordOptions')
 
 
@@ -95,7 +95,7 @@ def _decompress(found, path, in_place=False):
     if in_place:
         return f"{found[1]} {q(path)} > {q(path + '.text')} && mv {q(path + '.text')} {q(path)}"
     root, suffix = os.path.splitext(path)
-    text = root if suffix in (".gz", ".bz2", ".xz", ".zst", ".lz4", ".zip", ".Z") else f"{root}.decompressed{suffix}"
+    text = root if suffix in (".gz", ".bz2", ".xz", ".zst", ".lz4", ".zip", ".Z", ".lzma") else f"{root}.decompressed{suffix}"
     return f"{found[1]} {q(path)} > {q(text)}"
 
 
@@ -125,6 +125,8 @@ def _refuse_utf16(path, start, head, in_place=False):
     if kind is None and b"\x00" not in start:  # (UTF-16 of a script with no NUL byte: Chinese, a line of it)
         kind = _utf16_text(head)
     if kind is None and b"\x00" in start:
+        if inflated := _raw_deflate(head):
+            raise ValueError(f"{path}: {_inflated(path, inflated)}")
         binary = _binary_kind(head)
         if binary:
             raise ValueError(f"{path}: {binary}, not text; give a UTF-8 text file")
@@ -132,12 +134,13 @@ def _refuse_utf16(path, start, head, in_place=False):
     if kind:
         why = (f"its first line holds NUL bytes or a {kind[:6]} byte-order mark" if b"\x00" in start or kind in
                [name for _, name in _MARKS] else f"its first bytes read as {kind} text, of a script with no NUL byte")
-        if kind == "UTF-16" and (second := _second_mark(path, start[:2])):  # (iconv would garble the second part)
-            turned, other, mark = second
-            raise ValueError(f"{path}: UTF-16 text (a {start[:2].hex(' ').upper()} mark at its start) whose second part, "
-                             f"from byte {turned:,}, is {other} ({mark.hex(' ').upper()} there: two files joined?): "
-                             f"convert each part alone, then join them (head -c {turned} {path} | iconv -f UTF-16 -t UTF-8 "
-                             f"> part1.txt; tail -c +{turned + 1} {path} | iconv -f {other} -t UTF-8 > part2.txt)")
+        if kind in ("UTF-16", "UTF-32") and (second := _second_mark(path, start[:4 if kind == "UTF-32" else 2])):
+            turned, other, mark = second  # (iconv would garble the second part)
+            raise ValueError(f"{path}: {kind} text (a {start[:len(start[:4 if kind == 'UTF-32' else 2])].hex(' ').upper()} "
+                             f"mark at its start) whose second part, from byte {turned:,}, is {other} "
+                             f"({mark.hex(' ').upper()} there: two files joined?): convert each part alone, then join "
+                             f"them (head -c {turned} {path} | iconv -f {kind} -t UTF-8 > part1.txt; tail -c "
+                             f"+{turned + 1} {path} | iconv -f {other} -t UTF-8 > part2.txt)")
         if _utf8_tail(path):  # (iconv of the whole would garble the UTF-8 part)
             raise ValueError(f"{path}: {kind} text at its start ({why}), but UTF-8 at its end: two files of different "
                              f"encodings joined? Convert the {kind} part alone (iconv -f {kind} -t UTF-8), then join them")
@@ -155,20 +158,18 @@ def _refuse_utf16(path, start, head, in_place=False):
 
 
 def _second_mark(path, mark):
-    """(the offset, the encoding, the mark) of the first byte-order mark at an even offset in the local UTF-16 file
-    `path` (its first 64 MiB), begun by the mark `mark`, of UTF-32 or of the other order (U+FFFE in its own order,
-    no character): a file of another encoding joined to it; or None."""
-    try:
-        if "://" in os.fspath(path) or not os.path.isfile(path):
-            return None
-        with open(path, "rb") as f:
-            data = f.read(64 << 20)
-    except OSError:
+    """(the offset, the encoding, the mark) of the first byte-order mark in the local UTF-16 or UTF-32 file `path`
+    (its first 64 MiB), begun by the mark `mark`, of another encoding or order at an offset of a character (U+FFFE in
+    its own order, no character; a UTF-16 mark in UTF-32, a code point beyond Unicode's): a file joined to it; or
+    None."""
+    if (data := _local_bytes(path)) is None:
         return None
-    found = []
-    for other, kind in ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (mark[::-1], "UTF-16")):
-        at = data.find(other, 2)
-        while at != -1 and at % 2:
+    found, width = [], len(mark)
+    others = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (mark[::-1], "UTF-16")) if width == 2 else (
+        (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"), (mark[::-1], "UTF-32"))
+    for other, kind in others:
+        at = data.find(other, width)
+        while at != -1 and (at % width or width == 4 and kind == "UTF-16" and data[at:at + 4] in (mark, mark[::-1])):
             at = data.find(other, at + 1)
         found += [(at, kind, other)] if at != -1 else []
     return min(found, default=None)
@@ -253,14 +254,9 @@ def text_like(head):
 
 def _head(path, start, size=512):
     """The first `size` bytes of the file `path` (512: a tar archive's header), or of `start` (its first line, or the
-    line read) where it is not a local file."""
-    try:
-        if "://" not in os.fspath(path) and os.path.isfile(path):  # (a bucket's or a pipe's first line is all there is)
-            with open(path, "rb") as f:
-                return f.read(size)
-    except OSError:
-        pass
-    return start[:size]
+    line read) where it is not a local file (a bucket's or a pipe's first line is all there is)."""
+    data = _local_bytes(path, size)
+    return start[:size] if data is None else data
 
 
 def _nul_separated(head):
@@ -326,6 +322,13 @@ def not_utf8(path, number, raw, error, skip_flag, accented):
         advice = (f"yet the file begins with a UTF-8 byte-order mark: the mark is wrong (added to text of another "
                   f"encoding, Windows-1252 most often): remove it and convert the rest (tail -c +4 {path} | iconv -f "
                   f"cp1252 -t UTF-8 > converted.txt; another encoding takes its own -f){skip}")
+    elif number == 1 and (inflated := _raw_deflate(_head(path, raw, 4096))):
+        advice = f"its bytes are {_inflated(path, inflated)}"
+    elif appended := _appended_mark(path):
+        advice = (f"and from byte {appended[0]:,} on it holds {appended[1]} text (a {appended[2].hex(' ').upper()} "
+                  "byte-order mark: a file appended to one of another encoding?): convert each part alone, then join "
+                  f"them (head -c {appended[0]} {path} | iconv -f cp1252 -t UTF-8 > part1.txt, or the first part's own "
+                  f"encoding; tail -c +{appended[0] + 1} {path} | iconv -f {appended[1]} -t UTF-8 > part2.txt){skip}")
     elif accented or (accented := _utf8_line_after(path, number)):
         pasted = "e.g. Latin-1 pasted in" if accented < number else "UTF-8 lines pasted into a file of another encoding?"
         advice = (f"the file mixes encodings (line {accented} is UTF-8 beyond ASCII; this line is not: {pasted}): "
@@ -369,16 +372,46 @@ _MIXED = ("python3 -c \"import codecs, sys; codecs.register_error('cp1252', lamb
 # (reads UTF-8, and each run of bytes that is not as Windows-1252: a file of both, converted without garbling either)
 
 
+def _local_bytes(path, size=64 << 20):
+    """The first `size` bytes of the local file `path`, or None (a bucket's, a pipe's, one that cannot be read)."""
+    try:
+        if "://" not in os.fspath(path) and os.path.isfile(path):
+            with open(path, "rb") as f:
+                return f.read(size)
+    except OSError:
+        pass
+    return None
+
+
+def _inflated(path, text):
+    """What is said of a raw DEFLATE stream that inflates to `text`, with the command that decompresses it."""
+    return (f"a raw DEFLATE stream (no gzip or zlib header), which inflates to text ({text[:30]!r}): decompress it "
+            f"first (python3 -c \"import sys, zlib; sys.stdout.buffer.write(zlib.decompress(open(sys.argv[1], 'rb')."
+            f"read(), -15))\" {path} > text.txt)")
+
+
+def _raw_deflate(head):
+    """The text that a raw DEFLATE stream (no header: zlib's wbits -15) `head` begins inflates to, if text; or None."""
+    import zlib
+
+    try:
+        text = zlib.decompressobj(-zlib.MAX_WBITS).decompress(head, 1 << 16)
+    except zlib.error:
+        return None
+    return text.decode("utf-8", "replace") if len(text) >= 16 and text_like(text[:4096]) and b" " in text else None
+
+
+def _appended_mark(path):
+    """(offset, encoding, mark) of a UTF-16/32 byte-order mark at a line's start in `path` (appended to it), or None."""
+    data = _local_bytes(path) or b""
+    found = [(at + 1, kind, mark) for mark, kind in _MARKS if (at := data.find(b"\n" + mark)) != -1]
+    return min(found, key=lambda f: (f[0], -len(f[2])), default=None)
+
+
 def _utf8_line_after(path, number):
     """The number of the first line after line `number` of the local file `path` (its first 64 MiB) that is UTF-8
     beyond ASCII, or None: a file mostly of another encoding with UTF-8 lines in it."""
-    try:
-        if "://" in os.fspath(path) or not os.path.isfile(path):
-            return None
-        with open(path, "rb") as f:
-            lines = f.read(1 << 26).split(b"\n")[number:-1]
-    except OSError:
-        return None
+    lines = (_local_bytes(path) or b"").split(b"\n")[number:-1]
     for later, raw in enumerate(lines, number + 1):
         if not raw.isascii():
             try:

@@ -95,12 +95,14 @@ def misread(path, number, line):
 
 def footnotes(path, number, mark):
     """What is said of lines that hold footnote marks (`mark`, the first, on line `number`: Wikipedia's [12], a
-    superscript, a dagger, HTML's <sup>, Markdown's [^1], reStructuredText's [#]_), with the sed that removes them."""
+    superscript, a dagger, HTML's <sup>, Markdown's [^1], reStructuredText's [#]_, MediaWiki's <ref> and {{sfn}}),
+    with the sed that removes them."""
     return (f"hold footnote marks ({mark!r} on "
             f"line {number}), read as words of the text: give the text without them "
             "(sed -E '/^(\\[\\^[^]]*\\]:|\\.\\. \\[[^]]*\\] )/d; s/<sup>[^<]*<\\/sup>//g; "
+            "s/<ref[^>]*\\/>//g; s/<ref[^>]*>[^<]*<\\/ref>//g; "
             "s/\\[\\^[^]]*\\]//g; s/ ?\\[(#[^]]*|[0-9]+)\\]_//g; s/([.,;:])\\([0-9]+\\)/\\1/g; "
-            "s/\\{\\{(citation needed|cn|fact|clarify|clarification needed)[^}]*\\}\\}//g; "
+            "s/\\{\\{(citation needed|cn|fact|clarify|clarification needed|sfnp?|efn|harvnb|rp|refn)[^}]*\\}\\}//g; "
             "s/\\[([0-9]+|[a-z]|note [0-9]+|nb [0-9]+|citation needed|"
             "clarification needed)\\]//g; s/([.,;:])(\u00b9|\u00b2|\u00b3|\u2074|"
             "\u2075|\u2076|\u2077|\u2078|\u2079|\u2070|\u2020|\u2021|\\*)+/\\1/g; "

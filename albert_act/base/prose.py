@@ -399,12 +399,13 @@ _KEY = re.compile(r"\s*[A-Za-z_][\w-]*:(?:\s|$)")  # YAML's "title: ...", "tags:
 _INVISIBLE_CHARS = r"\xad\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff\U000e0000-\U000e007f"  # (and tag characters)
 _INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")  # soft hyphen, zero-width space, joiners,
 # the left-to-right mark (copied from web pages)
-_FOOTNOTE = re.compile(r"\{\{(?:citation needed|cn|fact|clarify|clarification needed)[^{}]*\}\}|"
+_FOOTNOTE = re.compile(r"\{\{(?:citation needed|cn|fact|clarify|clarification needed|sfnp?|efn|harvnb|rp|refn)[^{}]*\}\}|"
+                       r"<ref[^>]*>[^<]*</ref>|<ref[^>]*/>|"
                        r"(?<!\])\[(?:\d+|[a-z]|note \d+|nb \d+|citation needed|clarification needed)\](?![\[(])|(?<=[.,;:])(?:[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+|\*+(?=\s|$))"
                        r"|(?<=[^\W\d_])[*\u2020\u2021]+(?=[\s.,;:]|$)|<sup>\s*\[?\w{1,3}\]?\s*</sup>|(?<=[.,;:])\(\d{1,3}\)|"
                        r"\[\^[^\]\s]+\]|\[(?:#\w*|\d+)\]_")  # a copied page's "[46]", or its mark as a superscript after
 # the punctuation ("(LUB).\u00b9"), a dagger or an asterisk after a word ("Paris\u2020 was"), HTML's <sup>1</sup>, "(3)"
-# after a full stop, Markdown's [^1] and reStructuredText's [#]_
+# after a full stop, Markdown's [^1], reStructuredText's [#]_, MediaWiki's <ref>...</ref> and {{sfn|...}}
 _RULE = re.compile(r"\s*([-=*_~#])(?: ?\1){2,}\s*$")  # ("---", a novel's "* * *")
 _OTHER_MASK = re.compile(r"(?i:<mask>|<blank>|\[blank\])|<extra_id_\d+>|<\|\w+\|>|<(?:bos|pad|start_of_turn|end_of_turn)>|\[/?INST\]|<</?SYS>>")  # RoBERTa's, T5's,
 # GPT-2's <|endoftext|>, LLaMA's and Gemma's, Mistral's [INST] ... [/INST]; a cloze's <blank>

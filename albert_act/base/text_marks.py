@@ -1,7 +1,7 @@
 """More of `prose`'s traits: text written in another form than its own, each with what is said of it and the command
 that mends it: URL-encoding, UTF-7, quoted-printable bytes in part of a file, a manual page's overstrike, box-drawing
 frames (and ASCII's '| ... |'), underscores or hyphens for spaces, control characters (DOS's Ctrl-Z, ISO 2022's
-escapes), line numbers in a margin, links (Markdown's, its images and references, MediaWiki's, Org's, reST's) and
+escapes), BPE's end-of-word marks, line numbers in a margin, links (Markdown's, its images and references, MediaWiki's, Org's, reST's) and
 BBCode. No TensorFlow."""
 
 import re
@@ -17,6 +17,7 @@ CONTROL = re.compile("[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f]|\x1b(?![\\[$])")  # (not
 # ESC but for a colour code's and ISO-2022-JP's: ISO 2022's 'ESC ( B')
 BBCODE = re.compile(r"\[/(?:b|i|u|s|url|img|quote|code|color|size|list|center)\]", re.IGNORECASE)  # a closing tag
 _UTF7 = re.compile(r"\+[A-Za-z0-9/][A-Za-z0-9+/]{2,}(?:-|(?![A-Za-z0-9+/]))")  # a run of UTF-7: "+AOk-" for "\u00e9"
+END_OF_WORD = re.compile(r"[^\s<>]</w>(?=\s|$)")  # BPE's end-of-word mark (CLIP's, subword-nmt's): 'Lavy</w>'
 MARGIN_NUMBER = re.compile(r"(?<=\S)[ \t]{3,}\d{1,4}[ \t]*$")  # a legal text's or a poem's line numbers: '...   10'
 LINK = re.compile(r"\[\[[^\[\]]+\]\[([^\[\]]+)\]\]|\[\[(?:[^\[\]|]*\|)?([^\[\]]+)\]\]| ?!\[[^\[\]]*\]\([^()\s]*\)()|\[([^\[\]]*)\]\("
                   r"(?:[a-z][a-z0-9+.-]*:|[/#.])?[^()\s]*[/.:#][^()\s]*\)|\[((?=[^\[\]]*[^\W\d_])[^\[\]]{2,})\]\[[^\[\]\s]*\]|`([^`<]+?) <[^<>\s]+>`__?"
@@ -113,6 +114,12 @@ def _control(path, number, line):
             f"them first (tr -d '\\000-\\007\\016-\\032\\034-\\037\\177' < {path} > text.txt)")
 
 
+def _end_of_word(path, number, line):
+    return (f"hold BPE's end-of-word marks ({line.strip()[:30]!r} on line {number}: text as a BPE tokenizer, CLIP's or "
+            "subword-nmt's, writes it), read with the marks as words: join the pieces first (sed -E "
+            f"'/<\\/w>/ {{s/ +//g; s#</w># #g; s/ +$//}}' {path} > text.txt)")
+
+
 def _bbcode(path, number, line):
     return (f"hold BBCode tags ({BBCODE.search(line).group()!r} on line {number}: a forum's [b]...[/b], "
             "[url=...]...[/url]), read as text: remove them first (sed -E "
@@ -150,6 +157,7 @@ TRAITS = {  # (whether a line holds it, from how many lines of n on it is warned
     "joined_words": (lambda line: " " not in line.strip() and _JOINED.search(line), lambda n: max(5, 0.2 * n), _joined),
     "controls": (lambda line: CONTROL.search(line), lambda n: 1, _control),
     "margin_numbers": (lambda line: MARGIN_NUMBER.search(line), lambda n: max(3, 0.05 * n), _margin),
+    "end_of_word": (lambda line: "</w>" in line and END_OF_WORD.search(line), lambda n: max(3, 0.05 * n), _end_of_word),
     "bbcode": (lambda line: "[/" in line and BBCODE.search(line), lambda n: max(3, 0.05 * n), _bbcode),
     "linked": (lambda line: ("[" in line or "`" in line) and LINK.search(line), lambda n: max(3, 0.05 * n), _linked),
 }
