@@ -125,6 +125,10 @@ def main(argv=None):
             raise ValueError(f"--conllu {args.conllu}: {distinct or 'no'} sentence to ask (the 95% intervals, over "
                              f"sentences, need 2 at least): one of 4-60 words, with an alphabetic word of one piece to "
                              f"mask, that fits the model's {max_length} positions")
+        if len(queries) - distinct >= max(2, 0.1 * len(queries)):  # (one sentence written 60 times: not 50 of them)
+            print(f"warning: --conllu {args.conllu}: {len(queries) - distinct} of the {len(queries)} sentences asked "
+                  "repeat one asked before them: each is served and counted again, as if another sentence, and the "
+                  "95% intervals are too narrow; leave the repeated sentences out of the file", file=sys.stderr)
         if len(queries) < args.sentences:  # the file (or the export's length) gives fewer: said, not hidden
             print(f"note: --sentences {args.sentences}, but only {len(queries)} sentences of {args.conllu} can be asked "
                   f"(4-60 words, an alphabetic word of one piece to mask, fitting the export's {max_length} positions): "

@@ -75,11 +75,15 @@ class Columns:
     def __init__(self, path):
         self.path, self.swapped, self.kept, self.first = path, 0, 0, None
         self.relations, self.deps, self.tokens = collections.Counter(), None, 0  # (DEPREL's, without subtypes)
+        self.tags, self.tag = 0, None  # (FORMs that are UPOS tags where UPOS is not: FORM and UPOS swapped)
 
     def feed(self, number, fields):
         form, lemma = fields[1].lower(), fields[2].lower()
         self.tokens += 1
         self.relations[fields[7].split(":")[0]] += 1
+        if fields[1] in _UPOS and fields[3] not in _UPOS:
+            self.tags += 1
+            self.tag = self.tag or (number, fields[1], fields[3])
         if self.deps is None and re.match(r"\d+(?:\.\d+)?:\w", fields[7]):
             self.deps = (number, fields[7])
         if fields[4] in _INFLECTED and form != lemma and lemma != "_" and min(len(form), len(lemma)) > 2:
@@ -98,6 +102,12 @@ class Columns:
                             f"LEMMA {lemma!r}, {tag}), and {self.kept:,} their inflected form; the sentences are read "
                             "from FORM: swap the columns back (awk 'BEGIN {FS = OFS = \"\\t\"} $1 ~ /^[0-9]+$/ {t = $2; "
                             f"$2 = $3; $3 = t}} 1' {self.path} > fixed.conllu)")
+        if self.tags >= max(5, self.tokens / 2):
+            number, form, upos = self.tag
+            prose.warn_once(f"warning: {self.path}: FORM (column 2) holds UPOS tags in {self.tags:,} of {self.tokens:,} "
+                            f"words (line {number}: FORM {form!r}, UPOS {upos!r}): columns 2 and 4 swapped? The "
+                            "sentences read would be tags; swap them back (awk 'BEGIN {FS = OFS = \"\\t\"} $1 ~ /^[0-9]+$/ "
+                            f"{{t = $2; $2 = $4; $4 = t}} 1' {self.path} > fixed.conllu)")
         if relations and self.deps and self.relations.get("_", 0) < self.tokens / 2:
             prose.warn_once(f"warning: {self.path}: DEPREL (column 8) holds DEPS' head:relation pairs (line "
                             f"{self.deps[0]}: {self.deps[1]!r}): columns 8 and 9 swapped? The relations read would be "
@@ -107,6 +117,8 @@ class Columns:
             check_relations(self.path, self.relations)
 
 
+_UPOS = {"ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN", "PUNCT", "SCONJ",
+         "SYM", "VERB", "X"}  # UD's universal tags
 _SPACY = {"dobj", "pobj", "prep", "attr", "ROOT", "nsubjpass", "dative", "acomp", "npadvmod", "relcl", "poss"}  # (ClearNLP's)
 _PRAGUE = {"Sb", "Pred", "Atr", "AuxP", "Obj", "Adv", "AuxK", "AuxV", "Coord", "AuxC"}  # analytical functions
 _UD = {"nsubj", "obj", "iobj", "cop", "root", "det", "case", "nmod", "amod", "advmod", "aux", "mark", "obl", "punct"}

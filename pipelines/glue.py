@@ -237,6 +237,13 @@ def _note_quirks(path, lines, skipped, expected, examples):
     if tabbed:
         print(f"note: {path}: {len(tabbed)} of the rows skipped end in a tab (a field more, empty; line {tabbed[0]} "
               f"first): strip it to read them (sed -i 's/\\t\\(\\r\\?\\)$/\\1/' {path})")
+    cut = [n for n in skipped if expected and n < len(lines) and "\t" not in lines[n - 1].strip() and lines[n - 1].strip()
+           and len(lines[n].rstrip("\r").split("\t")) == expected]  # (a text cut by a line end: the rest is a row)
+    if len(cut) >= max(2, 0.1 * len(skipped)):
+        print(f"note: {path}: {len(cut)} of the rows skipped are one field each, followed by a row that ends them "
+              f"(line {cut[0]}, then {cut[0] + 1}): texts cut in two by a line end inside them (hard-wrapped?); each "
+              "second half was read as a row of its own: join the halves first (awk -F'\\t' 'NF == 1 && $0 != \"\" "
+              f"{{printf \"%s \", $0; next}} 1' {path} > fixed.tsv)")
     inside = [n for n in skipped if expected and '"' in lines[n - 1] and _quoted_row(lines[n - 1:n + 1], expected)]
     if inside:  # (a text quoted for its tab or line break: split there, the row skipped, or two)
         print(f"note: {path}: {len(inside)} of the rows skipped hold a tab or a line break inside a quoted text (CSV's "

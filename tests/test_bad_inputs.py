@@ -1437,6 +1437,9 @@ CASES += [
      r"notes_dir: not a pre-training run dir", []),
     ("bench-served-fill-mask-over-notes", "benchmarks.served_fill_mask --init {export} --output_dir {notes_dir}", 1,
      r"notes_dir holds other files \(notes.txt\)", ["{notes_dir}/notes.txt"]),
+    ("bench-served-fill-mask-one-sentence-repeated", "benchmarks.served_fill_mask --init {export} --conllu "
+     "{repeated_conllu} --sentences 20", 0, r"warning: --conllu \S+repeated.conllu: \d+ of the 20 sentences asked repeat "
+     r"one asked before them: each is served and counted again", []),  # (round 46 A101: intervals over 50 copies)
     ("bench-served-fill-mask-not-conllu", "benchmarks.served_fill_mask --init {export} --conllu {corpus}", 1,
      r"corpus.txt line 1: a sentence of plain text \('Document 0 starts here.'\), not a parsed file", []),
     ("bench-warm-start-bias-nan", "benchmarks.warm_start --biases 0 nan", 1,
@@ -1918,6 +1921,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
             "utf16_txt": root / "utf16.txt", "utf16le_txt": root / "utf16le.txt",
             "linked_eval": root / "linked_eval.tfrecord", "copied_eval": root / "copied_eval.tfrecord", "gzip_txt": root / "corpus.txt.gz", "cjk_txt": root / "cjk.txt", "unfinished_models": root / "unfinished_models", "gzip_shard": root / "train.tfrecord.gz", "no_config_run": root / "no_config_run", "run_starting": root / "run_starting", "killed_records": root / "killed_records", "old_vocab": root / "old_vocab",
             "text_tfrecord": root / "text.tfrecord", "bad_head": root / "bad_head.conllu", "tmp_name": root.name,
+            "repeated_conllu": root / "repeated.conllu",
             **{name: root / name for name in ("damaged_index_run", "truncated_run")},
             "damaged_export": root / "damaged_export" / "1", "moved_export": root / "moved" / "a" / "b" / "1",
             "kind_edited_export": root / "kind_edited_export" / "1",
@@ -2148,6 +2152,8 @@ def _more_bad_files(root, rte):
     (root / "corpus.txt.gz").write_bytes(gzip.compress("A first line.\nA second one.\n".encode()))
     (root / "text.tfrecord").write_text("not a TFRecord at all\n")
     (root / "bad_head.conllu").write_text("1\tA\ta\tDET\tDT\t_\t2\tdet\t_\t_\n2\tdog\tdog\tNOUN\tNN\t_\t7\troot\t_\t_\n\n")
+    sentences = (rte.parent.parent / "ud_english_ewt" / "en_ewt-ud-dev.conllu").read_text().split("\n\n")
+    (root / "repeated.conllu").write_text("\n\n".join(sentences[5:6] * 30 + sentences[20:24]) + "\n\n")  # (one, 30 times)
 
 
 LOOK_ALIKES = ("psql_table", "merges", "bert_vocab", "spm_vocab", "quoted_printable", "base64", "parallel",

@@ -198,6 +198,25 @@ def test_rows_ending_in_several_tabs_are_named_and_the_sed_given_strips_them(tmp
     assert (tmp_path / "train.tsv").read_text() == text
 
 
+def test_rows_cut_in_two_by_a_line_end_are_named_and_the_awk_given_joins_them(tmp_path, capsys):
+    """SST-2 with every fourth sentence hard-wrapped over two rows: '57 malformed rows skipped', each second half
+    trained as a sentence of its own (round 46 A119)."""
+    import re
+    import subprocess
+
+    rows = [f"a fine film number {i} with a long plot\t{i % 2}" for i in range(40)]
+    text = "sentence\tlabel\n" + "".join(row + "\n" for row in rows)
+    cut = "sentence\tlabel\n" + "".join(row.replace(" with ", "\nwith ", 1) + "\n" if i % 4 == 0 else row + "\n"
+                                        for i, row in enumerate(rows))
+    (tmp_path / "train.tsv").write_text(cut)
+    read_glue("sst-2", str(tmp_path), "train")
+    out = capsys.readouterr().out
+    assert "train.tsv: 10 of the rows skipped are one field each, followed by a row that ends them (line 2, then 3)" in out
+    subprocess.run(["bash", "-c", re.search(r"join the halves first \((awk .*)\)", out).group(1)], cwd=tmp_path,
+                   check=True)
+    assert (tmp_path / "fixed.tsv").read_text() == text
+
+
 def test_a_task_file_zero_filled_at_its_end_keeps_its_rows_by_the_command_given(tmp_path):
     """train.tsv followed by 8,192 NUL bytes (a crash's zero-filled end) was called a binary file, a model or an image
     (round 44 A62, A63): the rows before are named, with the head that keeps them."""

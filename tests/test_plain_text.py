@@ -409,7 +409,9 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
     ("".join(f"The river ran past the mill number {i} today.\nIt was cold.\nPage {i + 1}\n" for i in range(6)),
      "6 of its first 18 lines are page numbers ('Page 1' on line 3)"),
     ("".join(f"The Liga Uruguaya de Ba\\xc3\\xa1squetbol number {i} met today.\n" for i in range(6)),
-     "6 of its first 6 lines hold escaped bytes ('\\\\xc3\\\\xa1' on line 1: UTF-8 written as Python's"),
+     "6 of its first 6 lines hold escaped bytes ('\\\\xc3\\\\xa1' on line 1: UTF-8 written as \\xNN or octal"),
+    ("".join(f"The river ran 1979\\342\\200\\22384 past the mill number {i} today.\n" for i in range(6)),
+     "6 of its first 6 lines hold escaped bytes ('\\\\342\\\\200\\\\223' on line 1: UTF-8 written as \\xNN or octal"),
     ("The river ran past the mill today.\n" * 4 + "\x1b$B$3$s$K$A$O\x1b(B\n",
      "1 of its first 5 lines hold ISO-2022's escapes (ESC $ on line 5"),
     ("".join(f"the company said its profit rose N percent in the {w} quarter\n" for w in ["first", "last"] * 6),
@@ -619,6 +621,23 @@ def test_files_of_two_encodings_or_bare_compression_are_named_and_the_commands_w
     assert found, str(refused.value)
     subprocess.run(["bash", "-c", "; ".join(found.groups())], cwd=tmp_path, check=True)
     assert "".join((tmp_path / part).read_text() for part in parts) == TEXT * len(parts)
+
+
+@pytest.mark.parametrize("separator, named", [("\f", "form feeds"), ("\x1e", "record separators"),
+                                              ("\x1f", "unit separators")])
+def test_lines_separated_by_other_controls_are_named_and_the_tr_given_splits_them(tmp_path, separator, named):
+    """Round 46 A104, A105: a file of lines separated by form feeds or 0x1F alone was read as one instance."""
+    import re
+    import subprocess
+
+    from albert_act.base import text_files
+
+    (tmp_path / "in.txt").write_text(separator.join(TEXT.splitlines()))
+    with pytest.raises(ValueError, match=rf"in.txt: text whose lines are separated by {named} \(U\+00\w\w\), not line "
+                                         r"ends: convert them first \((tr .*)\)$") as refused:
+        list(text_files.read_lines(str(tmp_path / "in.txt")))
+    subprocess.run(["bash", "-c", re.search(r"\((tr .*)\)$", str(refused.value)).group(1)], cwd=tmp_path, check=True)
+    assert (tmp_path / "lines.txt").read_text().splitlines() == TEXT.splitlines()
 
 
 @pytest.mark.parametrize("encoding", ["utf-32", "utf-16"])

@@ -308,6 +308,19 @@ def test_relation_names_of_other_schemes_and_swapped_columns_are_named(shared_da
         assert f"{name}.conllu: {said}" in err and "UD v1" not in err and "upper case" not in err, err
     subprocess.run(["bash", "-c", err.split("swap them back (")[1].strip()[:-1]], cwd=tmp_path, check=True)
     assert (tmp_path / "fixed.conllu").read_text() == text + "\n\n"
+    tagged = "\n".join("\t".join([f[0], f[3], f[2], f[1], *f[4:]]) if re.match(r"\d+\t", line) else line
+                       for line in text.split("\n") for f in [line.split("\t")])  # (round 46 A110: FORM and UPOS)
+    (tmp_path / "tagged.conllu").write_text(tagged + "\n\n")
+    list(probing.read_conllu(str(tmp_path / "tagged.conllu"), words_only=True))
+    err = capsys.readouterr().err
+    assert re.search(r"tagged.conllu: FORM \(column 2\) holds UPOS tags in [\d,]+ of [\d,]+ words \(line 5: FORM 'ADP', "
+                     r"UPOS 'From'\): columns 2 and 4 swapped\?", err), err
+    subprocess.run(["bash", "-c", err.split("swap them back (")[1].strip()[:-1]], cwd=tmp_path, check=True)
+    assert (tmp_path / "fixed.conllu").read_text() == text + "\n\n"
+    struck = _relabelled(text, 1, lambda form: "".join(f"{c}\b{c}" for c in form) if form.isalpha() else form)
+    (tmp_path / "struck.conllu").write_text(struck + "\n\n")  # (A138: nroff's overstrike in the FORMs)
+    list(probing.read_conllu(str(tmp_path / "struck.conllu"), words_only=True))
+    assert "struck.conllu: " in (err := capsys.readouterr().err) and "hold backspaces" in err, err
     spaced = "\n".join(line.replace("\t", " ") for line in text.split("\n"))  # (round 46 A42: 'a sentence of text')
     (tmp_path / "spaced.conllu").write_text(spaced + "\n\n")
     with pytest.raises(ValueError, match=r"spaced.conllu line 5: CoNLL-U's 10 columns separated by spaces, not TABs "

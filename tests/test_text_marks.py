@@ -12,6 +12,7 @@ import pytest
 
 from albert_act.base import plain_text, prose
 
+SMALL = "\u1d00\u0299\u1d04\u1d05\u1d07\ua730\u0262\u029c\u026a\u1d0a\u1d0b\u029f\u1d0d\u0274\u1d0f\u1d18\u01eb\u0280\ua731\u1d1b\u1d1c\u1d20\u1d21\u028f\u1d22"
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SENTENCES = [f"The river ran past the old mill number {i}, and the town grew." for i in range(12)]
 _COMMAND = re.compile(r"\(((?:sed|python3|tr|col) .*? > text\.txt)")
@@ -53,15 +54,23 @@ def _overstruck(line):
      "12 of its first 12 lines hold links ('`river <https://en.wikipedia.org/wiki/Ri' on line 1"),
     ([" ".join(w + "</w>" for w in s.split()) if i % 2 else s for i, s in enumerate(SENTENCES)],
      "6 of its first 12 lines hold BPE's end-of-word marks ('The</w> river</w> ran</w> past' on line 2"),
+    ([s.translate(str.maketrans("abcdefghijklmnopqrstuvwyz", SMALL)) if i % 2 else s for i, s in enumerate(SENTENCES)],
+     "6 of its first 12 lines hold small capitals ('\u0280\u026a\u1d20' on line 2"),
+    ([("User: " if i % 2 else "Assistant: ") + s for i, s in enumerate(SENTENCES)],
+     "12 of its first 12 lines begin with a chatbot's roles ('Assistant: The river ran past ' on line 1"),
+    ([s.replace("river", "'''river'''") for s in SENTENCES], "12 of its first 12 lines hold MediaWiki's bold quotes "
+                                                             "(\"'''river'''\" on line 1"),
     (["\x1b(B" + s if i % 2 else s for i, s in enumerate(SENTENCES)],
      "6 of its first 12 lines hold ISO 2022's escapes (ESC '(B' on line 2"),
 ], ids=["percent", "plus", "quoted-printable", "overstrike", "box", "underscores", "ctrl-z", "markdown", "mediawiki",
         "margin-numbers", "quoted-printable-lower-case", "ascii-frame", "hyphens", "bbcode", "markdown-references",
-        "markdown-images", "org-links", "rest-links", "end-of-word-marks", "iso-2022-escapes"])
+        "markdown-images", "org-links", "rest-links", "end-of-word-marks", "small-caps", "chat-roles", "bold",
+        "iso-2022-escapes"])
 def test_text_in_another_form_is_named_and_its_command_gives_the_text_back(tmp_path, capsys, dirty, said):
     """Round 45 A01, A05, A08, A11, A16, A24, A26, A65, A66, round 43 A113 (line numbers in a margin) and round 46
-    A01, A03, A05, A08 to A12, A18, A98 (lower-case quoted-printable, ASCII frames, hyphens for spaces, BBCode, Markdown's
-    references and images, Org's and reST's links, ISO 2022's escapes, BPE's '</w>'): each was read as letters with no word, or with the wrong
+    A01, A03, A05, A08 to A12, A18, A98, A100, A122, A135 (lower-case quoted-printable, ASCII frames, hyphens for spaces, BBCode, Markdown's
+    references and images, Org's and reST's links, ISO 2022's escapes, BPE's '</w>', bold quotes, a chatbot's roles,
+    small capitals): each was read as letters with no word, or with the wrong
     cause (UTF-7 for form data's '+', a hard wrap for a frame)."""
     if "backspaces" in said and not shutil.which("col"):
         pytest.skip("col (bsdextrautils) is not installed")
@@ -83,7 +92,8 @@ def test_text_in_another_form_is_named_and_its_command_gives_the_text_back(tmp_p
     ("<start_of_turn>user", "hold <start_of_turn> (line 1), another model's special token"),
     ("<pad> <pad>", "hold <pad> (line 1), another model's special token"),
     ("<blank>", "hold <blank> (line 1), another model's special token"),
-    ("[INST]", "hold [INST] (line 1), another model's special token")])
+    ("[INST]", "hold [INST] (line 1), another model's special token"),
+    ("<<SYS>>", "hold <<SYS>> (line 1), another model's special token")])
 def test_other_models_tokens_are_named(tmp_path, capsys, mark, said):
     """Round 45 A29, A92 to A94, round 46 A13, A52, A60, A61: LLaMA's <bos>, Gemma's turns, <pad> on a third of the
     lines, a cloze's <blank> (told this model's mask is [MASK]), Mistral's [INST]."""
@@ -111,6 +121,10 @@ def test_served_text_names_its_repeats_and_the_models_markers_from_one_line(tmp_
     path.write_text(f"[CLS] {SENTENCES[0]} [SEP]\n{SENTENCES[1]}\n")
     list(plain_text.read_text_lines(str(path), skip_flag=False))
     assert "1 of its first 2 lines hold [CLS] (line 1), the model's own marker" in capsys.readouterr().err
+    path.write_text(f"{SENTENCES[0].replace('mill', '<unk>')}\n{SENTENCES[1].replace(' ', '_')}\n{SENTENCES[2]}\n")
+    list(plain_text.read_text_lines(str(path), skip_flag=False))  # (round 46 A116, A118: one line each)
+    err = capsys.readouterr().err
+    assert "1 of its first 3 lines hold <unk> (line 1)" in err and "1 of its first 3 lines are words joined by '_'" in err
 
 
 def test_wikipedia_text_raises_none_of_these_warnings(capsys):

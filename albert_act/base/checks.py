@@ -6,6 +6,7 @@ was expected, e.g. `ValueError("max_iterations must be an integer >= 1, got 0")`
 
 
 import argparse
+import json
 import os
 import re
 import struct
@@ -75,6 +76,22 @@ def _finite(v):
 
 def _not_subnormal(v):
     return not 0 < abs(v) < FLOAT32_TINY
+
+
+def shown_value(value, zero_allowed=True):
+    """`value` as a refusal shows it, and why beyond its range: a JSON string, a boolean, float32's 0 for a number."""
+    if isinstance(value, (str, bool)):
+        return json.dumps(value) + (", a string: write the number without quotes" * json_number(value) if isinstance(
+            value, str) else ", a boolean (true or false), not a number")
+    return f"{value!r}{subnormal_note(value, zero_allowed)}"
+
+
+def json_number(text):
+    """Whether `text` reads as a JSON number ("1e-3", not "inf"): a quoted one was typed as a JSON string."""
+    try:
+        return isinstance(json.loads(text), (int, float))
+    except ValueError:
+        return False
 
 
 def subnormal_note(value, zero_allowed=True):

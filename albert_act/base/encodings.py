@@ -119,9 +119,12 @@ def _refuse_utf16(path, start, head, in_place=False):
         raise ValueError(f"{path}: a {kind} byte-order mark ({head[:mark].hex(' ').upper()}) before UTF-8 text (a file "
                          f"begun by one tool and written on by another?): remove its first {mark} bytes (tail -c "
                          f"+{mark + 1} {path} > fixed.txt); converting it from {kind} would garble it")
-    if kind is None and b"\x00" in start and _nul_separated(head):
-        raise ValueError(f"{path}: text whose lines are separated by NUL bytes (as find -print0 and xargs -0 write "
-                         f"them), not line ends: convert them first (tr '\\0' '\\n' < {path} > lines.txt)")
+    separator = 0 if b"\x00" in start and _nul_separated(head) else next((c for c in b"\f\x1e\x1f" if start.count(c) > 2), None)
+    if kind is None and separator is not None:  # (find -print0's; a form feed a page; ASCII's record, unit separators)
+        named = {0: "NUL bytes (as find -print0 and xargs -0 write them)", 12: "form feeds (U+000C)",
+                 30: "record separators (U+001E)", 31: "unit separators (U+001F)"}[separator]
+        raise ValueError(f"{path}: text whose lines are separated by {named}, not line ends: convert them first (tr "
+                         f"'\\{separator:03o}' '\\n' < {path} > lines.txt)")
     if kind is None and b"\x00" not in start:  # (UTF-16 of a script with no NUL byte: Chinese, a line of it)
         kind = _utf16_text(head)
     if kind is None and b"\x00" in start:

@@ -119,6 +119,9 @@ def running_header(path, number, line):
 
 def wikitext(path, number, line, mark):
     """What is said of lines that hold WikiText's markup (`mark`: its @-@, or a ' = Title = ' heading)."""
+    if mark.startswith("'''"):
+        return (f"hold MediaWiki's bold quotes ({mark[:30]!r} on line {number}: raw wikitext), read as text: remove "
+                f"them first (sed -E \"s/'{{2,5}}//g\" {path} > text.txt)")
     if "@" in mark:
         return (f"hold WikiText's markup ({mark.strip()!r} on line {number}: its ' = Title = ' headings, and @-@ for a "
                 "hyphen cut apart), read as text: detokenize first (' @-@ ' to '-', ' @,@ ' to ',', ' @.@ ' to '.'; "

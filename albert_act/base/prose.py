@@ -265,7 +265,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                           f"make them line ends first (sed -E 's#<br */?>#\\n#g' {path} > text.txt)"),
     "escaped_bytes": (lambda line: _BYTE_ESCAPE.search(line), lambda n: max(5, 0.05 * n),
                       lambda path, number, line: f"hold escaped bytes ({_BYTE_ESCAPE.search(line).group()!r} on line "
-                                                 f"{number}: UTF-8 written as Python's \\xNN escapes), read as they "
+                                                 f"{number}: UTF-8 written as \\xNN or octal \\NNN escapes), read as they "
                                                  "are written: decode them first (python3 -c \"import sys; sys.stdout."
                                                  "write(sys.stdin.read().encode('latin-1', 'backslashreplace').decode("
                                                  "'unicode_escape').encode('latin-1').decode('utf-8'))\" < "
@@ -369,9 +369,9 @@ TEXT_TRAITS = ("escaped", "mojibake", "replaced", "c1", "nel", "unknown", "other
                "invisible", "pieces", "coloured", "private", "bulleted", "wikitext", "mixed_scripts", "tagged",
                "url_encoded", "quoted_printable", "controls", "overstruck")  # a task file's texts (GLUE's) are weighed for
 WORD_TRAITS = ("escaped", "mojibake", "replaced", "c1", "unknown", "other_mask", "treebank", "invisible", "coloured",
-               "private", "wikitext", "mixed_scripts", "controls")  # those a parsed file's words (CoNLL-U's FORMs) are
-SERVED_AT_ONCE = ("own_marks", "other_mask", "coloured", "controls", "conflicted")  # warned of in served
-# text from one line on (a few sentences typed or pasted): none is a sentence's
+               "private", "wikitext", "mixed_scripts", "controls", "overstruck")  # those a parsed file's words (CoNLL-U's FORMs) are
+SERVED_AT_ONCE = ("own_marks", "other_mask", "coloured", "controls", "conflicted", "unknown", "joined_words")  # served
+# text's, warned of from one line on (a few sentences typed or pasted): none is a sentence's
 TRAINING_TEXT = ("own_mask",)  # traits warned of in training text only: served text holds [MASK] on purpose
 # What may follow a sentence's end on a line that is not wrapped: tags (<eos>, <|endoftext|>), footnote marks
 _TRAILING = re.compile(r"(?:\s*(?:<\|?/?[\w.-]*\|?>|<sup>[^<]*</sup>|(?<=\s)http|\[\d+\]|[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021\u00b6]+|<ref[^>]*>.*?</ref>"
@@ -384,7 +384,7 @@ _UNKNOWN = re.compile(r"(?i:<unk>|\[unk\]|<oov>|<num>|<number>)|\bUNK\b|@@UNKNOW
                       r"REDACTED|[Rr]edacted)\]|\u2588{2,}|<0x[0-9A-F]{2}>|(?<!\S)@user(?!\S)|(?<![\w/.])http(?![\w:/.])")
 # PTB's, BERT's, AllenNLP's; Reddit's [deleted], an anonymizer's <PERSON>, a transcript's [laughter], redactions' \u2588\u2588,
 # byte pieces left by a decode, TweetEval's @user and http; a cloze blank; numbers replaced (TreeTagger's @card@)
-_WIKITEXT = re.compile(r"(?<!\S)@[-.,]@(?!\S)|^ ?(?:=+ )+[^=]+(?: =+)+ ?$")  # (WikiText-103's ' = = Career = = ')
+_WIKITEXT = re.compile(r"(?<!\S)@[-.,]@(?!\S)|^ ?(?:=+ )+[^=]+(?: =+)+ ?$|'''[^'\n]+'''")  # (' = = Career = = ', bold)
 _SPLIT = re.compile(r"(?<=\w) n't(?!\S)|(?<=\w) '(?:s|re|ve|ll|d|m)(?!\S)|(?<=\w) [,;:](?= \w)")  # "is n't", "a , b"
 _LATEX = re.compile(r"\\(?:section|subsection|chapter|cite[pt]?|ref|label|begin|end|emph|textbf|textit|item|footnote)"
                     r"(?![a-zA-Z])")
@@ -418,7 +418,7 @@ MISSING_TEXTS = {"nan", "NaN", "None", "null", "<NA>", "NULL", "\\N"}  # (a miss
 _C1 = re.compile("[\x80-\x84\x86-\x9f]")  # (U+0085 is warned of where it is read, as a line end)
 _OWN_MARK = re.compile(r"\[(?:SEP|CLS)\]")
 _BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)  # (one that ends a line: "ended")
-_BYTE_ESCAPE = re.compile(r"(?:\\x[89a-f][0-9a-f]){2,}")  # "Ba\xc3\xa1squetbol": a character's UTF-8 bytes
+_BYTE_ESCAPE = re.compile(r"(?:\\x[89a-f][0-9a-f]){2,}|(?:\\[23][0-7]{2}){2,}")  # "Ba\xc3\xa1squetbol": a character's UTF-8 bytes
 _PAGE = re.compile(r"\s*(?:-\s*\d+\s*-|(?:Page|p\.|Seite|page)\s*\d+(?:\s*(?:of|/)\s*\d+)?)\s*$")
 _LETTERS = re.compile(r"[^\W\d_]+")
 

@@ -44,23 +44,6 @@ def types_of(field):
     return tuple(k for k in kinds if k is not type(None))
 
 
-def shown_value(value, zero_allowed=True):
-    """`value` as a refusal shows it, with what is wrong beyond its range: a number in quotes (a JSON string), a
-    boolean, a number that float32 makes 0 (`checks.subnormal_note`)."""
-    if isinstance(value, (str, bool)):
-        return json.dumps(value) + (", a string: write the number without quotes" * _number(value) if isinstance(
-            value, str) else ", a boolean (true or false), not a number")
-    return f"{value!r}{checks.subnormal_note(value, zero_allowed)}"
-
-
-def _number(text):
-    """Whether `text` reads as a JSON number ("1e-3", not "inf"): a quoted one was typed as a JSON string."""
-    try:
-        return isinstance(json.loads(text), (int, float))
-    except ValueError:
-        return False
-
-
 def default_of(field):
     if field.default is not dataclasses.MISSING:
         return field.default
@@ -280,7 +263,7 @@ def _apply_set(parser, config_class, args, typed):
                 parser.error(f"--set {key}=null: {key} takes a path, and null is none (it would be a folder named "
                              f"'null'); give the path, or leave {key} out for its default")
             value = json.dumps(value)  # a text setting takes the text as typed (--set model_dir=2024)
-        elif isinstance(value, str) and set(types_of(fields[key])) & {int, float} and _number(value):  # 'lr="1e-3"'
+        elif isinstance(value, str) and set(types_of(fields[key])) & {int, float} and checks.json_number(value):  # 'lr="1e-3"'
             kind = "an integer" if types_of(fields[key]) == (int,) else "a number"
             parser.error(f"--set {key}={json.dumps(value)} is a JSON string, and {key} takes {kind}: write it "
                          f"without quotes (--set {key}={value})")
@@ -428,7 +411,7 @@ def check_values(config):
             words, test = checks.flag_rule(meta["rule"])
             number = isinstance(value, int) if meta["rule"].startswith("int") else isinstance(value, (int, float))
             if isinstance(value, bool) or not number or not test(value):  # (JSON's "0.01": in range, as text)
-                raise ValueError(f"{field.name} must be {words}, got {shown_value(value, test(0))}")
+                raise ValueError(f"{field.name} must be {words}, got {checks.shown_value(value, test(0))}")
         if meta["choices"] is not None:
             checks.one_of(field.name, value, meta["choices"])
 

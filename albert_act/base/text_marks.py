@@ -1,7 +1,7 @@
 """More of `prose`'s traits: text written in another form than its own, each with what is said of it and the command
 that mends it: URL-encoding, UTF-7, quoted-printable bytes in part of a file, a manual page's overstrike, box-drawing
 frames (and ASCII's '| ... |'), underscores or hyphens for spaces, control characters (DOS's Ctrl-Z, ISO 2022's
-escapes), BPE's end-of-word marks, line numbers in a margin, links (Markdown's, its images and references, MediaWiki's, Org's, reST's) and
+escapes), BPE's end-of-word marks, small capitals, a chatbot's roles, line numbers in a margin, links (Markdown's, its images and references, MediaWiki's, Org's, reST's) and
 BBCode. No TensorFlow."""
 
 import re
@@ -17,6 +17,9 @@ CONTROL = re.compile("[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f]|\x1b(?![\\[$])")  # (not
 # ESC but for a colour code's and ISO-2022-JP's: ISO 2022's 'ESC ( B')
 BBCODE = re.compile(r"\[/(?:b|i|u|s|url|img|quote|code|color|size|list|center)\]", re.IGNORECASE)  # a closing tag
 _UTF7 = re.compile(r"\+[A-Za-z0-9/][A-Za-z0-9+/]{2,}(?:-|(?![A-Za-z0-9+/]))")  # a run of UTF-7: "+AOk-" for "\u00e9"
+SMALL_CAPS = "\u1d00\u0299\u1d04\u1d05\u1d07\ua730\u0262\u029c\u026a\u1d0a\u1d0b\u029f\u1d0d\u0274\u1d0f\u1d18\u01eb\u0280\ua731\u1d1b\u1d1c\u1d20\u1d21\u028f\u1d22"
+_SMALL_CAPS = re.compile(f"[{SMALL_CAPS}]{{3}}")  # small capitals, a to z but x ('\u1d20\u026a\u1d04\u1d1b\u1d0f\u0280'): a 'font' pasted from a site
+CHAT_ROLE = re.compile(r"\s*(?:User|Assistant|Human|AI|System|Bot|ChatGPT|GPT|Model|Gemini|Claude)\s*:\s")  # a chatbot's
 END_OF_WORD = re.compile(r"[^\s<>]</w>(?=\s|$)")  # BPE's end-of-word mark (CLIP's, subword-nmt's): 'Lavy</w>'
 MARGIN_NUMBER = re.compile(r"(?<=\S)[ \t]{3,}\d{1,4}[ \t]*$")  # a legal text's or a poem's line numbers: '...   10'
 LINK = re.compile(r"\[\[[^\[\]]+\]\[([^\[\]]+)\]\]|\[\[(?:[^\[\]|]*\|)?([^\[\]]+)\]\]| ?!\[[^\[\]]*\]\([^()\s]*\)()|\[([^\[\]]*)\]\("
@@ -120,6 +123,19 @@ def _end_of_word(path, number, line):
             f"'/<\\/w>/ {{s/ +//g; s#</w># #g; s/ +$//}}' {path} > text.txt)")
 
 
+def _small_caps(path, number, line):
+    return (f"hold small capitals ({_SMALL_CAPS.search(line).group()!r} on line {number}: phonetic letters a 'font' "
+            "generator pastes for a to z), read as another script's letters: make them plain letters first (python3 -c "
+            f"\"import sys; sys.stdout.write(sys.stdin.read().translate(str.maketrans('{SMALL_CAPS}', "
+            f"'abcdefghijklmnopqrstuvwyz')))\" < {path} > text.txt)")
+
+
+def _chat(path, number, line):
+    return (f"begin with a chatbot's roles ({line.strip()[:30]!r} on line {number}: a conversation's export), read as "
+            "words of the text: give the text alone (sed -E 's/^[[:space:]]*(User|Assistant|Human|AI|System|Bot|ChatGPT|"
+            f"GPT|Model|Gemini|Claude)[[:space:]]*:[[:space:]]//' {path} > text.txt)")
+
+
 def _bbcode(path, number, line):
     return (f"hold BBCode tags ({BBCODE.search(line).group()!r} on line {number}: a forum's [b]...[/b], "
             "[url=...]...[/url]), read as text: remove them first (sed -E "
@@ -158,6 +174,8 @@ TRAITS = {  # (whether a line holds it, from how many lines of n on it is warned
     "controls": (lambda line: CONTROL.search(line), lambda n: 1, _control),
     "margin_numbers": (lambda line: MARGIN_NUMBER.search(line), lambda n: max(3, 0.05 * n), _margin),
     "end_of_word": (lambda line: "</w>" in line and END_OF_WORD.search(line), lambda n: max(3, 0.05 * n), _end_of_word),
+    "small_caps": (lambda line: _SMALL_CAPS.search(line), lambda n: max(3, 0.05 * n), _small_caps),
+    "chat_roles": (lambda line: CHAT_ROLE.match(line), lambda n: max(5, 0.3 * n), _chat),
     "bbcode": (lambda line: "[/" in line and BBCODE.search(line), lambda n: max(3, 0.05 * n), _bbcode),
     "linked": (lambda line: ("[" in line or "`" in line) and LINK.search(line), lambda n: max(3, 0.05 * n), _linked),
 }

@@ -363,7 +363,7 @@ def _check_together(config):
     words, nonnegative = checks.flag_rule(">=0")
     if tau is not None and tau != AUTO and (isinstance(tau, bool) or not isinstance(tau, (int, float)) or
                                             not nonnegative(tau)):
-        raise ValueError(f"ponder_cost_weight (--tau) must be {words} or {AUTO!r}, got {settings.shown_value(tau)}")
+        raise ValueError(f"ponder_cost_weight (--tau) must be {words} or {AUTO!r}, got {checks.shown_value(tau)}")
     start = config.ponder_warmup_start
     if config.halting == "act" and None not in (steps, start) and start > steps and tau not in (0, 0.0):
         raise ValueError(f"ponder_warmup_start {start} is after steps={steps}: the ponder cost would never switch "
