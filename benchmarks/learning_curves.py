@@ -105,8 +105,13 @@ def _check_own(run, file, points):
     except (ValueError, OSError):
         return  # (an unfinished run, or a curve copied alone: nothing to compare it to)
     last = points[-1]
-    arguments.check_curve_agrees(file, last, final)
     every, steps = config.get("eval_every"), config.get("steps")
+    beyond = [p["step"] for p in points if isinstance(steps, int) and p["step"] > steps]
+    if beyond:  # (a line copied from a longer run, or edited)
+        raise ValueError(f"{file}: an evaluation of update {beyond[0]:,}, past the run's last ({steps:,}, per its "
+                         f"{artifacts.CONFIG}): a line of another run's, copied in, or edited; give a run whose curve is "
+                         "its own")
+    arguments.check_curve_agrees(file, last, final)
     if final.get("step") == steps == last["step"] and isinstance(every, int) and every > 0 and isinstance(steps, int):
         made = steps // every + (steps % every > 0)
         if len(points) < made:

@@ -494,6 +494,9 @@ CASES += [
      "--output_dir {tmp}/lc_copied", 1, r"curve_copied_run/held_out.jsonl: its evaluation of update 3 \(MLM [\d.]+, SOP "
      r"0.125\) is not the run's own of that update in evaluation.json \(MLM [\d.]+, SOP [\d.]+\): one of the two is "
      r"another run's, copied in, or edited", []),
+    ("bench-learning-curves-a-line-past-the-runs-last-update", "benchmarks.learning_curves A={curve_beyond_run} "
+     "--output_dir {tmp}/lc_beyond", 1, r"curve_beyond_run/held_out.jsonl: an evaluation of update 99, past the run's "
+     r"last \(\d+, per its config.json\): a line of another run's, copied in, or edited", []),  # (round 46 B60)
     ("bench-learning-curves-a-curve-that-lost-its-points", "benchmarks.learning_curves A={curve_lost_run} "
      "--output_dir {tmp}/lc_lost", 0, r"note: \S*curve_lost_run/held_out.jsonl holds 1 of the 3 evaluations its run made "
      r"\(eval_every 1, steps 3\): the others are gone", []),
@@ -1246,9 +1249,12 @@ CASES += [
      r"--mlm_objective: --halting none runs every token to N_max, so there is no ponder cost to weigh or steer", []),
     ("pretrain-signed-control-auto-tau", PRETRAIN + " --target_control signed --target_iterations 2 --tau auto", 1,
      r"--target_control signed steers tau.*give --target_iterations and a number for --tau \(e.g. 0\), not 'auto'", []),
+    ("pretrain-log-space-target-from-a-tau-below-its-floor", PRETRAIN + " --target_iterations 2 --tau 1.2e-38", 1,
+     r"--tau 1.2e-38 with --target_iterations: --target_control tau moves tau in log space from its start, which "
+     r"1.2e-38 puts at the floor 1e-07 ", []),  # (round 46 B84: trained at the floor)
     ("pretrain-log-space-target-from-tau-0", PRETRAIN + " --target_iterations 2 --tau 0", 1,
      r"--tau 0 with --target_iterations: --target_control tau moves tau in log space from its start, which 0 puts at "
-     r"the floor 1e-7 .*or --target_control signed, whose tau may start at 0$", []),
+     r"the floor 1e-07 .*or --target_control signed, whose tau may start at 0$", []),
     ("finetune-halting-none-with-tau", FINETUNE + " --task rte --data_dir {rte} --halting none --tau 0.5", 1,
      r"--tau 0.5 weighs the ponder cost of ACT halting; --halting none runs every token to N_max", []),
     ("pretrain-kl-without-target", PRETRAIN + " --kl_weight 0.1", 1,
@@ -1824,12 +1830,16 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
     config = json.loads((root / "curve_deleted_run" / "config.json").read_text())
     (root / "curve_deleted_run" / "config.json").write_text(json.dumps({**config, "eval_every": 1}))
     (root / "curve_deleted_run" / "held_out.jsonl").unlink()
-    for name in ("curve_copied_run", "curve_lost_run"):  # another run's curve copied in; a run evaluated every
-        (root / name).mkdir()  # update (eval_every 1) whose curve was deleted, then the run evaluated again
+    for name in ("curve_copied_run", "curve_lost_run", "curve_beyond_run"):  # another run's curve copied in; a run
+        # evaluated every
+        (root / name).mkdir()  # update (eval_every 1) whose curve was deleted, then the run evaluated again; a line
+        # past its last update
         for file in ("config.json", "evaluation.json", "held_out.jsonl"):
             shutil.copy(Path(tiny_run[0]) / file, root / name)
     point = json.loads((root / "curve_copied_run" / "held_out.jsonl").read_text())
     (root / "curve_copied_run" / "held_out.jsonl").write_text(json.dumps({**point, "sop_accuracy": 0.125}) + "\n")
+    with open(root / "curve_beyond_run" / "held_out.jsonl", "a") as curve:
+        curve.write(json.dumps({**point, "step": 99}) + "\n")
     config = json.loads((root / "curve_lost_run" / "config.json").read_text())
     (root / "curve_lost_run" / "config.json").write_text(json.dumps({**config, "eval_every": 1}))
     (root / "folders_run").mkdir()  # a run whose held_out.jsonl and evaluation.json are folders
@@ -1914,7 +1924,7 @@ def places(tiny_run, records, shared_data, tmp_path_factory):
                                               "string_steps_config_run", "null_control_config_run", "orphan_export", "empty_state_run",
                                               "empty_state_export_run", "indexless_run", "foreign_ckpt_run",
                                               "other_vocab_reference", "events_file_run", "vocab_folder_run",
-                                              "weights_folder_run", "folders_run", "no_ckpt_run", "curve_copied_run",
+                                              "weights_folder_run", "folders_run", "no_ckpt_run", "curve_copied_run", "curve_beyond_run",
                                               "curve_lost_run", "curve_deleted_run", "vocab_emptied_run")},
             **{name: root / name for name in variants}, "glue_utf16": root / "glue_utf16", "glue_cr": root / "glue_cr",
             "empty_form": root / "empty_form.conllu", "outside_ids": root / "outside_ids.tfrecord",

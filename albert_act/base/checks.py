@@ -78,12 +78,14 @@ def _not_subnormal(v):
     return not 0 < abs(v) < FLOAT32_TINY
 
 
-def shown_value(value, zero_allowed=True):
-    """`value` as a refusal shows it, and why beyond its range: a JSON string, a boolean, float32's 0 for a number."""
+def shown_value(value, test=None):
+    """`value` as a refusal shows it, and why beyond its range: a JSON string, a boolean, float32's 0 for a number
+    (where the range `test` takes 0 or float32's smallest normal: not '0.001 at least')."""
     if isinstance(value, (str, bool)):
         return json.dumps(value) + (", a string: write the number without quotes" * json_number(value) if isinstance(
             value, str) else ", a boolean (true or false), not a number")
-    return f"{value!r}{subnormal_note(value, zero_allowed)}"
+    near_zero = test is None or test(0) or test(FLOAT32_TINY)
+    return f"{value!r}{subnormal_note(value, test is None or test(0)) if near_zero else ''}"
 
 
 def json_number(text):
@@ -193,7 +195,7 @@ def rule_check(name, value, rule):
     words, test = flag_rule(rule)
     for item in value if isinstance(value, (list, tuple)) else (value,):  # a flag of several values: each
         if item is not None and not test(item):
-            raise ValueError(f"{name} must be {words}, got {item}{subnormal_note(item, test(0))}")
+            raise ValueError(f"{name} must be {words}, got {shown_value(item, test)}")
     if isinstance(value, (list, tuple)):  # each value is a row or a run of its own: twice is the same work again
         twice = next((item for number, item in enumerate(value) if item in value[:number]), None)
         if twice is not None:

@@ -411,7 +411,7 @@ def check_values(config):
             words, test = checks.flag_rule(meta["rule"])
             number = isinstance(value, int) if meta["rule"].startswith("int") else isinstance(value, (int, float))
             if isinstance(value, bool) or not number or not test(value):  # (JSON's "0.01": in range, as text)
-                raise ValueError(f"{field.name} must be {words}, got {checks.shown_value(value, test(0))}")
+                raise ValueError(f"{field.name} must be {words}, got {checks.shown_value(value, test)}")
         if meta["choices"] is not None:
             checks.one_of(field.name, value, meta["choices"])
 

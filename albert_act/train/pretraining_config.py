@@ -23,6 +23,7 @@ from albert_act.model.backbone import SETTINGS as BACKBONE_SETTINGS, AlbertActBa
 from albert_act.model.halting import TRAINING_EXECUTIONS
 from albert_act.model.presets import PRESETS, get_preset
 from albert_act.train.losses import MLM_OBJECTIVES
+from albert_act.train.ponder import TAU_RANGE
 
 SCALED_WITH_STEPS = ("warmup_steps", "ponder_warmup_start", "ponder_warmup_steps")  # scaled with --steps alone
 AUTO = "auto"  # --tau auto: tau x ponder cost = AUTO_SHARE x (MLM + SOP) when the ponder cost switches on
@@ -402,10 +403,12 @@ def _check_depth_target(config, target, given_target):
     if config.target_pieces == "unmasked" and target is None:
         raise ValueError("--target_pieces unmasked says whose mean depth --target_iterations holds: give "
                          "--target_iterations")
-    if given_target and tau in (0, 0.0) and config.target_control == "tau" and config.halting == "act":
-        raise ValueError("--tau 0 with --target_iterations: --target_control tau moves tau in log space from its start, "
-                         "which 0 puts at the floor 1e-7 (hundreds of updates from any effect): give a start (--tau "
-                         "auto, or e.g. 0.001), or --target_control signed, whose tau may start at 0")
+    floored = tau not in (None, AUTO) and tau < TAU_RANGE[0]  # (0, or 1.2e-38: at the floor alike)
+    if given_target and floored and config.target_control == "tau" and config.halting == "act":
+        raise ValueError(f"--tau {tau:g} with --target_iterations: --target_control tau moves tau in log space from "
+                         f"its start, which {tau:g} puts at the floor {TAU_RANGE[0]:g} (hundreds of updates from any "
+                         "effect): give a start (--tau auto, or e.g. 0.001), or --target_control signed, whose tau may "
+                         "start at 0")
     if config.kl_weight and target is None:
         raise ValueError(f"kl_weight {config.kl_weight} pulls each token's halting distribution toward a geometric "
                          "prior whose mean is --target_iterations: give --target_iterations")
