@@ -1590,6 +1590,8 @@ CASES += [
      r"export with --export_dir .*pre_unversioned/1 to serve it", []),
     ("pretrain-set-a-flags-name", PRETRAIN + " --set tau=0.1", 2, r"--set tau: not a setting of PretrainConfig; --tau "
      r"is the flag of the setting ponder_cost_weight: --set ponder_cost_weight=0.1", []),
+    ("pretrain-set-a-flags-name-in-quotes", PRETRAIN + """ --set 'tau="0.1"'""", 2, r"--set tau: not a setting of "
+     r"PretrainConfig; --tau is the flag of the setting ponder_cost_weight: --set ponder_cost_weight=0.1$", []),  # (B57)
     ("bench-learning-curves-an-evaluation-json", "benchmarks.learning_curves A={run}/evaluation.json --output_dir "
      "{tmp}/lc_ej", 1, r"evaluation.json: one JSON document over several lines \(a run's evaluation.json\?\), not a "
      r"held-out curve of one evaluation a line; give the run dir, or its held_out.jsonl", []),

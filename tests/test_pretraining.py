@@ -243,6 +243,11 @@ def test_model_dir_with_an_incompatible_run_is_refused(records, tmp_path, monkey
         "r holds a run with another config (init_from: unset (the default) there, 'other_run' now, "
         "backbone_overrides.a: unset (the default) there, 64 now, backbone_overrides.b: unset (the default) there, 64 "
         "now, backbone_overrides.c: unset (the default) there, 64 now, and 3 more settings)")
+    assert str(another_run("r", [("backbone.halting_epsilon", None, 0.01), ("backbone_overrides.halting_epsilon", None,
+                                                                          0.01)])).endswith(  # (round 46 B43)
+        "; halting_epsilon=0.01, as given now, is the default the run was trained with: drop it (--override, --set) "
+        "and it resumes")
+    assert "as given now" not in str(another_run("r", [("backbone_overrides.halting_epsilon", None, 0.02)]))
     assert str(another_run("r", [("steps", 1000, 2000)])).endswith(
         "or the same settings to resume; to train it on for other --steps, start a new run from its weights: "
         "--init_from r --model_dir <a new dir> (the settings that follow --steps by default, its warm-ups and ponder "

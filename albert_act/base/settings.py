@@ -239,9 +239,11 @@ def _apply_set(parser, config_class, args, typed):
             override = "" if named or "backbone_overrides" not in fields or not backbone else (
                 "; the backbone's settings go by --override (--set backbone_overrides={...}): --override "
                 + (f"{bare}={json.dumps(value)}" if key != "backbone" else "KEY=VALUE for each"))
+            shown = "false" if negated else value if isinstance(value, str) and checks.json_number(value) else json.dumps(
+                value)  # (a number in quotes, '"0.1"': advised without them)
             parser.error(f"--set {key}: not a setting of {config_class.__name__}" + (
-                f"; --{key} is the flag of the setting {named[0].name}: --set {named[0].name}="
-                f"{'false' if negated else json.dumps(value)}" if named else f"{override}; known: {', '.join(fields)}"))
+                f"; --{key} is the flag of the setting {named[0].name}: --set {named[0].name}={shown}" if named else
+                f"{override}; known: {', '.join(fields)}"))
         if key in seen:
             parser.error(f"--set {key} is given twice: give it once")
         if key in args.given or key in args.typed:  # (typed at its default's value too: --preset demo)

@@ -94,8 +94,24 @@ def another_run(model_dir, differing):
         f"; to train it on for other --steps, start a new run from its weights: --init_from {model_dir} --model_dir "
         "<a new dir> (the settings that follow --steps by default, its warm-ups and ponder ramp, change with it"
         + ("; on the TensorFlow backend: KERAS_BACKEND unset" if keras.backend.backend() == "jax" else "") + ")")
+    same = sorted({f"{key.split('.', 1)[1]}={now!r}" for key, there, now in differing if there is None and (
+        now is not None and now == _backbone_default(key))})  # (an override at the run's default: the same model)
+    defaults = "" if not same or len(same) * 2 < len(differing) else (
+        f"; {', '.join(same)}, as given now, {'is' if len(same) == 1 else 'are'} the default the run was trained "
+        f"with: drop {'it' if len(same) == 1 else 'them'} (--override, --set) and it resumes")
     return ValueError(f"{model_dir} holds a run with another config ({details}); use a new --model_dir, or "
-                      f"{resume} to resume{longer}")
+                      f"{resume} to resume{longer}{defaults}")
+
+
+def _backbone_default(key):
+    """The backbone's default of a "backbone.X" or "backbone_overrides.X" setting, or a marker that equals nothing."""
+    import inspect
+
+    from albert_act.model.backbone import AlbertActBackbone
+
+    name = key.split(".", 1)[1] if key.startswith(("backbone.", "backbone_overrides.")) else None
+    parameter = inspect.signature(AlbertActBackbone.__init__).parameters.get(name) if name else None
+    return inspect.Parameter.empty if parameter is None else parameter.default
 
 
 def check_run_entries(model_dir, exists=os.path.exists, isdir=os.path.isdir):
