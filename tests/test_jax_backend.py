@@ -162,17 +162,7 @@ def test_pretraining_on_jax_resumes_exactly_and_its_weights_export(records, tmp_
                                          r"be replaced; give --eval_batches 2"):  # (evaluation.json kept)
         jax_pretraining._check_resumable(PretrainConfig(**_jax_config(records, tmp_path / "resumed",
                                                                       eval_batches=3)).resolved())
-    # The same run on other documents is refused (its files may move: a copy of its corpus is the same one).
-    with np.load(Path(records[0]).parent / "tokens-train.npz") as data:
-        fields = dict(data)
-    last = int(fields["document_ends"][-2])  # all but the last document
-    np.savez(tmp_path / "tokens-train.npz", **{**fields, "ids": fields["ids"][:int(fields["sentence_ends"][last - 1])],
-                                               "sentence_ends": fields["sentence_ends"][:last],
-                                               "document_ends": fields["document_ends"][:-1],
-                                               "documents": fields["documents"][:-1]})
-    with pytest.raises(AssertionError, match=r"resumed was trained on another corpus than .*tokens-train.npz \(its "
-                                             r"checkpoint's [0-9a-f]{16}, this one's [0-9a-f]{16}\)"):
-        _jax_run(tmp_path, _jax_config(records, tmp_path / "resumed", train_files=[str(tmp_path / "tokens-train.npz")]))
+    # The same run on other documents is refused: test_a_jax_run_resumed_on_another_corpus_is_refused (-m slow).
     lines = [json.loads(line) for line in (tmp_path / "straight" / "held_out.jsonl").read_text().splitlines()]
     assert [line["step"] for line in lines] == [4] and "depth_spread" in lines[0]
     # The run's weights, read by the TensorFlow side (Source, as export and analyze read a run).
@@ -196,6 +186,24 @@ def test_pretraining_on_jax_resumes_exactly_and_its_weights_export(records, tmp_
     config = PretrainConfig(**_jax_config(records, tmp_path / "filed")).resolved()
     with pytest.raises(ValueError, match=r"filed/checkpoints is a file, where the run keeps its checkpoints folder"):
         preflight(config, replicas=1)
+
+
+@pytest.mark.slow  # (two JAX processes: ~25 s)
+def test_a_jax_run_resumed_on_another_corpus_is_refused(records, tmp_path):
+    """The same run on other documents is refused (its files may move: a copy of its corpus is the same one)."""
+    _jax_run(tmp_path, _jax_config(records, tmp_path / "resumed"))
+    (tmp_path / "resumed" / "checkpoints" / "jax-4.npz").unlink()  # (stopped after its checkpoint 2)
+    (tmp_path / "resumed" / "evaluation.json").unlink()
+    with np.load(Path(records[0]).parent / "tokens-train.npz") as data:
+        fields = dict(data)
+    last = int(fields["document_ends"][-2])  # all but the last document
+    np.savez(tmp_path / "tokens-train.npz", **{**fields, "ids": fields["ids"][:int(fields["sentence_ends"][last - 1])],
+                                               "sentence_ends": fields["sentence_ends"][:last],
+                                               "document_ends": fields["document_ends"][:-1],
+                                               "documents": fields["documents"][:-1]})
+    with pytest.raises(AssertionError, match=r"resumed was trained on another corpus than .*tokens-train.npz \(its "
+                                             r"checkpoint's [0-9a-f]{16}, this one's [0-9a-f]{16}\)"):
+        _jax_run(tmp_path, _jax_config(records, tmp_path / "resumed", train_files=[str(tmp_path / "tokens-train.npz")]))
 
 
 @pytest.mark.slow  # three JAX processes (~1 minute)

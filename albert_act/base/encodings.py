@@ -407,7 +407,8 @@ def _raw_deflate(head):
 def _appended_mark(path):
     """(offset, encoding, mark) of a UTF-16/32 byte-order mark at a line's start in `path` (appended to it), or None."""
     data = _local_bytes(path) or b""
-    found = [(at + 1, kind, mark) for mark, kind in _MARKS if (at := data.find(b"\n" + mark)) != -1]
+    found = [(at + 1, kind, mark) for mark, kind in _MARKS if (at := data.find(b"\n" + mark)) != -1 and (
+        _utf_width(data[at + 1 + len(mark):at + 65 + len(mark)]) or "").startswith(kind)]  # (its text: NULs beside)
     return min(found, key=lambda f: (f[0], -len(f[2])), default=None)
 
 
