@@ -386,8 +386,7 @@ def _local_bytes(path, size=64 << 20):
     return None
 
 
-def _inflated(path, text):
-    """What is said of a raw DEFLATE stream that inflates to `text`, with the command that decompresses it."""
+def _inflated(path, text):  # (what is said of a raw DEFLATE stream that inflates to `text`, with its command)
     return (f"a raw DEFLATE stream (no gzip or zlib header), which inflates to text ({text[:30]!r}): decompress it "
             f"first (python3 -c \"import sys, zlib; sys.stdout.buffer.write(zlib.decompress(open(sys.argv[1], 'rb')."
             f"read(), -15))\" {path} > text.txt)")
