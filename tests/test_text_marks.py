@@ -125,6 +125,9 @@ def test_served_text_names_its_repeats_and_the_models_markers_from_one_line(tmp_
     list(plain_text.read_text_lines(str(path), skip_flag=False))  # (round 46 A116, A118: one line each)
     err = capsys.readouterr().err
     assert "1 of its first 3 lines hold <unk> (line 1)" in err and "1 of its first 3 lines are words joined by '_'" in err
+    path.write_text(f"The http protocol is old.\n{SENTENCES[1]}\n")  # (a lone 'http' served: a word, not TweetEval's mark)
+    list(plain_text.read_text_lines(str(path), skip_flag=False))
+    assert capsys.readouterr().err == ""
 
 
 def test_wikipedia_text_raises_none_of_these_warnings(capsys):

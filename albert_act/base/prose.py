@@ -167,8 +167,10 @@ class Prose:
             warn_once(f"warning: {self.path}: {len(header):,} of its first {self.lines:,} lines "
                       f"{mending.running_header(self.path, *header[0])}")
         for trait, (_, least, said) in self.checked.items():
-            if (held := self.traits.get(trait, [])) and (trait in self.at_once or self.lines >= 5 and len(held) >= least(
-                    self.lines)):
+            held = self.traits.get(trait, [])
+            once = trait in self.at_once and (trait != "unknown" or any(  # (a lone 'http' or '@user': a word, as served)
+                _UNKNOWN.search(line).group() not in ("http", "@user") for _, line in held))
+            if held and (once or self.lines >= 5 and len(held) >= least(self.lines)):
                 shown = held[0]
                 if trait == "wrapped":  # (typeset text: a line ending in a split word shown, whose join undoes it)
                     split = [h for h in held if mending.SPLIT_WORD.search(h[1].rstrip())]
