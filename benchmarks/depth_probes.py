@@ -55,7 +55,8 @@ def served_sentences(path, count, min_words=6, max_words=40):
             if len(chosen) == count:
                 break
             continue
-        longest = max(range(len(words)), key=lambda i: len(re.sub(r"\W", "", words[i])))
+        longest = max(range(len(words)), key=lambda i: 0 if re.search(r"://|^www\.|@|/", words[i]) else len(
+            re.sub(r"\W", "", words[i])))  # (a word, not an address or a path: a URL is no word to ask for)
         stripped = re.match(r"^(\W*)(.*?)(\W*)$", words[longest])
         words[longest] = f"{stripped.group(1)}[MASK]{stripped.group(3)}"
         chosen.append(" ".join(words))

@@ -85,7 +85,10 @@ class TokenCorpus:
                 self.vocabulary = str(data["vocabulary"])
         except PermissionError:  # (whole, but not readable to this user: not to be made again)
             raise ValueError(f"{path}: cannot be read (permission denied): make it readable (chmod u+r {path})") from None
-        except (OSError, ValueError, KeyError, EOFError, TypeError, zipfile.BadZipFile) as error:
+        except KeyError as error:  # (whole, but without an array the data tool writes)
+            raise ValueError(f"{path}: a token corpus without its {str(error.args[0]).split()[0]!r} array (an older data tool's, or "
+                             "edited); make the records again with python -m pipelines.create_pretraining_data") from None
+        except (OSError, ValueError, EOFError, TypeError, zipfile.BadZipFile) as error:
             raise ValueError(f"{path}: not a token corpus of the data tool, or cut short ({first_line(error)}); "
                              "make the records again with python -m pipelines.create_pretraining_data") from None
         self.path = path

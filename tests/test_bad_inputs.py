@@ -437,7 +437,7 @@ CASES += [
      "--output {tmp}/e_empty/1", 1, r"empty_config_run/config.json: no backbone settings \(a dict\) where the model's "
      r"are recorded; was the file edited\? Restore it", ["{empty_config_run}"]),
     ("export-init-config-a-list", "albert_act.export --checkpoint {list_config_run} --kind pretraining --output {tmp}/e/1",
-     1, r"list_config_run/config.json: a JSON list where an object", ["{list_config_run}"]),
+     1, r"list_config_run/config.json: a JSON array \(\[...\]\) where an object", ["{list_config_run}"]),
     ("pretrain-resume-config-truncated", PRETRAIN.replace("{tmp}/new_run", "{truncated_config_run}"), 1,
      r"truncated_config_run/config.json line \d+ column \d+: not valid JSON \(.*\); the run's checkpoints need the "
      r"settings they were trained with: put a whole copy of its config.json back \(the checkpoints are untouched\), or "
@@ -1492,6 +1492,8 @@ CASES += [
      r"halting_bias_initializer must be a number in \[-3.4028e\+38, 3.4028e\+38\] .*got 1e\+39", []),  # (B24)
     ("pretrain-set-seed-false", PRETRAIN + " --set seed=false", 1,  # (B19: "got false, true or false")
      r"seed must be an integer in \[0, 4294967295\] .*, got false, a boolean \(true or false\), not a number", []),
+    ("pretrain-config-null", PRETRAIN + " --config {configs}/null.json", 1,  # (round 47 B02: 'a JSON NoneType')
+     r"null.json: a JSON null where an object \(\{...\}\) was expected", []),
     ("pretrain-config-tau-a-string", PRETRAIN + " --config {configs}/tau_string.json", 1,  # (B23: in range, as text)
      r"ponder_cost_weight \(--tau\) must be .* or 'auto', got \"0.1\", a string: write the number without quotes", []),
     ("pretrain-clip-norm-beyond-float32", PRETRAIN + " --clip_norm 3.5e38", 1,
@@ -1973,6 +1975,7 @@ def _config_files(root, tiny_run, records, shared_data):
     (root / "configs").mkdir()
     (root / "configs" / "steps_string.json").write_text(json.dumps({"seed": "7"}))
     (root / "configs" / "seed_null.json").write_text(json.dumps({"seed": None}))
+    (root / "configs" / "null.json").write_text("null\n")
     (root / "configs" / "tau_string.json").write_text(json.dumps({"ponder_cost_weight": "0.1"}))
     (root / "configs" / "huge_bias.json").write_text(json.dumps({"backbone_overrides": {"halting_bias_initializer": 1e39}}))
     (root / "configs" / "overrides_list.json").write_text(json.dumps({"backbone_overrides": [1, 2]}))

@@ -144,3 +144,37 @@ def test_wikipedia_text_raises_none_of_these_warnings(capsys):
         for trait, (holds, least, _) in text_marks.TRAITS.items():
             held = [line for line in chunk if holds(line)]
             assert len(held) < least(len(chunk)), (trait, held[:2])
+
+
+@pytest.mark.parametrize("lines, said", [
+    ([f"=head1 Mill {i}" if i % 3 == 0 else s.replace("river", "B<river>") for i, s in enumerate(SENTENCES)],
+     "12 of its first 12 lines hold Perl POD markup ('=head1' on line 1), read as text: make plain text of it first "
+     "(pod2text "),
+    ([f"@chapter Mill {i}" if i % 3 == 0 else s.replace("river", "@code{river}") for i, s in enumerate(SENTENCES)],
+     "lines hold Texinfo markup ('@chapter' on line 1), read as text: make plain text of it first (makeinfo --plaintext "),
+    ([f"h2. Mill {i}" if i % 3 == 0 else s.replace("river", '"river":https://x.org/r') for i, s in enumerate(SENTENCES)],
+     "lines hold Textile markup ('h2.' on line 1), read as text: make plain text of it first (pandoc -f textile "),
+    ([f"== Mill {i}" if i % 3 == 0 else s.replace("river", "link:https://x.org/r[river]") for i, s in enumerate(SENTENCES)],
+     "lines hold AsciiDoc markup ('== Mill 0' on line 1)"),
+    ([f"#+TITLE: Mill {i}" if i % 3 == 0 else s for i, s in enumerate(SENTENCES)],
+     "4 of its first 12 lines hold Org-mode markup ('#+TITLE:' on line 1)"),
+    (["{| class=\"wikitable\"", "|-", "| The mill || 1890", "|}"] * 3 + SENTENCES,
+     "lines hold MediaWiki tables' markup ('{|' on line 1), read as text: make plain text of it first (leave the "
+     "tables out of the text)"),
+    ([s + " <!-- check the date -->" if i % 2 else s for i, s in enumerate(SENTENCES)],
+     "6 of its first 12 lines hold HTML comments' markup ("),
+    ([s + " :smile: :+1:" for s in SENTENCES], "12 of its first 12 lines hold emoji shortcodes' markup ("),
+    (["\u0287\u0265\u01dd \u0279\u0131\u028c\u01dd\u0279 \u0279\u0250u \u0279\u01dd\u028c\u0131\u0279"] * 6 + SENTENCES[:6],
+     "6 of its first 12 lines are written upside down (line 1"),
+    ([("### Instruction:" if i % 2 else "### Response:") for i in range(6)] + SENTENCES[:6],
+     "6 of its first 12 lines begin with a chatbot's roles ('### Response:' on line 1"),
+], ids=["pod", "texinfo", "textile", "asciidoc", "org", "wikitable", "html-comments", "emoji-shortcodes", "upside-down",
+        "alpaca"])
+def test_markup_of_other_kinds_is_named_with_what_makes_plain_text_of_it(tmp_path, capsys, lines, said):
+    """Round 47 A01 to A03, A17, A18, A20, A21, A23, A30, A34: each was read as text without a word or with another
+    cause (a hard wrap, lines begun alike, another script)."""
+    prose._WARNED.clear()
+    path = tmp_path / "in.txt"
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    list(plain_text.read_text_lines(str(path)))
+    assert said in capsys.readouterr().err, said

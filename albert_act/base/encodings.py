@@ -12,8 +12,9 @@ _UNZLIB = ("python3 -c \"import sys, zlib; open(sys.argv[1] + '.raw', 'wb').writ
 # How compressed files start, and the command that makes text of them.
 COMPRESSED = ((b"\x1f\x8b", "gzip", "gunzip -c"), (b"BZh", "bzip2", "bunzip2 -c"), (b"\xfd7zXZ\x00", "xz", "unxz -c"),
               (b"\x28\xb5\x2f\xfd", "zstd", "unzstd -c"), (b"PK\x03\x04", "zip", "unzip -p"),
-              (b"\x04\x22\x4d\x18", "LZ4", "unlz4 -c"),  # (to stdout: any name, whatever its suffix)
-              (b"\x1f\x9d", "compress (.Z)", "gzip -dc"), (b"\x5d\x00\x00", "legacy LZMA", "xz -dc --format=lzma"),
+              (b"\x04\x22\x4d\x18", "LZ4", "unlz4 -c"), (b"\x1f\x9d", "compress (.Z)", "gzip -dc"),  # (to stdout)
+              (b"\x5d\x00\x00", "legacy LZMA", "xz -dc --format=lzma"), (b"LZIP", "lzip", "lzip -dc"),
+              (b"\x89LZO\x00", "lzop", "lzop -dc"), (b"\xff\x06\x00\x00sNaPpY", "snappy", "snzip -dc"),
               *((b"x" + level, "ZLIB", _UNZLIB) for level in (b"\x01", b"\x9c", b"\xda")))  # (TFRecordOptions')
 
 
@@ -76,8 +77,7 @@ def refuse_other_encodings(path, first_line, in_place=False):
 
 
 def _refuse_compressed(path, start, in_place=False):
-    """A compressed file is named as such (its bytes would be read as invalid UTF-8, or skipped
-    line by line with --skip_invalid_utf8)."""
+    """A compressed file named as such (its bytes would be invalid UTF-8, or skipped with --skip_invalid_utf8)."""
     found = _compression(start)
     if found:
         raise ValueError(f"{path}: a {found[0]}-compressed file, not text; decompress it first "
@@ -95,7 +95,7 @@ def _decompress(found, path, in_place=False):
     if in_place:
         return f"{found[1]} {q(path)} > {q(path + '.text')} && mv {q(path + '.text')} {q(path)}"
     root, suffix = os.path.splitext(path)
-    text = root if suffix in (".gz", ".bz2", ".xz", ".zst", ".lz4", ".zip", ".Z", ".lzma") else f"{root}.decompressed{suffix}"
+    text = root if suffix in (".gz", ".bz2", ".xz", ".zst", ".lz4", ".zip", ".Z", ".lzma", ".lz", ".lzo", ".sz") else f"{root}.decompressed{suffix}"
     return f"{found[1]} {q(path)} > {q(text)}"
 
 

@@ -28,7 +28,9 @@ def read_json(path, lines=None):
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a text file (not UTF-8), so not JSON") from None
     if not isinstance(value, dict):
-        raise ValueError(f"{path}: a JSON {type(value).__name__} where an object ({{...}}) was expected")
+        kind = {type(None): "null", list: "array ([...])", str: "string", bool: "true or false", int: "number",
+                float: "number"}.get(type(value), type(value).__name__)  # (JSON's names, not Python's NoneType)
+        raise ValueError(f"{path}: a JSON {kind} where an object ({{...}}) was expected")
     if lines is not None:
         for key in _all_keys(value):
             found = _key_positions(text, key)

@@ -18,6 +18,18 @@ def as_cp1252(path):
             f"decode('cp1252', 'replace'), sys.stdin.read()))\" < {path} > fixed.txt")
 
 
+def c1(path, number, line, char):
+    """What is said of lines that hold C1 control characters (`char`, the first): Windows-1252's quotes and dashes
+    decoded as Latin-1, or, after a lead byte's letter ('\u00c3\u0089'), UTF-8 decoded as Latin-1 (ftfy mends it)."""
+    if lead := re.search("[\u00c2-\u00df\u00e2][\u0080-\u00bf]", line):  # ('Ã' then U+0089: UTF-8's bytes, each a character)
+        return (f"hold UTF-8 read as Latin-1 and saved again (line {number}: U+{ord(char):04X} after "
+                f"{lead.group()[0]!r}, mojibake for one character), "
+                "read as such letters: decode it back first (ftfy, which mends mojibake line by line: pip install ftfy; "
+                "ftfy FILE > fixed.txt)")
+    return (f"hold C1 control characters (U+{ord(char):04X} on line {number}: Windows-1252's quotes and dashes decoded "
+            f"as Latin-1), read as unknown pieces: decode them as Windows-1252 first ({as_cp1252(path)})")
+
+
 def without(characters, path):
     """The command that writes `path` without the characters of the class `characters` (as a regex writes them,
     escaped: '\\ue000-\\uf8ff') into text.txt."""

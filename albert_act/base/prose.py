@@ -214,9 +214,7 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                             "the characters there are lost; decode the source with its own encoding "
                                             "(iconv -f ENCODING -t UTF-8)"),
     "c1": (lambda line: _C1.search(line), lambda n: max(3, 0.02 * n),
-           lambda path, number, line: f"hold C1 control characters (U+{ord(_C1.search(line).group()):04X} on line "
-                                      f"{number}: Windows-1252's quotes and dashes decoded as Latin-1), read as unknown "
-                                      f"pieces: decode them as Windows-1252 first ({mending.as_cp1252(path)})"),
+           lambda path, number, line: mending.c1(path, number, line, _C1.search(line).group())),
     "nel": (lambda line: "\x85" in line, lambda n: max(3, 0.02 * n),
             lambda path, number, line: f"hold U+0085 (NEL, on line {number}: Windows-1252's '\u2026' decoded as "
                                        "Latin-1), read as an unknown piece: decode the file's C1 characters as "

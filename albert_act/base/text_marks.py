@@ -19,10 +19,12 @@ BBCODE = re.compile(r"\[/(?:b|i|u|s|url|img|quote|code|color|size|list|center)\]
 _UTF7 = re.compile(r"\+[A-Za-z0-9/][A-Za-z0-9+/]{2,}(?:-|(?![A-Za-z0-9+/]))")  # a run of UTF-7: "+AOk-" for "\u00e9"
 SMALL_CAPS = "\u1d00\u0299\u1d04\u1d05\u1d07\ua730\u0262\u029c\u026a\u1d0a\u1d0b\u029f\u1d0d\u0274\u1d0f\u1d18\u01eb\u0280\ua731\u1d1b\u1d1c\u1d20\u1d21\u028f\u1d22"
 _SMALL_CAPS = re.compile(f"[{SMALL_CAPS}]{{3}}")  # small capitals, a to z but x ('\u1d20\u026a\u1d04\u1d1b\u1d0f\u0280'): a 'font' pasted from a site
-CHAT_ROLE = re.compile(r"\s*(?:User|Assistant|Human|AI|System|Bot|ChatGPT|GPT|Model|Gemini|Claude)\s*:\s")  # a chatbot's
+CHAT_ROLE = re.compile(r"\s*(?:#{1,4}\s*)?(?:User|Assistant|Human|AI|System|Bot|ChatGPT|GPT|Model|Gemini|Claude|"
+                       r"Instruction|Response|Input|Context)\s*:(?:\s|$)")  # a chatbot's, Alpaca's '### Instruction:'
 END_OF_WORD = re.compile(r"[^\s<>]</w>(?=\s|$)")  # BPE's end-of-word mark (CLIP's, subword-nmt's): 'Lavy</w>'
 MARGIN_NUMBER = re.compile(r"(?<=\S)[ \t]{3,}\d{1,4}[ \t]*$")  # a legal text's or a poem's line numbers: '...   10'
-LINK = re.compile(r"\[\[[^\[\]]+\]\[([^\[\]]+)\]\]|\[\[(?:[^\[\]|]*\|)?([^\[\]]+)\]\]| ?!\[[^\[\]]*\]\([^()\s]*\)()|\[([^\[\]]*)\]\("
+LINK = re.compile(r"\[\[(?:File|Image|Category|Media):(?:[^\[\]]|\[\[[^\[\]]*\]\])*\]\]()|__[A-Z]{3,}__()|"
+                  r"\[\[[^\[\]]+\]\[([^\[\]]+)\]\]|\[\[(?:[^\[\]|]*\|)?([^\[\]]+)\]\]| ?!\[[^\[\]]*\]\([^()\s]*\)()|\[([^\[\]]*)\]\("
                   r"(?:[a-z][a-z0-9+.-]*:|[/#.])?[^()\s]*[/.:#][^()\s]*\)|\[((?=[^\[\]]*[^\W\d_])[^\[\]]{2,})\]\[[^\[\]\s]*\]|`([^`<]+?) <[^<>\s]+>`__?"
                   r"|^ {0,3}\[[^\[\]]+\]:[ \t]+\S+.*\n?()")
 # Org's '[[https://...][text]]', MediaWiki's '[[Page|text]]', Markdown's '[text](url)', '![alt](img.png)', '[text][1]' and
@@ -33,7 +35,7 @@ LINK = re.compile(r"\[\[[^\[\]]+\]\[([^\[\]]+)\]\]|\[\[(?:[^\[\]|]*\|)?([^\[\]]+
 def url_encoded(line):
     """The first escape or form-data word of `line` when it reads as URL-encoded ('%20' or '%C3%A9' twice; or no space
     and three '+' between words, as a form's data writes spaces), or None."""
-    text = line.strip()
+    text = re.sub(r"\S*://\S*", "", line.strip())  # (an address's own escapes: '/wiki/Fran%C3%A7ois' in a sentence)
     if len(_PERCENT.findall(text)) >= 2 and _PERCENT_TEXT.search(text):
         return _PERCENT_TEXT.search(text).group()
     if " " not in text and text.count("+") >= 3 and _FORM_WORDS.search(text):
@@ -48,7 +50,8 @@ def unframed(line):
 
 def shown_link(line):
     """`line` with each link made its text ('[[Page|text]]' and '[text](url)' read 'text')."""
-    return LINK.sub(lambda m: next(filter(None, m.groups()), ""), line) if "[" in line or "`" in line else line
+    return LINK.sub(lambda m: next(filter(None, m.groups()), ""), line) if "[" in line or "`" in line or "__" in line else (
+        line)
 
 
 def utf7(line):
@@ -132,8 +135,45 @@ def _small_caps(path, number, line):
 
 def _chat(path, number, line):
     return (f"begin with a chatbot's roles ({line.strip()[:30]!r} on line {number}: a conversation's export), read as "
-            "words of the text: give the text alone (sed -E 's/^[[:space:]]*(User|Assistant|Human|AI|System|Bot|ChatGPT|"
-            f"GPT|Model|Gemini|Claude)[[:space:]]*:[[:space:]]//' {path} > text.txt)")
+            "words of the text: give the text alone (sed -E '/^[[:space:]]*#+[[:space:]]*[A-Za-z]+[[:space:]]*:[[:space:]]*$/d; "
+            "s/^[[:space:]]*(#+[[:space:]]*)?(User|Assistant|Human|AI|System|Bot|ChatGPT|GPT|Model|Gemini|Claude|"
+            f"Instruction|Response|Input|Context)[[:space:]]*:[[:space:]]*//' {path} > text.txt)")
+
+
+MARKUPS = (  # (the markup, what its lines hold, the command that makes plain text of a file of it)
+    ("Perl POD", re.compile(r"=(?:head[1-6]|over|item|back|pod|cut|begin|end|for)\b|.*\b[BICLF]<[^<>\s][^<>]*>"),
+     "pod2text {path} > text.txt"),
+    ("Texinfo", re.compile(r"@(?:chapter|section|subsection|node|menu|end|top|setfilename|cindex)\b|.*@(?:code|emph|"
+                           r"strong|xref|pxref|ref|samp|var|file|kbd|url|uref)\{"), "makeinfo --plaintext {path} > text.txt"),
+    ("Textile", re.compile(r"(?:h[1-6]|bq|fn\d+)\.\s|.*\"[^\"]+\":(?:https?://|/)\S+"), "pandoc -f textile -t plain {path} > text.txt"),
+    ("AsciiDoc", re.compile(r".*\blink:\S+\[[^\]]*\]|.*https?://\S+\[[^\]]+\]|:[a-z-]+:(?:\s|$)|={1,5} \S(?:.*[^=\s])?\s*$"),
+     "asciidoctor -b docbook -o - {path} | pandoc -f docbook -t plain > text.txt"),
+    ("Org-mode", re.compile(r"#\+[A-Za-z_]+:|#\+(?:BEGIN|END)_\w+"), "pandoc -f org -t plain {path} > text.txt"),
+    ("MediaWiki tables'", re.compile(r"\s*(?:\{\||\|-(?!-)|\|\}|\|\+)"), "leave the tables out of the text"),
+    ("HTML comments'", re.compile(r".*<!--"), "sed -E 's/<!--.*-->//g' {path} > text.txt"),
+    ("emoji shortcodes'", re.compile(r".*(?<![\w:]):[a-z0-9_+-]{2,}:(?![\w:])"), "sed -E 's/:[a-z0-9_+-]+://g' {path} > text.txt"),
+)
+UPSIDE_DOWN = re.compile("[\u0250\u0254\u01dd\u025f\u0183\u0265\u0131\u027e\u029e\u026f\u0279\u0287\u028c\u028d\u028e]{3}|"
+                         "(?:[\u0250\u0254\u01dd\u025f\u0183\u0265\u0131\u027e\u029e\u026f\u0279\u0287\u028c\u028d\u028e]\w){3}")
+
+
+def markup(line):
+    """(the markup's name, its mark, its command) of the first of `MARKUPS` that `line` holds, or None."""
+    for kind, pattern, command in MARKUPS:
+        if found := pattern.match(line):
+            return kind, found.group().strip()[-30:], command
+    return None
+
+
+def _markup(path, number, line):
+    kind, mark, command = markup(line)
+    return (f"hold {kind} markup ({mark!r} on line {number}), read as text: make plain text of it first "
+            f"({command.format(path=path)})")
+
+
+def _upside_down(path, number, line):
+    return (f"are written upside down (line {number}: {line.strip()[:30]!r}: letters turned and their order reversed, "
+            "as a 'flip text' site writes them), read as another script's letters: give the text as written")
 
 
 def _bbcode(path, number, line):
@@ -174,8 +214,10 @@ TRAITS = {  # (whether a line holds it, from how many lines of n on it is warned
     "controls": (lambda line: CONTROL.search(line), lambda n: 1, _control),
     "margin_numbers": (lambda line: MARGIN_NUMBER.search(line), lambda n: max(3, 0.05 * n), _margin),
     "end_of_word": (lambda line: "</w>" in line and END_OF_WORD.search(line), lambda n: max(3, 0.05 * n), _end_of_word),
+    "markup": (markup, lambda n: max(3, 0.05 * n), _markup),
+    "upside_down": (lambda line: UPSIDE_DOWN.search(line), lambda n: max(3, 0.05 * n), _upside_down),
     "small_caps": (lambda line: _SMALL_CAPS.search(line), lambda n: max(3, 0.05 * n), _small_caps),
     "chat_roles": (lambda line: CHAT_ROLE.match(line), lambda n: max(5, 0.3 * n), _chat),
     "bbcode": (lambda line: "[/" in line and BBCODE.search(line), lambda n: max(3, 0.05 * n), _bbcode),
-    "linked": (lambda line: ("[" in line or "`" in line) and LINK.search(line), lambda n: max(3, 0.05 * n), _linked),
+    "linked": (lambda line: ("[" in line or "`" in line or "__" in line) and LINK.search(line), lambda n: max(3, 0.05 * n), _linked),
 }
