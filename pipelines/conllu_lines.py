@@ -121,6 +121,7 @@ _UPOS = {"ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PAR
          "SYM", "VERB", "X"}  # UD's universal tags
 _SPACY = {"dobj", "pobj", "prep", "attr", "ROOT", "nsubjpass", "dative", "acomp", "npadvmod", "relcl", "poss"}  # (ClearNLP's)
 _PRAGUE = {"Sb", "Pred", "Atr", "AuxP", "Obj", "Adv", "AuxK", "AuxV", "Coord", "AuxC"}  # analytical functions
+_CONLL2007 = {"SBJ", "PMOD", "VC", "OPRD", "COORD", "PRD", "IM", "LOC", "TMP"}  # (its own: not UD's in upper case)
 _UD = {"nsubj", "obj", "iobj", "cop", "root", "det", "case", "nmod", "amod", "advmod", "aux", "mark", "obl", "punct"}
 
 
@@ -132,7 +133,11 @@ def check_relations(path, relations):
     names = set(relations) - {"_", ""}
     common = ", ".join(name for name, _ in relations.most_common(6) if name not in ("_", ""))
     upper = sorted(r for r in names if r.isupper() and r.lower() in _UD)
-    if upper and not names & _UD and len(_PRAGUE & names) < 3:
+    if len(_CONLL2007 & names) >= 2 and not names & _UD:  # (before upper case: its OBJ is no UD obj)
+        prose.warn_once(f"warning: {path}: its relation names are CoNLL-2007's (Penn2Malt's: {common}), where UD v2's "
+                        "are read (nsubj, obj, cop, root): the tasks and per-relation tables find none of theirs; give "
+                        "the file parsed with UD v2's relations (Stanza, UDPipe, spaCy's UD pipelines)")
+    elif upper and not names & _UD and len(_PRAGUE & names) < 3:
         prose.warn_once(f"note: {path}: its relation names are in upper case ({', '.join(upper[:4])}): read as UD "
                         "writes them, in lower case")
     elif {"pobj", "prep", "attr"} & names:

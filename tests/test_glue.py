@@ -217,6 +217,14 @@ def test_rows_cut_in_two_by_a_line_end_are_named_and_the_awk_given_joins_them(tm
     assert (tmp_path / "fixed.tsv").read_text() == text
 
 
+def test_rows_of_a_prompt_template_are_named(tmp_path, capsys):
+    """SST-2 written as 'Review: ... Sentiment:' rows fine-tuned without a word (round 47 A47)."""
+    (tmp_path / "train.tsv").write_text("sentence\tlabel\n" + "".join(
+        f"Review: a fine film number {i} Sentiment:\t{i % 2}\n" for i in range(20)))
+    read_glue("sst-2", str(tmp_path), "train")
+    assert "20 of its first 20 lines begin alike ('Review:', as line 2 does" in capsys.readouterr().err
+
+
 def test_a_task_file_zero_filled_at_its_end_keeps_its_rows_by_the_command_given(tmp_path):
     """train.tsv followed by 8,192 NUL bytes (a crash's zero-filled end) was called a binary file, a model or an image
     (round 44 A62, A63): the rows before are named, with the head that keeps them."""

@@ -199,7 +199,9 @@ def test_another_kind_joined_after_the_text_is_warned_of(tmp_path, capsys):
                          "footnote marks"),
     ("The river ran (LUB).<sup>1</sup> It rose.(2) Then fell,[^3] and more. [#]_ Cited here [4]_.", "footnote marks"),
     ("The river ran (LUB).<ref name=\"a\">Smith, John (2001). The Book, p. 4.</ref> It rose.{{sfn|Smith|2001|p=4}} Then "
-     "fell,<ref name=\"a\" /> and more. Cited here.", "footnote marks"),  # (round 46 A96, A97: MediaWiki's) ("History[edit]", "section headings"), ("^ Smith, John (2001). A Book.", "references"),
+     "fell,<ref name=\"a\" /> and more. Cited here.", "footnote marks"),  # (round 46 A96, A97: MediaWiki's)
+    ("The river ran (LUB).^[A note here.] It rose. Then fell, and more [@smith12, p. 33]. Cited here.",
+     "footnote marks"),  # (round 47 A91, A92: pandoc's inline notes and citations) ("History[edit]", "section headings"), ("^ Smith, John (2001). A Book.", "references"),
     ("The river ran past the mill. \\", "line continuation"),
     ("\u2022 The river ran (LUB). It rose. Then fell, and more. Cited here.", "bullet"),
     ("\uf0c1The river ran (LUB). It rose. Then fell, and more. Cited here.", "private-use"),
@@ -340,7 +342,7 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
     ("".join(f"The river ran past the mill number {i} today.<br>\n" for i in range(12)),
      "12 of its first 12 lines end in a tag or a bare number ('<br>' on line 1)"),
     ("".join(f"b'The caf\\xc3\\xa9 number {i} was open all day.'\n" for i in range(24)),
-     "24 of its first 24 lines are each a quoted string (line 1: \"b'The caf\\\\xc3\\\\xa9 number 0"),
+     "24 of its first 24 lines are each Python's repr of bytes (line 1: \"b'The caf\\\\xc3\\\\xa9 number 0"),
     ("The old man walked slowly\ndown the long road to the\nvillage where he was born\n" * 4,
      "12 of its first 12 lines stop mid-sentence (line 1: 'The old man walked slowly')"),
     ("".join(f"it &apos;s a &quot; test &quot; of the system , isn &apos;t it ? {i}\n" for i in range(12)),
@@ -373,7 +375,9 @@ def test_a_file_whose_lines_do_not_read_as_sentences_is_warned_of(tmp_path, caps
      "continuation"),
     *[("".join(f"The river ran past the mill number {i} today, {mark} said.\n" for i in range(6)),
        f"6 of its first 6 lines hold {mark} (line 1), a corpus's mark") for mark in (
-        "[deleted]", "<PERSON>", "[laughter]", "\u2588\u2588\u2588\u2588", "<0x0A>", "[REDACTED]", "@user")],
+        "[deleted]", "<PERSON>", "\u2588\u2588\u2588\u2588", "<0x0A>", "[REDACTED]", "@user")],
+    ("".join(f"The river ran past the mill number {i} today, [laughter] said.\n" for i in range(6)),
+     "6 of its first 6 lines hold [laughter] (line 1), a transcript's note of a sound or a gap"),  # (round 47 A79)
     ("".join(f"@user The river ran past the mill number {i} today. http\n" for i in range(6)),
      "6 of its first 6 lines hold @user (line 1), a corpus's mark"),
     ("".join(f"The river ran past the mill number {i} today.{{{{citation needed}}}}\n" for i in range(12)),

@@ -291,6 +291,7 @@ def test_relation_names_of_other_schemes_and_swapped_columns_are_named(shared_da
     spacy = {"obj": "dobj", "root": "ROOT", "case": "prep", "nsubj:pass": "nsubjpass"}
     prague = {"nsubj": "Sb", "root": "Pred", "obj": "Obj", "amod": "Atr", "case": "AuxP", "punct": "AuxK"}
     numbers = {}
+    conll2007 = {"nsubj": "SBJ", "obj": "OBJ", "root": "ROOT", "det": "NMOD", "amod": "NMOD", "case": "PMOD", "punct": "P"}
     for name, change, said in (
             ("spacy", lambda r: spacy.get(r, r), "spaCy's relation names (ROOT, dobj, nsubjpass, prep: ClearNLP's "
                                                   "English scheme)"),  # (round 45 A33: called UD v1's)
@@ -298,6 +299,8 @@ def test_relation_names_of_other_schemes_and_swapped_columns_are_named(shared_da
                                                                      "Treebank's analytical functions ("),  # (46 A40)
             ("numbers", lambda r: str(numbers.setdefault(r, len(numbers))), "its relation names are numbers (a "
                                                                               "parser's label ids?) ("),  # (A41)
+            ("conll2007", lambda r: conll2007.get(r.split(":")[0], "DEP"), "its relation names are CoNLL-2007's "
+                                                                             "(Penn2Malt's: "),  # (round 47 A95)
             ("deps", None, "DEPREL (column 8) holds DEPS' head:relation pairs (line 5: '")):  # (A39: DEPS swapped in)
         relabelled = "\n".join("\t".join([*f[:7], f[8], f[7], f[9]]) if re.match(r"\d+\t", line) else line
                                for line in text.split("\n") for f in [line.split("\t")]) if change is None else (

@@ -168,11 +168,25 @@ def test_wikipedia_text_raises_none_of_these_warnings(capsys):
      "6 of its first 12 lines are written upside down (line 1"),
     ([("### Instruction:" if i % 2 else "### Response:") for i in range(6)] + SENTENCES[:6],
      "6 of its first 12 lines begin with a chatbot's roles ('### Response:' on line 1"),
+    ([s.replace("river", "{++river++}") for s in SENTENCES], "12 of its first 12 lines hold CriticMarkup markup ("),
+    ([s + ' {{< figure src="a.png" >}}' for s in SENTENCES], "12 of its first 12 lines hold Hugo's or Liquid's template "
+                                                            "markup ("),
+    ([s.replace("number", "number %d") for s in SENTENCES], "12 of its first 12 lines hold printf's placeholders' markup"),
+    ([s.replace("river", "~~river~~") for s in SENTENCES], "12 of its first 12 lines hold Markdown emphasis markup ("),
+    ([f"- [{'x' if i % 2 else ' '}] {s}" for i, s in enumerate(SENTENCES)], "12 of its first 12 lines hold Markdown task "
+                                                                              "list markup ("),
+    (["Jump to navigation", "From Wikipedia, the free encyclopedia"] * 3 + SENTENCES[:6], "6 of its first 12 lines hold a "
+                                                                                        "copied web page's boilerplate"),
+    ([s.replace(" ", "\u00b7") for s in SENTENCES], "12 of its first 12 lines hold an editor's visible whitespace markup"),
+    ([s.replace("river", "ri\u00b7v\u00b7er") for s in SENTENCES], "12 of its first 12 lines hold syllable dots' markup"),
+    (["\u266a (upbeat music) \u266a"] * 4 + SENTENCES[:8], "4 of its first 12 lines hold subtitles' music notes markup"),
 ], ids=["pod", "texinfo", "textile", "asciidoc", "org", "wikitable", "html-comments", "emoji-shortcodes", "upside-down",
-        "alpaca"])
+        "alpaca", "criticmarkup", "hugo", "printf", "strike", "task-list", "boilerplate", "visible-whitespace",
+        "syllable-dots", "music-notes"])
 def test_markup_of_other_kinds_is_named_with_what_makes_plain_text_of_it(tmp_path, capsys, lines, said):
-    """Round 47 A01 to A03, A17, A18, A20, A21, A23, A30, A34: each was read as text without a word or with another
-    cause (a hard wrap, lines begun alike, another script)."""
+    """Round 47 A01 to A03, A17, A18, A20, A21, A23, A30, A34, A44, A60, A61, A64, A65, A73, A80, A81, A86, A93, A94:
+    each was read as text without a word or with another cause (a hard wrap, lines begun alike, another script,
+    footnote marks, UTF-7)."""
     prose._WARNED.clear()
     path = tmp_path / "in.txt"
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")

@@ -30,6 +30,30 @@ def c1(path, number, line, char):
             f"as Latin-1), read as unknown pieces: decode them as Windows-1252 first ({as_cp1252(path)})")
 
 
+def quoted(path, number, line):
+    """What is said of lines that are each a quoted string: jq's output without -r, or Python's repr of bytes."""
+    if line.lstrip().startswith(("b'", 'b"')):  # (print(line_bytes) in Python: b'caf\xc3\xa9')
+        return (f"are each Python's repr of bytes (line {number}: {line.strip()[:40]!r}): the b'', quotes and escapes "
+                "are read as text; decode them first (python3 -c \"import ast, sys; sys.stdout.writelines(ast.literal_"
+                f"eval(line).decode('utf-8') + chr(10) for line in sys.stdin if line.strip())\" < {path} > text.txt)")
+    return (f"are each a quoted string (line {number}: {line.strip()[:40]!r}), as jq prints JSON's strings without -r: "
+            "the quotes and escapes (\\n, \\u00e9) are read as text; give the text itself (jq -r)")
+
+
+_SOUNDS = ("laughter", "laughs", "applause", "music", "inaudible", "crosstalk")  # a transcript's annotations
+
+
+def unknown(path, number, mark):
+    """What is said of lines that hold a corpus's mark (`mark`): a word left out or replaced, or a transcript's
+    annotation of a sound or a gap, with the sed that leaves those out."""
+    if mark.strip("[]").lower() in _SOUNDS:
+        return (f"hold {mark} (line {number}), a transcript's note of a sound or a gap, read as words of the text: "
+                f"leave them out (sed -E 's/ ?\\[({'|'.join(_SOUNDS)})\\]//gI' {path} > text.txt)")
+    return (f"hold {mark} (line {number}), a corpus's mark for a word it left out or replaced (as Penn Treebank's "
+            "language-modelling text has), read as its characters, not as the vocabulary's unknown piece: give the "
+            "original text")
+
+
 def without(characters, path):
     """The command that writes `path` without the characters of the class `characters` (as a regex writes them,
     escaped: '\\ue000-\\uf8ff') into text.txt."""
@@ -112,7 +136,7 @@ def footnotes(path, number, mark):
     return (f"hold footnote marks ({mark!r} on "
             f"line {number}), read as words of the text: give the text without them "
             "(sed -E '/^(\\[\\^[^]]*\\]:|\\.\\. \\[[^]]*\\] )/d; s/<sup>[^<]*<\\/sup>//g; "
-            "s/<ref[^>]*\\/>//g; s/<ref[^>]*>[^<]*<\\/ref>//g; "
+            "s/<ref[^>]*\\/>//g; s/<ref[^>]*>[^<]*<\\/ref>//g; s/\\^\\[[^]]*\\]//g; s/ ?\\[@[^]]*\\]//g; "
             "s/\\[\\^[^]]*\\]//g; s/ ?\\[(#[^]]*|[0-9]+)\\]_//g; s/([.,;:])\\([0-9]+\\)/\\1/g; "
             "s/\\{\\{(citation needed|cn|fact|clarify|clarification needed|sfnp?|efn|harvnb|rp|refn)[^}]*\\}\\}//g; "
             "s/\\[([0-9]+|[a-z]|note [0-9]+|nb [0-9]+|citation needed|"

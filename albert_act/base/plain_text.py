@@ -187,8 +187,10 @@ def _refusal(path, kind, number, line, first, first_number):
         return (f"{path} line {number}: a bracketed tree ({shown!r}, as Penn Treebank's .mrg), where plain text is "
                 "read; give the text itself (the trees' leaves, a sentence a line)")
     if kind == "json":
+        array = line.lstrip().startswith("[")  # (a list of words a line: joined; an object's text field: its own)
         return (f"{path} line {number}: a JSON line ({shown!r}), where plain text is read; give the text itself "
-                f"(its text field, a line each: e.g. jq -r .text {path})")
+                + (f"(its words joined, a line each: jq -r 'join(\" \")' {path})" if array else
+                   f"(its text field, a line each: e.g. jq -r .text {path})"))
     if kind == "paths":
         return (f"{path} line {number}: a list of files or addresses ({shown!r}), where plain text is read; give the "
                 f"files themselves (e.g. --input $(cat {path})), local copies of what the addresses hold")

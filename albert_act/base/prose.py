@@ -116,6 +116,10 @@ class Prose:
         self.unit = unit
         if self.lines < PROSE_LINES:
             self.lines += 1
+            key = (words[0].split(None, 1) or [""])[0] if words else ""
+            if len(key) > 1 and key.endswith(":"):  # (a template's 'Review:' before every row's text)
+                self.prefixes[key] += 1
+                self.shown.setdefault(key, (numbers[0], words[0]))
             for trait, (holds, _, _) in self.checked.items():
                 if held := next(((n, word) for n, word in zip(numbers, words) if holds(word)), None):
                     self.traits.setdefault(trait, []).append(held)
@@ -241,14 +245,9 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
                                             "'s/\\x1b\\[[0-9;]*m//g')"),
     "quoted": (_QUOTED_LINE.match, lambda n: max(20, 0.8 * n),  # (Wikipedia's '"AIK won 6-2 on aggregate."'; a novel's
                # dialogue, a speech a line, has lines of narration between: under 80%)
-               lambda path, number, line: f"are each a quoted string (line {number}: {line.strip()[:40]!r}), as jq "
-                                          "prints JSON's strings without -r: the quotes and escapes (\\n, \\u00e9) are "
-                                          "read as text; give the text itself (jq -r)"),
+               lambda path, number, line: mending.quoted(path, number, line)),
     "unknown": (lambda line: _UNKNOWN.search(line), lambda n: max(3, 0.02 * n),
-                lambda path, number, line: f"hold {_UNKNOWN.search(line).group()} (line {number}), a corpus's mark for "
-                                           "a word it left out or replaced (as Penn Treebank's language-modelling text has), read "
-                                           "as its characters, not as the vocabulary's unknown piece: give the "
-                                           "original text"),
+                lambda path, number, line: mending.unknown(path, number, _UNKNOWN.search(line).group())),
     "own_mask": (lambda line: masks_in(line) > 0, lambda n: max(3, 0.02 * n),
                  lambda path, number, line: f"hold [MASK] (line {number}" + ("" if "[MASK]" in line else
                                             f", written {line.strip()[:40]!r}") + "), this model's mask: training "
@@ -333,7 +332,8 @@ _TRAITS = {  # what few of a text's lines hold: (whether a line does, from how m
     "fenced": (lambda line: line.lstrip().startswith("```"), lambda n: max(2, 0.01 * n),
                lambda path, number, line: f"are Markdown code fences ({line.strip()[:20]!r} on line {number}): the code "
                                           "between them is read as text; give the text without its code blocks"),
-    "footnoted": (lambda line: _FOOTNOTE.search(line) and not text_marks.BBCODE.search(line), lambda n: max(10, 0.3 * n),  # (a page of Wikipedia: 5 of 12)
+    "footnoted": (lambda line: _FOOTNOTE.search(line) and not text_marks.BBCODE.search(line) and not (
+        text_marks.EMPHASIS.search(line)), lambda n: max(10, 0.3 * n),  # (a page of Wikipedia: 5 of 12)
                   lambda path, number, line: mending.footnotes(path, number, _FOOTNOTE.search(line).group())),
     "edit_links": (lambda line: line.rstrip().endswith("[edit]"), lambda n: max(3, 0.02 * n),
                    lambda path, number, line: f"are a copied Wikipedia page's section headings ({line.strip()[:40]!r} "
@@ -375,7 +375,7 @@ SERVED_AT_ONCE = ("own_marks", "other_mask", "coloured", "controls", "conflicted
 TRAINING_TEXT = ("own_mask",)  # traits warned of in training text only: served text holds [MASK] on purpose
 # What may follow a sentence's end on a line that is not wrapped: tags (<eos>, <|endoftext|>), footnote marks
 _TRAILING = re.compile(r"(?:\s*(?:<\|?/?[\w.-]*\|?>|<sup>[^<]*</sup>|(?<=\s)http|\[\d+\]|[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021\u00b6]+|<ref[^>]*>.*?</ref>"
-                       r"|<ref[^>]*/>|\{\{[^{}]*\}\}|[\u2500-\u257f]+|(?<=\s)\|))+$")  # (MediaWiki's <ref>{{cite ...}}</ref>; a frame)
+                       r"|<ref[^>]*/>|\{\{[^{}]*\}\}|[\u2500-\u257f]+|(?<=\s)\||[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f\u200d]+))+$")  # (MediaWiki's <ref>{{cite ...}}</ref>; a frame)
 _JSON_ESCAPE = re.compile(r'\\u[0-9a-fA-F]{4}|\\"|\\n')  # "Jos\u00e9", '\"', '\n': JSON's, outside a JSON string
 _ENDING = re.compile(r"(?:\s<[/\w]+>|<br\s*/?>|\s\[[A-Z]+\]|\s__\w+__|\s(?:EOS|EOT)|\s[-+]?\d+(?:\.\d+)?|\s[\u2605\u2606]+)$")  # <eos>, 0.87
 _UNKNOWN = re.compile(r"(?i:<unk>|\[unk\]|<oov>|<num>|<number>)|\bUNK\b|@@UNKNOWN@@|_{3,}|__NUM__|@card@|@ord@|"
@@ -400,8 +400,8 @@ _INVISIBLE_CHARS = r"\xad\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff\U00
 _INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")  # soft hyphen, zero-width space, joiners,
 # the left-to-right mark (copied from web pages)
 _FOOTNOTE = re.compile(r"\{\{(?:citation needed|cn|fact|clarify|clarification needed|sfnp?|efn|harvnb|rp|refn)[^{}]*\}\}|"
-                       r"<ref[^>]*>[^<]*</ref>|<ref[^>]*/>|"
-                       r"(?<!\])\[(?:\d+|[a-z]|note \d+|nb \d+|citation needed|clarification needed)\](?![\[(])|(?<=[.,;:])(?:[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+|\*+(?=\s|$))"
+                       r"<ref[^>]*>[^<]*</ref>|<ref[^>]*/>|\^\[[^\]]*\]|\[@[\w:.-]+[^\]]*\]|"
+                       r"(?<!\])(?<![-*+] )\[(?:\d+|[a-z]|note \d+|nb \d+|citation needed|clarification needed)\](?![\[(])|(?<=[.,;:])(?:[\u00b9\u00b2\u00b3\u2070-\u2079\u2020\u2021]+|\*+(?=\s|$))"
                        r"|(?<=[^\W\d_])[*\u2020\u2021]+(?=[\s.,;:]|$)|<sup>\s*\[?\w{1,3}\]?\s*</sup>|(?<=[.,;:])\(\d{1,3}\)|"
                        r"\[\^[^\]\s]+\]|\[(?:#\w*|\d+)\]_")  # a copied page's "[46]", or its mark as a superscript after
 # the punctuation ("(LUB).\u00b9"), a dagger or an asterisk after a word ("Paris\u2020 was"), HTML's <sup>1</sup>, "(3)"

@@ -15,12 +15,14 @@ BOX = re.compile(f"^\\s*[{_BOX}]|[{_BOX}]\\s*$|^\\s*\\|\\s.*\\s\\|\\s*$|^\\s*\\+
 _JOINED = re.compile(r"[^\W_]+([_-])[^\W_]+\1[^\W_]+\1[^\W_]+")  # 'Victor_Chaim_Lavy_is', 'Victor-Chaim-Lavy-is'
 CONTROL = re.compile("[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f]|\x1b(?![\\[$])")  # (not a tab, a line's ends, a backspace;
 # ESC but for a colour code's and ISO-2022-JP's: ISO 2022's 'ESC ( B')
+EMPHASIS = re.compile(r"~~[^~\s][^~]*~~|>![^!]+!<|\*\*[^*\s][^*]*\*\*|(?<![\w*])\*[^*\s][^*]*[^*\s]\*(?![\w*])|"
+                      r"(?<![\w_])_[^_\s][^_]*[^_\s]_(?![\w_])")  # Markdown's ~~strike~~, **bold**, *italic*, _italic_; Reddit's >!spoiler!<
 BBCODE = re.compile(r"\[/(?:b|i|u|s|url|img|quote|code|color|size|list|center)\]", re.IGNORECASE)  # a closing tag
 _UTF7 = re.compile(r"\+[A-Za-z0-9/][A-Za-z0-9+/]{2,}(?:-|(?![A-Za-z0-9+/]))")  # a run of UTF-7: "+AOk-" for "\u00e9"
 SMALL_CAPS = "\u1d00\u0299\u1d04\u1d05\u1d07\ua730\u0262\u029c\u026a\u1d0a\u1d0b\u029f\u1d0d\u0274\u1d0f\u1d18\u01eb\u0280\ua731\u1d1b\u1d1c\u1d20\u1d21\u028f\u1d22"
 _SMALL_CAPS = re.compile(f"[{SMALL_CAPS}]{{3}}")  # small capitals, a to z but x ('\u1d20\u026a\u1d04\u1d1b\u1d0f\u0280'): a 'font' pasted from a site
 CHAT_ROLE = re.compile(r"\s*(?:#{1,4}\s*)?(?:User|Assistant|Human|AI|System|Bot|ChatGPT|GPT|Model|Gemini|Claude|"
-                       r"Instruction|Response|Input|Context)\s*:(?:\s|$)")  # a chatbot's, Alpaca's '### Instruction:'
+                       r"Instruction|Response|Input|Context|Q|A|Question|Answer)\s*:(?:\s|$)")  # a chatbot's, Alpaca's '### Instruction:'
 END_OF_WORD = re.compile(r"[^\s<>]</w>(?=\s|$)")  # BPE's end-of-word mark (CLIP's, subword-nmt's): 'Lavy</w>'
 MARGIN_NUMBER = re.compile(r"(?<=\S)[ \t]{3,}\d{1,4}[ \t]*$")  # a legal text's or a poem's line numbers: '...   10'
 LINK = re.compile(r"\[\[(?:File|Image|Category|Media):(?:[^\[\]]|\[\[[^\[\]]*\]\])*\]\]()|__[A-Z]{3,}__()|"
@@ -57,7 +59,8 @@ def shown_link(line):
 def utf7(line):
     """(the run, what it stands for) of the first run of UTF-7 in `line` ("caf+AOk-" for "café": a '+', base64 of
     UTF-16, a '-') that stands for letters beyond ASCII, or None."""
-    for run in _UTF7.findall(line) if "+" in line and not url_encoded(line) else ():  # (not form data)
+    for run in _UTF7.findall(line) if "+" in line and not url_encoded(line) and "{++" not in line else ():  # (not
+        # form data, nor CriticMarkup's '{++added++}')
         if not any(c.isalpha() for c in run):  # (a number, "+100", though it decodes, is no UTF-7)
             continue
         try:
@@ -137,7 +140,7 @@ def _chat(path, number, line):
     return (f"begin with a chatbot's roles ({line.strip()[:30]!r} on line {number}: a conversation's export), read as "
             "words of the text: give the text alone (sed -E '/^[[:space:]]*#+[[:space:]]*[A-Za-z]+[[:space:]]*:[[:space:]]*$/d; "
             "s/^[[:space:]]*(#+[[:space:]]*)?(User|Assistant|Human|AI|System|Bot|ChatGPT|GPT|Model|Gemini|Claude|"
-            f"Instruction|Response|Input|Context)[[:space:]]*:[[:space:]]*//' {path} > text.txt)")
+            f"Instruction|Response|Input|Context|Q|A|Question|Answer)[[:space:]]*:[[:space:]]*//' {path} > text.txt)")
 
 
 MARKUPS = (  # (the markup, what its lines hold, the command that makes plain text of a file of it)
@@ -151,6 +154,26 @@ MARKUPS = (  # (the markup, what its lines hold, the command that makes plain te
     ("Org-mode", re.compile(r"#\+[A-Za-z_]+:|#\+(?:BEGIN|END)_\w+"), "pandoc -f org -t plain {path} > text.txt"),
     ("MediaWiki tables'", re.compile(r"\s*(?:\{\||\|-(?!-)|\|\}|\|\+)"), "leave the tables out of the text"),
     ("HTML comments'", re.compile(r".*<!--"), "sed -E 's/<!--.*-->//g' {path} > text.txt"),
+    ("Markdown emphasis", re.compile(f".*(?:{EMPHASIS.pattern})"), "sed -E 's/~~|\\*\\*|>!|!<//g; s/(^|[^[:alnum:]*])\\*([^*]+)"
+     "\\*/\\1\\2/g; s/(^|[^[:alnum:]_])_([^_]+)_/\\1\\2/g' {path} > text.txt"),
+    ("CriticMarkup", re.compile(r".*\{(?:\+\+|--|~~|>>|==)"), "accept or reject its changes first (an editor's "
+     "CriticMarkup export)"),
+    ("Hugo's or Liquid's template", re.compile(r".*(?:\{\{[<%].*[%>]\}\}|\{%.*%\})"), "sed -E 's/\\{{\\{{[<%][^}}]*[%>]"
+     "\\}}\\}}//g; s/\\{{%[^}}]*%\\}}//g' {path} > text.txt"),
+    ("printf's placeholders'", re.compile(r".*(?<![\w%])%(?:[sdif]|\d*\.\d+f|\(\w+\)[sd])(?!\w)"), "fill them in: the text "
+     "as shown, not its template"),
+    ("Markdown task list", re.compile(r"\s*[-*+] \[[ xX]\] "), "sed -E 's/^[[:space:]]*[-*+] \\[[ xX]\\] //' {path} > text.txt"),
+    ("MkDocs admonitions'", re.compile(r"\s*(?:!!!|\?\?\?\+?) \w+|\s*:::+\s*\w*\s*$"), "leave the admonitions' marks out"),
+    ("subtitles' music notes", re.compile("\\s*\u266a"), "sed -E '/^[[:space:]]*\u266a[^a-zA-Z]*\u266a?[[:space:]]*$/d; "
+     "s/\u266a//g' {path} > text.txt"),
+    ("a copied web page's boilerplate", re.compile(r"\s*(?:From Wikipedia, the free encyclopedia|Jump to (?:navigation|"
+                                                     r"search)|Retrieved from \S|This page was last edited on|Text is "
+                                                     r"available under the Creative Commons)"),
+     "grep -v -E '^(From Wikipedia, the free encyclopedia|Jump to (navigation|search)|Retrieved from |This page was "
+     "last edited on|Text is available under the Creative Commons)' {path} > text.txt"),
+    ("an editor's visible whitespace", re.compile(r"\S+(?:\u00b7\S+){3,}\s*$|.*\u2192"), "sed -E 's/\u00b7/ /g; "
+     "s/\u2192/\\t/g; s/\u00b6$//' {path} > text.txt"),
+    ("syllable dots'", re.compile(r".*[^\W\d_]\u00b7[^\W\d_]+\u00b7[^\W\d_]"), "sed 's/\u00b7//g' {path} > text.txt"),
     ("emoji shortcodes'", re.compile(r".*(?<![\w:]):[a-z0-9_+-]{2,}:(?![\w:])"), "sed -E 's/:[a-z0-9_+-]+://g' {path} > text.txt"),
 )
 UPSIDE_DOWN = re.compile("[\u0250\u0254\u01dd\u025f\u0183\u0265\u0131\u027e\u029e\u026f\u0279\u0287\u028c\u028d\u028e]{3}|"
