@@ -1492,6 +1492,9 @@ CASES += [
      r"halting_bias_initializer must be a number in \[-3.4028e\+38, 3.4028e\+38\] .*got 1e\+39", []),  # (B24)
     ("pretrain-set-seed-false", PRETRAIN + " --set seed=false", 1,  # (B19: "got false, true or false")
      r"seed must be an integer in \[0, 4294967295\] .*, got false, a boolean \(true or false\), not a number", []),
+    ("pretrain-config-overwrite-export-set-aside", PRETRAIN + " --config {configs}/overwrite_yes.json --steps 0", 1,
+     r"note: --config \S+overwrite_yes.json: its overwrite_export \(\"yes\"\) is not read \(a run's file replayed would "
+     r"replace an export unasked\): pass --overwrite to replace one", []),  # (round 47 B105, B109: without a word)
     ("pretrain-config-null", PRETRAIN + " --config {configs}/null.json", 1,  # (round 47 B02: 'a JSON NoneType')
      r"null.json: a JSON null where an object \(\{...\}\) was expected", []),
     ("pretrain-config-tau-a-string", PRETRAIN + " --config {configs}/tau_string.json", 1,  # (B23: in range, as text)
@@ -1976,6 +1979,7 @@ def _config_files(root, tiny_run, records, shared_data):
     (root / "configs" / "steps_string.json").write_text(json.dumps({"seed": "7"}))
     (root / "configs" / "seed_null.json").write_text(json.dumps({"seed": None}))
     (root / "configs" / "null.json").write_text("null\n")
+    (root / "configs" / "overwrite_yes.json").write_text(json.dumps({"overwrite_export": "yes"}))
     (root / "configs" / "tau_string.json").write_text(json.dumps({"ponder_cost_weight": "0.1"}))
     (root / "configs" / "huge_bias.json").write_text(json.dumps({"backbone_overrides": {"halting_bias_initializer": 1e39}}))
     (root / "configs" / "overrides_list.json").write_text(json.dumps({"backbone_overrides": [1, 2]}))
