@@ -2441,7 +2441,12 @@ def test_bad_served_input(case, places):
 # Cases that run real work (an export, an analysis, a 2 MB corpus) or build a model before their refusal:
 # `pytest -m slow` (the default run stays within its budget).
 SLOW_CASES = {"data-a-2mb-line-in-16-shards", "pretrain-a-finished-run-given-its-own-vocabulary-copy",
-              "analyze-jit-compile-a-gather-run", "pretrain-no-export-and-overwrite-set-false",
+              "analyze-jit-compile-a-gather-run", "export-cut-index-export", "export-damaged-export",
+              "analyze-held-out-records-holding-training-text", "analyze-held-out-records-with-no-masked-piece",
+              "pretrain-a-run-whose-own-vocabulary-copy-was-emptied", "analyze-reference-of-another-vocabulary",
+              "analyze-records-of-another-vocabulary", "analyze-held-out-on-training-records",
+              "pretrain-a-finished-run-evaluated-again-on-other-batches",
+              "pretrain-records-of-another-vocabulary-with-damaged-stats", "analyze-sentences-in-another-script", "pretrain-no-export-and-overwrite-set-false",
               "bench-depth-probes-its-own-export-as-reference", "analyze-held-out-on-training-records-of-a-moved-export",
               "analyze-held-out-a-byte-flipped-past-the-sample", "analyze-held-out-records-partly-trained-on",
               "pretrain-resume-with-an-empty-checkpoint-state-file", "pretrain-a-finished-run-whose-curve-was-deleted",

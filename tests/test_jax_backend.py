@@ -127,6 +127,7 @@ def _jax_run(tmp_path, config, *args, env=None):
     return json.loads(run.stdout.strip().splitlines()[-1]) if not args else dict(np.load(args[0]))
 
 
+@pytest.mark.slow  # (two JAX runs: ~45 s; the JAX step's numbers are tested by default against TensorFlow's)
 def test_pretraining_on_jax_resumes_exactly_and_its_weights_export(records, tmp_path):
     # Four updates straight; then the same command again on a copy stopped after its checkpoint 2 (the
     # later one removed): it resumes there and ends with the same weights, bit for bit.

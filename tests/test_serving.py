@@ -376,6 +376,7 @@ def test_the_printed_serve_command_is_quoted_and_needs_a_version_folder():
         "export with --output /tmp/runs/export/1 to serve it")
 
 
+@pytest.mark.slow  # (~16 s: exports; the export's record is read back by the bad-input catalogue's export cases)
 def test_the_export_config_checks_itself_and_an_export_records_it(tiny_run, tmp_path, monkeypatch):
     from albert_act.serve.export_config import ExportConfig
 
