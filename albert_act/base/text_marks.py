@@ -171,7 +171,7 @@ MARKUPS = (  # (the markup, what its lines hold, the command that makes plain te
                                                      r"available under the Creative Commons)"),
      "grep -v -E '^(From Wikipedia, the free encyclopedia|Jump to (navigation|search)|Retrieved from |This page was "
      "last edited on|Text is available under the Creative Commons)' {path} > text.txt"),
-    ("an editor's visible whitespace", re.compile(r"\S+(?:\u00b7\S+){3,}\s*$|.*\u2192"), "sed -E 's/\u00b7/ /g; "
+    ("an editor's visible whitespace", re.compile(r"\S+(?:\u00b7\S+){3,}\s*$|\s*\u2192|.*\S\u2192\S"), "sed -E 's/\u00b7/ /g; "
      "s/\u2192/\\t/g; s/\u00b6$//' {path} > text.txt"),
     ("syllable dots'", re.compile(r".*[^\W\d_]\u00b7[^\W\d_]+\u00b7[^\W\d_]"), "sed 's/\u00b7//g' {path} > text.txt"),
     ("emoji shortcodes'", re.compile(r".*(?<![\w:]):[a-z0-9_+-]{2,}:(?![\w:])"), "sed -E 's/:[a-z0-9_+-]+://g' {path} > text.txt"),
