@@ -69,8 +69,9 @@ _INFLECTED = {"VBD", "VBN", "VBG", "VBZ", "NNS", "NNPS", "JJR", "JJS"}  # Penn T
 class Columns:
     """What a file's columns say beyond each tree: FORM and LEMMA swapped (words as their lemmas: of the words with
     an inflected tag whose FORM and LEMMA differ, 20 or more, and three times those the other way, have a LEMMA that
-    extends the FORM: 'nominate' and 'nominated'), DEPREL and DEPS swapped (DEPREL '3:case'), and its relation names
-    (`check_relations`), each warned of once the file is read (`warn`)."""
+    extends the FORM: 'nominate' and 'nominated'), FORM and UPOS swapped (half its FORMs or more UPOS tags), DEPREL and
+    DEPS swapped (DEPREL '3:case'), and its relation names (`check_relations`), each warned of once the file is read
+    (`warn`)."""
 
     def __init__(self, path):
         self.path, self.swapped, self.kept, self.first = path, 0, 0, None

@@ -297,13 +297,12 @@ def _none_read(path, task, rows, counts, expected, blank):
         return (f"{len(rows)} rows, every one beginning with a row number (pandas' index) and ending in a tab (an empty "
                 f"last field): {expected + 2} fields where {task.name} has {expected}; write the file with to_csv(..., "
                 f"sep='\\t', index=False) and no trailing tab (sed -i 's/\\t\\(\\r\\?\\)$/\\1/' {path})")
-    if expected and counts == {expected + 1} and all(line.rstrip("\r").endswith("\t") for line in rows):
-        return (f"{len(rows)} rows, every one ending in a tab (an empty last field: {expected + 1} fields where "
-                f"{task.name} has {expected}); strip the trailing tabs (sed -i 's/\\t\\(\\r\\?\\)$/\\1/' {path})")
     if expected and min(counts) > expected and all(not any(line.rstrip("\r").split("\t")[expected:]) for line in rows):
-        return (f"{len(rows)} rows, every one ending in tabs (empty last fields: {' or '.join(map(str, sorted(counts)))} "
-                f"fields where {task.name} has {expected}); strip the trailing tabs (sed -i -E 's/\\t+(\\r?)$/\\1/' "
-                f"{path})")
+        one = counts == {expected + 1}  # (a tab after each row, or several)
+        strip = "sed -i 's/\\t\\(\\r\\?\\)$/\\1/'" if one else "sed -i -E 's/\\t+(\\r?)$/\\1/'"
+        return (f"{len(rows)} rows, every one ending in {'a tab (an empty last field' if one else 'tabs (empty last fields'}: "
+                f"{' or '.join(map(str, sorted(counts)))} fields where {task.name} has {expected}); strip the trailing "
+                f"tabs ({strip} {path})")
     if expected and counts == {1} and sum(len(next(csv.reader([line]))) == expected for line in rows) > len(rows) / 2:
         return (f"{len(rows)} rows, every one with 1 field where {task.name} has {expected}, but {expected} when split "
                 f"on commas: a CSV file under the task's .tsv name; save it with tabs (pandas: to_csv(..., sep='\\t', "

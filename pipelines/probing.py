@@ -110,7 +110,7 @@ def read_conllu(path, words_only=False):
     "_", as a tokenizer writes CoNLL-U) is read too, its heads None."""
     sentence, lines, token = [], [], None  # token: (first word id, last word id, SpaceAfter=No) of a range
     weighed = prose.Prose(path, traits=prose.WORD_TRAITS)  # (-LRB- for "(", soft hyphens: warned of as in text)
-    columns = conllu_lines.Columns(path)  # (FORM and LEMMA swapped)
+    columns = conllu_lines.Columns(path)  # (columns swapped, relations of another scheme)
     plus = None  # CoNLL-U Plus's columns, as its "# global.columns =" line names them
     for number, line in text_files.read_lines(path, skip_flag=False):
         if not line:

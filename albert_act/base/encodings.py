@@ -137,11 +137,11 @@ def _refuse_utf16(path, start, head, in_place=False):
     if kind:
         why = (f"its first line holds NUL bytes or a {kind[:6]} byte-order mark" if b"\x00" in start or kind in
                [name for _, name in _MARKS] else f"its first bytes read as {kind} text, of a script with no NUL byte")
-        if kind in ("UTF-16", "UTF-32") and (second := _second_mark(path, start[:4 if kind == "UTF-32" else 2])):
-            turned, other, mark = second  # (iconv would garble the second part)
-            raise ValueError(f"{path}: {kind} text (a {start[:len(start[:4 if kind == 'UTF-32' else 2])].hex(' ').upper()} "
+        if kind in ("UTF-16", "UTF-32") and (second := _second_mark(path, start[:mark])):  # (its own mark's bytes)
+            turned, other, there = second  # (iconv would garble the second part)
+            raise ValueError(f"{path}: {kind} text (a {start[:mark].hex(' ').upper()} "
                              f"mark at its start) whose second part, from byte {turned:,}, is {other} "
-                             f"({mark.hex(' ').upper()} there: two files joined?): convert each part alone, then join "
+                             f"({there.hex(' ').upper()} there: two files joined?): convert each part alone, then join "
                              f"them (head -c {turned} {path} | iconv -f {kind} -t UTF-8 > part1.txt; tail -c "
                              f"+{turned + 1} {path} | iconv -f {other} -t UTF-8 > part2.txt)")
         if _utf8_tail(path):  # (iconv of the whole would garble the UTF-8 part)
@@ -168,9 +168,8 @@ def _second_mark(path, mark):
     if (data := _local_bytes(path)) is None:
         return None
     found, width = [], len(mark)
-    others = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (mark[::-1], "UTF-16")) if width == 2 else (
-        (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"), (mark[::-1], "UTF-32"))
-    for other, kind in others:
+    own = "UTF-32" if width == 4 else "UTF-16"  # (the other encoding's marks, and its own in the other order)
+    for other, kind in [(m, k) for m, k in _MARKS if k != own] + [(mark[::-1], own)]:
         at = data.find(other, width)
         while at != -1 and (at % width or width == 4 and kind == "UTF-16" and data[at:at + 4] in (mark, mark[::-1])):
             at = data.find(other, at + 1)
@@ -429,9 +428,9 @@ def nul_line(path, number, raw, skip_flag):
     """The refusal of line `number` (bytes `raw`) holding NUL bytes: UTF-16 text (`_utf_width`: files of two encodings
     joined), or a binary file's bytes."""
     kind = _utf_width(raw[:64])
-    joined = next((name for mark, name in _MARKS if raw.startswith(mark)), None)  # (a file begun with its mark)
-    if kind and number > 1 and joined:
-        return ValueError(f"{path} line {number}: {joined} text (a {raw[:4 if joined == 'UTF-32' else 2].hex(' ').upper()} "
+    mark, joined = next(((m, name) for m, name in _MARKS if raw.startswith(m)), (b"", None))  # (a file begun with its
+    if kind and number > 1 and joined:  # mark)
+        return ValueError(f"{path} line {number}: {joined} text (a {mark.hex(' ').upper()} "
                           "byte-order mark, then NUL bytes beside its letters) in a file read as UTF-8 (a file of "
                           "another encoding joined on?): convert that part alone, then join them (head -n "
                           f"{number - 1} {path} > part1.txt; tail -n +{number} {path} | iconv -f {joined} -t UTF-8 > "

@@ -1,8 +1,9 @@
 """More of `prose`'s traits: text written in another form than its own, each with what is said of it and the command
 that mends it: URL-encoding, UTF-7, quoted-printable bytes in part of a file, a manual page's overstrike, box-drawing
 frames (and ASCII's '| ... |'), underscores or hyphens for spaces, control characters (DOS's Ctrl-Z, ISO 2022's
-escapes), BPE's end-of-word marks, small capitals, a chatbot's roles, line numbers in a margin, links (Markdown's, its images and references, MediaWiki's, Org's, reST's) and
-BBCode. No TensorFlow."""
+escapes), BPE's end-of-word marks, small capitals, upside-down text, a chatbot's roles, line numbers in a margin,
+links (Markdown's, its images and references, MediaWiki's, Org's, reST's), BBCode, and the markup of other formats
+(`MARKUPS`: POD, Texinfo, Textile, AsciiDoc, Org, wikitables, Markdown's emphasis, templates...). No TensorFlow."""
 
 import re
 
@@ -52,8 +53,12 @@ def unframed(line):
 
 def shown_link(line):
     """`line` with each link made its text ('[[Page|text]]' and '[text](url)' read 'text')."""
-    return LINK.sub(lambda m: next(filter(None, m.groups()), ""), line) if "[" in line or "`" in line or "__" in line else (
-        line)
+    return LINK.sub(lambda m: next(filter(None, m.groups()), ""), line) if _may_link(line) else line
+
+
+def _may_link(line):
+    """Whether `line` holds what every link of `LINK` begins with (its regex is not tried on lines without)."""
+    return "[" in line or "`" in line or "__" in line
 
 
 def utf7(line):
@@ -176,8 +181,8 @@ MARKUPS = (  # (the markup, what its lines hold, the command that makes plain te
     ("syllable dots'", re.compile(r".*[^\W\d_]\u00b7[^\W\d_]+\u00b7[^\W\d_]"), "sed 's/\u00b7//g' {path} > text.txt"),
     ("emoji shortcodes'", re.compile(r".*(?<![\w:]):[a-z0-9_+-]{2,}:(?![\w:])"), "sed -E 's/:[a-z0-9_+-]+://g' {path} > text.txt"),
 )
-UPSIDE_DOWN = re.compile("[\u0250\u0254\u01dd\u025f\u0183\u0265\u0131\u027e\u029e\u026f\u0279\u0287\u028c\u028d\u028e]{3}|"
-                         "(?:[\u0250\u0254\u01dd\u025f\u0183\u0265\u0131\u027e\u029e\u026f\u0279\u0287\u028c\u028d\u028e]\w){3}")
+_TURNED = "[\u0250\u0254\u01dd\u025f\u0183\u0265\u0131\u027e\u029e\u026f\u0279\u0287\u028c\u028d\u028e]"  # a, c, e, f, g... upside down
+UPSIDE_DOWN = re.compile(f"{_TURNED}{{3}}|(?:{_TURNED}\\w){{3}}")
 
 
 def markup(line):
@@ -242,5 +247,5 @@ TRAITS = {  # (whether a line holds it, from how many lines of n on it is warned
     "small_caps": (lambda line: _SMALL_CAPS.search(line), lambda n: max(3, 0.05 * n), _small_caps),
     "chat_roles": (lambda line: CHAT_ROLE.match(line), lambda n: max(5, 0.3 * n), _chat),
     "bbcode": (lambda line: "[/" in line and BBCODE.search(line), lambda n: max(3, 0.05 * n), _bbcode),
-    "linked": (lambda line: ("[" in line or "`" in line or "__" in line) and LINK.search(line), lambda n: max(3, 0.05 * n), _linked),
+    "linked": (lambda line: _may_link(line) and LINK.search(line), lambda n: max(3, 0.05 * n), _linked),
 }

@@ -184,15 +184,15 @@ class PretrainConfig:
 
     @classmethod
     def from_record(cls, record, partial=False, path=None):
-        """The config a run saved (config.json, `config_record`): repeats or resumes that run; its paths are as
-        they were given (path: the --config file's, for a note). A run saved before a setting existed gets the value it ran with
-        (`ADDED_SETTINGS`). partial: a --config file, which may leave settings to the flags, and whose "backbone"
-        (derived from the preset and backbone_overrides) must be as derived: an edit there is refused, not
-        ignored; its overwrite_export is off (a replay names --overwrite if it must)."""
-        if partial and isinstance(record, dict) and "overwrite_export" in record:  # a replay names --overwrite
-            if record["overwrite_export"] not in (False, None):  # if it must: the file's would replace an export unasked
-                print(f"note: --config {path}: its overwrite_export ({json.dumps(record['overwrite_export'])}) is not read "
-                      "(a run's file replayed would replace an export unasked): pass --overwrite to replace one", file=sys.stderr)
+        """The config a run saved (config.json, `config_record`): repeats or resumes that run, its paths as given; one
+        saved before a setting existed gets the value it ran with (`ADDED_SETTINGS`). partial: a --config file (`path`)
+        that may leave settings to the flags; its "backbone" (derived from the preset and backbone_overrides) must be
+        as derived, an edit refused; its overwrite_export is off, noted where not (a replay names --overwrite)."""
+        if partial and isinstance(record, dict) and "overwrite_export" in record:
+            if record["overwrite_export"] not in (False, None):
+                print(f"note: --config {path}: its overwrite_export ({json.dumps(record['overwrite_export'])}) is not "
+                      "read (a run's file replayed would replace an export unasked): pass --overwrite to replace one",
+                      file=sys.stderr)
             record = {**record, "overwrite_export": False}
         saved = record.get("backbone") if isinstance(record, dict) else None
         added = ADDED_SETTINGS if saved is not None or not partial else None  # a run's record, not a hand-written file
